@@ -1,0 +1,200 @@
+// The client: enqueue jobs, look at them, wait for their results, cancel them.
+
+import { monotonicFactory } from 'ulid';
+import { JobNotFoundError, TimeoutError, UnknownMachineError, ValidationError } from '../errors.js';
+import { Registry, type AnyDefinition } from '../runtime/registry.js';
+import {
+  PRIORITY_BAND,
+  type AuditEntry,
+  type BrokenEntry,
+  type DeadLetter,
+  type JobRecord,
+  type ListQuery,
+  type MachineInfo,
+  type NewJob,
+  type Store,
+} from '../store/types.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, validateOptions, type EnqueueOptions } from './validateEnqueue.js';
+import { ResultWaiter } from './ResultWaiter.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
+import { assertQueueName } from '../store/keys.js';
+
+export interface ClientOptions {
+  store: Store;
+  /** Definitions to check names against; without them, the registry that supervisors publish. */
+  jobs?: readonly AnyDefinition[];
+  /** Queue for enqueues that name none. Default 'default'. */
+  queue?: string;
+  /** Largest accepted input, serialized. Default 1 MiB. */
+  maxPayloadBytes?: number;
+}
+
+export interface EnqueueItem {
+  machine: string;
+  input?: unknown;
+  options?: EnqueueOptions;
+}
+
+const ulid = monotonicFactory();
+const REGISTRY_TTL_MS = 2000;
+
+export class Client {
+  readonly store: Store;
+  private readonly local: Registry | undefined;
+  private readonly defaultQueue: string;
+  private readonly maxPayloadBytes: number;
+  private remote: { at: number; byName: Map<string, MachineInfo> } | undefined;
+  private readonly waiters = new Map<string, ResultWaiter>();
+
+  constructor(options: ClientOptions) {
+    if (!options?.store) throw new TypeError('Client: store is required');
+    this.store = options.store;
+    this.local = options.jobs ? new Registry(options.jobs) : undefined;
+    this.defaultQueue = options.queue ?? 'default';
+    assertQueueName(this.defaultQueue);
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  }
+
+  /**
+   * Enqueues one job; resolves with its id (a ULID) once it is stored.
+   * @example const id = await client.enqueue('resize', { path: 'a.png' }, { priority: 'high' });
+   */
+  async enqueue(machine: string, input?: unknown, options?: EnqueueOptions): Promise<string> {
+    const [id] = await this.enqueueMany([{ machine, input, options }]);
+    return id!;
+  }
+
+  /** Enqueues many jobs: one round trip per queue, all-or-nothing per queue. */
+  async enqueueMany(items: readonly EnqueueItem[]): Promise<string[]> {
+    if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { machine, input, options }', { field: 'items' });
+    const prepared: { queue: string; job: NewJob }[] = [];
+    for (const [i, item] of items.entries()) {
+      if (!item || typeof item !== 'object') throw new ValidationError(`item ${i} must be an object`, { field: `items[${i}]` });
+      prepared.push(await this.prepare(item.machine, item.input, item.options));
+    }
+    const byQueue = new Map<string, { index: number; job: NewJob }[]>();
+    prepared.forEach((p, index) => {
+      const list = byQueue.get(p.queue) ?? [];
+      list.push({ index, job: p.job });
+      byQueue.set(p.queue, list);
+    });
+    const ids: string[] = new Array(prepared.length);
+    await Promise.all(
+      [...byQueue.entries()].map(async ([queue, list]) => {
+        const res = await this.store.enqueue(queue, list.map((l) => l.job));
+        res.forEach((r, k) => (ids[list[k]!.index] = r.id));
+      }),
+    );
+    return ids;
+  }
+
+  private async prepare(machine: string, input: unknown, options: EnqueueOptions | undefined) {
+    if (typeof machine !== 'string' || machine.length === 0) throw new ValidationError('machine must be a non-empty string', { field: 'machine' });
+    validateOptions(machine, options);
+    const version = await this.versionOf(machine);
+    const text = serializeInput(machine, input, this.maxPayloadBytes);
+    const o = options ?? {};
+    const queue = o.queue ?? this.defaultQueue;
+    const job: NewJob = {
+      id: ulid(),
+      machine,
+      version,
+      input: text,
+      band: PRIORITY_BAND[o.priority ?? 'normal'],
+      delayMs: Math.round(o.delayMs ?? 0),
+      maxAttempts: o.maxAttempts ?? (await this.maxAttemptsOf(machine)),
+      idempotencyKey: o.idempotencyKey,
+      parentId: o.parentId,
+      options: o.timeoutMs !== undefined ? JSON.stringify({ timeoutMs: o.timeoutMs }) : '',
+    };
+    return { queue, job };
+  }
+
+  private async versionOf(machine: string): Promise<number> {
+    if (this.local) {
+      const def = this.local.latest(machine);
+      if (!def) throw new UnknownMachineError(machine, { field: 'machine' });
+      return def.version;
+    }
+    let info = this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS ? this.remote.byName.get(machine) : undefined;
+    if (!info) {
+      const all = await this.store.machines();
+      this.remote = { at: Date.now(), byName: new Map(all.map((m) => [m.name, m])) };
+      info = this.remote.byName.get(machine);
+    }
+    if (!info) throw new UnknownMachineError(machine, { field: 'machine' });
+    return Math.max(...info.versions);
+  }
+
+  private async maxAttemptsOf(machine: string): Promise<number> {
+    const def = this.local?.latest(machine) as { retry?: { maxAttempts?: number } } | undefined;
+    return def?.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  }
+
+  /** The job's record, or null when there is none (never existed, or expired). */
+  get(id: string, options: { queue?: string } = {}): Promise<JobRecord | null> {
+    return this.store.getJob(id, options.queue);
+  }
+
+  /**
+   * Resolves with the job's record when it reaches done, failed or cancelled; rejects with a
+   * TimeoutError after `timeoutMs` (default 30 s) and with JOB_NOT_FOUND for an unknown id.
+   */
+  async waitForResult(id: string, options: { timeoutMs?: number; queue?: string } = {}): Promise<JobRecord> {
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const job = await this.store.getJob(id, options.queue);
+    if (!job) throw new JobNotFoundError(id, options.queue);
+    if (job.status === 'done' || job.status === 'failed' || job.status === 'cancelled') return job;
+    let waiter = this.waiters.get(job.queue);
+    if (!waiter) this.waiters.set(job.queue, (waiter = new ResultWaiter(this.store, job.queue)));
+    const ac = new AbortController();
+    const timer = setTimeout(
+      () => ac.abort(new TimeoutError(`job ${id} did not finish within ${timeoutMs} ms`, { jobId: id, queue: job.queue })),
+      timeoutMs,
+    );
+    try {
+      return await waiter.wait(id, ac.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Cancels a job: at once when it is not running; a running job's signal fires within one
+   * heartbeat and it ends `cancelled`. Resolves false when the job had already finished.
+   */
+  async cancel(id: string, options: { queue?: string } = {}): Promise<boolean> {
+    const r = await this.store.cancel(id, options.queue);
+    return r.result !== 'finished';
+  }
+
+  /** The job's audit log, oldest first. */
+  events(id: string, options: { queue?: string } = {}): Promise<AuditEntry[]> {
+    return this.store.getLog(id, options.queue);
+  }
+
+  list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+    return this.store.list({ ...query, queue: query.queue ?? this.defaultQueue });
+  }
+
+  deadLetters(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    return this.store.deadLetters(options.queue ?? this.defaultQueue, options.limit ?? 100);
+  }
+
+  retryDeadLetter(id: string, options: { queue?: string } = {}): Promise<void> {
+    return this.store.retryDeadLetter(id, options.queue);
+  }
+
+  purgeDeadLetters(options: { queue?: string } = {}): Promise<number> {
+    return this.store.purgeDeadLetters(options.queue ?? this.defaultQueue);
+  }
+
+  broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {
+    return this.store.broken(options.queue ?? this.defaultQueue, options.limit ?? 100);
+  }
+
+  close(): void {
+    for (const w of this.waiters.values()) w.close();
+    this.waiters.clear();
+  }
+}

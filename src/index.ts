@@ -1,0 +1,26 @@
+// Machinist's public API: named exports only.
+export { defineJob } from './runtime/defineJob.js';
+export type { JobDefinition, WorkArgs, LoadArgs, DefineJobOptions } from './runtime/defineJob.js';
+export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
+export { Supervisor } from './supervisor/Supervisor.js';
+export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';
+export { Client } from './client/Client.js';
+export type { ClientOptions, EnqueueItem } from './client/Client.js';
+export type { EnqueueOptions } from './client/validateEnqueue.js';
+export { RedisStore } from './store/redis/RedisStore.js';
+export type { RedisStoreOptions } from './store/redis/RedisStore.js';
+export type { Store, JobRecord, JobStatus, Priority, AuditEntry, DeadLetter, BrokenEntry, ListQuery } from './store/types.js';
+export {
+  MachinistError,
+  ValidationError,
+  UnknownMachineError,
+  JobNotFoundError,
+  JobFinishedError,
+  LeaseLostError,
+  TimeoutError,
+  NonRetryableError,
+  RetryLaterError,
+  toStoredError,
+} from './errors.js';
+export type { StoredError } from './errors.js';
+export { jobMachine } from '../machines/job.js';

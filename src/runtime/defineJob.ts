@@ -1,0 +1,81 @@
+// `defineJob`: the simple case, a load step and a work function run inside the shared
+// lifecycle (machines/job.ts). Typed input and output flow from the definition to the client.
+
+import { validateRetry, type RetryPolicy } from './backoff.js';
+
+export interface WorkArgs<I, L> {
+  input: I;
+  /** What `load` returned (undefined without a load phase). */
+  loaded: L;
+  /** Fires on timeout, cancellation, lease loss and shutdown; `signal.reason` says which. */
+  signal: AbortSignal;
+  /** Reports progress (any JSON); coalesced to a few writes a second. */
+  progress: (value: unknown) => void;
+  /** The attempt in progress, 1-based. Lease requeues after a crash do not count. */
+  attempt: number;
+  jobId: string;
+  queue: string;
+  /** `jobId:state:attempt`: the same when this step re-runs after a crash. */
+  idempotencyKey: string;
+}
+
+export interface LoadArgs<I> extends Omit<WorkArgs<I, undefined>, 'loaded'> {}
+
+export interface JobDefinition<I = unknown, O = unknown, L = unknown> {
+  readonly kind: 'job';
+  readonly name: string;
+  readonly version: number;
+  readonly load?: (args: LoadArgs<I>) => Promise<L> | L;
+  readonly work: (args: WorkArgs<I, L>) => Promise<O> | O;
+  readonly retry?: RetryPolicy;
+  /** Per-attempt time limit; on expiry the signal fires and the attempt fails. Default 300 s. */
+  readonly timeoutMs: number;
+  /** Phantom types for the client. */
+  readonly __types?: { input: I; output: O };
+}
+
+export interface DefineJobOptions<I, O, L> {
+  name: string;
+  version?: number;
+  load?: (args: LoadArgs<I>) => Promise<L> | L;
+  work: (args: WorkArgs<I, L>) => Promise<O> | O;
+  retry?: RetryPolicy;
+  timeoutMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 300_000;
+const NAME = /^[A-Za-z][A-Za-z0-9._-]{0,99}$/;
+
+export function validateName(name: unknown, where: string): asserts name is string {
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new TypeError(
+      `${where}: name must start with a letter and hold up to 100 letters, digits, '.', '_' or '-' (got ${JSON.stringify(name)})`,
+    );
+  }
+}
+
+export function validateVersionAndTimeout(where: string, version: unknown, timeoutMs: unknown): void {
+  if (!Number.isInteger(version) || (version as number) < 1) {
+    throw new TypeError(`${where}: version must be an integer >= 1 (got ${String(version)})`);
+  }
+  if (!Number.isFinite(timeoutMs) || (timeoutMs as number) <= 0) {
+    throw new TypeError(`${where}: timeoutMs must be a number > 0 (got ${String(timeoutMs)})`);
+  }
+}
+
+/**
+ * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout.
+ * @example
+ * const resize = defineJob({ name: 'resize', work: async ({ input }) => sharp(input.path).resize(200) });
+ */
+export function defineJob<I = unknown, O = unknown, L = undefined>(options: DefineJobOptions<I, O, L>): JobDefinition<I, O, L> {
+  const where = `defineJob(${JSON.stringify(options?.name)})`;
+  validateName(options?.name, 'defineJob');
+  if (typeof options.work !== 'function') throw new TypeError(`${where}: work must be a function`);
+  if (options.load !== undefined && typeof options.load !== 'function') throw new TypeError(`${where}: load must be a function`);
+  const version = options.version ?? 1;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  validateVersionAndTimeout(where, version, timeoutMs);
+  validateRetry(options.retry, where);
+  return { kind: 'job', name: options.name, version, load: options.load, work: options.work, retry: options.retry, timeoutMs };
+}

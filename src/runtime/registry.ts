@@ -1,0 +1,71 @@
+// The definitions a supervisor or client knows, by name and version.
+
+import type { JobDefinition } from './defineJob.js';
+import type { MachineInfo } from '../store/types.js';
+
+/** Anything `Supervisor({ jobs })` accepts: `defineJob` and (from the pipelines issue) `definePipeline`. */
+export type AnyDefinition = JobDefinition<any, any, any> | PipelineLike;
+
+/** Structural view of a pipeline definition, so the registry need not import the runtime. */
+export interface PipelineLike {
+  readonly kind: 'pipeline';
+  readonly name: string;
+  readonly version: number;
+  readonly timeoutMs: number;
+  readonly definitionJson?: unknown;
+}
+
+export class Registry {
+  private readonly byName = new Map<string, Map<number, AnyDefinition>>();
+
+  constructor(defs: readonly AnyDefinition[] = []) {
+    for (const d of defs) this.add(d);
+  }
+
+  add(def: AnyDefinition): void {
+    if (!def || (def.kind !== 'job' && def.kind !== 'pipeline')) {
+      throw new TypeError('jobs: each entry must come from defineJob() or definePipeline()');
+    }
+    let versions = this.byName.get(def.name);
+    if (!versions) this.byName.set(def.name, (versions = new Map()));
+    if (versions.has(def.version)) throw new TypeError(`jobs: '${def.name}' version ${def.version} is listed twice`);
+    versions.set(def.version, def);
+  }
+
+  /** The exact version, if registered. */
+  get(name: string, version: number): AnyDefinition | undefined {
+    return this.byName.get(name)?.get(version);
+  }
+
+  /** The highest registered version of a name. */
+  latest(name: string): AnyDefinition | undefined {
+    const versions = this.byName.get(name);
+    if (!versions) return undefined;
+    let best: AnyDefinition | undefined;
+    for (const d of versions.values()) if (!best || d.version > best.version) best = d;
+    return best;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** Names whose first active state is `loading`. */
+  loadMachines(): string[] {
+    return [...this.byName.entries()]
+      .filter(([, vs]) => [...vs.values()].some((d) => d.kind === 'job' && d.load))
+      .map(([n]) => n);
+  }
+
+  info(): MachineInfo[] {
+    return [...this.byName.entries()].map(([name, vs]) => {
+      const latest = this.latest(name)!;
+      return {
+        name,
+        versions: [...vs.keys()].sort((a, b) => a - b),
+        hasLoad: latest.kind === 'job' && Boolean(latest.load),
+        definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
+      };
+    });
+  }
+}

@@ -1,0 +1,65 @@
+// Key layout. Every key of a queue carries the queue's hash tag `{queue}`, so a script that
+// touches several of them (and the job keys it derives from the prefix) runs on one Redis
+// Cluster slot. Keys shared by all queues (the machine registry) are only touched one at a time.
+
+import { ValidationError } from '../errors.js';
+
+const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export function assertQueueName(queue: unknown): asserts queue is string {
+  if (typeof queue !== 'string' || !QUEUE_NAME.test(queue)) {
+    throw new ValidationError(
+      `queue must be 1-100 characters of letters, digits, '.', '_', ':' or '-' (got ${JSON.stringify(queue)})`,
+      { field: 'queue' },
+    );
+  }
+}
+
+export interface QueueKeys {
+  /** "<prefix>:{<queue>}:" — scripts derive job, inbox and idempotency keys from it. */
+  base: string;
+  queued: string;
+  delayed: string;
+  active: string;
+  waiting: string;
+  meta: string;
+  events: string;
+  marker: string;
+  done: string;
+  failed: string;
+  cancelled: string;
+  dead: string;
+  broken: string;
+  brokenWhy: string;
+  job(id: string): string;
+  inbox(id: string): string;
+  children(id: string): string;
+  control(workerId: string): string;
+}
+
+export function queueKeys(prefix: string, queue: string): QueueKeys {
+  const base = `${prefix}:{${queue}}:`;
+  return {
+    base,
+    queued: base + 'queued',
+    delayed: base + 'delayed',
+    active: base + 'active',
+    waiting: base + 'waiting',
+    meta: base + 'meta',
+    events: base + 'events',
+    marker: base + 'marker',
+    done: base + 'done',
+    failed: base + 'failed',
+    cancelled: base + 'cancelled',
+    dead: base + 'dead',
+    broken: base + 'broken',
+    brokenWhy: base + 'brokenwhy',
+    job: (id) => base + 'job:' + id,
+    inbox: (id) => base + 'inbox:' + id,
+    children: (id) => base + 'children:' + id,
+    control: (workerId) => base + 'ctl:' + workerId,
+  };
+}
+
+export const registryKey = (prefix: string): string => `${prefix}:machines`;
+export const queuesKey = (prefix: string): string => `${prefix}:queues`;

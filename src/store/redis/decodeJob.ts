@@ -1,0 +1,50 @@
+// Turns the fields of a job hash into a JobRecord. Decoding is forgiving: a field that is not
+// valid JSON is returned as its raw text rather than failing the whole read.
+
+import type { StoredError } from '../../errors.js';
+import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from '../types.js';
+
+export const JOB_FIELDS = [
+  'm', 'v', 'st', 's', 'sn', 'in', 'o', 'e', 'a', 'ma', 'lr', 'pr', 'p', 'par', 'ra', 'ca', 'ua', 'fa', 'cx',
+] as const;
+
+function parse(text: string | null | undefined): unknown {
+  if (text === null || text === undefined || text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const num = (s: string | null | undefined): number | null => (s === null || s === undefined || s === '' ? null : Number(s));
+
+export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
+  const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx] = v;
+  if (!m) return null;
+  const snapshot = parse(sn) as { l?: { context?: unknown }; w?: { context?: unknown } } | null;
+  return {
+    id,
+    queue,
+    machine: m,
+    version: Number(ver),
+    status: (st ?? 'queued') as JobStatus,
+    state: parse(s) ?? st,
+    context: snapshot?.w?.context ?? snapshot?.l?.context ?? null,
+    input: parse(input),
+    output: parse(o),
+    error: parse(e) as StoredError | null,
+    attempts: num(a) ?? 1,
+    maxAttempts: num(ma) ?? 1,
+    leaseRequeues: num(lr) ?? 0,
+    priority: BAND_PRIORITY_NAMES[num(pr) ?? 2] ?? 'normal',
+    progress: parse(p),
+    parentId: par ?? null,
+    runAt: num(ra),
+    createdAt: num(ca) ?? 0,
+    updatedAt: num(ua) ?? 0,
+    finishedAt: num(fa),
+    cancelRequested: cx === '1',
+    snapshot,
+  };
+}

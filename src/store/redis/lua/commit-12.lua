@@ -1,0 +1,165 @@
+--[[ commit: a worker's fenced writes, then a claim of new work: one round trip.
+KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 done, 9 failed,
+      10 cancelled, 11 dead, 12 broken
+ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 5 lease ms,
+      6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
+      then 9 per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n"
+  checkpoint: f1 status, f2 snapshot|'', f3 state|'', f4 progress|'', f5 inbox consumed|''
+  done: f1 output, f2 snapshot, f3 state        fail: f1 error, f2 snapshot, f3 state
+  retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
+  cancelled: f2 snapshot|'', f3 state|''         requeue: -
+  park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox consumed|''
+  broken: f1 error
+Returns { written (1|0 per op), claimed (12 values per job), next due ms|false }.
+
+THE FENCE: an op is applied only when the job's lease token equals the op's token. A worker
+whose lease passed (reaped, requeued, claimed by another) MUST NOT change the job: its op is
+skipped and reported 0, and the worker drops the job.
+]]
+--@include common
+--@include promote
+local kp, maxLen, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local nOps = tonumber(ARGV[8])
+local now = nowMs()
+local written = {}
+local activeRem = {}
+
+local function finish(jk, id, kind, indexKey, args, ls, log)
+  addLog(args, jk, ls, now, log)
+  args[#args + 1] = 'fa'; args[#args + 1] = now
+  args[#args + 1] = 'tk'; args[#args + 1] = ''
+  redis.call('HSET', jk, unpack(args))
+  redis.call('ZADD', indexKey, now, id)
+  activeRem[#activeRem + 1] = id
+end
+
+for i = 0, nOps - 1 do
+  local b = 9 + i * 9
+  local kind, id, token = ARGV[b], ARGV[b + 1], ARGV[b + 2]
+  local f1, f2, f3, f4, f5 = ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
+  local log = splitEntries(ARGV[b + 8])
+  local jk = kp .. 'job:' .. id
+  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ik')
+  if cur[1] ~= token or token == '' then
+    written[#written + 1] = 0
+  else
+    written[#written + 1] = 1
+    local ls = tonumber(cur[2]) or 0
+    if kind == 'checkpoint' then
+      local args = { 'st', f1, 'ua', now }
+      if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
+      if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
+      if f4 ~= '' then args[#args + 1] = 'p'; args[#args + 1] = f4 end
+      addLog(args, jk, ls, now, log)
+      redis.call('HSET', jk, unpack(args))
+      if f5 ~= '' and tonumber(f5) > 0 then redis.call('LTRIM', kp .. 'inbox:' .. id, tonumber(f5), -1) end
+      emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
+    elseif kind == 'done' then
+      finish(jk, id, kind, KEYS[8], { 'st', 'done', 'ua', now, 'o', f1, 'sn', f2, 's', f3 }, ls, log)
+      redis.call('PEXPIRE', jk, ttl)
+      redis.call('DEL', kp .. 'inbox:' .. id)
+      emit(KEYS[5], maxLen, now, id, 'done', 'done')
+    elseif kind == 'fail' or kind == 'broken' then
+      local args = { 'st', 'failed', 'ua', now, 'e', f1 }
+      if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
+      if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
+      finish(jk, id, kind, KEYS[9], args, ls, log)
+      -- A dead letter keeps its record (no TTL) until it is retried or purged.
+      redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
+      redis.call('DEL', kp .. 'inbox:' .. id)
+      emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
+    elseif kind == 'cancelled' then
+      local args = { 'st', 'cancelled', 'ua', now }
+      if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
+      if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
+      finish(jk, id, kind, KEYS[10], args, ls, log)
+      redis.call('PEXPIRE', jk, ttl)
+      redis.call('DEL', kp .. 'inbox:' .. id)
+      emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
+    elseif kind == 'retry' then
+      local runAt = now + tonumber(f2)
+      local args = { 'st', 'queued', 'ua', now, 'e', f1, 'a', f3, 'ra', runAt, 'tk', '' }
+      if f4 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f4 end
+      addLog(args, jk, ls, now, log)
+      redis.call('HSET', jk, unpack(args))
+      redis.call('ZADD', KEYS[2], runAt, id)
+      activeRem[#activeRem + 1] = id
+      emit(KEYS[5], maxLen, now, id, 'retry', 'queued')
+    elseif kind == 'requeue' then
+      -- Back to its old place in line: a shutdown must not push a job behind newer ones.
+      local args = { 'st', 'queued', 'ua', now, 'tk', '' }
+      addLog(args, jk, ls, now, log)
+      redis.call('HSET', jk, unpack(args))
+      redis.call('ZADD', KEYS[1], cur[3], id)
+      redis.call('ZADD', KEYS[6], 0, 'w')
+      activeRem[#activeRem + 1] = id
+      emit(KEYS[5], maxLen, now, id, 'requeued', 'queued')
+    elseif kind == 'park' then
+      local args = { 'st', 'waiting', 'ua', now, 'sn', f2, 'tk', '' }
+      if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
+      if f1 ~= '' then
+        args[#args + 1] = 'ra'; args[#args + 1] = f1
+        redis.call('ZADD', KEYS[2], tonumber(f1), id)
+      end
+      addLog(args, jk, ls, now, log)
+      redis.call('HSET', jk, unpack(args))
+      if f5 ~= '' and tonumber(f5) > 0 then redis.call('LTRIM', kp .. 'inbox:' .. id, tonumber(f5), -1) end
+      redis.call('ZADD', KEYS[7], now, id)
+      activeRem[#activeRem + 1] = id
+      -- An event may have arrived while the job ran: wake it now rather than lose it.
+      if redis.call('LLEN', kp .. 'inbox:' .. id) > 0 then
+        redis.call('ZADD', KEYS[2], 0, id)
+      end
+      emit(KEYS[5], maxLen, now, id, 'waiting', 'waiting')
+    end
+  end
+end
+if #activeRem > 0 then redis.call('ZREM', KEYS[3], unpack(activeRem)) end
+
+-- Claim.
+local claimed = {}
+local nextDue = false
+if want > 0 then
+  promoteDue(kp, now, KEYS[1], KEYS[2], KEYS[4], KEYS[7])
+  local popped = redis.call('ZPOPMIN', KEYS[1], want)
+  local n = #popped / 2
+  if n > 0 then
+    local tok = redis.call('HINCRBY', KEYS[4], 'tok', n) - n
+    local deadline = now + leaseMs
+    local za = {}
+    for i = 1, n do
+      local id = popped[i * 2 - 1]
+      local jk = kp .. 'job:' .. id
+      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls')
+      if not r[1] then
+        -- No record (or one without a machine): nothing to run. Set it aside with the reason.
+        redis.call('ZADD', KEYS[12], now, id)
+        redis.call('HSET', kp .. 'brokenwhy', id, 'job record missing or has no machine')
+        emit(KEYS[5], maxLen, now, id, 'broken', 'failed')
+      else
+        local token = workerId .. ':' .. (tok + i)
+        local st = 'working'
+        if not r[4] and string.find(loadSet, '|' .. r[1] .. '|', 1, true) then st = 'loading' end
+        local args = { 'st', st, 'tk', token, 'w', workerId, 'ua', now }
+        addLog(args, jk, tonumber(r[10]) or 0, now, { '{"type":"claimed","worker":"' .. workerId .. '","attempt":' .. (r[5] or 1) .. '}' })
+        redis.call('HSET', jk, unpack(args))
+        za[#za + 1] = deadline; za[#za + 1] = id
+        emit(KEYS[5], maxLen, now, id, 'claimed', st)
+        claimed[#claimed + 1] = id
+        claimed[#claimed + 1] = token
+        for k = 1, 9 do claimed[#claimed + 1] = r[k] or '' end
+        claimed[#claimed + 1] = st
+      end
+    end
+    if #za > 0 then redis.call('ZADD', KEYS[3], unpack(za)) end
+  end
+  if n == want then
+    -- There may be more: let another idle supervisor wake and take some.
+    if redis.call('ZCARD', KEYS[1]) > 0 then redis.call('ZADD', KEYS[6], 0, 'w') end
+  else
+    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    if first[2] then nextDue = first[2] end
+  end
+end
+return { written, claimed, nextDue }

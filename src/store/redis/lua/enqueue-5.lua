@@ -1,0 +1,62 @@
+--[[ enqueue: adds a batch of jobs to one queue atomically.
+KEYS[1] queued zset  KEYS[2] delayed zset  KEYS[3] meta hash  KEYS[4] events stream  KEYS[5] marker zset
+ARGV[1] key prefix of the queue ("<prefix>:{<queue>}:"), ARGV[2] events max length,
+ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 10 per job:
+  id, machine, version, input JSON, band, delayMs, maxAttempts, idempotencyKey|'', parentId|'', options|''
+Returns: flat {id1, created1, id2, created2, ...}; created is 0 when the idempotency key named an
+existing job, whose id is returned instead. Derived keys (job, idem) carry the queue's hash tag.
+]]
+--@include common
+local kp = ARGV[1]
+local maxLen = ARGV[2]
+local idemTtl = ARGV[3]
+local n = tonumber(ARGV[4])
+local now = nowMs()
+local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
+local out = {}
+local zq = {}
+for i = 0, n - 1 do
+  local b = 5 + i * 10
+  local id, idem = ARGV[b], ARGV[b + 7]
+  local created = 1
+  if idem ~= '' then
+    local ik = kp .. 'idem:' .. idem
+    local prev = redis.call('GET', ik)
+    if prev then
+      id = prev
+      created = 0
+    else
+      redis.call('SET', ik, id, 'PX', idemTtl)
+    end
+  end
+  if created == 1 then
+    local jk = kp .. 'job:' .. id
+    local band = tonumber(ARGV[b + 4])
+    local score = band * BAND + seq + i + 1
+    local delay = tonumber(ARGV[b + 5])
+    local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued', 'pr', band,
+      'qs', score, 'a', 1, 'ma', ARGV[b + 6], 'ca', now, 'ua', now, 'ls', 1 }
+    if delay > 0 then
+      args[#args + 1] = 'ra'; args[#args + 1] = now + delay
+      args[#args + 1] = 'l1'; args[#args + 1] = '{"at":' .. now .. ',"type":"enqueued","delayMs":' .. delay .. '}'
+      redis.call('ZADD', KEYS[2], now + delay, id)
+    else
+      args[#args + 1] = 'l1'; args[#args + 1] = '{"at":' .. now .. ',"type":"enqueued"}'
+      zq[#zq + 1] = score; zq[#zq + 1] = id
+    end
+    if idem ~= '' then args[#args + 1] = 'ik'; args[#args + 1] = idem end
+    if ARGV[b + 8] ~= '' then args[#args + 1] = 'par'; args[#args + 1] = ARGV[b + 8] end
+    if ARGV[b + 9] ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = ARGV[b + 9] end
+    redis.call('HSET', jk, unpack(args))
+    emit(KEYS[4], maxLen, now, id, 'enqueued', 'queued')
+  end
+  out[#out + 1] = id
+  out[#out + 1] = created
+end
+-- ZADD in slices: Lua's unpack has a limit on how many values it spreads.
+for s = 1, #zq, 4000 do
+  redis.call('ZADD', KEYS[1], unpack(zq, s, math.min(s + 3999, #zq)))
+end
+-- Wake one idle supervisor (it recomputes its sleep for delayed jobs too).
+redis.call('ZADD', KEYS[5], 0, 'w')
+return out

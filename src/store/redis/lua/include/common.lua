@@ -1,0 +1,40 @@
+-- Shared by every script (inlined by the loader at `--@include common`).
+-- Time is Redis's clock, never a worker's: leases, run-at times and log stamps all come from here.
+local function nowMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The audit log lives in the job hash as fields l1, l2, ... with the count in `ls`, so logging
+-- rides on the HSET a write makes anyway instead of costing a command of its own. At most
+-- LOG_CAP entries are kept: the oldest fall out.
+local LOG_CAP = 1000
+
+-- Appends entries (JSON objects without "at") to the HSET argument list `args`; returns new ls.
+local function addLog(args, jobKey, ls, now, entries)
+  for _, e in ipairs(entries) do
+    ls = ls + 1
+    args[#args + 1] = 'l' .. ls
+    args[#args + 1] = '{"at":' .. now .. ',' .. string.sub(e, 2)
+    if ls > LOG_CAP then redis.call('HDEL', jobKey, 'l' .. (ls - LOG_CAP)) end
+  end
+  args[#args + 1] = 'ls'
+  args[#args + 1] = ls
+  return ls
+end
+
+-- One entry on the queue's capped event stream, which dashboards and waiters follow.
+local function emit(eventsKey, maxLen, now, id, kind, status)
+  redis.call('XADD', eventsKey, 'MAXLEN', '~', maxLen, '*', 'j', id, 't', kind, 's', status, 'at', now)
+end
+
+-- Queue scores: priority band in the high bits, FIFO sequence below. 2^44 sequences per band,
+-- and 4 bands stay under 2^53, so a double holds the score exactly.
+local BAND = 17592186044416
+
+local function splitEntries(s)
+  local out = {}
+  if s == nil or s == '' then return out end
+  for e in string.gmatch(s, '[^\n]+') do out[#out + 1] = e end
+  return out
+end

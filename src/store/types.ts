@@ -1,0 +1,211 @@
+// The Store interface: every durable operation the runtime and the client need, each one atomic.
+// RedisStore is the production backend; any other backend (the embedded MemoryStore to come)
+// implements the same methods and passes the same conformance tests in test/store/.
+
+import type { StoredError } from '../errors.js';
+
+export type JobStatus = 'queued' | 'loading' | 'working' | 'waiting' | 'done' | 'failed' | 'cancelled';
+export const FINISHED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
+
+export type Priority = 'critical' | 'high' | 'normal' | 'low';
+/** Priority bands: a lower band is always claimed first. */
+export const PRIORITY_BAND: Readonly<Record<Priority, number>> = { critical: 0, high: 1, normal: 2, low: 3 };
+export const BAND_PRIORITY_NAMES: readonly Priority[] = ['critical', 'high', 'normal', 'low'];
+
+/** A job as handed to the store by the client, already validated and serialized. */
+export interface NewJob {
+  id: string;
+  machine: string;
+  version: number;
+  /** JSON text of the input. */
+  input: string;
+  band: number;
+  delayMs: number;
+  maxAttempts: number;
+  idempotencyKey?: string;
+  parentId?: string;
+  /** JSON text of per-job options (timeoutMs), or ''. */
+  options?: string;
+}
+
+export interface EnqueueResult {
+  id: string;
+  /** False when an idempotency key matched an existing job: `id` is that job's. */
+  created: boolean;
+}
+
+/** What a claim hands the worker: enough to run the job, nothing more. */
+export interface ClaimedJob {
+  id: string;
+  token: string;
+  machine: string | undefined;
+  version: number;
+  input: string | undefined;
+  snapshot: string | undefined;
+  attempt: number;
+  maxAttempts: number;
+  status: JobStatus;
+  leaseRequeues: number;
+  parentId: string | undefined;
+  options: string | undefined;
+  /** Count of events waiting in the job's inbox (pipelines). */
+  inbox: number;
+}
+
+/**
+ * One fenced write by the worker holding the lease. Every kind checks the token first: a
+ * worker whose lease has passed gets `lost` back and MUST stop working on that job.
+ */
+export type CommitOp =
+  | { kind: 'checkpoint'; id: string; token: string; status: JobStatus; snapshot?: string; state?: string; progress?: string; inboxConsumed?: number; log: string[] }
+  | { kind: 'done'; id: string; token: string; output: string; snapshot: string; state?: string; log: string[] }
+  | { kind: 'fail'; id: string; token: string; error: string; snapshot?: string; state?: string; log: string[] }
+  | { kind: 'retry'; id: string; token: string; error: string; delayMs: number; attempt: number; snapshot?: string; log: string[] }
+  | { kind: 'cancelled'; id: string; token: string; snapshot?: string; state?: string; log: string[] }
+  | { kind: 'requeue'; id: string; token: string; log: string[] }
+  | { kind: 'park'; id: string; token: string; wakeAt: number | null; snapshot: string; state?: string; inboxConsumed?: number; log: string[] }
+  | { kind: 'broken'; id: string; token: string; error: string; log: string[] };
+
+export interface ClaimRequest {
+  workerId: string;
+  max: number;
+  leaseMs: number;
+  /** Machines whose first active state is `loading` (they define a load phase). */
+  loadMachines: readonly string[];
+}
+
+export interface CommitResult {
+  /** Per op, in order: true when written, false when the lease was lost. */
+  written: boolean[];
+  claimed: ClaimedJob[];
+  /** When nothing more could be claimed: the earliest due time waiting in `delayed` (ms), if any. */
+  nextDueAt: number | null;
+}
+
+export type LeaseState = 'held' | 'lost' | 'cancel';
+
+export interface JobRecord {
+  id: string;
+  queue: string;
+  machine: string;
+  version: number;
+  status: JobStatus;
+  /** The current state value of the job's machine (the user machine for pipelines). */
+  state: unknown;
+  context: unknown;
+  input: unknown;
+  output: unknown;
+  error: StoredError | null;
+  attempts: number;
+  maxAttempts: number;
+  leaseRequeues: number;
+  priority: string;
+  progress: unknown;
+  parentId: string | null;
+  /** For a delayed job: when it becomes runnable (ms since epoch). */
+  runAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+  cancelRequested: boolean;
+  /** The stored snapshot, as persisted (the final snapshot is the result). */
+  snapshot: unknown;
+}
+
+export interface AuditEntry {
+  at: number;
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface ListQuery {
+  queue: string;
+  status?: JobStatus;
+  machine?: string;
+  parentId?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface DeadLetter {
+  id: string;
+  queue: string;
+  machine: string;
+  input: unknown;
+  error: StoredError | null;
+  attempts: number;
+  failedAt: number;
+}
+
+export interface BrokenEntry {
+  id: string;
+  queue: string;
+  reason: string;
+  at: number;
+}
+
+export interface CancelOutcome {
+  /** `cancelled` at once, `requested` for a running job (its worker ends it), `finished` if too late. */
+  result: 'cancelled' | 'requested' | 'finished';
+  status: JobStatus;
+}
+
+export interface ReapResult {
+  requeued: string[];
+  failed: string[];
+}
+
+export interface QueueEvent {
+  /** Stream entry id; pass it back to read from there. */
+  cursor: string;
+  jobId: string;
+  type: string;
+  status?: string;
+  at: number;
+  data?: unknown;
+}
+
+export interface MachineInfo {
+  name: string;
+  versions: number[];
+  hasLoad: boolean;
+  /** The machine's definition as JSON, for drawing its chart. */
+  definition?: unknown;
+}
+
+export interface Store {
+  readonly prefix: string;
+  /** Adds jobs atomically per queue; idempotency keys dedupe. */
+  enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
+  /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */
+  commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult>;
+  /** Extends every lease still held, in one call. */
+  heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]>;
+  /** Requeues (or fails past the budget) jobs whose lease passed; trims retention indexes. */
+  reap(queue: string, options: { maxLeaseRequeues: number }): Promise<ReapResult>;
+  /** Blocks until work may be available on the queue, or the timeout passes. */
+  waitForWork(queue: string, timeoutMs: number): Promise<void>;
+  /** Delivers control messages (cancel) addressed to one worker, if the backend can push them. */
+  subscribeControl?(queue: string, workerId: string, onMessage: (message: string) => void): Promise<void>;
+  /** Interrupts `waitForWork` calls (for shutdown). */
+  interruptWait(): void;
+
+  getJob(id: string, queue?: string): Promise<JobRecord | null>;
+  getLog(id: string, queue?: string): Promise<AuditEntry[]>;
+  list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }>;
+  cancel(id: string, queue?: string): Promise<CancelOutcome>;
+  deadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
+  retryDeadLetter(id: string, queue?: string): Promise<void>;
+  purgeDeadLetters(queue: string): Promise<number>;
+  broken(queue: string, limit: number): Promise<BrokenEntry[]>;
+
+  /** Reads queue events after `cursor` (exclusive), blocking up to `blockMs` for the first one. */
+  readEvents(queue: string, cursor: string, blockMs: number, count?: number): Promise<QueueEvent[]>;
+  /** The cursor of the newest event: reading from it yields only what comes after. */
+  lastEventCursor(queue: string): Promise<string>;
+
+  registerMachines(machines: MachineInfo[]): Promise<void>;
+  machines(): Promise<MachineInfo[]>;
+  queues(): Promise<string[]>;
+  close(): Promise<void>;
+}

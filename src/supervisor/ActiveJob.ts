@@ -1,0 +1,95 @@
+// One claimed job inside a supervisor: its lease token, its abort signal and why it fired,
+// and its coalesced progress. Everything a job's run needs from the supervisor goes through here.
+
+import type { ClaimedJob, CommitOp } from '../store/types.js';
+
+/** Why a running job's signal fired. Each has its own ending (see runSimpleJob). */
+export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown';
+
+export class AbortedError extends Error {
+  constructor(readonly reason: AbortReason, message: string) {
+    super(message);
+    this.name = 'AbortedError';
+  }
+}
+
+export interface JobHost {
+  queue: string;
+  /** Queues a fenced write; resolves true when written, false when the lease was lost. */
+  write(op: CommitOp): Promise<boolean>;
+}
+
+const PROGRESS_EVERY_MS = 200;
+
+export class ActiveJob {
+  readonly id: string;
+  readonly token: string;
+  readonly controller = new AbortController();
+  abortReason: AbortReason | null = null;
+  /** The lifecycle status last written (what a progress checkpoint keeps). */
+  status: 'loading' | 'working';
+  private progressValue: string | undefined;
+  private progressTimer: NodeJS.Timeout | undefined;
+  private lastProgressAt = 0;
+  private finished = false;
+
+  constructor(
+    readonly claimed: ClaimedJob,
+    private readonly host: JobHost,
+  ) {
+    this.id = claimed.id;
+    this.token = claimed.token;
+    this.status = claimed.status === 'loading' ? 'loading' : 'working';
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  abort(reason: AbortReason, message: string): void {
+    if (this.abortReason) return;
+    this.abortReason = reason;
+    this.controller.abort(new AbortedError(reason, message));
+  }
+
+  write(op: CommitOp): Promise<boolean> {
+    return this.host.write(op);
+  }
+
+  /** Coalesces progress: the first report is written at once, later ones at most every 200 ms. */
+  progress = (value: unknown): void => {
+    if (this.finished) return;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value ?? null);
+    } catch {
+      return; // progress that cannot be serialized is dropped rather than failing the job
+    }
+    this.progressValue = text;
+    if (this.progressTimer) return;
+    const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - Date.now());
+    this.progressTimer = setTimeout(() => this.flushProgress(), wait);
+    this.progressTimer.unref();
+  };
+
+  private flushProgress(): void {
+    this.progressTimer = undefined;
+    const p = this.progressValue;
+    if (this.finished || p === undefined) return;
+    this.lastProgressAt = Date.now();
+    void this.write({
+      kind: 'checkpoint',
+      id: this.id,
+      token: this.token,
+      status: this.status,
+      progress: p,
+      log: [`{"type":"progress","progress":${p}}`],
+    });
+  }
+
+  /** No more progress after the final write. */
+  end(): void {
+    this.finished = true;
+    if (this.progressTimer) clearTimeout(this.progressTimer);
+  }
+}

@@ -1,0 +1,330 @@
+// The supervisor: claims jobs from one queue, runs them, and writes their states back.
+//
+// Modes of the pump (the one loop that talks to the store for claims and writes):
+//   CLAIMING  free slots and not stopping: one `commit` call writes every queued op and claims
+//             up to the free slot count in the same round trip.
+//   BUSY      no free slot: the pump sleeps until a job queues a write, then flushes the batch
+//             of writes that piled up meanwhile (one call for all of them).
+//   IDLE      free slots but nothing due: blocks on the queue's marker (no polling) until new
+//             work, the next delayed job's due time, or a write to flush.
+//   STOPPING  no more claims; writes still flush; in-flight jobs get the grace period, then are
+//             aborted with 'shutdown' and requeued at once (not after lease expiry).
+//
+// THE RULE: a job's lease MUST be held for every write. Writes are fenced in Redis by the
+// lease token; a job whose lease is reported lost is aborted and never written again.
+
+import { hostname } from 'node:os';
+import { monotonicFactory } from 'ulid';
+import { pino, type Logger } from 'pino';
+import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
+import { Registry, type AnyDefinition } from '../runtime/registry.js';
+import { ActiveJob } from './ActiveJob.js';
+import { runSimpleJob } from './runSimpleJob.js';
+import { toStoredError } from '../errors.js';
+import { assertQueueName } from '../store/keys.js';
+
+export interface SupervisorOptions {
+  store: Store;
+  jobs: readonly AnyDefinition[];
+  queue?: string;
+  /** Jobs run at once. Default 10. */
+  concurrency?: number;
+  /** Lease length; a job whose lease is not extended in time is requeued. Default 30 s. */
+  leaseMs?: number;
+  /** How often leases are extended. Default 10 s (must be below leaseMs). */
+  heartbeatMs?: number;
+  /** How often expired leases are looked for. Default 5 s. */
+  reaperIntervalMs?: number;
+  /** Lease requeues a job may have before it fails with LEASE_EXPIRED. Default 5. */
+  maxLeaseRequeues?: number;
+  /** Longest idle block before looking again. Default 5 s. */
+  idleWaitMs?: number;
+  workerId?: string;
+  logger?: Logger;
+}
+
+export interface StopResult {
+  /** True when jobs were still running at the end of the grace period and were requeued. */
+  forced: boolean;
+  requeued: number;
+}
+
+interface PendingWrite {
+  op: CommitOp;
+  resolve: (written: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+type PipelineRunner = (job: ActiveJob, def: AnyDefinition, input: unknown, timeoutMs: number, sup: Supervisor) => Promise<void>;
+let pipelineRunner: PipelineRunner | undefined;
+/** Installed by the pipeline runtime, so simple-job users do not load it. */
+export function installPipelineRunner(runner: PipelineRunner): void {
+  pipelineRunner = runner;
+}
+
+const ulid = monotonicFactory();
+
+export class Supervisor {
+  readonly queue: string;
+  readonly workerId: string;
+  readonly store: Store;
+  readonly registry: Registry;
+  readonly log: Logger;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  readonly reaperIntervalMs: number;
+  readonly maxLeaseRequeues: number;
+  readonly idleWaitMs: number;
+
+  private readonly running = new Map<string, ActiveJob>();
+  private pending: PendingWrite[] = [];
+  private wake: (() => void) | undefined;
+  private waitInFlight: Promise<void> | undefined;
+  private pump: Promise<void> | undefined;
+  private stopping = false;
+  private started = false;
+  private timers: NodeJS.Timeout[] = [];
+  private nextDueAt: number | null = null;
+  private readonly loadMachines: string[];
+  private drained: (() => void) | undefined;
+
+  constructor(options: SupervisorOptions) {
+    if (!options?.store) throw new TypeError('Supervisor: store is required');
+    this.store = options.store;
+    this.registry = new Registry(options.jobs ?? []);
+    this.queue = options.queue ?? 'default';
+    assertQueueName(this.queue);
+    this.concurrency = options.concurrency ?? 10;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.heartbeatMs = options.heartbeatMs ?? 10_000;
+    this.reaperIntervalMs = options.reaperIntervalMs ?? 5_000;
+    this.maxLeaseRequeues = options.maxLeaseRequeues ?? 5;
+    this.idleWaitMs = options.idleWaitMs ?? 5_000;
+    for (const [k, v] of Object.entries({
+      concurrency: this.concurrency,
+      leaseMs: this.leaseMs,
+      heartbeatMs: this.heartbeatMs,
+      reaperIntervalMs: this.reaperIntervalMs,
+      idleWaitMs: this.idleWaitMs,
+    })) {
+      if (!Number.isFinite(v) || v <= 0) throw new TypeError(`Supervisor: ${k} must be a number > 0 (got ${v})`);
+    }
+    if (!Number.isInteger(this.concurrency)) throw new TypeError('Supervisor: concurrency must be an integer');
+    if (this.heartbeatMs >= this.leaseMs) throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
+    this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
+    this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
+    this.loadMachines = this.registry.loadMachines();
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('Supervisor: already started');
+    this.started = true;
+    await this.store.registerMachines(this.registry.info());
+    const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
+    if (sub) await sub.call(this.store, this.queue, this.workerId, (m: string) => this.onControl(m));
+    this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
+    this.timers.push(setInterval(() => void this.reap(), this.reaperIntervalMs));
+    for (const t of this.timers) t.unref();
+    this.pump = this.runPump();
+    this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
+  }
+
+  /**
+   * Stops claiming, lets running jobs finish for `graceMs`, then requeues the rest at once.
+   */
+  async stop(options: { graceMs?: number } = {}): Promise<StopResult> {
+    const graceMs = options.graceMs ?? 30_000;
+    if (!this.started) return { forced: false, requeued: 0 };
+    this.stopping = true;
+    this.store.interruptWait();
+    this.kick();
+    let forced = false;
+    let requeued = 0;
+    if (this.running.size > 0) {
+      const drained = new Promise<void>((r) => (this.drained = r));
+      const grace = new Promise<'grace'>((r) => setTimeout(() => r('grace'), graceMs).unref());
+      if ((await Promise.race([drained, grace])) === 'grace' && this.running.size > 0) {
+        forced = true;
+        requeued = this.running.size;
+        for (const job of this.running.values()) job.abort('shutdown', 'supervisor is shutting down');
+        await Promise.race([drained, new Promise((r) => setTimeout(r, 5_000).unref())]);
+      }
+    }
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    this.kick();
+    await this.pump;
+    this.started = false;
+    this.log.info({ forced, requeued }, 'supervisor stopped');
+    return { forced, requeued };
+  }
+
+  /** Queues a fenced write; the pump sends it with the next batch. */
+  write(op: CommitOp): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ op, resolve, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  private async runPump(): Promise<void> {
+    for (;;) {
+      const free = this.stopping ? 0 : this.concurrency - this.running.size;
+      if (this.pending.length === 0) {
+        if (this.stopping && this.running.size === 0) return;
+        if (free === 0 || this.stopping) {
+          await new Promise<void>((r) => (this.wake = r));
+          continue;
+        }
+      }
+      // Let writes of the same tick join this batch.
+      await new Promise((r) => setImmediate(r));
+      const batch = this.pending;
+      this.pending = [];
+      const want = this.stopping ? 0 : this.concurrency - this.running.size;
+      let res: CommitResult;
+      try {
+        res = await this.store.commit(
+          this.queue,
+          batch.map((p) => p.op),
+          want > 0 ? { workerId: this.workerId, max: want, leaseMs: this.leaseMs, loadMachines: this.loadMachines } : undefined,
+        );
+      } catch (err) {
+        // Redis unreachable or a script error: the writes are retried with the next batch,
+        // leases cover the jobs meanwhile.
+        this.log.error({ err }, 'commit failed; retrying');
+        this.pending = batch.concat(this.pending);
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      batch.forEach((p, i) => {
+        const ok = res.written[i] ?? false;
+        if (!ok) this.onLeaseLost(p.op.id, 'write refused');
+        p.resolve(ok);
+      });
+      for (const c of res.claimed) this.startJob(c);
+      this.nextDueAt = res.nextDueAt;
+      if (want > 0 && res.claimed.length === 0 && this.pending.length === 0 && !this.stopping) await this.idle();
+    }
+  }
+
+  /** IDLE: block until work is signalled, a write is queued, or the next delayed job is due. */
+  private async idle(): Promise<void> {
+    let timeout = this.idleWaitMs;
+    if (this.nextDueAt !== null) timeout = Math.max(5, Math.min(timeout, this.nextDueAt - Date.now() + 5));
+    const wakeUp = new Promise<void>((r) => (this.wake = r));
+    // One blocking wait at a time: a wait still in flight is joined, not doubled.
+    this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => (this.waitInFlight = undefined));
+    await Promise.race([this.waitInFlight, wakeUp]);
+    this.wake = undefined;
+  }
+
+  private startJob(c: ClaimedJob): void {
+    const job = new ActiveJob(c, { queue: this.queue, write: (op) => this.write(op) });
+    this.running.set(c.id, job);
+    void this.runJob(job)
+      .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
+      .finally(() => {
+        this.running.delete(c.id);
+        if (this.running.size === 0) this.drained?.();
+        this.kick();
+      });
+  }
+
+  private async runJob(job: ActiveJob): Promise<void> {
+    const c = job.claimed;
+    const broken = (code: string, message: string) =>
+      job.write({
+        kind: 'broken',
+        id: c.id,
+        token: c.token,
+        error: JSON.stringify({ name: 'BrokenJobError', code, message }),
+        log: [JSON.stringify({ type: 'broken', code, message })],
+      });
+    if (!c.machine) return void (await broken('BROKEN_RECORD', 'job record has no machine name'));
+    const def = this.registry.get(c.machine, c.version) ?? (c.snapshot ? undefined : this.registry.latest(c.machine));
+    if (!def) {
+      const known = this.registry.has(c.machine);
+      return void (await broken(
+        known ? 'UNKNOWN_VERSION' : 'UNKNOWN_MACHINE',
+        known
+          ? `machine '${c.machine}' version ${c.version} is not registered on this supervisor (and the job has a snapshot from that version)`
+          : `no machine named '${c.machine}' is registered on the supervisor for queue '${this.queue}'`,
+      ));
+    }
+    let input: unknown;
+    let timeoutMs = def.timeoutMs;
+    try {
+      input = c.input === undefined ? undefined : JSON.parse(c.input);
+      if (c.options) {
+        const o = JSON.parse(c.options) as { timeoutMs?: number };
+        if (typeof o.timeoutMs === 'number') timeoutMs = o.timeoutMs;
+      }
+    } catch (err) {
+      return void (await broken('UNDECODABLE', `job input is not valid JSON: ${(err as Error).message}`));
+    }
+    try {
+      if (def.kind === 'job') await runSimpleJob(job, def, input, timeoutMs, this.queue);
+      else if (pipelineRunner) await pipelineRunner(job, def, input, timeoutMs, this);
+      else await broken('NO_PIPELINE_RUNTIME', 'pipeline runtime not loaded');
+    } catch (err) {
+      // A runner must end every job itself; if one throws, fail the job rather than leave it.
+      this.log.error({ err, jobId: c.id }, 'runner threw; failing the job');
+      await job.write({
+        kind: 'fail',
+        id: c.id,
+        token: c.token,
+        error: JSON.stringify(toStoredError(err)),
+        log: ['{"type":"failed","reason":"runner error"}'],
+      });
+    }
+  }
+
+  private onLeaseLost(id: string, why: string): void {
+    const job = this.running.get(id);
+    if (job && !job.abortReason) {
+      this.log.warn({ jobId: id, why }, 'lease lost; dropping job');
+      job.abort('lease-lost', `lease lost (${why})`);
+    }
+  }
+
+  private onControl(message: string): void {
+    const [cmd, id] = message.split(' ');
+    if (cmd === 'cancel' && id) this.running.get(id)?.abort('cancel', 'job was cancelled');
+  }
+
+  private async heartbeat(): Promise<void> {
+    const jobs = [...this.running.values()].filter((j) => !j.abortReason || j.abortReason === 'cancel');
+    if (jobs.length === 0) return;
+    try {
+      const states = await this.store.heartbeat(this.queue, jobs.map((j) => ({ id: j.id, token: j.token })), this.leaseMs);
+      states.forEach((s, i) => {
+        const job = jobs[i]!;
+        if (s === 'lost') this.onLeaseLost(job.id, 'heartbeat');
+        else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
+      });
+    } catch (err) {
+      this.log.warn({ err }, 'heartbeat failed');
+    }
+  }
+
+  private async reap(): Promise<void> {
+    try {
+      const r = await this.store.reap(this.queue, { maxLeaseRequeues: this.maxLeaseRequeues });
+      if (r.requeued.length || r.failed.length) this.log.warn(r, 'reaped expired leases');
+    } catch (err) {
+      this.log.warn({ err }, 'reaper failed');
+    }
+  }
+}

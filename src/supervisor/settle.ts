@@ -1,0 +1,115 @@
+// How an attempt that did not succeed ends, for simple jobs and pipelines alike. The order of
+// the checks matters: a lost lease wins over everything (the job is someone else's now).
+
+import { NonRetryableError, RetryLaterError, toStoredError, type StoredError } from '../errors.js';
+import { backoffDelay, type RetryPolicy } from '../runtime/backoff.js';
+import { lifecycleState, persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import type { LifecycleSnapshot } from '../../machines/job.js';
+import type { ActiveJob } from './ActiveJob.js';
+
+export interface SettleOptions {
+  retry: RetryPolicy | undefined;
+  timeoutMs: number;
+  /** Extra fields for the stored snapshot (pipelines keep their machine's snapshot). */
+  snapshotExtra?: Record<string, unknown>;
+  state?: string;
+}
+
+export async function settleFailure(
+  job: ActiveJob,
+  life: LifecycleSnapshot,
+  thrown: unknown,
+  options: SettleOptions,
+): Promise<void> {
+  job.end();
+  const base = { id: job.id, token: job.token };
+  switch (job.abortReason) {
+    case 'lease-lost':
+      return; // THE FENCE: this worker MUST NOT write the job again.
+    case 'shutdown':
+      await job.write({ ...base, kind: 'requeue', log: ['{"type":"requeued","reason":"shutdown"}'] });
+      return;
+    case 'cancel': {
+      const l = stepLifecycle(life, { type: 'CANCEL' });
+      await job.write({
+        ...base,
+        kind: 'cancelled',
+        snapshot: JSON.stringify({ l: persistLifecycle(l), ...options.snapshotExtra }),
+        state: options.state,
+        log: ['{"type":"cancelled","reason":"cancel requested while running"}'],
+      });
+      return;
+    }
+    default:
+      break;
+  }
+  if (thrown instanceof RetryLaterError) {
+    await job.write({
+      ...base,
+      kind: 'retry',
+      error: JSON.stringify(toStoredError(thrown)),
+      delayMs: thrown.delayMs,
+      attempt: life.context.attempt,
+      log: [JSON.stringify({ type: 'retry-later', delayMs: thrown.delayMs, attempt: life.context.attempt })],
+    });
+    return;
+  }
+  const error: StoredError =
+    job.abortReason === 'timeout'
+      ? { name: 'TimeoutError', code: 'TIMEOUT', message: `attempt ${life.context.attempt} timed out after ${options.timeoutMs} ms` }
+      : toStoredError(thrown);
+  const final = thrown instanceof NonRetryableError || (thrown as { nonRetryable?: unknown })?.nonRetryable === true;
+  const next = stepLifecycle(life, { type: 'FAIL', error, final, retryAt: 0 });
+  const brief = { name: error.name, message: error.message, code: error.code };
+  if (lifecycleState(next) === 'queued') {
+    const delayMs = backoffDelay(options.retry?.backoff, life.context.attempt, error);
+    await job.write({
+      ...base,
+      kind: 'retry',
+      error: JSON.stringify(error),
+      delayMs,
+      attempt: next.context.attempt,
+      log: [JSON.stringify({ type: 'retry-scheduled', attempt: next.context.attempt, delayMs, error: brief })],
+    });
+  } else {
+    await job.write({
+      ...base,
+      kind: 'fail',
+      error: JSON.stringify(error),
+      snapshot: JSON.stringify({ l: persistLifecycle(next), ...options.snapshotExtra }),
+      state: options.state,
+      log: [JSON.stringify({ type: 'failed', attempts: life.context.attempt, error: brief })],
+    });
+  }
+}
+
+/** Resolves with the promise, or rejects as soon as the signal fires (work that ignores its
+ * signal is abandoned, not awaited: the attempt's ending must not depend on it). */
+export function raceSignal<T>(work: Promise<T> | T, signal: AbortSignal): Promise<T> {
+  if (!(work instanceof Promise)) return Promise.resolve(work);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function serializeOutput(output: unknown, what = 'output'): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(output);
+  } catch (err) {
+    throw new NonRetryableError(`job ${what} is not JSON-serializable: ${(err as Error).message}`, { code: 'OUTPUT_NOT_SERIALIZABLE' });
+  }
+  return text ?? 'null';
+}
