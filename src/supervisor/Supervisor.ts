@@ -20,6 +20,8 @@ import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.j
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import { ActiveJob } from './ActiveJob.js';
 import { runSimpleJob } from './runSimpleJob.js';
+import { runPipeline } from '../pipeline/runPipeline.js';
+import type { PipelineDefinition } from '../pipeline/definePipeline.js';
 import { toStoredError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 
@@ -53,13 +55,6 @@ interface PendingWrite {
   op: CommitOp;
   resolve: (written: boolean) => void;
   reject: (err: unknown) => void;
-}
-
-type PipelineRunner = (job: ActiveJob, def: AnyDefinition, input: unknown, timeoutMs: number, sup: Supervisor) => Promise<void>;
-let pipelineRunner: PipelineRunner | undefined;
-/** Installed by the pipeline runtime, so simple-job users do not load it. */
-export function installPipelineRunner(runner: PipelineRunner): void {
-  pipelineRunner = runner;
 }
 
 const ulid = monotonicFactory();
@@ -224,9 +219,14 @@ export class Supervisor {
     let timeout = this.idleWaitMs;
     if (this.nextDueAt !== null) timeout = Math.max(5, Math.min(timeout, this.nextDueAt - Date.now() + 5));
     const wakeUp = new Promise<void>((r) => (this.wake = r));
-    // One blocking wait at a time: a wait still in flight is joined, not doubled.
+    // One blocking wait at a time: a wait still in flight is joined, not doubled. A joined wait
+    // may have been started with a longer timeout (before a backoff retry was written), so a
+    // timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out idleWaitMs.
     this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => (this.waitInFlight = undefined));
-    await Promise.race([this.waitInFlight, wakeUp]);
+    let timer: NodeJS.Timeout | undefined;
+    const due = new Promise<void>((r) => (timer = setTimeout(r, timeout)));
+    await Promise.race([this.waitInFlight, wakeUp, due]);
+    clearTimeout(timer);
     this.wake = undefined;
   }
 
@@ -253,7 +253,12 @@ export class Supervisor {
         log: [JSON.stringify({ type: 'broken', code, message })],
       });
     if (!c.machine) return void (await broken('BROKEN_RECORD', 'job record has no machine name'));
-    const def = this.registry.get(c.machine, c.version) ?? (c.snapshot ? undefined : this.registry.latest(c.machine));
+    // A fresh job runs on the newest registered version; a job with a snapshot needs its own
+    // version, or a newer one whose definition can migrate the snapshot.
+    const latest = this.registry.latest(c.machine);
+    const def =
+      this.registry.get(c.machine, c.version) ??
+      (!c.snapshot || (latest?.kind === 'pipeline' && (latest as PipelineDefinition).migrate && latest.version > c.version) ? latest : undefined);
     if (!def) {
       const known = this.registry.has(c.machine);
       return void (await broken(
@@ -276,8 +281,7 @@ export class Supervisor {
     }
     try {
       if (def.kind === 'job') await runSimpleJob(job, def, input, timeoutMs, this.queue);
-      else if (pipelineRunner) await pipelineRunner(job, def, input, timeoutMs, this);
-      else await broken('NO_PIPELINE_RUNTIME', 'pipeline runtime not loaded');
+      else await runPipeline(job, def as PipelineDefinition, input, timeoutMs, this);
     } catch (err) {
       // A runner must end every job itself; if one throws, fail the job rather than leave it.
       this.log.error({ err, jobId: c.id }, 'runner threw; failing the job');
@@ -301,7 +305,9 @@ export class Supervisor {
 
   private onControl(message: string): void {
     const [cmd, id] = message.split(' ');
-    if (cmd === 'cancel' && id) this.running.get(id)?.abort('cancel', 'job was cancelled');
+    if (!id) return;
+    if (cmd === 'cancel') this.running.get(id)?.abort('cancel', 'job was cancelled');
+    else if (cmd === 'event') this.running.get(id)?.onInbox?.();
   }
 
   private async heartbeat(): Promise<void> {

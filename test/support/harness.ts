@@ -1,0 +1,92 @@
+// One test's world: a store on a fresh key prefix, supervisors and clients made through it, and
+// a cleanup that stops every one of them (a test that fails half-way leaves nothing running).
+
+import { Redis } from 'ioredis';
+import { Client, RedisStore, Supervisor } from '../../src/index.js';
+import type { ClientOptions, RedisStoreOptions, SupervisorOptions } from '../../src/index.js';
+import { uniquePrefix, type TestRedis } from './redis.js';
+
+/** The timing profile of notes/reliability.md: lease 1 s, heartbeat 250 ms, reaper 200 ms. */
+export const FAST = { leaseMs: 1000, heartbeatMs: 250, reaperIntervalMs: 200 } as const;
+
+export class Harness {
+  readonly prefix = uniquePrefix();
+  readonly store: RedisStore;
+  /** A plain connection for looking at (or hand-writing) keys. */
+  readonly raw: Redis;
+  private readonly supervisors: Supervisor[] = [];
+  private readonly clients: Client[] = [];
+  private readonly stores: RedisStore[] = [];
+
+  constructor(
+    readonly redis: TestRedis,
+    storeOptions: Omit<RedisStoreOptions, 'url' | 'prefix'> = {},
+  ) {
+    this.store = this.newStore(storeOptions);
+    this.raw = new Redis(redis.url);
+  }
+
+  newStore(options: Omit<RedisStoreOptions, 'url' | 'prefix'> = {}): RedisStore {
+    const s = new RedisStore({ url: this.redis.url, prefix: this.prefix, ...options });
+    this.stores.push(s);
+    return s;
+  }
+
+  /** A supervisor with the fast timing profile, not yet started. */
+  supervisor(options: Partial<SupervisorOptions> & Pick<SupervisorOptions, 'jobs'>): Supervisor {
+    const s = new Supervisor({ store: this.store, concurrency: 4, ...FAST, ...options });
+    this.supervisors.push(s);
+    return s;
+  }
+
+  async started(options: Partial<SupervisorOptions> & Pick<SupervisorOptions, 'jobs'>): Promise<Supervisor> {
+    const s = this.supervisor(options);
+    await s.start();
+    return s;
+  }
+
+  client(options: Partial<ClientOptions> = {}): Client {
+    const c = new Client({ store: this.store, ...options });
+    this.clients.push(c);
+    return c;
+  }
+
+  /** Key of the queue's index or of one job, as the store lays them out. */
+  key(name: string, queue = 'default'): string {
+    return `${this.prefix}:{${queue}}:${name}`;
+  }
+
+  /** Every key under this test's prefix. */
+  async keys(): Promise<string[]> {
+    const out: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.raw.scan(cursor, 'MATCH', `${this.prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      out.push(...batch);
+    } while (cursor !== '0');
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.supervisors.map((s) => s.stop({ graceMs: 0 }).catch(() => undefined)));
+    for (const c of this.clients) c.close();
+    await Promise.all(this.stores.map((s) => s.close()));
+    this.raw.disconnect();
+  }
+}
+
+/** A promise with its resolver outside, for gating work from a test. */
+export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((r) => (open = r));
+  return { promise, open };
+}
+
+/** Resolves when the signal fires (work that waits to be aborted). */
+export function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
