@@ -415,6 +415,25 @@ export class RedisStore implements Store {
     return (await this.redis.smembers(queuesKey(this.prefix))).sort();
   }
 
+  /**
+   * How many jobs each index of a queue holds (ZCARD of each, one round trip). `active` holds
+   * loading and working jobs; `queued` counts only jobs due now, `delayed` the ones waiting.
+   * @example const { queued, active, dead } = await store.counts('default');
+   */
+  async counts(queue: string): Promise<QueueCounts> {
+    const k = this.keys(queue);
+    const pipe = this.redis.pipeline();
+    for (const name of COUNTED) pipe.zcard(k[name]);
+    const res = (await pipe.exec()) ?? [];
+    const out = {} as QueueCounts;
+    COUNTED.forEach((name, i) => {
+      const [err, n] = res[i] ?? [null, 0];
+      if (err) throw err;
+      out[name] = Number(n);
+    });
+    return out;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.interruptWait();
@@ -424,6 +443,10 @@ export class RedisStore implements Store {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
+
+/** The indexes `counts` reports, in display order. */
+export const COUNTED = ['queued', 'delayed', 'active', 'waiting', 'done', 'failed', 'cancelled', 'dead', 'broken'] as const;
+export type QueueCounts = Record<(typeof COUNTED)[number], number>;
 
 function isFinishedIndex(name: keyof QueueKeys): boolean {
   return name === 'done' || name === 'failed' || name === 'cancelled';

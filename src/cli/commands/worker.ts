@@ -1,0 +1,120 @@
+// `machinist worker`: runs a Supervisor for the jobs a module exports until SIGTERM or SIGINT.
+//
+// Shutdown: the first signal stops claiming and gives running jobs --grace-ms to finish; what is
+// still running then is requeued at once (not after lease expiry). A second signal forces at
+// once. Exit code 0 when everything drained in time, 143 (128 + SIGTERM) when jobs were forced.
+
+import { Command, Option } from 'commander';
+import { Supervisor } from '../../supervisor/Supervisor.js';
+import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { loadJobs } from '../loadJobs.js';
+import { integer } from '../parseOptions.js';
+import { CliError } from '../CliError.js';
+
+interface WorkerOptions {
+  jobs: string;
+  queue: string;
+  concurrency: number;
+  leaseMs: number;
+  heartbeatMs: number;
+  reaperIntervalMs?: number;
+  graceMs: number;
+}
+
+export const EXIT_FORCED = 143;
+/** Past the grace period, how long stop() may take before the process exits regardless. */
+const STOP_OVERRUN_MS = 10_000;
+
+export function workerCommand(globals: () => GlobalOptions): Command {
+  return new Command('worker')
+    .description('run a supervisor for the jobs a module exports, until SIGTERM/SIGINT')
+    .requiredOption('--jobs <module>', 'ESM module exporting defineJob()/definePipeline() definitions')
+    .option('-q, --queue <name>', 'queue to work', 'default')
+    .option('-c, --concurrency <n>', 'jobs run at once', integer(1), 10)
+    .option('--lease-ms <ms>', 'lease length', integer(1), 30_000)
+    .option('--heartbeat-ms <ms>', 'lease extension interval (below --lease-ms)', integer(1), 10_000)
+    .addOption(
+      new Option('--reaper-interval-ms <ms>', 'how often expired leases are requeued').argParser(integer(1)),
+    )
+    .option(
+      '--grace-ms <ms>',
+      'on SIGTERM/SIGINT, how long running jobs may finish before they are requeued',
+      integer(0),
+      30_000,
+    )
+    .action(async (opts: WorkerOptions) => runWorker(globals(), opts));
+}
+
+async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<void> {
+  const jobs = await loadJobs(opts.jobs);
+  const store = await openStore(globals, true);
+  let supervisor: Supervisor;
+  try {
+    supervisor = new Supervisor({
+      store,
+      jobs,
+      queue: opts.queue,
+      concurrency: opts.concurrency,
+      leaseMs: opts.leaseMs,
+      heartbeatMs: opts.heartbeatMs,
+      reaperIntervalMs: opts.reaperIntervalMs,
+    });
+  } catch (err) {
+    await store.close();
+    throw new CliError((err as Error).message);
+  }
+
+  // Handlers go in before start() so a signal during startup is not the default (instant death).
+  let signals = 0;
+  const finish = (code: number) => {
+    void store.close().finally(() => process.exit(code));
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1) {
+      console.error(`machinist worker: ${signal}: stopping (grace ${opts.graceMs} ms)`);
+      setTimeout(() => {
+        console.error('machinist worker: stop did not complete; exiting');
+        process.exit(EXIT_FORCED);
+      }, opts.graceMs + STOP_OVERRUN_MS).unref();
+      void supervisor.stop({ graceMs: opts.graceMs }).then(
+        (r) => {
+          if (signals > 1) return; // the forced stop below exits
+          console.error(
+            r.forced
+              ? `machinist worker: forced; requeued ${r.requeued} job(s)`
+              : 'machinist worker: drained',
+          );
+          finish(r.forced ? EXIT_FORCED : 0);
+        },
+        (err: unknown) => {
+          console.error(`machinist worker: stop failed: ${(err as Error).message}`);
+          finish(1);
+        },
+      );
+    } else if (signals === 2) {
+      console.error(`machinist worker: ${signal} again: forcing`);
+      void supervisor.stop({ graceMs: 0 }).then(
+        (r) => {
+          console.error(`machinist worker: forced; requeued ${r.requeued} job(s)`);
+          finish(EXIT_FORCED);
+        },
+        () => finish(EXIT_FORCED),
+      );
+    }
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  try {
+    await supervisor.start();
+  } catch (err) {
+    await store.close();
+    throw new CliError(`worker failed to start: ${(err as Error).message}`);
+  }
+  const names = jobs.map((d) => `${d.name}@${d.version}`).join(', ');
+  console.log(
+    `machinist worker ready: queue '${opts.queue}', concurrency ${opts.concurrency}, machines ${names}; ` +
+      `redis ${safeUrl(globals.redis)} prefix '${globals.prefix}' (worker ${supervisor.workerId})`,
+  );
+}
