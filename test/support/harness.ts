@@ -2,6 +2,7 @@
 // a cleanup that stops every one of them (a test that fails half-way leaves nothing running).
 
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { Client, RedisStore, Supervisor } from '../../src/index.js';
 import type { ClientOptions, RedisStoreOptions, SupervisorOptions } from '../../src/index.js';
 import { uniquePrefix, type TestRedis } from './redis.js';
@@ -34,7 +35,8 @@ export class Harness {
 
   /** A supervisor with the fast timing profile, not yet started. */
   supervisor(options: Partial<SupervisorOptions> & Pick<SupervisorOptions, 'jobs'>): Supervisor {
-    const s = new Supervisor({ store: this.store, concurrency: 4, ...FAST, ...options });
+    const logger = pino({ level: process.env.MACHINIST_LOG ?? 'silent' });
+    const s = new Supervisor({ store: this.store, concurrency: 4, logger, ...FAST, ...options });
     this.supervisors.push(s);
     return s;
   }

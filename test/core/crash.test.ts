@@ -1,0 +1,82 @@
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { defineJob } from '../../src/index.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
+import { Harness } from '../support/harness.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/worker.ts', import.meta.url));
+
+function spawnWorker(redis: TestRedis, prefix: string): { child: ChildProcess; started: Set<string>; ready: Promise<void> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    env: { ...process.env, REDIS_URL: redis.url, PREFIX: prefix, MACHINIST_LOG: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const started = new Set<string>();
+  let buf = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (line === 'READY') resolve();
+        else if (line.startsWith('STARTED ')) started.add(line.slice(8));
+      }
+    });
+  });
+  ready.catch(() => {});
+  return { child, started, ready };
+}
+
+describe('crash', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  let child: ChildProcess | undefined;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await h.close();
+  });
+
+  it('completes every job of a worker killed with SIGKILL mid-job, on another supervisor after lease expiry', async () => {
+    h = new Harness(redis);
+    const w = spawnWorker(redis, h.prefix);
+    child = w.child;
+    await w.ready;
+    const ids = await h.client().enqueueMany([0, 1, 2].map((n) => ({ machine: 'slow', input: { n } })));
+    await eventually(() => ids.every((id) => w.started.has(id)), 10_000);
+    const exited = new Promise((r) => child!.once('exit', r));
+    const killedAt = Date.now();
+    child.kill('SIGKILL');
+    await exited;
+
+    // Nothing is lost: the jobs are still in Redis, held by a lease nobody will extend.
+    for (const id of ids) assert.equal((await h.store.getJob(id))?.status, 'working');
+
+    const done: string[] = [];
+    const slow = defineJob({
+      name: 'slow',
+      work: ({ jobId }) => {
+        done.push(jobId);
+        return 'recovered';
+      },
+    });
+    await h.started({ jobs: [slow] });
+    const client = h.client({ jobs: [slow] });
+    for (const id of ids) {
+      const rec = await client.waitForResult(id, { timeoutMs: 10_000 });
+      assert.equal(rec.status, 'done');
+      assert.equal(rec.leaseRequeues, 1);
+      assert.equal(rec.attempts, 1, 'a crash does not use up an attempt');
+      assert.ok((await client.events(id)).some((e) => e.type === 'lease-requeued'));
+    }
+    assert.deepEqual([...done].sort(), [...ids].sort(), 'each job ran exactly once after the crash');
+    const recoveredIn = Date.now() - killedAt;
+    // Lease 1 s + reaper 200 ms, with slack for a loaded machine.
+    assert.ok(recoveredIn < 5000, `recovered ${recoveredIn} ms after the kill`);
+  });
+});
