@@ -1,0 +1,79 @@
+// Summarizes a V8 .cpuprofile: self time by function and by package, per job.
+
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function packageOf(url: string, fn: string): string {
+  if (fn === '(garbage collector)') return 'GC';
+  if (fn === '(idle)') return 'idle';
+  if (fn === '(program)') return 'V8/native (program)';
+  if (!url) return 'native / builtins';
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return nm[1]!;
+  if (url.startsWith('node:')) return 'node internals';
+  if (url.includes('/src/')) return 'machinist src/' + (url.split('/src/')[1]?.split('/')[0] ?? '');
+  if (url.includes('/machines/')) return 'machinist machines/';
+  if (url.includes('/bench/')) return 'bench harness';
+  return 'other';
+}
+
+function shortUrl(url: string): string {
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) return url.slice(nm + 'node_modules/'.length);
+  const i = url.search(/\/(src|machines|bench)\//);
+  return i >= 0 ? url.slice(i + 1) : url;
+}
+
+export function analyzeProfile(file: string, jobs: number, top = 30): string {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  for (let i = 0; i < p.samples.length; i++) {
+    const id = p.samples[i]!;
+    self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+  const fns = new Map<string, { us: number; pkg: string }>();
+  const pkgs = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (const [id, us] of self) {
+    const n = byId.get(id)!;
+    const { functionName, url, lineNumber } = n.callFrame;
+    const pkg = packageOf(url, functionName);
+    if (pkg === 'idle') {
+      idle += us;
+      continue;
+    }
+    total += us;
+    const key = `${functionName || '(anonymous)'} ${url ? `${shortUrl(url)}:${lineNumber + 1}` : ''}`.trim();
+    const f = fns.get(key) ?? { us: 0, pkg };
+    f.us += us;
+    fns.set(key, f);
+    pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + us);
+  }
+  const lines: string[] = [
+    `Busy ${(total / 1000).toFixed(0)} ms of main-thread samples (${(total / jobs).toFixed(1)} us/job), idle ${(idle / 1000).toFixed(0)} ms. Self time:`,
+    '',
+    '| package | us/job | share |',
+    '|---|---:|---:|',
+  ];
+  for (const [pkg, us] of [...pkgs.entries()].sort((a, b) => b[1] - a[1])) {
+    lines.push(`| ${pkg} | ${(us / jobs).toFixed(2)} | ${((us / total) * 100).toFixed(1)}% |`);
+  }
+  lines.push('', `Top ${top} functions by self time:`, '', '| function | package | us/job | share |', '|---|---|---:|---:|');
+  for (const [key, f] of [...fns.entries()].sort((a, b) => b[1].us - a[1].us).slice(0, top)) {
+    lines.push(`| \`${key}\` | ${f.pkg} | ${(f.us / jobs).toFixed(2)} | ${((f.us / total) * 100).toFixed(1)}% |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,707 @@
+// The benchmark suite: Machinist vs BullMQ on one private redis-server, alternating, median of
+// REPS repetitions. Workers run in their own processes (bench/worker.ts).
+//
+//   npm run bench                      full run, writes bench/RESULTS.md
+//   BENCH_QUICK=1 npm run bench        2,000 jobs, 1 repetition, prints only
+//   BENCH_JOBS=50000 npm run bench     jobs per workload (default 20,000)
+//   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, backlog
+//   BENCH_BACKLOG=1000000 ...          backlog for workload 8 (default 200,000)
+//   npm run bench -- --profile         CPU profile + SLOWLOG of the c=100 workload -> bench/PROFILE.md
+
+import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue, QueueEvents } from 'bullmq';
+import { Client, RedisStore, defineJob } from '../src/index.js';
+import { loadScripts } from '../src/store/redis/scripts.js';
+import {
+  BULL_COMPLETED_KEY,
+  JOB_NAME,
+  MACHINIST_DONE_KEY,
+  MACHINIST_PREFIX,
+  QUEUE,
+  type FromWorker,
+  type SystemName,
+  type WorkerConfig,
+} from './common.js';
+import { commandStats, parseInfo, redisCpuSeconds, startRedis, usedMemory, type CommandStat, type PrivateRedis } from './redis.js';
+import { analyzeProfile } from './profile.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..');
+const QUICK = process.env.BENCH_QUICK === '1';
+const N = Number(process.env.BENCH_JOBS ?? (QUICK ? 2_000 : 20_000));
+const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? (QUICK ? 20_000 : 200_000));
+const LATENCY_JOBS = Number(process.env.BENCH_LATENCY_JOBS ?? (QUICK ? 100 : 300));
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const PROFILE = process.argv.includes('--profile');
+const WRITE = process.env.BENCH_WRITE === '1' || (!QUICK && !ONLY && !PROFILE && process.env.BENCH_WRITE !== '0');
+const SYSTEMS: SystemName[] = ['machinist', 'bullmq'];
+const ENQ_IN_FLIGHT = 100;
+const BULK = 1_000;
+
+let redis: PrivateRedis;
+const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
+
+// ---------------------------------------------------------------------------------------------
+// Parent-side clients.
+
+interface Side {
+  enqueueSingle(n: number, inFlight: number): Promise<void>;
+  enqueueBulk(n: number, batch: number): Promise<void>;
+  /** Sequential enqueue -> result seen by a waiting client; returns ms per job. */
+  latency(n: number, warmup: number): Promise<number[]>;
+  doneKey: string;
+  close(): Promise<void>;
+}
+
+function openSide(system: SystemName): Side {
+  return system === 'machinist' ? machinistSide() : bullSide();
+}
+
+function machinistSide(): Side {
+  const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
+  const client = new Client({ store, jobs: [noop], queue: QUEUE });
+  return {
+    doneKey: MACHINIST_DONE_KEY,
+    enqueueSingle: (n, inFlight) =>
+      pool(n, inFlight, async () => {
+        await client.enqueue(JOB_NAME, {});
+      }),
+    enqueueBulk: async (n, batch) => {
+      for (let done = 0; done < n; done += batch) {
+        const k = Math.min(batch, n - done);
+        await client.enqueueMany(Array.from({ length: k }, () => ({ machine: JOB_NAME, input: {} })));
+      }
+    },
+    latency: async (n, warmup) => {
+      const out: number[] = [];
+      for (let i = 0; i < n + warmup; i++) {
+        const t0 = performance.now();
+        const id = await client.enqueue(JOB_NAME, {});
+        const rec = await client.waitForResult(id, { queue: QUEUE, timeoutMs: 10_000 });
+        const ms = performance.now() - t0;
+        if (rec.status !== 'done') throw new Error(`latency job ended ${rec.status}`);
+        if (i >= warmup) out.push(ms);
+      }
+      return out;
+    },
+    close: async () => {
+      client.close();
+      await store.close();
+    },
+  };
+}
+
+function bullSide(): Side {
+  const connection = { host: redis.host, port: redis.port };
+  const queue = new Queue(QUEUE, { connection });
+  let events: QueueEvents | undefined;
+  return {
+    doneKey: BULL_COMPLETED_KEY,
+    enqueueSingle: (n, inFlight) =>
+      pool(n, inFlight, async () => {
+        await queue.add(JOB_NAME, {}, { removeOnComplete: false });
+      }),
+    enqueueBulk: async (n, batch) => {
+      for (let done = 0; done < n; done += batch) {
+        const k = Math.min(batch, n - done);
+        await queue.addBulk(
+          Array.from({ length: k }, () => ({ name: JOB_NAME, data: {}, opts: { removeOnComplete: false } })),
+        );
+      }
+    },
+    latency: async (n, warmup) => {
+      events ??= new QueueEvents(QUEUE, { connection });
+      await events.waitUntilReady();
+      const out: number[] = [];
+      for (let i = 0; i < n + warmup; i++) {
+        const t0 = performance.now();
+        const job = await queue.add(JOB_NAME, {}, { removeOnComplete: false });
+        await job.waitUntilFinished(events, 10_000);
+        if (i >= warmup) out.push(performance.now() - t0);
+      }
+      return out;
+    },
+    close: async () => {
+      await events?.close();
+      await queue.close();
+    },
+  };
+}
+
+async function pool(n: number, width: number, fn: () => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        next++;
+        await fn();
+      }
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker processes.
+
+interface WorkerStats {
+  cpuUs: number;
+  maxRssBytes: number;
+}
+
+interface Workers {
+  go(): void;
+  stop(): Promise<WorkerStats[]>;
+}
+
+async function spawnWorkers(system: SystemName, procs: number, concurrency: number, cpuProfile?: string): Promise<Workers> {
+  const children: ChildProcess[] = [];
+  const ready: Promise<void>[] = [];
+  const stats: Promise<WorkerStats>[] = [];
+  for (let i = 0; i < procs; i++) {
+    const cfg: WorkerConfig = { system, host: redis.host, port: redis.port, concurrency, cpuProfile };
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'worker.ts'), JSON.stringify(cfg)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    children.push(child);
+    ready.push(
+      new Promise((resolve, reject) => {
+        child.on('message', (m: FromWorker) => m.type === 'ready' && resolve());
+        child.once('exit', (code) => reject(new Error(`${system} worker exited with ${code} before ready`)));
+      }),
+    );
+    stats.push(
+      new Promise((resolve, reject) => {
+        child.on('message', (m: FromWorker) => m.type === 'stats' && resolve(m));
+        child.once('exit', (code) => reject(new Error(`${system} worker exited with ${code} without stats`)));
+      }),
+    );
+  }
+  await Promise.all(ready);
+  return {
+    go: () => children.forEach((c) => c.send({ cmd: 'go' })),
+    stop: async () => {
+      children.forEach((c) => c.send({ cmd: 'stop' }));
+      const out = await Promise.all(stats);
+      await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+      return out;
+    },
+  };
+}
+
+let polls = 0;
+async function waitDone(key: string, n: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    polls++;
+    if ((await redis.ctl.zcard(key)) >= n) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} jobs in ${key}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One processing run: fill, start workers, time until `n` jobs are done.
+
+interface RunResult {
+  jobsPerSec: number;
+  /** Redis figures over enqueue + processing (meaningful when backlog is 0). */
+  cmdsPerJob: number;
+  cmds: Map<string, CommandStat>;
+  redisCpuUsPerJob: number;
+  memPerJobBytes: number;
+  workerCpuUsPerJob: number;
+  workerMaxRssBytes: number;
+}
+
+async function processRun(
+  system: SystemName,
+  o: { procs: number; concurrency: number; n: number; backlog?: number; cpuProfile?: string },
+): Promise<RunResult> {
+  await redis.ctl.flushall();
+  const workers = await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
+  const side = openSide(system);
+  try {
+    await redis.ctl.config('RESETSTAT');
+    const mem0 = await usedMemory(redis.ctl);
+    const cpu0 = await redisCpuSeconds(redis.ctl);
+    polls = 0;
+    await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
+    const t0 = performance.now();
+    workers.go();
+    await waitDone(side.doneKey, o.n, Math.max(120_000, o.n * 5));
+    const secs = (performance.now() - t0) / 1000;
+    const cpu1 = await redisCpuSeconds(redis.ctl);
+    const mem1 = await usedMemory(redis.ctl);
+    const cmds = await commandStats(redis.ctl);
+    const ws = await workers.stop();
+    // Leave out the harness's own commands: INFO, CONFIG RESETSTAT and the ZCARD polls.
+    cmds.delete('info');
+    cmds.delete('config|resetstat');
+    const z = cmds.get('zcard');
+    if (z) {
+      z.calls -= polls;
+      if (z.calls <= 0) cmds.delete('zcard');
+    }
+    const total = [...cmds.values()].reduce((s, c) => s + c.calls, 0);
+    return {
+      jobsPerSec: o.n / secs,
+      cmdsPerJob: total / o.n,
+      cmds,
+      redisCpuUsPerJob: ((cpu1 - cpu0) * 1e6) / o.n,
+      memPerJobBytes: (mem1 - mem0) / o.n,
+      workerCpuUsPerJob: ws.reduce((s, w) => s + w.cpuUs, 0) / o.n,
+      workerMaxRssBytes: Math.max(...ws.map((w) => w.maxRssBytes)),
+    };
+  } finally {
+    await side.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results.
+
+interface Row {
+  workload: string;
+  metric: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  samples: Record<SystemName, number[]>;
+  pending?: boolean;
+}
+
+const rows: Row[] = [];
+const cmdBreakdown: Record<SystemName, Map<string, CommandStat>[]> = { machinist: [], bullmq: [] };
+
+function row(workload: string, metric: string, unit: string, better: 'higher' | 'lower'): Row {
+  let r = rows.find((x) => x.workload === workload && x.metric === metric);
+  if (!r) rows.push((r = { workload, metric, unit, better, samples: { machinist: [], bullmq: [] } }));
+  return r;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+function fmt(x: number | undefined): string {
+  if (x === undefined || !Number.isFinite(x)) return '-';
+  const a = Math.abs(x);
+  if (a >= 1000) return Math.round(x).toLocaleString('en-US');
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+function stat(xs: number[]): { med: number; min: number; max: number } | undefined {
+  if (xs.length === 0) return undefined;
+  return { med: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
+}
+
+function cell(xs: number[]): string {
+  const s = stat(xs);
+  if (!s) return '-';
+  return xs.length > 1 ? `${fmt(s.med)} (${fmt(s.min)}–${fmt(s.max)})` : fmt(s.med);
+}
+
+function ratioOf(r: Row): number | undefined {
+  const m = stat(r.samples.machinist);
+  const b = stat(r.samples.bullmq);
+  return m && b && b.med !== 0 ? m.med / b.med : undefined;
+}
+
+function table(): string {
+  const lines = [
+    '| # | workload / metric | unit | Machinist median (min–max) | BullMQ median (min–max) | M/B | better |',
+    '|---|---|---|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    if (r.pending) {
+      lines.push(`| ${r.workload} | ${r.metric} | - | pending | pending | - | - |`);
+      continue;
+    }
+    const ratio = ratioOf(r);
+    lines.push(
+      `| ${r.workload} | ${r.metric} | ${r.unit} | ${cell(r.samples.machinist)} | ${cell(r.samples.bullmq)} | ${ratio === undefined ? '-' : ratio.toFixed(2) + 'x'} | ${r.better} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function find(metric: string): Row | undefined {
+  return rows.find((r) => r.metric === metric);
+}
+
+function targets(): string {
+  const out: string[] = ['| target | figure | verdict |', '|---|---|---|'];
+  const ratioTarget = (name: string, metric: string, want: number, dir: '>=' | '<=') => {
+    const r = find(metric);
+    const x = r ? ratioOf(r) : undefined;
+    if (x === undefined) {
+      out.push(`| ${name} | not measured | - |`);
+      return;
+    }
+    const ok = dir === '>=' ? x >= want : x <= want;
+    const by = dir === '>=' ? ((want - x) / want) * 100 : ((x - want) / want) * 100;
+    out.push(`| ${name} | ${x.toFixed(2)}x (want ${dir} ${want}x) | ${ok ? 'met' : `**missed** by ${by.toFixed(0)}%`} |`);
+  };
+  const absTarget = (name: string, metric: string, want: number, unit: string) => {
+    const r = find(metric);
+    const s = r ? stat(r.samples.machinist) : undefined;
+    if (!s) {
+      out.push(`| ${name} | not measured | - |`);
+      return;
+    }
+    const ok = s.med <= want;
+    out.push(
+      `| ${name} | ${fmt(s.med)} ${unit} (want <= ${want}) | ${ok ? 'met' : `**missed** by ${(((s.med - want) / want) * 100).toFixed(0)}%`} |`,
+    );
+  };
+  ratioTarget('throughput c=100, 1 worker process: >= 1.5x', 'throughput c=100, 1 proc', 1.5, '>=');
+  ratioTarget('throughput c=10, 1 worker process: >= 1.25x', 'throughput c=10, 1 proc', 1.25, '>=');
+  {
+    const a = find('throughput c=100, 1 proc');
+    const b = find('throughput c=100, 2 procs');
+    const ra = a ? ratioOf(a) : undefined;
+    const rb = b ? ratioOf(b) : undefined;
+    if (ra === undefined || rb === undefined) out.push('| best process count (1 or 2, same for both): >= 2x | not measured | - |');
+    else {
+      const best = Math.max(ra, rb);
+      const which = rb > ra ? '2 procs' : '1 proc';
+      out.push(
+        `| best process count (1 or 2, same for both): >= 2x | ${best.toFixed(2)}x at ${which} | ${best >= 2 ? 'met' : `**missed** by ${(((2 - best) / 2) * 100).toFixed(0)}%`} |`,
+      );
+    }
+  }
+  ratioTarget('worker CPU per job below BullMQ', 'worker CPU per job (c=100)', 1, '<=');
+  ratioTarget('enqueueMany >= 3x addBulk', 'enqueueMany, batches of 1,000', 3, '>=');
+  ratioTarget('single enqueue >= 1.5x add', 'enqueue, 100 in flight', 1.5, '>=');
+  ratioTarget('latency p50 no worse', 'latency p50', 1, '<=');
+  ratioTarget('latency p99 no worse', 'latency p99', 1, '<=');
+  absTarget('Redis commands per job <= 12', 'Redis commands per job (enqueue+claim+finish)', 12, 'commands');
+  absTarget('Redis CPU per job <= 25 us', 'Redis CPU per job', 25, 'us');
+  ratioTarget('Redis memory per kept finished job <= BullMQ', 'Redis memory per finished job kept', 1, '<=');
+  {
+    const r = find('backlog/empty throughput');
+    const s = r ? stat(r.samples.machinist) : undefined;
+    if (!s) out.push('| backlog throughput within 10% of empty | not measured | - |');
+    else
+      out.push(
+        `| backlog (${BACKLOG.toLocaleString('en-US')}) throughput within 10% of empty | ${(s.med * 100).toFixed(0)}% of empty (want >= 90%) | ${s.med >= 0.9 ? 'met' : `**missed** by ${((0.9 - s.med) * 100).toFixed(0)} points`} |`,
+      );
+  }
+  out.push('| 3-step pipeline >= BullMQ single-step no-op throughput | pending (workload 6) | pending |');
+  out.push('| fan-out/fan-in of 1,000 children >= 2x BullMQ flows | pending (workload 7) | pending |');
+  return out.join('\n');
+}
+
+function commandsTable(): string {
+  const lines: string[] = [];
+  for (const system of SYSTEMS) {
+    const runs = cmdBreakdown[system];
+    if (runs.length === 0) continue;
+    const names = new Set(runs.flatMap((m) => [...m.keys()]));
+    const perJob = [...names]
+      .map((name) => ({
+        name,
+        calls: median(runs.map((m) => m.get(name)?.calls ?? 0)) / N,
+        usec: median(runs.map((m) => m.get(name)?.usec ?? 0)) / N,
+      }))
+      .sort((a, b) => b.calls - a.calls);
+    lines.push(`**${system}** (median of ${runs.length} runs, per job; usec = Redis's own timing, scripts include their inner commands)`);
+    lines.push('', '| command | calls/job | usec/job |', '|---|---:|---:|');
+    for (const c of perJob.slice(0, 12)) lines.push(`| ${c.name} | ${c.calls.toFixed(2)} | ${c.usec.toFixed(2)} |`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workloads.
+
+function orderFor(rep: number): SystemName[] {
+  return rep % 2 === 0 ? SYSTEMS : [...SYSTEMS].reverse();
+}
+
+function want(name: string): boolean {
+  return !ONLY || ONLY.has(name);
+}
+
+function log(msg: string): void {
+  process.stdout.write(msg + '\n');
+}
+
+async function enqueueWorkload(): Promise<void> {
+  log(`\n== 1. enqueue (${N.toLocaleString('en-US')} jobs, no workers)`);
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const system of orderFor(rep)) {
+      for (const mode of ['single', 'bulk'] as const) {
+        await redis.ctl.flushall();
+        const side = openSide(system);
+        try {
+          const t0 = performance.now();
+          if (mode === 'single') await side.enqueueSingle(N, ENQ_IN_FLIGHT);
+          else await side.enqueueBulk(N, BULK);
+          const rate = N / ((performance.now() - t0) / 1000);
+          const metric = mode === 'single' ? 'enqueue, 100 in flight' : 'enqueueMany, batches of 1,000';
+          row('1', metric, 'jobs/s', 'higher').samples[system].push(rate);
+          log(`  rep ${rep + 1} ${system.padEnd(9)} ${metric.padEnd(30)} ${fmt(rate)} jobs/s`);
+        } finally {
+          await side.close();
+        }
+      }
+    }
+  }
+}
+
+async function throughputWorkload(): Promise<void> {
+  log(`\n== 2. throughput of no-op jobs (${N.toLocaleString('en-US')} jobs, queue filled first)`);
+  log('   (the c=100 1-proc runs also give workloads 4 and 5: Redis commands/CPU/memory, worker CPU/RSS)');
+  const configs = [
+    { concurrency: 1, procs: 1 },
+    { concurrency: 10, procs: 1 },
+    { concurrency: 100, procs: 1 },
+    { concurrency: 100, procs: 2 },
+  ];
+  for (const c of configs) {
+    const metric = `throughput c=${c.concurrency}, ${c.procs} proc${c.procs > 1 ? 's' : ''}`;
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const system of orderFor(rep)) {
+        const r = await processRun(system, { ...c, n: N });
+        row('2', metric, 'jobs/s', 'higher').samples[system].push(r.jobsPerSec);
+        let extra = '';
+        if (c.concurrency === 100 && c.procs === 1) {
+          row('4', 'Redis commands per job (enqueue+claim+finish)', 'commands', 'lower').samples[system].push(r.cmdsPerJob);
+          row('4', 'Redis CPU per job', 'us', 'lower').samples[system].push(r.redisCpuUsPerJob);
+          row('5', 'Redis memory per finished job kept', 'bytes', 'lower').samples[system].push(r.memPerJobBytes);
+          row('5', 'worker CPU per job (c=100)', 'us', 'lower').samples[system].push(r.workerCpuUsPerJob);
+          row('5', 'worker peak RSS (c=100)', 'MB', 'lower').samples[system].push(r.workerMaxRssBytes / 1e6);
+          cmdBreakdown[system].push(r.cmds);
+          extra = `  cmds/job ${fmt(r.cmdsPerJob)}  redis cpu/job ${fmt(r.redisCpuUsPerJob)} us  mem/job ${fmt(r.memPerJobBytes)} B  worker cpu/job ${fmt(r.workerCpuUsPerJob)} us  rss ${fmt(r.workerMaxRssBytes / 1e6)} MB`;
+        }
+        log(`  rep ${rep + 1} ${system.padEnd(9)} ${metric.padEnd(26)} ${fmt(r.jobsPerSec)} jobs/s${extra}`);
+      }
+    }
+  }
+}
+
+async function latencyWorkload(): Promise<void> {
+  log(`\n== 3. latency enqueue -> result seen by a waiting client (${LATENCY_JOBS} jobs one at a time, worker c=10)`);
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const system of orderFor(rep)) {
+      await redis.ctl.flushall();
+      const workers = await spawnWorkers(system, 1, 10);
+      const side = openSide(system);
+      try {
+        workers.go();
+        await new Promise((r) => setTimeout(r, 300));
+        const ms = await side.latency(LATENCY_JOBS, 20);
+        const p50 = percentile(ms, 50);
+        const p99 = percentile(ms, 99);
+        row('3', 'latency p50', 'ms', 'lower').samples[system].push(p50);
+        row('3', 'latency p99', 'ms', 'lower').samples[system].push(p99);
+        log(`  rep ${rep + 1} ${system.padEnd(9)} p50 ${fmt(p50)} ms  p99 ${fmt(p99)} ms`);
+      } finally {
+        await workers.stop();
+        await side.close();
+      }
+    }
+  }
+}
+
+async function backlogWorkload(): Promise<void> {
+  log(`\n== 8. throughput (c=100, 1 proc, ${N.toLocaleString('en-US')} jobs) with ${BACKLOG.toLocaleString('en-US')} more queued behind vs an empty queue`);
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const system of orderFor(rep)) {
+      const empty = await processRun(system, { procs: 1, concurrency: 100, n: N });
+      const full = await processRun(system, { procs: 1, concurrency: 100, n: N, backlog: BACKLOG });
+      row('8', 'throughput, empty queue', 'jobs/s', 'higher').samples[system].push(empty.jobsPerSec);
+      row('8', `throughput, ${BACKLOG.toLocaleString('en-US')} queued`, 'jobs/s', 'higher').samples[system].push(full.jobsPerSec);
+      row('8', 'backlog/empty throughput', 'ratio', 'higher').samples[system].push(full.jobsPerSec / empty.jobsPerSec);
+      log(
+        `  rep ${rep + 1} ${system.padEnd(9)} empty ${fmt(empty.jobsPerSec)} jobs/s  backlog ${fmt(full.jobsPerSec)} jobs/s  (${((full.jobsPerSec / empty.jobsPerSec) * 100).toFixed(0)}%)`,
+      );
+    }
+  }
+}
+
+function pendingWorkloads(): void {
+  // Workloads 6 (3-step pipeline, a checkpoint per step, vs BullMQ single-step no-op) and 7
+  // (1 parent -> 1,000 children -> merge, vs a BullMQ FlowProducer flow) go here once the
+  // pipeline and children runtimes land: add a worker mode in worker.ts and a function like
+  // throughputWorkload() that records rows '6' and '7'.
+  log('\n== 6. 3-step pipeline with a checkpoint per step: pending (pipeline runtime not in this build)');
+  log('== 7. fan-out to 1,000 children and merge vs FlowProducer: pending (children runtime not in this build)');
+  rows.push({ workload: '6', metric: '3-step pipeline throughput', unit: 'jobs/s', better: 'higher', samples: { machinist: [], bullmq: [] }, pending: true });
+  rows.push({ workload: '7', metric: 'fan-out/fan-in, 1,000 children', unit: 'flows/s', better: 'higher', samples: { machinist: [], bullmq: [] }, pending: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine and output.
+
+function gitCommit(): string {
+  try {
+    const sha = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
+    const dirty = execSync('git status --porcelain -- src machines', { cwd: ROOT }).toString().trim() ? ' (src/machines modified)' : '';
+    return sha + dirty;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function pkgVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '?';
+  }
+}
+
+async function machine(): Promise<string[]> {
+  const server = parseInfo(await redis.ctl.info('server'));
+  return [
+    `- CPU: ${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `- Node ${process.version}; Redis ${server.redis_version ?? '?'} (private redis-server on 127.0.0.1:${redis.port}, no persistence)`,
+    `- bullmq ${pkgVersion('bullmq')}, xstate ${pkgVersion('xstate')}, ioredis ${pkgVersion('ioredis')}`,
+    `- git commit ${gitCommit()}`,
+    `- ${N.toLocaleString('en-US')} jobs per workload, ${REPS} repetitions (Machinist and BullMQ alternating, order swapped every repetition), backlog ${BACKLOG.toLocaleString('en-US')}, ${LATENCY_JOBS} latency samples per repetition`,
+  ];
+}
+
+async function profileMode(): Promise<void> {
+  const dir = join(HERE, 'profiles');
+  mkdirSync(dir, { recursive: true });
+  const shaToScript = new Map(loadScripts().map((s) => [createHash('sha1').update(s.lua).digest('hex'), s.name]));
+  const md: string[] = [
+    '# Profile of the c=100 no-op workload',
+    '',
+    `Command: \`npm run bench -- --profile\` (${N.toLocaleString('en-US')} jobs, 1 worker process, concurrency 100). Generated by bench/run.ts.`,
+    '',
+    ...(await machine()),
+    '',
+  ];
+  for (const system of SYSTEMS) {
+    const file = join(dir, `${system}-c100.cpuprofile`);
+    await redis.ctl.config('SET', 'slowlog-log-slower-than', '50');
+    await redis.ctl.config('SET', 'slowlog-max-len', '100000');
+    await redis.ctl.slowlog('RESET');
+    const r = await processRun(system, { procs: 1, concurrency: 100, n: N, cpuProfile: file });
+    const slow = (await redis.ctl.slowlog('GET', 100000)) as [number, number, number, string[]][];
+    log(`${system}: ${fmt(r.jobsPerSec)} jobs/s, worker CPU ${fmt(r.workerCpuUsPerJob)} us/job, Redis CPU ${fmt(r.redisCpuUsPerJob)} us/job, ${fmt(r.cmdsPerJob)} cmds/job`);
+    md.push(`## ${system}`, '');
+    md.push(
+      `${fmt(r.jobsPerSec)} jobs/s; worker CPU ${fmt(r.workerCpuUsPerJob)} us/job; Redis CPU ${fmt(r.redisCpuUsPerJob)} us/job (enqueue included); ${fmt(r.cmdsPerJob)} Redis commands/job; ${fmt(r.memPerJobBytes)} B Redis memory/job.`,
+      '',
+    );
+    md.push('### Redis commands per job (INFO commandstats; enqueue + processing)', '');
+    md.push('| command | calls/job | usec/job | usec/call |', '|---|---:|---:|---:|');
+    for (const [name, c] of [...r.cmds.entries()].sort((a, b) => b[1].calls - a[1].calls).slice(0, 20)) {
+      md.push(`| ${name} | ${(c.calls / N).toFixed(3)} | ${(c.usec / N).toFixed(2)} | ${(c.usec / Math.max(1, c.calls)).toFixed(1)} |`);
+    }
+    md.push('', '### SLOWLOG (commands over 50 us), grouped', '');
+    const groups = new Map<string, { n: number; total: number; max: number }>();
+    for (const [, , us, args] of slow) {
+      let name = String(args[0] ?? '?').toLowerCase();
+      if (name === 'evalsha') name = `evalsha ${shaToScript.get(String(args[1])) ?? String(args[1]).slice(0, 8)}`;
+      const g = groups.get(name) ?? { n: 0, total: 0, max: 0 };
+      g.n++;
+      g.total += us;
+      g.max = Math.max(g.max, us);
+      groups.set(name, g);
+    }
+    md.push('| command | entries | mean us | max us |', '|---|---:|---:|---:|');
+    for (const [name, g] of [...groups.entries()].sort((a, b) => b[1].total - a[1].total).slice(0, 12)) {
+      md.push(`| ${name} | ${g.n} | ${(g.total / g.n).toFixed(0)} | ${g.max} |`);
+    }
+    md.push('', '### Worker CPU profile (measured window only)', '', analyzeProfile(file, N), '');
+  }
+  await redis.ctl.config('SET', 'slowlog-log-slower-than', '10000');
+  writeFileSync(join(HERE, 'PROFILE.md'), md.join('\n'));
+  log(`wrote bench/PROFILE.md and ${dir}/*.cpuprofile`);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  redis = await startRedis();
+  try {
+    const m = await machine();
+    log('Machinist vs BullMQ benchmark\n' + m.join('\n'));
+    if (PROFILE) return await profileMode();
+    if (want('enqueue')) await enqueueWorkload();
+    if (want('throughput')) await throughputWorkload();
+    if (want('latency')) await latencyWorkload();
+    pendingWorkloads();
+    if (want('backlog')) await backlogWorkload();
+    const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+    const body = [
+      '## Results',
+      '',
+      table(),
+      '',
+      '## Targets (issue 5)',
+      '',
+      targets(),
+      '',
+      '## Redis commands by type (workload 4, c=100 runs)',
+      '',
+      commandsTable(),
+    ].join('\n');
+    log('\n' + body + `\n\n(run took ${minutes} min)`);
+    if (WRITE) {
+      const analysisFile = join(HERE, 'analysis.md');
+      const analysis = existsSync(analysisFile) ? readFileSync(analysisFile, 'utf8') : '';
+      const env = ['BENCH_JOBS', 'BENCH_REPS', 'BENCH_BACKLOG', 'BENCH_LATENCY_JOBS']
+        .filter((k) => process.env[k])
+        .map((k) => `${k}=${process.env[k]} `)
+        .join('');
+      writeFileSync(
+        join(HERE, 'RESULTS.md'),
+        [
+          '# Benchmark results: Machinist vs BullMQ',
+          '',
+          `Generated by \`${env}npm run bench\` on ${new Date().toISOString()} (took ${minutes} min). Figures are medians of ${REPS} runs with min–max; M/B is Machinist / BullMQ of the medians.`,
+          'The machine was shared with other test runs while this ran: compare the ratios, not the absolute figures.',
+          '',
+          '## Machine',
+          '',
+          ...m,
+          '',
+          '## Method',
+          '',
+          '- One private `redis-server` (no persistence), FLUSHALL before every run. Workers are separate Node processes (`bench/worker.ts`); the client (enqueue, latency waits) is the parent process.',
+          '- Throughput (2, 8): the queue is filled first with `enqueueMany`/`addBulk` (batches of 1,000), then the workers are told to go; time until the done index (`ZCARD` of Machinist\'s done set / BullMQ\'s completed set) holds all the jobs. Both keep finished jobs (Machinist\'s 7-day finished TTL; BullMQ `removeOnComplete: false`).',
+          '- Redis commands, Redis CPU and Redis memory (4, 5) come from the c=100, 1-process runs and cover the full cycle: the bulk enqueue and the processing. Commands are the sum of `INFO commandstats` calls (scripts and the commands they run inside both count), without the harness\'s own INFO/CONFIG/ZCARD polls. Redis CPU is the used_cpu_user+used_cpu_sys delta; memory is the used_memory delta with all jobs finished and kept.',
+          '- Worker CPU is `process.cpuUsage()` of the worker process from go to the last job done, divided by jobs; peak RSS is `resourceUsage().maxRSS`.',
+          '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; 20 warm-up jobs are not counted.',
+          '',
+          body,
+          '',
+          analysis,
+        ].join('\n'),
+      );
+      log('wrote bench/RESULTS.md');
+    }
+  } finally {
+    await redis.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,105 @@
+// A bench worker process: one Machinist Supervisor or one BullMQ Worker processing no-op jobs.
+// Protocol (IPC): sends 'ready' once connected; starts processing on 'go'; on 'stop' reports
+// its CPU time since 'go' and its peak RSS, shuts down and exits.
+
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { Worker } from 'bullmq';
+import { RedisStore, Supervisor, defineJob } from '../src/index.js';
+import { JOB_NAME, MACHINIST_PREFIX, QUEUE, type FromWorker, type ToWorker, type WorkerConfig } from './common.js';
+
+const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
+
+function send(m: FromWorker): void {
+  process.send?.(m);
+}
+
+interface Runner {
+  go(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function machinist(): Promise<Runner> {
+  const store = new RedisStore({ url: `redis://${config.host}:${config.port}`, prefix: MACHINIST_PREFIX });
+  const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
+  const sup = new Supervisor({
+    store,
+    jobs: [noop],
+    queue: QUEUE,
+    concurrency: config.concurrency,
+    leaseMs: 30_000,
+    heartbeatMs: 10_000,
+    reaperIntervalMs: 5_000,
+  });
+  await store.redis.ping();
+  return {
+    go: () => sup.start(),
+    stop: async () => {
+      await sup.stop({ graceMs: 2_000 });
+      await store.close();
+    },
+  };
+}
+
+async function bullmq(): Promise<Runner> {
+  const worker = new Worker(QUEUE, async () => undefined, {
+    connection: { host: config.host, port: config.port },
+    concurrency: config.concurrency,
+    autorun: false,
+  });
+  worker.on('error', () => {});
+  await worker.waitUntilReady();
+  let running: Promise<void> | undefined;
+  return {
+    go: async () => {
+      running = worker.run().catch(() => {});
+    },
+    stop: async () => {
+      await worker.close(true);
+      await running;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const runner = config.system === 'machinist' ? await machinist() : await bullmq();
+  let cpu0: NodeJS.CpuUsage | undefined;
+  let session: Session | undefined;
+  process.on('message', (m: ToWorker) => {
+    void (async () => {
+      if (m.cmd === 'go') {
+        if (config.cpuProfile) {
+          session = new Session();
+          session.connect();
+          await session.post('Profiler.setSamplingInterval', { interval: 100 });
+          await session.post('Profiler.enable');
+          await session.post('Profiler.start');
+        }
+        cpu0 = process.cpuUsage();
+        await runner.go();
+      } else if (m.cmd === 'stop') {
+        const cpu = process.cpuUsage(cpu0);
+        const maxRssBytes = process.resourceUsage().maxRSS * 1024;
+        if (session && config.cpuProfile) {
+          const { profile } = await session.post('Profiler.stop');
+          writeFileSync(config.cpuProfile, JSON.stringify(profile));
+          session.disconnect();
+        }
+        send({ type: 'stats', cpuUs: cpu.user + cpu.system, maxRssBytes });
+        const hard = setTimeout(() => process.exit(0), 5_000);
+        try {
+          await runner.stop();
+        } finally {
+          clearTimeout(hard);
+          process.exit(0);
+        }
+      }
+    })();
+  });
+  send({ type: 'ready' });
+}
+
+main().catch((err) => {
+  console.error('bench worker failed:', err);
+  process.exit(1);
+});
