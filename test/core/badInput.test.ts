@@ -1,0 +1,148 @@
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { UnknownMachineError, ValidationError, defineJob, type Client } from '../../src/index.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
+import { Harness } from '../support/harness.js';
+
+const job = defineJob({ name: 'ok', work: ({ input }: { input: unknown }) => input });
+
+async function refuses(h: Harness, attempt: () => Promise<unknown>, check: (err: any) => void): Promise<void> {
+  await assert.rejects(attempt, (err: any) => {
+    check(err);
+    return true;
+  });
+  assert.deepEqual(await h.keys(), [], 'nothing was written under the prefix');
+}
+
+describe('bad input', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  let client: Client;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(async () => h.close());
+
+  const fresh = () => {
+    h = new Harness(redis);
+    client = h.client({ jobs: [job] });
+  };
+
+  it('refuses an unknown machine with UnknownMachineError naming it', async () => {
+    fresh();
+    await refuses(h, () => client.enqueue('nope', {}), (err) => {
+      assert.ok(err instanceof UnknownMachineError);
+      assert.equal(err.code, 'UNKNOWN_MACHINE');
+      assert.equal(err.machine, 'nope');
+      assert.equal(err.field, 'machine');
+      assert.match(err.message, /nope/);
+    });
+  });
+
+  it('refuses a machine that no supervisor has published when the client has no definitions', async () => {
+    fresh();
+    const bare = h.client();
+    await refuses(h, () => bare.enqueue('ok', {}), (err) => assert.ok(err instanceof UnknownMachineError));
+  });
+
+  it('refuses input that is not JSON-serializable: a BigInt, a cycle, a function', async () => {
+    fresh();
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    for (const input of [{ n: 10n }, cyclic, () => 1]) {
+      await refuses(h, () => client.enqueue('ok', input), (err) => {
+        assert.ok(err instanceof ValidationError, String(err));
+        assert.equal(err.code, 'INVALID_INPUT');
+        assert.equal(err.field, 'input');
+        assert.match(err.message, /not JSON-serializable/);
+      });
+    }
+  });
+
+  it('refuses a payload over 1 MiB by default, naming its size', async () => {
+    fresh();
+    const big = { blob: 'x'.repeat(1024 * 1024) };
+    await refuses(h, () => client.enqueue('ok', big), (err) => {
+      assert.ok(err instanceof ValidationError);
+      assert.equal(err.field, 'input');
+      assert.match(err.message, /over the 1048576-byte limit/);
+    });
+    // Just under the limit is fine.
+    const id = await client.enqueue('ok', { blob: 'x'.repeat(1024 * 1024 - 20) });
+    assert.ok(id);
+  });
+
+  it('refuses an invalid priority, delayMs, maxAttempts, timeoutMs, idempotencyKey or queue, naming the field', async () => {
+    fresh();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ priority: 'urgent' }, 'priority'],
+      [{ priority: 0 }, 'priority'],
+      [{ delayMs: -1 }, 'delayMs'],
+      [{ delayMs: Number.NaN }, 'delayMs'],
+      [{ delayMs: '100' }, 'delayMs'],
+      [{ delayMs: Infinity }, 'delayMs'],
+      [{ maxAttempts: 0 }, 'maxAttempts'],
+      [{ maxAttempts: 1.5 }, 'maxAttempts'],
+      [{ timeoutMs: 0 }, 'timeoutMs'],
+      [{ idempotencyKey: '' }, 'idempotencyKey'],
+      [{ queue: 'bad queue!' }, 'queue'],
+    ];
+    for (const [options, field] of cases) {
+      await refuses(h, () => client.enqueue('ok', {}, options as any), (err) => {
+        assert.ok(err instanceof ValidationError, `${JSON.stringify(options)}: ${String(err)}`);
+        assert.equal(err.field, field, JSON.stringify(options));
+      });
+    }
+  });
+
+  it('writes nothing of a batch when one item is bad', async () => {
+    fresh();
+    await refuses(
+      h,
+      () => client.enqueueMany([{ machine: 'ok', input: 1 }, { machine: 'ok', input: 2, options: { priority: 'nope' as any } }]),
+      (err) => assert.equal(err.field, 'priority'),
+    );
+  });
+
+  it('sets a job whose record has no hash aside as broken and keeps serving others', async () => {
+    fresh();
+    await h.started({ jobs: [job] });
+    // A foreign producer put an id in line without writing its record.
+    await h.raw.zadd(h.key('queued'), 1, 'ghost-id');
+    await h.raw.zadd(h.key('marker'), 0, 'w');
+    const id = await client.enqueue('ok', 'fine');
+    assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).status, 'done');
+    const broken = await eventually(async () => (await client.broken()).find((b) => b.id === 'ghost-id'));
+    assert.match(broken.reason, /missing/);
+  });
+
+  it('sets aside a record with non-JSON input, or naming an unknown machine, with the reason, and keeps serving', async () => {
+    fresh();
+    const sup = await h.started({ jobs: [job] });
+    const put = async (id: string, fields: Record<string, string | number>) => {
+      await h.raw.hset(h.key(`job:${id}`), { st: 'queued', a: 1, ma: 4, qs: 1, ca: 1, ua: 1, ...fields });
+      await h.raw.zadd(h.key('queued'), 1, id);
+    };
+    await put('badjson', { m: 'ok', v: 1, in: '{not json' });
+    await put('unknown', { m: 'mystery', v: 1, in: '{}' });
+    await h.raw.zadd(h.key('marker'), 0, 'w');
+    const id = await client.enqueue('ok', 'still fine');
+    assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).output, 'still fine');
+    await eventually(async () => (await client.broken()).length === 2);
+    const reasons = Object.fromEntries((await client.broken()).map((b) => [b.id, b.reason]));
+    assert.match(reasons.badjson!, /not valid JSON/);
+    assert.match(reasons.unknown!, /mystery/);
+    for (const bid of ['badjson', 'unknown']) {
+      const rec = await client.get(bid);
+      assert.equal(rec?.status, 'failed');
+      assert.equal(rec?.error?.name, 'BrokenJobError');
+      assert.equal(await h.raw.zscore(h.key('active'), bid), null);
+    }
+    assert.equal((await client.get('unknown'))?.error?.code, 'UNKNOWN_MACHINE');
+    assert.equal((await client.get('badjson'))?.error?.code, 'UNDECODABLE');
+    assert.equal(sup.inFlight, 0);
+    // Broken jobs are not dead letters: nothing retries them by accident.
+    assert.deepEqual(await client.deadLetters(), []);
+    const after = await client.enqueue('ok', 'after');
+    assert.equal((await client.waitForResult(after, { timeoutMs: 5000 })).status, 'done');
+  });
+});
