@@ -61,8 +61,12 @@ async function startServer(): Promise<DemoRedis> {
   ];
   const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+  // However this process ends (watchdog, uncaught error), the server must not outlive it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const url = `redis://127.0.0.1:${port}`;
   const stop = async () => {
+    process.removeListener('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
