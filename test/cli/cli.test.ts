@@ -64,8 +64,8 @@ describe('machinist CLI', () => {
     );
     workers.add(child);
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     await eventually(() => out.includes('worker ready') || child.exitCode !== null, 15_000);
     assert.ok(out.includes('worker ready'), `worker did not start: ${out}`);
