@@ -71,9 +71,17 @@ export function analyzeProfile(file: string, jobs: number, top = 30): string {
   for (const [pkg, us] of [...pkgs.entries()].sort((a, b) => b[1] - a[1])) {
     lines.push(`| ${pkg} | ${(us / jobs).toFixed(2)} | ${((us / total) * 100).toFixed(1)}% |`);
   }
-  lines.push('', `Top ${top} functions by self time:`, '', '| function | package | us/job | share |', '|---|---|---:|---:|');
+  lines.push(
+    '',
+    `Top ${top} functions by self time:`,
+    '',
+    '| function | package | us/job | share |',
+    '|---|---|---:|---:|',
+  );
   for (const [key, f] of [...fns.entries()].sort((a, b) => b[1].us - a[1].us).slice(0, top)) {
-    lines.push(`| \`${key}\` | ${f.pkg} | ${(f.us / jobs).toFixed(2)} | ${((f.us / total) * 100).toFixed(1)}% |`);
+    lines.push(
+      `| \`${key}\` | ${f.pkg} | ${(f.us / jobs).toFixed(2)} | ${((f.us / total) * 100).toFixed(1)}% |`,
+    );
   }
   return lines.join('\n');
 }

@@ -39,7 +39,13 @@ export async function startRedis(): Promise<PrivateRedis> {
   process.once('exit', kill);
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const probe = new Redis({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis({
+      host,
+      port,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => {});
     try {
       await probe.connect();
@@ -48,7 +54,8 @@ export async function startRedis(): Promise<PrivateRedis> {
       break;
     } catch (err) {
       probe.disconnect();
-      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}: ${String(err)}`);
+      if (Date.now() > deadline)
+        throw new Error(`redis-server did not start on port ${port}`, { cause: err });
       await new Promise((r) => setTimeout(r, 50));
     }
   }

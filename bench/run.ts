@@ -27,7 +27,15 @@ import {
   type SystemName,
   type WorkerConfig,
 } from './common.js';
-import { commandStats, parseInfo, redisCpuSeconds, startRedis, usedMemory, type CommandStat, type PrivateRedis } from './redis.js';
+import {
+  commandStats,
+  parseInfo,
+  redisCpuSeconds,
+  startRedis,
+  usedMemory,
+  type CommandStat,
+  type PrivateRedis,
+} from './redis.js';
 import { analyzeProfile } from './profile.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -39,7 +47,8 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? (QUICK ? 20_000 : 200_000));
 const LATENCY_JOBS = Number(process.env.BENCH_LATENCY_JOBS ?? (QUICK ? 100 : 300));
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const PROFILE = process.argv.includes('--profile');
-const WRITE = process.env.BENCH_WRITE === '1' || (!QUICK && !ONLY && !PROFILE && process.env.BENCH_WRITE !== '0');
+const WRITE =
+  process.env.BENCH_WRITE === '1' || (!QUICK && !ONLY && !PROFILE && process.env.BENCH_WRITE !== '0');
 const SYSTEMS: SystemName[] = ['machinist', 'bullmq'];
 const ENQ_IN_FLIGHT = 100;
 const BULK = 1_000;
@@ -159,7 +168,12 @@ interface Workers {
   stop(): Promise<WorkerStats[]>;
 }
 
-async function spawnWorkers(system: SystemName, procs: number, concurrency: number, cpuProfile?: string): Promise<Workers> {
+async function spawnWorkers(
+  system: SystemName,
+  procs: number,
+  concurrency: number,
+  cpuProfile?: string,
+): Promise<Workers> {
   const children: ChildProcess[] = [];
   const ready: Promise<void>[] = [];
   const stats: Promise<WorkerStats>[] = [];
@@ -189,7 +203,9 @@ async function spawnWorkers(system: SystemName, procs: number, concurrency: numb
     stop: async () => {
       children.forEach((c) => c.send({ cmd: 'stop' }));
       const out = await Promise.all(stats);
-      await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+      await Promise.all(
+        children.filter((c) => c.exitCode === null).map((c) => new Promise((r) => c.once('exit', r))),
+      );
       return out;
     },
   };
@@ -355,7 +371,9 @@ function targets(): string {
     }
     const ok = dir === '>=' ? x >= want : x <= want;
     const by = dir === '>=' ? ((want - x) / want) * 100 : ((x - want) / want) * 100;
-    out.push(`| ${name} | ${x.toFixed(2)}x (want ${dir} ${want}x) | ${ok ? 'met' : `**missed** by ${by.toFixed(0)}%`} |`);
+    out.push(
+      `| ${name} | ${x.toFixed(2)}x (want ${dir} ${want}x) | ${ok ? 'met' : `**missed** by ${by.toFixed(0)}%`} |`,
+    );
   };
   const absTarget = (name: string, metric: string, want: number, unit: string) => {
     const r = find(metric);
@@ -376,7 +394,8 @@ function targets(): string {
     const b = find('throughput c=100, 2 procs');
     const ra = a ? ratioOf(a) : undefined;
     const rb = b ? ratioOf(b) : undefined;
-    if (ra === undefined || rb === undefined) out.push('| best process count (1 or 2, same for both): >= 2x | not measured | - |');
+    if (ra === undefined || rb === undefined)
+      out.push('| best process count (1 or 2, same for both): >= 2x | not measured | - |');
     else {
       const best = Math.max(ra, rb);
       const which = rb > ra ? '2 procs' : '1 proc';
@@ -420,9 +439,12 @@ function commandsTable(): string {
         usec: median(runs.map((m) => m.get(name)?.usec ?? 0)) / N,
       }))
       .sort((a, b) => b.calls - a.calls);
-    lines.push(`**${system}** (median of ${runs.length} runs, per job; usec = Redis's own timing, scripts include their inner commands)`);
+    lines.push(
+      `**${system}** (median of ${runs.length} runs, per job; usec = Redis's own timing, scripts include their inner commands)`,
+    );
     lines.push('', '| command | calls/job | usec/job |', '|---|---:|---:|');
-    for (const c of perJob.slice(0, 12)) lines.push(`| ${c.name} | ${c.calls.toFixed(2)} | ${c.usec.toFixed(2)} |`);
+    for (const c of perJob.slice(0, 12))
+      lines.push(`| ${c.name} | ${c.calls.toFixed(2)} | ${c.usec.toFixed(2)} |`);
     lines.push('');
   }
   return lines.join('\n');
@@ -483,9 +505,13 @@ async function throughputWorkload(): Promise<void> {
         row('2', metric, 'jobs/s', 'higher').samples[system].push(r.jobsPerSec);
         let extra = '';
         if (c.concurrency === 100 && c.procs === 1) {
-          row('4', 'Redis commands per job (enqueue+claim+finish)', 'commands', 'lower').samples[system].push(r.cmdsPerJob);
+          row('4', 'Redis commands per job (enqueue+claim+finish)', 'commands', 'lower').samples[system].push(
+            r.cmdsPerJob,
+          );
           row('4', 'Redis CPU per job', 'us', 'lower').samples[system].push(r.redisCpuUsPerJob);
-          row('5', 'Redis memory per finished job kept', 'bytes', 'lower').samples[system].push(r.memPerJobBytes);
+          row('5', 'Redis memory per finished job kept', 'bytes', 'lower').samples[system].push(
+            r.memPerJobBytes,
+          );
           row('5', 'worker CPU per job (c=100)', 'us', 'lower').samples[system].push(r.workerCpuUsPerJob);
           row('5', 'worker peak RSS (c=100)', 'MB', 'lower').samples[system].push(r.workerMaxRssBytes / 1e6);
           cmdBreakdown[system].push(r.cmds);
@@ -498,7 +524,9 @@ async function throughputWorkload(): Promise<void> {
 }
 
 async function latencyWorkload(): Promise<void> {
-  log(`\n== 3. latency enqueue -> result seen by a waiting client (${LATENCY_JOBS} jobs one at a time, worker c=10)`);
+  log(
+    `\n== 3. latency enqueue -> result seen by a waiting client (${LATENCY_JOBS} jobs one at a time, worker c=10)`,
+  );
   for (let rep = 0; rep < REPS; rep++) {
     for (const system of orderFor(rep)) {
       await redis.ctl.flushall();
@@ -522,14 +550,20 @@ async function latencyWorkload(): Promise<void> {
 }
 
 async function backlogWorkload(): Promise<void> {
-  log(`\n== 8. throughput (c=100, 1 proc, ${N.toLocaleString('en-US')} jobs) with ${BACKLOG.toLocaleString('en-US')} more queued behind vs an empty queue`);
+  log(
+    `\n== 8. throughput (c=100, 1 proc, ${N.toLocaleString('en-US')} jobs) with ${BACKLOG.toLocaleString('en-US')} more queued behind vs an empty queue`,
+  );
   for (let rep = 0; rep < REPS; rep++) {
     for (const system of orderFor(rep)) {
       const empty = await processRun(system, { procs: 1, concurrency: 100, n: N });
       const full = await processRun(system, { procs: 1, concurrency: 100, n: N, backlog: BACKLOG });
       row('8', 'throughput, empty queue', 'jobs/s', 'higher').samples[system].push(empty.jobsPerSec);
-      row('8', `throughput, ${BACKLOG.toLocaleString('en-US')} queued`, 'jobs/s', 'higher').samples[system].push(full.jobsPerSec);
-      row('8', 'backlog/empty throughput', 'ratio', 'higher').samples[system].push(full.jobsPerSec / empty.jobsPerSec);
+      row('8', `throughput, ${BACKLOG.toLocaleString('en-US')} queued`, 'jobs/s', 'higher').samples[
+        system
+      ].push(full.jobsPerSec);
+      row('8', 'backlog/empty throughput', 'ratio', 'higher').samples[system].push(
+        full.jobsPerSec / empty.jobsPerSec,
+      );
       log(
         `  rep ${rep + 1} ${system.padEnd(9)} empty ${fmt(empty.jobsPerSec)} jobs/s  backlog ${fmt(full.jobsPerSec)} jobs/s  (${((full.jobsPerSec / empty.jobsPerSec) * 100).toFixed(0)}%)`,
       );
@@ -543,9 +577,25 @@ function pendingWorkloads(): void {
   // pipeline and children runtimes land: add a worker mode in worker.ts and a function like
   // throughputWorkload() that records rows '6' and '7'.
   log('\n== 6. 3-step pipeline with a checkpoint per step: pending (pipeline runtime not in this build)');
-  log('== 7. fan-out to 1,000 children and merge vs FlowProducer: pending (children runtime not in this build)');
-  rows.push({ workload: '6', metric: '3-step pipeline throughput', unit: 'jobs/s', better: 'higher', samples: { machinist: [], bullmq: [] }, pending: true });
-  rows.push({ workload: '7', metric: 'fan-out/fan-in, 1,000 children', unit: 'flows/s', better: 'higher', samples: { machinist: [], bullmq: [] }, pending: true });
+  log(
+    '== 7. fan-out to 1,000 children and merge vs FlowProducer: pending (children runtime not in this build)',
+  );
+  rows.push({
+    workload: '6',
+    metric: '3-step pipeline throughput',
+    unit: 'jobs/s',
+    better: 'higher',
+    samples: { machinist: [], bullmq: [] },
+    pending: true,
+  });
+  rows.push({
+    workload: '7',
+    metric: 'fan-out/fan-in, 1,000 children',
+    unit: 'flows/s',
+    better: 'higher',
+    samples: { machinist: [], bullmq: [] },
+    pending: true,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -554,7 +604,9 @@ function pendingWorkloads(): void {
 function gitCommit(): string {
   try {
     const sha = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
-    const dirty = execSync('git status --porcelain -- src machines', { cwd: ROOT }).toString().trim() ? ' (src/machines modified)' : '';
+    const dirty = execSync('git status --porcelain -- src machines', { cwd: ROOT }).toString().trim()
+      ? ' (src/machines modified)'
+      : '';
     return sha + dirty;
   } catch {
     return 'unknown';
@@ -563,7 +615,11 @@ function gitCommit(): string {
 
 function pkgVersion(name: string): string {
   try {
-    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
   } catch {
     return '?';
   }
@@ -572,7 +628,9 @@ function pkgVersion(name: string): string {
 async function machine(): Promise<string[]> {
   const server = parseInfo(await redis.ctl.info('server'));
   return [
-    `- CPU: ${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `- CPU: ${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; load average at start ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
     `- Node ${process.version}; Redis ${server.redis_version ?? '?'} (private redis-server on 127.0.0.1:${redis.port}, no persistence)`,
     `- bullmq ${pkgVersion('bullmq')}, xstate ${pkgVersion('xstate')}, ioredis ${pkgVersion('ioredis')}`,
     `- git commit ${gitCommit()}`,
@@ -583,7 +641,9 @@ async function machine(): Promise<string[]> {
 async function profileMode(): Promise<void> {
   const dir = join(HERE, 'profiles');
   mkdirSync(dir, { recursive: true });
-  const shaToScript = new Map(loadScripts().map((s) => [createHash('sha1').update(s.lua).digest('hex'), s.name]));
+  const shaToScript = new Map(
+    loadScripts().map((s) => [createHash('sha1').update(s.lua).digest('hex'), s.name]),
+  );
   const md: string[] = [
     '# Profile of the c=100 no-op workload',
     '',
@@ -599,7 +659,9 @@ async function profileMode(): Promise<void> {
     await redis.ctl.slowlog('RESET');
     const r = await processRun(system, { procs: 1, concurrency: 100, n: N, cpuProfile: file });
     const slow = (await redis.ctl.slowlog('GET', 100000)) as [number, number, number, string[]][];
-    log(`${system}: ${fmt(r.jobsPerSec)} jobs/s, worker CPU ${fmt(r.workerCpuUsPerJob)} us/job, Redis CPU ${fmt(r.redisCpuUsPerJob)} us/job, ${fmt(r.cmdsPerJob)} cmds/job`);
+    log(
+      `${system}: ${fmt(r.jobsPerSec)} jobs/s, worker CPU ${fmt(r.workerCpuUsPerJob)} us/job, Redis CPU ${fmt(r.redisCpuUsPerJob)} us/job, ${fmt(r.cmdsPerJob)} cmds/job`,
+    );
     md.push(`## ${system}`, '');
     md.push(
       `${fmt(r.jobsPerSec)} jobs/s; worker CPU ${fmt(r.workerCpuUsPerJob)} us/job; Redis CPU ${fmt(r.redisCpuUsPerJob)} us/job (enqueue included); ${fmt(r.cmdsPerJob)} Redis commands/job; ${fmt(r.memPerJobBytes)} B Redis memory/job.`,
@@ -608,13 +670,16 @@ async function profileMode(): Promise<void> {
     md.push('### Redis commands per job (INFO commandstats; enqueue + processing)', '');
     md.push('| command | calls/job | usec/job | usec/call |', '|---|---:|---:|---:|');
     for (const [name, c] of [...r.cmds.entries()].sort((a, b) => b[1].calls - a[1].calls).slice(0, 20)) {
-      md.push(`| ${name} | ${(c.calls / N).toFixed(3)} | ${(c.usec / N).toFixed(2)} | ${(c.usec / Math.max(1, c.calls)).toFixed(1)} |`);
+      md.push(
+        `| ${name} | ${(c.calls / N).toFixed(3)} | ${(c.usec / N).toFixed(2)} | ${(c.usec / Math.max(1, c.calls)).toFixed(1)} |`,
+      );
     }
     md.push('', '### SLOWLOG (commands over 50 us), grouped', '');
     const groups = new Map<string, { n: number; total: number; max: number }>();
     for (const [, , us, args] of slow) {
       let name = String(args[0] ?? '?').toLowerCase();
-      if (name === 'evalsha') name = `evalsha ${shaToScript.get(String(args[1])) ?? String(args[1]).slice(0, 8)}`;
+      if (name === 'evalsha')
+        name = `evalsha ${shaToScript.get(String(args[1])) ?? String(args[1]).slice(0, 8)}`;
       const g = groups.get(name) ?? { n: 0, total: 0, max: 0 };
       g.n++;
       g.total += us;
@@ -628,7 +693,9 @@ async function profileMode(): Promise<void> {
     md.push('', '### Worker CPU profile (measured window only)', '', analyzeProfile(file, N), '');
   }
   await redis.ctl.config('SET', 'slowlog-log-slower-than', '10000');
-  writeFileSync(join(HERE, 'PROFILE.md'), md.join('\n'));
+  const { format, resolveConfig } = await import('prettier');
+  const file = join(HERE, 'PROFILE.md');
+  writeFileSync(file, await format(md.join('\n'), { ...(await resolveConfig(file)), parser: 'markdown' }));
   log(`wrote bench/PROFILE.md and ${dir}/*.cpuprofile`);
 }
 
@@ -681,8 +748,8 @@ async function main(): Promise<void> {
           '## Method',
           '',
           '- One private `redis-server` (no persistence), FLUSHALL before every run. Workers are separate Node processes (`bench/worker.ts`); the client (enqueue, latency waits) is the parent process.',
-          '- Throughput (2, 8): the queue is filled first with `enqueueMany`/`addBulk` (batches of 1,000), then the workers are told to go; time until the done index (`ZCARD` of Machinist\'s done set / BullMQ\'s completed set) holds all the jobs. Both keep finished jobs (Machinist\'s 7-day finished TTL; BullMQ `removeOnComplete: false`).',
-          '- Redis commands, Redis CPU and Redis memory (4, 5) come from the c=100, 1-process runs and cover the full cycle: the bulk enqueue and the processing. Commands are the sum of `INFO commandstats` calls (scripts and the commands they run inside both count), without the harness\'s own INFO/CONFIG/ZCARD polls. Redis CPU is the used_cpu_user+used_cpu_sys delta; memory is the used_memory delta with all jobs finished and kept.',
+          "- Throughput (2, 8): the queue is filled first with `enqueueMany`/`addBulk` (batches of 1,000), then the workers are told to go; time until the done index (`ZCARD` of Machinist's done set / BullMQ's completed set) holds all the jobs. Both keep finished jobs (Machinist's 7-day finished TTL; BullMQ `removeOnComplete: false`).",
+          "- Redis commands, Redis CPU and Redis memory (4, 5) come from the c=100, 1-process runs and cover the full cycle: the bulk enqueue and the processing. Commands are the sum of `INFO commandstats` calls (scripts and the commands they run inside both count), without the harness's own INFO/CONFIG/ZCARD polls. Redis CPU is the used_cpu_user+used_cpu_sys delta; memory is the used_memory delta with all jobs finished and kept.",
           '- Worker CPU is `process.cpuUsage()` of the worker process from go to the last job done, divided by jobs; peak RSS is `resourceUsage().maxRSS`.',
           '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; 20 warm-up jobs are not counted.',
           '',

@@ -6,7 +6,14 @@ import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
 import { Worker } from 'bullmq';
 import { RedisStore, Supervisor, defineJob } from '../src/index.js';
-import { JOB_NAME, MACHINIST_PREFIX, QUEUE, type FromWorker, type ToWorker, type WorkerConfig } from './common.js';
+import {
+  JOB_NAME,
+  MACHINIST_PREFIX,
+  QUEUE,
+  type FromWorker,
+  type ToWorker,
+  type WorkerConfig,
+} from './common.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 
