@@ -2,6 +2,10 @@
 export { defineJob } from './runtime/defineJob.js';
 export type { JobDefinition, WorkArgs, LoadArgs, DefineJobOptions } from './runtime/defineJob.js';
 export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
+export { definePipeline, PipelineDefinitionError } from './pipeline/definePipeline.js';
+export type { PipelineDefinition, DefinePipelineOptions } from './pipeline/definePipeline.js';
+export { step } from './pipeline/step.js';
+export type { StepArgs } from './pipeline/step.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';
 export { Client } from './client/Client.js';

@@ -168,6 +168,25 @@ export class Client {
     return r.result !== 'finished';
   }
 
+  /**
+   * Sends an event to a running or parked pipeline job; events are taken in the order sent.
+   * A parked job wakes to take it. Refused with JOB_NOT_FOUND / JOB_FINISHED for an unknown or
+   * finished job; an event its current state does not accept is logged and ignored.
+   * @example await client.send(id, { type: 'APPROVE', by: 'ana' });
+   */
+  async send(id: string, event: { type: string; [key: string]: unknown }, options: { queue?: string } = {}): Promise<void> {
+    if (!event || typeof event !== 'object' || typeof event.type !== 'string' || event.type.length === 0) {
+      throw new ValidationError('event must be an object with a non-empty string `type`', { field: 'event', jobId: id });
+    }
+    if (event.type.startsWith('xstate.')) {
+      throw new ValidationError(`event type '${event.type}' is reserved by XState`, { field: 'event.type', jobId: id });
+    }
+    const text = serializeInput(`event ${event.type}`, event, this.maxPayloadBytes);
+    const job = await this.store.getJob(id, options.queue);
+    if (!job) throw new JobNotFoundError(id, options.queue);
+    await this.store.send(job.queue, id, text, event.type);
+  }
+
   /** The job's audit log, oldest first. */
   events(id: string, options: { queue?: string } = {}): Promise<AuditEntry[]> {
     return this.store.getLog(id, options.queue);

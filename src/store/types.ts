@@ -48,7 +48,7 @@ export interface ClaimedJob {
   leaseRequeues: number;
   parentId: string | undefined;
   options: string | undefined;
-  /** Count of events waiting in the job's inbox (pipelines). */
+  /** How many of the job's inbox events its snapshot has already taken in (pipelines). */
   inbox: number;
 }
 
@@ -179,6 +179,10 @@ export interface Store {
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
   /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */
   commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult>;
+  /** Events sent to a job, from position `from` of its inbox on. */
+  readInbox(queue: string, id: string, from: number): Promise<string[]>;
+  /** Appends an event to a job's inbox and wakes the job (parked) or its worker (running). */
+  send(queue: string, id: string, event: string, eventType: string): Promise<void>;
   /** Extends every lease still held, in one call. */
   heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]>;
   /** Requeues (or fails past the budget) jobs whose lease passed; trims retention indexes. */

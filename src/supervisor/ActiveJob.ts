@@ -26,6 +26,8 @@ export class ActiveJob {
   readonly token: string;
   readonly controller = new AbortController();
   abortReason: AbortReason | null = null;
+  /** Set by a pipeline run: called when an event was sent to the job while it runs. */
+  onInbox: (() => void) | undefined;
   /** The lifecycle status last written (what a progress checkpoint keeps). */
   status: 'loading' | 'working';
   private progressValue: string | undefined;

@@ -128,7 +128,7 @@ export class RedisStore implements Store {
       args,
     )) as [number[], string[], string | null];
     const claimed: ClaimedJob[] = [];
-    for (let i = 0; i < claimedFlat.length; i += 12) {
+    for (let i = 0; i < claimedFlat.length; i += 13) {
       const f = claimedFlat;
       claimed.push({
         id: f[i]!,
@@ -143,10 +143,23 @@ export class RedisStore implements Store {
         parentId: f[i + 9] || undefined,
         options: f[i + 10] || undefined,
         status: f[i + 11] as JobStatus,
-        inbox: 0,
+        inbox: Number(f[i + 12]) || 0,
       });
     }
     return { written: written.map((w) => w === 1), claimed, nextDueAt: nextDue ? Number(nextDue) : null };
+  }
+
+  async readInbox(queue: string, id: string, from: number): Promise<string[]> {
+    return this.redis.lrange(this.keys(queue).inbox(id), from, -1);
+  }
+
+  async send(queue: string, id: string, event: string, eventType: string): Promise<void> {
+    const k = this.keys(queue);
+    try {
+      await this.run('send', [k.queued, k.waiting, k.delayed, k.events, k.marker], [k.base, this.eventsMaxLen, id, event, eventType]);
+    } catch (err) {
+      throw fromScriptError(err, { jobId: id, queue });
+    }
   }
 
   async heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]> {

@@ -4,13 +4,13 @@ KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 do
 ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 5 lease ms,
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
       then 9 per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n"
-  checkpoint: f1 status, f2 snapshot|'', f3 state|'', f4 progress|'', f5 inbox consumed|''
+  checkpoint: f1 status, f2 snapshot|'', f3 state|'', f4 progress|'', f5 inbox events consumed in all|''
   done: f1 output, f2 snapshot, f3 state        fail: f1 error, f2 snapshot, f3 state
   retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
-  park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox consumed|''
+  park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
   broken: f1 error
-Returns { written (1|0 per op), claimed (12 values per job), next due ms|false }.
+Returns { written (1|0 per op), claimed (13 values per job), next due ms|false }.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token. A worker
 whose lease passed (reaped, requeued, claimed by another) MUST NOT change the job: its op is
@@ -51,9 +51,9 @@ for i = 0, nOps - 1 do
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
       if f4 ~= '' then args[#args + 1] = 'p'; args[#args + 1] = f4 end
+      if f5 ~= '' then args[#args + 1] = 'io'; args[#args + 1] = f5 end
       addLog(args, jk, ls, now, log)
       redis.call('HSET', jk, unpack(args))
-      if f5 ~= '' and tonumber(f5) > 0 then redis.call('LTRIM', kp .. 'inbox:' .. id, tonumber(f5), -1) end
       emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
     elseif kind == 'done' then
       finish(jk, id, kind, KEYS[8], { 'st', 'done', 'ua', now, 'o', f1, 'sn', f2, 's', f3 }, ls, log)
@@ -102,13 +102,14 @@ for i = 0, nOps - 1 do
         args[#args + 1] = 'ra'; args[#args + 1] = f1
         redis.call('ZADD', KEYS[2], tonumber(f1), id)
       end
+      local consumed = tonumber(f5) or 0
+      if f5 ~= '' then args[#args + 1] = 'io'; args[#args + 1] = f5 end
       addLog(args, jk, ls, now, log)
       redis.call('HSET', jk, unpack(args))
-      if f5 ~= '' and tonumber(f5) > 0 then redis.call('LTRIM', kp .. 'inbox:' .. id, tonumber(f5), -1) end
       redis.call('ZADD', KEYS[7], now, id)
       activeRem[#activeRem + 1] = id
-      -- An event may have arrived while the job ran: wake it now rather than lose it.
-      if redis.call('LLEN', kp .. 'inbox:' .. id) > 0 then
+      -- An event may have arrived after the worker last read the inbox: wake it now.
+      if redis.call('LLEN', kp .. 'inbox:' .. id) > consumed then
         redis.call('ZADD', KEYS[2], 0, id)
       end
       emit(KEYS[5], maxLen, now, id, 'waiting', 'waiting')
@@ -131,7 +132,7 @@ if want > 0 then
     for i = 1, n do
       local id = popped[i * 2 - 1]
       local jk = kp .. 'job:' .. id
-      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls')
+      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io')
       if not r[1] then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         redis.call('ZADD', KEYS[12], now, id)
@@ -150,6 +151,7 @@ if want > 0 then
         claimed[#claimed + 1] = token
         for k = 1, 9 do claimed[#claimed + 1] = r[k] or '' end
         claimed[#claimed + 1] = st
+        claimed[#claimed + 1] = r[11] or '0'
       end
     end
     if #za > 0 then redis.call('ZADD', KEYS[3], unpack(za)) end

@@ -1,0 +1,126 @@
+// `definePipeline`: a user-written XState v5 machine run as a durable job. Registration refuses
+// what cannot be persisted (notes/xstate.md): invokes and spawns must name a `src` registered in
+// `setup({ actors })`, and invokes need explicit ids (default ids shift when a machine is edited,
+// which breaks stored children). `after` delays are supported durably (see timers.ts).
+
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
+import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
+
+export interface PersistedPipelineSnapshot {
+  /** The machine's persisted snapshot (`actor.getPersistedSnapshot()`). */
+  machine: unknown;
+}
+
+export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateMachine> {
+  readonly kind: 'pipeline';
+  readonly name: string;
+  readonly version: number;
+  readonly machine: TMachine;
+  readonly retry?: RetryPolicy;
+  /** Limit on one attempt's running time (time parked does not count). Default 300 s. */
+  readonly timeoutMs: number;
+  /**
+   * Upgrades a snapshot stored by an older version of this pipeline; return the persisted
+   * machine snapshot for this version. Without it, such jobs fail with UNKNOWN_VERSION.
+   */
+  readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  /** The machine's definition as JSON, for charts. */
+  readonly definitionJson: unknown;
+}
+
+export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
+  name: string;
+  version?: number;
+  machine: TMachine;
+  retry?: RetryPolicy;
+  timeoutMs?: number;
+  migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+}
+
+export class PipelineDefinitionError extends TypeError {
+  readonly code = 'INVALID_PIPELINE';
+  constructor(
+    readonly machine: string,
+    readonly state: string,
+    message: string,
+  ) {
+    super(`definePipeline('${machine}'): ${message}`);
+    this.name = 'PipelineDefinitionError';
+  }
+}
+
+function checkNode(name: string, node: AnyStateNode, actors: Record<string, unknown>): void {
+  const where = `state '${node.id}'`;
+  for (const inv of node.invoke as { src: unknown; id?: string }[]) {
+    const raw = (node.config.invoke ? ([] as unknown[]).concat(node.config.invoke) : []) as { src?: unknown; id?: unknown }[];
+    const cfg = raw.find((r) => r.src === inv.src || r.id === inv.id);
+    if (typeof cfg?.src !== 'string') {
+      throw new PipelineDefinitionError(
+        name,
+        node.id,
+        `${where} invokes inline actor logic; register it in setup({ actors: { myStep: ... } }) and invoke it by name ({ src: 'myStep' }) so it can be persisted`,
+      );
+    }
+    if (!(cfg.src in actors)) {
+      throw new PipelineDefinitionError(name, node.id, `${where} invokes '${cfg.src}', which is not registered in setup({ actors })`);
+    }
+    if (typeof cfg.id !== 'string' || cfg.id.length === 0) {
+      throw new PipelineDefinitionError(
+        name,
+        node.id,
+        `${where} invokes '${cfg.src}' without an explicit id; add { id: '...' } (default ids shift when the machine is edited and break stored jobs)`,
+      );
+    }
+  }
+  const actions = [...(node.entry ?? []), ...(node.exit ?? [])] as { type?: string; src?: unknown }[];
+  for (const t of node.transitions.values()) for (const tr of t) actions.push(...((tr.actions ?? []) as { type?: string; src?: unknown }[]));
+  for (const a of actions) {
+    const spawn = a as unknown as { type?: string; src?: unknown };
+    if (typeof a === 'function' && spawn.type === 'xstate.spawnChild' && typeof spawn.src !== 'string') {
+      throw new PipelineDefinitionError(
+        name,
+        node.id,
+        `${where} spawns inline actor logic, which cannot be persisted; register it in setup({ actors }) and spawn it by name`,
+      );
+    }
+  }
+  for (const child of Object.values(node.states) as AnyStateNode[]) checkNode(name, child, actors);
+}
+
+/**
+ * Defines a pipeline: a durable multi-step job whose steps are the states of your machine.
+ * @example
+ * const ingest = definePipeline({ name: 'ingest', version: 1, machine: ingestMachine });
+ */
+export function definePipeline<TMachine extends AnyStateMachine>(options: DefinePipelineOptions<TMachine>): PipelineDefinition<TMachine> {
+  validateName(options?.name, 'definePipeline');
+  const where = `definePipeline('${options.name}')`;
+  const machine = options.machine;
+  if (!machine || typeof (machine as { getStateNodeById?: unknown }).getStateNodeById !== 'function') {
+    throw new TypeError(`${where}: machine must be an XState v5 machine (setup({...}).createMachine({...}))`);
+  }
+  const version = options.version ?? 1;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  validateVersionAndTimeout(where, version, timeoutMs);
+  validateRetry(options.retry, where);
+  if (options.migrate !== undefined && typeof options.migrate !== 'function') throw new TypeError(`${where}: migrate must be a function`);
+  const actors = ((machine as { implementations?: { actors?: Record<string, unknown> } }).implementations?.actors ?? {}) as Record<string, unknown>;
+  checkNode(options.name, machine.root, actors);
+  let definitionJson: unknown;
+  try {
+    definitionJson = JSON.parse(JSON.stringify(machine.definition));
+  } catch {
+    definitionJson = undefined;
+  }
+  return {
+    kind: 'pipeline',
+    name: options.name,
+    version,
+    machine,
+    retry: options.retry,
+    timeoutMs,
+    migrate: options.migrate,
+    definitionJson,
+  };
+}

@@ -1,0 +1,211 @@
+// Runs a pipeline job: restores its machine from the last checkpoint, feeds it the events in
+// its inbox, persists each settled macrostep, and ends the attempt in one of four ways:
+//   done     the machine reached a final state: its output is the job's output;
+//   error    the machine errored: the lifecycle's retry policy decides (a retry resumes from
+//            the last checkpoint, so completed steps do not run again);
+//   park     nothing runs and it only waits (events, timers, child jobs): persist, give up the
+//            slot, stop the actor; the store wakes the job when its wait is over;
+//   aborted  timeout / cancel / shutdown / lease lost (see settle.ts).
+//
+// Checkpoints are not awaited before the machine goes on: a crash before one is written only
+// re-runs the step it covered. A refused checkpoint (lease lost) aborts the run.
+
+import { createActor, type AnyActor } from 'xstate';
+import type { ActiveJob } from '../supervisor/ActiveJob.js';
+import type { Supervisor } from '../supervisor/Supervisor.js';
+import { initialLifecycle, persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import { serializeOutput, settleFailure } from '../supervisor/settle.js';
+import type { PipelineDefinition } from './definePipeline.js';
+import { bindJobScope } from './jobScope.js';
+import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
+import { isParkable } from './parkable.js';
+
+/** A timer due sooner than this is waited for in memory rather than parking the job. */
+export const PARK_MIN_MS = 200;
+
+interface StoredPipelineSnapshot {
+  l?: unknown;
+  w?: unknown;
+  t?: StoredTimer[];
+}
+
+type Outcome = { kind: 'done' } | { kind: 'error'; error: unknown } | { kind: 'park'; wakeAt: number | null } | { kind: 'aborted' };
+
+export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input: unknown, timeoutMs: number, sup: Supervisor): Promise<void> {
+  const c = job.claimed;
+  const store = sup.store;
+  const stored: StoredPipelineSnapshot | null = c.snapshot ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot) : null;
+  let machineSnapshot = stored?.w;
+  if (machineSnapshot !== undefined && c.version !== def.version) {
+    // Supervisor only hands us another version's snapshot when this definition can migrate it.
+    machineSnapshot = def.migrate!(machineSnapshot, c.version);
+  }
+  let life = stepLifecycle(initialLifecycle(c.attempt, c.maxAttempts), { type: 'CLAIM', hasLoad: false });
+  const timer = setTimeout(() => job.abort('timeout', `attempt timed out after ${timeoutMs} ms`), timeoutMs);
+
+  let actor: AnyActor | undefined;
+  let detached = false;
+  let flushScheduled = false;
+  let lastPersisted = stored ? JSON.stringify({ w: stored.w, t: stored.t ?? [] }) : '';
+  let lastStateText = '';
+  let inboxConsumed = c.inbox;
+  let inboxReading: Promise<void> | undefined;
+  let pendingLog: string[] = [];
+  let settle!: (o: Outcome) => void;
+  const outcome = new Promise<Outcome>((r) => (settle = r));
+
+  const stateText = () => JSON.stringify(actor!.getSnapshot().value);
+  const snapshotText = (timers: StoredTimer[]) =>
+    JSON.stringify({ l: persistLifecycle(life), w: actor!.getPersistedSnapshot(), t: timers });
+
+  const flush = () => {
+    flushScheduled = false;
+    if (detached || !actor) return;
+    const status = actor.getSnapshot().status;
+    if (status !== 'active') return; // done / error: the outcome writes the ending
+    const timers = captureTimers(actor);
+    const w = actor.getPersistedSnapshot();
+    const key = JSON.stringify({ w, t: timers });
+    const state = stateText();
+    if (key !== lastPersisted || pendingLog.length > 0) {
+      lastPersisted = key;
+      const log = pendingLog;
+      pendingLog = [];
+      if (state !== lastStateText) log.push(`{"type":"state","state":${state}}`);
+      lastStateText = state;
+      void job.write({
+        kind: 'checkpoint',
+        id: c.id,
+        token: c.token,
+        status: 'working',
+        snapshot: JSON.stringify({ l: persistLifecycle(life), w, t: timers }),
+        state,
+        inboxConsumed,
+        log,
+      });
+    }
+    if (!inboxReading && isParkable(actor)) {
+      const wakeAt = earliestDue(timers);
+      if (wakeAt === null || wakeAt - Date.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
+    }
+  };
+  const markDirty = () => {
+    if (flushScheduled || detached) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+
+  const deliver = (texts: string[]) => {
+    for (const text of texts) {
+      inboxConsumed++;
+      let event: { type: string };
+      try {
+        event = JSON.parse(text) as { type: string };
+      } catch {
+        pendingLog.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
+        continue;
+      }
+      if (!actor!.getSnapshot().can(event)) {
+        pendingLog.push(JSON.stringify({ type: 'event-ignored', event: event.type, state: actor!.getSnapshot().value }));
+        continue;
+      }
+      pendingLog.push(JSON.stringify({ type: 'event', event: event.type }));
+      actor!.send(event);
+    }
+    markDirty();
+  };
+  const readInbox = () => {
+    if (inboxReading || detached) return;
+    inboxReading = (async () => {
+      try {
+        // Read until nothing new: an event may land while the previous read was in flight.
+        for (;;) {
+          const texts = await store.readInbox(sup.queue, c.id, inboxConsumed);
+          if (texts.length === 0 || detached) break;
+          deliver(texts);
+        }
+      } catch (err) {
+        sup.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');
+      } finally {
+        inboxReading = undefined;
+        markDirty();
+      }
+    })();
+  };
+
+  try {
+    actor = createActor(def.machine, {
+      ...(machineSnapshot !== undefined ? { snapshot: machineSnapshot as any } : {}),
+      input,
+      inspect: (ev) => {
+        if (ev.type === '@xstate.snapshot') markDirty();
+      },
+    });
+    bindJobScope(actor.system, { jobId: c.id, queue: sup.queue, attempt: c.attempt, signal: job.signal, progress: job.progress });
+    actor.subscribe({
+      complete: () => settle({ kind: 'done' }),
+      error: (error) => settle({ kind: 'error', error }),
+    });
+    job.signal.addEventListener('abort', () => settle({ kind: 'aborted' }), { once: true });
+    job.onInbox = readInbox;
+    if (machineSnapshot === undefined) pendingLog.push('{"type":"started"}');
+    else pendingLog.push('{"type":"resumed"}');
+    actor.start();
+    if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
+    restoreTimers(actor, stored?.t ?? []);
+    readInbox();
+    markDirty();
+  } catch (err) {
+    settle({ kind: 'error', error: err });
+  }
+
+  const result = await outcome;
+  detached = true;
+  job.onInbox = undefined;
+  clearTimeout(timer);
+  const snap = actor?.getSnapshot();
+  try {
+    if (result.kind === 'done') {
+      const output = serializeOutput(snap.output);
+      life = stepLifecycle(life, { type: 'SUCCEED' });
+      job.end();
+      await job.write({
+        kind: 'done',
+        id: c.id,
+        token: c.token,
+        output,
+        snapshot: JSON.stringify({ l: persistLifecycle(life), w: actor!.getPersistedSnapshot() }),
+        state: JSON.stringify(snap.value),
+        log: [...pendingLog, `{"type":"state","state":${JSON.stringify(snap.value)}}`, '{"type":"done"}'],
+      });
+    } else if (result.kind === 'park') {
+      const timers = captureTimers(actor!);
+      life = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
+      job.end();
+      const text = snapshotText(timers);
+      await job.write({
+        kind: 'park',
+        id: c.id,
+        token: c.token,
+        wakeAt: result.wakeAt,
+        snapshot: text,
+        state: stateText(),
+        inboxConsumed,
+        log: [...pendingLog, JSON.stringify({ type: 'parked', state: snap.value, wakeAt: result.wakeAt })],
+      });
+    } else {
+      const thrown = result.kind === 'error' ? result.error : job.signal.reason;
+      await settleFailure(job, life, thrown, {
+        retry: def.retry,
+        timeoutMs,
+        snapshotExtra: stored?.w !== undefined ? { w: JSON.parse(lastPersisted || '{}').w ?? stored.w } : undefined,
+        state: lastStateText || undefined,
+      });
+    }
+  } catch (err) {
+    // Output that cannot be stored, and the like: the attempt fails with the reason.
+    await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
+  } finally {
+    actor?.stop();
+  }
+}

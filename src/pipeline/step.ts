@@ -1,0 +1,39 @@
+// `step`: promise logic for a pipeline state, with what a durable step needs: a stable
+// idempotency key, the job's abort signal merged in, and progress reporting.
+
+import { fromPromise, type PromiseActorLogic } from 'xstate';
+import { actorPath, jobScopeOf } from './jobScope.js';
+
+export interface StepArgs<I> {
+  input: I;
+  /** Fires when the step's state is left, and on timeout, cancel, lease loss or shutdown. */
+  signal: AbortSignal;
+  /**
+   * `jobId:invokePath:attempt`: the same when this step re-runs after a crash, different on a
+   * retry after failure. A state re-entered in a loop should add its loop index to the key.
+   */
+  idempotencyKey: string;
+  jobId: string;
+  attempt: number;
+  progress: (value: unknown) => void;
+}
+
+/**
+ * Wraps an async function as a pipeline step (register it in `setup({ actors })`).
+ * @example setup({ actors: { fetchDoc: step(async ({ input, idempotencyKey }) => fetchIt(input.url, idempotencyKey)) } })
+ */
+export function step<O, I = any>(fn: (args: StepArgs<I>) => Promise<O>): PromiseActorLogic<O, I> {
+  return fromPromise<O, I>(async ({ input, signal, self, system }) => {
+    const scope = jobScopeOf(system as object);
+    const merged = scope ? AbortSignal.any([signal, scope.signal]) : signal;
+    const path = actorPath(self);
+    return fn({
+      input,
+      signal: merged,
+      idempotencyKey: `${scope?.jobId ?? 'local'}:${path}:${scope?.attempt ?? 1}`,
+      jobId: scope?.jobId ?? '',
+      attempt: scope?.attempt ?? 1,
+      progress: scope?.progress ?? (() => {}),
+    });
+  });
+}

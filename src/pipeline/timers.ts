@@ -1,0 +1,77 @@
+// Durable time for pipelines. XState v5 neither persists nor reschedules delayed events (`after`,
+// delayed raise/sendTo; statelyai/xstate#5331): a restored actor would wait forever. So the
+// runtime reads the actor system's scheduled events when it persists, stores each with its due
+// time and the invoke paths of its source and target, and after a restore schedules each again
+// with the time that is left, under the same id (so leaving the state still cancels it).
+
+import type { AnyActor, AnyActorRef } from 'xstate';
+
+export interface StoredTimer {
+  id: string;
+  source: string;
+  target: string;
+  event: unknown;
+  dueAt: number;
+}
+
+interface ScheduledEvent {
+  source: AnyActorRef;
+  target: AnyActorRef;
+  event: unknown;
+  delay: number;
+  id: string;
+  startedAt: number;
+}
+
+interface SystemInternals {
+  getSnapshot(): { _scheduledEvents: Record<string, ScheduledEvent> };
+  scheduler: { schedule(source: AnyActorRef, target: AnyActorRef, event: unknown, delay: number, id: string): void };
+}
+
+/** Every actor of the tree by invoke path ('' is the root). */
+export function actorsByPath(root: AnyActor): Map<string, AnyActorRef> {
+  const out = new Map<string, AnyActorRef>();
+  const walk = (ref: AnyActorRef, path: string) => {
+    out.set(path, ref);
+    const snap = ref.getSnapshot() as { children?: Record<string, AnyActorRef> };
+    for (const [id, child] of Object.entries(snap?.children ?? {})) {
+      if (child) walk(child, path ? `${path}/${id}` : id);
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+export function captureTimers(root: AnyActor): StoredTimer[] {
+  const scheduled = Object.values((root.system as unknown as SystemInternals).getSnapshot()._scheduledEvents);
+  if (scheduled.length === 0) return [];
+  const paths = new Map<AnyActorRef, string>();
+  for (const [p, ref] of actorsByPath(root)) paths.set(ref, p);
+  const out: StoredTimer[] = [];
+  for (const s of scheduled) {
+    const source = paths.get(s.source);
+    const target = paths.get(s.target);
+    if (source === undefined || target === undefined) continue; // an actor outside the tree: not ours to keep
+    out.push({ id: s.id, source, target, event: s.event, dueAt: s.startedAt + s.delay });
+  }
+  return out;
+}
+
+/** Schedules stored timers on a restored (started) actor; a timer already due fires at once. */
+export function restoreTimers(root: AnyActor, timers: readonly StoredTimer[], now = Date.now()): void {
+  if (timers.length === 0) return;
+  const byPath = actorsByPath(root);
+  const scheduler = (root.system as unknown as SystemInternals).scheduler;
+  for (const t of timers) {
+    const source = byPath.get(t.source);
+    const target = byPath.get(t.target);
+    if (!source || !target) continue;
+    scheduler.schedule(source, target, t.event, Math.max(0, t.dueAt - now), t.id);
+  }
+}
+
+export function earliestDue(timers: readonly StoredTimer[]): number | null {
+  let min: number | null = null;
+  for (const t of timers) if (min === null || t.dueAt < min) min = t.dueAt;
+  return min;
+}
