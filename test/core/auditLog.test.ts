@@ -30,20 +30,15 @@ describe('audit log', () => {
     const rec = await client.waitForResult(id, { timeoutMs: 5000 });
     assert.deepEqual(rec.progress, { pct: 50 });
     const log = await client.events(id);
-    assert.deepEqual(log.map((e) => e.type), [
-      'enqueued',
-      'claimed',
-      'state',
-      'retry-scheduled',
-      'claimed',
-      'state',
-      'progress',
-      'done',
-    ]);
+    assert.deepEqual(
+      log.map((e) => e.type),
+      ['enqueued', 'claimed', 'state', 'retry-scheduled', 'claimed', 'state', 'progress', 'done'],
+    );
     assert.equal(log[2]!.state, 'working');
     assert.deepEqual(log[6]!.progress, { pct: 50 });
     assert.equal((log[3]!.error as { message: string }).message, 'first try fails');
-    for (const e of log) assert.ok(Number.isInteger(e.at) && e.at > 1_600_000_000_000, `timestamp of ${e.type}`);
+    for (const e of log)
+      assert.ok(Number.isInteger(e.at) && e.at > 1_600_000_000_000, `timestamp of ${e.type}`);
     for (let i = 1; i < log.length; i++) assert.ok(log[i]!.at >= log[i - 1]!.at, 'in time order');
   });
 
@@ -83,12 +78,20 @@ describe('audit log', () => {
     assert.deepEqual(await types(leased), ['enqueued', 'claimed', 'lease-requeued', 'claimed', 'done']);
   });
 
-  it('publishes every transition on the queue\'s event stream', async () => {
+  it("publishes every transition on the queue's event stream", async () => {
     h = new Harness(redis);
     const job = defineJob({
       name: 'c',
       retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 10 } },
-      work: ({ input, attempt, progress }: { input: string; attempt: number; progress: (v: unknown) => void }) => {
+      work: ({
+        input,
+        attempt,
+        progress,
+      }: {
+        input: string;
+        attempt: number;
+        progress: (v: unknown) => void;
+      }) => {
         progress(attempt);
         if (input === 'fail') throw new Error('no');
         return input;
@@ -122,12 +125,13 @@ describe('audit log', () => {
     assert.equal(statusOf, 'failed');
   });
 
-  it('caps the queue\'s event stream', async () => {
+  it("caps the queue's event stream", async () => {
     h = new Harness(redis);
     const store = h.newStore({ eventsMaxLen: 100 });
     const job = defineJob({ name: 'd', work: () => 1 });
     const client = h.client({ jobs: [job], store });
-    for (let i = 0; i < 10; i++) await client.enqueueMany(Array.from({ length: 100 }, () => ({ machine: 'd', input: i })));
+    for (let i = 0; i < 10; i++)
+      await client.enqueueMany(Array.from({ length: 100 }, () => ({ machine: 'd', input: i })));
     const len = await h.raw.xlen(h.key('events'));
     assert.ok(len < 400, `stream holds ${len} entries with a cap of ~100`);
   });

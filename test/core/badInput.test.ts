@@ -6,7 +6,11 @@ import { Harness } from '../support/harness.js';
 
 const job = defineJob({ name: 'ok', work: ({ input }: { input: unknown }) => input });
 
-async function refuses(h: Harness, attempt: () => Promise<unknown>, check: (err: any) => void): Promise<void> {
+async function refuses(
+  h: Harness,
+  attempt: () => Promise<unknown>,
+  check: (err: any) => void,
+): Promise<void> {
   await assert.rejects(attempt, (err: any) => {
     check(err);
     return true;
@@ -29,19 +33,27 @@ describe('bad input', () => {
 
   it('refuses an unknown machine with UnknownMachineError naming it', async () => {
     fresh();
-    await refuses(h, () => client.enqueue('nope', {}), (err) => {
-      assert.ok(err instanceof UnknownMachineError);
-      assert.equal(err.code, 'UNKNOWN_MACHINE');
-      assert.equal(err.machine, 'nope');
-      assert.equal(err.field, 'machine');
-      assert.match(err.message, /nope/);
-    });
+    await refuses(
+      h,
+      () => client.enqueue('nope', {}),
+      (err) => {
+        assert.ok(err instanceof UnknownMachineError);
+        assert.equal(err.code, 'UNKNOWN_MACHINE');
+        assert.equal(err.machine, 'nope');
+        assert.equal(err.field, 'machine');
+        assert.match(err.message, /nope/);
+      },
+    );
   });
 
   it('refuses a machine that no supervisor has published when the client has no definitions', async () => {
     fresh();
     const bare = h.client();
-    await refuses(h, () => bare.enqueue('ok', {}), (err) => assert.ok(err instanceof UnknownMachineError));
+    await refuses(
+      h,
+      () => bare.enqueue('ok', {}),
+      (err) => assert.ok(err instanceof UnknownMachineError),
+    );
   });
 
   it('refuses input that is not JSON-serializable: a BigInt, a cycle, a function', async () => {
@@ -49,23 +61,31 @@ describe('bad input', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
     for (const input of [{ n: 10n }, cyclic, () => 1]) {
-      await refuses(h, () => client.enqueue('ok', input), (err) => {
-        assert.ok(err instanceof ValidationError, String(err));
-        assert.equal(err.code, 'INVALID_INPUT');
-        assert.equal(err.field, 'input');
-        assert.match(err.message, /not JSON-serializable/);
-      });
+      await refuses(
+        h,
+        () => client.enqueue('ok', input),
+        (err) => {
+          assert.ok(err instanceof ValidationError, String(err));
+          assert.equal(err.code, 'INVALID_INPUT');
+          assert.equal(err.field, 'input');
+          assert.match(err.message, /not JSON-serializable/);
+        },
+      );
     }
   });
 
   it('refuses a payload over 1 MiB by default, naming its size', async () => {
     fresh();
     const big = { blob: 'x'.repeat(1024 * 1024) };
-    await refuses(h, () => client.enqueue('ok', big), (err) => {
-      assert.ok(err instanceof ValidationError);
-      assert.equal(err.field, 'input');
-      assert.match(err.message, /over the 1048576-byte limit/);
-    });
+    await refuses(
+      h,
+      () => client.enqueue('ok', big),
+      (err) => {
+        assert.ok(err instanceof ValidationError);
+        assert.equal(err.field, 'input');
+        assert.match(err.message, /over the 1048576-byte limit/);
+      },
+    );
     // Just under the limit is fine.
     const id = await client.enqueue('ok', { blob: 'x'.repeat(1024 * 1024 - 20) });
     assert.ok(id);
@@ -87,10 +107,14 @@ describe('bad input', () => {
       [{ queue: 'bad queue!' }, 'queue'],
     ];
     for (const [options, field] of cases) {
-      await refuses(h, () => client.enqueue('ok', {}, options as any), (err) => {
-        assert.ok(err instanceof ValidationError, `${JSON.stringify(options)}: ${String(err)}`);
-        assert.equal(err.field, field, JSON.stringify(options));
-      });
+      await refuses(
+        h,
+        () => client.enqueue('ok', {}, options as any),
+        (err) => {
+          assert.ok(err instanceof ValidationError, `${JSON.stringify(options)}: ${String(err)}`);
+          assert.equal(err.field, field, JSON.stringify(options));
+        },
+      );
     }
   });
 
@@ -98,7 +122,11 @@ describe('bad input', () => {
     fresh();
     await refuses(
       h,
-      () => client.enqueueMany([{ machine: 'ok', input: 1 }, { machine: 'ok', input: 2, options: { priority: 'nope' as any } }]),
+      () =>
+        client.enqueueMany([
+          { machine: 'ok', input: 1 },
+          { machine: 'ok', input: 2, options: { priority: 'nope' as any } },
+        ]),
       (err) => assert.equal(err.field, 'priority'),
     );
   });

@@ -42,7 +42,7 @@ describe('cancel', () => {
     assert.equal(await client.cancel(id), false);
   });
 
-  it('fires a running job\'s AbortSignal promptly and ends it cancelled', async () => {
+  it("fires a running job's AbortSignal promptly and ends it cancelled", async () => {
     h = new Harness(redis);
     const started = gate();
     let abortedAt = 0;
@@ -96,7 +96,10 @@ describe('cancel', () => {
     const rec = await client.waitForResult(id, { timeoutMs: 5000 });
     assert.equal(rec.status, 'cancelled');
     // One heartbeat interval plus scheduling slack on a busy machine.
-    assert.ok(abortedAt - cancelAt <= sup.heartbeatMs + 400, `signal fired ${abortedAt - cancelAt} ms after cancel`);
+    assert.ok(
+      abortedAt - cancelAt <= sup.heartbeatMs + 400,
+      `signal fired ${abortedAt - cancelAt} ms after cancel`,
+    );
   });
 
   it('ends cancelled a job whose worker died after the cancel was asked for', async () => {
@@ -104,7 +107,12 @@ describe('cancel', () => {
     const client = h.client({ jobs: [defineJob({ name: 'c', work: () => 1 })] });
     const id = await client.enqueue('c', null);
     // A worker that claims and then vanishes (no heartbeat, no writes).
-    const { claimed } = await h.store.commit('default', [], { workerId: 'ghost', max: 1, leaseMs: 200, loadMachines: [] });
+    const { claimed } = await h.store.commit('default', [], {
+      workerId: 'ghost',
+      max: 1,
+      leaseMs: 200,
+      loadMachines: [],
+    });
     assert.equal(claimed[0]?.id, id);
     assert.equal(await client.cancel(id), true);
     assert.equal((await client.get(id))?.status, 'working');

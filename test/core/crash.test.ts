@@ -8,7 +8,10 @@ import { Harness } from '../support/harness.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/worker.ts', import.meta.url));
 
-function spawnWorker(redis: TestRedis, prefix: string): { child: ChildProcess; started: Set<string>; ready: Promise<void> } {
+function spawnWorker(
+  redis: TestRedis,
+  prefix: string,
+): { child: ChildProcess; started: Set<string>; ready: Promise<void> } {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     env: { ...process.env, REDIS_URL: redis.url, PREFIX: prefix, MACHINIST_LOG: 'silent' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -28,7 +28,10 @@ describe('dead letters', () => {
     await h.started({ jobs: [job] });
     const id = await client.enqueue('dl', { k: 1 });
     assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).status, 'failed');
-    assert.deepEqual((await client.deadLetters()).map((d) => d.id), [id]);
+    assert.deepEqual(
+      (await client.deadLetters()).map((d) => d.id),
+      [id],
+    );
 
     healthy = true;
     await client.retryDeadLetter(id);
@@ -47,7 +50,10 @@ describe('dead letters', () => {
     const job = defineJob({ name: 'dl', work: () => 1 });
     const client = h.client({ jobs: [job] });
     const id = await client.enqueue('dl', null);
-    await assert.rejects(() => client.retryDeadLetter(id), (err: any) => err instanceof JobNotFoundError && err.jobId === id);
+    await assert.rejects(
+      () => client.retryDeadLetter(id),
+      (err: any) => err instanceof JobNotFoundError && err.jobId === id,
+    );
     await assert.rejects(() => client.retryDeadLetter('01ARZ3NDEKTSV4RRFFQ69G5FAV'), JobNotFoundError);
     assert.equal((await client.get(id))?.status, 'queued');
   });
@@ -63,7 +69,11 @@ describe('dead letters', () => {
     });
     const client = h.client({ jobs: [job] });
     await h.started({ jobs: [job] });
-    const ids = await client.enqueueMany([{ machine: 'dl', input: 'bad' }, { machine: 'dl', input: 'bad' }, { machine: 'dl', input: 'good' }]);
+    const ids = await client.enqueueMany([
+      { machine: 'dl', input: 'bad' },
+      { machine: 'dl', input: 'bad' },
+      { machine: 'dl', input: 'good' },
+    ]);
     for (const id of ids) await client.waitForResult(id, { timeoutMs: 5000 });
     assert.equal((await client.deadLetters({ limit: 1 })).length, 1, 'limit applies');
     assert.equal(await client.purgeDeadLetters(), 2);

@@ -11,14 +11,16 @@ describe('idempotency and batches', () => {
   after(async () => redis.stop());
   afterEach(async () => h.close());
 
-  it('returns the first job\'s id for a repeated idempotencyKey, and runs it once', async () => {
+  it("returns the first job's id for a repeated idempotencyKey, and runs it once", async () => {
     h = new Harness(redis);
     let runs = 0;
     const job = defineJob({ name: 'i', work: ({ input }: { input: number }) => (runs++, input) });
     const client = h.client({ jobs: [job] });
     const first = await client.enqueue('i', 1, { idempotencyKey: 'order-42' });
     const again = await client.enqueue('i', 2, { idempotencyKey: 'order-42' });
-    const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => client.enqueue('i', 10 + i, { idempotencyKey: 'order-42' })));
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => client.enqueue('i', 10 + i, { idempotencyKey: 'order-42' })),
+    );
     assert.equal(again, first);
     assert.ok(racing.every((id) => id === first));
     const other = await client.enqueue('i', 3, { idempotencyKey: 'order-43' });
@@ -26,7 +28,7 @@ describe('idempotency and batches', () => {
     assert.equal((await client.list({ status: 'queued' })).jobs.length, 2);
     await h.started({ jobs: [job] });
     const rec = await client.waitForResult(first, { timeoutMs: 5000 });
-    assert.equal(rec.output, 1, 'the first enqueue\'s input is the one that ran');
+    assert.equal(rec.output, 1, "the first enqueue's input is the one that ran");
     await client.waitForResult(other, { timeoutMs: 5000 });
     assert.equal(runs, 2);
     // Still deduped after the job finished.
@@ -63,7 +65,11 @@ describe('idempotency and batches', () => {
     ]);
     assert.equal(ids.length, 53);
     assert.equal(new Set(ids).size, 53);
-    assert.deepEqual(calls.sort((a, b) => a - b), [1, 52], 'one store call per queue');
+    assert.deepEqual(
+      calls.sort((a, b) => a - b),
+      [1, 52],
+      'one store call per queue',
+    );
     for (const [i, id] of ids.slice(0, 50).entries()) assert.equal((await client.get(id))?.input, i);
     assert.equal((await client.get(ids[50]!))?.priority, 'high');
     assert.ok((await client.get(ids[51]!))?.runAt);

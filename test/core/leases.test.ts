@@ -4,7 +4,12 @@ import { defineJob } from '../../src/index.js';
 import { eventually, sleep, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness, gate, untilAborted } from '../support/harness.js';
 
-const claimReq = (workerId: string, max: number, leaseMs: number) => ({ workerId, max, leaseMs, loadMachines: [] });
+const claimReq = (workerId: string, max: number, leaseMs: number) => ({
+  workerId,
+  max,
+  leaseMs,
+  loadMachines: [],
+});
 
 describe('leases', () => {
   let redis: TestRedis;
@@ -21,15 +26,24 @@ describe('leases', () => {
     const redisNow = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
     const res = await h.store.commit('default', [], claimReq('w1', 5, 1000));
     assert.equal(res.claimed.length, 5);
-    assert.deepEqual(res.claimed.map((c) => c.id), ids.slice(0, 5));
+    assert.deepEqual(
+      res.claimed.map((c) => c.id),
+      ids.slice(0, 5),
+    );
     assert.equal(new Set(res.claimed.map((c) => c.token)).size, 5, 'tokens are distinct');
     for (const c of res.claimed) {
       const deadline = Number(await h.raw.zscore(h.key('active'), c.id));
-      assert.ok(deadline >= redisNow + 1000 && deadline < redisNow + 3000, `lease deadline ${deadline - redisNow} ms ahead`);
+      assert.ok(
+        deadline >= redisNow + 1000 && deadline < redisNow + 3000,
+        `lease deadline ${deadline - redisNow} ms ahead`,
+      );
       assert.equal((await client.get(c.id))?.status, 'working');
     }
     const rest = await h.store.commit('default', [], claimReq('w2', 5, 1000));
-    assert.deepEqual(rest.claimed.map((c) => c.id), ids.slice(5));
+    assert.deepEqual(
+      rest.claimed.map((c) => c.id),
+      ids.slice(5),
+    );
     assert.ok(res.claimed.every((c) => !rest.claimed.some((r) => r.token === c.token)));
   });
 
@@ -109,11 +123,14 @@ describe('leases', () => {
     assert.equal(rec?.status, 'failed');
     assert.equal(rec?.error?.code, 'LEASE_EXPIRED');
     assert.equal(rec?.leaseRequeues, 3);
-    assert.deepEqual((await client.deadLetters()).map((d) => d.id), [id]);
+    assert.deepEqual(
+      (await client.deadLetters()).map((d) => d.id),
+      [id],
+    );
     assert.equal(await h.raw.zscore(h.key('active'), id), null);
   });
 
-  it('honours the supervisor\'s maxLeaseRequeues in its reaper', async () => {
+  it("honours the supervisor's maxLeaseRequeues in its reaper", async () => {
     h = new Harness(redis);
     const job = defineJob({ name: 'j', work: () => 1 });
     const client = h.client({ jobs: [job] });
@@ -130,7 +147,9 @@ describe('leases', () => {
     const client = h.client({ jobs: [defineJob({ name: 'j', work: () => 1 })] });
     const id = await client.enqueue('j', null);
     const first = (await h.store.commit('default', [], claimReq('old', 1, 50))).claimed[0]!;
-    await eventually(async () => (await h.store.reap('default', { maxLeaseRequeues: 5 })).requeued.includes(id));
+    await eventually(async () =>
+      (await h.store.reap('default', { maxLeaseRequeues: 5 })).requeued.includes(id),
+    );
     const second = (await h.store.commit('default', [], claimReq('new', 1, 5000))).claimed[0]!;
     assert.equal(second.id, id);
     assert.notEqual(second.token, first.token);
@@ -155,7 +174,9 @@ describe('leases', () => {
     assert.equal(rec?.status, 'done');
     assert.equal(rec?.output, 'fresh');
     // Once finished, even the last holder's token writes nothing more.
-    const again = await h.store.commit('default', [{ kind: 'fail', id, token: second.token, error: '{}', log: [] }]);
+    const again = await h.store.commit('default', [
+      { kind: 'fail', id, token: second.token, error: '{}', log: [] },
+    ]);
     assert.deepEqual(again.written, [false]);
   });
 

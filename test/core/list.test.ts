@@ -1,10 +1,20 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NonRetryableError, defineJob, type Client, type JobRecord, type JobStatus } from '../../src/index.js';
+import {
+  NonRetryableError,
+  defineJob,
+  type Client,
+  type JobRecord,
+  type JobStatus,
+} from '../../src/index.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 
-async function all(client: Client, query: { status?: JobStatus; machine?: string; queue?: string }, limit: number): Promise<{ pages: number; jobs: JobRecord[] }> {
+async function all(
+  client: Client,
+  query: { status?: JobStatus; machine?: string; queue?: string },
+  limit: number,
+): Promise<{ pages: number; jobs: JobRecord[] }> {
   let cursor: string | null | undefined;
   const jobs: JobRecord[] = [];
   let pages = 0;
@@ -33,7 +43,10 @@ describe('list', () => {
     const ids = await client.enqueueMany(Array.from({ length: 25 }, (_, i) => ({ machine: 'a', input: i })));
     const { pages, jobs } = await all(client, { status: 'queued' }, 10);
     assert.equal(pages, 3);
-    assert.deepEqual(jobs.map((j) => j.id), ids);
+    assert.deepEqual(
+      jobs.map((j) => j.id),
+      ids,
+    );
     assert.ok(jobs.every((j) => j.status === 'queued' && j.machine === 'a'));
     const first = await client.list({ status: 'queued', limit: 10 });
     assert.equal(first.jobs.length, 10);
@@ -82,9 +95,15 @@ describe('list', () => {
     const later = await client.enqueue('a', 2, { delayMs: 60_000 });
     const elsewhere = await client.enqueue('a', 3, { queue: 'other' });
     const { jobs } = await all(client, { status: 'queued' }, 10);
-    assert.deepEqual(jobs.map((j) => j.id), [now, later]);
+    assert.deepEqual(
+      jobs.map((j) => j.id),
+      [now, later],
+    );
     assert.ok(jobs[1]!.runAt! > Date.now());
-    assert.deepEqual((await all(client, { queue: 'other' }, 10)).jobs.map((j) => j.id), [elsewhere]);
+    assert.deepEqual(
+      (await all(client, { queue: 'other' }, 10)).jobs.map((j) => j.id),
+      [elsewhere],
+    );
     assert.equal((await client.get(elsewhere))?.queue, 'other');
   });
 });

@@ -17,7 +17,20 @@ describe('priorities', () => {
     const job = defineJob({ name: 'p', work: ({ input }: { input: string }) => void order.push(input) });
     const client = h.client({ jobs: [job] });
     // Interleave priorities so that enqueue order alone would give the wrong answer.
-    const plan: Priority[] = ['low', 'normal', 'high', 'critical', 'low', 'critical', 'normal', 'high', 'low', 'critical', 'normal', 'high'];
+    const plan: Priority[] = [
+      'low',
+      'normal',
+      'high',
+      'critical',
+      'low',
+      'critical',
+      'normal',
+      'high',
+      'low',
+      'critical',
+      'normal',
+      'high',
+    ];
     const counters: Record<string, number> = {};
     const ids: string[] = [];
     for (const p of plan) {
@@ -27,10 +40,18 @@ describe('priorities', () => {
     await h.started({ jobs: [job], concurrency: 1 });
     await eventually(() => order.length === plan.length);
     assert.deepEqual(order, [
-      'critical-1', 'critical-2', 'critical-3',
-      'high-1', 'high-2', 'high-3',
-      'normal-1', 'normal-2', 'normal-3',
-      'low-1', 'low-2', 'low-3',
+      'critical-1',
+      'critical-2',
+      'critical-3',
+      'high-1',
+      'high-2',
+      'high-3',
+      'normal-1',
+      'normal-2',
+      'normal-3',
+      'low-1',
+      'low-2',
+      'low-3',
     ]);
     const rec = await client.get(ids[3]!);
     assert.equal(rec?.priority, 'critical');

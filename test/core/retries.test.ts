@@ -36,10 +36,15 @@ describe('retries', () => {
     const rec = await client.waitForResult(id, { timeoutMs: 8000 });
     const unblockedAt = Date.now();
 
-    assert.deepEqual(runs.map((r) => r.attempt), [1, 2, 3, 4]);
+    assert.deepEqual(
+      runs.map((r) => r.attempt),
+      [1, 2, 3, 4],
+    );
     // Delays are base * 2^attempt: 100, 200, 400 ms, each measured on Redis's clock.
     const gaps = runs.slice(1).map((r, i) => r.at - runs[i]!.at);
-    [100, 200, 400].forEach((d, i) => assert.ok(gaps[i]! >= d - 15, `gap ${i + 1} was ${gaps[i]} ms, want >= ${d}`));
+    [100, 200, 400].forEach((d, i) =>
+      assert.ok(gaps[i]! >= d - 15, `gap ${i + 1} was ${gaps[i]} ms, want >= ${d}`),
+    );
     assert.ok(unblockedAt - runs[3]!.at < 1500, 'the waiter learned of the failure at once');
 
     assert.equal(rec.status, 'failed');
@@ -51,8 +56,14 @@ describe('retries', () => {
 
     const log = await client.events(id);
     const scheduled = log.filter((e) => e.type === 'retry-scheduled');
-    assert.deepEqual(scheduled.map((e) => e.delayMs), [100, 200, 400]);
-    assert.deepEqual(scheduled.map((e) => e.attempt), [2, 3, 4]);
+    assert.deepEqual(
+      scheduled.map((e) => e.delayMs),
+      [100, 200, 400],
+    );
+    assert.deepEqual(
+      scheduled.map((e) => e.attempt),
+      [2, 3, 4],
+    );
     assert.equal(log.at(-1)?.type, 'failed');
 
     const dead = await client.deadLetters();
@@ -154,12 +165,18 @@ describe('retries', () => {
     assert.equal(rec.status, 'failed');
     assert.equal(runs, 1);
     assert.equal(rec.attempts, 1);
-    assert.deepEqual({ name: rec.error?.name, code: rec.error?.code, message: rec.error?.message }, {
-      name: 'NonRetryableError',
-      code: 'BAD_DATA',
-      message: 'bad data',
-    });
-    assert.deepEqual((await client.deadLetters()).map((d) => d.id), [id]);
+    assert.deepEqual(
+      { name: rec.error?.name, code: rec.error?.code, message: rec.error?.message },
+      {
+        name: 'NonRetryableError',
+        code: 'BAD_DATA',
+        message: 'bad data',
+      },
+    );
+    assert.deepEqual(
+      (await client.deadLetters()).map((d) => d.id),
+      [id],
+    );
   });
 
   it('requeues on RetryLaterError without using an attempt', async () => {

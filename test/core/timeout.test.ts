@@ -59,7 +59,8 @@ describe('timeout', () => {
     const rec = await client.waitForResult(id, { timeoutMs: 5000 });
     assert.equal(rec.status, 'done');
     assert.deepEqual(attempts, [1, 2]);
-    const retry = (await client.events(id)).find((e) => e.type === 'retry-scheduled') as { error?: { code?: string } } | undefined;
+    const retry = (await client.events(id)).find((e) => e.type === 'retry-scheduled') as
+      { error?: { code?: string } } | undefined;
     assert.equal(retry?.error?.code, 'TIMEOUT');
   });
 });
