@@ -39,7 +39,9 @@ export function approvalMachine(services: ApprovalServices) {
       notifyReviewer: step<void, { documentId: string }>(({ input, idempotencyKey }) =>
         services.notifyReviewer(input.documentId, { idempotencyKey }),
       ),
-      publish: step<string, { documentId: string }>(({ input, idempotencyKey }) => services.publish(input.documentId, { idempotencyKey })),
+      publish: step<string, { documentId: string }>(({ input, idempotencyKey }) =>
+        services.publish(input.documentId, { idempotencyKey }),
+      ),
     },
     delays: { deadline: ({ context }) => context.deadlineMs },
   }).createMachine({
@@ -55,14 +57,23 @@ export function approvalMachine(services: ApprovalServices) {
     }),
     states: {
       requesting: {
-        invoke: { id: 'notify', src: 'notifyReviewer', input: ({ context }) => ({ documentId: context.documentId }), onDone: 'awaitingDecision' },
+        invoke: {
+          id: 'notify',
+          src: 'notifyReviewer',
+          input: ({ context }) => ({ documentId: context.documentId }),
+          onDone: 'awaitingDecision',
+        },
       },
       awaitingDecision: {
         on: {
           APPROVE: { target: 'publishing', actions: assign({ decidedBy: ({ event }) => event.by }) },
           REJECT: {
             target: 'rejected',
-            actions: assign({ outcome: 'rejected', decidedBy: ({ event }) => event.by, reason: ({ event }) => event.reason ?? null }),
+            actions: assign({
+              outcome: 'rejected',
+              decidedBy: ({ event }) => event.by,
+              reason: ({ event }) => event.reason ?? null,
+            }),
           },
         },
         after: { deadline: { target: 'expired', actions: assign({ outcome: 'expired' }) } },
@@ -72,7 +83,10 @@ export function approvalMachine(services: ApprovalServices) {
           id: 'publish',
           src: 'publish',
           input: ({ context }) => ({ documentId: context.documentId }),
-          onDone: { target: 'published', actions: assign({ outcome: 'published', url: ({ event }) => event.output }) },
+          onDone: {
+            target: 'published',
+            actions: assign({ outcome: 'published', url: ({ event }) => event.output }),
+          },
         },
       },
       published: { type: 'final' },
@@ -81,8 +95,10 @@ export function approvalMachine(services: ApprovalServices) {
     },
     // A machine's output comes from its root `output` (XState v5), computed on reaching a final state.
     output: ({ context }) => {
-      if (context.outcome === 'published') return { outcome: 'published', by: context.decidedBy, url: context.url };
-      if (context.outcome === 'rejected') return { outcome: 'rejected', by: context.decidedBy, reason: context.reason };
+      if (context.outcome === 'published')
+        return { outcome: 'published', by: context.decidedBy, url: context.url };
+      if (context.outcome === 'rejected')
+        return { outcome: 'rejected', by: context.decidedBy, reason: context.reason };
       return { outcome: 'expired', by: null };
     },
   });

@@ -14,14 +14,23 @@ export interface IngestServices {
   /** Fetches the raw document; throw RetryLaterError when rate limited. */
   fetchDocument(url: string, ctx: { idempotencyKey: string; signal: AbortSignal }): Promise<string>;
   /** Stores the index entry; must be idempotent on `idempotencyKey`. */
-  indexDocument(doc: { url: string; title: string; words: number }, ctx: { idempotencyKey: string }): Promise<string>;
+  indexDocument(
+    doc: { url: string; title: string; words: number },
+    ctx: { idempotencyKey: string },
+  ): Promise<string>;
 }
 
 export function ingestMachine(services: IngestServices) {
   return setup({
     types: {
       input: {} as IngestInput,
-      context: {} as { url: string; raw: string | null; title: string | null; words: number; indexId: string | null },
+      context: {} as {
+        url: string;
+        raw: string | null;
+        title: string | null;
+        words: number;
+        indexId: string | null;
+      },
     },
     actors: {
       fetchDocument: step<string, { url: string }>(({ input, idempotencyKey, signal }) =>
@@ -30,10 +39,16 @@ export function ingestMachine(services: IngestServices) {
       parseDocument: step<{ title: string; words: number }, { raw: string }>(async ({ input, progress }) => {
         const title = /<title>(.*?)<\/title>/i.exec(input.raw)?.[1] ?? '(untitled)';
         progress({ parsed: 1 });
-        return { title, words: input.raw.replace(/<[^>]+>/g, ' ').split(/\s+/).filter(Boolean).length };
+        return {
+          title,
+          words: input.raw
+            .replace(/<[^>]+>/g, ' ')
+            .split(/\s+/)
+            .filter(Boolean).length,
+        };
       }),
-      indexDocument: step<string, { url: string; title: string; words: number }>(({ input, idempotencyKey }) =>
-        services.indexDocument(input, { idempotencyKey }),
+      indexDocument: step<string, { url: string; title: string; words: number }>(
+        ({ input, idempotencyKey }) => services.indexDocument(input, { idempotencyKey }),
       ),
     },
   }).createMachine({
@@ -56,7 +71,11 @@ export function ingestMachine(services: IngestServices) {
           input: ({ context }) => ({ raw: context.raw ?? '' }),
           onDone: {
             target: 'indexing',
-            actions: assign({ title: ({ event }) => event.output.title, words: ({ event }) => event.output.words, raw: null }),
+            actions: assign({
+              title: ({ event }) => event.output.title,
+              words: ({ event }) => event.output.words,
+              raw: null,
+            }),
           },
         },
       },
@@ -70,7 +89,12 @@ export function ingestMachine(services: IngestServices) {
       },
       indexed: { type: 'final' },
     },
-    output: ({ context }) => ({ url: context.url, title: context.title, words: context.words, indexId: context.indexId }),
+    output: ({ context }) => ({
+      url: context.url,
+      title: context.title,
+      words: context.words,
+      indexId: context.indexId,
+    }),
   });
 }
 

@@ -42,7 +42,8 @@ export const jobMachine = setup({
   },
   guards: {
     hasLoad: ({ event }) => event.type === 'CLAIM' && event.hasLoad,
-    canRetry: ({ context, event }) => event.type === 'FAIL' && !event.final && context.attempt < context.maxAttempts,
+    canRetry: ({ context, event }) =>
+      event.type === 'FAIL' && !event.final && context.attempt < context.maxAttempts,
   },
   actions: {
     recordRetry: assign(({ context, event }) =>
@@ -56,7 +57,12 @@ export const jobMachine = setup({
 }).createMachine({
   id: 'job',
   initial: 'queued',
-  context: ({ input }) => ({ attempt: input.attempt, maxAttempts: input.maxAttempts, error: null, runAt: null }),
+  context: ({ input }) => ({
+    attempt: input.attempt,
+    maxAttempts: input.maxAttempts,
+    error: null,
+    runAt: null,
+  }),
   states: {
     queued: {
       tags: ['runnable'],

@@ -42,7 +42,10 @@ export class UnknownMachineError extends MachinistError {
 
 export class JobNotFoundError extends MachinistError {
   constructor(jobId: string, queue?: string) {
-    super('JOB_NOT_FOUND', `job ${jobId} does not exist${queue ? ` in queue '${queue}'` : ''}`, { jobId, queue });
+    super('JOB_NOT_FOUND', `job ${jobId} does not exist${queue ? ` in queue '${queue}'` : ''}`, {
+      jobId,
+      queue,
+    });
   }
 }
 
@@ -78,7 +81,8 @@ export class RetryLaterError extends MachinistError {
   readonly delayMs: number;
   constructor(delayMs: number, message = `retry later in ${delayMs} ms`) {
     super('RETRY_LATER', message);
-    if (!Number.isFinite(delayMs) || delayMs < 0) throw new TypeError('RetryLaterError: delayMs must be >= 0');
+    if (!Number.isFinite(delayMs) || delayMs < 0)
+      throw new TypeError('RetryLaterError: delayMs must be >= 0');
     this.delayMs = delayMs;
   }
 }

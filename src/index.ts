@@ -13,7 +13,16 @@ export type { ClientOptions, EnqueueItem } from './client/Client.js';
 export type { EnqueueOptions } from './client/validateEnqueue.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';
-export type { Store, JobRecord, JobStatus, Priority, AuditEntry, DeadLetter, BrokenEntry, ListQuery } from './store/types.js';
+export type {
+  Store,
+  JobRecord,
+  JobStatus,
+  Priority,
+  AuditEntry,
+  DeadLetter,
+  BrokenEntry,
+  ListQuery,
+} from './store/types.js';
 export {
   MachinistError,
   ValidationError,

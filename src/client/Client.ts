@@ -14,7 +14,12 @@ import {
   type NewJob,
   type Store,
 } from '../store/types.js';
-import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, validateOptions, type EnqueueOptions } from './validateEnqueue.js';
+import {
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  serializeInput,
+  validateOptions,
+  type EnqueueOptions,
+} from './validateEnqueue.js';
 import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { assertQueueName } from '../store/keys.js';
@@ -66,10 +71,14 @@ export class Client {
 
   /** Enqueues many jobs: one round trip per queue, all-or-nothing per queue. */
   async enqueueMany(items: readonly EnqueueItem[]): Promise<string[]> {
-    if (!Array.isArray(items)) throw new ValidationError('enqueueMany takes an array of { machine, input, options }', { field: 'items' });
+    if (!Array.isArray(items))
+      throw new ValidationError('enqueueMany takes an array of { machine, input, options }', {
+        field: 'items',
+      });
     const prepared: { queue: string; job: NewJob }[] = [];
     for (const [i, item] of items.entries()) {
-      if (!item || typeof item !== 'object') throw new ValidationError(`item ${i} must be an object`, { field: `items[${i}]` });
+      if (!item || typeof item !== 'object')
+        throw new ValidationError(`item ${i} must be an object`, { field: `items[${i}]` });
       prepared.push(await this.prepare(item.machine, item.input, item.options));
     }
     const byQueue = new Map<string, { index: number; job: NewJob }[]>();
@@ -81,7 +90,10 @@ export class Client {
     const ids: string[] = new Array(prepared.length);
     await Promise.all(
       [...byQueue.entries()].map(async ([queue, list]) => {
-        const res = await this.store.enqueue(queue, list.map((l) => l.job));
+        const res = await this.store.enqueue(
+          queue,
+          list.map((l) => l.job),
+        );
         res.forEach((r, k) => (ids[list[k]!.index] = r.id));
       }),
     );
@@ -89,7 +101,8 @@ export class Client {
   }
 
   private async prepare(machine: string, input: unknown, options: EnqueueOptions | undefined) {
-    if (typeof machine !== 'string' || machine.length === 0) throw new ValidationError('machine must be a non-empty string', { field: 'machine' });
+    if (typeof machine !== 'string' || machine.length === 0)
+      throw new ValidationError('machine must be a non-empty string', { field: 'machine' });
     validateOptions(machine, options);
     const version = await this.versionOf(machine);
     const text = serializeInput(machine, input, this.maxPayloadBytes);
@@ -116,7 +129,10 @@ export class Client {
       if (!def) throw new UnknownMachineError(machine, { field: 'machine' });
       return def.version;
     }
-    let info = this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS ? this.remote.byName.get(machine) : undefined;
+    let info =
+      this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS
+        ? this.remote.byName.get(machine)
+        : undefined;
     if (!info) {
       const all = await this.store.machines();
       this.remote = { at: Date.now(), byName: new Map(all.map((m) => [m.name, m])) };
@@ -149,7 +165,13 @@ export class Client {
     if (!waiter) this.waiters.set(job.queue, (waiter = new ResultWaiter(this.store, job.queue)));
     const ac = new AbortController();
     const timer = setTimeout(
-      () => ac.abort(new TimeoutError(`job ${id} did not finish within ${timeoutMs} ms`, { jobId: id, queue: job.queue })),
+      () =>
+        ac.abort(
+          new TimeoutError(`job ${id} did not finish within ${timeoutMs} ms`, {
+            jobId: id,
+            queue: job.queue,
+          }),
+        ),
       timeoutMs,
     );
     try {
@@ -174,12 +196,22 @@ export class Client {
    * finished job; an event its current state does not accept is logged and ignored.
    * @example await client.send(id, { type: 'APPROVE', by: 'ana' });
    */
-  async send(id: string, event: { type: string; [key: string]: unknown }, options: { queue?: string } = {}): Promise<void> {
+  async send(
+    id: string,
+    event: { type: string; [key: string]: unknown },
+    options: { queue?: string } = {},
+  ): Promise<void> {
     if (!event || typeof event !== 'object' || typeof event.type !== 'string' || event.type.length === 0) {
-      throw new ValidationError('event must be an object with a non-empty string `type`', { field: 'event', jobId: id });
+      throw new ValidationError('event must be an object with a non-empty string `type`', {
+        field: 'event',
+        jobId: id,
+      });
     }
     if (event.type.startsWith('xstate.')) {
-      throw new ValidationError(`event type '${event.type}' is reserved by XState`, { field: 'event.type', jobId: id });
+      throw new ValidationError(`event type '${event.type}' is reserved by XState`, {
+        field: 'event.type',
+        jobId: id,
+      });
     }
     const text = serializeInput(`event ${event.type}`, event, this.maxPayloadBytes);
     const job = await this.store.getJob(id, options.queue);

@@ -32,25 +32,52 @@ export function serializeInput(machine: string, input: unknown, maxBytes: number
     });
   }
   if (text === undefined) {
-    throw new ValidationError(`input of '${machine}' is not JSON-serializable (a function or symbol)`, { field: 'input', machine });
+    throw new ValidationError(`input of '${machine}' is not JSON-serializable (a function or symbol)`, {
+      field: 'input',
+      machine,
+    });
   }
   const bytes = Buffer.byteLength(text);
   if (bytes > maxBytes) {
-    throw new ValidationError(`input of '${machine}' is ${bytes} bytes, over the ${maxBytes}-byte limit`, { field: 'input', machine });
+    throw new ValidationError(`input of '${machine}' is ${bytes} bytes, over the ${maxBytes}-byte limit`, {
+      field: 'input',
+      machine,
+    });
   }
   return text;
 }
 
 export function validateOptions(machine: string, o: EnqueueOptions | undefined): void {
   if (o === undefined) return;
-  if (typeof o !== 'object' || o === null) throw new ValidationError('options must be an object', { field: 'options', machine });
+  if (typeof o !== 'object' || o === null)
+    throw new ValidationError('options must be an object', { field: 'options', machine });
   const fail = (field: string, why: string) => {
-    throw new ValidationError(`options.${field} ${why} (got ${JSON.stringify((o as Record<string, unknown>)[field])})`, { field, machine });
+    throw new ValidationError(
+      `options.${field} ${why} (got ${JSON.stringify((o as Record<string, unknown>)[field])})`,
+      { field, machine },
+    );
   };
   if (o.queue !== undefined) assertQueueName(o.queue);
-  if (o.priority !== undefined && !(o.priority in PRIORITY_BAND)) fail('priority', "must be 'critical', 'high', 'normal' or 'low'");
-  if (o.delayMs !== undefined && (typeof o.delayMs !== 'number' || !Number.isFinite(o.delayMs) || o.delayMs < 0)) fail('delayMs', 'must be a number >= 0');
-  if (o.maxAttempts !== undefined && (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1 || o.maxAttempts > 1000)) fail('maxAttempts', 'must be an integer from 1 to 1000');
-  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !Number.isFinite(o.timeoutMs) || o.timeoutMs <= 0)) fail('timeoutMs', 'must be a number > 0');
-  if (o.idempotencyKey !== undefined && (typeof o.idempotencyKey !== 'string' || o.idempotencyKey.length === 0 || o.idempotencyKey.length > 256)) fail('idempotencyKey', 'must be a string of 1-256 characters');
+  if (o.priority !== undefined && !(o.priority in PRIORITY_BAND))
+    fail('priority', "must be 'critical', 'high', 'normal' or 'low'");
+  if (
+    o.delayMs !== undefined &&
+    (typeof o.delayMs !== 'number' || !Number.isFinite(o.delayMs) || o.delayMs < 0)
+  )
+    fail('delayMs', 'must be a number >= 0');
+  if (
+    o.maxAttempts !== undefined &&
+    (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1 || o.maxAttempts > 1000)
+  )
+    fail('maxAttempts', 'must be an integer from 1 to 1000');
+  if (
+    o.timeoutMs !== undefined &&
+    (typeof o.timeoutMs !== 'number' || !Number.isFinite(o.timeoutMs) || o.timeoutMs <= 0)
+  )
+    fail('timeoutMs', 'must be a number > 0');
+  if (
+    o.idempotencyKey !== undefined &&
+    (typeof o.idempotencyKey !== 'string' || o.idempotencyKey.length === 0 || o.idempotencyKey.length > 256)
+  )
+    fail('idempotencyKey', 'must be a string of 1-256 characters');
 }

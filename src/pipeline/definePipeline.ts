@@ -53,7 +53,10 @@ export class PipelineDefinitionError extends TypeError {
 function checkNode(name: string, node: AnyStateNode, actors: Record<string, unknown>): void {
   const where = `state '${node.id}'`;
   for (const inv of node.invoke as { src: unknown; id?: string }[]) {
-    const raw = (node.config.invoke ? ([] as unknown[]).concat(node.config.invoke) : []) as { src?: unknown; id?: unknown }[];
+    const raw = (node.config.invoke ? ([] as unknown[]).concat(node.config.invoke) : []) as {
+      src?: unknown;
+      id?: unknown;
+    }[];
     const cfg = raw.find((r) => r.src === inv.src || r.id === inv.id);
     if (typeof cfg?.src !== 'string') {
       throw new PipelineDefinitionError(
@@ -63,7 +66,11 @@ function checkNode(name: string, node: AnyStateNode, actors: Record<string, unkn
       );
     }
     if (!(cfg.src in actors)) {
-      throw new PipelineDefinitionError(name, node.id, `${where} invokes '${cfg.src}', which is not registered in setup({ actors })`);
+      throw new PipelineDefinitionError(
+        name,
+        node.id,
+        `${where} invokes '${cfg.src}', which is not registered in setup({ actors })`,
+      );
     }
     if (typeof cfg.id !== 'string' || cfg.id.length === 0) {
       throw new PipelineDefinitionError(
@@ -74,9 +81,10 @@ function checkNode(name: string, node: AnyStateNode, actors: Record<string, unkn
     }
   }
   const actions = [...(node.entry ?? []), ...(node.exit ?? [])] as { type?: string; src?: unknown }[];
-  for (const t of node.transitions.values()) for (const tr of t) actions.push(...((tr.actions ?? []) as { type?: string; src?: unknown }[]));
+  for (const t of node.transitions.values())
+    for (const tr of t) actions.push(...((tr.actions ?? []) as { type?: string; src?: unknown }[]));
   for (const a of actions) {
-    const spawn = a as unknown as { type?: string; src?: unknown };
+    const spawn = a;
     if (typeof a === 'function' && spawn.type === 'xstate.spawnChild' && typeof spawn.src !== 'string') {
       throw new PipelineDefinitionError(
         name,
@@ -93,7 +101,9 @@ function checkNode(name: string, node: AnyStateNode, actors: Record<string, unkn
  * @example
  * const ingest = definePipeline({ name: 'ingest', version: 1, machine: ingestMachine });
  */
-export function definePipeline<TMachine extends AnyStateMachine>(options: DefinePipelineOptions<TMachine>): PipelineDefinition<TMachine> {
+export function definePipeline<TMachine extends AnyStateMachine>(
+  options: DefinePipelineOptions<TMachine>,
+): PipelineDefinition<TMachine> {
   validateName(options?.name, 'definePipeline');
   const where = `definePipeline('${options.name}')`;
   const machine = options.machine;
@@ -104,8 +114,10 @@ export function definePipeline<TMachine extends AnyStateMachine>(options: Define
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, version, timeoutMs);
   validateRetry(options.retry, where);
-  if (options.migrate !== undefined && typeof options.migrate !== 'function') throw new TypeError(`${where}: migrate must be a function`);
-  const actors = ((machine as { implementations?: { actors?: Record<string, unknown> } }).implementations?.actors ?? {}) as Record<string, unknown>;
+  if (options.migrate !== undefined && typeof options.migrate !== 'function')
+    throw new TypeError(`${where}: migrate must be a function`);
+  const actors =
+    (machine as { implementations?: { actors?: Record<string, unknown> } }).implementations?.actors ?? {};
   checkNode(options.name, machine.root, actors);
   let definitionJson: unknown;
   try {

@@ -19,6 +19,7 @@ import type { PipelineDefinition } from './definePipeline.js';
 import { bindJobScope } from './jobScope.js';
 import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
 import { isParkable } from './parkable.js';
+import { reviveErrored } from './revive.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -29,12 +30,24 @@ interface StoredPipelineSnapshot {
   t?: StoredTimer[];
 }
 
-type Outcome = { kind: 'done' } | { kind: 'error'; error: unknown } | { kind: 'park'; wakeAt: number | null } | { kind: 'aborted' };
+type Outcome =
+  | { kind: 'done' }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'park'; wakeAt: number | null }
+  | { kind: 'aborted' };
 
-export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input: unknown, timeoutMs: number, sup: Supervisor): Promise<void> {
+export async function runPipeline(
+  job: ActiveJob,
+  def: PipelineDefinition,
+  input: unknown,
+  timeoutMs: number,
+  sup: Supervisor,
+): Promise<void> {
   const c = job.claimed;
   const store = sup.store;
-  const stored: StoredPipelineSnapshot | null = c.snapshot ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot) : null;
+  const stored: StoredPipelineSnapshot | null = c.snapshot
+    ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot)
+    : null;
   let machineSnapshot = stored?.w;
   if (machineSnapshot !== undefined && c.version !== def.version) {
     // Supervisor only hands us another version's snapshot when this definition can migrate it.
@@ -49,6 +62,9 @@ export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input
   let lastPersisted = stored ? JSON.stringify({ w: stored.w, t: stored.t ?? [] }) : '';
   let lastStateText = '';
   let inboxConsumed = c.inbox;
+  let lastTimers: StoredTimer[] = stored?.t ?? [];
+  /** The root's last snapshot while active: an errored actor drops its children, this keeps them. */
+  let lastActive: unknown;
   let inboxReading: Promise<void> | undefined;
   let pendingLog: string[] = [];
   let settle!: (o: Outcome) => void;
@@ -64,6 +80,7 @@ export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
     const timers = captureTimers(actor);
+    lastTimers = timers;
     const w = actor.getPersistedSnapshot();
     const key = JSON.stringify({ w, t: timers });
     const state = stateText();
@@ -106,7 +123,9 @@ export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input
         continue;
       }
       if (!actor!.getSnapshot().can(event)) {
-        pendingLog.push(JSON.stringify({ type: 'event-ignored', event: event.type, state: actor!.getSnapshot().value }));
+        pendingLog.push(
+          JSON.stringify({ type: 'event-ignored', event: event.type, state: actor!.getSnapshot().value }),
+        );
         continue;
       }
       pendingLog.push(JSON.stringify({ type: 'event', event: event.type }));
@@ -138,10 +157,19 @@ export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input
       ...(machineSnapshot !== undefined ? { snapshot: machineSnapshot as any } : {}),
       input,
       inspect: (ev) => {
-        if (ev.type === '@xstate.snapshot') markDirty();
+        if (ev.type !== '@xstate.snapshot') return;
+        if (ev.actorRef === actor && (ev.snapshot as { status?: string }).status === 'active')
+          lastActive = ev.snapshot;
+        markDirty();
       },
     });
-    bindJobScope(actor.system, { jobId: c.id, queue: sup.queue, attempt: c.attempt, signal: job.signal, progress: job.progress });
+    bindJobScope(actor.system, {
+      jobId: c.id,
+      queue: sup.queue,
+      attempt: c.attempt,
+      signal: job.signal,
+      progress: job.progress,
+    });
     actor.subscribe({
       complete: () => settle({ kind: 'done' }),
       error: (error) => settle({ kind: 'error', error }),
@@ -151,6 +179,7 @@ export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input
     if (machineSnapshot === undefined) pendingLog.push('{"type":"started"}');
     else pendingLog.push('{"type":"resumed"}');
     actor.start();
+    lastActive = actor.getSnapshot();
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
     restoreTimers(actor, stored?.t ?? []);
     readInbox();
@@ -195,10 +224,20 @@ export async function runPipeline(job: ActiveJob, def: PipelineDefinition, input
       });
     } else {
       const thrown = result.kind === 'error' ? result.error : job.signal.reason;
+      const w = actor ? actor.getPersistedSnapshot() : stored?.w;
       await settleFailure(job, life, thrown, {
         retry: def.retry,
         timeoutMs,
-        snapshotExtra: stored?.w !== undefined ? { w: JSON.parse(lastPersisted || '{}').w ?? stored.w } : undefined,
+        snapshotExtra: w !== undefined ? { w } : undefined,
+        // An errored machine is retried from the state it failed in (see revive.ts).
+        resumeSnapshot:
+          result.kind === 'error' && lastActive !== undefined
+            ? JSON.stringify({
+                l: persistLifecycle(life),
+                w: reviveErrored(def.machine.getPersistedSnapshot(lastActive as never)),
+                t: lastTimers,
+              })
+            : undefined,
         state: lastStateText || undefined,
       });
     }

@@ -25,7 +25,9 @@ interface ScheduledEvent {
 
 interface SystemInternals {
   getSnapshot(): { _scheduledEvents: Record<string, ScheduledEvent> };
-  scheduler: { schedule(source: AnyActorRef, target: AnyActorRef, event: unknown, delay: number, id: string): void };
+  scheduler: {
+    schedule(source: AnyActorRef, target: AnyActorRef, event: unknown, delay: number, id: string): void;
+  };
 }
 
 /** Every actor of the tree by invoke path ('' is the root). */

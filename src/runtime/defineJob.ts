@@ -19,7 +19,7 @@ export interface WorkArgs<I, L> {
   idempotencyKey: string;
 }
 
-export interface LoadArgs<I> extends Omit<WorkArgs<I, undefined>, 'loaded'> {}
+export type LoadArgs<I> = Omit<WorkArgs<I, undefined>, 'loaded'>;
 
 export interface JobDefinition<I = unknown, O = unknown, L = unknown> {
   readonly kind: 'job';
@@ -68,14 +68,25 @@ export function validateVersionAndTimeout(where: string, version: unknown, timeo
  * @example
  * const resize = defineJob({ name: 'resize', work: async ({ input }) => sharp(input.path).resize(200) });
  */
-export function defineJob<I = unknown, O = unknown, L = undefined>(options: DefineJobOptions<I, O, L>): JobDefinition<I, O, L> {
+export function defineJob<I = unknown, O = unknown, L = undefined>(
+  options: DefineJobOptions<I, O, L>,
+): JobDefinition<I, O, L> {
   const where = `defineJob(${JSON.stringify(options?.name)})`;
   validateName(options?.name, 'defineJob');
   if (typeof options.work !== 'function') throw new TypeError(`${where}: work must be a function`);
-  if (options.load !== undefined && typeof options.load !== 'function') throw new TypeError(`${where}: load must be a function`);
+  if (options.load !== undefined && typeof options.load !== 'function')
+    throw new TypeError(`${where}: load must be a function`);
   const version = options.version ?? 1;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, version, timeoutMs);
   validateRetry(options.retry, where);
-  return { kind: 'job', name: options.name, version, load: options.load, work: options.work, retry: options.retry, timeoutMs };
+  return {
+    kind: 'job',
+    name: options.name,
+    version,
+    load: options.load,
+    work: options.work,
+    retry: options.retry,
+    timeoutMs,
+  };
 }

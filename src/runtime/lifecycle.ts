@@ -4,7 +4,12 @@
 // tmp benchmarks on this machine, Node 20, xstate 5.33).
 
 import { createActor, type AnyActorScope } from 'xstate';
-import { jobMachine, type LifecycleEvent, type LifecycleSnapshot, type LifecycleState } from '../../machines/job.js';
+import {
+  jobMachine,
+  type LifecycleEvent,
+  type LifecycleSnapshot,
+  type LifecycleState,
+} from '../../machines/job.js';
 
 const self = createActor(jobMachine, { input: { attempt: 1, maxAttempts: 1 } });
 const scope = {
@@ -25,7 +30,10 @@ export function initialLifecycle(attempt: number, maxAttempts: number): Lifecycl
 
 /** Rebuilds the lifecycle from a persisted snapshot, without running anything. */
 export function restoreLifecycle(persisted: { value: unknown; context: unknown }): LifecycleSnapshot {
-  return jobMachine.resolveState({ value: persisted.value as LifecycleState, context: persisted.context as any });
+  return jobMachine.resolveState({
+    value: persisted.value as LifecycleState,
+    context: persisted.context as any,
+  });
 }
 
 export function stepLifecycle(snapshot: LifecycleSnapshot, event: LifecycleEvent): LifecycleSnapshot {
@@ -33,7 +41,7 @@ export function stepLifecycle(snapshot: LifecycleSnapshot, event: LifecycleEvent
 }
 
 export function lifecycleState(snapshot: LifecycleSnapshot): LifecycleState {
-  return snapshot.value as LifecycleState;
+  return snapshot.value;
 }
 
 /** The persisted form, without the input and output the job record already holds. */

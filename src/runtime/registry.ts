@@ -28,7 +28,8 @@ export class Registry {
     }
     let versions = this.byName.get(def.name);
     if (!versions) this.byName.set(def.name, (versions = new Map()));
-    if (versions.has(def.version)) throw new TypeError(`jobs: '${def.name}' version ${def.version} is listed twice`);
+    if (versions.has(def.version))
+      throw new TypeError(`jobs: '${def.name}' version ${def.version} is listed twice`);
     versions.set(def.version, def);
   }
 

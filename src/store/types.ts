@@ -57,13 +57,57 @@ export interface ClaimedJob {
  * worker whose lease has passed gets `lost` back and MUST stop working on that job.
  */
 export type CommitOp =
-  | { kind: 'checkpoint'; id: string; token: string; status: JobStatus; snapshot?: string; state?: string; progress?: string; inboxConsumed?: number; log: string[] }
-  | { kind: 'done'; id: string; token: string; output: string; snapshot: string; state?: string; log: string[] }
-  | { kind: 'fail'; id: string; token: string; error: string; snapshot?: string; state?: string; log: string[] }
-  | { kind: 'retry'; id: string; token: string; error: string; delayMs: number; attempt: number; snapshot?: string; log: string[] }
+  | {
+      kind: 'checkpoint';
+      id: string;
+      token: string;
+      status: JobStatus;
+      snapshot?: string;
+      state?: string;
+      progress?: string;
+      inboxConsumed?: number;
+      log: string[];
+    }
+  | {
+      kind: 'done';
+      id: string;
+      token: string;
+      output: string;
+      snapshot: string;
+      state?: string;
+      log: string[];
+    }
+  | {
+      kind: 'fail';
+      id: string;
+      token: string;
+      error: string;
+      snapshot?: string;
+      state?: string;
+      log: string[];
+    }
+  | {
+      kind: 'retry';
+      id: string;
+      token: string;
+      error: string;
+      delayMs: number;
+      attempt: number;
+      snapshot?: string;
+      log: string[];
+    }
   | { kind: 'cancelled'; id: string; token: string; snapshot?: string; state?: string; log: string[] }
   | { kind: 'requeue'; id: string; token: string; log: string[] }
-  | { kind: 'park'; id: string; token: string; wakeAt: number | null; snapshot: string; state?: string; inboxConsumed?: number; log: string[] }
+  | {
+      kind: 'park';
+      id: string;
+      token: string;
+      wakeAt: number | null;
+      snapshot: string;
+      state?: string;
+      inboxConsumed?: number;
+      log: string[];
+    }
   | { kind: 'broken'; id: string; token: string; error: string; log: string[] };
 
 export interface ClaimRequest {

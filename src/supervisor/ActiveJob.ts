@@ -7,7 +7,10 @@ import type { ClaimedJob, CommitOp } from '../store/types.js';
 export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown';
 
 export class AbortedError extends Error {
-  constructor(readonly reason: AbortReason, message: string) {
+  constructor(
+    readonly reason: AbortReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'AbortedError';
   }

@@ -76,6 +76,8 @@ export class Supervisor {
   private pending: PendingWrite[] = [];
   private wake: (() => void) | undefined;
   private waitInFlight: Promise<void> | undefined;
+  /** Set when a blocking wait returned (work was signalled) since the last claim began. */
+  private signalled = false;
   private pump: Promise<void> | undefined;
   private stopping = false;
   private started = false;
@@ -103,10 +105,13 @@ export class Supervisor {
       reaperIntervalMs: this.reaperIntervalMs,
       idleWaitMs: this.idleWaitMs,
     })) {
-      if (!Number.isFinite(v) || v <= 0) throw new TypeError(`Supervisor: ${k} must be a number > 0 (got ${v})`);
+      if (!Number.isFinite(v) || v <= 0)
+        throw new TypeError(`Supervisor: ${k} must be a number > 0 (got ${v})`);
     }
-    if (!Number.isInteger(this.concurrency)) throw new TypeError('Supervisor: concurrency must be an integer');
-    if (this.heartbeatMs >= this.leaseMs) throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
+    if (!Number.isInteger(this.concurrency))
+      throw new TypeError('Supervisor: concurrency must be an integer');
+    if (this.heartbeatMs >= this.leaseMs)
+      throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
     this.loadMachines = this.registry.loadMachines();
@@ -188,12 +193,15 @@ export class Supervisor {
       const batch = this.pending;
       this.pending = [];
       const want = this.stopping ? 0 : this.concurrency - this.running.size;
+      if (want > 0) this.signalled = false;
       let res: CommitResult;
       try {
         res = await this.store.commit(
           this.queue,
           batch.map((p) => p.op),
-          want > 0 ? { workerId: this.workerId, max: want, leaseMs: this.leaseMs, loadMachines: this.loadMachines } : undefined,
+          want > 0
+            ? { workerId: this.workerId, max: want, leaseMs: this.leaseMs, loadMachines: this.loadMachines }
+            : undefined,
         );
       } catch (err) {
         // Redis unreachable or a script error: the writes are retried with the next batch,
@@ -210,23 +218,25 @@ export class Supervisor {
       });
       for (const c of res.claimed) this.startJob(c);
       this.nextDueAt = res.nextDueAt;
-      if (want > 0 && res.claimed.length === 0 && this.pending.length === 0 && !this.stopping) await this.idle();
+      if (want > 0 && res.claimed.length === 0 && this.pending.length === 0 && !this.stopping)
+        await this.idle();
     }
   }
 
   /** IDLE: block until work is signalled, a write is queued, or the next delayed job is due. */
   private async idle(): Promise<void> {
+    // A wait that returned while we were claiming consumed a wake-up signal our claim may have
+    // missed (the job arrived just after it): claim again rather than sleep on a used signal.
+    if (this.signalled) return;
     let timeout = this.idleWaitMs;
     if (this.nextDueAt !== null) timeout = Math.max(5, Math.min(timeout, this.nextDueAt - Date.now() + 5));
     const wakeUp = new Promise<void>((r) => (this.wake = r));
-    // One blocking wait at a time: a wait still in flight is joined, not doubled. A joined wait
-    // may have been started with a longer timeout (before a backoff retry was written), so a
-    // timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out idleWaitMs.
-    this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => (this.waitInFlight = undefined));
-    let timer: NodeJS.Timeout | undefined;
-    const due = new Promise<void>((r) => (timer = setTimeout(r, timeout)));
-    await Promise.race([this.waitInFlight, wakeUp, due]);
-    clearTimeout(timer);
+    // One blocking wait at a time: a wait still in flight is joined, not doubled.
+    this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => {
+      this.waitInFlight = undefined;
+      this.signalled = true;
+    });
+    await Promise.race([this.waitInFlight, wakeUp]);
     this.wake = undefined;
   }
 
@@ -258,7 +268,10 @@ export class Supervisor {
     const latest = this.registry.latest(c.machine);
     const def =
       this.registry.get(c.machine, c.version) ??
-      (!c.snapshot || (latest?.kind === 'pipeline' && (latest as PipelineDefinition).migrate && latest.version > c.version) ? latest : undefined);
+      (!c.snapshot ||
+      (latest?.kind === 'pipeline' && (latest as PipelineDefinition).migrate && latest.version > c.version)
+        ? latest
+        : undefined);
     if (!def) {
       const known = this.registry.has(c.machine);
       return void (await broken(
@@ -314,7 +327,11 @@ export class Supervisor {
     const jobs = [...this.running.values()].filter((j) => !j.abortReason || j.abortReason === 'cancel');
     if (jobs.length === 0) return;
     try {
-      const states = await this.store.heartbeat(this.queue, jobs.map((j) => ({ id: j.id, token: j.token })), this.leaseMs);
+      const states = await this.store.heartbeat(
+        this.queue,
+        jobs.map((j) => ({ id: j.id, token: j.token })),
+        this.leaseMs,
+      );
       states.forEach((s, i) => {
         const job = jobs[i]!;
         if (s === 'lost') this.onLeaseLost(job.id, 'heartbeat');

@@ -9,9 +9,18 @@ import { raceSignal, serializeOutput, settleFailure } from './settle.js';
 const WORKING_LOG = ['{"type":"state","state":"working"}'];
 const DONE_LOG = ['{"type":"done"}'];
 
-export async function runSimpleJob(job: ActiveJob, def: JobDefinition<any, any, any>, input: unknown, timeoutMs: number, queue: string): Promise<void> {
+export async function runSimpleJob(
+  job: ActiveJob,
+  def: JobDefinition<any, any, any>,
+  input: unknown,
+  timeoutMs: number,
+  queue: string,
+): Promise<void> {
   const c = job.claimed;
-  let life = stepLifecycle(initialLifecycle(c.attempt, c.maxAttempts), { type: 'CLAIM', hasLoad: Boolean(def.load) });
+  let life = stepLifecycle(initialLifecycle(c.attempt, c.maxAttempts), {
+    type: 'CLAIM',
+    hasLoad: Boolean(def.load),
+  });
   const timer = setTimeout(() => job.abort('timeout', `attempt timed out after ${timeoutMs} ms`), timeoutMs);
   const args = {
     input,
@@ -30,7 +39,14 @@ export async function runSimpleJob(job: ActiveJob, def: JobDefinition<any, any, 
       life = stepLifecycle(life, { type: 'LOADED' });
       job.status = 'working';
       // Not awaited: if the worker dies now, the job re-runs from `loading` anyway.
-      void job.write({ kind: 'checkpoint', id: c.id, token: c.token, status: 'working', state: '"working"', log: WORKING_LOG });
+      void job.write({
+        kind: 'checkpoint',
+        id: c.id,
+        token: c.token,
+        status: 'working',
+        state: '"working"',
+        log: WORKING_LOG,
+      });
     }
     args.idempotencyKey = `${c.id}:working:${c.attempt}`;
     const output = await raceSignal(def.work({ ...args, loaded }), job.signal);

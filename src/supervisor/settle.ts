@@ -12,6 +12,8 @@ export interface SettleOptions {
   timeoutMs: number;
   /** Extra fields for the stored snapshot (pipelines keep their machine's snapshot). */
   snapshotExtra?: Record<string, unknown>;
+  /** Snapshot to resume from on a retry (pipelines); without it the last checkpoint stands. */
+  resumeSnapshot?: string;
   state?: string;
 }
 
@@ -50,15 +52,21 @@ export async function settleFailure(
       error: JSON.stringify(toStoredError(thrown)),
       delayMs: thrown.delayMs,
       attempt: life.context.attempt,
+      snapshot: options.resumeSnapshot,
       log: [JSON.stringify({ type: 'retry-later', delayMs: thrown.delayMs, attempt: life.context.attempt })],
     });
     return;
   }
   const error: StoredError =
     job.abortReason === 'timeout'
-      ? { name: 'TimeoutError', code: 'TIMEOUT', message: `attempt ${life.context.attempt} timed out after ${options.timeoutMs} ms` }
+      ? {
+          name: 'TimeoutError',
+          code: 'TIMEOUT',
+          message: `attempt ${life.context.attempt} timed out after ${options.timeoutMs} ms`,
+        }
       : toStoredError(thrown);
-  const final = thrown instanceof NonRetryableError || (thrown as { nonRetryable?: unknown })?.nonRetryable === true;
+  const final =
+    thrown instanceof NonRetryableError || (thrown as { nonRetryable?: unknown })?.nonRetryable === true;
   const next = stepLifecycle(life, { type: 'FAIL', error, final, retryAt: 0 });
   const brief = { name: error.name, message: error.message, code: error.code };
   if (lifecycleState(next) === 'queued') {
@@ -69,7 +77,10 @@ export async function settleFailure(
       error: JSON.stringify(error),
       delayMs,
       attempt: next.context.attempt,
-      log: [JSON.stringify({ type: 'retry-scheduled', attempt: next.context.attempt, delayMs, error: brief })],
+      snapshot: options.resumeSnapshot,
+      log: [
+        JSON.stringify({ type: 'retry-scheduled', attempt: next.context.attempt, delayMs, error: brief }),
+      ],
     });
   } else {
     await job.write({
@@ -109,7 +120,9 @@ export function serializeOutput(output: unknown, what = 'output'): string {
   try {
     text = JSON.stringify(output);
   } catch (err) {
-    throw new NonRetryableError(`job ${what} is not JSON-serializable: ${(err as Error).message}`, { code: 'OUTPUT_NOT_SERIALIZABLE' });
+    throw new NonRetryableError(`job ${what} is not JSON-serializable: ${(err as Error).message}`, {
+      code: 'OUTPUT_NOT_SERIALIZABLE',
+    });
   }
   return text ?? 'null';
 }

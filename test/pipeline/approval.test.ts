@@ -64,7 +64,12 @@ describe('approval pipeline: parking, events and durable deadlines', () => {
     await eventually(async () => (await t.client.get(id))?.status === 'waiting');
     await t.sup.stop();
     const started = Date.now();
-    const sup2 = new Supervisor({ store: t.store, jobs: [approvalPipeline(services)], concurrency: 1, ...fast });
+    const sup2 = new Supervisor({
+      store: t.store,
+      jobs: [approvalPipeline(services)],
+      concurrency: 1,
+      ...fast,
+    });
     await sup2.start();
     const done = await t.client.waitForResult(id, { timeoutMs: 6000 });
     assert.deepEqual(done.output, { outcome: 'expired', by: null });
@@ -98,7 +103,10 @@ describe('approval pipeline: parking, events and durable deadlines', () => {
     await assert.rejects(t.client.send('01NOPE', { type: 'APPROVE', by: 'x' }), { code: 'JOB_NOT_FOUND' });
     await assert.rejects(t.client.send(id, { nope: 1 } as never), { code: 'INVALID_INPUT' });
     const log = await t.client.events(id);
-    assert.ok(log.some((e) => e.type === 'event-ignored' && e.event === 'NOT_A_THING'), JSON.stringify(log));
+    assert.ok(
+      log.some((e) => e.type === 'event-ignored' && e.event === 'NOT_A_THING'),
+      JSON.stringify(log),
+    );
     await t.close();
   });
 });

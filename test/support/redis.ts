@@ -37,7 +37,19 @@ export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'machinist-redis-'));
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      ...extraArgs,
+    ],
     { stdio: 'ignore' },
   );
   const url = `redis://127.0.0.1:${port}`;
@@ -88,7 +100,10 @@ export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 5000, 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > end)
+      throw new Error(
+        `condition not met within ${timeoutMs} ms${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
     await sleep(stepMs);
   }
 }

@@ -45,7 +45,16 @@ export interface RedisStoreOptions {
 
 const DAY = 24 * 3600 * 1000;
 /** Statuses in the order `list` walks them when no status is given, with the index holding each. */
-const LIST_ORDER: readonly (keyof QueueKeys)[] = ['active', 'queued', 'delayed', 'waiting', 'done', 'failed', 'cancelled'];
+type IndexName = 'active' | 'queued' | 'delayed' | 'waiting' | 'done' | 'failed' | 'cancelled';
+const LIST_ORDER: readonly IndexName[] = [
+  'active',
+  'queued',
+  'delayed',
+  'waiting',
+  'done',
+  'failed',
+  'cancelled',
+];
 
 export class RedisStore implements Store {
   readonly prefix: string;
@@ -63,7 +72,8 @@ export class RedisStore implements Store {
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.prefix ?? 'machinist';
-    if (!/^[A-Za-z0-9._:-]{1,64}$/.test(this.prefix)) throw new TypeError(`invalid key prefix '${this.prefix}'`);
+    if (!/^[A-Za-z0-9._:-]{1,64}$/.test(this.prefix))
+      throw new TypeError(`invalid key prefix '${this.prefix}'`);
     this.finishedTtlMs = options.finishedTtlMs ?? 7 * DAY;
     this.idemTtlMs = options.idempotencyTtlMs ?? 7 * DAY;
     this.eventsMaxLen = options.eventsMaxLen ?? 10_000;
@@ -101,8 +111,7 @@ export class RedisStore implements Store {
       args.push(j.idempotencyKey ?? '', j.parentId ?? '', j.options ?? '');
     }
     const flat = (await this.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as (
-      | string
-      | number
+      string | number
     )[];
     const out: EnqueueResult[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ id: String(flat[i]), created: flat[i + 1] === 1 });
@@ -124,7 +133,20 @@ export class RedisStore implements Store {
     encodeOps(ops, args);
     const [written, claimedFlat, nextDue] = (await this.run(
       'commit',
-      [k.queued, k.delayed, k.active, k.meta, k.events, k.marker, k.waiting, k.done, k.failed, k.cancelled, k.dead, k.broken],
+      [
+        k.queued,
+        k.delayed,
+        k.active,
+        k.meta,
+        k.events,
+        k.marker,
+        k.waiting,
+        k.done,
+        k.failed,
+        k.cancelled,
+        k.dead,
+        k.broken,
+      ],
       args,
     )) as [number[], string[], string | null];
     const claimed: ClaimedJob[] = [];
@@ -156,13 +178,21 @@ export class RedisStore implements Store {
   async send(queue: string, id: string, event: string, eventType: string): Promise<void> {
     const k = this.keys(queue);
     try {
-      await this.run('send', [k.queued, k.waiting, k.delayed, k.events, k.marker], [k.base, this.eventsMaxLen, id, event, eventType]);
+      await this.run(
+        'send',
+        [k.queued, k.waiting, k.delayed, k.events, k.marker],
+        [k.base, this.eventsMaxLen, id, event, eventType],
+      );
     } catch (err) {
       throw fromScriptError(err, { jobId: id, queue });
     }
   }
 
-  async heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]> {
+  async heartbeat(
+    queue: string,
+    leases: { id: string; token: string }[],
+    leaseMs: number,
+  ): Promise<LeaseState[]> {
     if (leases.length === 0) return [];
     const k = this.keys(queue);
     const args: (string | number)[] = [k.base, leaseMs];
@@ -184,8 +214,10 @@ export class RedisStore implements Store {
   async waitForWork(queue: string, timeoutMs: number): Promise<void> {
     if (this.closed) return;
     const k = this.keys(queue);
-    this.blocking ??= this.redis.duplicate();
-    this.blocking.on('error', () => {});
+    if (!this.blocking) {
+      this.blocking = this.redis.duplicate();
+      this.blocking.on('error', () => {});
+    }
     const conn = this.blocking;
     try {
       await conn.bzpopmin(k.marker, Math.max(0.01, timeoutMs / 1000));
@@ -202,7 +234,11 @@ export class RedisStore implements Store {
   }
 
   /** Listens for control messages (cancel) addressed to one worker. */
-  async subscribeControl(queue: string, workerId: string, onMessage: (message: string) => void): Promise<void> {
+  async subscribeControl(
+    queue: string,
+    workerId: string,
+    onMessage: (message: string) => void,
+  ): Promise<void> {
     const channel = this.keys(queue).control(workerId);
     this.subscriber ??= this.redis.duplicate();
     this.subscriber.on('error', () => {});
@@ -261,13 +297,13 @@ export class RedisStore implements Store {
     const k = this.keys(query.queue);
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 1000);
     // Cursor: "<index position in LIST_ORDER or 'c'>:<offset>".
-    let [part, offsetText] = (query.cursor ?? '').split(':');
+    const [part, offsetText] = (query.cursor ?? '').split(':');
     let offset = Number(offsetText ?? 0) || 0;
     const sources: { key: string; rev: boolean; status?: JobStatus }[] = [];
     if (query.parentId) {
       sources.push({ key: k.children(query.parentId), rev: false, status: query.status });
     } else if (query.status) {
-      const map: Record<JobStatus, (keyof QueueKeys)[]> = {
+      const map: Record<JobStatus, IndexName[]> = {
         queued: ['queued', 'delayed'],
         loading: ['active'],
         working: ['active'],
@@ -276,9 +312,10 @@ export class RedisStore implements Store {
         failed: ['failed'],
         cancelled: ['cancelled'],
       };
-      for (const name of map[query.status]) sources.push({ key: k[name] as string, rev: isFinishedIndex(name), status: query.status });
+      for (const name of map[query.status])
+        sources.push({ key: k[name], rev: isFinishedIndex(name), status: query.status });
     } else {
-      for (const name of LIST_ORDER) sources.push({ key: k[name] as string, rev: isFinishedIndex(name) });
+      for (const name of LIST_ORDER) sources.push({ key: k[name], rev: isFinishedIndex(name) });
     }
     let si = Number(part ?? 0) || 0;
     const jobs: JobRecord[] = [];
@@ -308,8 +345,7 @@ export class RedisStore implements Store {
         offset = 0;
       }
     }
-    part = String(si);
-    return { jobs, cursor: si < sources.length ? `${part}:${offset}` : null };
+    return { jobs, cursor: si < sources.length ? `${si}:${offset}` : null };
   }
 
   async cancel(id: string, queue?: string, reason = 'cancelled by request'): Promise<CancelOutcome> {
@@ -340,7 +376,7 @@ export class RedisStore implements Store {
         queue,
         machine: r.machine,
         input: r.input,
-        error: r.error as StoredError | null,
+        error: r.error,
         attempts: r.attempts,
         failedAt: r.finishedAt ?? 0,
       });
@@ -353,7 +389,11 @@ export class RedisStore implements Store {
     if (!q) throw new JobNotFoundError(id, queue);
     const k = this.keys(q);
     try {
-      await this.run('retryDead', [k.dead, k.broken, k.failed, k.queued, k.events, k.marker], [k.base, this.eventsMaxLen, id]);
+      await this.run(
+        'retryDead',
+        [k.dead, k.broken, k.failed, k.queued, k.events, k.marker],
+        [k.base, this.eventsMaxLen, id],
+      );
     } catch (err) {
       throw fromScriptError(err, { jobId: id, queue: q });
     }
@@ -370,7 +410,10 @@ export class RedisStore implements Store {
     const out: BrokenEntry[] = [];
     for (let i = 0; i < flat.length; i += 2) {
       const id = flat[i]!;
-      const [why, err] = await Promise.all([this.redis.hget(k.brokenWhy, id), this.redis.hget(k.job(id), 'e')]);
+      const [why, err] = await Promise.all([
+        this.redis.hget(k.brokenWhy, id),
+        this.redis.hget(k.job(id), 'e'),
+      ]);
       const reason = why ?? (err ? ((JSON.parse(err) as StoredError).message ?? err) : 'unknown');
       out.push({ id, queue, reason, at: Number(flat[i + 1]) });
     }
@@ -381,9 +424,13 @@ export class RedisStore implements Store {
     const k = this.keys(queue);
     let conn = this.redis;
     if (blockMs > 0) {
-      conn = this.readers.get(queue) ?? this.redis.duplicate();
-      conn.on('error', () => {});
-      this.readers.set(queue, conn);
+      let reader = this.readers.get(queue);
+      if (!reader) {
+        reader = this.redis.duplicate();
+        reader.on('error', () => {});
+        this.readers.set(queue, reader);
+      }
+      conn = reader;
     }
     const res =
       blockMs > 0
@@ -458,10 +505,19 @@ export class RedisStore implements Store {
 }
 
 /** The indexes `counts` reports, in display order. */
-export const COUNTED = ['queued', 'delayed', 'active', 'waiting', 'done', 'failed', 'cancelled', 'dead', 'broken'] as const;
+export const COUNTED = [
+  'queued',
+  'delayed',
+  'active',
+  'waiting',
+  'done',
+  'failed',
+  'cancelled',
+  'dead',
+  'broken',
+] as const;
 export type QueueCounts = Record<(typeof COUNTED)[number], number>;
 
-function isFinishedIndex(name: keyof QueueKeys): boolean {
+function isFinishedIndex(name: IndexName): boolean {
   return name === 'done' || name === 'failed' || name === 'cancelled';
 }
-

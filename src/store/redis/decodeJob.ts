@@ -5,7 +5,25 @@ import type { StoredError } from '../../errors.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from '../types.js';
 
 export const JOB_FIELDS = [
-  'm', 'v', 'st', 's', 'sn', 'in', 'o', 'e', 'a', 'ma', 'lr', 'pr', 'p', 'par', 'ra', 'ca', 'ua', 'fa', 'cx',
+  'm',
+  'v',
+  'st',
+  's',
+  'sn',
+  'in',
+  'o',
+  'e',
+  'a',
+  'ma',
+  'lr',
+  'pr',
+  'p',
+  'par',
+  'ra',
+  'ca',
+  'ua',
+  'fa',
+  'cx',
 ] as const;
 
 function parse(text: string | null | undefined): unknown {
@@ -17,7 +35,8 @@ function parse(text: string | null | undefined): unknown {
   }
 }
 
-const num = (s: string | null | undefined): number | null => (s === null || s === undefined || s === '' ? null : Number(s));
+const num = (s: string | null | undefined): number | null =>
+  s === null || s === undefined || s === '' ? null : Number(s);
 
 export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
   const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx] = v;

@@ -28,7 +28,11 @@ export function loadScripts(): ScriptSource[] {
     .map((file) => {
       const m = /^(\w+)-(\d+)\.lua$/.exec(file);
       if (!m) throw new Error(`lua script ${file} is not named <name>-<numKeys>.lua`);
-      return { name: m[1]!, numberOfKeys: Number(m[2]), lua: inline(readFileSync(join(LUA_DIR, file), 'utf8')) };
+      return {
+        name: m[1]!,
+        numberOfKeys: Number(m[2]),
+        lua: inline(readFileSync(join(LUA_DIR, file), 'utf8')),
+      };
     });
   return cache;
 }

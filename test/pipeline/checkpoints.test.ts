@@ -1,0 +1,68 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, RedisStore } from '../../src/index.js';
+import { ingestPipeline } from '../../machines/ingest.js';
+import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+
+function startWorker(env: Record<string, string>, waitFor: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/ingestWorker.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const seen = new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(waitFor)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${waitFor}`)));
+  });
+  return { child, seen };
+}
+
+describe('pipeline checkpoints', () => {
+  let redis: TestRedis;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+
+  it('resumes at step 3 on another worker after a SIGKILL during step 3; steps 1 and 2 do not run again', async () => {
+    const prefix = uniquePrefix('ckpt');
+    const runLog = join(mkdtempSync(join(tmpdir(), 'machinist-')), 'runs.log');
+    writeFileSync(runLog, '');
+    const store = new RedisStore({ url: redis.url, prefix });
+    const client = new Client({
+      store,
+      jobs: [ingestPipeline({ fetchDocument: async () => '', indexDocument: async () => '' })],
+    });
+    const env = { REDIS_URL: redis.url, PREFIX: prefix, RUN_LOG: runLog };
+    const first = startWorker({ ...env, HANG_AT_INDEX: '1' }, 'READY');
+    await first.seen;
+    const id = await client.enqueue('ingest', { url: 'u1' });
+    await new Promise<void>((resolve) =>
+      first.child.stdout.on('data', (d: Buffer) => d.toString().includes('INDEXING') && resolve()),
+    );
+    const parked = await client.get(id);
+    assert.equal(parked!.state, 'indexing');
+    process.kill(first.child.pid!, 'SIGKILL');
+    const second = startWorker({ ...env, HANG_AT_INDEX: '0' }, 'READY');
+    const done = await client.waitForResult(id, { timeoutMs: 10_000 });
+    assert.equal(done.status, 'done');
+    assert.deepEqual(done.output, { url: 'u1', title: 'Doc u1', words: 5, indexId: 'idx-5' });
+    const runs = readFileSync(runLog, 'utf8').trim().split('\n');
+    const fetches = runs.filter((l) => l.startsWith('fetch'));
+    const indexes = runs.filter((l) => l.startsWith('index'));
+    assert.equal(fetches.length, 1, runs.join('\n'));
+    assert.equal(indexes.length, 2, runs.join('\n'));
+    // The re-run of step 3 carries the same idempotency key as the run that was killed.
+    assert.equal(indexes[0]!.split(' ')[1], indexes[1]!.split(' ')[1]);
+    assert.equal(indexes[0]!.split(' ')[1], `${id}:index:1`);
+    assert.ok((await client.events(id)).some((e) => e.type === 'lease-requeued'));
+    second.child.kill('SIGKILL');
+    client.close();
+    await store.close();
+  });
+});
