@@ -236,7 +236,13 @@ export class Supervisor {
       this.waitInFlight = undefined;
       this.signalled = true;
     });
-    await Promise.race([this.waitInFlight, wakeUp]);
+    // A joined wait may have been started with a longer timeout (before a backoff retry was
+    // written), so a timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out
+    // idleWaitMs.
+    let timer: NodeJS.Timeout | undefined;
+    const due = new Promise<void>((r) => (timer = setTimeout(r, timeout)));
+    await Promise.race([this.waitInFlight, wakeUp, due]);
+    clearTimeout(timer);
     this.wake = undefined;
   }
 

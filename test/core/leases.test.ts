@@ -60,6 +60,40 @@ describe('leases', () => {
     assert.ok(ranAt - t0 < 1500, `picked up ${ranAt - t0} ms after enqueue (idle wait is 5000 ms)`);
   });
 
+  it('wakes within milliseconds of new work that arrives while the pump is busy writing', async () => {
+    h = new Harness(redis);
+    const release = gate();
+    let quickRanAt = 0;
+    const busy = defineJob({
+      name: 'busy',
+      work: async ({ progress }) => {
+        progress('half way'); // one write, then nothing that would wake the pump for 3 s
+        await Promise.race([release.promise, sleep(3000)]);
+      },
+    });
+    const quick = defineJob({ name: 'quick', work: () => void (quickRanAt = Date.now()) });
+    const client = h.client({ jobs: [busy, quick] });
+    // New work arrives exactly while the pump waits for the reply to that progress write: the
+    // moment a wake-up signal goes to a blocking wait that nobody is joined to any more.
+    let enqueuedAt = 0;
+    const commit = h.store.commit.bind(h.store);
+    h.store.commit = async (queue, ops, claim) => {
+      const res = await commit(queue, ops, claim);
+      if (enqueuedAt === 0 && ops.some((op) => op.kind === 'checkpoint')) {
+        enqueuedAt = Date.now();
+        await client.enqueue('quick', null);
+        await sleep(20);
+      }
+      return res;
+    };
+    await h.started({ jobs: [busy, quick], idleWaitMs: 5000 });
+    await client.enqueue('busy', null);
+    await eventually(() => quickRanAt > 0, 8000);
+    release.open();
+    const latency = quickRanAt - enqueuedAt;
+    assert.ok(latency < 1500, `picked up ${latency} ms after enqueue (idle wait is 5000 ms)`);
+  });
+
   it('extends leases by heartbeat: a job running 3x its lease is never reclaimed', async () => {
     h = new Harness(redis);
     const runs: number[] = [];
