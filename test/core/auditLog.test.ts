@@ -108,10 +108,10 @@ describe('audit log', () => {
     await client.cancel(cancelled);
     for (const id of [ok, fail, leased]) await client.waitForResult(id, { timeoutMs: 5000 });
 
-    const events = await eventually(async () => {
+    const events = (await eventually(async () => {
       const ev = await h.store.readEvents('default', start, 0, 1000);
       return ev.some((e) => e.jobId === leased && e.type === 'done') ? ev : null;
-    });
+    }))!;
     const of = (id: string) => events.filter((e) => e.jobId === id).map((e) => e.type);
     assert.deepEqual(of(leased), ['enqueued', 'claimed', 'lease-requeued', 'claimed', 'done']);
     assert.deepEqual(of(cancelled), ['enqueued', 'cancelled']);

@@ -109,7 +109,7 @@ describe('bad input', () => {
     for (const [options, field] of cases) {
       await refuses(
         h,
-        () => client.enqueue('ok', {}, options as any),
+        () => client.enqueue('ok', {}, options),
         (err) => {
           assert.ok(err instanceof ValidationError, `${JSON.stringify(options)}: ${String(err)}`);
           assert.equal(err.field, field, JSON.stringify(options));
@@ -140,7 +140,7 @@ describe('bad input', () => {
     const id = await client.enqueue('ok', 'fine');
     assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).status, 'done');
     const broken = await eventually(async () => (await client.broken()).find((b) => b.id === 'ghost-id'));
-    assert.match(broken.reason, /missing/);
+    assert.match(broken!.reason, /missing/);
   });
 
   it('sets aside a record with non-JSON input, or naming an unknown machine, with the reason, and keeps serving', async () => {

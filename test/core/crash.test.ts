@@ -20,7 +20,7 @@ function spawnWorker(
   let buf = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
         const line = buf.slice(0, i);

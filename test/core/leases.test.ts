@@ -143,10 +143,10 @@ describe('leases', () => {
     const id = await client.enqueue('j', null);
     const maxLeaseRequeues = 2;
     for (let i = 1; i <= maxLeaseRequeues + 1; i++) {
-      const { claimed } = await eventually(async () => {
+      const { claimed } = (await eventually(async () => {
         const r = await h.store.commit('default', [], claimReq(`ghost${i}`, 1, 50));
         return r.claimed.length ? r : null;
-      });
+      }))!;
       assert.equal(claimed[0]?.id, id);
       await eventually(async () => {
         await h.store.reap('default', { maxLeaseRequeues });

@@ -78,8 +78,8 @@ describe('list', () => {
     for (const id of ids) await client.waitForResult(id, { timeoutMs: 5000 });
     const done = await all(client, { status: 'done', machine: 'b' }, 2);
     const failed = await all(client, { status: 'failed' }, 2);
-    const bDone = ids.filter((_, i) => items[i]!.machine === 'b' && (items[i]!.input as number) % 2 === 0);
-    const bFailed = ids.filter((_, i) => items[i]!.machine === 'b' && (items[i]!.input as number) % 2 === 1);
+    const bDone = ids.filter((_, i) => items[i]!.machine === 'b' && items[i]!.input % 2 === 0);
+    const bFailed = ids.filter((_, i) => items[i]!.machine === 'b' && items[i]!.input % 2 === 1);
     assert.deepEqual(done.jobs.map((j) => j.id).sort(), bDone.sort());
     assert.deepEqual(failed.jobs.map((j) => j.id).sort(), bFailed.sort());
     assert.ok(failed.jobs.every((j) => j.status === 'failed'));

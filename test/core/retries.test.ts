@@ -90,10 +90,10 @@ describe('retries', () => {
     const client = h.client({ jobs: [job] });
     await h.started({ jobs: [job] });
     const id = await client.enqueue('slowRetry', null);
-    const rec = await eventually(async () => {
+    const rec = (await eventually(async () => {
       const r = await client.get(id);
       return r?.attempts === 2 ? r : null;
-    });
+    }))!;
     assert.equal(rec.status, 'queued');
     assert.equal(rec.maxAttempts, 4, 'default maxAttempts is 4');
     assert.ok(rec.runAt !== null && rec.runAt > Date.now() + 1000, `runAt ${rec.runAt} should be ~2 s ahead`);

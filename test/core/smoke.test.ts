@@ -10,8 +10,18 @@ describe('smoke', () => {
 
   it('runs a job from enqueue to done and stores its output', async () => {
     const store = new RedisStore({ url: redis.url, prefix: uniquePrefix() });
-    const add = defineJob({ name: 'add', work: async ({ input }: { input: { a: number; b: number } }) => input.a + input.b });
-    const sup = new Supervisor({ store, jobs: [add], concurrency: 2, leaseMs: 1000, heartbeatMs: 200, reaperIntervalMs: 200 });
+    const add = defineJob({
+      name: 'add',
+      work: async ({ input }: { input: { a: number; b: number } }) => input.a + input.b,
+    });
+    const sup = new Supervisor({
+      store,
+      jobs: [add],
+      concurrency: 2,
+      leaseMs: 1000,
+      heartbeatMs: 200,
+      reaperIntervalMs: 200,
+    });
     await sup.start();
     const client = new Client({ store, jobs: [add] });
     const id = await client.enqueue('add', { a: 2, b: 3 });
@@ -19,7 +29,10 @@ describe('smoke', () => {
     assert.equal(job.status, 'done');
     assert.equal(job.output, 5);
     const log = await client.events(id);
-    assert.deepEqual(log.map((e) => e.type), ['enqueued', 'claimed', 'done']);
+    assert.deepEqual(
+      log.map((e) => e.type),
+      ['enqueued', 'claimed', 'done'],
+    );
     await sup.stop();
     client.close();
     await store.close();
