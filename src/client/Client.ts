@@ -144,7 +144,9 @@ export class Client {
 
   private async maxAttemptsOf(machine: string): Promise<number> {
     const def = this.local?.latest(machine) as { retry?: { maxAttempts?: number } } | undefined;
-    return def?.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    if (def) return def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    // Without local definitions, the registry that supervisors publish carries it (read by versionOf).
+    return this.remote?.byName.get(machine)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   }
 
   /** The job's record, or null when there is none (never existed, or expired). */

@@ -66,6 +66,7 @@ export class Registry {
         versions: [...vs.keys()].sort((a, b) => a - b),
         hasLoad: latest.kind === 'job' && Boolean(latest.load),
         definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
+        maxAttempts: (latest as { retry?: { maxAttempts?: number } }).retry?.maxAttempts,
       };
     });
   }

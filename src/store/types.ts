@@ -215,6 +215,8 @@ export interface MachineInfo {
   hasLoad: boolean;
   /** The machine's definition as JSON, for drawing its chart. */
   definition?: unknown;
+  /** The latest version's retry.maxAttempts, so clients without the definitions enqueue with it. */
+  maxAttempts?: number;
 }
 
 export interface Store {

@@ -147,6 +147,26 @@ describe('retries', () => {
     assert.equal(runs, 2);
   });
 
+  it("takes the definition's maxAttempts when the client knows machines only from the registry", async () => {
+    h = new Harness(redis);
+    let runs = 0;
+    const job = defineJob({
+      name: 'twiceOnly',
+      retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 10 } },
+      work: () => {
+        runs++;
+        throw new Error('x');
+      },
+    });
+    await h.started({ jobs: [job] });
+    const client = h.client(); // no definitions: names come from what supervisors publish
+    const id = await client.enqueue('twiceOnly', null);
+    const rec = await client.waitForResult(id, { timeoutMs: 5000 });
+    assert.equal(rec.status, 'failed');
+    assert.equal(rec.maxAttempts, 2);
+    assert.equal(runs, 2);
+  });
+
   it('fails at the first NonRetryableError whatever attempts remain', async () => {
     h = new Harness(redis);
     let runs = 0;
