@@ -5,6 +5,8 @@ export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
 export { definePipeline, PipelineDefinitionError } from './pipeline/definePipeline.js';
 export type { PipelineDefinition, DefinePipelineOptions } from './pipeline/definePipeline.js';
 export { step } from './pipeline/step.js';
+export { fanOut, ChildJobFailedError } from './pipeline/fanOut.js';
+export type { FanOutInput, FanOutJob, ChildOutcome } from './pipeline/fanOut.js';
 export type { StepArgs } from './pipeline/step.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';

@@ -23,6 +23,8 @@ import {
 import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { assertQueueName } from '../store/keys.js';
+import type { FanOutJob } from '../pipeline/fanOut.js';
+import { childId } from '../pipeline/fanOutRuntime.js';
 
 export interface ClientOptions {
   store: Store;
@@ -150,8 +152,22 @@ export class Client {
   }
 
   /** The job's record, or null when there is none (never existed, or expired). */
-  get(id: string, options: { queue?: string } = {}): Promise<JobRecord | null> {
-    return this.store.getJob(id, options.queue);
+  async get(id: string, options: { queue?: string } = {}): Promise<JobRecord | null> {
+    const job = await this.store.getJob(id, options.queue);
+    if (!job) return null;
+    const groups = await this.store.fanGroups(job.queue, id);
+    if (groups.length > 0) {
+      const total = groups.reduce((n, g) => n + g.total, 0);
+      const jobs: { id: string; queue: string; status: JobRecord['status'] }[] = [];
+      const finished = groups.reduce((n, g) => n + g.finished, 0);
+      for (const queue of await this.store.queues()) {
+        if (jobs.length >= 100) break;
+        const page = await this.store.list({ queue, parentId: id, limit: 100 - jobs.length });
+        for (const c of page.jobs) jobs.push({ id: c.id, queue, status: c.status });
+      }
+      job.children = { total, finished, jobs };
+    }
+    return job;
   }
 
   /**
@@ -189,7 +205,55 @@ export class Client {
    */
   async cancel(id: string, options: { queue?: string } = {}): Promise<boolean> {
     const r = await this.store.cancel(id, options.queue);
+    if (r.hasChildren) await this.cancelDescendants(id);
     return r.result !== 'finished';
+  }
+
+  /**
+   * Cancels every descendant of a job, depth first. Each cancel is atomic; the walk is not, but
+   * it converges: a child claimed meanwhile sees its parent cancelled and ends without running.
+   */
+  private async cancelDescendants(parentId: string): Promise<void> {
+    const PAGE = 500;
+    for (const queue of await this.store.queues()) {
+      for (let offset = 0; ; offset += PAGE) {
+        const ids = await this.store.childIds(queue, parentId, offset, PAGE);
+        const outcomes = await Promise.all(
+          ids.map((child) => this.store.cancel(child, queue, 'parent cancelled').catch(() => null)),
+        );
+        for (const [i, o] of outcomes.entries()) if (o?.hasChildren) await this.cancelDescendants(ids[i]!);
+        if (ids.length < PAGE) break;
+      }
+    }
+  }
+
+  /** Enqueues the children of one fan-out group; ids are deterministic, so a repeat is a no-op. */
+  async enqueueChildren(
+    parentId: string,
+    parentQueue: string,
+    group: string,
+    jobs: readonly FanOutJob[],
+  ): Promise<void> {
+    const CHUNK = 1000;
+    for (let start = 0; start < jobs.length; start += CHUNK) {
+      const byQueue = new Map<string, NewJob[]>();
+      for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
+        const spec = jobs[index]!;
+        const { queue, job } = await this.prepare(spec.machine, spec.input, {
+          queue: spec.queue ?? parentQueue,
+          priority: spec.priority,
+          parentId,
+        });
+        job.id = childId(parentId, group, index);
+        job.parentQueue = queue === parentQueue ? '' : parentQueue;
+        job.group = group;
+        job.index = index;
+        const list = byQueue.get(queue) ?? [];
+        list.push(job);
+        byQueue.set(queue, list);
+      }
+      await Promise.all([...byQueue.entries()].map(([queue, list]) => this.store.enqueue(queue, list)));
+    }
   }
 
   /**

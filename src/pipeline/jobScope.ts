@@ -9,6 +9,8 @@ export interface JobScope {
   attempt: number;
   signal: AbortSignal;
   progress: (value: unknown) => void;
+  /** Starts (once) and awaits a fan-out of child jobs; see fanOut.ts. */
+  fanOut?: (group: string, input: unknown, signal: AbortSignal) => Promise<unknown[]>;
 }
 
 const scopes = new WeakMap<object, JobScope>();

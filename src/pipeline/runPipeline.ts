@@ -20,6 +20,7 @@ import { bindJobScope } from './jobScope.js';
 import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
 import { isParkable } from './parkable.js';
 import { reviveErrored } from './revive.js';
+import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -67,6 +68,49 @@ export async function runPipeline(
   let lastActive: unknown;
   let inboxReading: Promise<void> | undefined;
   let pendingLog: string[] = [];
+  // A fan-out whose children are not yet durably enqueued MUST NOT park: if the worker died
+  // after parking, nothing would ever wake the parent.
+  let fanSetups = 0;
+  const fanWaiters = new Set<() => void>();
+  const fanHost: FanOutHost = {
+    store,
+    queue: sup.queue,
+    parentId: c.id,
+    enqueueChildren: (group, jobs) => sup.enqueueChildren(c.id, group, jobs),
+    cancelJob: (id, queue) => sup.cancelTree(id, queue),
+    nextFanIn: (signal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
+        fanWaiters.add(resolve);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      }),
+  };
+  const fanOutInScope = async (group: string, input: unknown, signal: AbortSignal): Promise<unknown[]> => {
+    fanSetups++;
+    let settingUp = true;
+    const setupDone = () => {
+      if (!settingUp) return;
+      settingUp = false;
+      fanSetups--;
+      markDirty();
+    };
+    try {
+      return await runFanOut(
+        {
+          ...fanHost,
+          nextFanIn: (sig) => {
+            setupDone();
+            return fanHost.nextFanIn(sig);
+          },
+        },
+        group,
+        input,
+        signal,
+      );
+    } finally {
+      setupDone();
+    }
+  };
   let settle!: (o: Outcome) => void;
   const outcome = new Promise<Outcome>((r) => (settle = r));
 
@@ -101,7 +145,7 @@ export async function runPipeline(
         log,
       });
     }
-    if (!inboxReading && isParkable(actor)) {
+    if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
       const wakeAt = earliestDue(timers);
       if (wakeAt === null || wakeAt - Date.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
     }
@@ -169,7 +213,13 @@ export async function runPipeline(
       attempt: c.attempt,
       signal: job.signal,
       progress: job.progress,
+      fanOut: fanOutInScope,
     });
+    job.onFanIn = () => {
+      const waiters = [...fanWaiters];
+      fanWaiters.clear();
+      for (const w of waiters) w();
+    };
     actor.subscribe({
       complete: () => settle({ kind: 'done' }),
       error: (error) => settle({ kind: 'error', error }),
@@ -191,6 +241,7 @@ export async function runPipeline(
   const result = await outcome;
   detached = true;
   job.onInbox = undefined;
+  job.onFanIn = undefined;
   clearTimeout(timer);
   const snap = actor?.getSnapshot();
   try {

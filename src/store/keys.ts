@@ -34,6 +34,7 @@ export interface QueueKeys {
   job(id: string): string;
   inbox(id: string): string;
   children(id: string): string;
+  fan(parentId: string, group: string): string;
   control(workerId: string): string;
 }
 
@@ -57,6 +58,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     job: (id) => base + 'job:' + id,
     inbox: (id) => base + 'inbox:' + id,
     children: (id) => base + 'children:' + id,
+    fan: (parentId, group) => base + 'fan:' + parentId + ':' + group,
     control: (workerId) => base + 'ctl:' + workerId,
   };
 }

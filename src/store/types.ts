@@ -26,6 +26,20 @@ export interface NewJob {
   parentId?: string;
   /** JSON text of per-job options (timeoutMs), or ''. */
   options?: string;
+  /** For a child job: its parent's queue (when not this one), fan-out group and index. */
+  parentQueue?: string;
+  group?: string;
+  index?: number;
+}
+
+/** A parent's fan-out record: how many children, how many finished, and their outcomes. */
+export interface FanState {
+  total: number;
+  policy: 'failFast' | 'collect';
+  finished: number;
+  failed: number;
+  /** Outcome JSON by child index, for the children finished so far. */
+  results: Map<number, string>;
 }
 
 export interface EnqueueResult {
@@ -47,6 +61,8 @@ export interface ClaimedJob {
   status: JobStatus;
   leaseRequeues: number;
   parentId: string | undefined;
+  /** The parent's queue when it is not this one. */
+  parentQueue: string | undefined;
   options: string | undefined;
   /** How many of the job's inbox events its snapshot has already taken in (pipelines). */
   inbox: number;
@@ -152,6 +168,8 @@ export interface JobRecord {
   updatedAt: number;
   finishedAt: number | null;
   cancelRequested: boolean;
+  /** Set by Client.get for a parent: its children (the first 100) and counts. */
+  children?: { total: number; finished: number; jobs: { id: string; queue: string; status: JobStatus }[] };
   /** The stored snapshot, as persisted (the final snapshot is the result). */
   snapshot: unknown;
 }
@@ -192,6 +210,9 @@ export interface CancelOutcome {
   /** `cancelled` at once, `requested` for a running job (its worker ends it), `finished` if too late. */
   result: 'cancelled' | 'requested' | 'finished';
   status: JobStatus;
+  /** The job fanned out children: its subtree must be cancelled too. */
+  hasChildren: boolean;
+  queue: string;
 }
 
 export interface ReapResult {
@@ -225,6 +246,20 @@ export interface Store {
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
   /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */
   commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult>;
+  /** Opens a parent's fan-out record once, and returns what it holds so far. */
+  fanOpen(
+    queue: string,
+    parentId: string,
+    group: string,
+    total: number,
+    policy: 'failFast' | 'collect',
+  ): Promise<FanState>;
+  /** The fan-out groups of a parent: name, child count, children finished. */
+  fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]>;
+  /** Ids of a parent's children that live on `queue`, in fan-out order. */
+  childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]>;
+  /** Delivers finished children to parents on other queues; returns how many were relayed. */
+  relayOutbox(queue: string): Promise<number>;
   /** Events sent to a job, from position `from` of its inbox on. */
   readInbox(queue: string, id: string, from: number): Promise<string[]>;
   /** Appends an event to a job's inbox and wakes the job (parked) or its worker (running). */
@@ -241,9 +276,11 @@ export interface Store {
   interruptWait(): void;
 
   getJob(id: string, queue?: string): Promise<JobRecord | null>;
+  /** Just a job's status and whether a cancel was asked for (cheap: two fields). */
+  jobStatus(id: string, queue: string): Promise<{ status: JobStatus; cancelRequested: boolean } | null>;
   getLog(id: string, queue?: string): Promise<AuditEntry[]>;
   list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }>;
-  cancel(id: string, queue?: string): Promise<CancelOutcome>;
+  cancel(id: string, queue?: string, reason?: string): Promise<CancelOutcome>;
   deadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
   retryDeadLetter(id: string, queue?: string): Promise<void>;
   purgeDeadLetters(queue: string): Promise<number>;

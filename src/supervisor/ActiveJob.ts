@@ -31,6 +31,8 @@ export class ActiveJob {
   abortReason: AbortReason | null = null;
   /** Set by a pipeline run: called when an event was sent to the job while it runs. */
   onInbox: (() => void) | undefined;
+  /** Set by a pipeline run: called when a fan-out of this job may have completed. */
+  onFanIn: (() => void) | undefined;
   /** The lifecycle status last written (what a progress checkpoint keeps). */
   status: 'loading' | 'working';
   private progressValue: string | undefined;

@@ -24,6 +24,8 @@ import { runPipeline } from '../pipeline/runPipeline.js';
 import type { PipelineDefinition } from '../pipeline/definePipeline.js';
 import { toStoredError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
+import { Client } from '../client/Client.js';
+import type { FanOutJob } from '../pipeline/fanOut.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -73,6 +75,8 @@ export class Supervisor {
   readonly idleWaitMs: number;
 
   private readonly running = new Map<string, ActiveJob>();
+  /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
+  private readonly crossQueueChildren = new Set<string>();
   private pending: PendingWrite[] = [];
   private wake: (() => void) | undefined;
   private waitInFlight: Promise<void> | undefined;
@@ -84,6 +88,8 @@ export class Supervisor {
   private timers: NodeJS.Timeout[] = [];
   private nextDueAt: number | null = null;
   private readonly loadMachines: string[];
+  /** Enqueues child jobs and walks subtrees to cancel them (names checked against the registry). */
+  private readonly client: Client;
   private drained: (() => void) | undefined;
 
   constructor(options: SupervisorOptions) {
@@ -115,6 +121,17 @@ export class Supervisor {
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
     this.loadMachines = this.registry.loadMachines();
+    this.client = new Client({ store: this.store, queue: this.queue });
+  }
+
+  /** Enqueues a parent's children for one fan-out group (idempotent: deterministic ids). */
+  enqueueChildren(parentId: string, group: string, jobs: readonly FanOutJob[]): Promise<void> {
+    return this.client.enqueueChildren(parentId, this.queue, group, jobs);
+  }
+
+  /** Cancels a job and its whole subtree. */
+  async cancelTree(id: string, queue: string): Promise<void> {
+    await this.client.cancel(id, { queue });
   }
 
   get inFlight(): number {
@@ -216,6 +233,12 @@ export class Supervisor {
         if (!ok) this.onLeaseLost(p.op.id, 'write refused');
         p.resolve(ok);
       });
+      if (batch.some((p) => this.crossQueueChildren.has(p.op.id) && p.op.kind !== 'checkpoint')) {
+        for (const p of batch) this.crossQueueChildren.delete(p.op.id);
+        void this.store
+          .relayOutbox(this.queue)
+          .catch((err) => this.log.warn({ err }, 'outbox relay failed; the reaper retries'));
+      }
       for (const c of res.claimed) this.startJob(c);
       this.nextDueAt = res.nextDueAt;
       if (want > 0 && res.claimed.length === 0 && this.pending.length === 0 && !this.stopping)
@@ -287,6 +310,23 @@ export class Supervisor {
           : `no machine named '${c.machine}' is registered on the supervisor for queue '${this.queue}'`,
       ));
     }
+    if (c.parentId) {
+      // Seed 003: a child whose parent was cancelled between its claim and its start ends
+      // cancelled without running.
+      if (c.parentQueue) this.crossQueueChildren.add(c.id);
+      const parent = await this.store.jobStatus(c.parentId, c.parentQueue ?? this.queue);
+      if (!parent || parent.status === 'cancelled' || parent.cancelRequested) {
+        await job.write({
+          kind: 'cancelled',
+          id: c.id,
+          token: c.token,
+          log: [
+            JSON.stringify({ type: 'cancelled', reason: parent ? 'parent cancelled' : 'parent missing' }),
+          ],
+        });
+        return;
+      }
+    }
     let input: unknown;
     let timeoutMs = def.timeoutMs;
     try {
@@ -327,6 +367,7 @@ export class Supervisor {
     if (!id) return;
     if (cmd === 'cancel') this.running.get(id)?.abort('cancel', 'job was cancelled');
     else if (cmd === 'event') this.running.get(id)?.onInbox?.();
+    else if (cmd === 'fanin') this.running.get(id)?.onFanIn?.();
   }
 
   private async heartbeat(): Promise<void> {
@@ -351,6 +392,7 @@ export class Supervisor {
   private async reap(): Promise<void> {
     try {
       const r = await this.store.reap(this.queue, { maxLeaseRequeues: this.maxLeaseRequeues });
+      await this.store.relayOutbox(this.queue);
       if (r.requeued.length || r.failed.length) this.log.warn(r, 'reaped expired leases');
     } catch (err) {
       this.log.warn({ err }, 'reaper failed');

@@ -15,6 +15,7 @@ import {
   type CommitResult,
   type DeadLetter,
   type EnqueueResult,
+  type FanState,
   type JobRecord,
   type JobStatus,
   type LeaseState,
@@ -109,6 +110,7 @@ export class RedisStore implements Store {
     for (const j of jobs) {
       args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts);
       args.push(j.idempotencyKey ?? '', j.parentId ?? '', j.options ?? '');
+      args.push(j.parentQueue ?? '', j.group ?? '', j.index ?? '');
     }
     const flat = (await this.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as (
       string | number
@@ -150,7 +152,7 @@ export class RedisStore implements Store {
       args,
     )) as [number[], string[], string | null];
     const claimed: ClaimedJob[] = [];
-    for (let i = 0; i < claimedFlat.length; i += 13) {
+    for (let i = 0; i < claimedFlat.length; i += 14) {
       const f = claimedFlat;
       claimed.push({
         id: f[i]!,
@@ -166,9 +168,93 @@ export class RedisStore implements Store {
         options: f[i + 10] || undefined,
         status: f[i + 11] as JobStatus,
         inbox: Number(f[i + 12]) || 0,
+        parentQueue: f[i + 13] || undefined,
       });
     }
     return { written: written.map((w) => w === 1), claimed, nextDueAt: nextDue ? Number(nextDue) : null };
+  }
+
+  async fanOpen(
+    queue: string,
+    parentId: string,
+    group: string,
+    total: number,
+    policy: 'failFast' | 'collect',
+  ): Promise<FanState> {
+    const k = this.keys(queue);
+    const flat = (await this.run(
+      'fanOpen',
+      [k.fan(parentId, group), k.job(parentId)],
+      [total, policy, group],
+    )) as string[];
+    const state: FanState = { total, policy, finished: 0, failed: 0, results: new Map() };
+    for (let i = 0; i < flat.length; i += 2) {
+      const f = flat[i]!;
+      const v = flat[i + 1]!;
+      if (f === 'n') state.total = Number(v);
+      else if (f === 'p') state.policy = v as FanState['policy'];
+      else if (f === 'd') state.finished = Number(v);
+      else if (f === 'f') state.failed = Number(v);
+      else if (f[0] === 'r') state.results.set(Number(f.slice(1)), v);
+    }
+    return state;
+  }
+
+  async fanGroups(
+    queue: string,
+    parentId: string,
+  ): Promise<{ group: string; total: number; finished: number }[]> {
+    const k = this.keys(queue);
+    const text = await this.redis.hget(k.job(parentId), 'fg');
+    if (!text) return [];
+    const groups = text.split('\n').map((line) => {
+      const [group = '', total = '0'] = line.split('\t');
+      return { group, total: Number(total), finished: 0 };
+    });
+    const pipe = this.redis.pipeline();
+    for (const g of groups) pipe.hget(k.fan(parentId, g.group), 'd');
+    const res = (await pipe.exec()) ?? [];
+    res.forEach(([, d], i) => (groups[i]!.finished = Number(d ?? 0)));
+    return groups;
+  }
+
+  async childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]> {
+    return this.redis.zrange(this.keys(queue).children(parentId), String(offset), String(offset + limit - 1));
+  }
+
+  async relayOutbox(queue: string): Promise<number> {
+    const k = this.keys(queue);
+    const ids = await this.redis.zrange(k.base + 'outbox', '0', '99');
+    let relayed = 0;
+    for (const id of ids) {
+      const [par, pq, pg, pi, st, o, e] = await this.redis.hmget(
+        k.job(id),
+        'par',
+        'pq',
+        'pg',
+        'pi',
+        'st',
+        'o',
+        'e',
+      );
+      if (par && pq && pg && st) {
+        const pk = this.keys(pq);
+        const result =
+          st === 'done'
+            ? `{"s":"done","o":${o ?? 'null'}}`
+            : st === 'failed'
+              ? `{"s":"failed","e":${e ?? 'null'}}`
+              : '{"s":"cancelled"}';
+        await this.run(
+          'fanIn',
+          [pk.fan(par, pg), pk.job(par)],
+          [pk.base, par, pg, pi ?? '0', st, result, this.eventsMaxLen],
+        );
+        relayed++;
+      }
+      await this.redis.zrem(k.base + 'outbox', id);
+    }
+    return relayed;
   }
 
   async readInbox(queue: string, id: string, from: number): Promise<string[]> {
@@ -266,6 +352,14 @@ export class RedisStore implements Store {
     return decodeJob(id, q, values);
   }
 
+  async jobStatus(
+    id: string,
+    queue: string,
+  ): Promise<{ status: JobStatus; cancelRequested: boolean } | null> {
+    const [st, cx] = await this.redis.hmget(this.keys(queue).job(id), 'st', 'cx');
+    return st ? { status: st as JobStatus, cancelRequested: cx === '1' } : null;
+  }
+
   private async getMany(queue: string, ids: string[]): Promise<JobRecord[]> {
     if (ids.length === 0) return [];
     const pipe = this.redis.pipeline();
@@ -353,12 +447,12 @@ export class RedisStore implements Store {
     if (!q) throw new JobNotFoundError(id, queue);
     const k = this.keys(q);
     try {
-      const [result, status] = (await this.run(
+      const [result, status, kids] = (await this.run(
         'cancel',
         [k.queued, k.delayed, k.waiting, k.cancelled, k.events, k.active, k.meta, k.marker],
         [k.base, this.eventsMaxLen, this.finishedTtlMs, id, reason],
-      )) as [CancelOutcome['result'], JobStatus];
-      return { result, status };
+      )) as [CancelOutcome['result'], JobStatus, number];
+      return { result, status, hasChildren: kids === 1, queue: q };
     } catch (err) {
       throw fromScriptError(err, { jobId: id, queue: q });
     }

@@ -1,16 +1,19 @@
 --[[ cancel: ends a job that is not running at once; asks a running job's worker to stop it.
 KEYS: 1 queued, 2 delayed, 3 waiting, 4 cancelled, 5 events, 6 active, 7 meta, 8 marker
 ARGV: 1 key prefix, 2 events max length, 3 finished TTL ms, 4 job id, 5 reason
-Returns { result, status }: result 'cancelled' | 'requested' | 'finished'.
+Returns { result, status, hasChildren }: result 'cancelled' | 'requested' | 'finished';
+hasChildren 1 when the job fanned out (the caller then walks its subtree).
 Errors: JOB_NOT_FOUND <id>.
 ]]
 --@include common
+--@include fanin
 local kp, maxLen, ttl, id, reason = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
 local jk = kp .. 'job:' .. id
-local r = redis.call('HMGET', jk, 'st', 'ls', 'w', 'tk')
+local r = redis.call('HMGET', jk, 'st', 'ls', 'w', 'tk', 'fg')
+local kids = r[5] and 1 or 0
 if not r[1] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
 local st = r[1]
-if st == 'done' or st == 'failed' or st == 'cancelled' then return { 'finished', st } end
+if st == 'done' or st == 'failed' or st == 'cancelled' then return { 'finished', st, kids } end
 local now = nowMs()
 local ls = tonumber(r[2]) or 0
 local entry = '{"type":"cancel-requested","reason":' .. cjson.encode(reason) .. '}'
@@ -21,7 +24,7 @@ if (st == 'loading' or st == 'working') and r[4] and r[4] ~= '' then
   emit(KEYS[5], maxLen, now, id, 'cancel-requested', st)
   -- The worker's subscription hears this at once; its heartbeat is the fallback.
   redis.call('PUBLISH', kp .. 'ctl:' .. r[3], 'cancel ' .. id)
-  return { 'requested', st }
+  return { 'requested', st, kids }
 end
 redis.call('ZREM', KEYS[1], id)
 redis.call('ZREM', KEYS[2], id)
@@ -31,7 +34,8 @@ local args = { 'st', 'cancelled', 'ua', now, 'fa', now, 'tk', '', 'cx', '1' }
 addLog(args, jk, ls, now, { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' })
 redis.call('HSET', jk, unpack(args))
 redis.call('ZADD', KEYS[4], now, id)
+notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen)
 redis.call('PEXPIRE', jk, ttl)
 redis.call('DEL', kp .. 'inbox:' .. id)
 emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
-return { 'cancelled', 'cancelled' }
+return { 'cancelled', 'cancelled', kids }

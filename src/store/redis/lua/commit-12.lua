@@ -10,7 +10,7 @@ ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
   park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
   broken: f1 error
-Returns { written (1|0 per op), claimed (13 values per job), next due ms|false }.
+Returns { written (1|0 per op), claimed (14 values per job), next due ms|false }.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token. A worker
 whose lease passed (reaped, requeued, claimed by another) MUST NOT change the job: its op is
@@ -18,6 +18,7 @@ skipped and reported 0, and the worker drops the job.
 ]]
 --@include common
 --@include promote
+--@include fanin
 local kp, maxLen, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local nOps = tonumber(ARGV[8])
@@ -57,6 +58,7 @@ for i = 0, nOps - 1 do
       emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
     elseif kind == 'done' then
       finish(jk, id, kind, KEYS[8], { 'st', 'done', 'ua', now, 'o', f1, 'sn', f2, 's', f3 }, ls, log)
+      notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen)
       redis.call('PEXPIRE', jk, ttl)
       redis.call('DEL', kp .. 'inbox:' .. id)
       emit(KEYS[5], maxLen, now, id, 'done', 'done')
@@ -67,6 +69,7 @@ for i = 0, nOps - 1 do
       finish(jk, id, kind, KEYS[9], args, ls, log)
       -- A dead letter keeps its record (no TTL) until it is retried or purged.
       redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
+      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen)
       redis.call('DEL', kp .. 'inbox:' .. id)
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
     elseif kind == 'cancelled' then
@@ -74,6 +77,7 @@ for i = 0, nOps - 1 do
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
       finish(jk, id, kind, KEYS[10], args, ls, log)
+      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen)
       redis.call('PEXPIRE', jk, ttl)
       redis.call('DEL', kp .. 'inbox:' .. id)
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
@@ -109,7 +113,9 @@ for i = 0, nOps - 1 do
       redis.call('ZADD', KEYS[7], now, id)
       activeRem[#activeRem + 1] = id
       -- An event may have arrived after the worker last read the inbox: wake it now.
-      if redis.call('LLEN', kp .. 'inbox:' .. id) > consumed then
+      local fw = redis.call('HGET', jk, 'fw')
+      if fw then redis.call('HDEL', jk, 'fw') end
+      if fw or redis.call('LLEN', kp .. 'inbox:' .. id) > consumed then
         redis.call('ZADD', KEYS[2], 0, id)
       end
       emit(KEYS[5], maxLen, now, id, 'waiting', 'waiting')
@@ -132,7 +138,7 @@ if want > 0 then
     for i = 1, n do
       local id = popped[i * 2 - 1]
       local jk = kp .. 'job:' .. id
-      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io')
+      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq')
       if not r[1] then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         redis.call('ZADD', KEYS[12], now, id)
@@ -152,6 +158,7 @@ if want > 0 then
         for k = 1, 9 do claimed[#claimed + 1] = r[k] or '' end
         claimed[#claimed + 1] = st
         claimed[#claimed + 1] = r[11] or '0'
+        claimed[#claimed + 1] = r[12] or ''
       end
     end
     if #za > 0 then redis.call('ZADD', KEYS[3], unpack(za)) end

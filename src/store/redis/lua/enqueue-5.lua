@@ -1,10 +1,13 @@
 --[[ enqueue: adds a batch of jobs to one queue atomically.
 KEYS[1] queued zset  KEYS[2] delayed zset  KEYS[3] meta hash  KEYS[4] events stream  KEYS[5] marker zset
 ARGV[1] key prefix of the queue ("<prefix>:{<queue>}:"), ARGV[2] events max length,
-ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 10 per job:
-  id, machine, version, input JSON, band, delayMs, maxAttempts, idempotencyKey|'', parentId|'', options|''
+ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 13 per job:
+  id, machine, version, input JSON, band, delayMs, maxAttempts, idempotencyKey|'', parentId|'',
+  options|'', parent's queue|'' (when not this one), fan-out group|'', index in the fan-out|''
 Returns: flat {id1, created1, id2, created2, ...}; created is 0 when the idempotency key named an
-existing job, whose id is returned instead. Derived keys (job, idem) carry the queue's hash tag.
+existing job, whose id is returned instead, or when a child job with that (deterministic) id
+exists already: a parent that re-runs its fan-out after a crash does not fan out twice.
+Derived keys (job, idem, children index) carry the queue's hash tag.
 ]]
 --@include common
 local kp = ARGV[1]
@@ -16,10 +19,12 @@ local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
 local out = {}
 local zq = {}
 for i = 0, n - 1 do
-  local b = 5 + i * 10
+  local b = 5 + i * 13
   local id, idem = ARGV[b], ARGV[b + 7]
   local created = 1
-  if idem ~= '' then
+  if ARGV[b + 8] ~= '' and redis.call('EXISTS', kp .. 'job:' .. id) == 1 then
+    created = 0
+  elseif idem ~= '' then
     local ik = kp .. 'idem:' .. idem
     local prev = redis.call('GET', ik)
     if prev then
@@ -45,7 +50,13 @@ for i = 0, n - 1 do
       zq[#zq + 1] = score; zq[#zq + 1] = id
     end
     if idem ~= '' then args[#args + 1] = 'ik'; args[#args + 1] = idem end
-    if ARGV[b + 8] ~= '' then args[#args + 1] = 'par'; args[#args + 1] = ARGV[b + 8] end
+    if ARGV[b + 8] ~= '' then
+      args[#args + 1] = 'par'; args[#args + 1] = ARGV[b + 8]
+      args[#args + 1] = 'pq'; args[#args + 1] = ARGV[b + 10]
+      args[#args + 1] = 'pg'; args[#args + 1] = ARGV[b + 11]
+      args[#args + 1] = 'pi'; args[#args + 1] = ARGV[b + 12]
+      redis.call('ZADD', kp .. 'children:' .. ARGV[b + 8], tonumber(ARGV[b + 12]) or 0, id)
+    end
     if ARGV[b + 9] ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = ARGV[b + 9] end
     redis.call('HSET', jk, unpack(args))
     emit(KEYS[4], maxLen, now, id, 'enqueued', 'queued')

@@ -6,6 +6,7 @@ ARGV: 1 key prefix, 2 events max length, 3 max lease requeues, 4 finished TTL ms
 Returns { requeued ids, failed ids } or false when another worker holds the lock.
 ]]
 --@include common
+--@include fanin
 local kp, maxLen, maxReq, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 if not redis.call('SET', kp .. 'reaplock', '1', 'NX', 'PX', ARGV[5]) then return false end
 local now = nowMs()
@@ -25,6 +26,7 @@ for _, id in ipairs(expired) do
       addLog(args, jk, tonumber(r[3]) or 0, now, { '{"type":"cancelled","reason":"lease expired after cancel"}' })
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[8], now, id)
+      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen)
       redis.call('PEXPIRE', jk, ttl)
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif lr > maxReq then
@@ -36,6 +38,7 @@ for _, id in ipairs(expired) do
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[3], now, id)
       redis.call('ZADD', KEYS[4], now, id)
+      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. err .. '}', now, maxLen)
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
       failed[#failed + 1] = id
     else
