@@ -55,4 +55,6 @@ if #requeued > 0 then redis.call('ZADD', KEYS[6], 0, 'w') end
 -- Retention: finished records expire by TTL; their index entries go here.
 redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - ttl)
 redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', now - ttl)
+-- Failed records older than the window drop out of the status index; dead letters stay listed in `dead`.
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - ttl)
 return { requeued, failed }
