@@ -2,19 +2,12 @@
 // for its result (exit 0 when done, 1 when it failed, was cancelled or did not finish in time).
 
 import { Command } from 'commander';
-import type { Priority } from '../../store/types.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import { withClient, type GlobalOptions } from '../connect.js';
 import { integer, jsonInput, priority } from '../parseOptions.js';
 import { printJob } from './status.js';
 
-interface EnqueueCliOptions {
-  queue?: string;
-  priority?: Priority;
-  delayMs?: number;
-  idempotencyKey?: string;
-  maxAttempts?: number;
-  timeoutMs?: number;
+interface EnqueueCliOptions extends Omit<EnqueueOptions, 'parentId'> {
   wait?: number;
   json?: boolean;
 }
