@@ -8,6 +8,8 @@ export interface WorkerConfig {
   host: string;
   port: number;
   concurrency: number;
+  /** What the worker runs: no-op jobs (default), the 3-step pipeline (6) or fan-out flows (7). */
+  mode?: 'noop' | 'pipeline' | 'fan';
   /** Write a V8 CPU profile of the measured window (go -> stop) to this file. */
   cpuProfile?: string;
 }
@@ -34,3 +36,8 @@ export const MACHINIST_DONE_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:done`;
 /** BullMQ's completed set (jobs are kept: removeOnComplete is false). */
 export const BULL_COMPLETED_KEY = `bull:${QUEUE}:completed`;
 export const JOB_NAME = 'noop';
+/** Workload 6: a pipeline of three no-op steps, a checkpoint after each. */
+export const PIPELINE_NAME = 'threeSteps';
+/** Workload 7: a parent that fans out FAN_CHILDREN no-op children and merges their results. */
+export const FAN_NAME = 'fanMerge';
+export const FAN_CHILDREN = 1_000;

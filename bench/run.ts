@@ -4,7 +4,7 @@
 //   npm run bench                      full run, writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench        2,000 jobs, 1 repetition, prints only
 //   BENCH_JOBS=50000 npm run bench     jobs per workload (default 20,000)
-//   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, backlog
+//   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, pipeline, fan, backlog
 //   BENCH_BACKLOG=1000000 ...          backlog for workload 8 (default 200,000)
 //   npm run bench -- --profile         CPU profile + SLOWLOG of the c=100 workload -> bench/PROFILE.md
 
@@ -14,12 +14,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Queue, QueueEvents } from 'bullmq';
+import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import { Client, RedisStore, defineJob } from '../src/index.js';
 import { loadScripts } from '../src/store/redis/scripts.js';
 import {
   BULL_COMPLETED_KEY,
+  FAN_CHILDREN,
+  FAN_NAME,
   JOB_NAME,
+  PIPELINE_NAME,
   MACHINIST_DONE_KEY,
   MACHINIST_PREFIX,
   QUEUE,
@@ -37,6 +40,7 @@ import {
   type PrivateRedis,
 } from './redis.js';
 import { analyzeProfile } from './profile.js';
+import { fanMerge, threeSteps } from './machines.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -173,12 +177,13 @@ async function spawnWorkers(
   procs: number,
   concurrency: number,
   cpuProfile?: string,
+  mode: WorkerConfig['mode'] = 'noop',
 ): Promise<Workers> {
   const children: ChildProcess[] = [];
   const ready: Promise<void>[] = [];
   const stats: Promise<WorkerStats>[] = [];
   for (let i = 0; i < procs; i++) {
-    const cfg: WorkerConfig = { system, host: redis.host, port: redis.port, concurrency, cpuProfile };
+    const cfg: WorkerConfig = { system, host: redis.host, port: redis.port, concurrency, cpuProfile, mode };
     const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'worker.ts'), JSON.stringify(cfg)], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -421,8 +426,18 @@ function targets(): string {
         `| backlog (${BACKLOG.toLocaleString('en-US')}) throughput within 10% of empty | ${(s.med * 100).toFixed(0)}% of empty (want >= 90%) | ${s.med >= 0.9 ? 'met' : `**missed** by ${((0.9 - s.med) * 100).toFixed(0)} points`} |`,
       );
   }
-  out.push('| 3-step pipeline >= BullMQ single-step no-op throughput | pending (workload 6) | pending |');
-  out.push('| fan-out/fan-in of 1,000 children >= 2x BullMQ flows | pending (workload 7) | pending |');
+  ratioTarget(
+    '3-step pipeline >= BullMQ single-step no-op throughput',
+    '3-step pipeline (M) vs single-step no-op (B), c=100',
+    1,
+    '>=',
+  );
+  ratioTarget(
+    `fan-out/fan-in of ${FAN_CHILDREN.toLocaleString('en-US')} children >= 2x BullMQ flows`,
+    `fan-out/fan-in, ${FAN_CHILDREN.toLocaleString('en-US')} children`,
+    2,
+    '>=',
+  );
   return out.join('\n');
 }
 
@@ -571,31 +586,110 @@ async function backlogWorkload(): Promise<void> {
   }
 }
 
-function pendingWorkloads(): void {
-  // Workloads 6 (3-step pipeline, a checkpoint per step, vs BullMQ single-step no-op) and 7
-  // (1 parent -> 1,000 children -> merge, vs a BullMQ FlowProducer flow) go here once the
-  // pipeline and children runtimes land: add a worker mode in worker.ts and a function like
-  // throughputWorkload() that records rows '6' and '7'.
-  log('\n== 6. 3-step pipeline with a checkpoint per step: pending (pipeline runtime not in this build)');
+async function pipelineWorkload(): Promise<void> {
   log(
-    '== 7. fan-out to 1,000 children and merge vs FlowProducer: pending (children runtime not in this build)',
+    `\n== 6. 3-step pipeline, a checkpoint per step (Machinist, ${N.toLocaleString('en-US')} jobs, c=100, 1 proc) vs BullMQ single-step no-op jobs`,
   );
-  rows.push({
-    workload: '6',
-    metric: '3-step pipeline throughput',
-    unit: 'jobs/s',
-    better: 'higher',
-    samples: { machinist: [], bullmq: [] },
-    pending: true,
-  });
-  rows.push({
-    workload: '7',
-    metric: 'fan-out/fan-in, 1,000 children',
-    unit: 'flows/s',
-    better: 'higher',
-    samples: { machinist: [], bullmq: [] },
-    pending: true,
-  });
+  const metric = '3-step pipeline (M) vs single-step no-op (B), c=100';
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const system of orderFor(rep)) {
+      await redis.ctl.flushall();
+      const workers = await spawnWorkers(system, 1, 100, undefined, 'pipeline');
+      try {
+        if (system === 'machinist') {
+          const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
+          const client = new Client({ store, jobs: [threeSteps], queue: QUEUE });
+          for (let done = 0; done < N; done += BULK)
+            await client.enqueueMany(
+              Array.from({ length: Math.min(BULK, N - done) }, () => ({ machine: PIPELINE_NAME, input: {} })),
+            );
+          client.close();
+          await store.close();
+        } else {
+          const side = openSide(system);
+          await side.enqueueBulk(N, BULK);
+          await side.close();
+        }
+        const t0 = performance.now();
+        workers.go();
+        await waitDone(
+          system === 'machinist' ? MACHINIST_DONE_KEY : BULL_COMPLETED_KEY,
+          N,
+          Math.max(120_000, N * 5),
+        );
+        const rate = N / ((performance.now() - t0) / 1000);
+        row('6', metric, 'jobs/s', 'higher').samples[system].push(rate);
+        log(`  rep ${rep + 1} ${system.padEnd(9)} ${fmt(rate)} jobs/s`);
+      } finally {
+        await workers.stop();
+      }
+    }
+  }
+}
+
+const FLOWS = Number(process.env.BENCH_FLOWS ?? (QUICK ? 3 : 5));
+
+async function fanWorkload(): Promise<void> {
+  log(
+    `\n== 7. one parent -> ${FAN_CHILDREN.toLocaleString('en-US')} children -> merge (${FLOWS} flows one after another, c=100, 1 proc) vs a BullMQ FlowProducer flow`,
+  );
+  const metric = `fan-out/fan-in, ${FAN_CHILDREN.toLocaleString('en-US')} children`;
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const system of orderFor(rep)) {
+      await redis.ctl.flushall();
+      const workers = await spawnWorkers(system, 1, 100, undefined, 'fan');
+      workers.go();
+      const ms: number[] = [];
+      try {
+        if (system === 'machinist') {
+          const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
+          const client = new Client({ store, jobs: [fanMerge], queue: QUEUE });
+          for (let f = 0; f < FLOWS; f++) {
+            const t0 = performance.now();
+            const id = await client.enqueue(FAN_NAME, { n: FAN_CHILDREN });
+            const rec = await client.waitForResult(id, { queue: QUEUE, timeoutMs: 60_000 });
+            if (rec.status !== 'done' || rec.output !== FAN_CHILDREN)
+              throw new Error(`fan flow ended ${rec.status} with ${JSON.stringify(rec.output)}`);
+            ms.push(performance.now() - t0);
+          }
+          client.close();
+          await store.close();
+        } else {
+          const connection = { host: redis.host, port: redis.port };
+          const flows = new FlowProducer({ connection });
+          const events = new QueueEvents(QUEUE, { connection });
+          await events.waitUntilReady();
+          for (let f = 0; f < FLOWS; f++) {
+            const t0 = performance.now();
+            const node = await flows.add({
+              name: FAN_NAME,
+              queueName: QUEUE,
+              data: {},
+              opts: { removeOnComplete: false },
+              children: Array.from({ length: FAN_CHILDREN }, (_, i) => ({
+                name: JOB_NAME,
+                queueName: QUEUE,
+                data: i,
+                opts: { removeOnComplete: false },
+              })),
+            });
+            const out = await node.job.waitUntilFinished(events, 60_000);
+            if (out !== FAN_CHILDREN) throw new Error(`bullmq flow merged ${String(out)}`);
+            ms.push(performance.now() - t0);
+          }
+          await events.close();
+          await flows.close();
+        }
+      } finally {
+        await workers.stop();
+      }
+      const rate = (FLOWS * 1000) / ms.reduce((a, b) => a + b, 0);
+      row('7', metric, 'flows/s', 'higher').samples[system].push(rate);
+      log(
+        `  rep ${rep + 1} ${system.padEnd(9)} ${rate.toFixed(2)} flows/s (${ms.map((x) => x.toFixed(0)).join(', ')} ms)`,
+      );
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -709,7 +803,8 @@ async function main(): Promise<void> {
     if (want('enqueue')) await enqueueWorkload();
     if (want('throughput')) await throughputWorkload();
     if (want('latency')) await latencyWorkload();
-    pendingWorkloads();
+    if (want('pipeline')) await pipelineWorkload();
+    if (want('fan')) await fanWorkload();
     if (want('backlog')) await backlogWorkload();
     const minutes = ((Date.now() - started) / 60_000).toFixed(1);
     const body = [

@@ -6,7 +6,9 @@ import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
 import { Worker } from 'bullmq';
 import { RedisStore, Supervisor, defineJob } from '../src/index.js';
+import { fanMerge, threeSteps } from './machines.js';
 import {
+  FAN_NAME,
   JOB_NAME,
   MACHINIST_PREFIX,
   QUEUE,
@@ -31,7 +33,7 @@ async function machinist(): Promise<Runner> {
   const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
   const sup = new Supervisor({
     store,
-    jobs: [noop],
+    jobs: [noop, threeSteps, fanMerge],
     queue: QUEUE,
     concurrency: config.concurrency,
     leaseMs: 30_000,
@@ -49,7 +51,10 @@ async function machinist(): Promise<Runner> {
 }
 
 async function bullmq(): Promise<Runner> {
-  const worker = new Worker(QUEUE, async () => undefined, {
+  // The flow's parent merges its children's results, like Machinist's fan-in.
+  const processor = async (job: { name: string; getChildrenValues(): Promise<Record<string, unknown>> }) =>
+    job.name === FAN_NAME ? Object.keys(await job.getChildrenValues()).length : undefined;
+  const worker = new Worker(QUEUE, processor, {
     connection: { host: config.host, port: config.port },
     concurrency: config.concurrency,
     autorun: false,

@@ -44,6 +44,8 @@ export interface EnqueueItem {
 
 const ulid = monotonicFactory();
 const REGISTRY_TTL_MS = 2000;
+/** Most jobs one auto-batched enqueue call carries. */
+const ENQUEUE_CHUNK = 1000;
 
 export class Client {
   readonly store: Store;
@@ -64,11 +66,51 @@ export class Client {
 
   /**
    * Enqueues one job; resolves with its id (a ULID) once it is stored.
+   * Calls made in the same tick are sent together: one script call per queue for all of them
+   * (each job is still its own record, with its own idempotency key and events; a Redis error
+   * rejects every call of that batch).
    * @example const id = await client.enqueue('resize', { path: 'a.png' }, { priority: 'high' });
    */
   async enqueue(machine: string, input?: unknown, options?: EnqueueOptions): Promise<string> {
-    const [id] = await this.enqueueMany([{ machine, input, options }]);
-    return id!;
+    const m = this.machineInfo(machine);
+    const p = this.prepare(machine, input, options, m instanceof Promise ? await m : m);
+    return new Promise<string>((resolve, reject) => {
+      let b = this.autoBatch;
+      if (!b) {
+        b = this.autoBatch = [];
+        // nextTick runs after the promise continuations already queued: concurrent callers join.
+        process.nextTick(() => this.flushAutoBatch());
+      }
+      b.push({ queue: p.queue, job: p.job, resolve, reject });
+    });
+  }
+
+  private autoBatch:
+    { queue: string; job: NewJob; resolve: (id: string) => void; reject: (e: unknown) => void }[] | undefined;
+
+  private flushAutoBatch(): void {
+    const all = this.autoBatch ?? [];
+    this.autoBatch = undefined;
+    const byQueue = new Map<string, typeof all>();
+    for (const e of all) {
+      const list = byQueue.get(e.queue);
+      if (list) list.push(e);
+      else byQueue.set(e.queue, [e]);
+    }
+    for (const [queue, list] of byQueue) {
+      for (let start = 0; start < list.length; start += ENQUEUE_CHUNK) {
+        const part = list.slice(start, start + ENQUEUE_CHUNK);
+        this.store
+          .enqueue(
+            queue,
+            part.map((e) => e.job),
+          )
+          .then(
+            (res) => res.forEach((r, k) => part[k]!.resolve(r.id)),
+            (err: unknown) => part.forEach((e) => e.reject(err)),
+          );
+      }
+    }
   }
 
   /** Enqueues many jobs: one round trip per queue, all-or-nothing per queue. */
@@ -77,19 +119,19 @@ export class Client {
       throw new ValidationError('enqueueMany takes an array of { machine, input, options }', {
         field: 'items',
       });
-    const prepared: { queue: string; job: NewJob }[] = [];
-    for (const [i, item] of items.entries()) {
-      if (!item || typeof item !== 'object')
-        throw new ValidationError(`item ${i} must be an object`, { field: `items[${i}]` });
-      prepared.push(await this.prepare(item.machine, item.input, item.options));
-    }
     const byQueue = new Map<string, { index: number; job: NewJob }[]>();
-    prepared.forEach((p, index) => {
-      const list = byQueue.get(p.queue) ?? [];
-      list.push({ index, job: p.job });
-      byQueue.set(p.queue, list);
-    });
-    const ids: string[] = new Array(prepared.length);
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index] as EnqueueItem | undefined;
+      if (!item || typeof item !== 'object')
+        throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
+      // Resolved without a microtask when the machine is known locally (or cached).
+      const m = this.machineInfo(item.machine);
+      const p = this.prepare(item.machine, item.input, item.options, m instanceof Promise ? await m : m);
+      const list = byQueue.get(p.queue);
+      if (list) list.push({ index, job: p.job });
+      else byQueue.set(p.queue, [{ index, job: p.job }]);
+    }
+    const ids: string[] = new Array(items.length);
     await Promise.all(
       [...byQueue.entries()].map(async ([queue, list]) => {
         const res = await this.store.enqueue(
@@ -102,22 +144,24 @@ export class Client {
     return ids;
   }
 
-  private async prepare(machine: string, input: unknown, options: EnqueueOptions | undefined) {
-    if (typeof machine !== 'string' || machine.length === 0)
-      throw new ValidationError('machine must be a non-empty string', { field: 'machine' });
+  private prepare(
+    machine: string,
+    input: unknown,
+    options: EnqueueOptions | undefined,
+    info: { version: number; maxAttempts: number },
+  ): { queue: string; job: NewJob } {
     validateOptions(machine, options);
-    const version = await this.versionOf(machine);
     const text = serializeInput(machine, input, this.maxPayloadBytes);
     const o = options ?? {};
     const queue = o.queue ?? this.defaultQueue;
     const job: NewJob = {
       id: ulid(),
       machine,
-      version,
+      version: info.version,
       input: text,
       band: PRIORITY_BAND[o.priority ?? 'normal'],
       delayMs: Math.round(o.delayMs ?? 0),
-      maxAttempts: o.maxAttempts ?? (await this.maxAttemptsOf(machine)),
+      maxAttempts: o.maxAttempts ?? info.maxAttempts,
       idempotencyKey: o.idempotencyKey,
       parentId: o.parentId,
       options: o.timeoutMs !== undefined ? JSON.stringify({ timeoutMs: o.timeoutMs }) : '',
@@ -125,12 +169,28 @@ export class Client {
     return { queue, job };
   }
 
-  private async versionOf(machine: string): Promise<number> {
+  /** The machine's newest version and default maxAttempts; synchronous when known locally or cached. */
+  private machineInfo(
+    machine: string,
+  ): { version: number; maxAttempts: number } | Promise<{ version: number; maxAttempts: number }> {
+    if (typeof machine !== 'string' || machine.length === 0)
+      throw new ValidationError('machine must be a non-empty string', { field: 'machine' });
     if (this.local) {
-      const def = this.local.latest(machine);
+      const def = this.local.latest(machine) as
+        (AnyDefinition & { retry?: { maxAttempts?: number } }) | undefined;
       if (!def) throw new UnknownMachineError(machine, { field: 'machine' });
-      return def.version;
+      return { version: def.version, maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
     }
+    const info =
+      this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS
+        ? this.remote.byName.get(machine)
+        : undefined;
+    if (info)
+      return { version: Math.max(...info.versions), maxAttempts: info.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
+    return this.versionOf(machine).then((version) => ({ version, maxAttempts: this.maxAttemptsOf(machine) }));
+  }
+
+  private async versionOf(machine: string): Promise<number> {
     let info =
       this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS
         ? this.remote.byName.get(machine)
@@ -144,9 +204,7 @@ export class Client {
     return Math.max(...info.versions);
   }
 
-  private async maxAttemptsOf(machine: string): Promise<number> {
-    const def = this.local?.latest(machine) as { retry?: { maxAttempts?: number } } | undefined;
-    if (def) return def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  private maxAttemptsOf(machine: string): number {
     // Without local definitions, the registry that supervisors publish carries it (read by versionOf).
     return this.remote?.byName.get(machine)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   }
@@ -239,11 +297,13 @@ export class Client {
       const byQueue = new Map<string, NewJob[]>();
       for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
         const spec = jobs[index]!;
-        const { queue, job } = await this.prepare(spec.machine, spec.input, {
-          queue: spec.queue ?? parentQueue,
-          priority: spec.priority,
-          parentId,
-        });
+        const m = this.machineInfo(spec.machine);
+        const { queue, job } = this.prepare(
+          spec.machine,
+          spec.input,
+          { queue: spec.queue ?? parentQueue, priority: spec.priority, parentId },
+          m instanceof Promise ? await m : m,
+        );
         job.id = childId(parentId, group, index);
         job.parentQueue = queue === parentQueue ? '' : parentQueue;
         job.group = group;

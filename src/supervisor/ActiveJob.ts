@@ -19,7 +19,7 @@ export class AbortedError extends Error {
 export interface JobHost {
   queue: string;
   /** Queues a fenced write; resolves true when written, false when the lease was lost. */
-  write(op: CommitOp): Promise<boolean>;
+  write(op: CommitOp, job?: ActiveJob): Promise<boolean>;
 }
 
 const PROGRESS_EVERY_MS = 200;
@@ -27,8 +27,19 @@ const PROGRESS_EVERY_MS = 200;
 export class ActiveJob {
   readonly id: string;
   readonly token: string;
-  readonly controller = new AbortController();
   abortReason: AbortReason | null = null;
+  /** The error the signal carries once aborted. */
+  abortError: AbortedError | null = null;
+  /** When the attempt times out (Date.now() ms; 0 = no deadline). The supervisor's deadline
+   * sweep aborts the job with 'timeout' once it passes: no timer per job. */
+  deadline = 0;
+  timeoutMs = 0;
+  /** Set by the supervisor when the job queued the write that ends its run (its slot is free). */
+  released = false;
+  /** Created on first use: most jobs never look at their signal. */
+  private controller: AbortController | undefined;
+  private raceReject: ((err: unknown) => void) | undefined;
+  private progressFn: ((value: unknown) => void) | undefined;
   /** Set by a pipeline run: called when an event was sent to the job while it runs. */
   onInbox: (() => void) | undefined;
   /** Set by a pipeline run: called when a fan-out of this job may have completed. */
@@ -50,21 +61,56 @@ export class ActiveJob {
   }
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortError) this.controller.abort(this.abortError);
+    }
     return this.controller.signal;
   }
 
   abort(reason: AbortReason, message: string): void {
     if (this.abortReason) return;
     this.abortReason = reason;
-    this.controller.abort(new AbortedError(reason, message));
+    const err = (this.abortError = new AbortedError(reason, message));
+    this.controller?.abort(err);
+    const reject = this.raceReject;
+    this.raceReject = undefined;
+    reject?.(err);
+  }
+
+  /**
+   * Resolves with the work's promise, or rejects as soon as the job is aborted (work that
+   * ignores its signal is abandoned, not awaited). Like settle.ts raceSignal, without an
+   * AbortSignal listener: one race at a time per job.
+   */
+  race<T>(work: Promise<T> | T): Promise<T> {
+    if (this.abortError) return Promise.reject(this.abortError);
+    if (!(work instanceof Promise)) return Promise.resolve(work);
+    return new Promise<T>((resolve, reject) => {
+      this.raceReject = reject;
+      work.then(
+        (v) => {
+          this.raceReject = undefined;
+          resolve(v);
+        },
+        (e) => {
+          this.raceReject = undefined;
+          reject(e);
+        },
+      );
+    });
   }
 
   write(op: CommitOp): Promise<boolean> {
-    return this.host.write(op);
+    return this.host.write(op, this);
   }
 
   /** Coalesces progress: the first report is written at once, later ones at most every 200 ms. */
-  progress = (value: unknown): void => {
+  get progress(): (value: unknown) => void {
+    return (this.progressFn ??= (value) => this.reportProgress(value));
+  }
+
+  private reportProgress(value: unknown): void {
     if (this.finished) return;
     let text: string | undefined;
     try {
@@ -77,7 +123,7 @@ export class ActiveJob {
     const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - Date.now());
     this.progressTimer = setTimeout(() => this.flushProgress(), wait);
     this.progressTimer.unref();
-  };
+  }
 
   private flushProgress(): void {
     this.progressTimer = undefined;

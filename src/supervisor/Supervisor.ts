@@ -10,6 +10,14 @@
 //   STOPPING  no more claims; writes still flush; in-flight jobs get the grace period, then are
 //             aborted with 'shutdown' and requeued at once (not after lease expiry).
 //
+// Up to MAX_IN_FLIGHT (2) commits are in flight at once, so the worker runs the jobs one commit
+// claimed while Redis applies the next commit (double buffering), and one commit claims at most
+// half the slots (rounded up) so that two claims alternate. Both go over the same connection and
+// Redis applies them in the order sent, so a job's own writes stay in order. A slot is free as
+// soon as its job queued the write that ends its run (done, fail, retry, park, ...): the
+// claim that fills it is applied after that write, in the same or a later call. Claims never
+// exceed the free slots: no job is taken that this worker could not start at once.
+//
 // THE RULE: a job's lease MUST be held for every write. Writes are fenced in Redis by the
 // lease token; a job whose lease is reported lost is aborted and never written again.
 
@@ -60,6 +68,9 @@ interface PendingWrite {
 }
 
 const ulid = monotonicFactory();
+const MAX_IN_FLIGHT = 2;
+/** How often the deadline sweep looks for attempts past their timeout. */
+const DEADLINE_SWEEP_MS = 20;
 
 export class Supervisor {
   readonly queue: string;
@@ -78,6 +89,13 @@ export class Supervisor {
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
   private readonly crossQueueChildren = new Set<string>();
   private pending: PendingWrite[] = [];
+  /** Commits sent and not yet answered, and how many jobs they may claim between them. */
+  private inFlightCommits = 0;
+  private reserved = 0;
+  /** Running jobs that queued the write ending their run (their slot is free already). */
+  private releasing = 0;
+  /** The last claim found the queue empty: wait for work before claiming again. */
+  private starved = false;
   private wake: (() => void) | undefined;
   private waitInFlight: Promise<void> | undefined;
   /** Set when a blocking wait returned (work was signalled) since the last claim began. */
@@ -146,6 +164,7 @@ export class Supervisor {
     if (sub) await sub.call(this.store, this.queue, this.workerId, (m: string) => this.onControl(m));
     this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
     this.timers.push(setInterval(() => void this.reap(), this.reaperIntervalMs));
+    this.timers.push(setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS));
     for (const t of this.timers) t.unref();
     this.pump = this.runPump();
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
@@ -182,7 +201,11 @@ export class Supervisor {
   }
 
   /** Queues a fenced write; the pump sends it with the next batch. */
-  write(op: CommitOp): Promise<boolean> {
+  write(op: CommitOp, job?: ActiveJob): Promise<boolean> {
+    if (job && !job.released && op.kind !== 'checkpoint' && this.running.get(job.id) === job) {
+      job.released = true;
+      this.releasing++;
+    }
     return new Promise((resolve, reject) => {
       this.pending.push({ op, resolve, reject });
       this.kick();
@@ -195,54 +218,96 @@ export class Supervisor {
     w?.();
   }
 
+  /** Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job). */
+  private sweepDeadlines(): void {
+    if (this.running.size === 0) return;
+    const now = Date.now();
+    for (const job of this.running.values()) {
+      if (job.deadline !== 0 && job.deadline <= now) {
+        job.deadline = 0;
+        job.abort('timeout', `attempt timed out after ${job.timeoutMs} ms`);
+      }
+    }
+  }
+
+  /** Slots a claim may fill now. */
+  private freeSlots(): number {
+    if (this.stopping) return 0;
+    return this.concurrency - (this.running.size - this.releasing) - this.reserved;
+  }
+
   private async runPump(): Promise<void> {
+    const claimCap = Math.max(1, Math.ceil(this.concurrency / 2));
     for (;;) {
-      const free = this.stopping ? 0 : this.concurrency - this.running.size;
-      if (this.pending.length === 0) {
-        if (this.stopping && this.running.size === 0) return;
-        if (free === 0 || this.stopping) {
-          await new Promise<void>((r) => (this.wake = r));
-          continue;
-        }
+      if (this.stopping && this.running.size === 0 && this.pending.length === 0 && this.inFlightCommits === 0)
+        return;
+      const canClaim = !this.starved && this.freeSlots() > 0;
+      if (this.inFlightCommits >= MAX_IN_FLIGHT || (this.pending.length === 0 && !canClaim)) {
+        if (this.inFlightCommits === 0 && this.pending.length === 0 && this.starved && this.freeSlots() > 0) {
+          await this.idle();
+          this.starved = false;
+        } else await new Promise<void>((r) => (this.wake = r));
+        continue;
       }
       // Let writes of the same tick join this batch.
       await new Promise((r) => setImmediate(r));
+      if (this.inFlightCommits >= MAX_IN_FLIGHT) continue;
       const batch = this.pending;
       this.pending = [];
-      const want = this.stopping ? 0 : this.concurrency - this.running.size;
+      const want = this.starved ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
+      if (batch.length === 0 && want === 0) continue;
       if (want > 0) this.signalled = false;
-      let res: CommitResult;
-      try {
-        res = await this.store.commit(
+      this.inFlightCommits++;
+      this.reserved += want;
+      void this.store
+        .commit(
           this.queue,
           batch.map((p) => p.op),
           want > 0
             ? { workerId: this.workerId, max: want, leaseMs: this.leaseMs, loadMachines: this.loadMachines }
             : undefined,
+        )
+        .then(
+          (res) => {
+            this.inFlightCommits--;
+            this.reserved -= want;
+            this.committed(batch, want, res);
+            this.kick();
+          },
+          async (err: unknown) => {
+            // Redis unreachable or a script error: the writes are retried with the next batch,
+            // leases cover the jobs meanwhile.
+            this.log.error({ err }, 'commit failed; retrying');
+            await new Promise((r) => setTimeout(r, 200));
+            this.inFlightCommits--;
+            this.reserved -= want;
+            this.pending = batch.concat(this.pending);
+            this.kick();
+          },
         );
-      } catch (err) {
-        // Redis unreachable or a script error: the writes are retried with the next batch,
-        // leases cover the jobs meanwhile.
-        this.log.error({ err }, 'commit failed; retrying');
-        this.pending = batch.concat(this.pending);
-        await new Promise((r) => setTimeout(r, 200));
-        continue;
-      }
-      batch.forEach((p, i) => {
-        const ok = res.written[i] ?? false;
-        if (!ok) this.onLeaseLost(p.op.id, 'write refused');
-        p.resolve(ok);
-      });
-      if (batch.some((p) => this.crossQueueChildren.has(p.op.id) && p.op.kind !== 'checkpoint')) {
-        for (const p of batch) this.crossQueueChildren.delete(p.op.id);
-        void this.store
-          .relayOutbox(this.queue)
-          .catch((err) => this.log.warn({ err }, 'outbox relay failed; the reaper retries'));
-      }
-      for (const c of res.claimed) this.startJob(c);
+    }
+  }
+
+  private committed(batch: PendingWrite[], want: number, res: CommitResult): void {
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      const ok = res.written[i] ?? false;
+      if (!ok) this.onLeaseLost(p.op.id, 'write refused');
+      p.resolve(ok);
+    }
+    if (
+      this.crossQueueChildren.size > 0 &&
+      batch.some((p) => this.crossQueueChildren.has(p.op.id) && p.op.kind !== 'checkpoint')
+    ) {
+      for (const p of batch) this.crossQueueChildren.delete(p.op.id);
+      void this.store
+        .relayOutbox(this.queue)
+        .catch((err) => this.log.warn({ err }, 'outbox relay failed; the reaper retries'));
+    }
+    for (const c of res.claimed) this.startJob(c);
+    if (want > 0) {
       this.nextDueAt = res.nextDueAt;
-      if (want > 0 && res.claimed.length === 0 && this.pending.length === 0 && !this.stopping)
-        await this.idle();
+      if (res.claimed.length < want) this.starved = true;
     }
   }
 
@@ -270,12 +335,17 @@ export class Supervisor {
   }
 
   private startJob(c: ClaimedJob): void {
-    const job = new ActiveJob(c, { queue: this.queue, write: (op) => this.write(op) });
+    const job = new ActiveJob(c, this);
+    // The same job claimed again (its old run lost the lease): the old run's slot accounting ends here.
+    if (this.running.get(c.id)?.released) this.releasing--;
     this.running.set(c.id, job);
     void this.runJob(job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {
-        this.running.delete(c.id);
+        if (this.running.get(c.id) === job) {
+          this.running.delete(c.id);
+          if (job.released) this.releasing--;
+        }
         if (this.running.size === 0) this.drained?.();
         this.kick();
       });

@@ -1,13 +1,53 @@
 // Runs one attempt of a `defineJob` job: load (optional), then work, inside the lifecycle.
 // Each settled lifecycle state is written through the job's fenced writes.
+//
+// Hot path (a no-op job costs a few microseconds here): the success path's lifecycle snapshots
+// and serialized done snapshot come from a per-(attempt, maxAttempts, hasLoad) cache the machine
+// fills (lifecycle.ts successPath); the timeout is a deadline the supervisor's sweep checks (no
+// timer per job); the AbortSignal is created only when the job's code reads it.
 
 import type { JobDefinition } from '../runtime/defineJob.js';
-import { initialLifecycle, persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import { successPath } from '../runtime/lifecycle.js';
 import type { ActiveJob } from './ActiveJob.js';
-import { raceSignal, serializeOutput, settleFailure } from './settle.js';
+import { serializeOutput, settleFailure } from './settle.js';
 
 const WORKING_LOG = ['{"type":"state","state":"working"}'];
 const DONE_LOG = ['{"type":"done"}'];
+
+// Plain object literals (own properties, spreadable); `signal` and `progress` are getters so
+// that a job that never uses them costs no AbortController and no closure.
+function loadArgs(job: ActiveJob, input: unknown, queue: string) {
+  return {
+    input,
+    get signal(): AbortSignal {
+      return job.signal;
+    },
+    get progress(): (value: unknown) => void {
+      return job.progress;
+    },
+    attempt: job.claimed.attempt,
+    jobId: job.id,
+    queue,
+    idempotencyKey: `${job.id}:loading:${job.claimed.attempt}`,
+  };
+}
+
+function workArgs(job: ActiveJob, input: unknown, queue: string, loaded: unknown) {
+  return {
+    input,
+    get signal(): AbortSignal {
+      return job.signal;
+    },
+    get progress(): (value: unknown) => void {
+      return job.progress;
+    },
+    attempt: job.claimed.attempt,
+    jobId: job.id,
+    queue,
+    idempotencyKey: `${job.id}:working:${job.claimed.attempt}`,
+    loaded,
+  };
+}
 
 export async function runSimpleJob(
   job: ActiveJob,
@@ -17,26 +57,15 @@ export async function runSimpleJob(
   queue: string,
 ): Promise<void> {
   const c = job.claimed;
-  let life = stepLifecycle(initialLifecycle(c.attempt, c.maxAttempts), {
-    type: 'CLAIM',
-    hasLoad: Boolean(def.load),
-  });
-  const timer = setTimeout(() => job.abort('timeout', `attempt timed out after ${timeoutMs} ms`), timeoutMs);
-  const args = {
-    input,
-    signal: job.signal,
-    progress: job.progress,
-    attempt: c.attempt,
-    jobId: c.id,
-    queue,
-    idempotencyKey: '',
-  };
+  const path = successPath(c.attempt, c.maxAttempts, Boolean(def.load));
+  let life = path.claimed;
+  job.timeoutMs = timeoutMs;
+  job.deadline = Date.now() + timeoutMs;
   try {
     let loaded: unknown;
     if (def.load) {
-      args.idempotencyKey = `${c.id}:loading:${c.attempt}`;
-      loaded = await raceSignal(def.load(args), job.signal);
-      life = stepLifecycle(life, { type: 'LOADED' });
+      loaded = await job.race(def.load(loadArgs(job, input, queue)));
+      life = path.working;
       job.status = 'working';
       // Not awaited: if the worker dies now, the job re-runs from `loading` anyway.
       void job.write({
@@ -48,24 +77,22 @@ export async function runSimpleJob(
         log: WORKING_LOG,
       });
     }
-    args.idempotencyKey = `${c.id}:working:${c.attempt}`;
-    const output = await raceSignal(def.work({ ...args, loaded }), job.signal);
-    clearTimeout(timer);
+    const output = await job.race(def.work(workArgs(job, input, queue, loaded)));
+    job.deadline = 0;
     const text = serializeOutput(output);
-    if (job.abortReason) throw job.signal.reason;
-    life = stepLifecycle(life, { type: 'SUCCEED' });
+    if (job.abortError) throw job.abortError;
     job.end();
     await job.write({
       kind: 'done',
       id: c.id,
       token: c.token,
       output: text,
-      snapshot: `{"l":${JSON.stringify(persistLifecycle(life))}}`,
+      snapshot: path.doneText,
       state: '"done"',
       log: DONE_LOG,
     });
   } catch (thrown) {
-    clearTimeout(timer);
+    job.deadline = 0;
     await settleFailure(job, life, thrown, { retry: def.retry, timeoutMs });
   }
 }

@@ -536,7 +536,13 @@ export class RedisStore implements Store {
       for (const [entryId, fields] of entries) {
         const f: Record<string, string> = {};
         for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
-        out.push({ cursor: entryId, jobId: f.j ?? '', type: f.t ?? '', status: f.s, at: Number(f.at ?? 0) });
+        const type = f.t ?? '';
+        const at = Number(f.at ?? 0);
+        // A combined entry (field `js`, see emitMany in lua/include/common.lua): the same
+        // transition of several jobs in one script call; one event per job, sharing the cursor.
+        if (f.js !== undefined) {
+          for (const jobId of f.js.split(',')) out.push({ cursor: entryId, jobId, type, status: f.s, at });
+        } else out.push({ cursor: entryId, jobId: f.j ?? '', type, status: f.s, at });
       }
     }
     return out;

@@ -5,7 +5,7 @@ ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
       then 9 per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n"
   checkpoint: f1 status, f2 snapshot|'', f3 state|'', f4 progress|'', f5 inbox events consumed in all|''
-  done: f1 output, f2 snapshot, f3 state        fail: f1 error, f2 snapshot, f3 state
+  done: f1 output, f2 snapshot|'', f3 state       fail: f1 error, f2 snapshot, f3 state
   retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
   park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
@@ -25,6 +25,8 @@ local nOps = tonumber(ARGV[8])
 local now = nowMs()
 local written = {}
 local activeRem = {}
+-- Jobs that reached done in this call: one combined stream entry for all (see emitMany).
+local doneIds = {}
 
 local function finish(jk, id, kind, indexKey, args, ls, log)
   addLog(args, jk, ls, now, log)
@@ -41,7 +43,8 @@ for i = 0, nOps - 1 do
   local f1, f2, f3, f4, f5 = ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
   local log = splitEntries(ARGV[b + 8])
   local jk = kp .. 'job:' .. id
-  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ik')
+  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par', 'pq', 'pg', 'pi')
+  local parent = { cur[5], cur[6], cur[7], cur[8] }
   if cur[1] ~= token or token == '' then
     written[#written + 1] = 0
   else
@@ -57,11 +60,13 @@ for i = 0, nOps - 1 do
       redis.call('HSET', jk, unpack(args))
       emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
     elseif kind == 'done' then
-      finish(jk, id, kind, KEYS[8], { 'st', 'done', 'ua', now, 'o', f1, 'sn', f2, 's', f3 }, ls, log)
-      notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen)
+      local args = { 'st', 'done', 'ua', now, 'o', f1, 's', f3 }
+      if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
+      finish(jk, id, kind, KEYS[8], args, ls, log)
+      if parent[1] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen, parent) end
       redis.call('PEXPIRE', jk, ttl)
-      redis.call('DEL', kp .. 'inbox:' .. id)
-      emit(KEYS[5], maxLen, now, id, 'done', 'done')
+      if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
+      doneIds[#doneIds + 1] = id
     elseif kind == 'fail' or kind == 'broken' then
       local args = { 'st', 'failed', 'ua', now, 'e', f1 }
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
@@ -69,17 +74,17 @@ for i = 0, nOps - 1 do
       finish(jk, id, kind, KEYS[9], args, ls, log)
       -- A dead letter keeps its record (no TTL) until it is retried or purged.
       redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
-      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen)
-      redis.call('DEL', kp .. 'inbox:' .. id)
+      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen, parent)
+      if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
     elseif kind == 'cancelled' then
       local args = { 'st', 'cancelled', 'ua', now }
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
       finish(jk, id, kind, KEYS[10], args, ls, log)
-      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen)
+      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent)
       redis.call('PEXPIRE', jk, ttl)
-      redis.call('DEL', kp .. 'inbox:' .. id)
+      if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif kind == 'retry' then
       local runAt = now + tonumber(f2)
@@ -123,6 +128,7 @@ for i = 0, nOps - 1 do
   end
 end
 if #activeRem > 0 then redis.call('ZREM', KEYS[3], unpack(activeRem)) end
+emitMany(KEYS[5], maxLen, now, doneIds, 'done', 'done')
 
 -- Claim.
 local claimed = {}
@@ -135,6 +141,7 @@ if want > 0 then
     local tok = redis.call('HINCRBY', KEYS[4], 'tok', n) - n
     local deadline = now + leaseMs
     local za = {}
+    local claimedIds = { working = {}, loading = {} }
     for i = 1, n do
       local id = popped[i * 2 - 1]
       local jk = kp .. 'job:' .. id
@@ -149,10 +156,14 @@ if want > 0 then
         local st = 'working'
         if not r[4] and string.find(loadSet, '|' .. r[1] .. '|', 1, true) then st = 'loading' end
         local args = { 'st', st, 'tk', token, 'w', workerId, 'ua', now }
-        addLog(args, jk, tonumber(r[10]) or 0, now, { '{"type":"claimed","worker":"' .. workerId .. '","attempt":' .. (r[5] or 1) .. '}' })
+        -- Short on purpose (the hash stays a compact listpack): the worker is in field `w`,
+        -- the attempt is logged when it is not the first.
+        local a = tonumber(r[5]) or 1
+        addLog(args, jk, tonumber(r[10]) or 0, now, { a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}' })
         redis.call('HSET', jk, unpack(args))
         za[#za + 1] = deadline; za[#za + 1] = id
-        emit(KEYS[5], maxLen, now, id, 'claimed', st)
+        local ids = claimedIds[st]
+        ids[#ids + 1] = id
         claimed[#claimed + 1] = id
         claimed[#claimed + 1] = token
         for k = 1, 9 do claimed[#claimed + 1] = r[k] or '' end
@@ -162,6 +173,8 @@ if want > 0 then
       end
     end
     if #za > 0 then redis.call('ZADD', KEYS[3], unpack(za)) end
+    emitMany(KEYS[5], maxLen, now, claimedIds.loading, 'claimed', 'loading')
+    emitMany(KEYS[5], maxLen, now, claimedIds.working, 'claimed', 'working')
   end
   if n == want then
     -- There may be more: let another idle supervisor wake and take some.

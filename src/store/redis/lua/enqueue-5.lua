@@ -18,6 +18,7 @@ local now = nowMs()
 local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
 local out = {}
 local zq = {}
+local createdIds = {}
 for i = 0, n - 1 do
   local b = 5 + i * 13
   local id, idem = ARGV[b], ARGV[b + 7]
@@ -59,7 +60,7 @@ for i = 0, n - 1 do
     end
     if ARGV[b + 9] ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = ARGV[b + 9] end
     redis.call('HSET', jk, unpack(args))
-    emit(KEYS[4], maxLen, now, id, 'enqueued', 'queued')
+    createdIds[#createdIds + 1] = id
   end
   out[#out + 1] = id
   out[#out + 1] = created
@@ -68,6 +69,8 @@ end
 for s = 1, #zq, 4000 do
   redis.call('ZADD', KEYS[1], unpack(zq, s, math.min(s + 3999, #zq)))
 end
+-- One combined 'enqueued' stream entry for the batch (see emitMany in common.lua).
+emitMany(KEYS[4], maxLen, now, createdIds, 'enqueued', 'queued')
 -- Wake one idle supervisor (it recomputes its sleep for delayed jobs too).
 redis.call('ZADD', KEYS[5], 0, 'w')
 return out

@@ -15,7 +15,8 @@ if st == 'done' or st == 'failed' or st == 'cancelled' then
 end
 local now = nowMs()
 redis.call('RPUSH', kp .. 'inbox:' .. id, event)
-local args = { 'ua', now }
+-- `ib` marks a job that has an inbox list, so finishing jobs that never got an event skip the DEL.
+local args = { 'ua', now, 'ib', '1' }
 if st == 'waiting' then
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZREM', KEYS[3], id)

@@ -28,6 +28,16 @@ local function emit(eventsKey, maxLen, now, id, kind, status)
   redis.call('XADD', eventsKey, 'MAXLEN', '~', maxLen, '*', 'j', id, 't', kind, 's', status, 'at', now)
 end
 
+-- One COMBINED entry for many jobs that made the same transition in one script call
+-- (claimed, done, enqueued): field `js` holds their ids joined by ','; no `j` field.
+-- RedisStore.readEvents expands it into one QueueEvent per job (same cursor, in order), so
+-- every job's transition stays visible on the stream at a fraction of the XADDs.
+local function emitMany(eventsKey, maxLen, now, ids, kind, status)
+  if #ids == 0 then return end
+  if #ids == 1 then return emit(eventsKey, maxLen, now, ids[1], kind, status) end
+  redis.call('XADD', eventsKey, 'MAXLEN', '~', maxLen, '*', 'js', table.concat(ids, ','), 't', kind, 's', status, 'at', now)
+end
+
 -- Queue scores: priority band in the high bits, FIFO sequence below. 2^44 sequences per band,
 -- and 4 bands stay under 2^53, so a double holds the score exactly.
 local BAND = 17592186044416

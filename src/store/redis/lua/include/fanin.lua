@@ -42,8 +42,9 @@ end
 -- Called when a job reaches done / failed / cancelled. A child of a parent on the same queue is
 -- delivered here, atomically with its ending; one on another queue (another hash slot) is put
 -- in this queue's outbox, which workers relay (at least once; fanIn is idempotent per child).
-local function notifyParent(kp, jk, id, status, result, now, maxLen)
-  local c = redis.call('HMGET', jk, 'par', 'pq', 'pg', 'pi')
+-- `c` is {par, pq, pg, pi} when the caller read them already (commit does, with its HMGET).
+local function notifyParent(kp, jk, id, status, result, now, maxLen, c)
+  c = c or redis.call('HMGET', jk, 'par', 'pq', 'pg', 'pi')
   if not c[1] then return end
   if not c[2] or c[2] == '' then
     fanIn(kp, c[1], c[3], c[4], status, result, now, maxLen)
