@@ -11,9 +11,9 @@ export const threeSteps = definePipeline({
   machine: setup({ actors: { noopStep } }).createMachine({
     initial: 'one',
     states: {
-      one: { invoke: { src: 'noopStep', onDone: 'two' } },
-      two: { invoke: { src: 'noopStep', onDone: 'three' } },
-      three: { invoke: { src: 'noopStep', onDone: 'end' } },
+      one: { invoke: { id: 's1', src: 'noopStep', onDone: 'two' } },
+      two: { invoke: { id: 's2', src: 'noopStep', onDone: 'three' } },
+      three: { invoke: { id: 's3', src: 'noopStep', onDone: 'end' } },
       end: { type: 'final' },
     },
   }),

@@ -594,7 +594,9 @@ async function pipelineWorkload(): Promise<void> {
   for (let rep = 0; rep < REPS; rep++) {
     for (const system of orderFor(rep)) {
       await redis.ctl.flushall();
-      const workers = await spawnWorkers(system, 1, 100, undefined, 'pipeline');
+      // BENCH_PIPELINE_PROFILE=file: CPU profile of the Machinist pipeline worker, summarized here.
+      const prof = system === 'machinist' ? process.env.BENCH_PIPELINE_PROFILE : undefined;
+      const workers = await spawnWorkers(system, 1, 100, prof, 'pipeline');
       try {
         if (system === 'machinist') {
           const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
@@ -623,6 +625,7 @@ async function pipelineWorkload(): Promise<void> {
       } finally {
         await workers.stop();
       }
+      if (prof) log(analyzeProfile(prof, N));
     }
   }
 }
