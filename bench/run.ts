@@ -850,6 +850,7 @@ async function main(): Promise<void> {
           "- Redis commands, Redis CPU and Redis memory (4, 5) come from the c=100, 1-process runs and cover the full cycle: the bulk enqueue and the processing. Commands are the sum of `INFO commandstats` calls (scripts and the commands they run inside both count), without the harness's own INFO/CONFIG/ZCARD polls. Redis CPU is the used_cpu_user+used_cpu_sys delta; memory is the used_memory delta with all jobs finished and kept.",
           '- Worker CPU is `process.cpuUsage()` of the worker process from go to the last job done, divided by jobs; peak RSS is `resourceUsage().maxRSS`.',
           '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; 20 warm-up jobs are not counted.',
+          "- Pipeline (6): Machinist runs a pipeline of three no-op `step`s (a checkpoint after each) at c=100, 1 process; BullMQ runs single-step no-op jobs the same way; jobs/s until all are done. Fan-out (7): one parent fans out 1,000 no-op children and merges their results (Machinist `fanOut`; BullMQ a `FlowProducer` flow whose parent reads `getChildrenValues()`), 5 flows one after another, c=100, 1 process; flows/s = 5 / total time from enqueue to the parent's result.",
           '',
           body,
           '',
