@@ -64,7 +64,11 @@ export interface SuccessPath {
   claimed: LifecycleSnapshot;
   /** `working` (after LOADED when there is a load phase). */
   working: LifecycleSnapshot;
-  /** The persisted `done` snapshot as stored in the job record (`{"l":...}`). */
+  /**
+   * The persisted `done` snapshot as stored in the job record (`{"l":...}`), or '' when it is
+   * exactly `{value: 'done', context: {attempt, maxAttempts}}`: the record's `st`, `a` and `ma`
+   * say that already, and decodeJob rebuilds it from them (one field less per finished job).
+   */
   doneText: string;
 }
 
@@ -83,7 +87,11 @@ export function successPath(attempt: number, maxAttempts: number, hasLoad: boole
   const claimed = stepLifecycle(initialLifecycle(attempt, maxAttempts), { type: 'CLAIM', hasLoad });
   const working = hasLoad ? stepLifecycle(claimed, { type: 'LOADED' }) : claimed;
   const done = stepLifecycle(working, { type: 'SUCCEED' });
-  p = { claimed, working, doneText: `{"l":${JSON.stringify(persistLifecycle(done))}}` };
+  const persisted = persistLifecycle(done);
+  const text = JSON.stringify(persisted);
+  const derivable =
+    text === JSON.stringify({ value: 'done', context: { attempt, maxAttempts } }) && done.status === 'done';
+  p = { claimed, working, doneText: derivable ? '' : `{"l":${text}}` };
   if (cacheable) successPaths.set(key, p);
   return p;
 }

@@ -41,7 +41,14 @@ const num = (s: string | null | undefined): number | null =>
 export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
   const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx] = v;
   if (!m) return null;
-  const snapshot = parse(sn) as { l?: { context?: unknown }; w?: { context?: unknown } } | null;
+  let snapshot = parse(sn) as {
+    l?: { value?: unknown; context?: unknown };
+    w?: { context?: unknown };
+  } | null;
+  // A simple job's done snapshot is not stored when the record's fields give it (see
+  // lifecycle.ts successPath): rebuild it.
+  if (snapshot === null && st === 'done')
+    snapshot = { l: { value: 'done', context: { attempt: num(a) ?? 1, maxAttempts: num(ma) ?? 1 } } };
   return {
     id,
     queue,

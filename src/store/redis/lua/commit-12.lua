@@ -5,7 +5,7 @@ ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
       then 9 per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n"
   checkpoint: f1 status, f2 snapshot|'', f3 state|'', f4 progress|'', f5 inbox events consumed in all|''
-  done: f1 output, f2 snapshot|'', f3 state       fail: f1 error, f2 snapshot, f3 state
+  done: f1 output, f2 snapshot|'' (derived from st/a/ma), f3 state       fail: f1 error, f2 snapshot, f3 state
   retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
   park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
@@ -28,12 +28,19 @@ local activeRem = {}
 -- Jobs that reached done in this call: one combined stream entry for all (see emitMany).
 local doneIds = {}
 
+-- Jobs that reached done in this call, as ZADD arguments for the done index (one ZADD).
+local doneIndex = {}
+
 local function finish(jk, id, kind, indexKey, args, ls, log)
   addLog(args, jk, ls, now, log)
   args[#args + 1] = 'fa'; args[#args + 1] = now
   args[#args + 1] = 'tk'; args[#args + 1] = ''
   redis.call('HSET', jk, unpack(args))
-  redis.call('ZADD', indexKey, now, id)
+  if indexKey == KEYS[8] then
+    doneIndex[#doneIndex + 1] = now; doneIndex[#doneIndex + 1] = id
+  else
+    redis.call('ZADD', indexKey, now, id)
+  end
   activeRem[#activeRem + 1] = id
 end
 
@@ -43,8 +50,10 @@ for i = 0, nOps - 1 do
   local f1, f2, f3, f4, f5 = ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
   local log = splitEntries(ARGV[b + 8])
   local jk = kp .. 'job:' .. id
-  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par', 'pq', 'pg', 'pi')
-  local parent = { cur[5], cur[6], cur[7], cur[8] }
+  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par')
+  -- notifyParent reads the parent's queue, group and index itself (only for children).
+  local parent = nil
+  if not cur[5] then parent = {} end
   if cur[1] ~= token or token == '' then
     written[#written + 1] = 0
   else
@@ -61,9 +70,11 @@ for i = 0, nOps - 1 do
       emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
     elseif kind == 'done' then
       local args = { 'st', 'done', 'ua', now, 'o', f1, 's', f3 }
+      -- No snapshot sent: decodeJob derives it. A simple job has no older `sn` here (only its
+      -- fail/cancel write one, both final; a redrive deletes it, see retryDead-6.lua).
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       finish(jk, id, kind, KEYS[8], args, ls, log)
-      if parent[1] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen, parent) end
+      if cur[5] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen) end
       redis.call('PEXPIRE', jk, ttl)
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       doneIds[#doneIds + 1] = id
@@ -128,6 +139,9 @@ for i = 0, nOps - 1 do
   end
 end
 if #activeRem > 0 then redis.call('ZREM', KEYS[3], unpack(activeRem)) end
+for s = 1, #doneIndex, 4000 do
+  redis.call('ZADD', KEYS[8], unpack(doneIndex, s, math.min(s + 3999, #doneIndex)))
+end
 emitMany(KEYS[5], maxLen, now, doneIds, 'done', 'done')
 
 -- Claim.
