@@ -37,7 +37,8 @@ export function serializeInput(machine: string, input: unknown, maxBytes: number
       machine,
     });
   }
-  const bytes = Buffer.byteLength(text);
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short inputs need no byte count.
+  const bytes = text.length * 3 <= maxBytes ? 0 : Buffer.byteLength(text);
   if (bytes > maxBytes) {
     throw new ValidationError(`input of '${machine}' is ${bytes} bytes, over the ${maxBytes}-byte limit`, {
       field: 'input',

@@ -108,15 +108,26 @@ export class RedisStore implements Store {
     }
     const args: (string | number)[] = [k.base, this.eventsMaxLen, this.idemTtlMs, jobs.length];
     for (const j of jobs) {
-      args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts);
-      args.push(j.idempotencyKey ?? '', j.parentId ?? '', j.options ?? '');
-      args.push(j.parentQueue ?? '', j.group ?? '', j.index ?? '');
+      // The rarely used fields travel as one JSON array, '' when all are empty (see enqueue-5.lua).
+      const extras =
+        j.idempotencyKey || j.parentId || j.options || j.parentQueue || j.group || j.index !== undefined
+          ? JSON.stringify([
+              j.idempotencyKey ?? '',
+              j.parentId ?? '',
+              j.options ?? '',
+              j.parentQueue ?? '',
+              j.group ?? '',
+              j.index === undefined ? '' : String(j.index),
+            ])
+          : '';
+      args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
     }
-    const flat = (await this.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as (
-      string | number
-    )[];
+    const res = (await this.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as
+      number | (string | number)[];
+    // A number: every job was created under its own id.
+    if (typeof res === 'number') return jobs.map((j) => ({ id: j.id, created: true }));
     const out: EnqueueResult[] = [];
-    for (let i = 0; i < flat.length; i += 2) out.push({ id: String(flat[i]), created: flat[i + 1] === 1 });
+    for (let i = 0; i < res.length; i += 2) out.push({ id: String(res[i]), created: res[i + 1] === 1 });
     return out;
   }
 

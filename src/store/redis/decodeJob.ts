@@ -68,7 +68,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     parentId: par ?? null,
     runAt: num(ra),
     createdAt: num(ca) ?? 0,
-    updatedAt: num(ua) ?? 0,
+    updatedAt: num(ua) ?? num(ca) ?? 0,
     finishedAt: num(fa),
     cancelRequested: cx === '1',
     snapshot,

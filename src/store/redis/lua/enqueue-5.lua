@@ -1,10 +1,13 @@
 --[[ enqueue: adds a batch of jobs to one queue atomically.
 KEYS[1] queued zset  KEYS[2] delayed zset  KEYS[3] meta hash  KEYS[4] events stream  KEYS[5] marker zset
 ARGV[1] key prefix of the queue ("<prefix>:{<queue>}:"), ARGV[2] events max length,
-ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 13 per job:
-  id, machine, version, input JSON, band, delayMs, maxAttempts, idempotencyKey|'', parentId|'',
-  options|'', parent's queue|'' (when not this one), fan-out group|'', index in the fan-out|''
-Returns: flat {id1, created1, id2, created2, ...}; created is 0 when the idempotency key named an
+ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
+  id, machine, version, input JSON, band, delayMs, maxAttempts, extras|''
+  extras (rare, so most jobs cost no parsing): a JSON array
+  [idempotencyKey|'', parentId|'', options|'', parent's queue|'' (when not this one),
+   fan-out group|'', index in the fan-out|'']
+Returns: the number of jobs when every job was created under its own id; otherwise flat
+{id1, created1, id2, created2, ...}; created is 0 when the idempotency key named an
 existing job, whose id is returned instead, or when a child job with that (deterministic) id
 exists already: a parent that re-runs its fan-out after a crash does not fan out twice.
 Derived keys (job, idem, children index) carry the queue's hash tag.
@@ -19,11 +22,18 @@ local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
 local out = {}
 local zq = {}
 local createdIds = {}
+local enqueuedEntry = '{"at":' .. now .. ',"type":"enqueued"}'
+local allCreated = true
 for i = 0, n - 1 do
-  local b = 5 + i * 13
-  local id, idem = ARGV[b], ARGV[b + 7]
+  local b = 5 + i * 8
+  local id = ARGV[b]
+  local idem, par, opt, pq, pg, pi = '', '', '', '', '', ''
+  if ARGV[b + 7] ~= '' then
+    local x = cjson.decode(ARGV[b + 7])
+    idem, par, opt, pq, pg, pi = x[1], x[2], x[3], x[4], x[5], x[6]
+  end
   local created = 1
-  if ARGV[b + 8] ~= '' and redis.call('EXISTS', kp .. 'job:' .. id) == 1 then
+  if par ~= '' and redis.call('EXISTS', kp .. 'job:' .. id) == 1 then
     created = 0
   elseif idem ~= '' then
     local ik = kp .. 'idem:' .. idem
@@ -40,27 +50,31 @@ for i = 0, n - 1 do
     local band = tonumber(ARGV[b + 4])
     local score = band * BAND + seq + i + 1
     local delay = tonumber(ARGV[b + 5])
+    -- No `a` (attempt 1 is the default everywhere) and no `ua` (the claim sets it; decodeJob
+    -- falls back to `ca`): a queued job costs two fields less.
     local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued', 'pr', band,
-      'qs', score, 'a', 1, 'ma', ARGV[b + 6], 'ca', now, 'ua', now, 'ls', 1 }
+      'qs', score, 'ma', ARGV[b + 6], 'ca', now, 'ls', 1 }
     if delay > 0 then
       args[#args + 1] = 'ra'; args[#args + 1] = now + delay
       args[#args + 1] = 'l1'; args[#args + 1] = '{"at":' .. now .. ',"type":"enqueued","delayMs":' .. delay .. '}'
       redis.call('ZADD', KEYS[2], now + delay, id)
     else
-      args[#args + 1] = 'l1'; args[#args + 1] = '{"at":' .. now .. ',"type":"enqueued"}'
+      args[#args + 1] = 'l1'; args[#args + 1] = enqueuedEntry
       zq[#zq + 1] = score; zq[#zq + 1] = id
     end
     if idem ~= '' then args[#args + 1] = 'ik'; args[#args + 1] = idem end
-    if ARGV[b + 8] ~= '' then
-      args[#args + 1] = 'par'; args[#args + 1] = ARGV[b + 8]
-      args[#args + 1] = 'pq'; args[#args + 1] = ARGV[b + 10]
-      args[#args + 1] = 'pg'; args[#args + 1] = ARGV[b + 11]
-      args[#args + 1] = 'pi'; args[#args + 1] = ARGV[b + 12]
-      redis.call('ZADD', kp .. 'children:' .. ARGV[b + 8], tonumber(ARGV[b + 12]) or 0, id)
+    if par ~= '' then
+      args[#args + 1] = 'par'; args[#args + 1] = par
+      args[#args + 1] = 'pq'; args[#args + 1] = pq
+      args[#args + 1] = 'pg'; args[#args + 1] = pg
+      args[#args + 1] = 'pi'; args[#args + 1] = pi
+      redis.call('ZADD', kp .. 'children:' .. par, tonumber(pi) or 0, id)
     end
-    if ARGV[b + 9] ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = ARGV[b + 9] end
+    if opt ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = opt end
     redis.call('HSET', jk, unpack(args))
     createdIds[#createdIds + 1] = id
+  else
+    allCreated = false
   end
   out[#out + 1] = id
   out[#out + 1] = created
@@ -73,4 +87,5 @@ end
 emitMany(KEYS[4], maxLen, now, createdIds, 'enqueued', 'queued')
 -- Wake one idle supervisor (it recomputes its sleep for delayed jobs too).
 redis.call('ZADD', KEYS[5], 0, 'w')
+if allCreated then return n end
 return out
