@@ -237,7 +237,7 @@ export class Supervisor {
   }
 
   private async runPump(): Promise<void> {
-    const claimCap = Math.max(1, Math.ceil(this.concurrency / 2));
+    const claimCap = Math.max(1, Math.ceil(this.concurrency / MAX_IN_FLIGHT));
     for (;;) {
       if (this.stopping && this.running.size === 0 && this.pending.length === 0 && this.inFlightCommits === 0)
         return;

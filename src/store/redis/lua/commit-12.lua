@@ -22,6 +22,7 @@ skipped and reported 0, and the worker drops the job.
 local kp, maxLen, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local nOps = tonumber(ARGV[8])
+local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
 local now = nowMs()
 local written = {}
 local activeRem = {}
@@ -168,7 +169,7 @@ if want > 0 then
       else
         local token = workerId .. ':' .. (tok + i)
         local st = 'working'
-        if not r[4] and string.find(loadSet, '|' .. r[1] .. '|', 1, true) then st = 'loading' end
+        if hasLoadSet and not r[4] and string.find(loadSet, '|' .. r[1] .. '|', 1, true) then st = 'loading' end
         local args = { 'st', st, 'tk', token, 'w', workerId, 'ua', now }
         -- Short on purpose (the hash stays a compact listpack): the worker is in field `w`,
         -- the attempt is logged when it is not the first.

@@ -10,12 +10,21 @@ end
 -- LOG_CAP entries are kept: the oldest fall out.
 local LOG_CAP = 1000
 
+-- Entries stamped in this call, by their text: most jobs of a batch log the same entries
+-- ('{"type":"done"}', ...), each is built once per call.
+local stamped = {}
+
 -- Appends entries (JSON objects without "at") to the HSET argument list `args`; returns new ls.
 local function addLog(args, jobKey, ls, now, entries)
   for _, e in ipairs(entries) do
     ls = ls + 1
     args[#args + 1] = 'l' .. ls
-    args[#args + 1] = '{"at":' .. now .. ',' .. string.sub(e, 2)
+    local s = stamped[e]
+    if not s then
+      s = '{"at":' .. now .. ',' .. string.sub(e, 2)
+      stamped[e] = s
+    end
+    args[#args + 1] = s
     if ls > LOG_CAP then redis.call('HDEL', jobKey, 'l' .. (ls - LOG_CAP)) end
   end
   args[#args + 1] = 'ls'
