@@ -10,7 +10,7 @@
 // Checkpoints are not awaited before the machine goes on: a crash before one is written only
 // re-runs the step it covered. A refused checkpoint (lease lost) aborts the run.
 
-import { createActor, type AnyActor } from 'xstate';
+import { createActor, type AnyActor, type AnyActorRef } from 'xstate';
 import type { ActiveJob } from '../supervisor/ActiveJob.js';
 import type { Supervisor } from '../supervisor/Supervisor.js';
 import { initialLifecycle, persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
@@ -18,7 +18,7 @@ import { serializeOutput, settleFailure } from '../supervisor/settle.js';
 import type { PipelineDefinition } from './definePipeline.js';
 import { bindJobScope } from './jobScope.js';
 import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
-import { isParkable } from './parkable.js';
+import { isMachineLogic, isParkable } from './parkable.js';
 import { reviveErrored } from './revive.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 
@@ -60,7 +60,8 @@ export async function runPipeline(
   let actor: AnyActor | undefined;
   let detached = false;
   let flushScheduled = false;
-  let lastPersisted = stored ? JSON.stringify({ w: stored.w, t: stored.t ?? [] }) : '';
+  // What the last checkpoint held (machine snapshot + timers), to skip writing it again.
+  let lastPersisted = stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}` : '';
   let lastStateText = '';
   let inboxConsumed = c.inbox;
   let lastTimers: StoredTimer[] = stored?.t ?? [];
@@ -125,8 +126,9 @@ export async function runPipeline(
     if (status !== 'active') return; // done / error: the outcome writes the ending
     const timers = captureTimers(actor);
     lastTimers = timers;
-    const w = actor.getPersistedSnapshot();
-    const key = JSON.stringify({ w, t: timers });
+    const wText = JSON.stringify(actor.getPersistedSnapshot());
+    const tText = timers.length === 0 ? '[]' : JSON.stringify(timers);
+    const key = `${wText}|${tText}`;
     const state = stateText();
     if (key !== lastPersisted || pendingLog.length > 0) {
       lastPersisted = key;
@@ -139,7 +141,7 @@ export async function runPipeline(
         id: c.id,
         token: c.token,
         status: 'working',
-        snapshot: JSON.stringify({ l: persistLifecycle(life), w, t: timers }),
+        snapshot: `{"l":${JSON.stringify(persistLifecycle(life))},"w":${wText},"t":${tText}}`,
         state,
         inboxConsumed,
         log,
@@ -200,12 +202,6 @@ export async function runPipeline(
     actor = createActor(def.machine, {
       ...(machineSnapshot !== undefined ? { snapshot: machineSnapshot as any } : {}),
       input,
-      inspect: (ev) => {
-        if (ev.type !== '@xstate.snapshot') return;
-        if (ev.actorRef === actor && (ev.snapshot as { status?: string }).status === 'active')
-          lastActive = ev.snapshot;
-        markDirty();
-      },
     });
     bindJobScope(actor.system, {
       jobId: c.id,
@@ -220,7 +216,32 @@ export async function runPipeline(
       fanWaiters.clear();
       for (const w of waiters) w();
     };
-    actor.subscribe({
+    // Persistence follows the root and every machine actor below it. The root's own
+    // subscription misses changes of child machines (notes/xstate.md), so each one found in the
+    // tree is subscribed as well. (An `inspect` observer would see them all, but makes XState
+    // build an inspection event for every microstep and action: ~11 us of a 3-step job.)
+    const root = actor;
+    const watched = new WeakSet<object>();
+    const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
+      for (const child of Object.values(snapshot.children ?? {})) {
+        if (!child || watched.has(child) || !isMachineLogic((child as { logic?: unknown }).logic)) continue;
+        watched.add(child);
+        child.subscribe({
+          next: (snap) => {
+            watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
+            markDirty();
+          },
+          error: () => {}, // the parent gets the error as an event
+        });
+        watchChildren(child.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
+      }
+    };
+    root.subscribe({
+      next: (snap) => {
+        if (snap.status === 'active') lastActive = snap;
+        watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
+        markDirty();
+      },
       complete: () => settle({ kind: 'done' }),
       error: (error) => settle({ kind: 'error', error }),
     });
@@ -230,9 +251,11 @@ export async function runPipeline(
     else pendingLog.push('{"type":"resumed"}');
     actor.start();
     lastActive = actor.getSnapshot();
+    watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
     restoreTimers(actor, stored?.t ?? []);
-    readInbox();
+    // Events sent before this claim; later ones are announced on the control channel.
+    if (c.hasInbox) readInbox();
     markDirty();
   } catch (err) {
     settle({ kind: 'error', error: err });

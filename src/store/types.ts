@@ -66,6 +66,8 @@ export interface ClaimedJob {
   options: string | undefined;
   /** How many of the job's inbox events its snapshot has already taken in (pipelines). */
   inbox: number;
+  /** Whether any event was ever sent to the job (else its inbox need not be read). */
+  hasInbox: boolean;
 }
 
 /**

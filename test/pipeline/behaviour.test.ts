@@ -223,6 +223,27 @@ describe('pipeline behaviour', () => {
     await t.store.close();
   });
 
+  it('persists a change of an invoked child machine when its parent does not change', async () => {
+    const child = setup({}).createMachine({
+      id: 'kid',
+      initial: 'one',
+      states: { one: { after: { 300: 'two' } }, two: { on: { NEVER: 'one' } } },
+    });
+    const machine = setup({ actors: { child } }).createMachine({
+      initial: 'run',
+      states: { run: { invoke: { id: 'kid', src: 'child' } } },
+    });
+    const t = await harness([definePipeline({ name: 'kidOnly', machine })]);
+    const id = await t.client.enqueue('kidOnly', {});
+    await eventually(async () => {
+      const rec = await t.client.get(id);
+      const snap = rec?.snapshot as { w?: { children?: { kid?: { snapshot?: { value?: string } } } } } | null;
+      return rec?.status === 'waiting' && snap?.w?.children?.kid?.snapshot?.value === 'two';
+    }, 4000);
+    assert.equal(t.sup.inFlight, 0);
+    await t.close();
+  });
+
   it('fails a job whose stored version is not registered, with the reason, and keeps serving others', async () => {
     const v1 = setup({}).createMachine({
       initial: 'wait',

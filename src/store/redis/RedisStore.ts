@@ -163,7 +163,7 @@ export class RedisStore implements Store {
       args,
     )) as [number[], string[], string | null];
     const claimed: ClaimedJob[] = [];
-    for (let i = 0; i < claimedFlat.length; i += 14) {
+    for (let i = 0; i < claimedFlat.length; i += 15) {
       const f = claimedFlat;
       claimed.push({
         id: f[i]!,
@@ -180,6 +180,7 @@ export class RedisStore implements Store {
         status: f[i + 11] as JobStatus,
         inbox: Number(f[i + 12]) || 0,
         parentQueue: f[i + 13] || undefined,
+        hasInbox: f[i + 14] === '1',
       });
     }
     return { written: written.map((w) => w === 1), claimed, nextDueAt: nextDue ? Number(nextDue) : null };

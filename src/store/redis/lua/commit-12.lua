@@ -10,7 +10,7 @@ ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
   park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
   broken: f1 error
-Returns { written (1|0 per op), claimed (14 values per job), next due ms|false }.
+Returns { written (1|0 per op), claimed (15 values per job), next due ms|false }.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token. A worker
 whose lease passed (reaped, requeued, claimed by another) MUST NOT change the job: its op is
@@ -160,7 +160,7 @@ if want > 0 then
     for i = 1, n do
       local id = popped[i * 2 - 1]
       local jk = kp .. 'job:' .. id
-      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq')
+      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib')
       if not r[1] then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         redis.call('ZADD', KEYS[12], now, id)
@@ -185,6 +185,7 @@ if want > 0 then
         claimed[#claimed + 1] = st
         claimed[#claimed + 1] = r[11] or '0'
         claimed[#claimed + 1] = r[12] or ''
+        claimed[#claimed + 1] = r[13] or ''
       end
     end
     if #za > 0 then redis.call('ZADD', KEYS[3], unpack(za)) end
