@@ -40,6 +40,8 @@ export interface ChildOutcome {
 
 /** A child failed (or was cancelled) under the failFast policy. */
 export class ChildJobFailedError extends MachinistError {
+  /** The child had its own retries; retrying the parent would only read the same failure. */
+  override readonly nonRetryable = true;
   constructor(
     childId: string,
     readonly childStatus: string,

@@ -73,6 +73,7 @@ export async function runPipeline(
   // after parking, nothing would ever wake the parent.
   let fanSetups = 0;
   const fanWaiters = new Set<() => void>();
+  let fanInPending = job.fanInSignal;
   const fanHost: FanOutHost = {
     store,
     queue: sup.queue,
@@ -82,6 +83,11 @@ export async function runPipeline(
     nextFanIn: (signal) =>
       new Promise<void>((resolve, reject) => {
         if (signal.aborted) return reject(signal.reason);
+        if (fanInPending) {
+          // The notice came before anyone waited for it: it counts now.
+          fanInPending = false;
+          return resolve();
+        }
         fanWaiters.add(resolve);
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       }),
@@ -124,7 +130,7 @@ export async function runPipeline(
     if (detached || !actor) return;
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
-    const timers = captureTimers(actor);
+    const timers = captureTimers(actor, sup.clockOffset);
     lastTimers = timers;
     const wText = JSON.stringify(actor.getPersistedSnapshot());
     const tText = timers.length === 0 ? '[]' : JSON.stringify(timers);
@@ -149,7 +155,8 @@ export async function runPipeline(
     }
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
       const wakeAt = earliestDue(timers);
-      if (wakeAt === null || wakeAt - Date.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
+      if (wakeAt === null || wakeAt - (Date.now() + sup.clockOffset) > PARK_MIN_MS)
+        settle({ kind: 'park', wakeAt });
     }
   };
   const markDirty = () => {
@@ -179,15 +186,22 @@ export async function runPipeline(
     }
     markDirty();
   };
+  let readAgain = false;
   const readInbox = () => {
-    if (inboxReading || detached) return;
+    if (detached) return;
+    if (inboxReading) {
+      // A read in flight may have run before this event was pushed: read once more after it.
+      readAgain = true;
+      return;
+    }
     inboxReading = (async () => {
       try {
-        // Read until nothing new: an event may land while the previous read was in flight.
         for (;;) {
+          readAgain = false;
           const texts = await store.readInbox(sup.queue, c.id, inboxConsumed);
-          if (texts.length === 0 || detached) break;
-          deliver(texts);
+          if (detached) break;
+          if (texts.length > 0) deliver(texts);
+          else if (!readAgain) break;
         }
       } catch (err) {
         sup.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');
@@ -214,6 +228,7 @@ export async function runPipeline(
     job.onFanIn = () => {
       const waiters = [...fanWaiters];
       fanWaiters.clear();
+      if (waiters.length === 0) fanInPending = true;
       for (const w of waiters) w();
     };
     // Persistence follows the root and every machine actor below it. The root's own
@@ -253,9 +268,9 @@ export async function runPipeline(
     lastActive = actor.getSnapshot();
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
-    restoreTimers(actor, stored?.t ?? []);
+    restoreTimers(actor, stored?.t ?? [], Date.now() + sup.clockOffset);
     // Events sent before this claim; later ones are announced on the control channel.
-    if (c.hasInbox) readInbox();
+    if (c.hasInbox || job.inboxSignal) readInbox();
     markDirty();
   } catch (err) {
     settle({ kind: 'error', error: err });
@@ -282,7 +297,7 @@ export async function runPipeline(
         log: [...pendingLog, `{"type":"state","state":${JSON.stringify(snap.value)}}`, '{"type":"done"}'],
       });
     } else if (result.kind === 'park') {
-      const timers = captureTimers(actor!);
+      const timers = captureTimers(actor!, sup.clockOffset);
       life = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
       job.end();
       const text = snapshotText(timers);

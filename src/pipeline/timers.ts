@@ -44,7 +44,8 @@ export function actorsByPath(root: AnyActor): Map<string, AnyActorRef> {
   return out;
 }
 
-export function captureTimers(root: AnyActor): StoredTimer[] {
+/** `clockOffset` turns the worker's clock (XState stamps with Date.now) into Redis time. */
+export function captureTimers(root: AnyActor, clockOffset = 0): StoredTimer[] {
   const scheduled = Object.values((root.system as unknown as SystemInternals).getSnapshot()._scheduledEvents);
   if (scheduled.length === 0) return [];
   const paths = new Map<AnyActorRef, string>();
@@ -54,13 +55,14 @@ export function captureTimers(root: AnyActor): StoredTimer[] {
     const source = paths.get(s.source);
     const target = paths.get(s.target);
     if (source === undefined || target === undefined) continue; // an actor outside the tree: not ours to keep
-    out.push({ id: s.id, source, target, event: s.event, dueAt: s.startedAt + s.delay });
+    out.push({ id: s.id, source, target, event: s.event, dueAt: s.startedAt + s.delay + clockOffset });
   }
   return out;
 }
 
-/** Schedules stored timers on a restored (started) actor; a timer already due fires at once. */
-export function restoreTimers(root: AnyActor, timers: readonly StoredTimer[], now = Date.now()): void {
+/** Schedules stored timers on a restored (started) actor; a timer already due fires at once.
+ * `now` is Redis time, like the stored due times. */
+export function restoreTimers(root: AnyActor, timers: readonly StoredTimer[], now: number): void {
   if (timers.length === 0) return;
   const byPath = actorsByPath(root);
   const scheduler = (root.system as unknown as SystemInternals).scheduler;

@@ -142,6 +142,8 @@ export interface CommitResult {
   claimed: ClaimedJob[];
   /** When nothing more could be claimed: the earliest due time waiting in `delayed` (ms), if any. */
   nextDueAt: number | null;
+  /** Redis's clock when the call ran (ms): workers keep their durable times on it. */
+  redisNow: number;
 }
 
 export type LeaseState = 'held' | 'lost' | 'cancel';

@@ -44,6 +44,9 @@ export class ActiveJob {
   onInbox: (() => void) | undefined;
   /** Set by a pipeline run: called when a fan-out of this job may have completed. */
   onFanIn: (() => void) | undefined;
+  /** Notices that came before the run installed its handlers (kept, not lost). */
+  inboxSignal = false;
+  fanInSignal = false;
   /** The lifecycle status last written (what a progress checkpoint keeps). */
   status: 'loading' | 'working';
   private progressValue: string | undefined;

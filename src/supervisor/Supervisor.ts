@@ -63,11 +63,20 @@ export interface StopResult {
 
 interface PendingWrite {
   op: CommitOp;
+  /** Order in which writes were queued: a job's later write supersedes its earlier checkpoint. */
+  seq: number;
+  /** Sent alone, to find which write of a failed batch Redis refuses. */
+  isolate?: boolean;
   resolve: (written: boolean) => void;
   reject: (err: unknown) => void;
 }
 
 const ulid = monotonicFactory();
+
+/** A reply from Redis refusing the script (as opposed to a connection that failed). */
+function isScriptError(err: unknown): boolean {
+  return (err as { name?: unknown } | null)?.name === 'ReplyError';
+}
 const MAX_IN_FLIGHT = 2;
 /** How often the deadline sweep looks for attempts past their timeout. */
 const DEADLINE_SWEEP_MS = 20;
@@ -89,6 +98,9 @@ export class Supervisor {
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
   private readonly crossQueueChildren = new Set<string>();
   private pending: PendingWrite[] = [];
+  private writeSeq = 0;
+  /** The seq of each job's last write sent to Redis. */
+  private readonly lastSent = new Map<string, number>();
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
   private inFlightCommits = 0;
   private reserved = 0;
@@ -105,6 +117,12 @@ export class Supervisor {
   private started = false;
   private timers: NodeJS.Timeout[] = [];
   private nextDueAt: number | null = null;
+  /**
+   * Redis time minus this worker's clock (ms), from the last commit. Durable times (timers,
+   * wake-ups) are kept on Redis's clock, never a worker's: a skewed worker neither wakes a
+   * parked job early nor late.
+   */
+  clockOffset = 0;
   private readonly loadMachines: string[];
   /** Enqueues child jobs and walks subtrees to cancel them (names checked against the registry). */
   private readonly client: Client;
@@ -207,7 +225,7 @@ export class Supervisor {
       this.releasing++;
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ op, resolve, reject });
+      this.pending.push({ op, seq: ++this.writeSeq, resolve, reject });
       this.kick();
     });
   }
@@ -252,13 +270,21 @@ export class Supervisor {
       // Let writes of the same tick join this batch.
       await new Promise((r) => setImmediate(r));
       if (this.inFlightCommits >= MAX_IN_FLIGHT) continue;
-      const batch = this.pending;
+      let batch = this.pending;
       this.pending = [];
+      if (batch[0]?.isolate) {
+        // Finding the write a script error came from: one suspect per commit.
+        this.pending = batch.slice(1);
+        batch = batch.slice(0, 1);
+        batch[0]!.isolate = false;
+      }
       const want = this.starved ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
       if (want > 0) this.signalled = false;
       this.inFlightCommits++;
       this.reserved += want;
+      for (const p of batch) this.lastSent.set(p.op.id, p.seq);
+      const sentAt = Date.now();
       void this.store
         .commit(
           this.queue,
@@ -269,30 +295,57 @@ export class Supervisor {
         )
         .then(
           (res) => {
+            this.clockOffset = res.redisNow - Math.round((sentAt + Date.now()) / 2);
             this.inFlightCommits--;
             this.reserved -= want;
             this.committed(batch, want, res);
             this.kick();
           },
           async (err: unknown) => {
-            // Redis unreachable or a script error: the writes are retried with the next batch,
-            // leases cover the jobs meanwhile.
             this.log.error({ err }, 'commit failed; retrying');
             await new Promise((r) => setTimeout(r, 200));
             this.inFlightCommits--;
             this.reserved -= want;
-            this.pending = batch.concat(this.pending);
+            this.requeueFailedBatch(batch, err);
             this.kick();
           },
         );
     }
   }
 
+  /**
+   * A commit that failed. Redis unreachable: its writes go again, first in line (leases cover the
+   * jobs meanwhile) — except checkpoints a later write of the same job has already superseded,
+   * which MUST NOT land after it (the stored snapshot and inbox position would go backwards).
+   * A script error (a reply, not a lost connection) is split up to find the op that causes it;
+   * that op alone is dropped and its job aborted, so one bad write cannot stall all the others.
+   */
+  private requeueFailedBatch(batch: PendingWrite[], err: unknown): void {
+    const keep = batch.filter((p) => {
+      if (p.op.kind === 'checkpoint' && (this.lastSent.get(p.op.id) ?? 0) > p.seq) {
+        p.resolve(true);
+        return false;
+      }
+      return true;
+    });
+    if (isScriptError(err)) {
+      if (keep.length === 1) {
+        const p = keep[0]!;
+        this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
+        this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
+        p.resolve(false);
+        return;
+      }
+      for (const p of keep) p.isolate = true;
+    }
+    this.pending = keep.concat(this.pending);
+  }
+
   private committed(batch: PendingWrite[], want: number, res: CommitResult): void {
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
       const ok = res.written[i] ?? false;
-      if (!ok) this.onLeaseLost(p.op.id, 'write refused');
+      if (!ok) this.onLeaseLost(p.op.id, p.op.token, 'write refused');
       p.resolve(ok);
     }
     if (
@@ -304,7 +357,18 @@ export class Supervisor {
         .relayOutbox(this.queue)
         .catch((err) => this.log.warn({ err }, 'outbox relay failed; the reaper retries'));
     }
-    for (const c of res.claimed) this.startJob(c);
+    for (const c of res.claimed) {
+      if (this.stopping) {
+        // Claimed by a commit that was in flight when stop() began: hand it back at once,
+        // unrun (T2: no work starts after the signal).
+        void this.write({
+          kind: 'requeue',
+          id: c.id,
+          token: c.token,
+          log: ['{"type":"requeued","reason":"shutdown"}'],
+        });
+      } else this.startJob(c);
+    }
     if (want > 0) {
       this.nextDueAt = res.nextDueAt;
       if (res.claimed.length < want) this.starved = true;
@@ -317,7 +381,8 @@ export class Supervisor {
     // missed (the job arrived just after it): claim again rather than sleep on a used signal.
     if (this.signalled) return;
     let timeout = this.idleWaitMs;
-    if (this.nextDueAt !== null) timeout = Math.max(5, Math.min(timeout, this.nextDueAt - Date.now() + 5));
+    if (this.nextDueAt !== null)
+      timeout = Math.max(5, Math.min(timeout, this.nextDueAt - (Date.now() + this.clockOffset) + 5));
     const wakeUp = new Promise<void>((r) => (this.wake = r));
     // One blocking wait at a time: a wait still in flight is joined, not doubled.
     this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => {
@@ -424,9 +489,10 @@ export class Supervisor {
     }
   }
 
-  private onLeaseLost(id: string, why: string): void {
+  /** Aborts the run that held `token`; a newer run of the same job (claimed again) is not touched. */
+  private onLeaseLost(id: string, token: string, why: string): void {
     const job = this.running.get(id);
-    if (job && !job.abortReason) {
+    if (job && job.token === token && !job.abortReason) {
       this.log.warn({ jobId: id, why }, 'lease lost; dropping job');
       job.abort('lease-lost', `lease lost (${why})`);
     }
@@ -436,12 +502,21 @@ export class Supervisor {
     const [cmd, id] = message.split(' ');
     if (!id) return;
     if (cmd === 'cancel') this.running.get(id)?.abort('cancel', 'job was cancelled');
-    else if (cmd === 'event') this.running.get(id)?.onInbox?.();
-    else if (cmd === 'fanin') this.running.get(id)?.onFanIn?.();
+    else if (cmd === 'event') {
+      const job = this.running.get(id);
+      if (job?.onInbox) job.onInbox();
+      else if (job) job.inboxSignal = true;
+    } else if (cmd === 'fanin') {
+      const job = this.running.get(id);
+      if (job?.onFanIn) job.onFanIn();
+      else if (job) job.fanInSignal = true;
+    }
   }
 
   private async heartbeat(): Promise<void> {
-    const jobs = [...this.running.values()].filter((j) => !j.abortReason || j.abortReason === 'cancel');
+    // Aborted runs (timeout, cancel, shutdown) keep their lease until their final write lands;
+    // only a run whose lease is already lost is left out.
+    const jobs = [...this.running.values()].filter((j) => j.abortReason !== 'lease-lost');
     if (jobs.length === 0) return;
     try {
       const states = await this.store.heartbeat(
@@ -451,7 +526,7 @@ export class Supervisor {
       );
       states.forEach((s, i) => {
         const job = jobs[i]!;
-        if (s === 'lost') this.onLeaseLost(job.id, 'heartbeat');
+        if (s === 'lost') this.onLeaseLost(job.id, job.token, 'heartbeat');
         else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
       });
     } catch (err) {

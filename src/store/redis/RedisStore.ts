@@ -76,7 +76,8 @@ export class RedisStore implements Store {
     if (!/^[A-Za-z0-9._:-]{1,64}$/.test(this.prefix))
       throw new TypeError(`invalid key prefix '${this.prefix}'`);
     this.finishedTtlMs = options.finishedTtlMs ?? 7 * DAY;
-    this.idemTtlMs = options.idempotencyTtlMs ?? 7 * DAY;
+    // An idempotency key must not outlive the record it names (it would return an expired id).
+    this.idemTtlMs = Math.min(options.idempotencyTtlMs ?? 7 * DAY, this.finishedTtlMs);
     this.eventsMaxLen = options.eventsMaxLen ?? 10_000;
     const redisOptions: RedisOptions = { maxRetriesPerRequest: null, ...options.redis };
     this.redis = options.url ? new Redis(options.url, redisOptions) : new Redis(redisOptions);
@@ -144,7 +145,7 @@ export class RedisStore implements Store {
       ops.length,
     ];
     encodeOps(ops, args);
-    const [written, claimedFlat, nextDue] = (await this.run(
+    const [written, claimedFlat, nextDue, now] = (await this.run(
       'commit',
       [
         k.queued,
@@ -161,7 +162,7 @@ export class RedisStore implements Store {
         k.broken,
       ],
       args,
-    )) as [number[], string[], string | null];
+    )) as [number[], string[], string | null, number];
     const claimed: ClaimedJob[] = [];
     for (let i = 0; i < claimedFlat.length; i += 15) {
       const f = claimedFlat;
@@ -183,7 +184,12 @@ export class RedisStore implements Store {
         hasInbox: f[i + 14] === '1',
       });
     }
-    return { written: written.map((w) => w === 1), claimed, nextDueAt: nextDue ? Number(nextDue) : null };
+    return {
+      written: written.map((w) => w === 1),
+      claimed,
+      nextDueAt: nextDue ? Number(nextDue) : null,
+      redisNow: Number(now),
+    };
   }
 
   async fanOpen(
@@ -250,7 +256,14 @@ export class RedisStore implements Store {
         'e',
       );
       if (par && pq && pg && st) {
-        const pk = this.keys(pq);
+        let pk: QueueKeys;
+        try {
+          pk = this.keys(pq);
+        } catch {
+          // A parent queue name that cannot be a queue: nothing to deliver to; drop the entry.
+          await this.redis.zrem(k.base + 'outbox', id);
+          continue;
+        }
         const result =
           st === 'done'
             ? `{"s":"done","o":${o ?? 'null'}}`

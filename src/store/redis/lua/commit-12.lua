@@ -10,7 +10,7 @@ ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
   park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
   broken: f1 error
-Returns { written (1|0 per op), claimed (15 values per job), next due ms|false }.
+Returns { written (1|0 per op), claimed (15 values per job), next due ms|false, Redis time ms }.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token. A worker
 whose lease passed (reaped, requeued, claimed by another) MUST NOT change the job: its op is
@@ -51,7 +51,7 @@ for i = 0, nOps - 1 do
   local f1, f2, f3, f4, f5 = ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
   local log = splitEntries(ARGV[b + 8])
   local jk = kp .. 'job:' .. id
-  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par')
+  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par', 'fg')
   -- notifyParent reads the parent's queue, group and index itself (only for children).
   local parent = nil
   if not cur[5] then parent = {} end
@@ -75,8 +75,9 @@ for i = 0, nOps - 1 do
       -- fail/cancel write one, both final; a redrive deletes it, see retryDead-6.lua).
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       finish(jk, id, kind, KEYS[8], args, ls, log)
-      if cur[5] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen) end
+      if cur[5] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen, nil, ttl) end
       redis.call('PEXPIRE', jk, ttl)
+      if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       doneIds[#doneIds + 1] = id
     elseif kind == 'fail' or kind == 'broken' then
@@ -86,7 +87,7 @@ for i = 0, nOps - 1 do
       finish(jk, id, kind, KEYS[9], args, ls, log)
       -- A dead letter keeps its record (no TTL) until it is retried or purged.
       redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
-      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen, parent)
+      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen, parent, ttl)
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
     elseif kind == 'cancelled' then
@@ -94,8 +95,9 @@ for i = 0, nOps - 1 do
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
       finish(jk, id, kind, KEYS[10], args, ls, log)
-      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent)
+      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent, ttl)
       redis.call('PEXPIRE', jk, ttl)
+      if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif kind == 'retry' then
@@ -200,4 +202,4 @@ if want > 0 then
     if first[2] then nextDue = first[2] end
   end
 end
-return { written, claimed, nextDue }
+return { written, claimed, nextDue, now }

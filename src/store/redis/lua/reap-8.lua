@@ -26,7 +26,9 @@ for _, id in ipairs(expired) do
       addLog(args, jk, tonumber(r[3]) or 0, now, { '{"type":"cancelled","reason":"lease expired after cancel"}' })
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[8], now, id)
-      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen)
+      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
+      expireFans(kp, jk, id, ttl)
+      redis.call('DEL', kp .. 'inbox:' .. id)
       redis.call('PEXPIRE', jk, ttl)
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif lr > maxReq then
@@ -38,7 +40,8 @@ for _, id in ipairs(expired) do
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[3], now, id)
       redis.call('ZADD', KEYS[4], now, id)
-      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. err .. '}', now, maxLen)
+      notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. err .. '}', now, maxLen, nil, ttl)
+      redis.call('DEL', kp .. 'inbox:' .. id)
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
       failed[#failed + 1] = id
     else

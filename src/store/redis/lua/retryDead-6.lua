@@ -1,6 +1,6 @@
 --[[ retryDead: puts a dead-lettered (or broken) job back in line with fresh attempts.
 KEYS: 1 dead, 2 broken, 3 failed, 4 queued, 5 events, 6 marker
-ARGV: 1 key prefix, 2 events max length, 3 job id, 4 meta key's seq (unused), 5 queue meta key
+ARGV: 1 key prefix, 2 events max length, 3 job id
 Errors: JOB_NOT_FOUND <id> when it is in neither set or has no record.
 ]]
 --@include common
@@ -13,6 +13,7 @@ local now = nowMs()
 redis.call('ZREM', KEYS[1], id)
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
+redis.call('HDEL', kp .. 'brokenwhy', id)
 redis.call('HDEL', jk, 'e', 'fa', 'sn', 's', 'cx', 'o')
 local args = { 'st', 'queued', 'a', 1, 'lr', 0, 'ua', now, 'tk', '' }
 addLog(args, jk, tonumber(r[2]) or 0, now, { '{"type":"redriven"}' })

@@ -43,12 +43,25 @@ end
 -- delivered here, atomically with its ending; one on another queue (another hash slot) is put
 -- in this queue's outbox, which workers relay (at least once; fanIn is idempotent per child).
 -- `c` is {par, pq, pg, pi} when the caller read them already (commit does, with its HMGET).
-local function notifyParent(kp, jk, id, status, result, now, maxLen, c)
+local function notifyParent(kp, jk, id, status, result, now, maxLen, c, ttl)
   c = c or redis.call('HMGET', jk, 'par', 'pq', 'pg', 'pi')
   if not c[1] then return end
+  -- The parent's index of its children on this queue lives as long as the children do.
+  if ttl then redis.call('PEXPIRE', kp .. 'children:' .. c[1], ttl) end
   if not c[2] or c[2] == '' then
     fanIn(kp, c[1], c[3], c[4], status, result, now, maxLen)
   else
     redis.call('ZADD', kp .. 'outbox', now, id)
+  end
+end
+
+-- A parent that ended (done or cancelled) takes its fan-out records with it: they expire with
+-- its record. (A failed parent is a dead letter: its records stay until purged.)
+local function expireFans(kp, jk, id, ttl, fg)
+  if fg == nil then fg = redis.call('HGET', jk, 'fg') end
+  if not fg then return end
+  for line in string.gmatch(fg, '[^\n]+') do
+    local group = string.match(line, '^([^\t]*)')
+    redis.call('PEXPIRE', kp .. 'fan:' .. id .. ':' .. group, ttl)
   end
 end
