@@ -5,6 +5,7 @@
 import { Client, RedisStore, Supervisor, type JobRecord } from '../src/index.js';
 import jobs from './jobs.js';
 import { useOrStartRedis, type DemoRedis } from './privateRedis.js';
+import { table } from '../src/cli/format.js';
 
 const WATCHDOG_MS = 20_000;
 
@@ -12,16 +13,6 @@ function describeResult(job: JobRecord): string {
   if (job.status === 'done') return JSON.stringify(job.output);
   if (job.error) return `${job.error.code ?? job.error.name}: ${job.error.message}`;
   return job.status === 'cancelled' ? 'cancelled before it ran' : '-';
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 async function deletePrefix(store: RedisStore): Promise<number> {
@@ -108,7 +99,9 @@ async function main(): Promise<void> {
       (plan[i] && 'options' in plan[i] && 'delayMs' in plan[i].options ? 'delayed 60 s: ' : '') +
         describeResult(job),
     ]);
-    console.log(table(['JOB', 'MACHINE', 'PRIORITY', 'STATUS', 'ATTEMPTS', 'OUTPUT / ERROR'], rows));
+    console.log(
+      table(['JOB', 'MACHINE', 'PRIORITY', 'STATUS', 'ATTEMPTS', 'OUTPUT / ERROR'], rows, { rule: true }),
+    );
 
     // The queue's event stream records every claim in order: critical, then high, normal, low.
     const claimOrder = (await store.readEvents('default', '0-0', 0, 1000))

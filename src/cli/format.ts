@@ -19,15 +19,16 @@ export function errorLine(e: JobRecord['error']): string {
   return `${e.name}${e.code ? ` [${e.code}]` : ''}: ${e.message}`;
 }
 
-/** Left-aligned columns, two spaces apart. */
-export function table(header: string[], rows: string[][]): string {
+/** Left-aligned columns, two spaces apart; `rule` adds a line of dashes under the header. */
+export function table(header: string[], rows: string[][], options: { rule?: boolean } = {}): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  const rule = options.rule ? [line(widths.map((w) => '-'.repeat(w)))] : [];
+  return [line(header), ...rule, ...rows.map(line)].join('\n');
 }
 
 export function json(v: unknown): string {

@@ -14,9 +14,15 @@ import { serializeOutput, settleFailure } from './settle.js';
 const WORKING_LOG = ['{"type":"state","state":"working"}'];
 const DONE_LOG = ['{"type":"done"}'];
 
-// Plain object literals (own properties, spreadable); `signal` and `progress` are getters so
+// A plain object literal (own properties, spreadable); `signal` and `progress` are getters so
 // that a job that never uses them costs no AbortController and no closure.
-function loadArgs(job: ActiveJob, input: unknown, queue: string) {
+function jobArgs(
+  job: ActiveJob,
+  input: unknown,
+  queue: string,
+  state: 'loading' | 'working',
+  loaded?: unknown,
+) {
   return {
     input,
     get signal(): AbortSignal {
@@ -28,23 +34,7 @@ function loadArgs(job: ActiveJob, input: unknown, queue: string) {
     attempt: job.claimed.attempt,
     jobId: job.id,
     queue,
-    idempotencyKey: `${job.id}:loading:${job.claimed.attempt}`,
-  };
-}
-
-function workArgs(job: ActiveJob, input: unknown, queue: string, loaded: unknown) {
-  return {
-    input,
-    get signal(): AbortSignal {
-      return job.signal;
-    },
-    get progress(): (value: unknown) => void {
-      return job.progress;
-    },
-    attempt: job.claimed.attempt,
-    jobId: job.id,
-    queue,
-    idempotencyKey: `${job.id}:working:${job.claimed.attempt}`,
+    idempotencyKey: `${job.id}:${state}:${job.claimed.attempt}`,
     loaded,
   };
 }
@@ -64,7 +54,7 @@ export async function runSimpleJob(
   try {
     let loaded: unknown;
     if (def.load) {
-      loaded = await job.race(def.load(loadArgs(job, input, queue)));
+      loaded = await job.race(def.load(jobArgs(job, input, queue, 'loading')));
       life = path.working;
       job.status = 'working';
       // Not awaited: if the worker dies now, the job re-runs from `loading` anyway.
@@ -77,7 +67,7 @@ export async function runSimpleJob(
         log: WORKING_LOG,
       });
     }
-    const output = await job.race(def.work(workArgs(job, input, queue, loaded)));
+    const output = await job.race(def.work(jobArgs(job, input, queue, 'working', loaded)));
     job.deadline = 0;
     const text = serializeOutput(output);
     if (job.abortError) throw job.abortError;
