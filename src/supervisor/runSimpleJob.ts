@@ -78,7 +78,9 @@ export async function runSimpleJob(
       token: c.token,
       output: text,
       snapshot: path.doneText,
-      state: '"done"',
+      // A simple job's state is its status, which the record holds: `s` is written only to
+      // replace the 'working' a load phase left there.
+      state: def.load ? '"done"' : undefined,
       log: DONE_LOG,
     });
   } catch (thrown) {

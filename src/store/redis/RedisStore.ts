@@ -407,7 +407,7 @@ export class RedisStore implements Store {
     const out: AuditEntry[] = [];
     for (let i = Math.max(1, n - 999); i <= n; i++) {
       const e = all[`l${i}`];
-      if (e) out.push(JSON.parse(e) as AuditEntry);
+      if (e) out.push(decodeLogEntry(e));
     }
     return out;
   }
@@ -645,4 +645,13 @@ export type QueueCounts = Record<(typeof COUNTED)[number], number>;
 
 function isFinishedIndex(name: IndexName): boolean {
   return name === 'done' || name === 'failed' || name === 'cancelled';
+}
+
+/** Log fields hold "<at> <type>" or "<at> <JSON without at>" (see lua/include/common.lua). */
+export function decodeLogEntry(text: string): AuditEntry {
+  const space = text.indexOf(' ');
+  const at = Number(text.slice(0, space));
+  const rest = text.slice(space + 1);
+  if (rest.startsWith('{')) return { at, ...(JSON.parse(rest) as Omit<AuditEntry, 'at'>) } as AuditEntry;
+  return { at, type: rest };
 }

@@ -70,7 +70,8 @@ for i = 0, nOps - 1 do
       redis.call('HSET', jk, unpack(args))
       emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
     elseif kind == 'done' then
-      local args = { 'st', 'done', 'ua', now, 'o', f1, 's', f3 }
+      local args = { 'st', 'done', 'ua', now, 'o', f1 }
+      if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
       -- No snapshot sent: decodeJob derives it. A simple job has no older `sn` here (only its
       -- fail/cancel write one, both final; a redrive deletes it, see retryDead-6.lua).
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end

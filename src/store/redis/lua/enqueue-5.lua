@@ -22,7 +22,7 @@ local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
 local out = {}
 local zq = {}
 local createdIds = {}
-local enqueuedEntry = '{"at":' .. now .. ',"type":"enqueued"}'
+local enqueuedEntry = now .. ' enqueued'
 local allCreated = true
 for i = 0, n - 1 do
   local b = 5 + i * 8
@@ -56,7 +56,7 @@ for i = 0, n - 1 do
       'qs', score, 'ma', ARGV[b + 6], 'ca', now, 'ls', 1 }
     if delay > 0 then
       args[#args + 1] = 'ra'; args[#args + 1] = now + delay
-      args[#args + 1] = 'l1'; args[#args + 1] = '{"at":' .. now .. ',"type":"enqueued","delayMs":' .. delay .. '}'
+      args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. delay .. '}'
       redis.call('ZADD', KEYS[2], now + delay, id)
     else
       args[#args + 1] = 'l1'; args[#args + 1] = enqueuedEntry

@@ -8,11 +8,19 @@ end
 -- The audit log lives in the job hash as fields l1, l2, ... with the count in `ls`, so logging
 -- rides on the HSET a write makes anyway instead of costing a command of its own. At most
 -- LOG_CAP entries are kept: the oldest fall out.
+-- An entry is stored as "<at> <type>" when it is only a type (most are: enqueued, claimed,
+-- done), else "<at> <JSON object without at>": 22 bytes instead of 39 for the common ones,
+-- which keeps a finished job's hash small. RedisStore.getLog turns both back into objects.
 local LOG_CAP = 1000
 
 -- Entries stamped in this call, by their text: most jobs of a batch log the same entries
 -- ('{"type":"done"}', ...), each is built once per call.
 local stamped = {}
+
+local function logText(now, e)
+  local t = string.match(e, '^{"type":"([%w%-]+)"}$')
+  return now .. ' ' .. (t or e)
+end
 
 -- Appends entries (JSON objects without "at") to the HSET argument list `args`; returns new ls.
 local function addLog(args, jobKey, ls, now, entries)
@@ -21,7 +29,7 @@ local function addLog(args, jobKey, ls, now, entries)
     args[#args + 1] = 'l' .. ls
     local s = stamped[e]
     if not s then
-      s = '{"at":' .. now .. ',' .. string.sub(e, 2)
+      s = logText(now, e)
       stamped[e] = s
     end
     args[#args + 1] = s
