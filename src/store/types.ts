@@ -296,6 +296,11 @@ export interface Store {
   lastEventCursor(queue: string): Promise<string>;
 
   registerMachines(machines: MachineInfo[]): Promise<void>;
+  /**
+   * The server's key-eviction policy, if the backend can tell ('noeviction' is the only one
+   * under which no job is lost to eviction), or null when it cannot be read.
+   */
+  evictionPolicy?(): Promise<string | null>;
   machines(): Promise<MachineInfo[]>;
   queues(): Promise<string[]>;
   close(): Promise<void>;

@@ -30,7 +30,7 @@ import { ActiveJob } from './ActiveJob.js';
 import { runSimpleJob } from './runSimpleJob.js';
 import { runPipeline } from '../pipeline/runPipeline.js';
 import type { PipelineDefinition } from '../pipeline/definePipeline.js';
-import { toStoredError } from '../errors.js';
+import { MachinistError, toStoredError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import type { FanOutJob } from '../pipeline/fanOut.js';
@@ -52,6 +52,11 @@ export interface SupervisorOptions {
   /** Longest idle block before looking again. Default 5 s. */
   idleWaitMs?: number;
   workerId?: string;
+  /**
+   * Start even when Redis may evict keys (any maxmemory-policy but noeviction). An evicted job
+   * is a lost job, so by default start() refuses with EVICTING_REDIS. Default false.
+   */
+  allowEviction?: boolean;
   logger?: Logger;
 }
 
@@ -93,6 +98,7 @@ export class Supervisor {
   readonly reaperIntervalMs: number;
   readonly maxLeaseRequeues: number;
   readonly idleWaitMs: number;
+  private readonly allowEviction: boolean;
 
   private readonly running = new Map<string, ActiveJob>();
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
@@ -140,6 +146,7 @@ export class Supervisor {
     this.reaperIntervalMs = options.reaperIntervalMs ?? 5_000;
     this.maxLeaseRequeues = options.maxLeaseRequeues ?? 5;
     this.idleWaitMs = options.idleWaitMs ?? 5_000;
+    this.allowEviction = options.allowEviction ?? false;
     for (const [k, v] of Object.entries({
       concurrency: this.concurrency,
       leaseMs: this.leaseMs,
@@ -176,6 +183,16 @@ export class Supervisor {
 
   async start(): Promise<void> {
     if (this.started) throw new Error('Supervisor: already started');
+    const policy = (await this.store.evictionPolicy?.()) ?? null;
+    if (policy === null) this.log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
+    else if (policy !== 'noeviction' && !this.allowEviction) {
+      throw new MachinistError(
+        'EVICTING_REDIS',
+        `Redis maxmemory-policy is '${policy}': it may evict job records, and an evicted job is lost. ` +
+          "Set it to 'noeviction' (or pass allowEviction: true to accept the risk).",
+        { queue: this.queue },
+      );
+    }
     this.started = true;
     await this.store.registerMachines(this.registry.info());
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;

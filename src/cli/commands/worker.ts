@@ -19,6 +19,7 @@ interface WorkerOptions {
   heartbeatMs: number;
   reaperIntervalMs?: number;
   graceMs: number;
+  allowEviction?: boolean;
 }
 
 export const EXIT_FORCED = 143;
@@ -42,6 +43,7 @@ export function workerCommand(globals: () => GlobalOptions): Command {
       integer(0),
       30_000,
     )
+    .option('--allow-eviction', 'start even if Redis maxmemory-policy may evict keys (risks losing jobs)')
     .action(async (opts: WorkerOptions) => runWorker(globals(), opts));
 }
 
@@ -58,6 +60,7 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
       leaseMs: opts.leaseMs,
       heartbeatMs: opts.heartbeatMs,
       reaperIntervalMs: opts.reaperIntervalMs,
+      allowEviction: opts.allowEviction,
     });
   } catch (err) {
     await store.close();

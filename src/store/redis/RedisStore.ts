@@ -578,6 +578,15 @@ export class RedisStore implements Store {
     return last[0]?.[0] ?? '0-0';
   }
 
+  async evictionPolicy(): Promise<string | null> {
+    try {
+      const res = await this.redis.config('GET', 'maxmemory-policy');
+      return res[1] ?? null;
+    } catch {
+      return null; // CONFIG refused (managed Redis, ACL): the caller cannot check
+    }
+  }
+
   async registerMachines(machines: MachineInfo[]): Promise<void> {
     if (machines.length === 0) return;
     const key = registryKey(this.prefix);
