@@ -3,7 +3,7 @@
 // their own so they never hold up commands.
 
 import { Redis, type RedisOptions } from 'ioredis';
-import { JobNotFoundError, fromScriptError, type StoredError } from '../../errors.js';
+import { JobNotFoundError, fromScriptError } from '../../errors.js';
 import { assertQueueName, queueKeys, queuesKey, registryKey, type QueueKeys } from '../keys.js';
 import {
   type AuditEntry,
@@ -27,6 +27,11 @@ import {
   type Store,
 } from '../types.js';
 import { defineScripts, type ScriptRunner } from './scripts.js';
+import type { RedisContext } from './RedisContext.js';
+import * as fanOps from './fanOutOps.js';
+import * as listJobs from './listJobs.js';
+import * as deadLetterOps from './deadLetterOps.js';
+import { decodeLogEntry, decodeStreamEntries } from './decodeEvents.js';
 import { encodeOps } from './encodeOps.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
 
@@ -45,17 +50,6 @@ export interface RedisStoreOptions {
 }
 
 const DAY = 24 * 3600 * 1000;
-/** Statuses in the order `list` walks them when no status is given, with the index holding each. */
-type IndexName = 'active' | 'queued' | 'delayed' | 'waiting' | 'done' | 'failed' | 'cancelled';
-const LIST_ORDER: readonly IndexName[] = [
-  'active',
-  'queued',
-  'delayed',
-  'waiting',
-  'done',
-  'failed',
-  'cancelled',
-];
 
 export class RedisStore implements Store {
   readonly prefix: string;
@@ -70,6 +64,7 @@ export class RedisStore implements Store {
   private readers = new Map<string, Redis>();
   private subscriber: Redis | undefined;
   private closed = false;
+  private readonly ctx: RedisContext;
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.prefix ?? 'machinist';
@@ -85,6 +80,12 @@ export class RedisStore implements Store {
       // ioredis reconnects by itself; a command in flight fails to its caller.
     });
     this.scripts = defineScripts(this.redis);
+    this.ctx = {
+      redis: this.redis,
+      keys: (queue) => this.keys(queue),
+      run: (name, keys, args) => this.run(name, keys, args),
+      eventsMaxLen: this.eventsMaxLen,
+    };
   }
 
   keys(queue: string): QueueKeys {
@@ -192,94 +193,30 @@ export class RedisStore implements Store {
     };
   }
 
-  async fanOpen(
+  fanOpen(
     queue: string,
     parentId: string,
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
   ): Promise<FanState> {
-    const k = this.keys(queue);
-    const flat = (await this.run(
-      'fanOpen',
-      [k.fan(parentId, group), k.job(parentId)],
-      [total, policy, group],
-    )) as string[];
-    const state: FanState = { total, policy, finished: 0, failed: 0, results: new Map() };
-    for (let i = 0; i < flat.length; i += 2) {
-      const f = flat[i]!;
-      const v = flat[i + 1]!;
-      if (f === 'n') state.total = Number(v);
-      else if (f === 'p') state.policy = v as FanState['policy'];
-      else if (f === 'd') state.finished = Number(v);
-      else if (f === 'f') state.failed = Number(v);
-      else if (f[0] === 'r') state.results.set(Number(f.slice(1)), v);
-    }
-    return state;
+    return fanOps.fanOpen(this.ctx, queue, parentId, group, total, policy);
   }
 
-  async fanGroups(
-    queue: string,
-    parentId: string,
-  ): Promise<{ group: string; total: number; finished: number }[]> {
-    const k = this.keys(queue);
-    const text = await this.redis.hget(k.job(parentId), 'fg');
-    if (!text) return [];
-    const groups = text.split('\n').map((line) => {
-      const [group = '', total = '0'] = line.split('\t');
-      return { group, total: Number(total), finished: 0 };
-    });
-    const pipe = this.redis.pipeline();
-    for (const g of groups) pipe.hget(k.fan(parentId, g.group), 'd');
-    const res = (await pipe.exec()) ?? [];
-    res.forEach(([, d], i) => (groups[i]!.finished = Number(d ?? 0)));
-    return groups;
+  fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]> {
+    return fanOps.fanGroups(this.ctx, queue, parentId);
   }
 
-  async childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]> {
-    return this.redis.zrange(this.keys(queue).children(parentId), String(offset), String(offset + limit - 1));
+  childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]> {
+    return fanOps.childIds(this.ctx, queue, parentId, offset, limit);
   }
 
-  async relayOutbox(queue: string): Promise<number> {
-    const k = this.keys(queue);
-    const ids = await this.redis.zrange(k.base + 'outbox', '0', '99');
-    let relayed = 0;
-    for (const id of ids) {
-      const [par, pq, pg, pi, st, o, e] = await this.redis.hmget(
-        k.job(id),
-        'par',
-        'pq',
-        'pg',
-        'pi',
-        'st',
-        'o',
-        'e',
-      );
-      if (par && pq && pg && st) {
-        let pk: QueueKeys;
-        try {
-          pk = this.keys(pq);
-        } catch {
-          // A parent queue name that cannot be a queue: nothing to deliver to; drop the entry.
-          await this.redis.zrem(k.base + 'outbox', id);
-          continue;
-        }
-        const result =
-          st === 'done'
-            ? `{"s":"done","o":${o ?? 'null'}}`
-            : st === 'failed'
-              ? `{"s":"failed","e":${e ?? 'null'}}`
-              : '{"s":"cancelled"}';
-        await this.run(
-          'fanIn',
-          [pk.fan(par, pg), pk.job(par)],
-          [pk.base, par, pg, pi ?? '0', st, result, this.eventsMaxLen],
-        );
-        relayed++;
-      }
-      await this.redis.zrem(k.base + 'outbox', id);
-    }
-    return relayed;
+  relayOutbox(queue: string): Promise<number> {
+    return fanOps.relayOutbox(this.ctx, queue);
+  }
+
+  list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+    return listJobs.list(this.ctx, query);
   }
 
   async readInbox(queue: string, id: string, from: number): Promise<string[]> {
@@ -385,19 +322,6 @@ export class RedisStore implements Store {
     return st ? { status: st as JobStatus, cancelRequested: cx === '1' } : null;
   }
 
-  private async getMany(queue: string, ids: string[]): Promise<JobRecord[]> {
-    if (ids.length === 0) return [];
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(this.keys(queue).job(id), ...JOB_FIELDS);
-    const res = (await pipe.exec()) ?? [];
-    const out: JobRecord[] = [];
-    res.forEach(([, values], i) => {
-      const rec = decodeJob(ids[i]!, queue, values as (string | null)[]);
-      if (rec) out.push(rec);
-    });
-    return out;
-  }
-
   async getLog(id: string, queue?: string): Promise<AuditEntry[]> {
     const q = await this.resolveQueue(id, queue);
     if (!q) throw new JobNotFoundError(id, queue);
@@ -410,61 +334,6 @@ export class RedisStore implements Store {
       if (e) out.push(decodeLogEntry(e));
     }
     return out;
-  }
-
-  async list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-    const k = this.keys(query.queue);
-    const limit = Math.min(Math.max(query.limit ?? 50, 1), 1000);
-    // Cursor: "<index position in LIST_ORDER or 'c'>:<offset>".
-    const [part, offsetText] = (query.cursor ?? '').split(':');
-    let offset = Number(offsetText ?? 0) || 0;
-    const sources: { key: string; rev: boolean; status?: JobStatus }[] = [];
-    if (query.parentId) {
-      sources.push({ key: k.children(query.parentId), rev: false, status: query.status });
-    } else if (query.status) {
-      const map: Record<JobStatus, IndexName[]> = {
-        queued: ['queued', 'delayed'],
-        loading: ['active'],
-        working: ['active'],
-        waiting: ['waiting'],
-        done: ['done'],
-        failed: ['failed'],
-        cancelled: ['cancelled'],
-      };
-      for (const name of map[query.status])
-        sources.push({ key: k[name], rev: isFinishedIndex(name), status: query.status });
-    } else {
-      for (const name of LIST_ORDER) sources.push({ key: k[name], rev: isFinishedIndex(name) });
-    }
-    let si = Number(part ?? 0) || 0;
-    const jobs: JobRecord[] = [];
-    // Filters are applied to pages read from the index; scanning is bounded per call.
-    let scanned = 0;
-    while (si < sources.length && jobs.length < limit && scanned < limit * 20) {
-      const src = sources[si]!;
-      const page = limit * 2;
-      const ids = src.rev
-        ? await this.redis.zrevrange(src.key, offset, offset + page - 1)
-        : await this.redis.zrange(src.key, String(offset), String(offset + page - 1));
-      scanned += ids.length;
-      const recs = await this.getMany(query.queue, ids);
-      let used = 0;
-      for (const id of ids) {
-        used++;
-        const r = recs.find((x) => x.id === id);
-        if (!r) continue;
-        if (src.status && r.status !== src.status) continue;
-        if (query.machine && r.machine !== query.machine) continue;
-        jobs.push(r);
-        if (jobs.length >= limit) break;
-      }
-      offset += used;
-      if (ids.length < page && used === ids.length) {
-        si++;
-        offset = 0;
-      }
-    }
-    return { jobs, cursor: si < sources.length ? `${si}:${offset}` : null };
   }
 
   async cancel(id: string, queue?: string, reason = 'cancelled by request'): Promise<CancelOutcome> {
@@ -483,24 +352,12 @@ export class RedisStore implements Store {
     }
   }
 
-  async deadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
-    const k = this.keys(queue);
-    const ids = await this.redis.zrevrange(k.dead, 0, limit - 1, 'WITHSCORES');
-    const out: DeadLetter[] = [];
-    const idList = ids.filter((_, i) => i % 2 === 0);
-    const recs = await this.getMany(queue, idList);
-    for (const r of recs) {
-      out.push({
-        id: r.id,
-        queue,
-        machine: r.machine,
-        input: r.input,
-        error: r.error,
-        attempts: r.attempts,
-        failedAt: r.finishedAt ?? 0,
-      });
-    }
-    return out;
+  deadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
+    return deadLetterOps.deadLetters(this.ctx, queue, limit);
+  }
+
+  broken(queue: string, limit: number): Promise<BrokenEntry[]> {
+    return deadLetterOps.broken(this.ctx, queue, limit);
   }
 
   async retryDeadLetter(id: string, queue?: string): Promise<void> {
@@ -523,22 +380,6 @@ export class RedisStore implements Store {
     return Number(await this.run('purgeDead', [k.dead, k.failed], [k.base, this.finishedTtlMs]));
   }
 
-  async broken(queue: string, limit: number): Promise<BrokenEntry[]> {
-    const k = this.keys(queue);
-    const flat = await this.redis.zrevrange(k.broken, 0, limit - 1, 'WITHSCORES');
-    const out: BrokenEntry[] = [];
-    for (let i = 0; i < flat.length; i += 2) {
-      const id = flat[i]!;
-      const [why, err] = await Promise.all([
-        this.redis.hget(k.brokenWhy, id),
-        this.redis.hget(k.job(id), 'e'),
-      ]);
-      const reason = why ?? (err ? ((JSON.parse(err) as StoredError).message ?? err) : 'unknown');
-      out.push({ id, queue, reason, at: Number(flat[i + 1]) });
-    }
-    return out;
-  }
-
   async readEvents(queue: string, cursor: string, blockMs: number, count = 500): Promise<QueueEvent[]> {
     const k = this.keys(queue);
     let conn = this.redis;
@@ -555,22 +396,7 @@ export class RedisStore implements Store {
       blockMs > 0
         ? await conn.xread('COUNT', count, 'BLOCK', String(blockMs), 'STREAMS', k.events, cursor)
         : await conn.xread('COUNT', count, 'STREAMS', k.events, cursor);
-    if (!res) return [];
-    const out: QueueEvent[] = [];
-    for (const [, entries] of res) {
-      for (const [entryId, fields] of entries) {
-        const f: Record<string, string> = {};
-        for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
-        const type = f.t ?? '';
-        const at = Number(f.at ?? 0);
-        // A combined entry (field `js`, see emitMany in lua/include/common.lua): the same
-        // transition of several jobs in one script call; one event per job, sharing the cursor.
-        if (f.js !== undefined) {
-          for (const jobId of f.js.split(',')) out.push({ cursor: entryId, jobId, type, status: f.s, at });
-        } else out.push({ cursor: entryId, jobId: f.j ?? '', type, status: f.s, at });
-      }
-    }
-    return out;
+    return res ? decodeStreamEntries(res) : [];
   }
 
   async lastEventCursor(queue: string): Promise<string> {
@@ -651,16 +477,3 @@ export const COUNTED = [
   'broken',
 ] as const;
 export type QueueCounts = Record<(typeof COUNTED)[number], number>;
-
-function isFinishedIndex(name: IndexName): boolean {
-  return name === 'done' || name === 'failed' || name === 'cancelled';
-}
-
-/** Log fields hold "<at> <type>" or "<at> <JSON without at>" (see lua/include/common.lua). */
-export function decodeLogEntry(text: string): AuditEntry {
-  const space = text.indexOf(' ');
-  const at = Number(text.slice(0, space));
-  const rest = text.slice(space + 1);
-  if (rest.startsWith('{')) return { at, ...(JSON.parse(rest) as Omit<AuditEntry, 'at'>) } as AuditEntry;
-  return { at, type: rest };
-}

@@ -1,0 +1,40 @@
+// Reading the dead-letter and broken sets (redrive and purge are scripts: lua/retryDead-6.lua,
+// lua/purgeDead-2.lua).
+
+import type { StoredError } from '../../errors.js';
+import type { BrokenEntry, DeadLetter } from '../types.js';
+import type { RedisContext } from './RedisContext.js';
+import { getMany } from './listJobs.js';
+
+export async function deadLetters(ctx: RedisContext, queue: string, limit: number): Promise<DeadLetter[]> {
+  const k = ctx.keys(queue);
+  const ids = await ctx.redis.zrevrange(k.dead, 0, limit - 1, 'WITHSCORES');
+  const out: DeadLetter[] = [];
+  const idList = ids.filter((_, i) => i % 2 === 0);
+  const recs = await getMany(ctx, queue, idList);
+  for (const r of recs) {
+    out.push({
+      id: r.id,
+      queue,
+      machine: r.machine,
+      input: r.input,
+      error: r.error,
+      attempts: r.attempts,
+      failedAt: r.finishedAt ?? 0,
+    });
+  }
+  return out;
+}
+
+export async function broken(ctx: RedisContext, queue: string, limit: number): Promise<BrokenEntry[]> {
+  const k = ctx.keys(queue);
+  const flat = await ctx.redis.zrevrange(k.broken, 0, limit - 1, 'WITHSCORES');
+  const out: BrokenEntry[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    const id = flat[i]!;
+    const [why, err] = await Promise.all([ctx.redis.hget(k.brokenWhy, id), ctx.redis.hget(k.job(id), 'e')]);
+    const reason = why ?? (err ? ((JSON.parse(err) as StoredError).message ?? err) : 'unknown');
+    out.push({ id, queue, reason, at: Number(flat[i + 1]) });
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+// Decoders for what the scripts write in compact forms: queue stream entries (one job per entry,
+// or a combined entry listing several) and audit-log fields.
+
+import type { AuditEntry, QueueEvent } from '../types.js';
+
+type XReadReply = [string, [string, string[]][]][];
+
+/** A combined entry (field `js`, see emitMany in lua/include/common.lua) is the same transition
+ * of several jobs in one script call: it becomes one event per job, sharing the cursor. */
+export function decodeStreamEntries(res: XReadReply): QueueEvent[] {
+  const out: QueueEvent[] = [];
+  for (const [, entries] of res) {
+    for (const [entryId, fields] of entries) {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      const type = f.t ?? '';
+      const at = Number(f.at ?? 0);
+      if (f.js !== undefined) {
+        for (const jobId of f.js.split(',')) out.push({ cursor: entryId, jobId, type, status: f.s, at });
+      } else out.push({ cursor: entryId, jobId: f.j ?? '', type, status: f.s, at });
+    }
+  }
+  return out;
+}
+
+/** Log fields hold "<at> <type>" or "<at> <JSON without at>" (see lua/include/common.lua). */
+export function decodeLogEntry(text: string): AuditEntry {
+  const space = text.indexOf(' ');
+  const at = Number(text.slice(0, space));
+  const rest = text.slice(space + 1);
+  if (rest.startsWith('{')) return { at, ...(JSON.parse(rest) as Omit<AuditEntry, 'at'>) } as AuditEntry;
+  return { at, type: rest };
+}
