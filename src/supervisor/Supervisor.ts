@@ -27,10 +27,8 @@ import { pino, type Logger } from 'pino';
 import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import { ActiveJob } from './ActiveJob.js';
-import { runSimpleJob } from './runSimpleJob.js';
-import { runPipeline } from '../pipeline/runPipeline.js';
-import type { PipelineDefinition } from '../pipeline/definePipeline.js';
-import { MachinistError, toStoredError } from '../errors.js';
+import { runClaimedJob } from './runClaimedJob.js';
+import { MachinistError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import type { FanOutJob } from '../pipeline/fanOut.js';
@@ -421,7 +419,7 @@ export class Supervisor {
     // The same job claimed again (its old run lost the lease): the old run's slot accounting ends here.
     if (this.running.get(c.id)?.released) this.releasing--;
     this.running.set(c.id, job);
-    void this.runJob(job)
+    void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {
         if (this.running.get(c.id) === job) {
@@ -433,77 +431,9 @@ export class Supervisor {
       });
   }
 
-  private async runJob(job: ActiveJob): Promise<void> {
-    const c = job.claimed;
-    const broken = (code: string, message: string) =>
-      job.write({
-        kind: 'broken',
-        id: c.id,
-        token: c.token,
-        error: JSON.stringify({ name: 'BrokenJobError', code, message }),
-        log: [JSON.stringify({ type: 'broken', code, message })],
-      });
-    if (!c.machine) return void (await broken('BROKEN_RECORD', 'job record has no machine name'));
-    // A fresh job runs on the newest registered version; a job with a snapshot needs its own
-    // version, or a newer one whose definition can migrate the snapshot.
-    const latest = this.registry.latest(c.machine);
-    const def =
-      this.registry.get(c.machine, c.version) ??
-      (!c.snapshot ||
-      (latest?.kind === 'pipeline' && (latest as PipelineDefinition).migrate && latest.version > c.version)
-        ? latest
-        : undefined);
-    if (!def) {
-      const known = this.registry.has(c.machine);
-      return void (await broken(
-        known ? 'UNKNOWN_VERSION' : 'UNKNOWN_MACHINE',
-        known
-          ? `machine '${c.machine}' version ${c.version} is not registered on this supervisor (and the job has a snapshot from that version)`
-          : `no machine named '${c.machine}' is registered on the supervisor for queue '${this.queue}'`,
-      ));
-    }
-    if (c.parentId) {
-      // Seed 003: a child whose parent was cancelled between its claim and its start ends
-      // cancelled without running.
-      if (c.parentQueue) this.crossQueueChildren.add(c.id);
-      const parent = await this.store.jobStatus(c.parentId, c.parentQueue ?? this.queue);
-      if (!parent || parent.status === 'cancelled' || parent.cancelRequested) {
-        await job.write({
-          kind: 'cancelled',
-          id: c.id,
-          token: c.token,
-          log: [
-            JSON.stringify({ type: 'cancelled', reason: parent ? 'parent cancelled' : 'parent missing' }),
-          ],
-        });
-        return;
-      }
-    }
-    let input: unknown;
-    let timeoutMs = def.timeoutMs;
-    try {
-      input = c.input === undefined ? undefined : JSON.parse(c.input);
-      if (c.options) {
-        const o = JSON.parse(c.options) as { timeoutMs?: number };
-        if (typeof o.timeoutMs === 'number') timeoutMs = o.timeoutMs;
-      }
-    } catch (err) {
-      return void (await broken('UNDECODABLE', `job input is not valid JSON: ${(err as Error).message}`));
-    }
-    try {
-      if (def.kind === 'job') await runSimpleJob(job, def, input, timeoutMs, this.queue);
-      else await runPipeline(job, def as PipelineDefinition, input, timeoutMs, this);
-    } catch (err) {
-      // A runner must end every job itself; if one throws, fail the job rather than leave it.
-      this.log.error({ err, jobId: c.id }, 'runner threw; failing the job');
-      await job.write({
-        kind: 'fail',
-        id: c.id,
-        token: c.token,
-        error: JSON.stringify(toStoredError(err)),
-        log: ['{"type":"failed","reason":"runner error"}'],
-      });
-    }
+  /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
+  noteCrossQueueChild(id: string): void {
+    this.crossQueueChildren.add(id);
   }
 
   /** Aborts the run that held `token`; a newer run of the same job (claimed again) is not touched. */

@@ -1,0 +1,83 @@
+// Starts one claimed job: picks its definition (a fresh job runs on the newest version; one
+// with a snapshot needs its own version or a newer one that can migrate it), sets aside what
+// cannot run (broken: no machine, unknown machine or version, undecodable input), ends a child
+// whose parent was cancelled without running it, then hands the job to its runner. Every path
+// ends the job with a write: a runner that throws fails the job rather than leave it leased.
+
+import type { ActiveJob } from './ActiveJob.js';
+import type { Supervisor } from './Supervisor.js';
+import type { PipelineDefinition } from '../pipeline/definePipeline.js';
+import { runPipeline } from '../pipeline/runPipeline.js';
+import { runSimpleJob } from './runSimpleJob.js';
+import { toStoredError } from '../errors.js';
+
+export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<void> {
+  const c = job.claimed;
+  const broken = (code: string, message: string) =>
+    job.write({
+      kind: 'broken',
+      id: c.id,
+      token: c.token,
+      error: JSON.stringify({ name: 'BrokenJobError', code, message }),
+      log: [JSON.stringify({ type: 'broken', code, message })],
+    });
+  if (!c.machine) return void (await broken('BROKEN_RECORD', 'job record has no machine name'));
+  // A fresh job runs on the newest registered version; a job with a snapshot needs its own
+  // version, or a newer one whose definition can migrate the snapshot.
+  const latest = sup.registry.latest(c.machine);
+  const def =
+    sup.registry.get(c.machine, c.version) ??
+    (!c.snapshot ||
+    (latest?.kind === 'pipeline' && (latest as PipelineDefinition).migrate && latest.version > c.version)
+      ? latest
+      : undefined);
+  if (!def) {
+    const known = sup.registry.has(c.machine);
+    return void (await broken(
+      known ? 'UNKNOWN_VERSION' : 'UNKNOWN_MACHINE',
+      known
+        ? `machine '${c.machine}' version ${c.version} is not registered on this supervisor (and the job has a snapshot from that version)`
+        : `no machine named '${c.machine}' is registered on the supervisor for queue '${sup.queue}'`,
+    ));
+  }
+  if (c.parentId) {
+    // Seed 003: a child whose parent was cancelled between its claim and its start ends
+    // cancelled without running.
+    if (c.parentQueue) sup.noteCrossQueueChild(c.id);
+    const parent = await sup.store.jobStatus(c.parentId, c.parentQueue ?? sup.queue);
+    if (!parent || parent.status === 'cancelled' || parent.cancelRequested) {
+      await job.write({
+        kind: 'cancelled',
+        id: c.id,
+        token: c.token,
+        log: [JSON.stringify({ type: 'cancelled', reason: parent ? 'parent cancelled' : 'parent missing' })],
+      });
+      return;
+    }
+  }
+  let input: unknown;
+  let timeoutMs = def.timeoutMs;
+  try {
+    input = c.input === undefined ? undefined : JSON.parse(c.input);
+    if (c.options) {
+      const o = JSON.parse(c.options) as { timeoutMs?: number };
+      if (typeof o.timeoutMs === 'number') timeoutMs = o.timeoutMs;
+    }
+  } catch (err) {
+    return void (await broken('UNDECODABLE', `job input is not valid JSON: ${(err as Error).message}`));
+  }
+  try {
+    if (def.kind === 'job') await runSimpleJob(job, def, input, timeoutMs, sup.queue);
+    else await runPipeline(job, def as PipelineDefinition, input, timeoutMs, sup);
+  } catch (err) {
+    // A runner must end every job itself; if one throws, fail the job rather than leave it.
+    sup.log.error({ err, jobId: c.id }, 'runner threw; failing the job');
+    await job.write({
+      kind: 'fail',
+      id: c.id,
+      token: c.token,
+      error: JSON.stringify(toStoredError(err)),
+      log: ['{"type":"failed","reason":"runner error"}'],
+    });
+  }
+}
