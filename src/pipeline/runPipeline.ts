@@ -122,8 +122,9 @@ export async function runPipeline(
   const outcome = new Promise<Outcome>((r) => (settle = r));
 
   const stateText = () => JSON.stringify(actor!.getSnapshot().value);
-  const snapshotText = (timers: StoredTimer[]) =>
-    JSON.stringify({ l: persistLifecycle(life), w: actor!.getPersistedSnapshot(), t: timers });
+  /** The stored form of a checkpoint or park: lifecycle, machine snapshot and timers. */
+  const snapshotText = (wText: string, tText: string) =>
+    `{"l":${JSON.stringify(persistLifecycle(life))},"w":${wText},"t":${tText}}`;
 
   const flush = () => {
     flushScheduled = false;
@@ -147,7 +148,7 @@ export async function runPipeline(
         id: c.id,
         token: c.token,
         status: 'working',
-        snapshot: `{"l":${JSON.stringify(persistLifecycle(life))},"w":${wText},"t":${tText}}`,
+        snapshot: snapshotText(wText, tText),
         state,
         inboxConsumed,
         log,
@@ -300,7 +301,7 @@ export async function runPipeline(
       const timers = captureTimers(actor!, sup.clockOffset);
       life = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
       job.end();
-      const text = snapshotText(timers);
+      const text = snapshotText(JSON.stringify(actor!.getPersistedSnapshot()), JSON.stringify(timers));
       await job.write({
         kind: 'park',
         id: c.id,

@@ -28,15 +28,6 @@ export function initialLifecycle(attempt: number, maxAttempts: number): Lifecycl
   return jobMachine.getInitialSnapshot(scope, { attempt, maxAttempts });
 }
 
-/** Rebuilds the lifecycle from a persisted snapshot, without running anything. */
-export function restoreLifecycle(persisted: { value: unknown; context: unknown }): LifecycleSnapshot {
-  // The persisted context omits null fields (see persistLifecycle).
-  return jobMachine.resolveState({
-    value: persisted.value as LifecycleState,
-    context: { error: null, runAt: null, ...(persisted.context as object) } as any,
-  });
-}
-
 export function stepLifecycle(snapshot: LifecycleSnapshot, event: LifecycleEvent): LifecycleSnapshot {
   return jobMachine.transition(snapshot, event, scope);
 }
@@ -47,7 +38,7 @@ export function lifecycleState(snapshot: LifecycleSnapshot): LifecycleState {
 
 /**
  * The persisted form, without the input and output the job record already holds, and without
- * the context fields that are null (restoreLifecycle puts them back): a done job's snapshot
+ * the context fields that are null: a done job's snapshot
  * stays under 64 bytes, so its Redis hash keeps the compact listpack encoding.
  */
 export function persistLifecycle(snapshot: LifecycleSnapshot): { value: unknown; context: unknown } {

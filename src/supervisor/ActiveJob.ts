@@ -83,8 +83,8 @@ export class ActiveJob {
 
   /**
    * Resolves with the work's promise, or rejects as soon as the job is aborted (work that
-   * ignores its signal is abandoned, not awaited). Like settle.ts raceSignal, without an
-   * AbortSignal listener: one race at a time per job.
+   * ignores its signal is abandoned, not awaited: the attempt's ending must not depend on it).
+   * No AbortSignal listener is needed: one race at a time per job.
    */
   race<T>(work: Promise<T> | T): Promise<T> {
     if (this.abortError) return Promise.reject(this.abortError);

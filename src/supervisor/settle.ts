@@ -94,27 +94,6 @@ export async function settleFailure(
   }
 }
 
-/** Resolves with the promise, or rejects as soon as the signal fires (work that ignores its
- * signal is abandoned, not awaited: the attempt's ending must not depend on it). */
-export function raceSignal<T>(work: Promise<T> | T, signal: AbortSignal): Promise<T> {
-  if (!(work instanceof Promise)) return Promise.resolve(work);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
 export function serializeOutput(output: unknown, what = 'output'): string {
   let text: string | undefined;
   try {
