@@ -125,6 +125,54 @@ describe('audit log', () => {
     assert.equal(statusOf, 'failed');
   });
 
+  it('stores no log fields for the plain enqueued, claimed, done sequence and rebuilds the same entries', async () => {
+    h = new Harness(redis);
+    const started = gate();
+    const job = defineJob({
+      name: 'plain',
+      work: async ({ input, signal }: { input: string; signal: AbortSignal }) => {
+        if (input !== 'hang') return input;
+        started.open();
+        return untilAborted(signal);
+      },
+    });
+    const client = h.client({ jobs: [job] });
+    await h.started({ jobs: [job], heartbeatMs: 5000, leaseMs: 15_000 });
+    const id = await client.enqueue('plain', 'ok');
+    const rec = await client.waitForResult(id, { timeoutMs: 5000 });
+    const raw = await h.raw.hgetall(h.key(`job:${id}`));
+    for (const f of ['ls', 'l1', 'w', 'ua', 'pr'])
+      assert.equal(raw[f], undefined, `field ${f} of a plain finished job`);
+    const log = await client.events(id);
+    assert.deepEqual(log, [
+      { at: rec.createdAt, type: 'enqueued' },
+      { at: log[1]!.at, type: 'claimed' },
+      { at: rec.finishedAt, type: 'done' },
+    ]);
+    assert.ok(log[1]!.at >= rec.createdAt && log[1]!.at <= rec.finishedAt!);
+    assert.equal(rec.updatedAt, rec.finishedAt);
+    assert.equal(rec.priority, 'normal');
+
+    // A running job's implicit entries are written out, unchanged, before its next entry.
+    const hang = await client.enqueue('plain', 'hang');
+    await started.promise;
+    const before = await client.events(hang);
+    assert.deepEqual(
+      before.map((e) => e.type),
+      ['enqueued', 'claimed'],
+    );
+    assert.equal((await client.get(hang))!.updatedAt, before[1]!.at, 'a claim updates the record');
+    await client.cancel(hang);
+    await client.waitForResult(hang, { timeoutMs: 5000 });
+    const after = await client.events(hang);
+    assert.deepEqual(after.slice(0, 2), before);
+    assert.deepEqual(
+      after.map((e) => e.type),
+      ['enqueued', 'claimed', 'cancel-requested', 'cancelled'],
+    );
+    assert.ok((await h.raw.hget(h.key(`job:${hang}`), 'l2'))!.endsWith(' claimed'));
+  });
+
   it("caps the queue's event stream", async () => {
     h = new Harness(redis);
     const store = h.newStore({ eventsMaxLen: 100 });

@@ -59,7 +59,9 @@ describe('cancel', () => {
       },
     });
     const client = h.client({ jobs: [job] });
-    await h.started({ jobs: [job] });
+    // A heartbeat far away: only the control message (to the worker the lease token names) can
+    // tell the worker in time.
+    await h.started({ jobs: [job], heartbeatMs: 5000, leaseMs: 15_000 });
     const id = await client.enqueue('long', null);
     await started.promise;
     const cancelAt = Date.now();

@@ -31,7 +31,7 @@ import type { RedisContext } from './RedisContext.js';
 import * as fanOps from './fanOutOps.js';
 import * as listJobs from './listJobs.js';
 import * as deadLetterOps from './deadLetterOps.js';
-import { decodeLogEntry, decodeStreamEntries } from './decodeEvents.js';
+import { decodeLogEntry, decodeStreamEntries, implicitLog } from './decodeEvents.js';
 import { encodeOps } from './encodeOps.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
 
@@ -327,7 +327,8 @@ export class RedisStore implements Store {
     if (!q) throw new JobNotFoundError(id, queue);
     const all = await this.redis.hgetall(this.keys(q).job(id));
     if (!all.m) throw new JobNotFoundError(id, q);
-    const n = Number(all.ls ?? 0);
+    if (all.ls === undefined) return implicitLog(all);
+    const n = Number(all.ls);
     const out: AuditEntry[] = [];
     for (let i = Math.max(1, n - 999); i <= n; i++) {
       const e = all[`l${i}`];

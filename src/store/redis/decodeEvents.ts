@@ -31,3 +31,16 @@ export function decodeLogEntry(text: string): AuditEntry {
   if (rest.startsWith('{')) return { at, ...(JSON.parse(rest) as Omit<AuditEntry, 'at'>) } as AuditEntry;
   return { at, type: rest };
 }
+
+/**
+ * The log of a job that has no `ls` field: exactly the standard start, which the scripts do not
+ * write out (see "IMPLICIT LOG" in lua/include/common.lua): enqueued at `ca`, claimed at `ct`,
+ * done at `fa` when the job is done. The entries are those a written log would hold.
+ */
+export function implicitLog(fields: Record<string, string>): AuditEntry[] {
+  const out: AuditEntry[] = [];
+  if (fields.ca) out.push({ at: Number(fields.ca), type: 'enqueued' });
+  if (fields.ct) out.push({ at: Number(fields.ct), type: 'claimed' });
+  if (fields.st === 'done' && fields.fa) out.push({ at: Number(fields.fa), type: 'done' });
+  return out;
+}

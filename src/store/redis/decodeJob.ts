@@ -24,6 +24,7 @@ export const JOB_FIELDS = [
   'ua',
   'fa',
   'cx',
+  'ct',
 ] as const;
 
 function parse(text: string | null | undefined): unknown {
@@ -38,8 +39,19 @@ function parse(text: string | null | undefined): unknown {
 const num = (s: string | null | undefined): number | null =>
   s === null || s === undefined || s === '' ? null : Number(s);
 
+/** The scripts write only the time that an update is about: `ct` at a claim, `fa` at the end,
+ * `ua` at other writes, `ca` at enqueue. The latest of them is the record's update time. */
+function lastUpdate(...times: (string | null | undefined)[]): number {
+  let last = 0;
+  for (const t of times) {
+    const n = num(t);
+    if (n !== null && n > last) last = n;
+  }
+  return last;
+}
+
 export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
-  const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx] = v;
+  const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx, ct] = v;
   if (!m) return null;
   let snapshot = parse(sn) as {
     l?: { value?: unknown; context?: unknown };
@@ -68,7 +80,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     parentId: par ?? null,
     runAt: num(ra),
     createdAt: num(ca) ?? 0,
-    updatedAt: num(ua) ?? num(ca) ?? 0,
+    updatedAt: lastUpdate(ca, ua, ct, fa),
     finishedAt: num(fa),
     cancelRequested: cx === '1',
     snapshot,

@@ -9,28 +9,29 @@ Errors: JOB_NOT_FOUND <id>.
 --@include fanin
 local kp, maxLen, ttl, id, reason = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
 local jk = kp .. 'job:' .. id
-local r = redis.call('HMGET', jk, 'st', 'ls', 'w', 'tk', 'fg')
-local kids = r[5] and 1 or 0
+local r = redis.call('HMGET', jk, 'st', 'ls', 'tk', 'fg')
+local kids = r[4] and 1 or 0
 if not r[1] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
 local st = r[1]
 if st == 'done' or st == 'failed' or st == 'cancelled' then return { 'finished', st, kids } end
 local now = nowMs()
-local ls = tonumber(r[2]) or 0
+local ls = r[2]
 local entry = '{"type":"cancel-requested","reason":' .. cjson.encode(reason) .. '}'
-if (st == 'loading' or st == 'working') and r[4] and r[4] ~= '' then
+local worker = tokenWorker(r[3])
+if (st == 'loading' or st == 'working') and worker then
   local args = { 'cx', '1', 'ua', now }
   addLog(args, jk, ls, now, { entry })
   redis.call('HSET', jk, unpack(args))
   emit(KEYS[5], maxLen, now, id, 'cancel-requested', st)
   -- The worker's subscription hears this at once; its heartbeat is the fallback.
-  redis.call('PUBLISH', kp .. 'ctl:' .. r[3], 'cancel ' .. id)
+  redis.call('PUBLISH', kp .. 'ctl:' .. worker, 'cancel ' .. id)
   return { 'requested', st, kids }
 end
 redis.call('ZREM', KEYS[1], id)
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[6], id)
-local args = { 'st', 'cancelled', 'ua', now, 'fa', now, 'tk', '', 'cx', '1' }
+local args = { 'st', 'cancelled', 'fa', now, 'tk', '', 'cx', '1' }
 addLog(args, jk, ls, now, { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' })
 redis.call('HSET', jk, unpack(args))
 redis.call('ZADD', KEYS[4], now, id)

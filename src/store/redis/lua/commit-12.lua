@@ -32,8 +32,10 @@ local doneIds = {}
 -- Jobs that reached done in this call, as ZADD arguments for the done index (one ZADD).
 local doneIndex = {}
 
-local function finish(jk, id, kind, indexKey, args, ls, log)
-  addLog(args, jk, ls, now, log)
+-- `args` gets the log (unless `implicitDone`: see addLog in common.lua), `fa` and an empty token.
+-- No `ua`: `fa` is the update time of a finished job (decodeJob).
+local function finish(jk, id, indexKey, args, ls, log, implicitDone)
+  if not implicitDone then addLog(args, jk, ls, now, log) end
   args[#args + 1] = 'fa'; args[#args + 1] = now
   args[#args + 1] = 'tk'; args[#args + 1] = ''
   redis.call('HSET', jk, unpack(args))
@@ -59,7 +61,7 @@ for i = 0, nOps - 1 do
     written[#written + 1] = 0
   else
     written[#written + 1] = 1
-    local ls = tonumber(cur[2]) or 0
+    local ls = cur[2]
     if kind == 'checkpoint' then
       local args = { 'st', f1, 'ua', now }
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
@@ -70,32 +72,34 @@ for i = 0, nOps - 1 do
       redis.call('HSET', jk, unpack(args))
       emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
     elseif kind == 'done' then
-      local args = { 'st', 'done', 'ua', now, 'o', f1 }
+      local args = { 'st', 'done', 'o', f1 }
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
       -- No snapshot sent: decodeJob derives it. A simple job has no older `sn` here (only its
       -- fail/cancel write one, both final; a redrive deletes it, see retryDead-6.lua).
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
-      finish(jk, id, kind, KEYS[8], args, ls, log)
+      -- Log still implicit and this is its plain "done": it stays implicit (stamp `fa`).
+      local implicit = not ls and #log == 1 and log[1] == '{"type":"done"}'
+      finish(jk, id, KEYS[8], args, ls, log, implicit)
       if cur[5] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen, nil, ttl) end
       redis.call('PEXPIRE', jk, ttl)
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       doneIds[#doneIds + 1] = id
     elseif kind == 'fail' or kind == 'broken' then
-      local args = { 'st', 'failed', 'ua', now, 'e', f1 }
+      local args = { 'st', 'failed', 'e', f1 }
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
-      finish(jk, id, kind, KEYS[9], args, ls, log)
+      finish(jk, id, KEYS[9], args, ls, log)
       -- A dead letter keeps its record (no TTL) until it is retried or purged.
       redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
       notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen, parent, ttl)
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
     elseif kind == 'cancelled' then
-      local args = { 'st', 'cancelled', 'ua', now }
+      local args = { 'st', 'cancelled' }
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
-      finish(jk, id, kind, KEYS[10], args, ls, log)
+      finish(jk, id, KEYS[10], args, ls, log)
       notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent, ttl)
       redis.call('PEXPIRE', jk, ttl)
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
@@ -163,7 +167,7 @@ if want > 0 then
     for i = 1, n do
       local id = popped[i * 2 - 1]
       local jk = kp .. 'job:' .. id
-      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib')
+      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct')
       if not r[1] then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         redis.call('ZADD', KEYS[12], now, id)
@@ -173,11 +177,14 @@ if want > 0 then
         local token = workerId .. ':' .. (tok + i)
         local st = 'working'
         if hasLoadSet and not r[4] and string.find(loadSet, '|' .. r[1] .. '|', 1, true) then st = 'loading' end
-        local args = { 'st', st, 'tk', token, 'w', workerId, 'ua', now }
-        -- Short on purpose (the hash stays a compact listpack): the worker is in field `w`,
-        -- the attempt is logged when it is not the first.
+        -- Short on purpose (the hash stays a compact listpack): no worker field (the token
+        -- names it), `ct` is the claim time (and the update time, see decodeJob), and the first
+        -- claim of a job whose log is still implicit logs nothing (see addLog in common.lua).
+        local args = { 'st', st, 'tk', token, 'ct', now }
         local a = tonumber(r[5]) or 1
-        addLog(args, jk, tonumber(r[10]) or 0, now, { a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}' })
+        if r[10] or r[14] or a > 1 then
+          addLog(args, jk, r[10], now, { a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}' })
+        end
         redis.call('HSET', jk, unpack(args))
         za[#za + 1] = deadline; za[#za + 1] = id
         local ids = claimedIds[st]

@@ -22,7 +22,6 @@ local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
 local out = {}
 local zq = {}
 local createdIds = {}
-local enqueuedEntry = now .. ' enqueued'
 local allCreated = true
 for i = 0, n - 1 do
   local b = 5 + i * 8
@@ -50,16 +49,18 @@ for i = 0, n - 1 do
     local band = tonumber(ARGV[b + 4])
     local score = band * BAND + seq + i + 1
     local delay = tonumber(ARGV[b + 5])
-    -- No `a` (attempt 1 is the default everywhere) and no `ua` (the claim sets it; decodeJob
-    -- falls back to `ca`): a queued job costs two fields less.
-    local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued', 'pr', band,
-      'qs', score, 'ma', ARGV[b + 6], 'ca', now, 'ls', 1 }
+    -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
+    -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
+    -- now, no log field: its "enqueued" entry is implicit (`ca`, see addLog in common.lua).
+    local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued',
+      'qs', score, 'ma', ARGV[b + 6], 'ca', now }
+    if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
     if delay > 0 then
       args[#args + 1] = 'ra'; args[#args + 1] = now + delay
+      args[#args + 1] = 'ls'; args[#args + 1] = 1
       args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. delay .. '}'
       redis.call('ZADD', KEYS[2], now + delay, id)
     else
-      args[#args + 1] = 'l1'; args[#args + 1] = enqueuedEntry
       zq[#zq + 1] = score; zq[#zq + 1] = id
     end
     if idem ~= '' then args[#args + 1] = 'ik'; args[#args + 1] = idem end

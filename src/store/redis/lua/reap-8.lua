@@ -23,7 +23,7 @@ for _, id in ipairs(expired) do
       -- A cancel was asked for and the worker is gone: nobody else will finish it.
       args[#args + 1] = 'st'; args[#args + 1] = 'cancelled'
       args[#args + 1] = 'fa'; args[#args + 1] = now
-      addLog(args, jk, tonumber(r[3]) or 0, now, { '{"type":"cancelled","reason":"lease expired after cancel"}' })
+      addLog(args, jk, r[3], now, { '{"type":"cancelled","reason":"lease expired after cancel"}' })
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[8], now, id)
       notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
@@ -36,7 +36,7 @@ for _, id in ipairs(expired) do
       args[#args + 1] = 'st'; args[#args + 1] = 'failed'
       args[#args + 1] = 'e'; args[#args + 1] = err
       args[#args + 1] = 'fa'; args[#args + 1] = now
-      addLog(args, jk, tonumber(r[3]) or 0, now, { '{"type":"failed","code":"LEASE_EXPIRED","leaseRequeues":' .. lr .. '}' })
+      addLog(args, jk, r[3], now, { '{"type":"failed","code":"LEASE_EXPIRED","leaseRequeues":' .. lr .. '}' })
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[3], now, id)
       redis.call('ZADD', KEYS[4], now, id)
@@ -46,7 +46,7 @@ for _, id in ipairs(expired) do
       failed[#failed + 1] = id
     else
       args[#args + 1] = 'st'; args[#args + 1] = 'queued'
-      addLog(args, jk, tonumber(r[3]) or 0, now, { '{"type":"lease-requeued","leaseRequeues":' .. lr .. '}' })
+      addLog(args, jk, r[3], now, { '{"type":"lease-requeued","leaseRequeues":' .. lr .. '}' })
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[2], r[1], id)
       emit(KEYS[5], maxLen, now, id, 'lease-requeued', 'queued')

@@ -16,7 +16,7 @@ redis.call('ZREM', KEYS[3], id)
 redis.call('HDEL', kp .. 'brokenwhy', id)
 redis.call('HDEL', jk, 'e', 'fa', 'sn', 's', 'cx', 'o')
 local args = { 'st', 'queued', 'a', 1, 'lr', 0, 'ua', now, 'tk', '' }
-addLog(args, jk, tonumber(r[2]) or 0, now, { '{"type":"redriven"}' })
+addLog(args, jk, r[2], now, { '{"type":"redriven"}' })
 redis.call('HSET', jk, unpack(args))
 redis.call('PERSIST', jk)
 redis.call('ZADD', KEYS[4], r[1], id)

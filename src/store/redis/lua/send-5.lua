@@ -7,7 +7,7 @@ Errors: JOB_NOT_FOUND <id>; JOB_FINISHED <id> <status>.
 --@include common
 local kp, maxLen, id, event, etype = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local jk = kp .. 'job:' .. id
-local r = redis.call('HMGET', jk, 'st', 'qs', 'ls', 'w')
+local r = redis.call('HMGET', jk, 'st', 'qs', 'ls', 'tk')
 if not r[1] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
 local st = r[1]
 if st == 'done' or st == 'failed' or st == 'cancelled' then
@@ -23,10 +23,10 @@ if st == 'waiting' then
   redis.call('ZADD', KEYS[1], r[2], id)
   redis.call('ZADD', KEYS[5], 0, 'w')
   args[#args + 1] = 'st'; args[#args + 1] = 'queued'
-elseif (st == 'working' or st == 'loading') and r[4] then
-  redis.call('PUBLISH', kp .. 'ctl:' .. r[4], 'event ' .. id)
+elseif (st == 'working' or st == 'loading') and tokenWorker(r[4]) then
+  redis.call('PUBLISH', kp .. 'ctl:' .. tokenWorker(r[4]), 'event ' .. id)
 end
-addLog(args, jk, tonumber(r[3]) or 0, now, { '{"type":"event-received","event":' .. cjson.encode(etype) .. '}' })
+addLog(args, jk, r[3], now, { '{"type":"event-received","event":' .. cjson.encode(etype) .. '}' })
 redis.call('HSET', jk, unpack(args))
 emit(KEYS[4], maxLen, now, id, 'event-received', st == 'waiting' and 'queued' or st)
 return 1

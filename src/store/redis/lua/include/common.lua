@@ -11,6 +11,12 @@ end
 -- An entry is stored as "<at> <type>" when it is only a type (most are: enqueued, claimed,
 -- done), else "<at> <JSON object without at>": 22 bytes instead of 39 for the common ones,
 -- which keeps a finished job's hash small. RedisStore.getLog turns both back into objects.
+--
+-- IMPLICIT LOG: while a job's log is exactly the standard start, no log field is written and
+-- `ls` is absent: "enqueued" at `ca`, then "claimed" at `ct` (claim of attempt 1), then "done"
+-- at `fa` (when `st` is done). enqueue-5 and commit-12 (claim, done) skip the log for exactly
+-- these entries; RedisStore.getLog rebuilds them. Any other entry goes through addLog, which
+-- first writes the implicit entries out (l1, l2) so the order and the stamps stay the same.
 local LOG_CAP = 1000
 
 -- Entries stamped in this call, by their text: most jobs of a batch log the same entries
@@ -22,8 +28,22 @@ local function logText(now, e)
   return now .. ' ' .. (t or e)
 end
 
--- Appends entries (JSON objects without "at") to the HSET argument list `args`; returns new ls.
+-- Appends entries (JSON objects without "at") to the HSET argument list `args`; returns the
+-- new ls. `ls` is the stored field as read (nil/false when the log is still implicit).
 local function addLog(args, jobKey, ls, now, entries)
+  ls = tonumber(ls)
+  if not ls then
+    ls = 0
+    local t = redis.call('HMGET', jobKey, 'ca', 'ct')
+    if t[1] then
+      ls = 1
+      args[#args + 1] = 'l1'; args[#args + 1] = t[1] .. ' enqueued'
+    end
+    if t[2] then
+      ls = ls + 1
+      args[#args + 1] = 'l' .. ls; args[#args + 1] = t[2] .. ' claimed'
+    end
+  end
   for _, e in ipairs(entries) do
     ls = ls + 1
     args[#args + 1] = 'l' .. ls
@@ -38,6 +58,13 @@ local function addLog(args, jobKey, ls, now, entries)
   args[#args + 1] = 'ls'
   args[#args + 1] = ls
   return ls
+end
+
+-- The worker holding a lease: a token is "<workerId>:<n>" (see the claim in commit-12.lua), so
+-- the record needs no worker field of its own.
+local function tokenWorker(tk)
+  if not tk or tk == '' then return nil end
+  return string.match(tk, '^(.*):%d+$')
 end
 
 -- One entry on the queue's capped event stream, which dashboards and waiters follow.

@@ -16,7 +16,7 @@ local function fanIn(pkp, parentId, group, index, status, result, now, maxLen)
     if meta[2] == 'failFast' then complete = true end
   end
   local pk = pkp .. 'job:' .. parentId
-  local pr = redis.call('HMGET', pk, 'st', 'qs', 'w')
+  local pr = redis.call('HMGET', pk, 'st', 'qs', 'tk')
   if not pr[1] then return 1 end
   redis.call('HSET', pk, 'p', '{"children":{"done":' .. d .. ',"total":' .. n .. '}}')
   if complete and meta[3] ~= '1' then
@@ -31,7 +31,8 @@ local function fanIn(pkp, parentId, group, index, status, result, now, maxLen)
     elseif pr[1] == 'working' or pr[1] == 'loading' then
       -- Running: tell its worker now; if it parks first, the park sees `fw` and wakes it.
       redis.call('HSET', pk, 'fw', '1')
-      if pr[3] then redis.call('PUBLISH', pkp .. 'ctl:' .. pr[3], 'fanin ' .. parentId) end
+      local w = tokenWorker(pr[3])
+      if w then redis.call('PUBLISH', pkp .. 'ctl:' .. w, 'fanin ' .. parentId) end
     elseif pr[1] == 'queued' then
       redis.call('HSET', pk, 'fw', '1')
     end

@@ -8,8 +8,9 @@ local function promoteDue(kp, now, kQueued, kDelayed, kMeta, kWaiting)
   for i, id in ipairs(due) do
     local jk = kp .. 'job:' .. id
     local r = redis.call('HMGET', jk, 'pr', 'st')
-    if r[1] then
-      local score = tonumber(r[1]) * BAND + seq + i
+    if r[2] then
+      -- No `pr`: the normal band (see enqueue-5.lua).
+      local score = (tonumber(r[1]) or 2) * BAND + seq + i
       if r[2] == 'waiting' then redis.call('ZREM', kWaiting, id) end
       redis.call('HSET', jk, 'st', 'queued', 'qs', score)
       redis.call('HDEL', jk, 'ra')
