@@ -42,7 +42,11 @@ describe('dead letters', () => {
     assert.deepEqual(runs, [1, 2, 1], 'the redriven job starts again at attempt 1');
     assert.deepEqual(await client.deadLetters(), []);
     assert.ok((await client.events(id)).some((e) => e.type === 'redriven'));
-    assert.ok((await h.raw.pttl(h.key(`job:${id}`))) > 0, 'now finished, it expires like any done job');
+    assert.ok(
+      (await h.raw.zscore(h.key('done'), id)) !== null,
+      'now finished, it is retained (and later deleted) like any done job',
+    );
+    assert.equal((await h.raw.zscore(h.key('failed'), id)) ?? null, null);
   });
 
   it('refuses to redrive a job that is not a dead letter', async () => {

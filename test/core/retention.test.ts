@@ -4,8 +4,6 @@ import { NonRetryableError, defineJob } from '../../src/index.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 
-const DAY = 24 * 3600 * 1000;
-
 describe('retention', () => {
   let redis: TestRedis;
   let h: Harness;
@@ -13,7 +11,7 @@ describe('retention', () => {
   after(async () => redis.stop());
   afterEach(async () => h.close());
 
-  it('gives finished records a TTL of 7 days by default, and none to dead letters', async () => {
+  it('keeps finished records without a TTL (retention is by the indexes) for 7 days by default', async () => {
     h = new Harness(redis);
     const job = defineJob({
       name: 'r',
@@ -30,29 +28,76 @@ describe('retention', () => {
     await client.cancel(cancelled);
     await client.waitForResult(done, { timeoutMs: 5000 });
     await client.waitForResult(failed, { timeoutMs: 5000 });
-    for (const id of [done, cancelled]) {
-      const ttl = await h.raw.pttl(h.key(`job:${id}`));
-      assert.ok(ttl > 7 * DAY - 60_000 && ttl <= 7 * DAY, `ttl of ${id}: ${ttl}`);
-    }
-    assert.equal(await h.raw.pttl(h.key(`job:${failed}`)), -1, 'a dead letter stays until purged');
+    for (const id of [done, cancelled, failed])
+      assert.equal(await h.raw.pttl(h.key(`job:${id}`)), -1, `no expires entry for ${id}`);
+    assert.ok((await h.raw.zscore(h.key('done'), done)) !== null);
+    assert.ok((await h.raw.zscore(h.key('cancelled'), cancelled)) !== null);
+    // Within the window, a sweep keeps them.
+    await h.store.sweep('default');
+    for (const id of [done, cancelled, failed]) assert.ok(await client.get(id), `${id} kept`);
     const queued = await client.enqueue('r', 'q', { delayMs: 60_000 });
     assert.equal(await h.raw.pttl(h.key(`job:${queued}`)), -1, 'a live job never expires');
   });
 
-  it('expires finished records after a configured finishedTtlMs and drops them from the indexes', async () => {
+  it('deletes done and cancelled records after finishedTtlMs, with their index entries; keeps dead letters and live jobs', async () => {
     h = new Harness(redis);
     const store = h.newStore({ finishedTtlMs: 300 });
-    const job = defineJob({ name: 'r', work: () => 'ok' });
+    const job = defineJob({
+      name: 'r',
+      work: ({ input }: { input: string }) => {
+        if (input === 'fail') throw new NonRetryableError('no');
+        return 'ok';
+      },
+    });
     const client = h.client({ jobs: [job], store });
     await h.supervisor({ jobs: [job], store }).start();
     const id = await client.enqueue('r', null);
+    const failed = await client.enqueue('r', 'fail');
+    const cancelled = await client.enqueue('r', null, { delayMs: 60_000 });
+    const live = await client.enqueue('r', null, { delayMs: 60_000 });
+    await client.cancel(cancelled);
     await client.waitForResult(id, { timeoutMs: 5000 });
-    const ttl = await h.raw.pttl(h.key(`job:${id}`));
-    assert.ok(ttl > 0 && ttl <= 300, `ttl ${ttl}`);
-    await eventually(async () => (await client.get(id)) === null, 3000);
-    // The reaper trims the done index to the retention window.
-    await eventually(async () => (await h.raw.zscore(h.key('done'), id)) === null, 3000);
+    await client.waitForResult(failed, { timeoutMs: 5000 });
+    // A stray entry naming a live job must not delete it.
+    await h.raw.zadd(h.key('done'), 1, live);
+    // The reaper (every 200 ms here) sweeps the indexes.
+    await eventually(
+      async () => (await client.get(id)) === null && (await client.get(cancelled)) === null,
+      3000,
+    );
+    assert.equal(await h.raw.exists(h.key(`job:${id}`), h.key(`job:${cancelled}`)), 0);
+    assert.equal(await h.raw.zscore(h.key('done'), id), null);
+    assert.equal(await h.raw.zscore(h.key('cancelled'), cancelled), null);
     assert.deepEqual((await client.list({ status: 'done' })).jobs, []);
+    assert.equal((await client.get(live))?.status, 'queued', 'a live job is never swept');
+    assert.equal(await h.raw.zscore(h.key('done'), live), null, 'the stray entry is dropped');
+    assert.equal((await client.get(failed))?.status, 'failed', 'a dead letter stays');
+    assert.deepEqual(
+      (await client.deadLetters()).map((d) => d.id),
+      [failed],
+    );
+  });
+
+  it('sweeps a backlog larger than one call in one reap, oldest first, and nothing newer', async () => {
+    h = new Harness(redis);
+    const store = h.newStore({ finishedTtlMs: 60_000 });
+    const old = Date.now() - 120_000;
+    const pipe = h.raw.pipeline();
+    for (let i = 0; i < 1_234; i++) {
+      const id = `old${String(i).padStart(5, '0')}`;
+      pipe.hset(h.key(`job:${id}`), 'm', 'r', 'st', 'done', 'fa', old + i);
+      pipe.zadd(h.key('done'), old + i, id);
+    }
+    pipe.hset(h.key('job:recent'), 'm', 'r', 'st', 'done', 'fa', Date.now());
+    pipe.zadd(h.key('done'), Date.now(), 'recent');
+    await pipe.exec();
+    const res = await store.reap('default', { maxLeaseRequeues: 5 });
+    assert.deepEqual(res, { requeued: [], failed: [] });
+    assert.deepEqual(await h.raw.zrange(h.key('done'), '0', '-1'), ['recent']);
+    assert.deepEqual(
+      (await h.keys()).filter((k) => k.includes(':job:')),
+      [h.key('job:recent')],
+    );
   });
 
   it('keeps a dead letter until purged; purge lists nothing and the record then expires', async () => {

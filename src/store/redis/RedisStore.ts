@@ -41,7 +41,10 @@ export interface RedisStoreOptions {
   redis?: RedisOptions;
   /** Key prefix per deployment. Default 'machinist'. */
   prefix?: string;
-  /** How long finished (done/cancelled) records are kept. Default 7 days. */
+  /**
+   * How long finished (done/cancelled) records are kept. Default 7 days. Records are deleted
+   * by the supervisors' reaper from the done and cancelled indexes (no TTL per record).
+   */
   finishedTtlMs?: number;
   /** How long an idempotency key keeps naming its job. Default 7 days. */
   idempotencyTtlMs?: number;
@@ -50,6 +53,8 @@ export interface RedisStoreOptions {
 }
 
 const DAY = 24 * 3600 * 1000;
+/** Records one sweep-2.lua call deletes per index at most (~1-2 ms of Redis time). */
+const SWEEP_LIMIT = 500;
 
 export class RedisStore implements Store {
   readonly prefix: string;
@@ -253,10 +258,30 @@ export class RedisStore implements Store {
     const k = this.keys(queue);
     const res = (await this.run(
       'reap',
-      [k.active, k.queued, k.failed, k.dead, k.events, k.marker, k.done, k.cancelled],
+      [k.active, k.queued, k.failed, k.dead, k.events, k.marker, k.cancelled],
       [k.base, this.eventsMaxLen, options.maxLeaseRequeues, this.finishedTtlMs, options.lockMs ?? 100],
     )) as [string[], string[]] | null;
-    return res ? { requeued: res[0], failed: res[1] } : { requeued: [], failed: [] };
+    if (!res) return { requeued: [], failed: [] };
+    await this.sweep(queue);
+    return { requeued: res[0], failed: res[1] };
+  }
+
+  /**
+   * Retention: deletes done and cancelled records older than `finishedTtlMs` (sweep-2.lua),
+   * SWEEP_LIMIT per index per call, again while a call comes back full, for at most ~1 s (what
+   * is left waits for the next reap). Runs after each reap that held the reaper's lock.
+   */
+  async sweep(queue: string): Promise<number> {
+    const k = this.keys(queue);
+    const t0 = Date.now();
+    let total = 0;
+    for (;;) {
+      const n = Number(
+        await this.run('sweep', [k.done, k.cancelled], [k.base, this.finishedTtlMs, SWEEP_LIMIT]),
+      );
+      total += n;
+      if (n < SWEEP_LIMIT || Date.now() - t0 > 1000) return total;
+    }
   }
 
   async waitForWork(queue: string, timeoutMs: number): Promise<void> {

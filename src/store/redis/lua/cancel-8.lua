@@ -37,7 +37,7 @@ redis.call('HSET', jk, unpack(args))
 redis.call('ZADD', KEYS[4], now, id)
 notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
 expireFans(kp, jk, id, ttl)
-redis.call('PEXPIRE', jk, ttl)
+-- No TTL on the record: sweep-2.lua deletes it by the cancelled index.
 redis.call('DEL', kp .. 'inbox:' .. id)
 emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
 return { 'cancelled', 'cancelled', kids }

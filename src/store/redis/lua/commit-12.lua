@@ -1,7 +1,8 @@
 --[[ commit: a worker's fenced writes, then a claim of new work: one round trip.
 KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 done, 9 failed,
       10 cancelled, 11 dead, 12 broken
-ARGV: 1 key prefix, 2 events max length, 3 finished-record TTL ms, 4 worker id, 5 lease ms,
+ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished parent's fan-out
+      keys; records themselves are deleted by sweep-2.lua), 4 worker id, 5 lease ms,
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
       then 9 per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n"
   checkpoint: f1 status, f2 snapshot|'', f3 state|'', f4 progress|'', f5 inbox events consumed in all|''
@@ -32,12 +33,12 @@ local doneIds = {}
 -- Jobs that reached done in this call, as ZADD arguments for the done index (one ZADD).
 local doneIndex = {}
 
--- `args` gets the log (unless `implicitDone`: see addLog in common.lua), `fa` and an empty token.
--- No `ua`: `fa` is the update time of a finished job (decodeJob).
+-- `args` gets the log (unless `implicitDone`: see addLog in common.lua), `fa` and, but for
+-- done (which deletes it), an empty token. No `ua`: `fa` is a finished job's update time.
 local function finish(jk, id, indexKey, args, ls, log, implicitDone)
   if not implicitDone then addLog(args, jk, ls, now, log) end
   args[#args + 1] = 'fa'; args[#args + 1] = now
-  args[#args + 1] = 'tk'; args[#args + 1] = ''
+  if indexKey ~= KEYS[8] then args[#args + 1] = 'tk'; args[#args + 1] = '' end
   redis.call('HSET', jk, unpack(args))
   if indexKey == KEYS[8] then
     doneIndex[#doneIndex + 1] = now; doneIndex[#doneIndex + 1] = id
@@ -80,8 +81,10 @@ for i = 0, nOps - 1 do
       -- Log still implicit and this is its plain "done": it stays implicit (stamp `fa`).
       local implicit = not ls and #log == 1 and log[1] == '{"type":"done"}'
       finish(jk, id, KEYS[8], args, ls, log, implicit)
+      -- A finished record needs neither its token nor its place in line: gone, its listpack
+      -- stays a size class smaller. (No TTL: sweep-2.lua deletes it by the done index.)
+      redis.call('HDEL', jk, 'tk', 'qs')
       if cur[5] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen, nil, ttl) end
-      redis.call('PEXPIRE', jk, ttl)
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       doneIds[#doneIds + 1] = id
@@ -101,7 +104,6 @@ for i = 0, nOps - 1 do
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
       finish(jk, id, KEYS[10], args, ls, log)
       notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent, ttl)
-      redis.call('PEXPIRE', jk, ttl)
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')

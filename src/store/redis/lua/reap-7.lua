@@ -1,8 +1,10 @@
 --[[ reap: requeues jobs whose lease passed, fails those past their lease-requeue budget, and
-trims the finished indexes to the retention window. Safe to run from every worker at once:
-each step is idempotent, and a single-flight lock keeps the work to one runner per interval.
-KEYS: 1 active, 2 queued, 3 failed, 4 dead, 5 events, 6 marker, 7 done, 8 cancelled
-ARGV: 1 key prefix, 2 events max length, 3 max lease requeues, 4 finished TTL ms, 5 lock ms
+trims the failed index to the retention window (done and cancelled records and their index
+entries are deleted by sweep-2.lua, which RedisStore.reap runs after this). Safe to run from
+every worker at once: each step is idempotent, and a single-flight lock keeps the work to one
+runner per interval.
+KEYS: 1 active, 2 queued, 3 failed, 4 dead, 5 events, 6 marker, 7 cancelled
+ARGV: 1 key prefix, 2 events max length, 3 max lease requeues, 4 retention ms, 5 lock ms
 Returns { requeued ids, failed ids } or false when another worker holds the lock.
 ]]
 --@include common
@@ -25,11 +27,10 @@ for _, id in ipairs(expired) do
       args[#args + 1] = 'fa'; args[#args + 1] = now
       addLog(args, jk, r[3], now, { '{"type":"cancelled","reason":"lease expired after cancel"}' })
       redis.call('HSET', jk, unpack(args))
-      redis.call('ZADD', KEYS[8], now, id)
+      redis.call('ZADD', KEYS[7], now, id)
       notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
       expireFans(kp, jk, id, ttl)
       redis.call('DEL', kp .. 'inbox:' .. id)
-      redis.call('PEXPIRE', jk, ttl)
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif lr > maxReq then
       local err = '{"name":"LeaseExpiredError","message":"lease expired ' .. lr .. ' times (budget ' .. maxReq .. ')","code":"LEASE_EXPIRED"}'
@@ -55,9 +56,7 @@ for _, id in ipairs(expired) do
   end
 end
 if #requeued > 0 then redis.call('ZADD', KEYS[6], 0, 'w') end
--- Retention: finished records expire by TTL; their index entries go here.
-redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - ttl)
-redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', now - ttl)
--- Failed records older than the window drop out of the status index; dead letters stay listed in `dead`.
+-- Failed records are dead letters (kept until purged, see purgeDead-2.lua); older than the
+-- window they drop out of the status index, and stay listed in `dead`.
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - ttl)
 return { requeued, failed }
