@@ -168,26 +168,29 @@ export class RedisStore implements Store {
         k.broken,
       ],
       args,
-    )) as [number[], string[], string | null, number];
+    )) as [number[], (string | string[])[], string | null, number];
     const claimed: ClaimedJob[] = [];
-    for (let i = 0; i < claimedFlat.length; i += 15) {
-      const f = claimedFlat;
+    const f = claimedFlat;
+    for (let i = 0; i < f.length; i += 8) {
+      // See the reply layout in lua/commit-12.lua: the rare fields come nested, or as ''.
+      const x = f[i + 7];
+      const rare = typeof x === 'string' ? undefined : x;
       claimed.push({
-        id: f[i]!,
-        token: f[i + 1]!,
-        machine: f[i + 2] || undefined,
+        id: f[i] as string,
+        token: f[i + 1] as string,
+        machine: (f[i + 2] as string) || undefined,
         version: Number(f[i + 3]),
-        input: f[i + 4] || undefined,
-        snapshot: f[i + 5] || undefined,
-        attempt: Number(f[i + 6]) || 1,
-        maxAttempts: Number(f[i + 7]) || 1,
-        leaseRequeues: Number(f[i + 8]) || 0,
-        parentId: f[i + 9] || undefined,
-        options: f[i + 10] || undefined,
-        status: f[i + 11] as JobStatus,
-        inbox: Number(f[i + 12]) || 0,
-        parentQueue: f[i + 13] || undefined,
-        hasInbox: f[i + 14] === '1',
+        input: (f[i + 4] as string) || undefined,
+        snapshot: rare?.[0] || undefined,
+        attempt: Number(rare?.[1]) || 1,
+        maxAttempts: Number(f[i + 5]) || 1,
+        leaseRequeues: Number(rare?.[2]) || 0,
+        parentId: rare?.[3] || undefined,
+        options: rare?.[4] || undefined,
+        status: f[i + 6] as JobStatus,
+        inbox: Number(rare?.[5]) || 0,
+        parentQueue: rare?.[6] || undefined,
+        hasInbox: rare?.[7] === '1',
       });
     }
     return {

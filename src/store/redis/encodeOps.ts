@@ -1,9 +1,16 @@
-// Flattens commit ops into the 9-values-per-op ARGV layout that lua/commit-12.lua reads.
+// Flattens commit ops into the ARGV layout that lua/commit-12.lua reads: 9 values per op, or 4
+// ('D', id, token, output) for a plain done, the op most jobs end with.
 
 import type { CommitOp } from '../types.js';
 
+const DONE_ENTRY = '{"type":"done"}';
+
 export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): void {
   for (const op of ops) {
+    if (op.kind === 'done' && !op.snapshot && !op.state && op.log.length === 1 && op.log[0] === DONE_ENTRY) {
+      args.push('D', op.id, op.token, op.output);
+      continue;
+    }
     let f1: string | number = '';
     let f2: string | number = '';
     let f3: string | number = '';

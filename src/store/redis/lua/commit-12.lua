@@ -4,14 +4,19 @@ KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 do
 ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished parent's fan-out
       keys; records themselves are deleted by sweep-2.lua), 4 worker id, 5 lease ms,
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
-      then 9 per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n"
+      then per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n" (9 values),
+      or, for the common plain done (no snapshot, no state, log exactly {"type":"done"}), the 4
+      values 'D', id, token, output: fewer values to pass and to read (encodeOps.ts)
   checkpoint: f1 status, f2 snapshot|'', f3 state|'', f4 progress|'', f5 inbox events consumed in all|''
   done: f1 output, f2 snapshot|'' (derived from st/a/ma), f3 state       fail: f1 error, f2 snapshot, f3 state
   retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
   park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
   broken: f1 error
-Returns { written (1|0 per op), claimed (15 values per job), next due ms|false, Redis time ms }.
+Returns { written (1|0 per op), claimed, next due ms|false, Redis time ms }; claimed holds 8
+values per job: id, token, machine, version, input, max attempts, status, then '' or a nested
+array { snapshot, attempt, lease requeues, parent id, options, inbox position, parent queue,
+has inbox } (each '' when absent; most jobs have none of them).
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token. A worker
 whose lease passed (reaped, requeued, claimed by another) MUST NOT change the job: its op is
@@ -48,11 +53,19 @@ local function finish(jk, id, indexKey, args, ls, log, implicitDone)
   activeRem[#activeRem + 1] = id
 end
 
-for i = 0, nOps - 1 do
-  local b = 9 + i * 9
+local DONE_LOG = { '{"type":"done"}' }
+local b = 9
+for _ = 1, nOps do
   local kind, id, token = ARGV[b], ARGV[b + 1], ARGV[b + 2]
-  local f1, f2, f3, f4, f5 = ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
-  local log = splitEntries(ARGV[b + 8])
+  local f1, f2, f3, f4, f5, log
+  if kind == 'D' then
+    kind, f1, f2, f3, log = 'done', ARGV[b + 3], '', '', DONE_LOG
+    b = b + 4
+  else
+    f1, f2, f3, f4, f5 = ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
+    log = splitEntries(ARGV[b + 8])
+    b = b + 9
+  end
   local jk = kp .. 'job:' .. id
   local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par', 'fg')
   -- notifyParent reads the parent's queue, group and index itself (only for children).
@@ -191,13 +204,20 @@ if want > 0 then
         za[#za + 1] = deadline; za[#za + 1] = id
         local ids = claimedIds[st]
         ids[#ids + 1] = id
-        claimed[#claimed + 1] = id
-        claimed[#claimed + 1] = token
-        for k = 1, 9 do claimed[#claimed + 1] = r[k] or '' end
-        claimed[#claimed + 1] = st
-        claimed[#claimed + 1] = r[11] or '0'
-        claimed[#claimed + 1] = r[12] or ''
-        claimed[#claimed + 1] = r[13] or ''
+        local n0 = #claimed
+        claimed[n0 + 1] = id
+        claimed[n0 + 2] = token
+        claimed[n0 + 3] = r[1]
+        claimed[n0 + 4] = r[2] or ''
+        claimed[n0 + 5] = r[3] or ''
+        claimed[n0 + 6] = r[6] or ''
+        claimed[n0 + 7] = st
+        -- The fields most jobs do not have, as one nested reply, or '' when none is set.
+        if r[4] or r[5] or r[7] or r[8] or r[9] or r[11] or r[12] or r[13] then
+          claimed[n0 + 8] = { r[4] or '', r[5] or '', r[7] or '', r[8] or '', r[9] or '', r[11] or '0', r[12] or '', r[13] or '' }
+        else
+          claimed[n0 + 8] = ''
+        end
       end
     end
     if #za > 0 then redis.call('ZADD', KEYS[3], unpack(za)) end
