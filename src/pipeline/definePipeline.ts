@@ -6,6 +6,7 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
 import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
+import { compileSteps, type CompiledPipeline } from './compileSteps.js';
 
 export interface PersistedPipelineSnapshot {
   /** The machine's persisted snapshot (`actor.getPersistedSnapshot()`). */
@@ -27,6 +28,11 @@ export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateM
   readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
   /** The machine's definition as JSON, for charts. */
   readonly definitionJson: unknown;
+  /**
+   * The step table a step-only machine compiles to (compileSteps.ts), run without XState
+   * actors; null when the machine needs the full runtime or `compile: false` was given.
+   */
+  readonly compiled: CompiledPipeline | null;
 }
 
 export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
@@ -36,6 +42,12 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
   retry?: RetryPolicy;
   timeoutMs?: number;
   migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  /**
+   * Run a step-only machine from its compiled step table (default true; the stored records are
+   * the same). Set false when a step's input mapper or an assign reads `self` or `system`,
+   * which a compiled run does not have.
+   */
+  compile?: boolean;
 }
 
 export class PipelineDefinitionError extends TypeError {
@@ -116,6 +128,8 @@ export function definePipeline<TMachine extends AnyStateMachine>(
   validateRetry(options.retry, where);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
     throw new TypeError(`${where}: migrate must be a function`);
+  if (options.compile !== undefined && typeof options.compile !== 'boolean')
+    throw new TypeError(`${where}: compile must be a boolean`);
   const actors =
     (machine as { implementations?: { actors?: Record<string, unknown> } }).implementations?.actors ?? {};
   checkNode(options.name, machine.root, actors);
@@ -134,5 +148,6 @@ export function definePipeline<TMachine extends AnyStateMachine>(
     timeoutMs,
     migrate: options.migrate,
     definitionJson,
+    compiled: options.compile === false ? null : compileSteps(machine),
   };
 }

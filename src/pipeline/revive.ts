@@ -1,7 +1,9 @@
 // A pipeline attempt that errored is retried from the state it failed in, not from scratch:
 // its snapshot at the error is kept with every errored actor set back to active, so on restore
 // XState re-runs the invoke that failed (in-flight invokes re-run on restore) and nothing that
-// completed before it.
+// completed before it. A child that is `done` while its state is still active finished but its
+// done event was not taken (an assign or guard of that transition threw): it is set back to
+// active as well, else the restored machine would wait for an event that never comes.
 
 interface PersistedActor {
   status?: string;
@@ -21,7 +23,12 @@ export function reviveErrored<T>(persisted: T): T {
   if (out.children) {
     const children: PersistedActor['children'] = {};
     for (const [id, child] of Object.entries(out.children)) {
-      children[id] = child?.snapshot ? { ...child, snapshot: reviveErrored(child.snapshot) } : child;
+      let snap = child?.snapshot;
+      if (snap?.status === 'done') {
+        snap = { ...snap, status: 'active' };
+        delete snap.output;
+      }
+      children[id] = snap ? { ...child, snapshot: reviveErrored(snap) } : child;
     }
     out.children = children;
   }

@@ -13,13 +13,14 @@
 import { createActor, type AnyActor, type AnyActorRef } from 'xstate';
 import type { ActiveJob } from '../supervisor/ActiveJob.js';
 import type { Supervisor } from '../supervisor/Supervisor.js';
-import { initialLifecycle, persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
-import { serializeOutput, settleFailure } from '../supervisor/settle.js';
+import { initialLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import { settleFailure } from '../supervisor/settle.js';
 import type { PipelineDefinition } from './definePipeline.js';
 import { bindJobScope } from './jobScope.js';
 import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
 import { isMachineLogic, isParkable } from './parkable.js';
-import { reviveErrored } from './revive.js';
+import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
+import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
@@ -53,6 +54,12 @@ export async function runPipeline(
   if (machineSnapshot !== undefined && c.version !== def.version) {
     // Supervisor only hands us another version's snapshot when this definition can migrate it.
     machineSnapshot = def.migrate!(machineSnapshot, c.version);
+  }
+  // A step-only machine runs from its compiled table when the stored snapshot is one it can
+  // start from (its own or the XState runtime's: they store the same form).
+  if (def.compiled) {
+    const start = compiledStart(def.compiled, machineSnapshot, stored?.t);
+    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, sup);
   }
   let life = stepLifecycle(initialLifecycle(c.attempt, c.maxAttempts), { type: 'CLAIM', hasLoad: false });
   const timer = setTimeout(() => job.abort('timeout', `attempt timed out after ${timeoutMs} ms`), timeoutMs);
@@ -123,8 +130,7 @@ export async function runPipeline(
 
   const stateText = () => JSON.stringify(actor!.getSnapshot().value);
   /** The stored form of a checkpoint or park: lifecycle, machine snapshot and timers. */
-  const snapshotText = (wText: string, tText: string) =>
-    `{"l":${JSON.stringify(persistLifecycle(life))},"w":${wText},"t":${tText}}`;
+  const snapshotText = (wText: string, tText: string) => pipelineSnapshotText(life, wText, tText);
 
   const flush = () => {
     flushScheduled = false;
@@ -285,17 +291,11 @@ export async function runPipeline(
   const snap = actor?.getSnapshot();
   try {
     if (result.kind === 'done') {
-      const output = serializeOutput(snap.output);
-      life = stepLifecycle(life, { type: 'SUCCEED' });
-      job.end();
-      await job.write({
-        kind: 'done',
-        id: c.id,
-        token: c.token,
-        output,
-        snapshot: JSON.stringify({ l: persistLifecycle(life), w: actor!.getPersistedSnapshot() }),
-        state: JSON.stringify(snap.value),
-        log: [...pendingLog, `{"type":"state","state":${JSON.stringify(snap.value)}}`, '{"type":"done"}'],
+      await writePipelineDone(job, life, def, timeoutMs, {
+        output: snap.output,
+        persisted: actor!.getPersistedSnapshot(),
+        value: snap.value,
+        log: pendingLog,
       });
     } else if (result.kind === 'park') {
       const timers = captureTimers(actor!, sup.clockOffset);
@@ -313,26 +313,19 @@ export async function runPipeline(
         log: [...pendingLog, JSON.stringify({ type: 'parked', state: snap.value, wakeAt: result.wakeAt })],
       });
     } else {
-      const thrown = result.kind === 'error' ? result.error : job.signal.reason;
-      const w = actor ? actor.getPersistedSnapshot() : stored?.w;
-      await settleFailure(job, life, thrown, {
-        retry: def.retry,
-        timeoutMs,
-        snapshotExtra: w !== undefined ? { w } : undefined,
-        // An errored machine is retried from the state it failed in (see revive.ts).
-        resumeSnapshot:
+      await writePipelineFailure(job, life, def, timeoutMs, {
+        thrown: result.kind === 'error' ? result.error : job.signal.reason,
+        persisted: actor ? actor.getPersistedSnapshot() : stored?.w,
+        lastActive:
           result.kind === 'error' && lastActive !== undefined
-            ? JSON.stringify({
-                l: persistLifecycle(life),
-                w: reviveErrored(def.machine.getPersistedSnapshot(lastActive as never)),
-                t: lastTimers,
-              })
+            ? def.machine.getPersistedSnapshot(lastActive as never)
             : undefined,
-        state: lastStateText || undefined,
+        timers: lastTimers,
+        stateText: lastStateText,
       });
     }
   } catch (err) {
-    // Output that cannot be stored, and the like: the attempt fails with the reason.
+    // A snapshot that cannot be persisted, and the like: the attempt fails with the reason.
     await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
   } finally {
     actor?.stop();

@@ -18,12 +18,21 @@ export interface StepArgs<I> {
   progress: (value: unknown) => void;
 }
 
+export type StepFunction = (args: StepArgs<any>) => Promise<unknown>;
+
+// The function behind each step's logic: a compiled pipeline (compileSteps.ts) calls it directly.
+const stepFunctions = new WeakMap<object, StepFunction>();
+
+export function stepFunctionOf(logic: unknown): StepFunction | undefined {
+  return logic && typeof logic === 'object' ? stepFunctions.get(logic) : undefined;
+}
+
 /**
  * Wraps an async function as a pipeline step (register it in `setup({ actors })`).
  * @example setup({ actors: { fetchDoc: step(async ({ input, idempotencyKey }) => fetchIt(input.url, idempotencyKey)) } })
  */
 export function step<O, I = any>(fn: (args: StepArgs<I>) => Promise<O>): PromiseActorLogic<O, I> {
-  return fromPromise<O, I>(async ({ input, signal, self, system }) => {
+  const logic = fromPromise<O, I>(async ({ input, signal, self, system }) => {
     const scope = jobScopeOf(system as object);
     // Merged on first use: AbortSignal.any (and the job's own signal) cost ~20 us per step,
     // and most steps never look at their signal.
@@ -40,4 +49,6 @@ export function step<O, I = any>(fn: (args: StepArgs<I>) => Promise<O>): Promise
       progress: scope?.progress ?? (() => {}),
     });
   });
+  stepFunctions.set(logic, fn as StepFunction);
+  return logic;
 }

@@ -1,0 +1,270 @@
+// Compiles a step-only pipeline machine into a table its runner walks without XState actors.
+//
+// Why: an XState actor costs ~150 us of worker CPU for a 3-step no-op pipeline (an `Actor` per
+// invoke even in a pure transition, abort signals, inspection plumbing; bench/RESULTS.md), five
+// times BullMQ's whole worker per job. Most pipelines are a chain of steps with `assign`s on the
+// way, and for those the transitions can be taken directly.
+//
+// THE RULE: a machine is compiled only when every construct in it is one this file reproduces
+// exactly as XState would, and its stored snapshots are XState's persisted snapshots (the full
+// runtime restores what this one stored, and back; test/pipeline/compiled.test.ts proves both
+// give the same records). Anything else (nesting, parallel or history states, `on` events,
+// `after`, `always`, entry/exit actions, actions other than `assign`, built-in guard
+// combinators, invokes of anything but a `step`) leaves the machine to the XState runtime, and
+// `explainNotCompiled` says which construct decided it. The machine stays the definition and
+// the chart.
+//
+// Supported, with XState's semantics: top-level atomic states that each invoke one registered
+// `step` (input mapper or value), `onDone` / `onError` transitions (lists, guards inline or named
+// with params, `assign` actions inline or named with params, in order), final states with
+// `output`, the root's `context` (function or object) and `output`. An error no `onError`
+// handles errors the machine; an `onDone` list must end with an unguarded transition (else the
+// state could be left waiting on nothing, which only the full runtime models).
+
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { stepFunctionOf, type StepFunction } from './step.js';
+
+type Ctx = Record<string, unknown>;
+type AnyEvent = { type: string; [k: string]: unknown };
+
+export interface CompiledTransition {
+  target: string;
+  /** Returns whether the transition is enabled; throws what the guard throws. */
+  guard: ((context: Ctx, event: AnyEvent) => boolean) | null;
+  /** `assign` actions in order: each returns the next context. */
+  assigns: ((context: Ctx, event: AnyEvent) => Ctx)[];
+}
+
+export interface CompiledStep {
+  invokeId: string;
+  src: string;
+  fn: StepFunction;
+  input: (context: Ctx, event: AnyEvent) => unknown;
+  onDone: CompiledTransition[];
+  onError: CompiledTransition[];
+}
+
+export interface CompiledState {
+  name: string;
+  /** XState's state node id ('<machine id>.<name>'). */
+  nodeId: string;
+  step: CompiledStep | null; // null: a final state
+  /** A final state's own `output` (for the root's done-state event). */
+  finalOutput: unknown;
+}
+
+export interface CompiledPipeline {
+  machine: AnyStateMachine;
+  initial: string;
+  states: Map<string, CompiledState>;
+  initialContext(input: unknown): Ctx;
+  /** The machine's output on reaching `final` (XState's getMachineOutput). */
+  output(context: Ctx, final: CompiledState, event: AnyEvent): unknown;
+}
+
+class NotCompilable extends Error {}
+
+function refuse(why: string): never {
+  throw new NotCompilable(why);
+}
+
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+// XState's resolveOutput: a mapper gets { context, event, self }; anything else is the value.
+// `self` is the running actor in XState; a compiled run has none (documented in README).
+function resolveOutput(mapper: unknown, context: Ctx, event: AnyEvent): unknown {
+  return typeof mapper === 'function' ? mapper({ context, event, self: undefined }) : mapper;
+}
+
+function compileGuard(machine: AnyStateMachine, where: string, guard: unknown): CompiledTransition['guard'] {
+  if (guard === undefined) return null;
+  const impls = (machine.implementations.guards ?? {}) as Record<string, unknown>;
+  const isInline = typeof guard === 'function';
+  const name = typeof guard === 'string' ? guard : (guard as { type?: string }).type;
+  const resolved = isInline ? guard : impls[name!];
+  if (typeof resolved !== 'function' || 'check' in resolved)
+    refuse(
+      `${where}: guard ${isInline ? '(inline)' : `'${name}'`} is a built-in combinator or not a function`,
+    );
+  const params = isInline || typeof guard === 'string' ? undefined : (guard as { params?: unknown }).params;
+  const fn = resolved as (args: { context: Ctx; event: AnyEvent }, params: unknown) => boolean;
+  return (context, event) =>
+    Boolean(fn({ context, event }, typeof params === 'function' ? params({ context, event }) : params));
+}
+
+function compileAction(
+  machine: AnyStateMachine,
+  where: string,
+  action: unknown,
+): CompiledTransition['assigns'][0] {
+  const impls = (machine.implementations.actions ?? {}) as Record<string, unknown>;
+  let resolved = action;
+  let params: unknown;
+  if (typeof action === 'string') resolved = impls[action];
+  else if (action && typeof action === 'object' && typeof (action as { type?: unknown }).type === 'string') {
+    resolved = impls[(action as { type: string }).type];
+    params = (action as { params?: unknown }).params;
+  }
+  const a = resolved as
+    (((...x: unknown[]) => unknown) & { type?: string; assignment?: unknown }) | undefined;
+  if (typeof a !== 'function' || a.type !== 'xstate.assign' || a.assignment === undefined)
+    refuse(`${where}: an action other than assign`);
+  const assignment: unknown = a.assignment;
+  // XState's resolveAssign: the update is merged into a copy of the context.
+  return (context, event) => {
+    const args = { context, event, spawn: noSpawn, self: undefined, system: undefined };
+    const p = typeof params === 'function' ? params({ context, event }) : params;
+    let partial: Ctx;
+    if (typeof assignment === 'function') partial = (assignment as (x: unknown, p: unknown) => Ctx)(args, p);
+    else {
+      partial = {};
+      for (const key of Object.keys(assignment as Ctx)) {
+        const v = (assignment as Ctx)[key];
+        partial[key] = typeof v === 'function' ? (v as (x: unknown, p: unknown) => unknown)(args, p) : v;
+      }
+    }
+    return Object.assign({}, context, partial);
+  };
+}
+
+function noSpawn(): never {
+  throw new Error('spawn is not available in a compiled pipeline step transition');
+}
+
+function compileTransitions(
+  machine: AnyStateMachine,
+  node: AnyStateNode,
+  eventType: string,
+  states: Set<string>,
+): CompiledTransition[] {
+  const list = (node.transitions.get(eventType) ?? []) as unknown as {
+    target?: readonly AnyStateNode[];
+    guard?: unknown;
+    actions?: readonly unknown[];
+    reenter?: boolean;
+  }[];
+  return list.map((t, i) => {
+    const where = `state '${node.key}' ${eventType}[${i}]`;
+    const target = t.target ?? [];
+    if (target.length !== 1 || target[0]!.parent !== machine.root || !states.has(target[0]!.key))
+      refuse(`${where}: target is not one top-level state`);
+    if (target[0] === node) refuse(`${where}: a transition to its own state`);
+    if (t.reenter) refuse(`${where}: reenter`);
+    return {
+      target: target[0]!.key,
+      guard: compileGuard(machine, where, t.guard),
+      assigns: (t.actions ?? []).map((a) => compileAction(machine, where, a)),
+    };
+  });
+}
+
+function checkPlainNode(node: AnyStateNode, where: string): void {
+  // `after` first: its timers are entry/exit actions too.
+  if ((node.after?.length ?? 0) > 0) refuse(`${where}: after`);
+  if ((node.always?.length ?? 0) > 0) refuse(`${where}: always`);
+  if ((node.entry?.length ?? 0) > 0 || (node.exit?.length ?? 0) > 0) refuse(`${where}: entry/exit actions`);
+}
+
+function compile(machine: AnyStateMachine): CompiledPipeline {
+  const root = machine.root;
+  if (root.type !== 'compound') refuse('the root is not a compound state');
+  checkPlainNode(root, 'the root');
+  if (root.invoke.length > 0) refuse('the root invokes');
+  if (root.transitions.size > 0) refuse('the root has transitions');
+  const actors = (machine.implementations.actors ?? {}) as Record<string, unknown>;
+  const children = Object.values(root.states) as AnyStateNode[];
+  const names = new Set(children.map((n) => n.key));
+  const states = new Map<string, CompiledState>();
+  for (const node of children) {
+    const where = `state '${node.key}'`;
+    checkPlainNode(node, where);
+    if (node.type === 'final') {
+      if (node.invoke.length > 0 || node.transitions.size > 0) refuse(`${where}: a final state with invokes`);
+      states.set(node.key, { name: node.key, nodeId: node.id, step: null, finalOutput: node.output });
+      continue;
+    }
+    if (node.type !== 'atomic') refuse(`${where}: ${node.type} state`);
+    if (node.invoke.length !== 1) refuse(`${where}: invokes ${node.invoke.length} actors (1 needed)`);
+    const inv = node.invoke[0] as { id: string; src: unknown; input?: unknown; systemId?: string };
+    const cfg = asArray(node.config.invoke as { src?: unknown } | { src?: unknown }[])[0];
+    const src = cfg?.src;
+    const fn = typeof src === 'string' ? stepFunctionOf(actors[src]) : undefined;
+    if (typeof src !== 'string' || !fn) refuse(`${where}: invokes something other than a registered step()`);
+    if (inv.systemId !== undefined) refuse(`${where}: invoke with a systemId`);
+    const done = `xstate.done.actor.${inv.id}`;
+    const error = `xstate.error.actor.${inv.id}`;
+    for (const key of node.transitions.keys())
+      if (key !== done && key !== error) refuse(`${where}: handles '${key}'`);
+    const onDone = compileTransitions(machine, node, done, names);
+    if (onDone.length === 0 || onDone[onDone.length - 1]!.guard !== null)
+      refuse(`${where}: onDone must end with an unguarded transition`);
+    const mapper = inv.input;
+    states.set(node.key, {
+      name: node.key,
+      nodeId: node.id,
+      finalOutput: undefined,
+      step: {
+        invokeId: inv.id,
+        src,
+        fn,
+        // XState's spawnChild: an input mapper gets { context, event, self }.
+        input:
+          typeof mapper === 'function'
+            ? (context, event) => (mapper as (a: unknown) => unknown)({ context, event, self: undefined })
+            : () => mapper,
+        onDone,
+        onError: compileTransitions(machine, node, error, names),
+      },
+    });
+  }
+  const init = root.initial as unknown as
+    { target?: readonly AnyStateNode[]; actions?: readonly unknown[] } | undefined;
+  if (!init?.target || init.target.length !== 1 || (init.actions?.length ?? 0) > 0)
+    refuse('the initial transition is not one plain state');
+  const initial = init.target[0]!.key;
+  const contextConfig = machine.config.context as unknown;
+  return {
+    machine,
+    initial,
+    states,
+    initialContext(input) {
+      // XState's getInitialSnapshot: a context function's result is assigned onto {}.
+      if (typeof contextConfig === 'function')
+        return Object.assign<Ctx, Ctx>(
+          {},
+          (contextConfig as (a: unknown) => Ctx)({ input, spawn: noSpawn, self: undefined }),
+        );
+      return (contextConfig as Ctx | undefined) ?? {};
+    },
+    output(context, final, event) {
+      if (root.output === undefined) return undefined;
+      const doneState: AnyEvent = {
+        type: `xstate.done.state.${final.nodeId}`,
+        output:
+          final.finalOutput !== undefined ? resolveOutput(final.finalOutput, context, event) : undefined,
+      };
+      return resolveOutput(root.output, context, doneState);
+    },
+  };
+}
+
+/** The compiled form, or null when the machine needs the full XState runtime. */
+export function compileSteps(machine: AnyStateMachine): CompiledPipeline | null {
+  try {
+    return compile(machine);
+  } catch (err) {
+    if (err instanceof NotCompilable) return null;
+    throw err;
+  }
+}
+
+/** Why a machine is not compiled (null when it is): for tests and debugging. */
+export function explainNotCompiled(machine: AnyStateMachine): string | null {
+  try {
+    compile(machine);
+    return null;
+  } catch (err) {
+    if (err instanceof NotCompilable) return err.message;
+    throw err;
+  }
+}

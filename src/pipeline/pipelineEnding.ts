@@ -1,0 +1,74 @@
+// How a pipeline attempt's run is written at its end, whichever runtime drove the machine
+// (runPipeline: XState actors; runCompiledPipeline: a compiled step table). Both store the
+// same record: `{"l": lifecycle, "w": XState's persisted machine snapshot, "t": timers}`.
+
+import type { LifecycleSnapshot } from '../../machines/job.js';
+import { persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import type { ActiveJob } from '../supervisor/ActiveJob.js';
+import { serializeOutput, settleFailure } from '../supervisor/settle.js';
+import type { PipelineDefinition } from './definePipeline.js';
+import { reviveErrored } from './revive.js';
+import type { StoredTimer } from './timers.js';
+
+/** The stored form of a checkpoint or park: lifecycle, machine snapshot and timers (as JSON). */
+export function pipelineSnapshotText(life: LifecycleSnapshot, wText: string, tText: string): string {
+  return `{"l":${JSON.stringify(persistLifecycle(life))},"w":${wText},"t":${tText}}`;
+}
+
+/** The machine reached a final state: its output is the job's output. */
+export async function writePipelineDone(
+  job: ActiveJob,
+  life: LifecycleSnapshot,
+  def: PipelineDefinition,
+  timeoutMs: number,
+  end: { output: unknown; persisted: unknown; value: unknown; log: string[] },
+): Promise<void> {
+  try {
+    const output = serializeOutput(end.output);
+    const done = stepLifecycle(life, { type: 'SUCCEED' });
+    job.end();
+    const state = JSON.stringify(end.value);
+    await job.write({
+      kind: 'done',
+      id: job.id,
+      token: job.token,
+      output,
+      snapshot: JSON.stringify({ l: persistLifecycle(done), w: end.persisted }),
+      state,
+      log: [...end.log, `{"type":"state","state":${state}}`, '{"type":"done"}'],
+    });
+  } catch (err) {
+    // Output that cannot be stored, and the like: the attempt fails with the reason.
+    await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
+  }
+}
+
+/**
+ * The machine errored or the run was aborted: the lifecycle's retry policy decides. An errored
+ * machine is retried from the state it failed in (`lastActive`, revived: see revive.ts).
+ */
+export async function writePipelineFailure(
+  job: ActiveJob,
+  life: LifecycleSnapshot,
+  def: PipelineDefinition,
+  timeoutMs: number,
+  end: {
+    thrown: unknown;
+    persisted: unknown;
+    /** XState's persisted snapshot of the last active state, when the machine errored. */
+    lastActive: unknown;
+    timers: StoredTimer[];
+    stateText: string;
+  },
+): Promise<void> {
+  await settleFailure(job, life, end.thrown, {
+    retry: def.retry,
+    timeoutMs,
+    snapshotExtra: end.persisted !== undefined ? { w: end.persisted } : undefined,
+    resumeSnapshot:
+      end.lastActive !== undefined
+        ? JSON.stringify({ l: persistLifecycle(life), w: reviveErrored(end.lastActive), t: end.timers })
+        : undefined,
+    state: end.stateText || undefined,
+  });
+}

@@ -1,0 +1,287 @@
+// Runs a compiled step-only pipeline (compileSteps.ts): the same job, the same records, the same
+// log as runPipeline, without XState actors. Its modes:
+//   stepping   one step of the current state runs (awaited through job.race, so timeout,
+//              cancel, lease loss and shutdown end the wait at once); its result picks the
+//              transition (guards, assigns), which enters the next step's state or a final one;
+//   done       a final state: the machine's output is the job's output;
+//   error      a step's error no onError handles, or a guard / assign / input / output mapper
+//              that threw: the lifecycle's retry policy decides, and a retry resumes at the
+//              state that failed (its step runs again, the steps before it do not);
+//   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
+// It never parks: every non-final state runs a step, so there is always code running.
+//
+// Checkpoints: each state entered is persisted as XState's persisted snapshot (the state, the
+// context, the running step as an active child with its input), coalesced to one write per
+// turn of the event loop and not awaited (a crash before one is written only re-runs the step
+// it covered; the idempotency key is the same). THE FENCE holds as everywhere: every write
+// carries the lease token. A stored snapshot is restored by either runtime.
+
+import type { ActiveJob } from '../supervisor/ActiveJob.js';
+import type { Supervisor } from '../supervisor/Supervisor.js';
+import { successPath } from '../runtime/lifecycle.js';
+import type { PipelineDefinition } from './definePipeline.js';
+import type { CompiledPipeline, CompiledState } from './compileSteps.js';
+import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
+
+type Ctx = Record<string, unknown>;
+type AnyEvent = { type: string; [k: string]: unknown };
+
+/** Where a compiled run starts: fresh, or at a stored step state (its step runs again). */
+export interface CompiledStart {
+  state: CompiledState;
+  context: Ctx;
+  /** The step's input as stored (XState re-runs a restored invoke with its stored input). */
+  stepInput: unknown;
+  resumed: boolean;
+}
+
+interface PersistedChild {
+  snapshot?: { status?: string; input?: unknown };
+  src?: unknown;
+}
+
+/**
+ * The start of a compiled run from a stored machine snapshot, or null when only the XState
+ * runtime can restore it (a snapshot of another shape, stored timers).
+ */
+export function compiledStart(
+  compiled: CompiledPipeline,
+  persisted: unknown,
+  timers: unknown[] | undefined,
+): CompiledStart | 'fresh' | null {
+  if (persisted === undefined) return 'fresh';
+  if ((timers?.length ?? 0) > 0) return null;
+  const p = persisted as { status?: unknown; value?: unknown; context?: unknown; children?: unknown };
+  if (p.status !== 'active' || typeof p.value !== 'string') return null;
+  const state = compiled.states.get(p.value);
+  const step = state?.step;
+  if (!state || !step || !p.context || typeof p.context !== 'object') return null;
+  const children = (p.children ?? {}) as Record<string, PersistedChild | undefined>;
+  const ids = Object.keys(children);
+  const child = children[step.invokeId];
+  if (ids.length !== 1 || child?.snapshot?.status !== 'active' || child.src !== step.src) return null;
+  return { state, context: p.context as Ctx, stepInput: child.snapshot.input, resumed: true };
+}
+
+/** XState's persisted snapshot of a machine in a step state (key order as XState writes it). */
+function persistedStepState(state: CompiledState, context: Ctx, input: unknown): unknown {
+  const step = state.step!;
+  return {
+    status: 'active',
+    value: state.name,
+    historyValue: {},
+    context,
+    children: {
+      [step.invokeId]: { snapshot: { status: 'active', input }, src: step.src, syncSnapshot: false },
+    },
+  };
+}
+
+function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise<unknown> {
+  try {
+    return Promise.resolve(fn(args as never));
+  } catch (err) {
+    return Promise.reject(err); // fromPromise turns a synchronous throw into a rejection too
+  }
+}
+
+export async function runCompiledPipeline(
+  job: ActiveJob,
+  def: PipelineDefinition,
+  compiled: CompiledPipeline,
+  start: CompiledStart | 'fresh',
+  input: unknown,
+  timeoutMs: number,
+  sup: Supervisor,
+): Promise<void> {
+  const c = job.claimed;
+  const life = successPath(c.attempt, c.maxAttempts, false).claimed;
+  job.timeoutMs = timeoutMs;
+  job.deadline = Date.now() + timeoutMs;
+
+  let state: CompiledState;
+  let context: Ctx;
+  let stepInput: unknown;
+  /** The machine's output once a final state is entered. */
+  let output: unknown;
+  const pendingLog: string[] = [];
+  let inboxConsumed = c.inbox;
+  let lastStateText = '';
+  let lastPersisted = '';
+  let flushScheduled = false;
+  let finished = false;
+  let failure: { thrown: unknown; lastActive: unknown } | undefined;
+
+  const persisted = () => persistedStepState(state, context, stepInput);
+  const flush = () => {
+    flushScheduled = false;
+    if (finished) return;
+    const wText = JSON.stringify(persisted());
+    const stateText = JSON.stringify(state.name);
+    if (wText === lastPersisted && pendingLog.length === 0) return;
+    lastPersisted = wText;
+    const log = pendingLog.splice(0);
+    if (stateText !== lastStateText) log.push(`{"type":"state","state":${stateText}}`);
+    lastStateText = stateText;
+    void job.write({
+      kind: 'checkpoint',
+      id: c.id,
+      token: c.token,
+      status: 'working',
+      snapshot: pipelineSnapshotText(life, wText, '[]'),
+      state: stateText,
+      inboxConsumed,
+      log,
+    });
+  };
+  const markDirty = () => {
+    if (flushScheduled || finished) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+  // No state of a compiled machine accepts an event (it has no `on`): events sent to the job
+  // are read and logged as ignored, exactly as the XState runtime would.
+  let inboxRead: Promise<void> | undefined;
+  const readInbox = () => {
+    if (finished) return;
+    inboxRead = (inboxRead ?? Promise.resolve()).then(async () => {
+      try {
+        const texts = await sup.store.readInbox(sup.queue, c.id, inboxConsumed);
+        if (finished) return;
+        for (const text of texts) {
+          inboxConsumed++;
+          let type: unknown;
+          try {
+            type = (JSON.parse(text) as { type?: unknown }).type;
+          } catch {
+            pendingLog.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
+            continue;
+          }
+          pendingLog.push(JSON.stringify({ type: 'event-ignored', event: type, state: state.name }));
+        }
+        if (texts.length > 0) markDirty();
+      } catch (err) {
+        sup.log.warn(
+          { err, jobId: c.id },
+          'reading inbox failed; the job will read it again when it runs next',
+        );
+      }
+    });
+  };
+
+  /** Takes the first enabled transition; returns the state entered (null: the machine errored). */
+  const take = (from: CompiledState, ev: AnyEvent, ok: boolean): CompiledState | null => {
+    const lastActive = persisted();
+    try {
+      const list = ok ? from.step!.onDone : from.step!.onError;
+      const t = list.find((tr) => tr.guard === null || tr.guard(context, ev));
+      if (!t) {
+        // XState: an error event no transition handles errors the machine.
+        failure = { thrown: ev.error, lastActive };
+        return null;
+      }
+      let next = context;
+      for (const assign of t.assigns) next = assign(next, ev);
+      const target = compiled.states.get(t.target)!;
+      const nextInput = target.step ? target.step.input(next, ev) : undefined;
+      // Entering a final state computes the machine's output in the same transition.
+      if (!target.step) output = compiled.output(next, target, ev);
+      context = next;
+      stepInput = nextInput;
+      return target;
+    } catch (err) {
+      failure = { thrown: err, lastActive };
+      return null;
+    }
+  };
+
+  try {
+    if (start === 'fresh') {
+      context = compiled.initialContext(input);
+      state = compiled.states.get(compiled.initial)!;
+      const init = { type: 'xstate.init', input };
+      stepInput = state.step?.input(context, init);
+      if (!state.step) output = compiled.output(context, state, init);
+      pendingLog.push('{"type":"started"}');
+    } else {
+      ({ state, context, stepInput } = start);
+      pendingLog.push('{"type":"resumed"}');
+    }
+  } catch (err) {
+    // XState errors the machine when its context or first input cannot be computed.
+    context ??= {};
+    state ??= compiled.states.get(compiled.initial)!;
+    failure = { thrown: err, lastActive: undefined };
+  }
+  job.onInbox = readInbox;
+  if (c.hasInbox || job.inboxSignal) readInbox();
+
+  while (!failure && state!.step) {
+    markDirty();
+    const step = state!.step;
+    let ev: AnyEvent;
+    try {
+      const output = await job.race(
+        callStep(step.fn, {
+          input: stepInput,
+          // Getters: a step that never reads them costs no AbortController and no closure.
+          get signal(): AbortSignal {
+            return job.signal;
+          },
+          get progress(): (value: unknown) => void {
+            return job.progress;
+          },
+          // As the XState runtime's step(): jobId:invokePath:attempt.
+          idempotencyKey: `${c.id}:${step.invokeId}:${c.attempt}`,
+          jobId: c.id,
+          attempt: c.attempt,
+        }),
+      );
+      ev = { type: `xstate.done.actor.${step.invokeId}`, output, actorId: step.invokeId };
+    } catch (err) {
+      if (job.abortError) break;
+      ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
+    }
+    const next = take(state!, ev, ev.type.startsWith('xstate.done'));
+    if (next) state = next;
+  }
+  finished = true;
+  job.onInbox = undefined;
+  job.deadline = 0;
+  await inboxRead;
+
+  // A final state reached wins over an abort that came after it: the work is done.
+  if (!failure && !state!.step) {
+    return writePipelineDone(job, life, def, timeoutMs, {
+      output,
+      value: state!.name,
+      log: pendingLog,
+      persisted: {
+        status: 'done',
+        output,
+        value: state!.name,
+        historyValue: {},
+        context: context!,
+        children: {},
+      },
+    });
+  }
+  const aborted = !failure; // the loop left a step state only by an abort or a failure
+  await writePipelineFailure(job, life, def, timeoutMs, {
+    thrown: aborted ? job.signal.reason : failure!.thrown,
+    // What the XState runtime stores: the running state when aborted, the errored machine else.
+    persisted: aborted
+      ? persisted()
+      : {
+          status: 'error',
+          error: failure!.thrown,
+          value: state!.name,
+          historyValue: {},
+          context,
+          children: {},
+        },
+    lastActive: aborted ? undefined : failure!.lastActive,
+    timers: [],
+    stateText: lastStateText,
+  });
+}
