@@ -38,6 +38,8 @@ export const BULL_COMPLETED_KEY = `bull:${QUEUE}:completed`;
 export const JOB_NAME = 'noop';
 /** Workload 6: a pipeline of three no-op steps, a checkpoint after each. */
 export const PIPELINE_NAME = 'threeSteps';
+/** Workload 6b: the same, each step yielding to the event loop once (every checkpoint written). */
+export const PIPELINE_YIELD_NAME = 'threeStepsYield';
 /** Workload 7: a parent that fans out FAN_CHILDREN no-op children and merges their results. */
 export const FAN_NAME = 'fanMerge';
 export const FAN_CHILDREN = 1_000;

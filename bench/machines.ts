@@ -2,22 +2,29 @@
 
 import { assign, setup } from 'xstate';
 import { definePipeline, fanOut, step } from '../src/index.js';
-import { FAN_NAME, JOB_NAME, PIPELINE_NAME } from './common.js';
+import { FAN_NAME, JOB_NAME, PIPELINE_NAME, PIPELINE_YIELD_NAME } from './common.js';
 
-// Workload 6: three no-op steps; the pipeline runtime checkpoints after each.
-const noopStep = step(async () => 1);
-export const threeSteps = definePipeline({
-  name: PIPELINE_NAME,
-  machine: setup({ actors: { noopStep } }).createMachine({
-    initial: 'one',
-    states: {
-      one: { invoke: { id: 's1', src: 'noopStep', onDone: 'two' } },
-      two: { invoke: { id: 's2', src: 'noopStep', onDone: 'three' } },
-      three: { invoke: { id: 's3', src: 'noopStep', onDone: 'end' } },
-      end: { type: 'final' },
-    },
-  }),
-});
+// Workload 6: three no-op steps; the pipeline runtime checkpoints after each. A no-op step
+// settles within the same turn of the event loop, so the checkpoints of one job coalesce into
+// its final write (see runCompiledPipeline.ts); 6b's steps yield once, so each is written.
+const threeStepMachine = (name: string, work: () => Promise<number>) =>
+  definePipeline({
+    name,
+    machine: setup({ actors: { noopStep: step(work) } }).createMachine({
+      initial: 'one',
+      states: {
+        one: { invoke: { id: 's1', src: 'noopStep', onDone: 'two' } },
+        two: { invoke: { id: 's2', src: 'noopStep', onDone: 'three' } },
+        three: { invoke: { id: 's3', src: 'noopStep', onDone: 'end' } },
+        end: { type: 'final' },
+      },
+    }),
+  });
+export const threeSteps = threeStepMachine(PIPELINE_NAME, async () => 1);
+export const threeStepsYield = threeStepMachine(
+  PIPELINE_YIELD_NAME,
+  () => new Promise<number>((resolve) => setImmediate(() => resolve(1))),
+);
 
 // Workload 7: fan out `n` no-op children, merge their outputs (count them).
 export const fanMerge = definePipeline({

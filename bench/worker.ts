@@ -6,7 +6,7 @@ import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
 import { Worker } from 'bullmq';
 import { RedisStore, Supervisor, defineJob } from '../src/index.js';
-import { fanMerge, threeSteps } from './machines.js';
+import { fanMerge, threeSteps, threeStepsYield } from './machines.js';
 import {
   FAN_NAME,
   JOB_NAME,
@@ -33,7 +33,7 @@ async function machinist(): Promise<Runner> {
   const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
   const sup = new Supervisor({
     store,
-    jobs: [noop, threeSteps, fanMerge],
+    jobs: [noop, threeSteps, threeStepsYield, fanMerge],
     queue: QUEUE,
     concurrency: config.concurrency,
     leaseMs: 30_000,

@@ -5,6 +5,7 @@ export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
 export { definePipeline, PipelineDefinitionError } from './pipeline/definePipeline.js';
 export type { PipelineDefinition, DefinePipelineOptions } from './pipeline/definePipeline.js';
 export { step } from './pipeline/step.js';
+export { explainNotCompiled } from './pipeline/compileSteps.js';
 export { fanOut, ChildJobFailedError } from './pipeline/fanOut.js';
 export type { FanOutInput, FanOutJob, ChildOutcome } from './pipeline/fanOut.js';
 export type { StepArgs } from './pipeline/step.js';

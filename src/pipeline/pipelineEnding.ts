@@ -10,9 +10,27 @@ import type { PipelineDefinition } from './definePipeline.js';
 import { reviveErrored } from './revive.js';
 import type { StoredTimer } from './timers.js';
 
+// Lifecycle snapshots are immutable and a run's is shared by every job with the same attempt
+// and maxAttempts (lifecycle.ts successPath): their JSON, and that of the `done` that follows,
+// are computed once, not at every checkpoint.
+const lifeTexts = new WeakMap<LifecycleSnapshot, string>();
+const doneTexts = new WeakMap<LifecycleSnapshot, string>();
+
+function lifeText(life: LifecycleSnapshot): string {
+  let t = lifeTexts.get(life);
+  if (t === undefined) lifeTexts.set(life, (t = JSON.stringify(persistLifecycle(life))));
+  return t;
+}
+
+function doneLifeText(life: LifecycleSnapshot): string {
+  let t = doneTexts.get(life);
+  if (t === undefined) doneTexts.set(life, (t = lifeText(stepLifecycle(life, { type: 'SUCCEED' }))));
+  return t;
+}
+
 /** The stored form of a checkpoint or park: lifecycle, machine snapshot and timers (as JSON). */
 export function pipelineSnapshotText(life: LifecycleSnapshot, wText: string, tText: string): string {
-  return `{"l":${JSON.stringify(persistLifecycle(life))},"w":${wText},"t":${tText}}`;
+  return `{"l":${lifeText(life)},"w":${wText},"t":${tText}}`;
 }
 
 /** The machine reached a final state: its output is the job's output. */
@@ -25,7 +43,6 @@ export async function writePipelineDone(
 ): Promise<void> {
   try {
     const output = serializeOutput(end.output);
-    const done = stepLifecycle(life, { type: 'SUCCEED' });
     job.end();
     const state = JSON.stringify(end.value);
     await job.write({
@@ -33,7 +50,7 @@ export async function writePipelineDone(
       id: job.id,
       token: job.token,
       output,
-      snapshot: JSON.stringify({ l: persistLifecycle(done), w: end.persisted }),
+      snapshot: `{"l":${doneLifeText(life)},"w":${JSON.stringify(end.persisted)}}`,
       state,
       log: [...end.log, `{"type":"state","state":${state}}`, '{"type":"done"}'],
     });

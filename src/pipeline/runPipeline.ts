@@ -13,7 +13,7 @@
 import { createActor, type AnyActor, type AnyActorRef } from 'xstate';
 import type { ActiveJob } from '../supervisor/ActiveJob.js';
 import type { Supervisor } from '../supervisor/Supervisor.js';
-import { initialLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import { stepLifecycle, successPath } from '../runtime/lifecycle.js';
 import { settleFailure } from '../supervisor/settle.js';
 import type { PipelineDefinition } from './definePipeline.js';
 import { bindJobScope } from './jobScope.js';
@@ -61,7 +61,8 @@ export async function runPipeline(
     const start = compiledStart(def.compiled, machineSnapshot, stored?.t);
     if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, sup);
   }
-  let life = stepLifecycle(initialLifecycle(c.attempt, c.maxAttempts), { type: 'CLAIM', hasLoad: false });
+  // Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts).
+  let life = successPath(c.attempt, c.maxAttempts, false).claimed;
   const timer = setTimeout(() => job.abort('timeout', `attempt timed out after ${timeoutMs} ms`), timeoutMs);
 
   let actor: AnyActor | undefined;

@@ -108,5 +108,17 @@ describe('commit wire format', () => {
       '3',
       'a checkpoint wrote the log out: the done after it is entry 3',
     );
+    // Checkpoints of one call share a combined stream entry, written before the call's done
+    // entry: a job's stream events keep their order.
+    const events = await h.store.readEvents('default', '0', 0, 1000);
+    assert.deepEqual(
+      events.filter((e) => e.jobId === 'b').map((e) => [e.type, e.status]),
+      [
+        ['enqueued', 'queued'],
+        ['claimed', 'working'],
+        ['checkpoint', 'working'],
+        ['done', 'done'],
+      ],
+    );
   });
 });

@@ -7,8 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assign, setup, type AnyStateMachine } from 'xstate';
-import { definePipeline, step } from '../../src/index.js';
-import { explainNotCompiled } from '../../src/pipeline/compileSteps.js';
+import { definePipeline, explainNotCompiled, step } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
 import { Harness, gate } from '../support/harness.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';

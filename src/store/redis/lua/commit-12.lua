@@ -38,6 +38,18 @@ local doneIds = {}
 -- Jobs that reached done in this call, as ZADD arguments for the done index (one ZADD).
 local doneIndex = {}
 
+-- Checkpoints of this call, by status: one combined stream entry each (a pipeline writes one
+-- per step). Flushed before any other entry of this call, so a job's entries keep their order.
+local checkpointIds = { working = {}, loading = {} }
+local function flushCheckpoints()
+  for status, ids in pairs(checkpointIds) do
+    if #ids > 0 then
+      emitMany(KEYS[5], maxLen, now, ids, 'checkpoint', status)
+      checkpointIds[status] = {}
+    end
+  end
+end
+
 -- `args` gets the log (unless `implicitDone`: see addLog in common.lua), `fa` and, but for
 -- done (which deletes it), an empty token. No `ua`: `fa` is a finished job's update time.
 local function finish(jk, id, indexKey, args, ls, log, implicitDone)
@@ -84,7 +96,8 @@ for _ = 1, nOps do
       if f5 ~= '' then args[#args + 1] = 'io'; args[#args + 1] = f5 end
       addLog(args, jk, ls, now, log)
       redis.call('HSET', jk, unpack(args))
-      emit(KEYS[5], maxLen, now, id, 'checkpoint', f1)
+      local ids = checkpointIds[f1]
+      if ids then ids[#ids + 1] = id else emit(KEYS[5], maxLen, now, id, 'checkpoint', f1) end
     elseif kind == 'done' then
       local args = { 'st', 'done', 'o', f1 }
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
@@ -110,6 +123,7 @@ for _ = 1, nOps do
       redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
       notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen, parent, ttl)
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
+      flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
     elseif kind == 'cancelled' then
       local args = { 'st', 'cancelled' }
@@ -119,6 +133,7 @@ for _ = 1, nOps do
       notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent, ttl)
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
+      flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif kind == 'retry' then
       local runAt = now + tonumber(f2)
@@ -128,6 +143,7 @@ for _ = 1, nOps do
       redis.call('HSET', jk, unpack(args))
       redis.call('ZADD', KEYS[2], runAt, id)
       activeRem[#activeRem + 1] = id
+      flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'retry', 'queued')
     elseif kind == 'requeue' then
       -- Back to its old place in line: a shutdown must not push a job behind newer ones.
@@ -137,6 +153,7 @@ for _ = 1, nOps do
       redis.call('ZADD', KEYS[1], cur[3], id)
       redis.call('ZADD', KEYS[6], 0, 'w')
       activeRem[#activeRem + 1] = id
+      flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'requeued', 'queued')
     elseif kind == 'park' then
       local args = { 'st', 'waiting', 'ua', now, 'sn', f2, 'tk', '' }
@@ -157,6 +174,7 @@ for _ = 1, nOps do
       if fw or redis.call('LLEN', kp .. 'inbox:' .. id) > consumed then
         redis.call('ZADD', KEYS[2], 0, id)
       end
+      flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'waiting', 'waiting')
     end
   end
@@ -165,6 +183,7 @@ if #activeRem > 0 then redis.call('ZREM', KEYS[3], unpack(activeRem)) end
 for s = 1, #doneIndex, 4000 do
   redis.call('ZADD', KEYS[8], unpack(doneIndex, s, math.min(s + 3999, #doneIndex)))
 end
+flushCheckpoints()
 emitMany(KEYS[5], maxLen, now, doneIds, 'done', 'done')
 
 -- Claim.
