@@ -1,0 +1,318 @@
+// The pump: the one loop that talks to the store for claims and writes. The supervisor owns one;
+// jobs queue their fenced writes here, and each `commit` call sends every queued write and
+// claims new jobs in the same round trip.
+//
+// Modes:
+//   CLAIMING  free slots and not stopping: one `commit` call writes every queued op and claims
+//             up to the free slot count in the same round trip.
+//   BUSY      no free slot: the pump sleeps until a job queues a write, then flushes the batch
+//             of writes that piled up meanwhile (one call for all of them).
+//   IDLE      free slots but nothing due: blocks on the queue's marker (no polling) until new
+//             work, the next delayed job's due time, or a write to flush.
+//   STOPPING  no more claims; writes still flush; jobs claimed by a commit that was in flight
+//             when stop began are requeued unrun. The loop ends when nothing runs, nothing is
+//             queued and no commit is in flight.
+//
+// Up to MAX_IN_FLIGHT (2) commits are in flight at once, so the worker runs the jobs one commit
+// claimed while Redis applies the next commit (double buffering), and one commit claims at most
+// half the slots (rounded up) so that two claims alternate.
+//
+// Invariants:
+//   THE FENCE     every write carries its run's lease token; Redis refuses it once the lease is
+//                 gone, and a refused (or poison) write aborts that run (`onLeaseLost`), which
+//                 then never writes again.
+//   SLOTS         claims never exceed the free slots (`reserved` counts what in-flight commits
+//                 may claim): no job is taken that this worker could not start at once. A slot
+//                 is free as soon as its job queued the write that ends its run (done, fail,
+//                 retry, park, ...): the claim that fills it is applied after that write.
+//   ORDER         a job's writes keep their order: every commit goes over the same connection
+//                 and Redis applies them in the order sent. A failed commit is sent again first
+//                 in line, minus checkpoints a later write of the same job superseded (the one
+//                 place order can break: see Known limits in docs/architecture.md).
+//   POISON        a batch Redis refuses with a script error is split, one suspect per commit,
+//                 until the write causing it is found; that write alone is dropped.
+
+import type { Logger } from 'pino';
+import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
+import type { ActiveJob, JobHost } from './ActiveJob.js';
+
+export interface CommitPumpOptions {
+  store: Store;
+  queue: string;
+  workerId: string;
+  concurrency: number;
+  leaseMs: number;
+  idleWaitMs: number;
+  log: Logger;
+  /** Machines with a load phase (a fresh claim of one starts `loading`). */
+  loadMachines: string[];
+  /** The supervisor's running jobs, read here only: slot counts and a write's owner. */
+  running: ReadonlyMap<string, ActiveJob>;
+  /** Starts a job a commit claimed. */
+  startJob: (c: ClaimedJob) => void;
+  /** Aborts the run that held `token` (its write was refused or dropped). */
+  onLeaseLost: (id: string, token: string, why: string) => void;
+}
+
+interface PendingWrite {
+  op: CommitOp;
+  /** Order in which writes were queued: a job's later write supersedes its earlier checkpoint. */
+  seq: number;
+  /** Sent alone, to find which write of a failed batch Redis refuses. */
+  isolate?: boolean;
+  resolve: (written: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+/** A reply from Redis refusing the script (as opposed to a connection that failed). */
+function isScriptError(err: unknown): boolean {
+  return (err as { name?: unknown } | null)?.name === 'ReplyError';
+}
+const MAX_IN_FLIGHT = 2;
+
+export class CommitPump implements JobHost {
+  readonly queue: string;
+  private readonly store: Store;
+  private readonly workerId: string;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly idleWaitMs: number;
+  private readonly log: Logger;
+  private readonly loadMachines: string[];
+  private readonly running: ReadonlyMap<string, ActiveJob>;
+  private readonly startJob: (c: ClaimedJob) => void;
+  private readonly onLeaseLost: (id: string, token: string, why: string) => void;
+
+  /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
+  private readonly crossQueueChildren = new Set<string>();
+  private pending: PendingWrite[] = [];
+  private writeSeq = 0;
+  /** The seq of each job's last write sent to Redis. */
+  private readonly lastSent = new Map<string, number>();
+  /** Commits sent and not yet answered, and how many jobs they may claim between them. */
+  private inFlightCommits = 0;
+  private reserved = 0;
+  /** Running jobs that queued the write ending their run (their slot is free already). */
+  private releasing = 0;
+  /** The last claim found the queue empty: wait for work before claiming again. */
+  private starved = false;
+  private wake: (() => void) | undefined;
+  private waitInFlight: Promise<void> | undefined;
+  /** Set when a blocking wait returned (work was signalled) since the last claim began. */
+  private signalled = false;
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private nextDueAt: number | null = null;
+  /** Redis time minus this worker's clock (ms), from the last commit. */
+  clockOffset = 0;
+
+  constructor(options: CommitPumpOptions) {
+    this.store = options.store;
+    this.queue = options.queue;
+    this.workerId = options.workerId;
+    this.concurrency = options.concurrency;
+    this.leaseMs = options.leaseMs;
+    this.idleWaitMs = options.idleWaitMs;
+    this.log = options.log;
+    this.loadMachines = options.loadMachines;
+    this.running = options.running;
+    this.startJob = options.startJob;
+    this.onLeaseLost = options.onLeaseLost;
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** STOPPING: no more claims; a blocking wait in progress is cut short. */
+  stop(): void {
+    this.stopping = true;
+    this.store.interruptWait();
+    this.kick();
+  }
+
+  /** Resolves once the loop has ended (after stop(): nothing runs, queued or in flight). */
+  drain(): Promise<void> | undefined {
+    this.kick();
+    return this.loop;
+  }
+
+  /** Queues a fenced write; the pump sends it with the next batch. */
+  write(op: CommitOp, job?: ActiveJob): Promise<boolean> {
+    if (job && !job.released && op.kind !== 'checkpoint' && this.running.get(job.id) === job) {
+      job.released = true;
+      this.releasing++;
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ op, seq: ++this.writeSeq, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** A run leaves the running set (it ended, or a new claim of its job replaced it). */
+  runEnded(job: ActiveJob): void {
+    if (job.released) this.releasing--;
+  }
+
+  /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
+  noteCrossQueueChild(id: string): void {
+    this.crossQueueChildren.add(id);
+  }
+
+  kick(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** Slots a claim may fill now. */
+  private freeSlots(): number {
+    if (this.stopping) return 0;
+    return this.concurrency - (this.running.size - this.releasing) - this.reserved;
+  }
+
+  private async run(): Promise<void> {
+    const claimCap = Math.max(1, Math.ceil(this.concurrency / MAX_IN_FLIGHT));
+    for (;;) {
+      if (this.stopping && this.running.size === 0 && this.pending.length === 0 && this.inFlightCommits === 0)
+        return;
+      const canClaim = !this.starved && this.freeSlots() > 0;
+      if (this.inFlightCommits >= MAX_IN_FLIGHT || (this.pending.length === 0 && !canClaim)) {
+        if (this.inFlightCommits === 0 && this.pending.length === 0 && this.starved && this.freeSlots() > 0) {
+          await this.idle();
+          this.starved = false;
+        } else await new Promise<void>((r) => (this.wake = r));
+        continue;
+      }
+      // Let writes of the same tick join this batch.
+      await new Promise((r) => setImmediate(r));
+      if (this.inFlightCommits >= MAX_IN_FLIGHT) continue;
+      let batch = this.pending;
+      this.pending = [];
+      if (batch[0]?.isolate) {
+        // Finding the write a script error came from: one suspect per commit.
+        this.pending = batch.slice(1);
+        batch = batch.slice(0, 1);
+        batch[0]!.isolate = false;
+      }
+      const want = this.starved ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
+      if (batch.length === 0 && want === 0) continue;
+      if (want > 0) this.signalled = false;
+      this.inFlightCommits++;
+      this.reserved += want;
+      for (const p of batch) this.lastSent.set(p.op.id, p.seq);
+      const sentAt = Date.now();
+      void this.store
+        .commit(
+          this.queue,
+          batch.map((p) => p.op),
+          want > 0
+            ? { workerId: this.workerId, max: want, leaseMs: this.leaseMs, loadMachines: this.loadMachines }
+            : undefined,
+        )
+        .then(
+          (res) => {
+            this.clockOffset = res.redisNow - Math.round((sentAt + Date.now()) / 2);
+            this.inFlightCommits--;
+            this.reserved -= want;
+            this.committed(batch, want, res);
+            this.kick();
+          },
+          async (err: unknown) => {
+            this.log.error({ err }, 'commit failed; retrying');
+            await new Promise((r) => setTimeout(r, 200));
+            this.inFlightCommits--;
+            this.reserved -= want;
+            this.requeueFailedBatch(batch, err);
+            this.kick();
+          },
+        );
+    }
+  }
+
+  /**
+   * A commit that failed. Redis unreachable: its writes go again, first in line (leases cover the
+   * jobs meanwhile) — except checkpoints a later write of the same job has already superseded,
+   * which MUST NOT land after it (the stored snapshot and inbox position would go backwards).
+   * A script error (a reply, not a lost connection) is split up to find the op that causes it;
+   * that op alone is dropped and its job aborted, so one bad write cannot stall all the others.
+   */
+  private requeueFailedBatch(batch: PendingWrite[], err: unknown): void {
+    const keep = batch.filter((p) => {
+      if (p.op.kind === 'checkpoint' && (this.lastSent.get(p.op.id) ?? 0) > p.seq) {
+        p.resolve(true);
+        return false;
+      }
+      return true;
+    });
+    if (isScriptError(err)) {
+      if (keep.length === 1) {
+        const p = keep[0]!;
+        this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
+        this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
+        p.resolve(false);
+        return;
+      }
+      for (const p of keep) p.isolate = true;
+    }
+    this.pending = keep.concat(this.pending);
+  }
+
+  private committed(batch: PendingWrite[], want: number, res: CommitResult): void {
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      const ok = res.written[i] ?? false;
+      if (!ok) this.onLeaseLost(p.op.id, p.op.token, 'write refused');
+      p.resolve(ok);
+    }
+    if (
+      this.crossQueueChildren.size > 0 &&
+      batch.some((p) => this.crossQueueChildren.has(p.op.id) && p.op.kind !== 'checkpoint')
+    ) {
+      for (const p of batch) this.crossQueueChildren.delete(p.op.id);
+      void this.store
+        .relayOutbox(this.queue)
+        .catch((err) => this.log.warn({ err }, 'outbox relay failed; the reaper retries'));
+    }
+    for (const c of res.claimed) {
+      if (this.stopping) {
+        // Claimed by a commit that was in flight when stop() began: hand it back at once,
+        // unrun (T2: no work starts after the signal).
+        void this.write({
+          kind: 'requeue',
+          id: c.id,
+          token: c.token,
+          log: ['{"type":"requeued","reason":"shutdown"}'],
+        });
+      } else this.startJob(c);
+    }
+    if (want > 0) {
+      this.nextDueAt = res.nextDueAt;
+      if (res.claimed.length < want) this.starved = true;
+    }
+  }
+
+  /** IDLE: block until work is signalled, a write is queued, or the next delayed job is due. */
+  private async idle(): Promise<void> {
+    // A wait that returned while we were claiming consumed a wake-up signal our claim may have
+    // missed (the job arrived just after it): claim again rather than sleep on a used signal.
+    if (this.signalled) return;
+    let timeout = this.idleWaitMs;
+    if (this.nextDueAt !== null)
+      timeout = Math.max(5, Math.min(timeout, this.nextDueAt - (Date.now() + this.clockOffset) + 5));
+    const wakeUp = new Promise<void>((r) => (this.wake = r));
+    // One blocking wait at a time: a wait still in flight is joined, not doubled.
+    this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => {
+      this.waitInFlight = undefined;
+      this.signalled = true;
+    });
+    // A joined wait may have been started with a longer timeout (before a backoff retry was
+    // written), so a timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out
+    // idleWaitMs.
+    let timer: NodeJS.Timeout | undefined;
+    const due = new Promise<void>((r) => (timer = setTimeout(r, timeout)));
+    await Promise.race([this.waitInFlight, wakeUp, due]);
+    clearTimeout(timer);
+    this.wake = undefined;
+  }
+}
