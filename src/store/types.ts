@@ -68,6 +68,11 @@ export interface ClaimedJob {
   inbox: number;
   /** Whether any event was ever sent to the job (else its inbox need not be read). */
   hasInbox: boolean;
+  /**
+   * For a child: its parent's state when the claim was applied (`cancelled` includes a cancel
+   * requested); undefined when the store did not check (the worker then asks).
+   */
+  parentState?: 'live' | 'cancelled' | 'missing';
 }
 
 /**

@@ -44,13 +44,20 @@ export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<vo
     // Seed 003: a child whose parent was cancelled between its claim and its start ends
     // cancelled without running.
     if (c.parentQueue) sup.noteCrossQueueChild(c.id);
-    const parent = await sup.store.jobStatus(c.parentId, c.parentQueue ?? sup.queue);
-    if (!parent || parent.status === 'cancelled' || parent.cancelRequested) {
+    // The claim checked a parent on this queue already; one on another queue is asked here.
+    const parent =
+      c.parentState ??
+      (await sup.store
+        .jobStatus(c.parentId, c.parentQueue ?? sup.queue)
+        .then((p) =>
+          !p ? 'missing' : p.status === 'cancelled' || p.cancelRequested ? 'cancelled' : 'live',
+        ));
+    if (parent !== 'live') {
       await job.write({
         kind: 'cancelled',
         id: c.id,
         token: c.token,
-        log: [JSON.stringify({ type: 'cancelled', reason: parent ? 'parent cancelled' : 'parent missing' })],
+        log: [JSON.stringify({ type: 'cancelled', reason: `parent ${parent}` })],
       });
       return;
     }

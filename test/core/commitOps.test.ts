@@ -60,12 +60,14 @@ describe('commit wire format', () => {
         inbox: 0,
         parentQueue: undefined,
         hasInbox: false,
+        parentState: undefined,
       },
     );
     assert.match(a.token, /^w1:\d+$/);
     assert.equal(claimed[1]!.options, '{"timeoutMs":50}');
     assert.equal(claimed[4]!.parentId, 'p');
     assert.equal(claimed[4]!.parentQueue, 'other');
+    assert.equal(claimed[4]!.parentState, undefined, 'a parent on another queue is not checked by the claim');
 
     const [, b, c, p] = claimed as [unknown, (typeof claimed)[0], (typeof claimed)[0], (typeof claimed)[0]];
     const res = await h.store.commit('default', [

@@ -191,6 +191,7 @@ export class RedisStore implements Store {
         inbox: Number(rare?.[5]) || 0,
         parentQueue: rare?.[6] || undefined,
         hasInbox: rare?.[7] === '1',
+        parentState: (rare?.[8] || undefined) as ClaimedJob['parentState'],
       });
     }
     return {

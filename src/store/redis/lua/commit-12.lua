@@ -16,7 +16,8 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
 Returns { written (1|0 per op), claimed, next due ms|false, Redis time ms }; claimed holds 8
 values per job: id, token, machine, version, input, max attempts, status, then '' or a nested
 array { snapshot, attempt, lease requeues, parent id, options, inbox position, parent queue,
-has inbox } (each '' when absent; most jobs have none of them).
+has inbox, parent state (live|cancelled|missing, for a child whose parent is on this queue) } (each '' when
+absent; most jobs have none of them).
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token. A worker
 whose lease passed (reaped, requeued, claimed by another) MUST NOT change the job: its op is
@@ -233,7 +234,16 @@ if want > 0 then
         claimed[n0 + 7] = st
         -- The fields most jobs do not have, as one nested reply, or '' when none is set.
         if r[4] or r[5] or r[7] or r[8] or r[9] or r[11] or r[12] or r[13] then
-          claimed[n0 + 8] = { r[4] or '', r[5] or '', r[7] or '', r[8] or '', r[9] or '', r[11] or '0', r[12] or '', r[13] or '' }
+          -- A child whose parent is on this queue (same slot): whether the parent is live, so
+          -- the worker need not ask before running it ('' = not checked here).
+          local parentState = ''
+          if r[8] and (not r[12] or r[12] == '') then
+            local p = redis.call('HMGET', kp .. 'job:' .. r[8], 'st', 'cx')
+            if not p[1] then parentState = 'missing'
+            elseif p[1] == 'cancelled' or p[2] == '1' then parentState = 'cancelled'
+            else parentState = 'live' end
+          end
+          claimed[n0 + 8] = { r[4] or '', r[5] or '', r[7] or '', r[8] or '', r[9] or '', r[11] or '0', r[12] or '', r[13] or '', parentState }
         else
           claimed[n0 + 8] = ''
         end
