@@ -32,12 +32,6 @@ redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[6], id)
 local args = { 'st', 'cancelled', 'fa', now, 'tk', '', 'cx', '1' }
-addLog(args, jk, ls, now, { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' })
-redis.call('HSET', jk, unpack(args))
-redis.call('ZADD', KEYS[4], now, id)
-notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
-expireFans(kp, jk, id, ttl)
--- No TTL on the record: sweep-2.lua deletes it by the cancelled index.
-redis.call('DEL', kp .. 'inbox:' .. id)
-emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
+endCancelled(kp, jk, id, args, ls, '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}',
+  KEYS[4], KEYS[5], now, maxLen, ttl)
 return { 'cancelled', 'cancelled', kids }

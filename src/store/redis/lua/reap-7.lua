@@ -25,13 +25,8 @@ for _, id in ipairs(expired) do
       -- A cancel was asked for and the worker is gone: nobody else will finish it.
       args[#args + 1] = 'st'; args[#args + 1] = 'cancelled'
       args[#args + 1] = 'fa'; args[#args + 1] = now
-      addLog(args, jk, r[3], now, { '{"type":"cancelled","reason":"lease expired after cancel"}' })
-      redis.call('HSET', jk, unpack(args))
-      redis.call('ZADD', KEYS[7], now, id)
-      notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
-      expireFans(kp, jk, id, ttl)
-      redis.call('DEL', kp .. 'inbox:' .. id)
-      emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
+      endCancelled(kp, jk, id, args, r[3], '{"type":"cancelled","reason":"lease expired after cancel"}',
+        KEYS[7], KEYS[5], now, maxLen, ttl)
     elseif lr > maxReq then
       local err = '{"name":"LeaseExpiredError","message":"lease expired ' .. lr .. ' times (budget ' .. maxReq .. ')","code":"LEASE_EXPIRED"}'
       args[#args + 1] = 'st'; args[#args + 1] = 'failed'

@@ -66,3 +66,16 @@ local function expireFans(kp, jk, id, ttl, fg)
     redis.call('PEXPIRE', kp .. 'fan:' .. id .. ':' .. group, ttl)
   end
 end
+
+-- A job that ends cancelled outside a worker's commit (cancel-8: it was not running; reap-7: its
+-- worker died after a cancel was asked): the record, the cancelled index, its parent, its
+-- fan-outs, its inbox and the stream. No TTL on the record: sweep-2.lua deletes it by the index.
+local function endCancelled(kp, jk, id, args, ls, entry, cancelledKey, eventsKey, now, maxLen, ttl)
+  addLog(args, jk, ls, now, { entry })
+  redis.call('HSET', jk, unpack(args))
+  redis.call('ZADD', cancelledKey, now, id)
+  notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
+  expireFans(kp, jk, id, ttl)
+  redis.call('DEL', kp .. 'inbox:' .. id)
+  emit(eventsKey, maxLen, now, id, 'cancelled', 'cancelled')
+end
