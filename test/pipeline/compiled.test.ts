@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { assign, setup, type AnyStateMachine } from 'xstate';
 import { definePipeline, explainNotCompiled, step } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
-import { Harness, gate } from '../support/harness.js';
+import { Harness, gate, untilAborted } from '../support/harness.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 
 type Calls = string[];
@@ -284,6 +284,66 @@ describe('compiled step pipelines', () => {
     assert.equal(thrown.record.status, 'done');
     assert.equal(thrown.record.attempts, 2);
     assert.equal((thrown.record.error as { message: string }).message, 'assign blew up');
+  });
+
+  it('ends a running step on timeout and on cancel through its signal, storing what the XState runtime stores', async () => {
+    const h = new Harness(redis);
+    try {
+      const aborted: string[] = [];
+      const make = (name: string, compile: boolean) =>
+        definePipeline({
+          name,
+          compile,
+          timeoutMs: 300,
+          retry: { maxAttempts: 1 },
+          machine: setup({
+            actors: {
+              quick: step(async () => 'q'),
+              hang: step(async ({ signal }) => {
+                signal.addEventListener('abort', () =>
+                  aborted.push(`${name}:${(signal.reason as { reason?: string }).reason}`),
+                );
+                return untilAborted(signal);
+              }),
+            },
+          }).createMachine({
+            initial: 'a',
+            states: {
+              a: { invoke: { id: 'quick', src: 'quick', onDone: 'b' } },
+              b: { invoke: { id: 'hang', src: 'hang', onDone: 'end' } },
+              end: { type: 'final' },
+            },
+          }),
+        });
+      const jobs = [make('t-c', true), make('t-x', false), make('k-c', true), make('k-x', false)];
+      assert.ok(jobs[0]!.compiled && !jobs[1]!.compiled);
+      await h.started({ jobs });
+      const client = h.client({ jobs });
+      const records: Record<string, { status: string; state: unknown; error: unknown; snapshot: unknown }> =
+        {};
+      for (const name of ['t-c', 't-x', 'k-c', 'k-x']) {
+        const id = await client.enqueue(name, {});
+        if (name.startsWith('k')) {
+          await eventually(async () => (await client.get(id))?.state === 'b');
+          assert.equal(await client.cancel(id), true);
+        }
+        const rec = await client.waitForResult(id, { timeoutMs: 5000 });
+        records[name] = {
+          status: rec.status,
+          state: rec.state,
+          error: rec.error && { code: rec.error.code },
+          snapshot: rec.snapshot,
+        };
+      }
+      assert.equal(records['t-c']!.status, 'failed');
+      assert.deepEqual(records['t-c']!.error, { code: 'TIMEOUT' });
+      assert.equal(records['k-c']!.status, 'cancelled');
+      assert.deepEqual(records['t-c'], records['t-x']);
+      assert.deepEqual(records['k-c'], records['k-x']);
+      assert.deepEqual(aborted.sort(), ['k-c:cancel', 'k-x:cancel', 't-c:timeout', 't-x:timeout']);
+    } finally {
+      await h.close();
+    }
   });
 
   it('resumes a job checkpointed by one runtime in the other, re-running only the interrupted step', async () => {
