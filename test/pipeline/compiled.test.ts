@@ -346,6 +346,45 @@ describe('compiled step pipelines', () => {
     }
   });
 
+  it('logs events sent to a running compiled job as ignored, as the XState runtime does', async () => {
+    const h = new Harness(redis);
+    try {
+      const gates = new Map<string, ReturnType<typeof gate<unknown>>>();
+      const make = (name: string, compile: boolean) =>
+        definePipeline({
+          name,
+          compile,
+          machine: setup({
+            actors: { wait: step(async ({ jobId }) => gates.get(jobId)!.promise) },
+          }).createMachine({
+            initial: 'a',
+            states: { a: { invoke: { id: 'w', src: 'wait', onDone: 'end' } }, end: { type: 'final' } },
+          }),
+        });
+      const jobs = [make('e-c', true), make('e-x', false)];
+      await h.started({ jobs });
+      const client = h.client({ jobs });
+      const logs: unknown[][] = [];
+      for (const name of ['e-c', 'e-x']) {
+        const id = await client.enqueue(name, {});
+        gates.set(id, gate());
+        await eventually(async () => (await client.get(id))?.state === 'a');
+        await client.send(id, { type: 'PING' });
+        await eventually(async () => (await h.store.getLog(id)).some((e) => e.type === 'event-ignored'));
+        gates.get(id)!.open(undefined);
+        assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).status, 'done');
+        logs.push((await h.store.getLog(id)).map(({ at: _at, ...rest }) => rest));
+      }
+      assert.ok(
+        logs[0]!.some((e) => JSON.stringify(e) === '{"type":"event-ignored","event":"PING","state":"a"}'),
+        JSON.stringify(logs[0]),
+      );
+      assert.deepEqual(logs[0], logs[1]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('resumes a job checkpointed by one runtime in the other, re-running only the interrupted step', async () => {
     for (const [first, second] of [
       [true, false],
