@@ -1,7 +1,7 @@
 // `machinist stats`: how many jobs each queue holds per status (one ZCARD per index).
 
 import { Command } from 'commander';
-import { COUNTED, type QueueCounts } from '../../store/redis/RedisStore.js';
+import { COUNTED, type QueueCounts } from '../../store/redis/listJobs.js';
 import { withClient, type GlobalOptions } from '../connect.js';
 import { json, table } from '../format.js';
 

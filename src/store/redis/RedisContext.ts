@@ -1,4 +1,4 @@
-// What RedisStore's helper modules (fanOutOps, listJobs) need from it.
+// What RedisStore's helper modules (commitOps, fanOutOps, listJobs, ...) need from it.
 
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../keys.js';
@@ -8,4 +8,6 @@ export interface RedisContext {
   keys(queue: string): QueueKeys;
   run(name: string, keys: string[], args: (string | number)[]): Promise<any>;
   readonly eventsMaxLen: number;
+  /** Retention of finished records (and TTL of a finished parent's fan-out keys). */
+  readonly finishedTtlMs: number;
 }

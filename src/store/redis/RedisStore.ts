@@ -10,7 +10,6 @@ import {
   type BrokenEntry,
   type CancelOutcome,
   type ClaimRequest,
-  type ClaimedJob,
   type CommitOp,
   type CommitResult,
   type DeadLetter,
@@ -30,9 +29,11 @@ import { defineScripts, type ScriptRunner } from './scripts.js';
 import type { RedisContext } from './RedisContext.js';
 import * as fanOps from './fanOutOps.js';
 import * as listJobs from './listJobs.js';
+import type { QueueCounts } from './listJobs.js';
 import * as deadLetterOps from './deadLetterOps.js';
+import * as leaseOps from './leaseOps.js';
 import { decodeLogEntry, decodeStreamEntries, implicitLog } from './decodeEvents.js';
-import { encodeOps } from './encodeOps.js';
+import { commitRoundTrip } from './commitOps.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
 
 export interface RedisStoreOptions {
@@ -53,8 +54,6 @@ export interface RedisStoreOptions {
 }
 
 const DAY = 24 * 3600 * 1000;
-/** Records one sweep-2.lua call deletes per index at most (~1-2 ms of Redis time). */
-const SWEEP_LIMIT = 500;
 
 export class RedisStore implements Store {
   readonly prefix: string;
@@ -90,6 +89,7 @@ export class RedisStore implements Store {
       keys: (queue) => this.keys(queue),
       run: (name, keys, args) => this.run(name, keys, args),
       eventsMaxLen: this.eventsMaxLen,
+      finishedTtlMs: this.finishedTtlMs,
     };
   }
 
@@ -138,68 +138,8 @@ export class RedisStore implements Store {
     return out;
   }
 
-  async commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult> {
-    const k = this.keys(queue);
-    const args: (string | number)[] = [
-      k.base,
-      this.eventsMaxLen,
-      this.finishedTtlMs,
-      claim?.workerId ?? '',
-      claim?.leaseMs ?? 0,
-      claim?.max ?? 0,
-      claim ? `|${claim.loadMachines.join('|')}|` : '',
-      ops.length,
-    ];
-    encodeOps(ops, args);
-    const [written, claimedFlat, nextDue, now] = (await this.run(
-      'commit',
-      [
-        k.queued,
-        k.delayed,
-        k.active,
-        k.meta,
-        k.events,
-        k.marker,
-        k.waiting,
-        k.done,
-        k.failed,
-        k.cancelled,
-        k.dead,
-        k.broken,
-      ],
-      args,
-    )) as [number[], (string | string[])[], string | null, number];
-    const claimed: ClaimedJob[] = [];
-    const f = claimedFlat;
-    for (let i = 0; i < f.length; i += 8) {
-      // See the reply layout in lua/commit-12.lua: the rare fields come nested, or as ''.
-      const x = f[i + 7];
-      const rare = typeof x === 'string' ? undefined : x;
-      claimed.push({
-        id: f[i] as string,
-        token: f[i + 1] as string,
-        machine: (f[i + 2] as string) || undefined,
-        version: Number(f[i + 3]),
-        input: (f[i + 4] as string) || undefined,
-        snapshot: rare?.[0] || undefined,
-        attempt: Number(rare?.[1]) || 1,
-        maxAttempts: Number(f[i + 5]) || 1,
-        leaseRequeues: Number(rare?.[2]) || 0,
-        parentId: rare?.[3] || undefined,
-        options: rare?.[4] || undefined,
-        status: f[i + 6] as JobStatus,
-        inbox: Number(rare?.[5]) || 0,
-        parentQueue: rare?.[6] || undefined,
-        hasInbox: rare?.[7] === '1',
-        parentState: (rare?.[8] || undefined) as ClaimedJob['parentState'],
-      });
-    }
-    return {
-      written: written.map((w) => w === 1),
-      claimed,
-      nextDueAt: nextDue ? Number(nextDue) : null,
-      redisNow: Number(now),
-    };
+  commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult> {
+    return commitRoundTrip(this.ctx, queue, ops, claim);
   }
 
   fanOpen(
@@ -245,47 +185,17 @@ export class RedisStore implements Store {
     }
   }
 
-  async heartbeat(
-    queue: string,
-    leases: { id: string; token: string }[],
-    leaseMs: number,
-  ): Promise<LeaseState[]> {
-    if (leases.length === 0) return [];
-    const k = this.keys(queue);
-    const args: (string | number)[] = [k.base, leaseMs];
-    for (const l of leases) args.push(l.id, l.token);
-    const res = (await this.run('heartbeat', [k.active], args)) as number[];
-    return res.map((r) => (r === 0 ? 'held' : r === 2 ? 'cancel' : 'lost'));
+  heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]> {
+    return leaseOps.heartbeat(this.ctx, queue, leases, leaseMs);
   }
 
-  async reap(queue: string, options: { maxLeaseRequeues: number; lockMs?: number }): Promise<ReapResult> {
-    const k = this.keys(queue);
-    const res = (await this.run(
-      'reap',
-      [k.active, k.queued, k.failed, k.dead, k.events, k.marker, k.cancelled],
-      [k.base, this.eventsMaxLen, options.maxLeaseRequeues, this.finishedTtlMs, options.lockMs ?? 100],
-    )) as [string[], string[]] | null;
-    if (!res) return { requeued: [], failed: [] };
-    await this.sweep(queue);
-    return { requeued: res[0], failed: res[1] };
+  reap(queue: string, options: { maxLeaseRequeues: number; lockMs?: number }): Promise<ReapResult> {
+    return leaseOps.reap(this.ctx, queue, options);
   }
 
-  /**
-   * Retention: deletes done and cancelled records older than `finishedTtlMs` (sweep-2.lua),
-   * SWEEP_LIMIT per index per call, again while a call comes back full, for at most ~1 s (what
-   * is left waits for the next reap). Runs after each reap that held the reaper's lock.
-   */
-  async sweep(queue: string): Promise<number> {
-    const k = this.keys(queue);
-    const t0 = Date.now();
-    let total = 0;
-    for (;;) {
-      const n = Number(
-        await this.run('sweep', [k.done, k.cancelled], [k.base, this.finishedTtlMs, SWEEP_LIMIT]),
-      );
-      total += n;
-      if (n < SWEEP_LIMIT || Date.now() - t0 > 1000) return total;
-    }
+  /** Retention: deletes done and cancelled records older than `finishedTtlMs` (see leaseOps.ts). */
+  sweep(queue: string): Promise<number> {
+    return leaseOps.sweep(this.ctx, queue);
   }
 
   async waitForWork(queue: string, timeoutMs: number): Promise<void> {
@@ -470,18 +380,8 @@ export class RedisStore implements Store {
    * loading and working jobs; `queued` counts only jobs due now, `delayed` the ones waiting.
    * @example const { queued, active, dead } = await store.counts('default');
    */
-  async counts(queue: string): Promise<QueueCounts> {
-    const k = this.keys(queue);
-    const pipe = this.redis.pipeline();
-    for (const name of COUNTED) pipe.zcard(k[name]);
-    const res = (await pipe.exec()) ?? [];
-    const out = {} as QueueCounts;
-    COUNTED.forEach((name, i) => {
-      const [err, n] = res[i] ?? [null, 0];
-      if (err) throw err;
-      out[name] = Number(n);
-    });
-    return out;
+  counts(queue: string): Promise<QueueCounts> {
+    return listJobs.counts(this.ctx, queue);
   }
 
   async close(): Promise<void> {
@@ -493,17 +393,3 @@ export class RedisStore implements Store {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
-
-/** The indexes `counts` reports, in display order. */
-export const COUNTED = [
-  'queued',
-  'delayed',
-  'active',
-  'waiting',
-  'done',
-  'failed',
-  'cancelled',
-  'dead',
-  'broken',
-] as const;
-export type QueueCounts = Record<(typeof COUNTED)[number], number>;

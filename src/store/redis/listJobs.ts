@@ -1,5 +1,6 @@
 // Listing jobs by status, machine or parent: pages read from the queue's indexes, filtered,
-// with a cursor "<index position>:<offset>" that a later call resumes from.
+// with a cursor "<index position>:<offset>" that a later call resumes from; and the indexes'
+// sizes (`counts`).
 
 import type { JobRecord, JobStatus, ListQuery } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
@@ -90,4 +91,33 @@ export async function list(
     }
   }
   return { jobs, cursor: si < sources.length ? `${si}:${offset}` : null };
+}
+
+/** The indexes `counts` reports, in display order. */
+export const COUNTED = [
+  'queued',
+  'delayed',
+  'active',
+  'waiting',
+  'done',
+  'failed',
+  'cancelled',
+  'dead',
+  'broken',
+] as const;
+export type QueueCounts = Record<(typeof COUNTED)[number], number>;
+
+/** How many entries each of the queue's indexes holds (one pipelined ZCARD each). */
+export async function counts(ctx: RedisContext, queue: string): Promise<QueueCounts> {
+  const k = ctx.keys(queue);
+  const pipe = ctx.redis.pipeline();
+  for (const name of COUNTED) pipe.zcard(k[name]);
+  const res = (await pipe.exec()) ?? [];
+  const out = {} as QueueCounts;
+  COUNTED.forEach((name, i) => {
+    const [err, n] = res[i] ?? [null, 0];
+    if (err) throw err;
+    out[name] = Number(n);
+  });
+  return out;
 }

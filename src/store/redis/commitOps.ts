@@ -1,0 +1,75 @@
+// One worker round trip (lua/commit-12.lua): its fenced writes, encoded by encodeOps, then a
+// claim of new work; and the reply, decoded into ClaimedJobs.
+
+import type { ClaimRequest, ClaimedJob, CommitOp, CommitResult, JobStatus } from '../types.js';
+import type { RedisContext } from './RedisContext.js';
+import { encodeOps } from './encodeOps.js';
+
+export async function commitRoundTrip(
+  ctx: RedisContext,
+  queue: string,
+  ops: CommitOp[],
+  claim?: ClaimRequest,
+): Promise<CommitResult> {
+  const k = ctx.keys(queue);
+  const args: (string | number)[] = [
+    k.base,
+    ctx.eventsMaxLen,
+    ctx.finishedTtlMs,
+    claim?.workerId ?? '',
+    claim?.leaseMs ?? 0,
+    claim?.max ?? 0,
+    claim ? `|${claim.loadMachines.join('|')}|` : '',
+    ops.length,
+  ];
+  encodeOps(ops, args);
+  const [written, claimedFlat, nextDue, now] = (await ctx.run(
+    'commit',
+    [
+      k.queued,
+      k.delayed,
+      k.active,
+      k.meta,
+      k.events,
+      k.marker,
+      k.waiting,
+      k.done,
+      k.failed,
+      k.cancelled,
+      k.dead,
+      k.broken,
+    ],
+    args,
+  )) as [number[], (string | string[])[], string | null, number];
+  const claimed: ClaimedJob[] = [];
+  const f = claimedFlat;
+  for (let i = 0; i < f.length; i += 8) {
+    // See the reply layout in lua/commit-12.lua: the rare fields come nested, or as ''.
+    const x = f[i + 7];
+    const rare = typeof x === 'string' ? undefined : x;
+    claimed.push({
+      id: f[i] as string,
+      token: f[i + 1] as string,
+      machine: (f[i + 2] as string) || undefined,
+      version: Number(f[i + 3]),
+      input: (f[i + 4] as string) || undefined,
+      snapshot: rare?.[0] || undefined,
+      attempt: Number(rare?.[1]) || 1,
+      maxAttempts: Number(f[i + 5]) || 1,
+      leaseRequeues: Number(rare?.[2]) || 0,
+      parentId: rare?.[3] || undefined,
+      options: rare?.[4] || undefined,
+      status: f[i + 6] as JobStatus,
+      inbox: Number(rare?.[5]) || 0,
+      parentQueue: rare?.[6] || undefined,
+      hasInbox: rare?.[7] === '1',
+      parentState: (rare?.[8] || undefined) as ClaimedJob['parentState'],
+    });
+  }
+  return {
+    written: written.map((w) => w === 1),
+    claimed,
+    nextDueAt: nextDue ? Number(nextDue) : null,
+    redisNow: Number(now),
+  };
+}

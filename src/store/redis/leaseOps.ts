@@ -1,0 +1,55 @@
+// Leases and retention on Redis: the heartbeat that extends a worker's leases (lua/heartbeat-1.lua),
+// the reaper that requeues or fails jobs whose lease passed (lua/reap-7.lua), and the sweep that
+// deletes finished records past the retention window (lua/sweep-2.lua), run after each reap.
+
+import type { LeaseState, ReapResult } from '../types.js';
+import type { RedisContext } from './RedisContext.js';
+
+/** Records one sweep-2.lua call deletes per index at most (~1-2 ms of Redis time). */
+const SWEEP_LIMIT = 500;
+
+export async function heartbeat(
+  ctx: RedisContext,
+  queue: string,
+  leases: { id: string; token: string }[],
+  leaseMs: number,
+): Promise<LeaseState[]> {
+  if (leases.length === 0) return [];
+  const k = ctx.keys(queue);
+  const args: (string | number)[] = [k.base, leaseMs];
+  for (const l of leases) args.push(l.id, l.token);
+  const res = (await ctx.run('heartbeat', [k.active], args)) as number[];
+  return res.map((r) => (r === 0 ? 'held' : r === 2 ? 'cancel' : 'lost'));
+}
+
+export async function reap(
+  ctx: RedisContext,
+  queue: string,
+  options: { maxLeaseRequeues: number; lockMs?: number },
+): Promise<ReapResult> {
+  const k = ctx.keys(queue);
+  const res = (await ctx.run(
+    'reap',
+    [k.active, k.queued, k.failed, k.dead, k.events, k.marker, k.cancelled],
+    [k.base, ctx.eventsMaxLen, options.maxLeaseRequeues, ctx.finishedTtlMs, options.lockMs ?? 100],
+  )) as [string[], string[]] | null;
+  if (!res) return { requeued: [], failed: [] };
+  await sweep(ctx, queue);
+  return { requeued: res[0], failed: res[1] };
+}
+
+/**
+ * Retention: deletes done and cancelled records older than `finishedTtlMs` (sweep-2.lua),
+ * SWEEP_LIMIT per index per call, again while a call comes back full, for at most ~1 s (what
+ * is left waits for the next reap). Runs after each reap that held the reaper's lock.
+ */
+export async function sweep(ctx: RedisContext, queue: string): Promise<number> {
+  const k = ctx.keys(queue);
+  const t0 = Date.now();
+  let total = 0;
+  for (;;) {
+    const n = Number(await ctx.run('sweep', [k.done, k.cancelled], [k.base, ctx.finishedTtlMs, SWEEP_LIMIT]));
+    total += n;
+    if (n < SWEEP_LIMIT || Date.now() - t0 > 1000) return total;
+  }
+}
