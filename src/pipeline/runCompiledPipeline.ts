@@ -20,8 +20,9 @@ import type { ActiveJob } from '../supervisor/ActiveJob.js';
 import type { Supervisor } from '../supervisor/Supervisor.js';
 import { successPath } from '../runtime/lifecycle.js';
 import type { PipelineDefinition } from './definePipeline.js';
-import type { CompiledPipeline, CompiledState } from './compileSteps.js';
-import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
+import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
+import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
+import { CheckpointWriter } from './checkpointWriter.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -104,10 +105,8 @@ export async function runCompiledPipeline(
   let stepInput: unknown;
   /** The machine's output once a final state is entered. */
   let output: unknown;
-  const pendingLog: string[] = [];
+  const checkpoints = new CheckpointWriter(job);
   let inboxConsumed = c.inbox;
-  let lastStateText = '';
-  let lastPersisted = '';
   let flushScheduled = false;
   let finished = false;
   let failure: { thrown: unknown; lastActive: unknown } | undefined;
@@ -116,23 +115,7 @@ export async function runCompiledPipeline(
   const flush = () => {
     flushScheduled = false;
     if (finished) return;
-    const wText = JSON.stringify(persisted());
-    const stateText = JSON.stringify(state.name);
-    if (wText === lastPersisted && pendingLog.length === 0) return;
-    lastPersisted = wText;
-    const log = pendingLog.splice(0);
-    if (stateText !== lastStateText) log.push(`{"type":"state","state":${stateText}}`);
-    lastStateText = stateText;
-    void job.write({
-      kind: 'checkpoint',
-      id: c.id,
-      token: c.token,
-      status: 'working',
-      snapshot: pipelineSnapshotText(life, wText, '[]'),
-      state: stateText,
-      inboxConsumed,
-      log,
-    });
+    checkpoints.write(life, JSON.stringify(persisted()), '[]', JSON.stringify(state.name), inboxConsumed);
   };
   const markDirty = () => {
     if (flushScheduled || finished) return;
@@ -154,10 +137,10 @@ export async function runCompiledPipeline(
           try {
             type = (JSON.parse(text) as { type?: unknown }).type;
           } catch {
-            pendingLog.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
+            checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
             continue;
           }
-          pendingLog.push(JSON.stringify({ type: 'event-ignored', event: type, state: state.name }));
+          checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', event: type, state: state.name }));
         }
         if (texts.length > 0) markDirty();
       } catch (err) {
@@ -169,11 +152,11 @@ export async function runCompiledPipeline(
     });
   };
 
-  /** Takes the first enabled transition; returns the state entered (null: the machine errored). */
-  const take = (from: CompiledState, ev: AnyEvent, ok: boolean): CompiledState | null => {
+  /** Takes the first enabled transition of `list` (the step's onDone or onError); returns the
+   * state entered (null: the machine errored). */
+  const take = (list: CompiledTransition[], ev: AnyEvent): CompiledState | null => {
     const lastActive = persisted();
     try {
-      const list = ok ? from.step!.onDone : from.step!.onError;
       const t = list.find((tr) => tr.guard === null || tr.guard(context, ev));
       if (!t) {
         // XState: an error event no transition handles errors the machine.
@@ -202,10 +185,10 @@ export async function runCompiledPipeline(
       const init = { type: 'xstate.init', input };
       stepInput = state.step?.input(context, init);
       if (!state.step) output = compiled.output(context, state, init);
-      pendingLog.push('{"type":"started"}');
+      checkpoints.pending.push('{"type":"started"}');
     } else {
       ({ state, context, stepInput } = start);
-      pendingLog.push('{"type":"resumed"}');
+      checkpoints.pending.push('{"type":"resumed"}');
     }
   } catch (err) {
     // XState errors the machine when its context or first input cannot be computed.
@@ -220,8 +203,9 @@ export async function runCompiledPipeline(
     markDirty();
     const step = state!.step;
     let ev: AnyEvent;
+    let list: CompiledTransition[];
     try {
-      const output = await job.race(
+      const stepOutput = await job.race(
         callStep(step.fn, {
           input: stepInput,
           // Getters: a step that never reads them costs no AbortController and no closure.
@@ -237,12 +221,14 @@ export async function runCompiledPipeline(
           attempt: c.attempt,
         }),
       );
-      ev = { type: `xstate.done.actor.${step.invokeId}`, output, actorId: step.invokeId };
+      ev = { type: `xstate.done.actor.${step.invokeId}`, output: stepOutput, actorId: step.invokeId };
+      list = step.onDone;
     } catch (err) {
       if (job.abortError) break;
       ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
+      list = step.onError;
     }
-    const next = take(state!, ev, ev.type.startsWith('xstate.done'));
+    const next = take(list, ev);
     if (next) state = next;
   }
   finished = true;
@@ -255,7 +241,7 @@ export async function runCompiledPipeline(
     return writePipelineDone(job, life, def, timeoutMs, {
       output,
       value: state!.name,
-      log: pendingLog,
+      log: checkpoints.pending,
       persisted: {
         status: 'done',
         output,
@@ -282,6 +268,6 @@ export async function runCompiledPipeline(
         },
     lastActive: aborted ? undefined : failure!.lastActive,
     timers: [],
-    stateText: lastStateText,
+    stateText: checkpoints.lastState,
   });
 }

@@ -21,6 +21,7 @@ import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './t
 import { isMachineLogic, isParkable } from './parkable.js';
 import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
 import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
+import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
@@ -69,14 +70,15 @@ export async function runPipeline(
   let detached = false;
   let flushScheduled = false;
   // What the last checkpoint held (machine snapshot + timers), to skip writing it again.
-  let lastPersisted = stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}` : '';
-  let lastStateText = '';
+  const checkpoints = new CheckpointWriter(
+    job,
+    stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}` : '',
+  );
   let inboxConsumed = c.inbox;
   let lastTimers: StoredTimer[] = stored?.t ?? [];
   /** The root's last snapshot while active: an errored actor drops its children, this keeps them. */
   let lastActive: unknown;
   let inboxReading: Promise<void> | undefined;
-  let pendingLog: string[] = [];
   // A fan-out whose children are not yet durably enqueued MUST NOT park: if the worker died
   // after parking, nothing would ever wake the parent.
   let fanSetups = 0;
@@ -130,8 +132,6 @@ export async function runPipeline(
   const outcome = new Promise<Outcome>((r) => (settle = r));
 
   const stateText = () => JSON.stringify(actor!.getSnapshot().value);
-  /** The stored form of a checkpoint or park: lifecycle, machine snapshot and timers. */
-  const snapshotText = (wText: string, tText: string) => pipelineSnapshotText(life, wText, tText);
 
   const flush = () => {
     flushScheduled = false;
@@ -142,25 +142,7 @@ export async function runPipeline(
     lastTimers = timers;
     const wText = JSON.stringify(actor.getPersistedSnapshot());
     const tText = timers.length === 0 ? '[]' : JSON.stringify(timers);
-    const key = `${wText}|${tText}`;
-    const state = stateText();
-    if (key !== lastPersisted || pendingLog.length > 0) {
-      lastPersisted = key;
-      const log = pendingLog;
-      pendingLog = [];
-      if (state !== lastStateText) log.push(`{"type":"state","state":${state}}`);
-      lastStateText = state;
-      void job.write({
-        kind: 'checkpoint',
-        id: c.id,
-        token: c.token,
-        status: 'working',
-        snapshot: snapshotText(wText, tText),
-        state,
-        inboxConsumed,
-        log,
-      });
-    }
+    checkpoints.write(life, wText, tText, stateText(), inboxConsumed);
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
       const wakeAt = earliestDue(timers);
       if (wakeAt === null || wakeAt - (Date.now() + sup.clockOffset) > PARK_MIN_MS)
@@ -180,16 +162,16 @@ export async function runPipeline(
       try {
         event = JSON.parse(text) as { type: string };
       } catch {
-        pendingLog.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
+        checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
         continue;
       }
       if (!actor!.getSnapshot().can(event)) {
-        pendingLog.push(
+        checkpoints.pending.push(
           JSON.stringify({ type: 'event-ignored', event: event.type, state: actor!.getSnapshot().value }),
         );
         continue;
       }
-      pendingLog.push(JSON.stringify({ type: 'event', event: event.type }));
+      checkpoints.pending.push(JSON.stringify({ type: 'event', event: event.type }));
       actor!.send(event);
     }
     markDirty();
@@ -270,8 +252,8 @@ export async function runPipeline(
     });
     job.signal.addEventListener('abort', () => settle({ kind: 'aborted' }), { once: true });
     job.onInbox = readInbox;
-    if (machineSnapshot === undefined) pendingLog.push('{"type":"started"}');
-    else pendingLog.push('{"type":"resumed"}');
+    if (machineSnapshot === undefined) checkpoints.pending.push('{"type":"started"}');
+    else checkpoints.pending.push('{"type":"resumed"}');
     actor.start();
     lastActive = actor.getSnapshot();
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
@@ -296,13 +278,17 @@ export async function runPipeline(
         output: snap.output,
         persisted: actor!.getPersistedSnapshot(),
         value: snap.value,
-        log: pendingLog,
+        log: checkpoints.pending,
       });
     } else if (result.kind === 'park') {
       const timers = captureTimers(actor!, sup.clockOffset);
       life = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
       job.end();
-      const text = snapshotText(JSON.stringify(actor!.getPersistedSnapshot()), JSON.stringify(timers));
+      const text = pipelineSnapshotText(
+        life,
+        JSON.stringify(actor!.getPersistedSnapshot()),
+        JSON.stringify(timers),
+      );
       await job.write({
         kind: 'park',
         id: c.id,
@@ -311,7 +297,10 @@ export async function runPipeline(
         snapshot: text,
         state: stateText(),
         inboxConsumed,
-        log: [...pendingLog, JSON.stringify({ type: 'parked', state: snap.value, wakeAt: result.wakeAt })],
+        log: [
+          ...checkpoints.pending,
+          JSON.stringify({ type: 'parked', state: snap.value, wakeAt: result.wakeAt }),
+        ],
       });
     } else {
       await writePipelineFailure(job, life, def, timeoutMs, {
@@ -322,7 +311,7 @@ export async function runPipeline(
             ? def.machine.getPersistedSnapshot(lastActive as never)
             : undefined,
         timers: lastTimers,
-        stateText: lastStateText,
+        stateText: checkpoints.lastState,
       });
     }
   } catch (err) {

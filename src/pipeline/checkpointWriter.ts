@@ -1,0 +1,49 @@
+// A pipeline run's checkpoints, whichever runtime drives its machine (runPipeline: XState actors;
+// runCompiledPipeline: a compiled step table): the audit entries waiting for the next write, and
+// a write skipped when neither the stored snapshot nor the log changed since the last one.
+// Writes are not awaited: a crash before one lands only re-runs the step it covered, and a
+// refused one (lease lost) aborts the run through the supervisor.
+
+import type { LifecycleSnapshot } from '../../machines/job.js';
+import type { ActiveJob } from '../supervisor/ActiveJob.js';
+import { pipelineSnapshotText } from './pipelineEnding.js';
+
+export class CheckpointWriter {
+  /** Audit entries for the next write (a checkpoint, or the run's ending). */
+  pending: string[] = [];
+  /** The state value (JSON) the last checkpoint stored; '' before the first. */
+  lastState = '';
+
+  /** `lastKey`: `<machine snapshot JSON>|<timers JSON>` of what is stored already, if known. */
+  constructor(
+    private readonly job: ActiveJob,
+    private lastKey = '',
+  ) {}
+
+  /** Writes `{l, w, t}` with the pending entries, and a `state` entry when the state changed. */
+  write(
+    life: LifecycleSnapshot,
+    wText: string,
+    tText: string,
+    stateText: string,
+    inboxConsumed: number,
+  ): void {
+    const key = `${wText}|${tText}`;
+    if (key === this.lastKey && this.pending.length === 0) return;
+    this.lastKey = key;
+    const log = this.pending;
+    this.pending = [];
+    if (stateText !== this.lastState) log.push(`{"type":"state","state":${stateText}}`);
+    this.lastState = stateText;
+    void this.job.write({
+      kind: 'checkpoint',
+      id: this.job.id,
+      token: this.job.token,
+      status: 'working',
+      snapshot: pipelineSnapshotText(life, wText, tText),
+      state: stateText,
+      inboxConsumed,
+      log,
+    });
+  }
+}
