@@ -1,79 +1,32 @@
 // A private redis-server for the bench, and the INFO figures it reads from it.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { spawnRedisServer } from '../examples/privateRedis.js';
 
 export interface PrivateRedis {
   host: string;
   port: number;
   url: string;
-  proc: ChildProcess;
   ctl: Redis;
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 export async function startRedis(): Promise<PrivateRedis> {
-  const host = '127.0.0.1';
-  const port = await freePort();
-  const proc = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', host, '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const kill = () => {
-    if (proc.exitCode === null) proc.kill('SIGKILL');
-  };
-  process.once('exit', kill);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const probe = new Redis({
-      host,
-      port,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      break;
-    } catch (err) {
-      probe.disconnect();
-      if (Date.now() > deadline)
-        throw new Error(`redis-server did not start on port ${port}`, { cause: err });
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const server = await spawnRedisServer({ extraArgs: ['--loglevel', 'warning'], stderr: 'inherit' });
+  const { host, port } = server;
   const ctl = new Redis({ host, port, maxRetriesPerRequest: null });
   ctl.on('error', () => {});
   await ctl.ping();
   return {
     host,
     port,
-    url: `redis://${host}:${port}`,
-    proc,
+    url: server.url,
     ctl,
     stop: async () => {
       ctl.disconnect();
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
-      kill();
+      // A clean exit when it comes within 3 s, else at once.
+      await Promise.race([server.stop(), new Promise((r) => setTimeout(r, 3_000))]);
+      await server.stop('SIGKILL');
     },
   };
 }

@@ -1,84 +1,23 @@
-// Starts a private redis-server on a free loopback port for one test file, and stops it.
+// Starts a private redis-server on a free loopback port for one test file (examples/privateRedis.ts),
+// and stops it.
 // REDIS_URL overrides (then the tests use that server and flush nothing but their own prefix).
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { spawnRedisServer } from '../../examples/privateRedis.js';
 
 export interface TestRedis {
   url: string;
   port: number;
   stop(): Promise<void>;
-  /** Kills the server hard (for fault tests) and restarts it on the same port. */
-  process: ChildProcess | undefined;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
   if (process.env.REDIS_URL) {
     const url = process.env.REDIS_URL;
-    return { url, port: Number(new URL(url).port || 6379), process: undefined, stop: async () => {} };
+    return { url, port: Number(new URL(url).port || 6379), stop: async () => {} };
   }
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'machinist-redis-'));
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-      ...extraArgs,
-    ],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => {});
-  for (let i = 0; i < 100; i++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      break;
-    } catch {
-      probe.disconnect();
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  probe.disconnect();
-  return {
-    url,
-    port,
-    process: child,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const server = await spawnRedisServer({ extraArgs });
+  // SIGKILL: a test's server holds nothing worth a clean shutdown.
+  return { url: server.url, port: server.port, stop: () => server.stop('SIGKILL') };
 }
 
 let counter = 0;
