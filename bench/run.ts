@@ -49,7 +49,10 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const N = Number(process.env.BENCH_JOBS ?? (QUICK ? 2_000 : 20_000));
 const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? (QUICK ? 20_000 : 1_000_000));
-const LATENCY_JOBS = Number(process.env.BENCH_LATENCY_JOBS ?? (QUICK ? 100 : 300));
+// p99 of 300 samples was the 3rd-worst sample, and 20 warm-up jobs left the first few hundred
+// samples in JIT warm-up (their p99 was 2-4x the last quarter's): 2,000 samples after 200.
+const LATENCY_JOBS = Number(process.env.BENCH_LATENCY_JOBS ?? (QUICK ? 100 : 2_000));
+const LATENCY_WARMUP = QUICK ? 20 : 200;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const PROFILE = process.argv.includes('--profile');
 const WRITE =
@@ -57,6 +60,8 @@ const WRITE =
 const SYSTEMS: SystemName[] = ['machinist', 'bullmq'];
 const ENQ_IN_FLIGHT = 100;
 const BULK = 1_000;
+/** Workload 8's control: the backlog's jobs queued here instead, where no worker looks. */
+const OTHER_QUEUE = 'bench-other';
 
 let redis: PrivateRedis;
 const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
@@ -73,13 +78,14 @@ interface Side {
   close(): Promise<void>;
 }
 
-function openSide(system: SystemName): Side {
-  return system === 'machinist' ? machinistSide() : bullSide();
+/** `queue`: another queue than the workers', for workload 8's control run. */
+function openSide(system: SystemName, queue = QUEUE): Side {
+  return system === 'machinist' ? machinistSide(queue) : bullSide(queue);
 }
 
-function machinistSide(): Side {
+function machinistSide(queue: string): Side {
   const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
-  const client = new Client({ store, jobs: [noop], queue: QUEUE });
+  const client = new Client({ store, jobs: [noop], queue });
   return {
     doneKey: MACHINIST_DONE_KEY,
     enqueueSingle: (n, inFlight) =>
@@ -111,9 +117,9 @@ function machinistSide(): Side {
   };
 }
 
-function bullSide(): Side {
+function bullSide(queueName: string): Side {
   const connection = { host: redis.host, port: redis.port };
-  const queue = new Queue(QUEUE, { connection });
+  const queue = new Queue(queueName, { connection });
   let events: QueueEvents | undefined;
   return {
     doneKey: BULL_COMPLETED_KEY,
@@ -237,6 +243,10 @@ interface RunResult {
   cmdsPerJob: number;
   cmds: Map<string, CommandStat>;
   redisCpuUsPerJob: number;
+  /** Redis CPU per job from go to the last job done (the enqueue left out). */
+  processingRedisCpuUsPerJob: number;
+  /** The bench process's own CPU per job over the same window (it only polls ZCARD). */
+  parentCpuUsPerJob: number;
   memPerJobBytes: number;
   workerCpuUsPerJob: number;
   workerMaxRssBytes: number;
@@ -249,6 +259,8 @@ async function processRun(
     concurrency: number;
     n: number;
     backlog?: number;
+    /** Jobs queued on another queue (nobody serves it) after the `n`: workload 8's control. */
+    otherQueueBacklog?: number;
     cpuProfile?: string;
     /** Start the workers after the enqueue (workload 8): else they idle through a long enqueue,
      * and a worker idle for ~9 s runs ~25% slower at first, backlog or not (bench/analysis.md). */
@@ -266,11 +278,22 @@ async function processRun(
     const cpu0 = await redisCpuSeconds(redis.ctl);
     polls = 0;
     await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
+    if (o.otherQueueBacklog) {
+      const other = openSide(system, OTHER_QUEUE);
+      try {
+        await other.enqueueBulk(o.otherQueueBacklog, BULK);
+      } finally {
+        await other.close();
+      }
+    }
     workers ??= await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
+    const cpuGo = await redisCpuSeconds(redis.ctl);
+    const parentCpu0 = process.cpuUsage();
     const t0 = performance.now();
     workers.go();
     await waitDone(side.doneKey, o.n, Math.max(120_000, o.n * 5));
     const secs = (performance.now() - t0) / 1000;
+    const parentCpu = process.cpuUsage(parentCpu0);
     const cpu1 = await redisCpuSeconds(redis.ctl);
     const mem1 = await usedMemory(redis.ctl);
     const cmds = await commandStats(redis.ctl);
@@ -289,6 +312,8 @@ async function processRun(
       cmdsPerJob: total / o.n,
       cmds,
       redisCpuUsPerJob: ((cpu1 - cpu0) * 1e6) / o.n,
+      processingRedisCpuUsPerJob: ((cpu1 - cpuGo) * 1e6) / o.n,
+      parentCpuUsPerJob: (parentCpu.user + parentCpu.system) / o.n,
       memPerJobBytes: (mem1 - mem0) / o.n,
       workerCpuUsPerJob: ws.reduce((s, w) => s + w.cpuUs, 0) / o.n,
       workerMaxRssBytes: Math.max(...ws.map((w) => w.maxRssBytes)),
@@ -482,7 +507,9 @@ function commandsTable(): string {
 // Workloads.
 
 function orderFor(rep: number): SystemName[] {
-  return rep % 2 === 0 ? SYSTEMS : [...SYSTEMS].reverse();
+  const only = process.env.BENCH_SYSTEMS?.split(',');
+  const systems = only ? SYSTEMS.filter((s) => only.includes(s)) : SYSTEMS;
+  return rep % 2 === 0 ? systems : [...systems].reverse();
 }
 
 function want(name: string): boolean {
@@ -563,7 +590,7 @@ async function latencyWorkload(): Promise<void> {
       try {
         workers.go();
         await new Promise((r) => setTimeout(r, 300));
-        const ms = await side.latency(LATENCY_JOBS, 20);
+        const ms = await side.latency(LATENCY_JOBS, LATENCY_WARMUP);
         const p50 = percentile(ms, 50);
         const p99 = percentile(ms, 99);
         row('3', 'latency p50', 'ms', 'lower').samples[system].push(p50);
@@ -578,29 +605,35 @@ async function latencyWorkload(): Promise<void> {
 }
 
 async function backlogWorkload(): Promise<void> {
+  const b = BACKLOG.toLocaleString('en-US');
   log(
-    `\n== 8. throughput (c=100, 1 proc, ${N.toLocaleString('en-US')} jobs) with ${BACKLOG.toLocaleString('en-US')} more queued behind vs an empty queue`,
+    `\n== 8. throughput (c=100, 1 proc, ${N.toLocaleString('en-US')} jobs) with ${b} more queued behind vs an empty queue, and (control) vs the ${b} queued on another queue`,
   );
+  const perJob = (r: RunResult) =>
+    `worker ${fmt(r.workerCpuUsPerJob)} us, Redis ${fmt(r.processingRedisCpuUsPerJob)} us, bench process ${fmt(r.parentCpuUsPerJob)} us`;
   for (let rep = 0; rep < REPS; rep++) {
     for (const system of orderFor(rep)) {
-      const empty = await processRun(system, { procs: 1, concurrency: 100, n: N, spawnAfterEnqueue: true });
-      const full = await processRun(system, {
-        procs: 1,
-        concurrency: 100,
-        n: N,
-        backlog: BACKLOG,
-        spawnAfterEnqueue: true,
-      });
+      const base = { procs: 1, concurrency: 100, n: N, spawnAfterEnqueue: true };
+      const empty = await processRun(system, base);
+      const full = await processRun(system, { ...base, backlog: BACKLOG });
+      // The same data set in Redis, but not in this queue: what the backlog costs beyond the
+      // size of Redis's data set (bench/analysis.md).
+      const other = await processRun(system, { ...base, otherQueueBacklog: BACKLOG });
       row('8', 'throughput, empty queue', 'jobs/s', 'higher').samples[system].push(empty.jobsPerSec);
-      row('8', `throughput, ${BACKLOG.toLocaleString('en-US')} queued`, 'jobs/s', 'higher').samples[
-        system
-      ].push(full.jobsPerSec);
+      row('8', `throughput, ${b} queued`, 'jobs/s', 'higher').samples[system].push(full.jobsPerSec);
       row('8', 'backlog/empty throughput', 'ratio', 'higher').samples[system].push(
         full.jobsPerSec / empty.jobsPerSec,
       );
-      log(
-        `  rep ${rep + 1} ${system.padEnd(9)} empty ${fmt(empty.jobsPerSec)} jobs/s  backlog ${fmt(full.jobsPerSec)} jobs/s  (${((full.jobsPerSec / empty.jobsPerSec) * 100).toFixed(0)}%)`,
+      row('8', `(control) throughput, empty queue, ${b} queued on another queue`, 'jobs/s', 'higher').samples[
+        system
+      ].push(other.jobsPerSec);
+      row('8', '(control) backlog/another queue throughput', 'ratio', 'higher').samples[system].push(
+        full.jobsPerSec / other.jobsPerSec,
       );
+      log(
+        `  rep ${rep + 1} ${system.padEnd(9)} empty ${fmt(empty.jobsPerSec)} jobs/s  backlog ${fmt(full.jobsPerSec)} jobs/s  (${((full.jobsPerSec / empty.jobsPerSec) * 100).toFixed(0)}%)  other queue ${fmt(other.jobsPerSec)} jobs/s`,
+      );
+      log(`      per job: empty: ${perJob(empty)}; backlog: ${perJob(full)}; other queue: ${perJob(other)}`);
     }
   }
 }
@@ -849,8 +882,19 @@ async function profileMode(): Promise<void> {
   log(`wrote bench/PROFILE.md and ${dir}/*.cpuprofile`);
 }
 
+/** CPU time counters from /proc/stat (jiffies, all cores): `steal` is time the VM's host took. */
+function cpuCounters(): { steal: number; total: number } | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined; // not Linux
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
+  const cpuAtStart = cpuCounters();
   redis = await startRedis();
   try {
     const m = await machine();
@@ -863,6 +907,11 @@ async function main(): Promise<void> {
     if (want('fan')) await fanWorkload();
     if (want('backlog')) await backlogWorkload();
     const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+    const cpuAtEnd = cpuCounters();
+    const steal =
+      cpuAtStart && cpuAtEnd
+        ? `CPU steal over the run: ${(((cpuAtEnd.steal - cpuAtStart.steal) / Math.max(1, cpuAtEnd.total - cpuAtStart.total)) * 100).toFixed(1)}% of CPU time (time this VM's host gave to others; /proc/stat).`
+        : 'CPU steal over the run: not known (no /proc/stat).';
     const body = [
       '## Results',
       '',
@@ -876,7 +925,7 @@ async function main(): Promise<void> {
       '',
       commandsTable(),
     ].join('\n');
-    log('\n' + body + `\n\n(run took ${minutes} min)`);
+    log('\n' + body + `\n\n(run took ${minutes} min; ${steal})`);
     if (WRITE) {
       const analysisFile = join(HERE, 'analysis.md');
       const analysis = existsSync(analysisFile) ? readFileSync(analysisFile, 'utf8') : '';
@@ -890,7 +939,7 @@ async function main(): Promise<void> {
           '# Benchmark results: Machinist vs BullMQ',
           '',
           `Generated by \`${env}npm run bench\` on ${new Date().toISOString()} (took ${minutes} min). Figures are medians of ${REPS} runs with min–max; M/B is Machinist / BullMQ of the medians.`,
-          'The machine was shared with other test runs while this ran: compare the ratios, not the absolute figures.',
+          `The machine is a VM that may share its host: compare the ratios, not the absolute figures. ${steal}`,
           '',
           '## Machine',
           '',
@@ -899,10 +948,11 @@ async function main(): Promise<void> {
           '## Method',
           '',
           '- One private `redis-server` (no persistence), FLUSHALL before every run. Workers are separate Node processes (`bench/worker.ts`); the client (enqueue, latency waits) is the parent process.',
-          "- Throughput (2, 8): the queue is filled first with `enqueueMany`/`addBulk` (batches of 1,000), then the workers are told to go (for 8, in both its runs, the workers are started after the enqueue, so that the backlog run does not time workers that idled through a long enqueue); time until the done index (`ZCARD` of Machinist's done set / BullMQ's completed set) holds all the jobs. Both keep finished jobs (Machinist's 7-day retention, swept by its done index; BullMQ `removeOnComplete: false`).",
+          "- Throughput (2, 8): the queue is filled first with `enqueueMany`/`addBulk` (batches of 1,000), then the workers are told to go (for 8, in all its runs, the workers are started after the enqueue, so that the backlog run does not time workers that idled through a long enqueue; its control run queues the backlog's jobs on another queue that no worker serves, so Redis holds the same data set but this queue is as short as in the empty run); time until the done index (`ZCARD` of Machinist's done set / BullMQ's completed set) holds all the jobs. Both keep finished jobs (Machinist's 7-day retention, swept by its done index; BullMQ `removeOnComplete: false`).",
           "- Redis commands, Redis CPU and Redis memory (4, 5) come from the c=100, 1-process runs and cover the full cycle: the bulk enqueue and the processing. Commands are the sum of `INFO commandstats` calls (scripts and the commands they run inside both count), without the harness's own INFO/CONFIG/ZCARD polls. Redis CPU is the used_cpu_user+used_cpu_sys delta; memory is the used_memory delta with all jobs finished and kept.",
           '- Worker CPU is `process.cpuUsage()` of the worker process from go to the last job done, divided by jobs; peak RSS is `resourceUsage().maxRSS`.',
-          '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; 20 warm-up jobs are not counted.',
+          '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; ' +
+            `${LATENCY_WARMUP} warm-up jobs are not counted.`,
           "- Pipeline (6): Machinist runs a pipeline of three no-op `step`s (a checkpoint after each) at c=100, 1 process; BullMQ runs single-step no-op jobs the same way; jobs/s until all are done. A no-op step settles in the same event-loop turn, so a job's checkpoints coalesce into its final write (pipelined, not awaited: a crash re-runs the step); row 6b makes each step yield once (`setImmediate`), so every checkpoint is written. Checkpoints written per job are counted from 50 finished jobs' audit logs (`state` entries before the final one). Fan-out (7): one parent fans out 1,000 no-op children and merges their results (Machinist `fanOut`; BullMQ a `FlowProducer` flow whose parent reads `getChildrenValues()`), 5 flows one after another, c=100, 1 process; flows/s = 5 / total time from enqueue to the parent's result.",
           '',
           body,
