@@ -4,6 +4,7 @@ import { monotonicFactory } from 'ulid';
 import { JobNotFoundError, TimeoutError, UnknownMachineError, ValidationError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import {
+  FINISHED,
   PRIORITY_BAND,
   type AuditEntry,
   type BrokenEntry,
@@ -234,24 +235,30 @@ export class Client {
    */
   async waitForResult(id: string, options: { timeoutMs?: number; queue?: string } = {}): Promise<JobRecord> {
     const timeoutMs = options.timeoutMs ?? 30_000;
-    const job = await this.store.getJob(id, options.queue);
-    if (!job) throw new JobNotFoundError(id, options.queue);
-    if (job.status === 'done' || job.status === 'failed' || job.status === 'cancelled') return job;
-    let waiter = this.waiters.get(job.queue);
-    if (!waiter) this.waiters.set(job.queue, (waiter = new ResultWaiter(this.store, job.queue)));
+    let queue = options.queue;
+    if (!queue) {
+      // Which queue holds it. The waiter reads the record again after it has registered (see
+      // ResultWaiter): with the queue given, that read is the only one before blocking.
+      const job = await this.store.getJob(id);
+      if (!job) throw new JobNotFoundError(id);
+      if (FINISHED.has(job.status)) return job;
+      queue = job.queue;
+    }
+    let waiter = this.waiters.get(queue);
+    if (!waiter) this.waiters.set(queue, (waiter = new ResultWaiter(this.store, queue)));
     const ac = new AbortController();
     const timer = setTimeout(
       () =>
         ac.abort(
           new TimeoutError(`job ${id} did not finish within ${timeoutMs} ms`, {
             jobId: id,
-            queue: job.queue,
+            queue,
           }),
         ),
       timeoutMs,
     );
     try {
-      return await waiter.wait(id, ac.signal);
+      return await waiter.wait(id, ac.signal, () => new JobNotFoundError(id, queue));
     } finally {
       clearTimeout(timer);
     }
