@@ -106,10 +106,13 @@ export class ResultWaiter {
       else if (Date.now() - idleSince >= LINGER_MS) break;
       try {
         const events = await this.store.readEvents(this.queue, cursor, BLOCK_MS);
+        // One combined entry may finish many awaited jobs: their reads go out together.
+        const finished = new Set<string>();
         for (const e of events) {
           cursor = e.cursor;
-          if (this.waiters.has(e.jobId) && e.status && FINISHED.has(e.status)) await this.check(e.jobId);
+          if (this.waiters.has(e.jobId) && e.status && FINISHED.has(e.status)) finished.add(e.jobId);
         }
+        await Promise.all([...finished].map((id) => this.check(id)));
         if (Date.now() - lastRecheck > RECHECK_MS) {
           lastRecheck = Date.now();
           await Promise.all([...this.waiters.keys()].map((id) => this.check(id)));

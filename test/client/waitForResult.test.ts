@@ -106,4 +106,21 @@ describe('waitForResult', () => {
     release.open();
     assert.equal((await waiting).output, 'ok');
   });
+
+  it('settles hundreds of concurrent waits, each with the output of its own job, at most two reads each', async () => {
+    h = new Harness(redis);
+    const { store, calls } = counting(h.newStore());
+    const client = h.client({ store, jobs: [echo] });
+    const ids = await client.enqueueMany(
+      Array.from({ length: 300 }, (_, n) => ({ machine: 'echo', input: { n } })),
+    );
+    const waits = ids.map((id) => client.waitForResult(id, { queue: 'default', timeoutMs: 15_000 }));
+    await h.started({ jobs: [echo], concurrency: 100 });
+    const recs = await Promise.all(waits);
+    assert.deepEqual(
+      recs.map((r) => r.output),
+      ids.map((_, n) => n),
+    );
+    assert.ok((calls.get('getJob') ?? 0) <= 600, `getJob called ${calls.get('getJob')} times for 300 waits`);
+  });
 });
