@@ -14,8 +14,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FlowProducer, Queue, QueueEvents } from 'bullmq';
-import { Client, RedisStore, defineJob } from '../src/index.js';
+import { FlowProducer, QueueEvents } from 'bullmq';
+import { Client, RedisStore } from '../src/index.js';
 import { loadScripts } from '../src/store/redis/scripts.js';
 import {
   BULL_COMPLETED_KEY,
@@ -31,6 +31,8 @@ import {
   type SystemName,
   type WorkerConfig,
 } from './common.js';
+import { openSide } from './sides.js';
+import type { FillConfig } from './fill.js';
 import {
   commandStats,
   parseInfo,
@@ -64,107 +66,6 @@ const BULK = 1_000;
 const OTHER_QUEUE = 'bench-other';
 
 let redis: PrivateRedis;
-const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
-
-// ---------------------------------------------------------------------------------------------
-// Parent-side clients.
-
-interface Side {
-  enqueueSingle(n: number, inFlight: number): Promise<void>;
-  enqueueBulk(n: number, batch: number): Promise<void>;
-  /** Sequential enqueue -> result seen by a waiting client; returns ms per job. */
-  latency(n: number, warmup: number): Promise<number[]>;
-  doneKey: string;
-  close(): Promise<void>;
-}
-
-/** `queue`: another queue than the workers', for workload 8's control run. */
-function openSide(system: SystemName, queue = QUEUE): Side {
-  return system === 'machinist' ? machinistSide(queue) : bullSide(queue);
-}
-
-function machinistSide(queue: string): Side {
-  const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
-  const client = new Client({ store, jobs: [noop], queue });
-  return {
-    doneKey: MACHINIST_DONE_KEY,
-    enqueueSingle: (n, inFlight) =>
-      pool(n, inFlight, async () => {
-        await client.enqueue(JOB_NAME, {});
-      }),
-    enqueueBulk: async (n, batch) => {
-      for (let done = 0; done < n; done += batch) {
-        const k = Math.min(batch, n - done);
-        await client.enqueueMany(Array.from({ length: k }, () => ({ machine: JOB_NAME, input: {} })));
-      }
-    },
-    latency: async (n, warmup) => {
-      const out: number[] = [];
-      for (let i = 0; i < n + warmup; i++) {
-        const t0 = performance.now();
-        const id = await client.enqueue(JOB_NAME, {});
-        const rec = await client.waitForResult(id, { queue: QUEUE, timeoutMs: 10_000 });
-        const ms = performance.now() - t0;
-        if (rec.status !== 'done') throw new Error(`latency job ended ${rec.status}`);
-        if (i >= warmup) out.push(ms);
-      }
-      return out;
-    },
-    close: async () => {
-      client.close();
-      await store.close();
-    },
-  };
-}
-
-function bullSide(queueName: string): Side {
-  const connection = { host: redis.host, port: redis.port };
-  const queue = new Queue(queueName, { connection });
-  let events: QueueEvents | undefined;
-  return {
-    doneKey: BULL_COMPLETED_KEY,
-    enqueueSingle: (n, inFlight) =>
-      pool(n, inFlight, async () => {
-        await queue.add(JOB_NAME, {}, { removeOnComplete: false });
-      }),
-    enqueueBulk: async (n, batch) => {
-      for (let done = 0; done < n; done += batch) {
-        const k = Math.min(batch, n - done);
-        await queue.addBulk(
-          Array.from({ length: k }, () => ({ name: JOB_NAME, data: {}, opts: { removeOnComplete: false } })),
-        );
-      }
-    },
-    latency: async (n, warmup) => {
-      events ??= new QueueEvents(QUEUE, { connection });
-      await events.waitUntilReady();
-      const out: number[] = [];
-      for (let i = 0; i < n + warmup; i++) {
-        const t0 = performance.now();
-        const job = await queue.add(JOB_NAME, {}, { removeOnComplete: false });
-        await job.waitUntilFinished(events, 10_000);
-        if (i >= warmup) out.push(performance.now() - t0);
-      }
-      return out;
-    },
-    close: async () => {
-      await events?.close();
-      await queue.close();
-    },
-  };
-}
-
-async function pool(n: number, width: number, fn: () => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, n) }, async () => {
-      while (next < n) {
-        next++;
-        await fn();
-      }
-    }),
-  );
-}
 
 // ---------------------------------------------------------------------------------------------
 // Worker processes.
@@ -252,6 +153,17 @@ interface RunResult {
   workerMaxRssBytes: number;
 }
 
+/** Runs bench/fill.ts: `n` jobs onto `queue`, from a process that has exited when this returns. */
+async function fillInChild(system: SystemName, queue: string, n: number): Promise<void> {
+  const cfg: FillConfig = { system, host: redis.host, port: redis.port, queue, n, batch: BULK };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'fill.ts'), JSON.stringify(cfg)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/fill.ts exited with ${code} (${system}, ${queue}, ${n} jobs)`);
+}
+
 async function processRun(
   system: SystemName,
   o: {
@@ -261,6 +173,9 @@ async function processRun(
     backlog?: number;
     /** Jobs queued on another queue (nobody serves it) after the `n`: workload 8's control. */
     otherQueueBacklog?: number;
+    /** Enqueue from a child process (bench/fill.ts), so this one has no enqueue garbage to collect
+     * while the run is timed (workload 8, where the enqueue is 1,000,000 jobs). */
+    fillInChild?: boolean;
     cpuProfile?: string;
     /** Start the workers after the enqueue (workload 8): else they idle through a long enqueue,
      * and a worker idle for ~9 s runs ~25% slower at first, backlog or not (bench/analysis.md). */
@@ -271,20 +186,17 @@ async function processRun(
   let workers = o.spawnAfterEnqueue
     ? undefined
     : await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
-  const side = openSide(system);
+  const side = openSide(system, redis);
   try {
     await redis.ctl.config('RESETSTAT');
     const mem0 = await usedMemory(redis.ctl);
     const cpu0 = await redisCpuSeconds(redis.ctl);
     polls = 0;
-    await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
-    if (o.otherQueueBacklog) {
-      const other = openSide(system, OTHER_QUEUE);
-      try {
-        await other.enqueueBulk(o.otherQueueBacklog, BULK);
-      } finally {
-        await other.close();
-      }
+    if (o.fillInChild) {
+      await fillInChild(system, QUEUE, o.n + (o.backlog ?? 0));
+      if (o.otherQueueBacklog) await fillInChild(system, OTHER_QUEUE, o.otherQueueBacklog);
+    } else {
+      await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
     }
     workers ??= await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
     const cpuGo = await redisCpuSeconds(redis.ctl);
@@ -526,7 +438,7 @@ async function enqueueWorkload(): Promise<void> {
     for (const system of orderFor(rep)) {
       for (const mode of ['single', 'bulk'] as const) {
         await redis.ctl.flushall();
-        const side = openSide(system);
+        const side = openSide(system, redis);
         try {
           const t0 = performance.now();
           if (mode === 'single') await side.enqueueSingle(N, ENQ_IN_FLIGHT);
@@ -586,7 +498,7 @@ async function latencyWorkload(): Promise<void> {
     for (const system of orderFor(rep)) {
       await redis.ctl.flushall();
       const workers = await spawnWorkers(system, 1, 10);
-      const side = openSide(system);
+      const side = openSide(system, redis);
       try {
         workers.go();
         await new Promise((r) => setTimeout(r, 300));
@@ -613,7 +525,7 @@ async function backlogWorkload(): Promise<void> {
     `worker ${fmt(r.workerCpuUsPerJob)} us, Redis ${fmt(r.processingRedisCpuUsPerJob)} us, bench process ${fmt(r.parentCpuUsPerJob)} us`;
   for (let rep = 0; rep < REPS; rep++) {
     for (const system of orderFor(rep)) {
-      const base = { procs: 1, concurrency: 100, n: N, spawnAfterEnqueue: true };
+      const base = { procs: 1, concurrency: 100, n: N, spawnAfterEnqueue: true, fillInChild: true };
       const empty = await processRun(system, base);
       const full = await processRun(system, { ...base, backlog: BACKLOG });
       // The same data set in Redis, but not in this queue: what the backlog costs beyond the
@@ -680,7 +592,7 @@ async function pipelineWorkload(): Promise<void> {
             client.close();
             await store.close();
           } else {
-            const side = openSide(system);
+            const side = openSide(system, redis);
             await side.enqueueBulk(N, BULK);
             await side.close();
           }
@@ -948,7 +860,7 @@ async function main(): Promise<void> {
           '## Method',
           '',
           '- One private `redis-server` (no persistence), FLUSHALL before every run. Workers are separate Node processes (`bench/worker.ts`); the client (enqueue, latency waits) is the parent process.',
-          "- Throughput (2, 8): the queue is filled first with `enqueueMany`/`addBulk` (batches of 1,000), then the workers are told to go (for 8, in all its runs, the workers are started after the enqueue, so that the backlog run does not time workers that idled through a long enqueue; its control run queues the backlog's jobs on another queue that no worker serves, so Redis holds the same data set but this queue is as short as in the empty run); time until the done index (`ZCARD` of Machinist's done set / BullMQ's completed set) holds all the jobs. Both keep finished jobs (Machinist's 7-day retention, swept by its done index; BullMQ `removeOnComplete: false`).",
+          "- Throughput (2, 8): the queue is filled first with `enqueueMany`/`addBulk` (batches of 1,000), then the workers are told to go (for 8, in all its runs, the enqueue runs in a child process that has exited before the timed window, so the bench process has no enqueue garbage to collect during it, and the workers are started after the enqueue, so that the backlog run does not time workers that idled through a long enqueue; its control run queues the backlog's jobs on another queue that no worker serves, so Redis holds the same data set but this queue is as short as in the empty run); time until the done index (`ZCARD` of Machinist's done set / BullMQ's completed set) holds all the jobs. Both keep finished jobs (Machinist's 7-day retention, swept by its done index; BullMQ `removeOnComplete: false`).",
           "- Redis commands, Redis CPU and Redis memory (4, 5) come from the c=100, 1-process runs and cover the full cycle: the bulk enqueue and the processing. Commands are the sum of `INFO commandstats` calls (scripts and the commands they run inside both count), without the harness's own INFO/CONFIG/ZCARD polls. Redis CPU is the used_cpu_user+used_cpu_sys delta; memory is the used_memory delta with all jobs finished and kept.",
           '- Worker CPU is `process.cpuUsage()` of the worker process from go to the last job done, divided by jobs; peak RSS is `resourceUsage().maxRSS`.',
           '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; ' +

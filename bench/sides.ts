@@ -1,0 +1,118 @@
+// The bench's client side for each system: enqueue (single and bulk), the latency loop, and the
+// key that counts finished jobs. Used by the bench process (run.ts) and by fill.ts.
+
+import { Queue, QueueEvents } from 'bullmq';
+import { Client, RedisStore, defineJob } from '../src/index.js';
+import {
+  BULL_COMPLETED_KEY,
+  JOB_NAME,
+  MACHINIST_DONE_KEY,
+  MACHINIST_PREFIX,
+  QUEUE,
+  type SystemName,
+} from './common.js';
+
+const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
+
+export interface Side {
+  enqueueSingle(n: number, inFlight: number): Promise<void>;
+  enqueueBulk(n: number, batch: number): Promise<void>;
+  /** Sequential enqueue -> result seen by a waiting client; returns ms per job. */
+  latency(n: number, warmup: number): Promise<number[]>;
+  doneKey: string;
+  close(): Promise<void>;
+}
+
+/** Where the private redis-server listens. */
+export interface RedisAddress {
+  host: string;
+  port: number;
+}
+
+/** `queue`: another queue than the workers', for workload 8's control run. */
+export function openSide(system: SystemName, redis: RedisAddress, queue = QUEUE): Side {
+  return system === 'machinist' ? machinistSide(redis, queue) : bullSide(redis, queue);
+}
+
+function machinistSide(redis: RedisAddress, queue: string): Side {
+  const store = new RedisStore({ url: `redis://${redis.host}:${redis.port}`, prefix: MACHINIST_PREFIX });
+  const client = new Client({ store, jobs: [noop], queue });
+  return {
+    doneKey: MACHINIST_DONE_KEY,
+    enqueueSingle: (n, inFlight) =>
+      pool(n, inFlight, async () => {
+        await client.enqueue(JOB_NAME, {});
+      }),
+    enqueueBulk: async (n, batch) => {
+      for (let done = 0; done < n; done += batch) {
+        const k = Math.min(batch, n - done);
+        await client.enqueueMany(Array.from({ length: k }, () => ({ machine: JOB_NAME, input: {} })));
+      }
+    },
+    latency: async (n, warmup) => {
+      const out: number[] = [];
+      for (let i = 0; i < n + warmup; i++) {
+        const t0 = performance.now();
+        const id = await client.enqueue(JOB_NAME, {});
+        const rec = await client.waitForResult(id, { queue: QUEUE, timeoutMs: 10_000 });
+        const ms = performance.now() - t0;
+        if (rec.status !== 'done') throw new Error(`latency job ended ${rec.status}`);
+        if (i >= warmup) out.push(ms);
+      }
+      return out;
+    },
+    close: async () => {
+      client.close();
+      await store.close();
+    },
+  };
+}
+
+function bullSide(redis: RedisAddress, queueName: string): Side {
+  const connection = { host: redis.host, port: redis.port };
+  const queue = new Queue(queueName, { connection });
+  let events: QueueEvents | undefined;
+  return {
+    doneKey: BULL_COMPLETED_KEY,
+    enqueueSingle: (n, inFlight) =>
+      pool(n, inFlight, async () => {
+        await queue.add(JOB_NAME, {}, { removeOnComplete: false });
+      }),
+    enqueueBulk: async (n, batch) => {
+      for (let done = 0; done < n; done += batch) {
+        const k = Math.min(batch, n - done);
+        await queue.addBulk(
+          Array.from({ length: k }, () => ({ name: JOB_NAME, data: {}, opts: { removeOnComplete: false } })),
+        );
+      }
+    },
+    latency: async (n, warmup) => {
+      events ??= new QueueEvents(QUEUE, { connection });
+      await events.waitUntilReady();
+      const out: number[] = [];
+      for (let i = 0; i < n + warmup; i++) {
+        const t0 = performance.now();
+        const job = await queue.add(JOB_NAME, {}, { removeOnComplete: false });
+        await job.waitUntilFinished(events, 10_000);
+        if (i >= warmup) out.push(performance.now() - t0);
+      }
+      return out;
+    },
+    close: async () => {
+      await events?.close();
+      await queue.close();
+    },
+  };
+}
+
+export async function pool(n: number, width: number, fn: () => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        next++;
+        await fn();
+      }
+    }),
+  );
+}
