@@ -61,6 +61,9 @@ export class ResultWaiter {
         w.reject(notFound());
       }
       return await settled;
+    } catch (err) {
+      leave(); // no reader (Redis unreachable): this waiter must not stay registered
+      throw err;
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
