@@ -349,13 +349,19 @@ describe('compiled step pipelines', () => {
   it('logs events sent to a running compiled job as ignored, as the XState runtime does', async () => {
     const h = new Harness(redis);
     try {
+      // A job's gate is made by whichever asks first: the step may start before enqueue returns.
       const gates = new Map<string, ReturnType<typeof gate<unknown>>>();
+      const gateOf = (id: string) => {
+        let g = gates.get(id);
+        if (!g) gates.set(id, (g = gate()));
+        return g;
+      };
       const make = (name: string, compile: boolean) =>
         definePipeline({
           name,
           compile,
           machine: setup({
-            actors: { wait: step(async ({ jobId }) => gates.get(jobId)!.promise) },
+            actors: { wait: step(async ({ jobId }) => gateOf(jobId).promise) },
           }).createMachine({
             initial: 'a',
             states: { a: { invoke: { id: 'w', src: 'wait', onDone: 'end' } }, end: { type: 'final' } },
@@ -367,11 +373,10 @@ describe('compiled step pipelines', () => {
       const logs: unknown[][] = [];
       for (const name of ['e-c', 'e-x']) {
         const id = await client.enqueue(name, {});
-        gates.set(id, gate());
         await eventually(async () => (await client.get(id))?.state === 'a');
         await client.send(id, { type: 'PING' });
         await eventually(async () => (await h.store.getLog(id)).some((e) => e.type === 'event-ignored'));
-        gates.get(id)!.open(undefined);
+        gateOf(id).open(undefined);
         assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).status, 'done');
         logs.push((await h.store.getLog(id)).map(({ at: _at, ...rest }) => rest));
       }
