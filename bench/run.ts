@@ -6,7 +6,13 @@
 //   BENCH_JOBS=50000 npm run bench     jobs per workload (default 20,000)
 //   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, pipeline, fan, backlog
 //   BENCH_BACKLOG=200000 ...           backlog for workload 8 (default 1,000,000, as issue 5 asks)
+//   BENCH_SYSTEMS=machinist ...        one system only (a probe: ratios need both)
+//   BENCH_REPS=5, BENCH_LATENCY_JOBS=5000, BENCH_FLOWS=10 ...   repetitions, latency samples, flows
 //   npm run bench -- --profile         CPU profile + SLOWLOG of the c=100 workload -> bench/PROFILE.md
+//
+// Probes that answer one question each, with their figures in bench/analysis.md, live in
+// bench/probes/ (queueStructure.sh: Redis instructions and cache misses per job under callgrind;
+// latencyParts.ts: latency split at the enqueue's return).
 
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
