@@ -847,7 +847,14 @@ async function main(): Promise<void> {
     if (WRITE) {
       const analysisFile = join(HERE, 'analysis.md');
       const analysis = existsSync(analysisFile) ? readFileSync(analysisFile, 'utf8') : '';
-      const env = ['BENCH_JOBS', 'BENCH_REPS', 'BENCH_BACKLOG', 'BENCH_LATENCY_JOBS']
+      const env = [
+        'BENCH_JOBS',
+        'BENCH_REPS',
+        'BENCH_BACKLOG',
+        'BENCH_LATENCY_JOBS',
+        'BENCH_FLOWS',
+        'BENCH_SYSTEMS',
+      ]
         .filter((k) => process.env[k])
         .map((k) => `${k}=${process.env[k]} `)
         .join('');
