@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, RedisStore } from '../../src/index.js';
 import { ingestPipeline } from '../../machines/ingest.js';
-import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 
 function startWorker(env: Record<string, string>, waitFor: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/ingestWorker.ts'], {
@@ -39,30 +39,38 @@ describe('pipeline checkpoints', () => {
       jobs: [ingestPipeline({ fetchDocument: async () => '', indexDocument: async () => '' })],
     });
     const env = { REDIS_URL: redis.url, PREFIX: prefix, RUN_LOG: runLog };
-    const first = startWorker({ ...env, HANG_AT_INDEX: '1' }, 'READY');
-    await first.seen;
-    const id = await client.enqueue('ingest', { url: 'u1' });
-    await new Promise<void>((resolve) =>
-      first.child.stdout.on('data', (d: Buffer) => d.toString().includes('INDEXING') && resolve()),
-    );
-    const parked = await client.get(id);
-    assert.equal(parked!.state, 'indexing');
-    process.kill(first.child.pid!, 'SIGKILL');
-    const second = startWorker({ ...env, HANG_AT_INDEX: '0' }, 'READY');
-    const done = await client.waitForResult(id, { timeoutMs: 10_000 });
-    assert.equal(done.status, 'done');
-    assert.deepEqual(done.output, { url: 'u1', title: 'Doc u1', words: 5, indexId: 'idx-5' });
-    const runs = readFileSync(runLog, 'utf8').trim().split('\n');
-    const fetches = runs.filter((l) => l.startsWith('fetch'));
-    const indexes = runs.filter((l) => l.startsWith('index'));
-    assert.equal(fetches.length, 1, runs.join('\n'));
-    assert.equal(indexes.length, 2, runs.join('\n'));
-    // The re-run of step 3 carries the same idempotency key as the run that was killed.
-    assert.equal(indexes[0]!.split(' ')[1], indexes[1]!.split(' ')[1]);
-    assert.equal(indexes[0]!.split(' ')[1], `${id}:index:1`);
-    assert.ok((await client.events(id)).some((e) => e.type === 'lease-requeued'));
-    second.child.kill('SIGKILL');
-    client.close();
-    await store.close();
+    const workers: ReturnType<typeof startWorker>[] = [];
+    try {
+      const first = startWorker({ ...env, HANG_AT_INDEX: '1' }, 'READY');
+      workers.push(first);
+      await first.seen;
+      const id = await client.enqueue('ingest', { url: 'u1' });
+      await new Promise<void>((resolve) =>
+        first.child.stdout.on('data', (d: Buffer) => d.toString().includes('INDEXING') && resolve()),
+      );
+      // Step 3 may start before the checkpoint that entered it lands (checkpoints are pipelined,
+      // not awaited): the kill must come after it, or steps 1 and 2 would rightly run again.
+      await eventually(async () => (await client.get(id))?.state === 'indexing');
+      process.kill(first.child.pid!, 'SIGKILL');
+      const second = startWorker({ ...env, HANG_AT_INDEX: '0' }, 'READY');
+      workers.push(second);
+      const done = await client.waitForResult(id, { timeoutMs: 10_000 });
+      assert.equal(done.status, 'done');
+      assert.deepEqual(done.output, { url: 'u1', title: 'Doc u1', words: 5, indexId: 'idx-5' });
+      const runs = readFileSync(runLog, 'utf8').trim().split('\n');
+      const fetches = runs.filter((l) => l.startsWith('fetch'));
+      const indexes = runs.filter((l) => l.startsWith('index'));
+      assert.equal(fetches.length, 1, runs.join('\n'));
+      assert.equal(indexes.length, 2, runs.join('\n'));
+      // The re-run of step 3 carries the same idempotency key as the run that was killed.
+      assert.equal(indexes[0]!.split(' ')[1], indexes[1]!.split(' ')[1]);
+      assert.equal(indexes[0]!.split(' ')[1], `${id}:index:1`);
+      assert.ok((await client.events(id)).some((e) => e.type === 'lease-requeued'));
+    } finally {
+      // Even when an assertion failed: a live worker would keep this test process running.
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+      client.close();
+      await store.close();
+    }
   });
 });
