@@ -73,10 +73,7 @@ export class ResultWaiter {
     if (this.loop) return;
     const cursor = await this.store.lastEventCursor(this.queue);
     if (this.loop) return;
-    const generation = ++this.generation;
-    this.loop = this.follow(cursor, generation).finally(() => {
-      if (this.generation === generation) this.loop = undefined;
-    });
+    this.loop = this.follow(cursor, ++this.generation);
   }
 
   /** Reads the job; settles its waiters when it has finished. Null: no such job. */
@@ -102,29 +99,33 @@ export class ResultWaiter {
   private async follow(cursor: string, generation: number): Promise<void> {
     let lastRecheck = Date.now();
     let idleSince = Date.now();
-    while (!this.closed) {
-      // Stopping and clearing `loop` happen in one synchronous step, so a wait that comes after
-      // it starts a new reader, and one that came before it kept this one going.
-      if (this.waiters.size > 0) idleSince = Date.now();
-      else if (Date.now() - idleSince >= LINGER_MS) break;
-      try {
-        const events = await this.store.readEvents(this.queue, cursor, BLOCK_MS);
-        // One combined entry may finish many awaited jobs: their reads go out together.
-        const finished = new Set<string>();
-        for (const e of events) {
-          cursor = e.cursor;
-          if (this.waiters.has(e.jobId) && e.status && FINISHED.has(e.status)) finished.add(e.jobId);
+    // Stopping and clearing `loop` happen in one synchronous step (this `finally`, not a
+    // `.finally` a microtask later), so a wait that comes after it starts a new reader, and one
+    // that came before it kept this one going.
+    try {
+      while (!this.closed) {
+        if (this.waiters.size > 0) idleSince = Date.now();
+        else if (Date.now() - idleSince >= LINGER_MS) break;
+        try {
+          const events = await this.store.readEvents(this.queue, cursor, BLOCK_MS);
+          // One combined entry may finish many awaited jobs: their reads go out together.
+          const finished = new Set<string>();
+          for (const e of events) {
+            cursor = e.cursor;
+            if (this.waiters.has(e.jobId) && e.status && FINISHED.has(e.status)) finished.add(e.jobId);
+          }
+          await Promise.all([...finished].map((id) => this.check(id)));
+          if (Date.now() - lastRecheck > RECHECK_MS) {
+            lastRecheck = Date.now();
+            await Promise.all([...this.waiters.keys()].map((id) => this.check(id)));
+          }
+        } catch {
+          await new Promise((r) => setTimeout(r, 250));
         }
-        await Promise.all([...finished].map((id) => this.check(id)));
-        if (Date.now() - lastRecheck > RECHECK_MS) {
-          lastRecheck = Date.now();
-          await Promise.all([...this.waiters.keys()].map((id) => this.check(id)));
-        }
-      } catch {
-        await new Promise((r) => setTimeout(r, 250));
       }
+    } finally {
+      if (this.generation === generation) this.loop = undefined;
     }
-    if (this.generation === generation) this.loop = undefined;
   }
 
   close(): void {
