@@ -198,12 +198,9 @@ async function processRun(
     const mem0 = await usedMemory(redis.ctl);
     const cpu0 = await redisCpuSeconds(redis.ctl);
     polls = 0;
-    if (o.fillInChild) {
-      await fillInChild(system, QUEUE, o.n + (o.backlog ?? 0));
-      if (o.otherQueueBacklog) await fillInChild(system, OTHER_QUEUE, o.otherQueueBacklog);
-    } else {
-      await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
-    }
+    if (o.fillInChild) await fillInChild(system, QUEUE, o.n + (o.backlog ?? 0));
+    else await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
+    if (o.otherQueueBacklog) await fillInChild(system, OTHER_QUEUE, o.otherQueueBacklog);
     workers ??= await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
     const cpuGo = await redisCpuSeconds(redis.ctl);
     const parentCpu0 = process.cpuUsage();
@@ -508,7 +505,7 @@ async function latencyWorkload(): Promise<void> {
       try {
         workers.go();
         await new Promise((r) => setTimeout(r, 300));
-        const ms = await side.latency(LATENCY_JOBS, LATENCY_WARMUP);
+        const ms = (await side.latency(LATENCY_JOBS, LATENCY_WARMUP)).total;
         const p50 = percentile(ms, 50);
         const p99 = percentile(ms, 99);
         row('3', 'latency p50', 'ms', 'lower').samples[system].push(p50);

@@ -17,10 +17,31 @@ const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
 export interface Side {
   enqueueSingle(n: number, inFlight: number): Promise<void>;
   enqueueBulk(n: number, batch: number): Promise<void>;
-  /** Sequential enqueue -> result seen by a waiting client; returns ms per job. */
-  latency(n: number, warmup: number): Promise<number[]>;
+  /** Sequential enqueue -> result seen by a waiting client, `warmup` jobs left out. */
+  latency(n: number, warmup: number): Promise<LatencySamples>;
   doneKey: string;
   close(): Promise<void>;
+}
+
+/** Per sample, ms: the enqueue's round trip, and from the enqueue's start to the result in hand. */
+export interface LatencySamples {
+  enqueue: number[];
+  total: number[];
+}
+
+async function sampleLatency(
+  n: number,
+  warmup: number,
+  one: () => Promise<[enqueueMs: number, totalMs: number]>,
+): Promise<LatencySamples> {
+  const out: LatencySamples = { enqueue: [], total: [] };
+  for (let i = 0; i < n + warmup; i++) {
+    const [enqueueMs, totalMs] = await one();
+    if (i < warmup) continue;
+    out.enqueue.push(enqueueMs);
+    out.total.push(totalMs);
+  }
+  return out;
 }
 
 /** Where the private redis-server listens. */
@@ -49,18 +70,15 @@ function machinistSide(redis: RedisAddress, queue: string): Side {
         await client.enqueueMany(Array.from({ length: k }, () => ({ machine: JOB_NAME, input: {} })));
       }
     },
-    latency: async (n, warmup) => {
-      const out: number[] = [];
-      for (let i = 0; i < n + warmup; i++) {
+    latency: (n, warmup) =>
+      sampleLatency(n, warmup, async () => {
         const t0 = performance.now();
         const id = await client.enqueue(JOB_NAME, {});
-        const rec = await client.waitForResult(id, { queue: QUEUE, timeoutMs: 10_000 });
-        const ms = performance.now() - t0;
+        const t1 = performance.now();
+        const rec = await client.waitForResult(id, { queue, timeoutMs: 10_000 });
         if (rec.status !== 'done') throw new Error(`latency job ended ${rec.status}`);
-        if (i >= warmup) out.push(ms);
-      }
-      return out;
-    },
+        return [t1 - t0, performance.now() - t0];
+      }),
     close: async () => {
       client.close();
       await store.close();
@@ -87,16 +105,16 @@ function bullSide(redis: RedisAddress, queueName: string): Side {
       }
     },
     latency: async (n, warmup) => {
-      events ??= new QueueEvents(QUEUE, { connection });
+      events ??= new QueueEvents(queueName, { connection });
       await events.waitUntilReady();
-      const out: number[] = [];
-      for (let i = 0; i < n + warmup; i++) {
+      const ready = events;
+      return sampleLatency(n, warmup, async () => {
         const t0 = performance.now();
         const job = await queue.add(JOB_NAME, {}, { removeOnComplete: false });
-        await job.waitUntilFinished(events, 10_000);
-        if (i >= warmup) out.push(performance.now() - t0);
-      }
-      return out;
+        const t1 = performance.now();
+        await job.waitUntilFinished(ready, 10_000);
+        return [t1 - t0, performance.now() - t0];
+      });
     },
     close: async () => {
       await events?.close();
