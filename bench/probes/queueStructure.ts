@@ -11,6 +11,7 @@
 // under callgrind, whose instruction and simulated cache-miss counts are repeatable.
 
 import { Redis } from 'ioredis';
+import { redisCpuSeconds } from '../redis.js';
 
 const [portArg, mode, kind, backlogArg] = process.argv.slice(2);
 const N = 20_000;
@@ -81,14 +82,8 @@ async function fill(total: number): Promise<void> {
   }
 }
 
-async function redisCpuSeconds(): Promise<number> {
-  const info = await redis.info('cpu');
-  const get = (k: string) => Number(new RegExp(k + ':([\\d.]+)').exec(info)?.[1] ?? NaN);
-  return get('used_cpu_user') + get('used_cpu_sys');
-}
-
 async function run(): Promise<void> {
-  const cpu0 = await redisCpuSeconds();
+  const cpu0 = await redisCpuSeconds(redis);
   const t0 = performance.now();
   let claimed: string[] = [];
   let done = 0;
@@ -98,7 +93,7 @@ async function run(): Promise<void> {
     done += claimed.length;
     claimed = next;
   }
-  const us = ((await redisCpuSeconds()) - cpu0) * 1e6;
+  const us = ((await redisCpuSeconds(redis)) - cpu0) * 1e6;
   console.log(
     `${kind === 'z' ? 'zset' : 'list'}: Redis CPU ${(us / done).toFixed(2)} us/job, wall ${(((performance.now() - t0) * 1000) / done).toFixed(2)} us/job`,
   );
