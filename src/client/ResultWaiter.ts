@@ -1,17 +1,23 @@
-// Waits for jobs to finish without polling each one: one blocking reader per queue follows the
-// queue's event stream and settles the waiters of the jobs it sees finish.
+// Waits for jobs of one queue to finish without polling them: the waiter is a watcher (an id of
+// its own), each wait marks its job as watched, and the job's final record is pushed to the
+// watcher when the job ends, where one blocking reader takes it (Store.watchJob, readResults).
 //
-// No finish is missed: a waiter is registered before its job is read, and the reader's cursor
-// was taken before that read, so a finish either shows in the read or comes later in the
-// stream. A slow re-check covers entries trimmed from the capped stream.
+// No finish is missed: the mark and the read that saw the job unfinished are one atomic step
+// (lua/watch-1.lua), so a finish either shows in that read or comes after the mark and is
+// pushed. Pushed records wait in Redis until the reader takes them, so a reader that starts
+// late loses nothing. A slow re-check of every waited job is the net under all of it (a record
+// that outwaited its minute in Redis, a finish by a script that pushes nothing).
 //
-// Round trips: a wait reads the job's record once before it blocks (that read also finds a job
-// that has finished already, or does not exist) and once when its finish shows in the stream.
+// Round trips: one per wait (the watch) and none at the finish: the reader's wake-up carries
+// the record, and it wakes for the jobs it waits for only, not for every event of the queue.
 // The reader lingers LINGER_MS after its last waiter has gone, so back-to-back waits (enqueue,
-// wait, enqueue, wait, ...) keep its cursor instead of asking Redis for a new one each time.
+// wait, enqueue, wait, ...) find it blocked already.
 
+import { monotonicFactory } from 'ulid';
 import type { JobRecord, Store } from '../store/types.js';
 import { FINISHED } from '../store/types.js';
+
+const ulid = monotonicFactory();
 
 interface Waiter {
   resolve: (job: JobRecord) => void;
@@ -23,10 +29,10 @@ const RECHECK_MS = 5000;
 const LINGER_MS = 2000;
 
 export class ResultWaiter {
+  /** This waiter's name in the records it watches and in its result list's key. */
+  readonly watcherId = ulid();
   private readonly waiters = new Map<string, Set<Waiter>>();
   private loop: Promise<void> | undefined;
-  /** Which reader is current: a reader that stops clears `loop` only if it is still its own. */
-  private generation = 0;
   private closed = false;
 
   constructor(
@@ -54,33 +60,23 @@ export class ResultWaiter {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.ensureLoop();
+      this.loop ??= this.follow();
       const job = await this.check(id);
       if (job === null && notFound) {
         leave();
         w.reject(notFound());
       }
       return await settled;
-    } catch (err) {
-      leave(); // no reader (Redis unreachable): this waiter must not stay registered
-      throw err;
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
   }
 
-  private async ensureLoop(): Promise<void> {
-    if (this.loop) return;
-    const cursor = await this.store.lastEventCursor(this.queue);
-    if (this.loop) return;
-    this.loop = this.follow(cursor, ++this.generation);
-  }
-
-  /** Reads the job; settles its waiters when it has finished. Null: no such job. */
+  /** Watches the job (marks it, reads it); settles its waiters when it has finished. Null: no such job. */
   private async check(id: string): Promise<JobRecord | null | undefined> {
     try {
-      const job = await this.store.getJob(id, this.queue);
-      if (job && FINISHED.has(job.status)) this.settle(id, job);
+      const job = await this.store.watchJob(id, this.queue, this.watcherId);
+      if (job && FINISHED.has(job.status)) this.settle(job);
       return job;
     } catch (err) {
       for (const w of this.waiters.get(id) ?? []) w.reject(err);
@@ -89,32 +85,23 @@ export class ResultWaiter {
     }
   }
 
-  private settle(id: string, job: JobRecord): void {
-    const set = this.waiters.get(id);
-    if (!set) return;
-    this.waiters.delete(id);
+  private settle(job: JobRecord): void {
+    const set = this.waiters.get(job.id);
+    if (!set) return; // a wait that gave up (its mark stays until the job ends): nothing to do
+    this.waiters.delete(job.id);
     for (const w of set) w.resolve(job);
   }
 
-  private async follow(cursor: string, generation: number): Promise<void> {
+  private async follow(): Promise<void> {
     let lastRecheck = Date.now();
     let idleSince = Date.now();
-    // Stopping and clearing `loop` happen in one synchronous step (this `finally`, not a
-    // `.finally` a microtask later), so a wait that comes after it starts a new reader, and one
-    // that came before it kept this one going.
     try {
       while (!this.closed) {
         if (this.waiters.size > 0) idleSince = Date.now();
         else if (Date.now() - idleSince >= LINGER_MS) break;
         try {
-          const events = await this.store.readEvents(this.queue, cursor, BLOCK_MS);
-          // One combined entry may finish many awaited jobs: their reads go out together.
-          const finished = new Set<string>();
-          for (const e of events) {
-            cursor = e.cursor;
-            if (this.waiters.has(e.jobId) && e.status && FINISHED.has(e.status)) finished.add(e.jobId);
-          }
-          await Promise.all([...finished].map((id) => this.check(id)));
+          for (const job of await this.store.readResults(this.queue, this.watcherId, BLOCK_MS))
+            this.settle(job);
           if (Date.now() - lastRecheck > RECHECK_MS) {
             lastRecheck = Date.now();
             await Promise.all([...this.waiters.keys()].map((id) => this.check(id)));
@@ -124,7 +111,10 @@ export class ResultWaiter {
         }
       }
     } finally {
-      if (this.generation === generation) this.loop = undefined;
+      // Stopping and clearing `loop` happen in one synchronous step, so a wait that comes after
+      // it starts a new reader, and one that came before it kept this one going.
+      this.loop = undefined;
+      this.store.endResults(this.queue, this.watcherId);
     }
   }
 

@@ -36,6 +36,8 @@ export interface QueueKeys {
   children(id: string): string;
   fan(parentId: string, group: string): string;
   control(workerId: string): string;
+  /** A watcher's list of finished records (pushResult in lua/include/common.lua). */
+  result(watcherId: string): string;
 }
 
 export function queueKeys(prefix: string, queue: string): QueueKeys {
@@ -60,6 +62,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     children: (id) => base + 'children:' + id,
     fan: (parentId, group) => base + 'fan:' + parentId + ':' + group,
     control: (workerId) => base + 'ctl:' + workerId,
+    result: (watcherId) => base + 'result:' + watcherId,
   };
 }
 

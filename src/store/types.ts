@@ -295,6 +295,21 @@ export interface Store {
   purgeDeadLetters(queue: string): Promise<number>;
   broken(queue: string, limit: number): Promise<BrokenEntry[]>;
 
+  /**
+   * Reads a job's record (as getJob) and, unless it has finished, registers `watcherId` as
+   * waiting for it, in one atomic step: when the job finishes, its final record is delivered to
+   * that watcher's `readResults`. Null when there is no such job.
+   */
+  watchJob(id: string, queue: string, watcherId: string): Promise<JobRecord | null>;
+  /**
+   * Final records of jobs `watcherId` watched, in the order they finished, blocking up to
+   * `blockMs` for the first. Each is delivered once; what no reader takes within a minute is
+   * dropped (a watcher that gave up never reads it).
+   */
+  readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]>;
+  /** The watcher stops reading (for now): what `readResults` holds open for it may close. */
+  endResults(queue: string, watcherId: string): void;
+
   /** Reads queue events after `cursor` (exclusive), blocking up to `blockMs` for the first one. */
   readEvents(queue: string, cursor: string, blockMs: number, count?: number): Promise<QueueEvent[]>;
   /** The cursor of the newest event: reading from it yields only what comes after. */

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { JobNotFoundError, RedisStore, defineJob } from '../../src/index.js';
+import { JOB_FIELDS } from '../../src/store/redis/decodeJob.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness, gate } from '../support/harness.js';
 
@@ -13,7 +15,17 @@ function counting(store: RedisStore): { store: RedisStore; calls: Map<string, nu
       if (typeof v !== 'function' || typeof prop !== 'string') return v;
       return (...args: unknown[]) => {
         calls.set(prop, (calls.get(prop) ?? 0) + 1);
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
+        const out = (v as (...a: unknown[]) => unknown).apply(target, args);
+        // Calls that returned something (a non-empty list): `<name>:some`.
+        if (out instanceof Promise)
+          void out.then(
+            (r) =>
+              Array.isArray(r) &&
+              r.length > 0 &&
+              calls.set(`${prop}:some`, (calls.get(`${prop}:some`) ?? 0) + 1),
+            () => {},
+          );
+        return out;
       };
     },
   });
@@ -29,7 +41,7 @@ describe('waitForResult', () => {
 
   const echo = defineJob({ name: 'echo', work: async ({ input }: { input: { n: number } }) => input.n });
 
-  it('with the queue given, reads the record once before blocking and once when the job finishes, and back-to-back waits share one event cursor', async () => {
+  it('with the queue given, makes one read per wait (the watch) and none at the finish, whose record the reader receives', async () => {
     h = new Harness(redis);
     let release = gate();
     const held = defineJob({
@@ -46,14 +58,15 @@ describe('waitForResult', () => {
       release = gate();
       const id = await client.enqueue('held', { n });
       const waiting = client.waitForResult(id, { queue: 'default', timeoutMs: 5000 });
-      // Held until the wait has surely made its first read, so the finish comes through the stream.
+      // Held until the wait has surely watched the job, so the record comes by the push.
       setTimeout(() => release.open(), 200);
       const rec = await waiting;
       assert.equal(rec.status, 'done');
       assert.equal(rec.output, n);
     }
-    assert.equal(calls.get('getJob'), 10, 'two reads per wait: before blocking, and at the finish');
-    assert.equal(calls.get('lastEventCursor'), 1, 'the reader kept its cursor between waits');
+    assert.equal(calls.get('watchJob'), 5, 'one read per wait, before blocking');
+    assert.equal(calls.get('getJob') ?? 0, 0, 'no read at the finish');
+    assert.equal(calls.get('readResults:some'), 5, 'each finish delivered by one wake-up, with its record');
   });
 
   it('still sees a finish that happened before the wait began', async () => {
@@ -107,7 +120,7 @@ describe('waitForResult', () => {
     assert.equal((await waiting).output, 'ok');
   });
 
-  it('settles hundreds of concurrent waits, each with the output of its own job, at most two reads each', async () => {
+  it('settles hundreds of concurrent waits, each with the output of its own job, one read each', async () => {
     h = new Harness(redis);
     const { store, calls } = counting(h.newStore());
     const client = h.client({ store, jobs: [echo] });
@@ -121,6 +134,99 @@ describe('waitForResult', () => {
       recs.map((r) => r.output),
       ids.map((_, n) => n),
     );
-    assert.ok((calls.get('getJob') ?? 0) <= 600, `getJob called ${calls.get('getJob')} times for 300 waits`);
+    assert.equal(calls.get('watchJob'), 300, 'one read per wait');
+    assert.equal(calls.get('getJob') ?? 0, 0, 'no read at the finish');
+  });
+  it('a job ended outside a worker (cancelled while queued) reaches its waiter at once, not at the slow re-check', async () => {
+    h = new Harness(redis);
+    const { store, calls } = counting(h.newStore());
+    const client = h.client({ store, jobs: [echo] });
+    const id = await client.enqueue('echo', { n: 1 }); // no supervisor: it stays queued
+    const waiting = client.waitForResult(id, { queue: 'default', timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    await client.cancel(id, { queue: 'default' });
+    const rec = await waiting;
+    assert.equal(rec.status, 'cancelled');
+    assert.ok(Date.now() - t0 < 2000, `settled ${Date.now() - t0} ms after the cancel (re-check is 5 s)`);
+    assert.equal(calls.get('readResults:some'), 1, 'the cancel pushed the record');
+  });
+
+  it('a failed job reaches its waiter with its error, and two clients waiting on one job both get it', async () => {
+    h = new Harness(redis);
+    const boom = defineJob({
+      name: 'boom',
+      work: async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        throw new Error('kaput');
+      },
+      retry: { maxAttempts: 1 },
+    });
+    const a = counting(h.newStore());
+    const b = counting(h.newStore());
+    const ca = h.client({ store: a.store, jobs: [boom] });
+    const cb = h.client({ store: b.store, jobs: [boom] });
+    const id = await ca.enqueue('boom', {});
+    const waits = [ca, cb].map((c) => c.waitForResult(id, { queue: 'default', timeoutMs: 10_000 }));
+    await h.started({ jobs: [boom] });
+    const recs = await Promise.all(waits);
+    for (const rec of recs) {
+      assert.equal(rec.status, 'failed');
+      assert.match(JSON.stringify(rec.error), /kaput/);
+    }
+    for (const { calls } of [a, b]) {
+      assert.equal(calls.get('watchJob'), 1);
+      assert.equal(calls.get('getJob') ?? 0, 0, 'no read at the finish');
+    }
+    assert.equal(await h.raw.hexists(h.key(`job:${id}`), 'wt'), 0, 'the finish cleared the watch mark');
+  });
+
+  it('a record pushed for a wait that gave up expires instead of staying, and does not disturb later waits', async () => {
+    h = new Harness(redis);
+    const release = gate();
+    const held = defineJob({
+      name: 'held',
+      work: async () => {
+        await release.promise;
+        return 'late';
+      },
+    });
+    await h.started({ jobs: [held, echo] });
+    const quitter = h.client({ jobs: [held, echo] });
+    const late = await quitter.enqueue('held', {});
+    await assert.rejects(() => quitter.waitForResult(late, { queue: 'default', timeoutMs: 300 }), {
+      code: 'TIMEOUT',
+    });
+    // Its reader stops (else, lingering, it would take the record and drop it): nobody reads.
+    quitter.close();
+    await new Promise((r) => setTimeout(r, 1300));
+    release.open();
+    const resultKeys = await eventuallyKeys(h, 'result:');
+    assert.equal(resultKeys.length, 1, 'the finish pushed to the watcher that gave up');
+    const ttl = await h.raw.pttl(resultKeys[0]!);
+    assert.ok(ttl > 0 && ttl <= 60_000, `result list TTL ${ttl} ms`);
+    const client = h.client({ jobs: [held, echo] });
+    const id = await client.enqueue('echo', { n: 5 });
+    assert.equal((await client.waitForResult(id, { queue: 'default', timeoutMs: 5000 })).output, 5);
+  });
+
+  it("the scripts' record fields are decodeJob's, in the same order", () => {
+    const lua = readFileSync(
+      new URL('../../src/store/redis/lua/include/common.lua', import.meta.url),
+      'utf8',
+    );
+    const m = /local JOB_FIELDS = \{([^}]*)\}/.exec(lua);
+    assert.ok(m, 'common.lua defines JOB_FIELDS');
+    const fields = [...m[1]!.matchAll(/'([^']+)'/g)].map((x) => x[1]);
+    assert.deepEqual(fields, [...JOB_FIELDS]);
   });
 });
+
+async function eventuallyKeys(h: Harness, part: string): Promise<string[]> {
+  for (let i = 0; i < 100; i++) {
+    const ks = (await h.keys()).filter((k) => k.includes(part));
+    if (ks.length > 0) return ks;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return [];
+}

@@ -32,6 +32,7 @@ import * as listJobs from './listJobs.js';
 import type { QueueCounts } from './listJobs.js';
 import * as deadLetterOps from './deadLetterOps.js';
 import * as leaseOps from './leaseOps.js';
+import * as resultOps from './resultOps.js';
 import { decodeLogEntry, decodeStreamEntries, implicitLog } from './decodeEvents.js';
 import { commitRoundTrip } from './commitOps.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
@@ -65,6 +66,7 @@ export class RedisStore implements Store {
   private readonly keyCache = new Map<string, QueueKeys>();
   private readonly knownQueues = new Set<string>();
   private blocking: Redis | undefined;
+  /** Blocking connections: one per queue for readEvents, one per watcher for readResults. */
   private readers = new Map<string, Redis>();
   private subscriber: Redis | undefined;
   private closed = false;
@@ -320,23 +322,47 @@ export class RedisStore implements Store {
     return Number(await this.run('purgeDead', [k.dead, k.failed], [k.base, this.finishedTtlMs]));
   }
 
+  /** A connection of its own for a blocking read (it is held while the read blocks). */
+  private blockingReader(key: string): Redis {
+    let reader = this.readers.get(key);
+    if (!reader) {
+      reader = this.redis.duplicate();
+      reader.on('error', () => {});
+      this.readers.set(key, reader);
+    }
+    return reader;
+  }
+
   async readEvents(queue: string, cursor: string, blockMs: number, count = 500): Promise<QueueEvent[]> {
     const k = this.keys(queue);
-    let conn = this.redis;
-    if (blockMs > 0) {
-      let reader = this.readers.get(queue);
-      if (!reader) {
-        reader = this.redis.duplicate();
-        reader.on('error', () => {});
-        this.readers.set(queue, reader);
-      }
-      conn = reader;
-    }
     const res =
       blockMs > 0
-        ? await conn.xread('COUNT', count, 'BLOCK', String(blockMs), 'STREAMS', k.events, cursor)
-        : await conn.xread('COUNT', count, 'STREAMS', k.events, cursor);
+        ? await this.blockingReader('events:' + queue).xread(
+            'COUNT',
+            count,
+            'BLOCK',
+            String(blockMs),
+            'STREAMS',
+            k.events,
+            cursor,
+          )
+        : await this.redis.xread('COUNT', count, 'STREAMS', k.events, cursor);
     return res ? decodeStreamEntries(res) : [];
+  }
+
+  watchJob(id: string, queue: string, watcherId: string): Promise<JobRecord | null> {
+    return resultOps.watchJob(this.ctx, queue, id, watcherId);
+  }
+
+  readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {
+    const reader = this.blockingReader(`results:${queue}:${watcherId}`);
+    return resultOps.readResults(this.ctx, reader, queue, watcherId, blockMs);
+  }
+
+  endResults(queue: string, watcherId: string): void {
+    const key = `results:${queue}:${watcherId}`;
+    this.readers.get(key)?.disconnect();
+    this.readers.delete(key);
   }
 
   async lastEventCursor(queue: string): Promise<string> {

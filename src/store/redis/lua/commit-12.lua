@@ -80,7 +80,7 @@ for _ = 1, nOps do
     b = b + 9
   end
   local jk = kp .. 'job:' .. id
-  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par', 'fg')
+  local cur = redis.call('HMGET', jk, 'tk', 'ls', 'qs', 'ib', 'par', 'fg', 'wt')
   -- notifyParent reads the parent's queue, group and index itself (only for children).
   local parent = nil
   if not cur[5] then parent = {} end
@@ -114,6 +114,7 @@ for _ = 1, nOps do
       if cur[5] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen, nil, ttl) end
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
+      pushResult(kp, jk, id, cur[7])
       doneIds[#doneIds + 1] = id
     elseif kind == 'fail' or kind == 'broken' then
       local args = { 'st', 'failed', 'e', f1 }
@@ -124,6 +125,7 @@ for _ = 1, nOps do
       redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
       notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen, parent, ttl)
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
+      pushResult(kp, jk, id, cur[7])
       flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
     elseif kind == 'cancelled' then
@@ -134,6 +136,7 @@ for _ = 1, nOps do
       notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent, ttl)
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
+      pushResult(kp, jk, id, cur[7])
       flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif kind == 'retry' then

@@ -38,6 +38,7 @@ for _, id in ipairs(expired) do
       redis.call('ZADD', KEYS[4], now, id)
       notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. err .. '}', now, maxLen, nil, ttl)
       redis.call('DEL', kp .. 'inbox:' .. id)
+      pushResult(kp, jk, id, nil)
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
       failed[#failed + 1] = id
     else

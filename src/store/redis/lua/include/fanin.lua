@@ -77,5 +77,6 @@ local function endCancelled(kp, jk, id, args, ls, entry, cancelledKey, eventsKey
   notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, nil, ttl)
   expireFans(kp, jk, id, ttl)
   redis.call('DEL', kp .. 'inbox:' .. id)
+  pushResult(kp, jk, id, nil)
   emit(eventsKey, maxLen, now, id, 'cancelled', 'cancelled')
 end

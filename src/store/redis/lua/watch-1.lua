@@ -1,0 +1,20 @@
+--[[ watch: reads a job's record and, unless it has finished, adds a watcher to its `wt` field,
+in one step: a finish either shows in this read or comes after it, and then pushes the record
+to the watcher's result list (pushResult in include/common.lua). Nothing can fall between.
+KEYS[1] the job's record
+ARGV[1] watcher id
+Returns the record's JOB_FIELDS values (all nil when there is no record).
+]]
+--@include common
+local v = redis.call('HMGET', KEYS[1], unpack(JOB_FIELDS))
+local st = v[3]
+if v[1] and st ~= 'done' and st ~= 'failed' and st ~= 'cancelled' then
+  local watcher = ARGV[1]
+  local wt = redis.call('HGET', KEYS[1], 'wt')
+  if not wt then
+    redis.call('HSET', KEYS[1], 'wt', watcher)
+  elseif not string.find(',' .. wt .. ',', ',' .. watcher .. ',', 1, true) then
+    redis.call('HSET', KEYS[1], 'wt', wt .. ',' .. watcher)
+  end
+end
+return v
