@@ -137,10 +137,11 @@ describe('leases', () => {
     assert.ok((await client.events(id)).some((e) => e.type === 'lease-requeued'));
   });
 
-  it('fails a job with LEASE_EXPIRED after maxLeaseRequeues lease requeues', async () => {
+  it('fails a job with LEASE_EXPIRED after maxLeaseRequeues lease requeues, and its waiter learns at once', async () => {
     h = new Harness(redis);
     const client = h.client({ jobs: [defineJob({ name: 'j', work: () => 1 })] });
     const id = await client.enqueue('j', null);
+    const waiting = client.waitForResult(id, { queue: 'default', timeoutMs: 10_000 });
     const maxLeaseRequeues = 2;
     for (let i = 1; i <= maxLeaseRequeues + 1; i++) {
       const { claimed } = (await eventually(async () => {
@@ -157,6 +158,14 @@ describe('leases', () => {
     assert.equal(rec?.status, 'failed');
     assert.equal(rec?.error?.code, 'LEASE_EXPIRED');
     assert.equal(rec?.leaseRequeues, 3);
+    // The reaper pushed the record to the waiter (the waiter's own re-check comes only after 5 s).
+    const failedAt = Date.now();
+    const seen = await waiting;
+    assert.ok(
+      Date.now() - failedAt < 1500,
+      `the waiter settled ${Date.now() - failedAt} ms after the failure`,
+    );
+    assert.equal(seen.error?.code, 'LEASE_EXPIRED');
     assert.deepEqual(
       (await client.deadLetters()).map((d) => d.id),
       [id],
