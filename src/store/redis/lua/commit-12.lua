@@ -53,11 +53,13 @@ end
 
 -- `args` gets the log (unless `implicitDone`: see addLog in common.lua), `fa` and, but for
 -- done (which deletes it), an empty token. No `ua`: `fa` is a finished job's update time.
-local function finish(jk, id, indexKey, args, ls, log, implicitDone)
+-- The record is final after this HSET, so the job's watchers (`wt` as read) get it here.
+local function finish(jk, id, indexKey, args, ls, log, implicitDone, wt)
   if not implicitDone then addLog(args, jk, ls, now, log) end
   args[#args + 1] = 'fa'; args[#args + 1] = now
   if indexKey ~= KEYS[8] then args[#args + 1] = 'tk'; args[#args + 1] = '' end
   redis.call('HSET', jk, unpack(args))
+  pushResult(kp, jk, id, wt)
   if indexKey == KEYS[8] then
     doneIndex[#doneIndex + 1] = now; doneIndex[#doneIndex + 1] = id
   else
@@ -107,36 +109,33 @@ for _ = 1, nOps do
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       -- Log still implicit and this is its plain "done": it stays implicit (stamp `fa`).
       local implicit = not ls and #log == 1 and log[1] == '{"type":"done"}'
-      finish(jk, id, KEYS[8], args, ls, log, implicit)
+      finish(jk, id, KEYS[8], args, ls, log, implicit, cur[7])
       -- A finished record needs neither its token nor its place in line: gone, its listpack
       -- stays a size class smaller. (No TTL: sweep-2.lua deletes it by the done index.)
       redis.call('HDEL', jk, 'tk', 'qs')
       if cur[5] then notifyParent(kp, jk, id, 'done', '{"s":"done","o":' .. f1 .. '}', now, maxLen, nil, ttl) end
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
-      pushResult(kp, jk, id, cur[7])
       doneIds[#doneIds + 1] = id
     elseif kind == 'fail' or kind == 'broken' then
       local args = { 'st', 'failed', 'e', f1 }
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
-      finish(jk, id, KEYS[9], args, ls, log)
+      finish(jk, id, KEYS[9], args, ls, log, false, cur[7])
       -- A dead letter keeps its record (no TTL) until it is retried or purged.
       redis.call('ZADD', kind == 'broken' and KEYS[12] or KEYS[11], now, id)
       notifyParent(kp, jk, id, 'failed', '{"s":"failed","e":' .. f1 .. '}', now, maxLen, parent, ttl)
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
-      pushResult(kp, jk, id, cur[7])
       flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'failed', 'failed')
     elseif kind == 'cancelled' then
       local args = { 'st', 'cancelled' }
       if f2 ~= '' then args[#args + 1] = 'sn'; args[#args + 1] = f2 end
       if f3 ~= '' then args[#args + 1] = 's'; args[#args + 1] = f3 end
-      finish(jk, id, KEYS[10], args, ls, log)
+      finish(jk, id, KEYS[10], args, ls, log, false, cur[7])
       notifyParent(kp, jk, id, 'cancelled', '{"s":"cancelled"}', now, maxLen, parent, ttl)
       if cur[6] then expireFans(kp, jk, id, ttl, cur[6]) end
       if cur[4] then redis.call('DEL', kp .. 'inbox:' .. id) end
-      pushResult(kp, jk, id, cur[7])
       flushCheckpoints()
       emit(KEYS[5], maxLen, now, id, 'cancelled', 'cancelled')
     elseif kind == 'retry' then

@@ -6,11 +6,15 @@ ARGV[1] watcher id
 Returns the record's JOB_FIELDS values (all nil when there is no record).
 ]]
 --@include common
-local v = redis.call('HMGET', KEYS[1], unpack(JOB_FIELDS))
+-- One read: the record's fields and, last, `wt` (taken off before the reply).
+local fields = { unpack(JOB_FIELDS) }
+fields[#fields + 1] = 'wt'
+local v = redis.call('HMGET', KEYS[1], unpack(fields))
+local wt = v[#fields]
+v[#fields] = nil
 local st = v[3]
 if v[1] and st ~= 'done' and st ~= 'failed' and st ~= 'cancelled' then
   local watcher = ARGV[1]
-  local wt = redis.call('HGET', KEYS[1], 'wt')
   if not wt then
     redis.call('HSET', KEYS[1], 'wt', watcher)
   elseif not string.find(',' .. wt .. ',', ',' .. watcher .. ',', 1, true) then
