@@ -1,6 +1,6 @@
 // The production Store: every write is one Lua script (see lua/), every key of a queue shares
-// the queue's hash tag. Blocking reads (waiting for work, following events) use connections of
-// their own so they never hold up commands.
+// the queue's hash tag. Blocking reads (waiting for work, following events, waiting for
+// results) use connections of their own so they never hold up commands.
 
 import { Redis, type RedisOptions } from 'ioredis';
 import { JobNotFoundError, fromScriptError } from '../../errors.js';
@@ -33,7 +33,8 @@ import type { QueueCounts } from './listJobs.js';
 import * as deadLetterOps from './deadLetterOps.js';
 import * as leaseOps from './leaseOps.js';
 import * as resultOps from './resultOps.js';
-import { decodeLogEntry, decodeStreamEntries, implicitLog } from './decodeEvents.js';
+import * as eventOps from './eventOps.js';
+import * as registryOps from './registryOps.js';
 import { commitRoundTrip } from './commitOps.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
 
@@ -55,6 +56,8 @@ export interface RedisStoreOptions {
 }
 
 const DAY = 24 * 3600 * 1000;
+/** The `readers` key of a watcher's blocking connection. */
+const resultsReader = (queue: string, watcherId: string): string => `results:${queue}:${watcherId}`;
 
 export class RedisStore implements Store {
   readonly prefix: string;
@@ -266,16 +269,7 @@ export class RedisStore implements Store {
   async getLog(id: string, queue?: string): Promise<AuditEntry[]> {
     const q = await this.resolveQueue(id, queue);
     if (!q) throw new JobNotFoundError(id, queue);
-    const all = await this.redis.hgetall(this.keys(q).job(id));
-    if (!all.m) throw new JobNotFoundError(id, q);
-    if (all.ls === undefined) return implicitLog(all);
-    const n = Number(all.ls);
-    const out: AuditEntry[] = [];
-    for (let i = Math.max(1, n - 999); i <= n; i++) {
-      const e = all[`l${i}`];
-      if (e) out.push(decodeLogEntry(e));
-    }
-    return out;
+    return eventOps.getLog(this.ctx, id, q);
   }
 
   async cancel(id: string, queue?: string, reason = 'cancelled by request'): Promise<CancelOutcome> {
@@ -333,21 +327,15 @@ export class RedisStore implements Store {
     return reader;
   }
 
-  async readEvents(queue: string, cursor: string, blockMs: number, count = 500): Promise<QueueEvent[]> {
-    const k = this.keys(queue);
-    const res =
-      blockMs > 0
-        ? await this.blockingReader('events:' + queue).xread(
-            'COUNT',
-            count,
-            'BLOCK',
-            String(blockMs),
-            'STREAMS',
-            k.events,
-            cursor,
-          )
-        : await this.redis.xread('COUNT', count, 'STREAMS', k.events, cursor);
-    return res ? decodeStreamEntries(res) : [];
+  readEvents(queue: string, cursor: string, blockMs: number, count = 500): Promise<QueueEvent[]> {
+    return eventOps.readEvents(
+      this.ctx,
+      () => this.blockingReader('events:' + queue),
+      queue,
+      cursor,
+      blockMs,
+      count,
+    );
   }
 
   watchJob(id: string, queue: string, watcherId: string): Promise<JobRecord | null> {
@@ -355,19 +343,18 @@ export class RedisStore implements Store {
   }
 
   readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {
-    const reader = this.blockingReader(`results:${queue}:${watcherId}`);
+    const reader = this.blockingReader(resultsReader(queue, watcherId));
     return resultOps.readResults(this.ctx, reader, queue, watcherId, blockMs);
   }
 
   endResults(queue: string, watcherId: string): void {
-    const key = `results:${queue}:${watcherId}`;
+    const key = resultsReader(queue, watcherId);
     this.readers.get(key)?.disconnect();
     this.readers.delete(key);
   }
 
-  async lastEventCursor(queue: string): Promise<string> {
-    const last = await this.redis.xrevrange(this.keys(queue).events, '+', '-', 'COUNT', 1);
-    return last[0]?.[0] ?? '0-0';
+  lastEventCursor(queue: string): Promise<string> {
+    return eventOps.lastEventCursor(this.ctx, queue);
   }
 
   async evictionPolicy(): Promise<string | null> {
@@ -379,22 +366,12 @@ export class RedisStore implements Store {
     }
   }
 
-  async registerMachines(machines: MachineInfo[]): Promise<void> {
-    if (machines.length === 0) return;
-    const key = registryKey(this.prefix);
-    const existing = await this.redis.hmget(key, ...machines.map((m) => m.name));
-    const args: string[] = [];
-    machines.forEach((m, i) => {
-      const prev = existing[i] ? (JSON.parse(existing[i]) as MachineInfo) : undefined;
-      const versions = [...new Set([...(prev?.versions ?? []), ...m.versions])].sort((a, b) => a - b);
-      args.push(m.name, JSON.stringify({ ...m, versions }));
-    });
-    await this.redis.hset(key, ...args);
+  registerMachines(machines: MachineInfo[]): Promise<void> {
+    return registryOps.registerMachines(this.ctx, registryKey(this.prefix), machines);
   }
 
-  async machines(): Promise<MachineInfo[]> {
-    const all = await this.redis.hgetall(registryKey(this.prefix));
-    return Object.values(all).map((v) => JSON.parse(v) as MachineInfo);
+  machines(): Promise<MachineInfo[]> {
+    return registryOps.machines(this.ctx, registryKey(this.prefix));
   }
 
   async queues(): Promise<string[]> {
