@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { JobNotFoundError, RedisStore, defineJob } from '../../src/index.js';
 import { JOB_FIELDS } from '../../src/store/redis/decodeJob.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness, gate } from '../support/harness.js';
 
 /** A store that counts the calls a client makes while it waits. */
@@ -40,6 +40,19 @@ describe('waitForResult', () => {
   afterEach(async () => h.close());
 
   const echo = defineJob({ name: 'echo', work: async ({ input }: { input: { n: number } }) => input.n });
+
+  /** A job that returns `output` once `release` is opened. */
+  function heldJob(name: string, output: string) {
+    const release = gate();
+    const job = defineJob({
+      name,
+      work: async () => {
+        await release.promise;
+        return output;
+      },
+    });
+    return { job, release };
+  }
 
   it('with the queue given, makes one read per wait (the watch) and none at the finish, whose record the reader receives', async () => {
     h = new Harness(redis);
@@ -100,14 +113,7 @@ describe('waitForResult', () => {
 
   it('a wait that begins while the reader lingers after the last one is still settled', async () => {
     h = new Harness(redis);
-    const release = gate();
-    const slow = defineJob({
-      name: 'slow',
-      work: async () => {
-        await release.promise;
-        return 'ok';
-      },
-    });
+    const { job: slow, release } = heldJob('slow', 'ok');
     await h.started({ jobs: [echo, slow] });
     const client = h.client({ jobs: [echo, slow] });
     const a = await client.enqueue('echo', { n: 1 });
@@ -183,14 +189,7 @@ describe('waitForResult', () => {
 
   it('a record pushed for a wait that gave up expires instead of staying, and does not disturb later waits', async () => {
     h = new Harness(redis);
-    const release = gate();
-    const held = defineJob({
-      name: 'held',
-      work: async () => {
-        await release.promise;
-        return 'late';
-      },
-    });
+    const { job: held, release } = heldJob('held', 'late');
     await h.started({ jobs: [held, echo] });
     const quitter = h.client({ jobs: [held, echo] });
     const late = await quitter.enqueue('held', {});
@@ -201,7 +200,10 @@ describe('waitForResult', () => {
     quitter.close();
     await new Promise((r) => setTimeout(r, 1300));
     release.open();
-    const resultKeys = await eventuallyKeys(h, 'result:');
+    const resultKeys = (await eventually(async () => {
+      const ks = (await h.keys()).filter((k) => k.includes('result:'));
+      return ks.length > 0 ? ks : null;
+    }))!;
     assert.equal(resultKeys.length, 1, 'the finish pushed to the watcher that gave up');
     const ttl = await h.raw.pttl(resultKeys[0]!);
     assert.ok(ttl > 0 && ttl <= 60_000, `result list TTL ${ttl} ms`);
@@ -221,12 +223,3 @@ describe('waitForResult', () => {
     assert.deepEqual(fields, [...JOB_FIELDS]);
   });
 });
-
-async function eventuallyKeys(h: Harness, part: string): Promise<string[]> {
-  for (let i = 0; i < 100; i++) {
-    const ks = (await h.keys()).filter((k) => k.includes(part));
-    if (ks.length > 0) return ks;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return [];
-}
