@@ -100,7 +100,7 @@ export const jobMachine = setup({
     },
     waiting: {
       tags: ['parked'],
-      on: { WAKE: 'queued', CLAIM: { target: 'working', actions: 'clearRunAt' } },
+      on: { WAKE: 'queued' },
     },
     done: { type: 'final' },
     failed: { type: 'final' },

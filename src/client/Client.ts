@@ -298,6 +298,7 @@ export class Client {
     parentQueue: string,
     group: string,
     jobs: readonly FanOutJob[],
+    revive?: ReadonlySet<number>,
   ): Promise<void> {
     const CHUNK = 1000;
     for (let start = 0; start < jobs.length; start += CHUNK) {
@@ -315,6 +316,7 @@ export class Client {
         job.parentQueue = queue === parentQueue ? '' : parentQueue;
         job.group = group;
         job.index = index;
+        if (revive?.has(index)) job.revive = true;
         const list = byQueue.get(queue) ?? [];
         list.push(job);
         byQueue.set(queue, list);
@@ -332,7 +334,7 @@ export class Client {
   async send(
     id: string,
     event: { type: string; [key: string]: unknown },
-    options: { queue?: string } = {},
+    options: { queue?: string; eventId?: string } = {},
   ): Promise<void> {
     if (!event || typeof event !== 'object' || typeof event.type !== 'string' || event.type.length === 0) {
       throw new ValidationError('event must be an object with a non-empty string `type`', {
@@ -349,7 +351,17 @@ export class Client {
     const text = serializeInput(`event ${event.type}`, event, this.maxPayloadBytes);
     const job = await this.store.getJob(id, options.queue);
     if (!job) throw new JobNotFoundError(id, options.queue);
-    await this.store.send(job.queue, id, text, event.type);
+    if (
+      options.eventId !== undefined &&
+      (typeof options.eventId !== 'string' || !/^[\w.:-]{1,128}$/.test(options.eventId))
+    )
+      throw new ValidationError('eventId must be 1-128 letters, digits, _ . : -', {
+        field: 'eventId',
+        jobId: id,
+      });
+    // The id makes the send idempotent: a resend (by ioredis after a reconnect, or by the caller
+    // with the same eventId) is taken once.
+    await this.store.send(job.queue, id, text, event.type, options.eventId ?? ulid());
   }
 
   /** The job's audit log, oldest first. */

@@ -10,7 +10,11 @@ export interface FanOutHost {
   store: Store;
   queue: string;
   parentId: string;
-  enqueueChildren(group: string, jobs: FanOutJob[]): Promise<void>;
+  /**
+   * `revive`: indexes of children to make anew if they ended failed or cancelled (the parent
+   * was redriven and their outcomes dropped).
+   */
+  enqueueChildren(group: string, jobs: FanOutJob[], revive: ReadonlySet<number>): Promise<void>;
   cancelJob(id: string, queue: string): Promise<void>;
   /** Resolves on the next fan-in notification for this parent. */
   nextFanIn(signal: AbortSignal): Promise<void>;
@@ -53,7 +57,9 @@ export async function runFanOut(
   if (total === 0) return [];
   let state = await host.store.fanOpen(host.queue, host.parentId, g, total, policy);
   if (!complete(state)) {
-    await host.enqueueChildren(g, input.jobs);
+    const revive = new Set<number>();
+    if (state.revive) for (let i = 0; i < total; i++) if (!state.results.has(i)) revive.add(i);
+    await host.enqueueChildren(g, input.jobs, revive);
     state = await host.store.fanOpen(host.queue, host.parentId, g, total, policy);
   }
   while (!complete(state)) {

@@ -88,7 +88,7 @@ export async function runPipeline(
     store,
     queue: sup.queue,
     parentId: c.id,
-    enqueueChildren: (group, jobs) => sup.enqueueChildren(c.id, group, jobs),
+    enqueueChildren: (group, jobs, revive) => sup.enqueueChildren(c.id, group, jobs, revive),
     cancelJob: (id, queue) => sup.cancelTree(id, queue),
     nextFanIn: (signal) =>
       new Promise<void>((resolve, reject) => {

@@ -30,6 +30,11 @@ export interface NewJob {
   parentQueue?: string;
   group?: string;
   index?: number;
+  /**
+   * A child of a redriven parent's fan-out (FanState.revive): an existing child that ended
+   * failed or cancelled is made anew under its id instead of being left as it is.
+   */
+  revive?: boolean;
 }
 
 /** A parent's fan-out record: how many children, how many finished, and their outcomes. */
@@ -40,6 +45,11 @@ export interface FanState {
   failed: number;
   /** Outcome JSON by child index, for the children finished so far. */
   results: Map<number, string>;
+  /**
+   * The parent was redriven from a dead letter: the outcomes of children that did not end done
+   * were dropped, and those children are to be made anew (NewJob.revive).
+   */
+  revive: boolean;
 }
 
 export interface EnqueueResult {
@@ -107,6 +117,8 @@ export type CommitOp =
       error: string;
       snapshot?: string;
       state?: string;
+      /** The snapshot a redrive of this dead letter resumes from (pipelines); none: afresh. */
+      resume?: string;
       log: string[];
     }
   | {
@@ -272,7 +284,11 @@ export interface Store {
   /** Events sent to a job, from position `from` of its inbox on. */
   readInbox(queue: string, id: string, from: number): Promise<string[]>;
   /** Appends an event to a job's inbox and wakes the job (parked) or its worker (running). */
-  send(queue: string, id: string, event: string, eventType: string): Promise<void>;
+  /**
+   * Appends an event to a job's inbox once per `eventId`: a resent send (a reply lost across a
+   * reconnect) is not delivered twice. Resolves false when that id was delivered already.
+   */
+  send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean>;
   /** Extends every lease still held, in one call. */
   heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]>;
   /** Requeues (or fails past the budget) jobs whose lease passed; trims retention indexes. */

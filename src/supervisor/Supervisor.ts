@@ -148,8 +148,13 @@ export class Supervisor {
   }
 
   /** Enqueues a parent's children for one fan-out group (idempotent: deterministic ids). */
-  enqueueChildren(parentId: string, group: string, jobs: readonly FanOutJob[]): Promise<void> {
-    return this.client.enqueueChildren(parentId, this.queue, group, jobs);
+  enqueueChildren(
+    parentId: string,
+    group: string,
+    jobs: readonly FanOutJob[],
+    revive?: ReadonlySet<number>,
+  ): Promise<void> {
+    return this.client.enqueueChildren(parentId, this.queue, group, jobs, revive);
   }
 
   /** Cancels a job and its whole subtree. */

@@ -10,6 +10,7 @@ import type { PipelineDefinition } from '../pipeline/definePipeline.js';
 import { runPipeline } from '../pipeline/runPipeline.js';
 import { runSimpleJob } from './runSimpleJob.js';
 import { toStoredError } from '../errors.js';
+import { FINISHED } from '../store/types.js';
 
 export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<void> {
   const c = job.claimed;
@@ -47,11 +48,10 @@ export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<vo
     // The claim checked a parent on this queue already; one on another queue is asked here.
     const parent =
       c.parentState ??
-      (await sup.store
-        .jobStatus(c.parentId, c.parentQueue ?? sup.queue)
-        .then((p) =>
-          !p ? 'missing' : p.status === 'cancelled' || p.cancelRequested ? 'cancelled' : 'live',
-        ));
+      (await sup.store.jobStatus(c.parentId, c.parentQueue ?? sup.queue).then((p) =>
+        // A finished parent (done, failed) awaits no child: as under a cancelled one.
+        !p ? 'missing' : FINISHED.has(p.status) || p.cancelRequested ? 'cancelled' : 'live',
+      ));
     if (parent !== 'live') {
       await job.write({
         kind: 'cancelled',

@@ -89,6 +89,7 @@ export async function settleFailure(
       error: JSON.stringify(error),
       snapshot: JSON.stringify({ l: persistLifecycle(next), ...options.snapshotExtra }),
       state: options.state,
+      resume: options.resumeSnapshot,
       log: [JSON.stringify({ type: 'failed', attempts: life.context.attempt, error: brief })],
     });
   }

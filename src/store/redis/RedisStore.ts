@@ -122,7 +122,13 @@ export class RedisStore implements Store {
     for (const j of jobs) {
       // The rarely used fields travel as one JSON array, '' when all are empty (see enqueue-5.lua).
       const extras =
-        j.idempotencyKey || j.parentId || j.options || j.parentQueue || j.group || j.index !== undefined
+        j.idempotencyKey ||
+        j.parentId ||
+        j.options ||
+        j.parentQueue ||
+        j.group ||
+        j.index !== undefined ||
+        j.revive
           ? JSON.stringify([
               j.idempotencyKey ?? '',
               j.parentId ?? '',
@@ -130,6 +136,7 @@ export class RedisStore implements Store {
               j.parentQueue ?? '',
               j.group ?? '',
               j.index === undefined ? '' : String(j.index),
+              j.revive ? '1' : '',
             ])
           : '';
       args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
@@ -177,14 +184,15 @@ export class RedisStore implements Store {
     return this.redis.lrange(this.keys(queue).inbox(id), from, -1);
   }
 
-  async send(queue: string, id: string, event: string, eventType: string): Promise<void> {
+  async send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean> {
     const k = this.keys(queue);
     try {
-      await this.run(
+      const delivered = await this.run(
         'send',
         [k.queued, k.waiting, k.delayed, k.events, k.marker],
-        [k.base, this.eventsMaxLen, id, event, eventType],
+        [k.base, this.eventsMaxLen, id, event, eventType, eventId],
       );
+      return delivered === 1;
     } catch (err) {
       throw fromScriptError(err, { jobId: id, queue });
     }

@@ -33,6 +33,7 @@ export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): 
         f1 = op.error;
         f2 = op.snapshot ?? '';
         f3 = op.state ?? '';
+        f4 = op.resume ?? '';
         break;
       case 'retry':
         f1 = op.error;

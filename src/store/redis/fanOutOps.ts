@@ -19,7 +19,7 @@ export async function fanOpen(
     [k.fan(parentId, group), k.job(parentId)],
     [total, policy, group],
   )) as string[];
-  const state: FanState = { total, policy, finished: 0, failed: 0, results: new Map() };
+  const state: FanState = { total, policy, finished: 0, failed: 0, results: new Map(), revive: false };
   for (let i = 0; i < flat.length; i += 2) {
     const f = flat[i]!;
     const v = flat[i + 1]!;
@@ -27,6 +27,7 @@ export async function fanOpen(
     else if (f === 'p') state.policy = v as FanState['policy'];
     else if (f === 'd') state.finished = Number(v);
     else if (f === 'f') state.failed = Number(v);
+    else if (f === 'rv') state.revive = true;
     else if (f[0] === 'r') state.results.set(Number(f.slice(1)), v);
   }
   return state;
@@ -94,7 +95,7 @@ export async function relayOutbox(ctx: RedisContext, queue: string): Promise<num
       await ctx.run(
         'fanIn',
         [pk.fan(par, pg), pk.job(par)],
-        [pk.base, par, pg, pi ?? '0', st, result, ctx.eventsMaxLen],
+        [pk.base, par, pg, pi ?? '0', st, result, ctx.eventsMaxLen, ctx.finishedTtlMs],
       );
       relayed++;
     }

@@ -4,34 +4,35 @@ ARGV: 1 key prefix, 2 events max length, 3 finished TTL ms, 4 job id, 5 reason
 Returns { result, status, hasChildren }: result 'cancelled' | 'requested' | 'finished';
 hasChildren 1 when the job fanned out (the caller then walks its subtree).
 Errors: JOB_NOT_FOUND <id>.
+
+A running job (loading, working, with a lease) gets `cx` set: its worker hears of it on its
+control channel at once, or at its next heartbeat; and whatever its attempt writes next but a
+finish (a retry, a park, a requeue), and any claim, ends it cancelled (the CANCEL GUARD in
+include/lifecycle.lua), so a lost message cannot lose the cancel.
 ]]
 --@include common
+--@include lifecycle
 --@include fanin
-local kp, maxLen, ttl, id, reason = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
-local jk = kp .. 'job:' .. id
-local r = redis.call('HMGET', jk, 'st', 'ls', 'tk', 'fg')
-local kids = r[4] and 1 or 0
-if not r[1] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
-local st = r[1]
-if st == 'done' or st == 'failed' or st == 'cancelled' then return { 'finished', st, kids } end
-local now = nowMs()
-local ls = r[2]
-local entry = '{"type":"cancel-requested","reason":' .. cjson.encode(reason) .. '}'
-local worker = tokenWorker(r[3])
-if (st == 'loading' or st == 'working') and worker then
-  local args = { 'cx', '1', 'ua', now }
-  addLog(args, jk, ls, now, { entry })
-  redis.call('HSET', jk, unpack(args))
-  emit(KEYS[5], maxLen, now, id, 'cancel-requested', st)
-  -- The worker's subscription hears this at once; its heartbeat is the fallback.
-  redis.call('PUBLISH', kp .. 'ctl:' .. worker, 'cancel ' .. id)
-  return { 'requested', st, kids }
+LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local id, reason = ARGV[4], ARGV[5]
+if not LC.ttl then return redis.error_reply('BAD_CANCEL bad retention') end
+local j = lcRead(id)
+if not j.st then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
+local kids = j.fg and 1 or 0
+if FINAL[j.st] then return { 'finished', j.st, kids } end
+LC.now = nowMs()
+local worker = tokenWorker(j.tk)
+if (j.st == 'loading' or j.st == 'working') and worker then
+  if j.cx ~= '1' then
+    local args = { 'cx', '1', 'ua', LC.now }
+    addLog(args, j.jk, j.ls, LC.now, { '{"type":"cancel-requested","reason":' .. cjson.encode(reason) .. '}' })
+    redis.call('HSET', j.jk, unpack(args))
+    emit(KEYS[5], LC.maxLen, LC.now, id, 'cancel-requested', j.st)
+  end
+  redis.call('PUBLISH', LC.kp .. 'ctl:' .. worker, 'cancel ' .. id)
+  return { 'requested', j.st, kids }
 end
-redis.call('ZREM', KEYS[1], id)
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[6], id)
-local args = { 'st', 'cancelled', 'fa', now, 'tk', '', 'cx', '1' }
-endCancelled(kp, jk, id, args, ls, '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}',
-  KEYS[4], KEYS[5], now, maxLen, ttl)
+lcMove(j, 'cancelled', { kind = 'cancelled', set = { 'cx', '1' }, outcome = '{"s":"cancelled"}',
+  log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
+lcFlush()
 return { 'cancelled', 'cancelled', kids }

@@ -5,35 +5,69 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
   id, machine, version, input JSON, band, delayMs, maxAttempts, extras|''
   extras (rare, so most jobs cost no parsing): a JSON array
   [idempotencyKey|'', parentId|'', options|'', parent's queue|'' (when not this one),
-   fan-out group|'', index in the fan-out|'']
+   fan-out group|'', index in the fan-out|'', revive ('1'|'')]
 Returns: the number of jobs when every job was created under its own id; otherwise flat
-{id1, created1, id2, created2, ...}; created is 0 when the idempotency key named an
-existing job, whose id is returned instead, or when a child job with that (deterministic) id
-exists already: a parent that re-runs its fan-out after a crash does not fan out twice.
+{id1, created1, id2, created2, ...}; created is 0 when a job with that id exists already (a
+client that resends an enqueue whose reply was lost gets the job it made, never a reset one;
+a parent that re-runs its fan-out after a crash does not fan out twice), or when the
+idempotency key named an existing job, whose id is returned instead.
+A child enqueued with revive '1' (a redriven parent's fan-out, see retryDead-6.lua) whose
+existing record ended failed or cancelled is made anew under its id.
+Errors: BAD_ENQUEUE <job index> <why> when an argument is malformed; nothing is written then.
 Derived keys (job, idem, children index) carry the queue's hash tag.
 ]]
 --@include common
 local kp = ARGV[1]
 local maxLen = ARGV[2]
-local idemTtl = ARGV[3]
+local idemTtl = tonumber(ARGV[3])
 local n = tonumber(ARGV[4])
+-- NO HALF-APPLIED CALL: everything is checked before the first write.
+if not idemTtl or idemTtl <= 0 or not n or n < 1 or n % 1 ~= 0 or #ARGV ~= 4 + n * 8 then
+  return redis.error_reply('BAD_ENQUEUE 0 bad count or idempotency TTL')
+end
+local extras = {}
+for i = 0, n - 1 do
+  local b = 5 + i * 8
+  local band, delay, ma = tonumber(ARGV[b + 4]), tonumber(ARGV[b + 5]), tonumber(ARGV[b + 6])
+  if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
+  if not band or band < 0 or band > 3 or band % 1 ~= 0 then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' band') end
+  if not delay or delay < 0 or delay ~= delay or delay == math.huge then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' delay') end
+  if not ma or ma < 1 or ma % 1 ~= 0 then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' max attempts') end
+  if ARGV[b + 7] ~= '' then
+    local ok, x = pcall(cjson.decode, ARGV[b + 7])
+    if not ok or type(x) ~= 'table' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' extras') end
+    for k = 1, 7 do
+      if x[k] == nil or x[k] == cjson.null then x[k] = '' end
+      x[k] = tostring(x[k])
+    end
+    extras[i] = x
+  end
+end
 local now = nowMs()
 local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
 local out = {}
 local zq = {}
 local createdIds = {}
 local allCreated = true
+local FINISHED_UNDONE = { failed = true, cancelled = true }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
-  local idem, par, opt, pq, pg, pi = '', '', '', '', '', ''
-  if ARGV[b + 7] ~= '' then
-    local x = cjson.decode(ARGV[b + 7])
-    idem, par, opt, pq, pg, pi = x[1], x[2], x[3], x[4], x[5], x[6]
-  end
+  local idem, par, opt, pq, pg, pi, revive = '', '', '', '', '', '', ''
+  local x = extras[i]
+  if x then idem, par, opt, pq, pg, pi, revive = x[1], x[2], x[3], x[4], x[5], x[6], x[7] end
   local created = 1
-  if par ~= '' and redis.call('EXISTS', kp .. 'job:' .. id) == 1 then
-    created = 0
+  local jk = kp .. 'job:' .. id
+  local st = redis.call('HGET', jk, 'st')
+  if st then
+    if par ~= '' and revive == '1' and FINISHED_UNDONE[st] then
+      -- Made anew: out of its old status index and dead-letter listings, with its inbox.
+      for _, index in ipairs({ 'failed', 'cancelled', 'dead', 'broken' }) do redis.call('ZREM', kp .. index, id) end
+      redis.call('HDEL', kp .. 'brokenwhy', id)
+      redis.call('DEL', jk, kp .. 'inbox:' .. id, kp .. 'inboxids:' .. id)
+    else
+      created = 0
+    end
   elseif idem ~= '' then
     local ik = kp .. 'idem:' .. idem
     local prev = redis.call('GET', ik)
@@ -45,7 +79,6 @@ for i = 0, n - 1 do
     end
   end
   if created == 1 then
-    local jk = kp .. 'job:' .. id
     local band = tonumber(ARGV[b + 4])
     local score = band * BAND + seq + i + 1
     local delay = tonumber(ARGV[b + 5])

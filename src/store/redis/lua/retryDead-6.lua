@@ -1,25 +1,68 @@
---[[ retryDead: puts a dead-lettered (or broken) job back in line with fresh attempts.
+--[[ retryDead: puts a dead-lettered (or broken) job back in line with fresh attempts: the
+lifecycle's REDRIVE (failed -> queued). It clears exactly what a fresh attempt must not see:
+the error, the finish time, the output, a cancel request, the attempt and lease-requeue counts;
+and it keeps what the attempt resumes from:
+  - a pipeline resumes from the snapshot its failed attempt would have retried from (`rs`),
+    so completed steps do not run again; a broken job (never run on this version) keeps its
+    last checkpoint; a simple job starts afresh;
+  - a parent's fan-out records keep the outcomes of children that ended done and drop the
+    others (marked `rv`), so the re-run fan-out enqueues those children again (enqueue-5.lua
+    revives a failed or cancelled child whose outcome was dropped) instead of failing at once.
+The inbox was emptied when the job failed (its position went with it): events sent after the
+redrive are read from the start of a new list.
 KEYS: 1 dead, 2 broken, 3 failed, 4 queued, 5 events, 6 marker
 ARGV: 1 key prefix, 2 events max length, 3 job id
 Errors: JOB_NOT_FOUND <id> when it is in neither set or has no record.
 ]]
 --@include common
-local kp, maxLen, id = ARGV[1], ARGV[2], ARGV[3]
-local jk = kp .. 'job:' .. id
-local inDead = redis.call('ZSCORE', KEYS[1], id) or redis.call('ZSCORE', KEYS[2], id)
-local r = redis.call('HMGET', jk, 'qs', 'ls', 'm')
-if not inDead or not r[3] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
-local now = nowMs()
-redis.call('ZREM', KEYS[1], id)
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZREM', KEYS[3], id)
-redis.call('HDEL', kp .. 'brokenwhy', id)
-redis.call('HDEL', jk, 'e', 'fa', 'sn', 's', 'cx', 'o')
-local args = { 'st', 'queued', 'a', 1, 'lr', 0, 'ua', now, 'tk', '' }
-addLog(args, jk, r[2], now, { '{"type":"redriven"}' })
-redis.call('HSET', jk, unpack(args))
-redis.call('PERSIST', jk)
-redis.call('ZADD', KEYS[4], r[1], id)
-redis.call('ZADD', KEYS[6], 0, 'w')
-emit(KEYS[5], maxLen, now, id, 'redriven', 'queued')
+--@include lifecycle
+--@include fanin
+LC.kp, LC.maxLen = ARGV[1], ARGV[2]
+local id = ARGV[3]
+local inDead = redis.call('ZSCORE', KEYS[1], id)
+local inBroken = redis.call('ZSCORE', KEYS[2], id)
+local j = lcRead(id)
+if not (inDead or inBroken) or not j.st then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
+if j.st ~= 'failed' then
+  -- Listed but not failed (a record changed by hand): only the listing goes.
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+  return redis.error_reply('JOB_NOT_FOUND ' .. id)
+end
+LC.now = nowMs()
+local r = redis.call('HMGET', j.jk, 'rs', 'm')
+if not r[2] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
+local drop = { 'e', 'fa', 'o', 'cx', 'rs' }
+local set = { 'a', 1, 'lr', 0 }
+if r[1] then
+  set[#set + 1] = 'sn'; set[#set + 1] = r[1]
+elseif not inBroken then
+  drop[#drop + 1] = 'sn'; drop[#drop + 1] = 's'
+end
+redis.call('HDEL', j.jk, unpack(drop))
+redis.call('PERSIST', j.jk)
+if j.fg then
+  redis.call('PERSIST', LC.kp .. 'children:' .. id)
+  for line in string.gmatch(j.fg, '[^\n]+') do
+    local fk = LC.kp .. 'fan:' .. id .. ':' .. string.match(line, '^([^\t]*)')
+    local rec = redis.call('HGETALL', fk)
+    local dropped, failedDropped = {}, 0
+    for i = 1, #rec, 2 do
+      local f, v = rec[i], rec[i + 1]
+      if string.sub(f, 1, 1) == 'r' and string.sub(f, 2, 2) ~= 'v' and string.sub(v, 1, 11) ~= '{"s":"done"' then
+        dropped[#dropped + 1] = f
+      end
+    end
+    if #dropped > 0 then
+      redis.call('HDEL', fk, 'x', unpack(dropped))
+      redis.call('HINCRBY', fk, 'd', -#dropped)
+      redis.call('HSET', fk, 'f', 0, 'rv', '1')
+    end
+    redis.call('PERSIST', fk)
+  end
+end
+-- Read before the HDEL above: the cancel request and run-at time are gone now.
+j.cx, j.ra = nil, nil
+lcMove(j, 'queued', { kind = 'redriven', set = set, log = { '{"type":"redriven"}' } })
+lcFlush()
 return 1

@@ -1,32 +1,41 @@
---[[ send: delivers an event to a job's inbox, in order. A parked job is put back in line to
+--[[ send: delivers an event to a job's inbox, in order, once. A parked job is woken (WAKE) to
 take it in; a running job's worker is told over its control channel.
 KEYS: 1 queued, 2 waiting, 3 delayed, 4 events, 5 marker
-ARGV: 1 key prefix, 2 events max length, 3 job id, 4 event JSON, 5 event type
-Errors: JOB_NOT_FOUND <id>; JOB_FINISHED <id> <status>.
+ARGV: 1 key prefix, 2 events max length, 3 job id, 4 event JSON, 5 event type, 6 event id
+Returns 1 when delivered, 0 when an event with that id was delivered already (a client that
+resends a send whose reply was lost does not deliver it twice).
+Errors: JOB_NOT_FOUND <id>; JOB_FINISHED <id> <status>; BAD_SEND <why>.
 ]]
 --@include common
-local kp, maxLen, id, event, etype = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local jk = kp .. 'job:' .. id
-local r = redis.call('HMGET', jk, 'st', 'qs', 'ls', 'tk')
-if not r[1] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
-local st = r[1]
-if st == 'done' or st == 'failed' or st == 'cancelled' then
-  return redis.error_reply('JOB_FINISHED ' .. id .. ' ' .. st)
+--@include lifecycle
+--@include fanin
+LC.kp, LC.maxLen = ARGV[1], ARGV[2]
+local id, event, etype, eid = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+if not event or event == '' or not etype or not eid or eid == '' then
+  return redis.error_reply('BAD_SEND event, type and event id are required')
 end
-local now = nowMs()
-redis.call('RPUSH', kp .. 'inbox:' .. id, event)
+local j = lcRead(id)
+if not j.st then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
+if FINAL[j.st] then return redis.error_reply('JOB_FINISHED ' .. id .. ' ' .. j.st) end
+-- Sent-event ids live beside the inbox, and go with it when the job ends.
+if redis.call('SADD', LC.kp .. 'inboxids:' .. id, eid) == 0 then return 0 end
+LC.now = nowMs()
+redis.call('RPUSH', LC.kp .. 'inbox:' .. id, event)
 -- `ib` marks a job that has an inbox list, so finishing jobs that never got an event skip the DEL.
-local args = { 'ua', now, 'ib', '1' }
-if st == 'waiting' then
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[3], id)
-  redis.call('ZADD', KEYS[1], r[2], id)
-  redis.call('ZADD', KEYS[5], 0, 'w')
-  args[#args + 1] = 'st'; args[#args + 1] = 'queued'
-elseif (st == 'working' or st == 'loading') and tokenWorker(r[4]) then
-  redis.call('PUBLISH', kp .. 'ctl:' .. tokenWorker(r[4]), 'event ' .. id)
+redis.call('HSET', j.jk, 'ib', '1')
+j.ib = '1'
+local log = { '{"type":"event-received","event":' .. cjson.encode(etype) .. '}' }
+if j.st == 'waiting' then
+  lcMove(j, 'queued', { kind = 'event-received', log = log })
+else
+  local args = { 'ua', LC.now }
+  addLog(args, j.jk, j.ls, LC.now, log)
+  redis.call('HSET', j.jk, unpack(args))
+  emit(LC.kp .. 'events', LC.maxLen, LC.now, id, 'event-received', j.st)
+  local w = tokenWorker(j.tk)
+  if (j.st == 'working' or j.st == 'loading') and w then
+    redis.call('PUBLISH', LC.kp .. 'ctl:' .. w, 'event ' .. id)
+  end
 end
-addLog(args, jk, r[3], now, { '{"type":"event-received","event":' .. cjson.encode(etype) .. '}' })
-redis.call('HSET', jk, unpack(args))
-emit(KEYS[4], maxLen, now, id, 'event-received', st == 'waiting' and 'queued' or st)
+lcFlush()
 return 1

@@ -1,22 +1,21 @@
 -- Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake
--- time came) into `queued`, behind the jobs already waiting in their priority band.
--- Needs: kp, now, KEYS for queued (kQueued), delayed (kDelayed), meta (kMeta), waiting (kWaiting).
-local function promoteDue(kp, now, kQueued, kDelayed, kMeta, kWaiting)
-  local due = redis.call('ZRANGEBYSCORE', kDelayed, '-inf', now, 'LIMIT', 0, 1000)
+-- time came) into `queued`, behind the jobs already waiting in their priority band. Included
+-- after lifecycle: a parked job's wake-up is its WAKE move (lcMove); a delayed job only changes
+-- place. Returns how many entries were due.
+local function promoteDue()
+  local kDelayed = LC.kp .. 'delayed'
+  local due = redis.call('ZRANGEBYSCORE', kDelayed, '-inf', LC.now, 'LIMIT', 0, 1000)
   if #due == 0 then return 0 end
-  local seq = redis.call('HINCRBY', kMeta, 'seq', #due) - #due
+  local seq = redis.call('HINCRBY', LC.kp .. 'meta', 'seq', #due) - #due
   for i, id in ipairs(due) do
-    local jk = kp .. 'job:' .. id
-    local r = redis.call('HMGET', jk, 'pr', 'st')
-    if r[2] then
+    local j = lcRead(id)
+    if j.st == 'queued' or j.st == 'waiting' then
       -- No `pr`: the normal band (see enqueue-5.lua).
-      local score = (tonumber(r[1]) or 2) * BAND + seq + i
-      if r[2] == 'waiting' then redis.call('ZREM', kWaiting, id) end
-      redis.call('HSET', jk, 'st', 'queued', 'qs', score)
-      redis.call('HDEL', jk, 'ra')
-      redis.call('ZADD', kQueued, score, id)
+      local score = (tonumber(j.pr) or 2) * BAND + seq + i
+      lcMove(j, 'queued', { score = score })
     end
   end
   redis.call('ZREM', kDelayed, unpack(due))
+  lcFlush()
   return #due
 end

@@ -1,0 +1,291 @@
+-- THE LIFECYCLE: every status change of a job, written once.
+-- Scripts decide WHICH move a job makes; only lcMove makes it. No script writes `st`, or moves a
+-- job between the status indexes, by hand.
+--
+-- Included after common and before fanin. A script sets LC.kp, LC.now, LC.maxLen and LC.ttl, reads each job with lcRead, asks lcGuard,
+-- calls lcMove, and calls lcFlush before it returns (index writes are batched, see below).
+--
+-- The statuses and where a job of each is listed (index zsets under the queue's prefix):
+--   queued     `queued` (runnable now, by band + FIFO score) or `delayed` (by its run-at time)
+--   loading    `active` (by lease deadline)
+--   working    `active`
+--   waiting    `waiting` (by park time), and `delayed` too while it has a wake-up time
+--   done       `done` (finish time; sweep-2.lua deletes it after the retention window)
+--   failed     `failed` and `dead` (a dead letter) or `broken` (no supervisor could run it)
+--   cancelled  `cancelled` (like done)
+--
+-- THE GUARDS (lcGuard), in this order, before any write: the job exists; the caller's lease
+-- token is the job's (THE FENCE: a worker whose lease passed MUST NOT change the job); the move
+-- is an edge of EDGES from the job's status. Then lcMove applies the CANCEL GUARD: a job whose
+-- cancel was requested (`cx`) that would be requeued, retried, parked, woken or claimed ends
+-- `cancelled` instead. A cancel is final: nothing but a finishing write of the attempt that was
+-- running when it came can take the job anywhere else.
+--
+-- Entering a final status (done, failed, cancelled) clears what only a live job needs: the
+-- lease token, the inbox (list, position, sent-event ids), the fan-in wake flag, the run-at
+-- time; tells the job's watchers (pushResult), its parent (notifyParent) and the stream; a done
+-- or cancelled parent's fan-out records expire with it (a failed one's stay with the dead
+-- letter until it is purged or redriven).
+
+-- from -> to -> the event of machines/job.ts that makes the move (REDRIVE starts a new
+-- lifecycle from a dead letter, so the machine, where `failed` is final, does not show it).
+-- test/core/lifecycleTable.test.ts holds this table equal to the machine.
+local EDGES = {
+  queued = { loading = 'CLAIM', working = 'CLAIM', cancelled = 'CANCEL' },
+  loading = { working = 'LOADED', queued = 'FAIL', failed = 'FAIL', cancelled = 'CANCEL' },
+  working = { done = 'SUCCEED', queued = 'FAIL', failed = 'FAIL', waiting = 'PARK', cancelled = 'CANCEL' },
+  waiting = { queued = 'WAKE', cancelled = 'CANCEL' },
+  done = {},
+  failed = { queued = 'REDRIVE' },
+  cancelled = {},
+}
+local FINAL = { done = true, failed = true, cancelled = true }
+-- Statuses a write may keep (a checkpoint: progress, snapshot, inbox position).
+local UPDATABLE = { loading = true, working = true }
+
+-- Set by each script after the include.
+local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false }
+
+-- The fields every move needs, read in one HMGET by lcRead.
+local LC_FIELDS = { 'st', 'tk', 'cx', 'ls', 'qs', 'ib', 'par', 'fg', 'wt', 'lr', 'ra', 'pr' }
+
+local function lcRead(id)
+  local jk = LC.kp .. 'job:' .. id
+  local r = redis.call('HMGET', jk, unpack(LC_FIELDS))
+  return { id = id, jk = jk, st = r[1], tk = r[2], cx = r[3], ls = r[4], qs = r[5], ib = r[6],
+    par = r[7], fg = r[8], wt = r[9], lr = r[10], ra = r[11], pr = r[12] }
+end
+
+-- nil when `j` may move to `to`, else why not: 'missing' | 'fence' | 'status'.
+-- `token`: the caller's lease token (nil for moves no worker makes: cancel, send, reap, redrive).
+local function lcGuard(j, to, token)
+  if not j.st then return 'missing' end
+  if token ~= nil and (token == '' or j.tk ~= token) then return 'fence' end
+  if j.st == to then
+    if UPDATABLE[to] or to == 'queued' then return nil end
+    return 'status'
+  end
+  local e = EDGES[j.st]
+  if e and e[to] then return nil end
+  -- LOADED then SUCCEED, the LOADED checkpoint superseded by the done before it was sent.
+  if j.st == 'loading' and to == 'done' and token ~= nil then return nil end
+  return 'status'
+end
+
+-- BATCHED INDEX WRITES: ZREMs and ZADDs are gathered per key and sent by lcFlush, removals
+-- first, in slices below Lua's unpack limit. A job that already has index writes pending and
+-- moves again flushes first (lcTouch), so its index writes keep their order.
+local lcRem, lcAdd, lcRemKeys, lcAddKeys, lcIdxSeen = {}, {}, {}, {}, {}
+-- Stream entries of this call grouped by (kind, status): one XADD per group (emitMany), in the
+-- order the groups were opened. A job whose new entry would go to a group opened before the
+-- group of its last entry flushes first (lcTell), so each job's entries keep their order.
+local lcTold, lcToldKeys, lcLastPos = {}, {}, {}
+local SLICE = 4000
+
+-- Filled by fanin.lua (which needs lcMove in turn): a finished child tells its parent.
+local LCH = {}
+
+local function lcRemove(index, id)
+  local t = lcRem[index]
+  if not t then t = {}; lcRem[index] = t; lcRemKeys[#lcRemKeys + 1] = index end
+  t[#t + 1] = id
+  lcIdxSeen[id] = true
+end
+
+local function lcIndex(index, score, id)
+  local t = lcAdd[index]
+  if not t then t = {}; lcAdd[index] = t; lcAddKeys[#lcAddKeys + 1] = index end
+  t[#t + 1] = score; t[#t + 1] = id
+  lcIdxSeen[id] = true
+end
+
+-- ZADD key with a flat {score, member, ...} list of any length.
+local function zaddMany(key, flat)
+  for s = 1, #flat, SLICE do
+    redis.call('ZADD', key, unpack(flat, s, math.min(s + SLICE - 1, #flat)))
+  end
+end
+
+local function zremMany(key, ids)
+  for s = 1, #ids, SLICE do
+    redis.call('ZREM', key, unpack(ids, s, math.min(s + SLICE - 1, #ids)))
+  end
+end
+
+local function lcFlush()
+  for _, index in ipairs(lcRemKeys) do zremMany(LC.kp .. index, lcRem[index]) end
+  for _, index in ipairs(lcAddKeys) do zaddMany(LC.kp .. index, lcAdd[index]) end
+  lcRem, lcAdd, lcRemKeys, lcAddKeys, lcIdxSeen = {}, {}, {}, {}, {}
+  for _, key in ipairs(lcToldKeys) do
+    local g = lcTold[key]
+    emitMany(LC.kp .. 'events', LC.maxLen, LC.now, g.ids, g.kind, g.status)
+  end
+  lcTold, lcToldKeys, lcLastPos = {}, {}, {}
+  if LC.wake then
+    -- Wake one idle supervisor: there is new work, or a due time came earlier.
+    redis.call('ZADD', LC.kp .. 'marker', 0, 'w')
+    LC.wake = false
+  end
+end
+
+local function lcTouch(id)
+  if lcIdxSeen[id] then lcFlush() end
+end
+
+-- One stream entry for the move (combined with the same moves of other jobs in this call).
+local function lcTell(id, kind, status)
+  if not kind then return end
+  local key = kind .. ' ' .. status
+  local g = lcTold[key]
+  if g and lcLastPos[id] and g.pos < lcLastPos[id] then
+    lcFlush()
+    g = nil
+  end
+  if not g then
+    g = { kind = kind, status = status, ids = {}, pos = #lcToldKeys + 1 }
+    lcTold[key] = g
+    lcToldKeys[#lcToldKeys + 1] = key
+  end
+  g.ids[#g.ids + 1] = id
+  lcLastPos[id] = g.pos
+end
+
+-- An idle supervisor sleeps until the earliest `delayed` entry it saw: one that comes earlier
+-- must wake it, or a retry or timer due sooner would wait out the sleep.
+local function lcWakeIfEarlier(runAt)
+  local first = redis.call('ZRANGE', LC.kp .. 'delayed', 0, 0, 'WITHSCORES')
+  if not first[2] or runAt < tonumber(first[2]) then LC.wake = true end
+end
+
+-- The indexes a job of status `st` is listed in (all of them: ZREM of a non-member is free).
+local function lcLeave(j)
+  local st, id = j.st, j.id
+  if st == 'queued' then
+    if not j.popped then lcRemove('queued', id); lcRemove('delayed', id) end
+  elseif st == 'loading' or st == 'working' then lcRemove('active', id)
+  elseif st == 'waiting' then lcRemove('waiting', id); lcRemove('delayed', id)
+  elseif st == 'failed' then
+    lcRemove('failed', id); lcRemove('dead', id); lcRemove('broken', id)
+    redis.call('HDEL', LC.kp .. 'brokenwhy', id)
+  end
+end
+
+-- A job whose record cannot run (missing, no machine) is set aside in `broken` with the reason.
+local function lcSetBroken(id, why)
+  lcIndex('broken', LC.now, id)
+  redis.call('HSET', LC.kp .. 'brokenwhy', id, why)
+  lcTell(id, 'broken', 'failed')
+end
+
+-- Moves job `j` (from lcRead, after lcGuard) to status `to`. `o`:
+--   kind     the stream entry's type (nil: none)
+--   log      audit entries (JSON objects without "at"); implicit = true keeps an implicit log
+--   set      extra field/value pairs for the record's HSET (flat list)
+--   runAt    queued / waiting: when it is due (Redis ms); nil or <= now: runnable now
+--   score    queued: its place in line (default: the one it had, `qs`)
+--   fresh    queued: a new place behind the jobs waiting in its band, not the one it had
+--   dead     failed: 'broken' sets it aside in `broken` (else a dead letter in `dead`); why: reason
+--   outcome  done / failed / cancelled: the outcome JSON a parent's fan-in records
+--   consumed waiting: inbox events the parked snapshot has taken in
+--   cancelLog  the audit entry if the cancel guard turns the move into a cancel
+-- Returns the status the job is in after the move.
+local function lcMove(j, to, o)
+  lcTouch(j.id)
+  local id, jk, now = j.id, j.jk, LC.now
+  if j.cx == '1' and not FINAL[to] and not (UPDATABLE[to] and j.st == to) then
+    -- THE CANCEL GUARD (see the header).
+    to = 'cancelled'
+    o = { kind = 'cancelled', log = { o.cancelLog or '{"type":"cancelled","reason":"cancel requested"}' },
+      set = {}, outcome = '{"s":"cancelled"}' }
+  end
+  local args = o.set or {}
+  args[#args + 1] = 'st'; args[#args + 1] = to
+  if FINAL[to] then
+    lcLeave(j)
+    args[#args + 1] = 'fa'; args[#args + 1] = now
+    if not o.implicit then addLog(args, jk, j.ls, now, o.log) end
+    redis.call('HSET', jk, unpack(args))
+    -- A done or cancelled record keeps no place in line (a redriven dead letter needs its own).
+    if to == 'failed' then
+      redis.call('HDEL', jk, 'tk', 'fw', 'ra', 'io', 'ib')
+    else
+      redis.call('HDEL', jk, 'tk', 'qs', 'fw', 'ra', 'io', 'ib')
+    end
+    pushResult(LC.kp, jk, id, j.wt or false)
+    lcIndex(to, now, id)
+    if to == 'failed' then
+      if o.dead == 'broken' then
+        lcIndex('broken', now, id)
+        redis.call('HSET', LC.kp .. 'brokenwhy', id, o.why or 'broken')
+      else
+        lcIndex('dead', now, id)
+      end
+    end
+    if j.par then LCH.notifyParent(jk, id, to, o.outcome) end
+    if j.fg and to ~= 'failed' then LCH.expireFans(id, j.fg) end
+    if j.ib then redis.call('DEL', LC.kp .. 'inbox:' .. id, LC.kp .. 'inboxids:' .. id) end
+    lcTell(id, o.kind, to)
+    return to
+  end
+  args[#args + 1] = 'ua'; args[#args + 1] = now
+  if UPDATABLE[to] then
+    -- A checkpoint (or LOADED): the job made progress, so its lease requeues start over.
+    addLog(args, jk, j.ls, now, o.log)
+    redis.call('HSET', jk, unpack(args))
+    if j.lr then redis.call('HDEL', jk, 'lr') end
+    lcTell(id, o.kind, to)
+    return to
+  end
+  if j.st ~= to then lcLeave(j) end
+  if to == 'queued' then
+    args[#args + 1] = 'tk'; args[#args + 1] = ''
+    local runAt = o.runAt
+    if runAt and runAt > now then
+      args[#args + 1] = 'ra'; args[#args + 1] = runAt
+      lcWakeIfEarlier(runAt)
+      lcIndex('delayed', runAt, id)
+    else
+      local score = o.score
+      if not score and not o.fresh then score = j.qs end
+      if not score then
+        -- No place in line kept: behind the jobs waiting in its band.
+        score = (tonumber(j.pr) or 2) * BAND + redis.call('HINCRBY', LC.kp .. 'meta', 'seq', 1)
+      end
+      if score ~= j.qs then args[#args + 1] = 'qs'; args[#args + 1] = score end
+      if j.ra then redis.call('HDEL', jk, 'ra') end
+      lcIndex('queued', score, id)
+      LC.wake = true
+    end
+    addLog(args, jk, j.ls, now, o.log or {})
+    redis.call('HSET', jk, unpack(args))
+  elseif to == 'waiting' then
+    args[#args + 1] = 'tk'; args[#args + 1] = ''
+    lcIndex('waiting', now, id)
+    -- An event or a fan-in may have come after the worker last looked: wake it at once.
+    local fw = redis.call('HGET', jk, 'fw')
+    if fw then redis.call('HDEL', jk, 'fw') end
+    local runAt = o.runAt
+    if fw or (j.ib and redis.call('LLEN', LC.kp .. 'inbox:' .. id) > (o.consumed or 0)) then
+      runAt = 0
+    end
+    if runAt then
+      if runAt > 0 then args[#args + 1] = 'ra'; args[#args + 1] = runAt end
+      lcWakeIfEarlier(runAt)
+      lcIndex('delayed', runAt, id)
+    end
+    addLog(args, jk, j.ls, now, o.log or {})
+    redis.call('HSET', jk, unpack(args))
+  end
+  lcTell(id, o.kind, to)
+  return to
+end
+
+-- The claim of a job popped from `queued` (st must be queued): status `st` (loading|working)
+-- under lease `token` until `deadline`. The caller builds the HSET list (it decides the log).
+local function lcClaim(id, st, token, deadline, args)
+  args[#args + 1] = 'st'; args[#args + 1] = st
+  args[#args + 1] = 'tk'; args[#args + 1] = token
+  args[#args + 1] = 'ct'; args[#args + 1] = LC.now
+  redis.call('HSET', LC.kp .. 'job:' .. id, unpack(args))
+  lcIndex('active', deadline, id)
+end
