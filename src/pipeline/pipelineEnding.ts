@@ -74,6 +74,8 @@ export async function writePipelineFailure(
     persisted: unknown;
     /** XState's persisted snapshot of the last active state, when the machine errored. */
     lastActive: unknown;
+    /** Inputs of invoked children by id, for those whose errored snapshot lost it. */
+    childInputs?: ReadonlyMap<string, unknown>;
     timers: StoredTimer[];
     stateText: string;
   },
@@ -84,7 +86,7 @@ export async function writePipelineFailure(
     snapshotExtra: end.persisted !== undefined ? { w: end.persisted } : undefined,
     resumeSnapshot:
       end.lastActive !== undefined
-        ? JSON.stringify({ l: persistLifecycle(life), w: reviveErrored(end.lastActive), t: end.timers })
+        ? JSON.stringify({ l: persistLifecycle(life), w: reviveErrored(end.lastActive, end.childInputs), t: end.timers })
         : undefined,
     state: end.stateText || undefined,
   });

@@ -12,7 +12,7 @@ interface PersistedActor {
   [key: string]: unknown;
 }
 
-export function reviveErrored<T>(persisted: T): T {
+export function reviveErrored<T>(persisted: T, inputs?: ReadonlyMap<string, unknown>): T {
   const s = persisted as PersistedActor;
   if (!s || typeof s !== 'object') return persisted;
   const out: PersistedActor = { ...s };
@@ -28,7 +28,11 @@ export function reviveErrored<T>(persisted: T): T {
         snap = { ...snap, status: 'active' };
         delete snap.output;
       }
-      children[id] = snap ? { ...child, snapshot: reviveErrored(snap) } : child;
+      // An errored promise actor forgets its input (XState sets it to undefined): the retry
+      // re-runs it with the input it started with.
+      if (snap && snap.status === 'error' && snap.input === undefined && inputs?.has(id))
+        snap = { ...snap, input: inputs.get(id) };
+      children[id] = snap ? { ...child, snapshot: reviveErrored(snap, inputs) } : child;
     }
     out.children = children;
   }

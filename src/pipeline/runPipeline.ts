@@ -78,6 +78,16 @@ export async function runPipeline(
   let lastTimers: StoredTimer[] = stored?.t ?? [];
   /** The root's last snapshot while active: an errored actor drops its children, this keeps them. */
   let lastActive: unknown;
+  // The input each invoked (non-machine) child started with, by its id: an errored promise
+  // actor's persisted snapshot has lost its input, and the retry re-runs it (revive.ts).
+  const childInputs = new Map<string, unknown>();
+  const inputNoted = new WeakSet<object>();
+  const noteChildInput = (child: AnyActorRef) => {
+    if (inputNoted.has(child)) return;
+    inputNoted.add(child);
+    const ps = (child.getPersistedSnapshot?.() ?? undefined) as { input?: unknown } | undefined;
+    if (ps && ps.input !== undefined) childInputs.set(child.id, ps.input);
+  };
   let inboxReading: Promise<void> | undefined;
   // A fan-out whose children are not yet durably enqueued MUST NOT park: if the worker died
   // after parking, nothing would ever wake the parent.
@@ -229,6 +239,7 @@ export async function runPipeline(
     const watched = new WeakSet<object>();
     const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
       for (const child of Object.values(snapshot.children ?? {})) {
+        if (child && !isMachineLogic((child as { logic?: unknown }).logic)) noteChildInput(child);
         if (!child || watched.has(child) || !isMachineLogic((child as { logic?: unknown }).logic)) continue;
         watched.add(child);
         child.subscribe({
@@ -310,6 +321,7 @@ export async function runPipeline(
           result.kind === 'error' && lastActive !== undefined
             ? def.machine.getPersistedSnapshot(lastActive as never)
             : undefined,
+        childInputs,
         timers: lastTimers,
         stateText: checkpoints.lastState,
       });

@@ -97,7 +97,12 @@ describe('the cancel guard', () => {
     const client = h.client({ jobs: [job] });
     const id = await client.enqueue('j', null);
     await h.raw.hset(h.key(`job:${id}`), 'cx', '1');
-    const res = await h.store.commit('default', [], { workerId: 'w', max: 1, leaseMs: 1000, loadMachines: [] });
+    const res = await h.store.commit('default', [], {
+      workerId: 'w',
+      max: 1,
+      leaseMs: 1000,
+      loadMachines: [],
+    });
     assert.equal(res.claimed.length, 0);
     assert.equal((await client.get(id))?.status, 'cancelled');
     assert.equal(ran, false);

@@ -18,15 +18,33 @@ describe('children of a finished parent', () => {
   for (const [ending, op] of [
     ['done', { kind: 'done', output: '1', snapshot: '', log: ['{"type":"done"}'] }],
     ['failed', { kind: 'fail', error: '{"message":"x"}', log: ['{"type":"failed"}'] }],
-  ] as const) {
+  ] as [
+    string,
+    (
+      | { kind: 'done'; output: string; snapshot: string; log: string[] }
+      | { kind: 'fail'; error: string; log: string[] }
+    ),
+  ][]) {
     it(`ends cancelled, unrun, a queued child whose parent ended ${ending}`, async () => {
       h = new Harness(redis);
       let ran = 0;
       const job = defineJob({ name: 'j', work: () => void ran++ });
       const parentId = '01JPARENT00000000000000000';
-      const base: Omit<NewJob, 'id'> = { machine: 'j', version: 1, input: 'null', band: 2, delayMs: 0, maxAttempts: 1 };
+      const base: Omit<NewJob, 'id'> = {
+        machine: 'j',
+        version: 1,
+        input: 'null',
+        band: 2,
+        delayMs: 0,
+        maxAttempts: 1,
+      };
       await h.store.enqueue('default', [{ id: parentId, ...base }]);
-      const claim = await h.store.commit('default', [], { workerId: 'w', max: 1, leaseMs: 30_000, loadMachines: [] });
+      const claim = await h.store.commit('default', [], {
+        workerId: 'w',
+        max: 1,
+        leaseMs: 30_000,
+        loadMachines: [],
+      });
       const token = claim.claimed[0]!.token;
       await h.store.enqueue('default', [
         { id: `${parentId}.fan.0`, ...base, parentId, parentQueue: '', group: 'fan', index: 0 },
@@ -39,7 +57,10 @@ describe('children of a finished parent', () => {
       assert.equal(child.status, 'cancelled');
       assert.equal(ran, 0);
       const log = await client.events(child.id);
-      assert.ok(log.some((e) => e.type === 'cancelled' && e.reason === `parent ${ending}`), JSON.stringify(log));
+      assert.ok(
+        log.some((e) => e.type === 'cancelled' && e.reason === `parent ${ending}`),
+        JSON.stringify(log),
+      );
     });
   }
 });

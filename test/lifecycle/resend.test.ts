@@ -41,14 +41,22 @@ describe('resent commands', () => {
     assert.equal(rec?.output, 'ok');
     assert.equal(await h.raw.zscore(h.key('queued'), id), null);
     const types = (await client.events(id)).map((e) => e.type);
-    assert.deepEqual(types.filter((t) => t === 'enqueued'), ['enqueued']);
+    assert.deepEqual(
+      types.filter((t) => t === 'enqueued'),
+      ['enqueued'],
+    );
   });
 
   it('a resent enqueue of a running job does not put it back in line', async () => {
     h = new Harness(redis);
     const id = '01JRESENT0000000000000000B';
     await h.store.enqueue('default', [newJob(id)]);
-    const res = await h.store.commit('default', [], { workerId: 'w', max: 1, leaseMs: 30_000, loadMachines: [] });
+    const res = await h.store.commit('default', [], {
+      workerId: 'w',
+      max: 1,
+      leaseMs: 30_000,
+      loadMachines: [],
+    });
     assert.equal(res.claimed[0]?.id, id);
     await h.store.enqueue('default', [newJob(id)]);
     assert.equal((await h.store.getJob(id))?.status, 'working');
