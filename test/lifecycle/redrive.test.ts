@@ -109,7 +109,7 @@ describe('redrive of a dead letter', () => {
             }),
             onDone: {
               target: 'merged',
-              actions: assign({ results: ({ event }) => event.output as unknown[] }),
+              actions: assign({ results: ({ event }) => event.output }),
             },
           },
         },
