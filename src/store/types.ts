@@ -1,6 +1,7 @@
 // The Store interface: every durable operation the runtime and the client need, each one atomic.
 // RedisStore is the production backend; any other backend (the embedded MemoryStore to come)
-// implements the same methods and passes the same conformance tests in test/store/.
+// implements the same methods and must pass the same behaviour tests (test/core/, test/children/,
+// test/pipeline/, which today run against RedisStore).
 
 import type { StoredError } from '../errors.js';
 
