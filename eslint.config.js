@@ -1,4 +1,5 @@
-// Lint: typed rules, so floating promises and misused promises are errors (see STYLE.md).
+// Lint: typed rules, so floating promises and misused promises are errors (a promise nobody
+// awaits is a write or an error nobody sees).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

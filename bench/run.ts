@@ -703,7 +703,7 @@ function gitCommit(): string {
   try {
     const sha = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
     const dirty = execSync('git status --porcelain -- src machines', { cwd: ROOT }).toString().trim()
-      ? ' (src/machines modified)'
+      ? ' (src/ or machines/ modified)'
       : '';
     return sha + dirty;
   } catch {

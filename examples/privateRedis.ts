@@ -54,14 +54,15 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Starts redis-server and resolves once it answers PING (within 5 s). Throws, having cleaned up,
+ * Starts redis-server (on `port`, else a free one) and resolves once it answers PING (within 5 s). Throws, having cleaned up,
  * when the binary is missing or the server does not answer.
  */
 export async function spawnRedisServer(
-  options: { extraArgs?: string[]; stderr?: 'ignore' | 'inherit' } = {},
+  options: { extraArgs?: string[]; stderr?: 'ignore' | 'inherit'; port?: number } = {},
 ): Promise<RedisServer> {
   const host = '127.0.0.1';
-  const port = await freePort();
+  // A given port: a server started again where clients expect it (the tests' restart).
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'machinist-redis-'));
   const args = ['--port', String(port), '--bind', host, '--save', '', '--appendonly', 'no', '--dir', dir];
   const child = spawn('redis-server', [...args, ...(options.extraArgs ?? [])], {

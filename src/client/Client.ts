@@ -164,7 +164,6 @@ export class Client {
       delayMs: Math.round(o.delayMs ?? 0),
       maxAttempts: o.maxAttempts ?? info.maxAttempts,
       idempotencyKey: o.idempotencyKey,
-      parentId: o.parentId,
       options: o.timeoutMs !== undefined ? JSON.stringify({ timeoutMs: o.timeoutMs }) : '',
     };
     return { queue, job };
@@ -309,9 +308,11 @@ export class Client {
         const { queue, job } = this.prepare(
           spec.machine,
           spec.input,
-          { queue: spec.queue ?? parentQueue, priority: spec.priority, parentId },
+          { queue: spec.queue ?? parentQueue, priority: spec.priority },
           m instanceof Promise ? await m : m,
         );
+        // The one place a job gets a parent (public enqueue options refuse parentId).
+        job.parentId = parentId;
         job.id = childId(parentId, group, index);
         job.parentQueue = queue === parentQueue ? '' : parentQueue;
         job.group = group;

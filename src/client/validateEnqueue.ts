@@ -15,8 +15,8 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Overrides the definition's per-attempt timeout. */
   timeoutMs?: number;
-  /** Set by the runtime for child jobs. */
-  parentId?: string;
+  // No parentId: a child job comes only from its parent's fanOut (Client.enqueueChildren), so
+  // no caller can attach a job to another job's tree. validateOptions refuses one.
 }
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -58,6 +58,8 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
       { field, machine },
     );
   };
+  if ((o as { parentId?: unknown }).parentId !== undefined)
+    fail('parentId', 'cannot be set: child jobs are enqueued by their parent (fanOut) only');
   if (o.queue !== undefined) assertQueueName(o.queue);
   if (o.priority !== undefined && !(o.priority in PRIORITY_BAND))
     fail('priority', "must be 'critical', 'high', 'normal' or 'low'");

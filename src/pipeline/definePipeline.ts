@@ -1,5 +1,6 @@
 // `definePipeline`: a user-written XState v5 machine run as a durable job. Registration refuses
-// what cannot be persisted (notes/xstate.md): invokes and spawns must name a `src` registered in
+// what cannot be persisted (XState persists an invoked or spawned actor by its `src` name and
+// its id, never inline logic): invokes and spawns must name a `src` registered in
 // `setup({ actors })`, and invokes need explicit ids (default ids shift when a machine is edited,
 // which breaks stored children). `after` delays are supported durably (see timers.ts).
 

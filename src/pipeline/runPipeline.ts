@@ -232,8 +232,8 @@ export async function runPipeline(
       for (const w of waiters) w();
     };
     // Persistence follows the root and every machine actor below it. The root's own
-    // subscription misses changes of child machines (notes/xstate.md), so each one found in the
-    // tree is subscribed as well. (An `inspect` observer would see them all, but makes XState
+    // subscription does not fire when only a child machine changes (XState v5), so each one
+    // found in the tree is subscribed as well. (An `inspect` observer would see them all, but makes XState
     // build an inspection event for every microstep and action: ~11 us of a 3-step job.)
     const root = actor;
     const watched = new WeakSet<object>();

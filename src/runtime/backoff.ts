@@ -1,5 +1,7 @@
-// Retry delays. The default follows seed 001: 2^attempt seconds after the attempt that failed
-// (2 s, 4 s, 8 s, ...), capped, optionally jittered so a burst of failures does not retry in step.
+// Retry delays. The default waits 2^attempt seconds after the attempt that failed (2 s, 4 s,
+// 8 s, ...), capped at an hour, optionally jittered so a burst of failures does not retry in step.
+// A policy is checked when the job is defined (validateRetry); the delay is still never NaN or
+// negative, since it is written to Redis as a due time.
 
 import type { StoredError } from '../errors.js';
 
@@ -29,7 +31,8 @@ export function backoffDelay(policy: BackoffPolicy | undefined, attempt: number,
   if (p.type === 'fixed') delay = p.delayMs;
   else delay = Math.min((p.delayMs ?? DEFAULT_BASE_MS) * 2 ** attempt, p.maxDelayMs ?? DEFAULT_CAP_MS);
   if (p.jitter) delay = delay / 2 + Math.random() * (delay / 2);
-  return Math.round(delay);
+  // Only a policy that bypassed validateRetry (mutated or cast) gets here with a bad number.
+  return Number.isFinite(delay) && delay >= 0 ? Math.round(delay) : DEFAULT_BASE_MS;
 }
 
 export function validateRetry(retry: RetryPolicy | undefined, where: string): void {
@@ -43,8 +46,16 @@ export function validateRetry(retry: RetryPolicy | undefined, where: string): vo
     if (b.type !== 'exponential' && b.type !== 'fixed') {
       throw new TypeError(`${where}: retry.backoff.type must be 'exponential' or 'fixed'`);
     }
+    // A fixed backoff has no default delay (README: `{ type: 'fixed', delayMs, jitter? }`).
+    if (b.type === 'fixed' && b.delayMs === undefined) {
+      throw new TypeError(`${where}: retry.backoff.delayMs is required for a fixed backoff`);
+    }
     if (b.delayMs !== undefined && (!Number.isFinite(b.delayMs) || b.delayMs < 0)) {
       throw new TypeError(`${where}: retry.backoff.delayMs must be a number >= 0`);
+    }
+    const max = (b as { maxDelayMs?: unknown }).maxDelayMs;
+    if (max !== undefined && (typeof max !== 'number' || !Number.isFinite(max) || max < 0)) {
+      throw new TypeError(`${where}: retry.backoff.maxDelayMs must be a number >= 0`);
     }
   }
 }

@@ -1,6 +1,7 @@
 // The Store interface: every durable operation the runtime and the client need, each one atomic.
 // RedisStore is the production backend; any other backend (the embedded MemoryStore to come)
-// implements the same methods and passes the same conformance tests in test/store/.
+// implements the same methods and must pass the same behaviour tests (test/core/, test/children/,
+// test/pipeline/, which today run against RedisStore).
 
 import type { StoredError } from '../errors.js';
 
@@ -331,12 +332,29 @@ export interface Store {
   /** The cursor of the newest event: reading from it yields only what comes after. */
   lastEventCursor(queue: string): Promise<string>;
 
+  /**
+   * Publishes machines in the registry (merging versions with what is there). Idempotent:
+   * supervisors call it again on a reconnect and periodically, since a Redis that lost its data
+   * (FLUSHALL, a restart without AOF) loses the registry with it.
+   */
   registerMachines(machines: MachineInfo[]): Promise<void>;
+  /** Adds a queue to the set `queues()` lists (idempotent, like registerMachines). */
+  registerQueue(queue: string): Promise<void>;
+  /**
+   * Calls `listener` each time the store's connection is ready again after it was lost (not on
+   * the first connect). Returns the unsubscribe function.
+   */
+  onReconnect?(listener: () => void): () => void;
   /**
    * The server's key-eviction policy, if the backend can tell ('noeviction' is the only one
    * under which no job is lost to eviction), or null when it cannot be read.
    */
   evictionPolicy?(): Promise<string | null>;
+  /**
+   * Whether the server keeps an append-only file (without one a restart loses every write since
+   * the last snapshot), or null when it cannot be read.
+   */
+  appendOnly?(): Promise<boolean | null>;
   machines(): Promise<MachineInfo[]>;
   queues(): Promise<string[]>;
   close(): Promise<void>;

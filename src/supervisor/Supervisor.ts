@@ -26,6 +26,7 @@ import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import { ActiveJob } from './ActiveJob.js';
 import { CommitPump } from './CommitPump.js';
 import { runClaimedJob } from './runClaimedJob.js';
+import { RegistryRefresh } from './RegistryRefresh.js';
 import { MachinistError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
@@ -53,6 +54,12 @@ export interface SupervisorOptions {
    * is a lost job, so by default start() refuses with EVICTING_REDIS. Default false.
    */
   allowEviction?: boolean;
+  /**
+   * How often this supervisor writes its machines and queue to the registry again, which
+   * restores them after Redis lost its data without a reconnect (FLUSHALL); a reconnect writes
+   * them at once. Default 30 s.
+   */
+  registryRefreshMs?: number;
   logger?: Logger;
 }
 
@@ -80,6 +87,7 @@ export class Supervisor {
   readonly maxLeaseRequeues: number;
   readonly idleWaitMs: number;
   private readonly allowEviction: boolean;
+  private readonly registryRefresh: RegistryRefresh;
 
   private readonly running = new Map<string, ActiveJob>();
   /** Claims and writes: every commit goes through here. */
@@ -109,6 +117,7 @@ export class Supervisor {
       heartbeatMs: this.heartbeatMs,
       reaperIntervalMs: this.reaperIntervalMs,
       idleWaitMs: this.idleWaitMs,
+      registryRefreshMs: options.registryRefreshMs ?? 30_000,
     })) {
       if (!Number.isFinite(v) || v <= 0)
         throw new TypeError(`Supervisor: ${k} must be a number > 0 (got ${v})`);
@@ -120,6 +129,13 @@ export class Supervisor {
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
     this.client = new Client({ store: this.store, queue: this.queue });
+    this.registryRefresh = new RegistryRefresh(
+      this.store,
+      this.queue,
+      this.registry.info(),
+      options.registryRefreshMs ?? 30_000,
+      this.log,
+    );
     this.pump = new CommitPump({
       store: this.store,
       queue: this.queue,
@@ -178,8 +194,17 @@ export class Supervisor {
         { queue: this.queue },
       );
     }
+    // Warned, not refused (unlike eviction): most deployments accept it knowingly, and the
+    // registry repairs itself; the jobs a restart loses do not come back.
+    const aof = (await this.store.appendOnly?.()) ?? null;
+    if (aof === null) this.log.warn('cannot read Redis appendonly; make sure it is yes');
+    else if (!aof)
+      this.log.warn(
+        "Redis appendonly is 'no': a Redis restart loses the jobs written since its last snapshot. " +
+          'Set appendonly yes.',
+      );
     this.started = true;
-    await this.store.registerMachines(this.registry.info());
+    await this.registryRefresh.start();
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
     if (sub) await sub.call(this.store, this.queue, this.workerId, (m: string) => this.onControl(m));
     this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
@@ -211,6 +236,7 @@ export class Supervisor {
     }
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    this.registryRefresh.stop();
     await this.pump.drain();
     this.started = false;
     this.log.info({ forced, requeued }, 'supervisor stopped');

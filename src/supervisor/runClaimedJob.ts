@@ -42,8 +42,8 @@ export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<vo
     ));
   }
   if (c.parentId) {
-    // Seed 003: a child whose parent was cancelled between its claim and its start ends
-    // cancelled without running.
+    // A child whose parent was cancelled between its claim and its start ends cancelled without
+    // running (README, Child jobs: cancelling a parent cancels its whole subtree).
     if (c.parentQueue) sup.noteCrossQueueChild(c.id);
     // The claim checked a parent on this queue already; one on another queue is asked here.
     const parent =

@@ -118,6 +118,26 @@ describe('bad input', () => {
     }
   });
 
+  it("refuses a parentId option: children come from fanOut only, never attached to another job's tree", async () => {
+    fresh();
+    const attach = { parentId: '01ARZ3NDEKTSV4RRFFQ69G5FAV' } as any;
+    const check = (err: any) => {
+      assert.ok(err instanceof ValidationError, String(err));
+      assert.equal(err.code, 'INVALID_INPUT');
+      assert.equal(err.field, 'parentId');
+      assert.match(err.message, /parentId/);
+      return true;
+    };
+    await refuses(h, () => client.enqueue('ok', {}, attach), check);
+    await refuses(h, () => client.enqueueMany([{ machine: 'ok', input: 1, options: attach }]), check);
+
+    // Against a job that exists: it gains no child.
+    const parent = await client.enqueue('ok', {});
+    await assert.rejects(client.enqueue('ok', {}, { parentId: parent } as any), check);
+    assert.deepEqual((await client.list({ parentId: parent })).jobs, []);
+    assert.equal((await client.list({})).jobs.length, 1);
+  });
+
   it('writes nothing of a batch when one item is bad', async () => {
     fresh();
     await refuses(

@@ -7,7 +7,11 @@ import { Client, RedisStore, Supervisor } from '../../src/index.js';
 import type { ClientOptions, RedisStoreOptions, SupervisorOptions } from '../../src/index.js';
 import { uniquePrefix, type TestRedis } from './redis.js';
 
-/** The timing profile of notes/reliability.md: lease 1 s, heartbeat 250 ms, reaper 200 ms. */
+/**
+ * The tests' timing profile: lease 1 s, heartbeat 250 ms, reaper 200 ms. Short enough that a
+ * dead worker's job is requeued within about 1.2 s, long enough that a live one on a loaded
+ * 2-core machine keeps its lease.
+ */
 export const FAST = { leaseMs: 1000, heartbeatMs: 250, reaperIntervalMs: 200 } as const;
 
 export class Harness {

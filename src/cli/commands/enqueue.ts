@@ -7,7 +7,7 @@ import { withClient, type GlobalOptions } from '../connect.js';
 import { integer, jsonInput, priority } from '../parseOptions.js';
 import { printJob } from './status.js';
 
-interface EnqueueCliOptions extends Omit<EnqueueOptions, 'parentId'> {
+interface EnqueueCliOptions extends EnqueueOptions {
   wait?: number;
   json?: boolean;
 }

@@ -73,6 +73,8 @@ export class RedisStore implements Store {
   private readers = new Map<string, Redis>();
   private subscriber: Redis | undefined;
   private closed = false;
+  private everReady = false;
+  private readonly reconnectListeners = new Set<() => void>();
   private readonly ctx: RedisContext;
 
   constructor(options: RedisStoreOptions = {}) {
@@ -87,6 +89,13 @@ export class RedisStore implements Store {
     this.redis = options.url ? new Redis(options.url, redisOptions) : new Redis(redisOptions);
     this.redis.on('error', () => {
       // ioredis reconnects by itself; a command in flight fails to its caller.
+    });
+    this.redis.on('ready', () => {
+      if (!this.everReady) return void (this.everReady = true);
+      // The server may have lost its data (a restart without AOF, a failover): queues this
+      // store added to the queue set are added again on their next enqueue.
+      this.knownQueues.clear();
+      for (const l of [...this.reconnectListeners]) l();
     });
     this.scripts = defineScripts(this.redis);
     this.ctx = {
@@ -115,7 +124,7 @@ export class RedisStore implements Store {
   async enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]> {
     const k = this.keys(queue);
     if (!this.knownQueues.has(queue)) {
-      await this.redis.sadd(queuesKey(this.prefix), queue);
+      await this.registerQueue(queue);
       this.knownQueues.add(queue);
     }
     const args: (string | number)[] = [k.base, this.eventsMaxLen, this.idemTtlMs, jobs.length];
@@ -374,8 +383,27 @@ export class RedisStore implements Store {
     }
   }
 
+  async appendOnly(): Promise<boolean | null> {
+    try {
+      const res = await this.redis.config('GET', 'appendonly');
+      return res[1] === undefined ? null : res[1] === 'yes';
+    } catch {
+      return null; // CONFIG refused (managed Redis, ACL): the caller cannot check
+    }
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
   registerMachines(machines: MachineInfo[]): Promise<void> {
     return registryOps.registerMachines(this.ctx, registryKey(this.prefix), machines);
+  }
+
+  registerQueue(queue: string): Promise<void> {
+    assertQueueName(queue);
+    return registryOps.registerQueue(this.ctx, queuesKey(this.prefix), queue);
   }
 
   machines(): Promise<MachineInfo[]> {

@@ -1,10 +1,17 @@
-// The machine registry on Redis: one global hash, machine name -> MachineInfo JSON, that every
-// worker writes at start (merging the versions it knows) and the CLI and dashboards read.
-// Touched one command at a time, never from a script (it is not in any queue's slot).
+// The machine registry and the queue set on Redis: global keys (in no queue's slot), touched one
+// command at a time, never from a script. Supervisors write them at start, on every reconnect
+// and periodically (Supervisor's registryRefreshMs), because nothing else would restore them
+// after Redis lost its data; the client, the CLI and dashboards read them.
 
 import type { MachineInfo } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 
+/**
+ * Merges `machines` into the registry hash: the versions are the union of what is stored and
+ * what is given; the other fields (hasLoad, definition, maxAttempts) come from whichever side
+ * knows the newest version, so supervisors of an older deployment that refresh the registry do
+ * not undo a newer one's.
+ */
 export async function registerMachines(
   ctx: RedisContext,
   key: string,
@@ -16,9 +23,14 @@ export async function registerMachines(
   machines.forEach((m, i) => {
     const prev = existing[i] ? (JSON.parse(existing[i]) as MachineInfo) : undefined;
     const versions = [...new Set([...(prev?.versions ?? []), ...m.versions])].sort((a, b) => a - b);
-    args.push(m.name, JSON.stringify({ ...m, versions }));
+    const newer = prev && Math.max(...prev.versions) > Math.max(...m.versions) ? prev : m;
+    args.push(m.name, JSON.stringify({ ...newer, versions }));
   });
   await ctx.redis.hset(key, ...args);
+}
+
+export async function registerQueue(ctx: RedisContext, key: string, queue: string): Promise<void> {
+  await ctx.redis.sadd(key, queue);
 }
 
 export async function machines(ctx: RedisContext, key: string): Promise<MachineInfo[]> {

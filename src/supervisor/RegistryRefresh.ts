@@ -1,0 +1,52 @@
+// Keeps a supervisor's machines in the registry and its queue in the queue set while it runs.
+// Both are global keys nothing else restores: after Redis loses data (FLUSHALL, a restart
+// without AOF, a failover to a replica that lagged) clients without definitions would get
+// UNKNOWN_MACHINE while workers still run. So they are written at start, again each time the
+// store reconnects, and every `periodMs` (which also covers a loss without a reconnect, such as
+// FLUSHALL). Each write is idempotent; at most one is in flight.
+
+import type { Logger } from 'pino';
+import type { MachineInfo, Store } from '../store/types.js';
+
+export class RegistryRefresh {
+  private timer: NodeJS.Timeout | undefined;
+  private offReconnect: (() => void) | undefined;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly queue: string,
+    private readonly machines: MachineInfo[],
+    private readonly periodMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Registers once (errors reach the caller), then keeps registering until stop(). */
+  async start(): Promise<void> {
+    await this.register();
+    this.offReconnect = this.store.onReconnect?.(() => this.refresh('reconnect'));
+    this.timer = setInterval(() => this.refresh('period'), this.periodMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.offReconnect?.();
+    this.offReconnect = undefined;
+  }
+
+  private async register(): Promise<void> {
+    await this.store.registerMachines(this.machines);
+    await this.store.registerQueue(this.queue);
+  }
+
+  /** Never throws: a failed refresh is logged and the next reconnect or period tries again. */
+  private refresh(why: 'reconnect' | 'period'): void {
+    // While Redis is down a command waits for the reconnect: one waiting write is enough.
+    if (this.inFlight) return;
+    this.inFlight = this.register()
+      .catch((err: unknown) => this.log.warn({ err, why }, 'registry refresh failed'))
+      .finally(() => (this.inFlight = undefined));
+  }
+}
