@@ -86,7 +86,11 @@ export async function writePipelineFailure(
     snapshotExtra: end.persisted !== undefined ? { w: end.persisted } : undefined,
     resumeSnapshot:
       end.lastActive !== undefined
-        ? JSON.stringify({ l: persistLifecycle(life), w: reviveErrored(end.lastActive, end.childInputs), t: end.timers })
+        ? JSON.stringify({
+            l: persistLifecycle(life),
+            w: reviveErrored(end.lastActive, end.childInputs),
+            t: end.timers,
+          })
         : undefined,
     state: end.stateText || undefined,
   });

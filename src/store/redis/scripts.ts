@@ -16,10 +16,13 @@ interface ScriptSource {
 
 let cache: ScriptSource[] | undefined;
 
+/** The text of lua/include/<name>.lua (what `--@include <name>` inlines). */
+export function includeSource(name: string): string {
+  return readFileSync(join(LUA_DIR, 'include', `${name}.lua`), 'utf8');
+}
+
 function inline(source: string): string {
-  return source.replace(/^--@include (\w+)\s*$/gm, (_, name: string) =>
-    readFileSync(join(LUA_DIR, 'include', `${name}.lua`), 'utf8'),
-  );
+  return source.replace(/^--@include (\w+)\s*$/gm, (_, name: string) => includeSource(name));
 }
 
 export function loadScripts(): ScriptSource[] {

@@ -29,7 +29,7 @@
 
 -- from -> to -> the event of machines/job.ts that makes the move (REDRIVE starts a new
 -- lifecycle from a dead letter, so the machine, where `failed` is final, does not show it).
--- test/core/lifecycleTable.test.ts holds this table equal to the machine.
+-- test/lifecycle/lifecycleTable.test.ts holds this table equal to the machine.
 local EDGES = {
   queued = { loading = 'CLAIM', working = 'CLAIM', cancelled = 'CANCEL' },
   loading = { working = 'LOADED', queued = 'FAIL', failed = 'FAIL', cancelled = 'CANCEL' },
