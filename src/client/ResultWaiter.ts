@@ -52,7 +52,12 @@ export class ResultWaiter {
     set.add(w);
     const leave = () => {
       set.delete(w);
-      if (set.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);
+      if (set.size === 0 && this.waiters.get(id) === set) {
+        this.waiters.delete(id);
+        // Nobody here waits for it any more: off the job's watcher list (best effort; the job's
+        // end clears the list anyway).
+        this.store.unwatchJob(id, this.queue, this.watcherId).catch(() => undefined);
+      }
     };
     const onAbort = () => {
       leave();

@@ -318,6 +318,8 @@ export interface Store {
    * that watcher's `readResults`. Null when there is no such job.
    */
   watchJob(id: string, queue: string, watcherId: string): Promise<JobRecord | null>;
+  /** Takes a watcher off a job it no longer waits for (its waits gave up). */
+  unwatchJob(id: string, queue: string, watcherId: string): Promise<void>;
   /**
    * Final records of jobs `watcherId` watched, in the order they finished, blocking up to
    * `blockMs` for the first. Each is delivered once; what no reader takes within a minute is

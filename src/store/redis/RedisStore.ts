@@ -330,7 +330,12 @@ export class RedisStore implements Store {
 
   async purgeDeadLetters(queue: string): Promise<number> {
     const k = this.keys(queue);
-    return Number(await this.run('purgeDead', [k.dead, k.failed], [k.base, this.finishedTtlMs]));
+    let total = 0;
+    for (;;) {
+      const n = Number(await this.run('purgeDead', [k.dead, k.failed, k.broken], [k.base, this.finishedTtlMs, 1000]));
+      total += n;
+      if (n < 1000) return total;
+    }
   }
 
   /** A connection of its own for a blocking read (it is held while the read blocks). */
@@ -357,6 +362,10 @@ export class RedisStore implements Store {
 
   watchJob(id: string, queue: string, watcherId: string): Promise<JobRecord | null> {
     return resultOps.watchJob(this.ctx, queue, id, watcherId);
+  }
+
+  unwatchJob(id: string, queue: string, watcherId: string): Promise<void> {
+    return resultOps.unwatchJob(this.ctx, queue, id, watcherId);
   }
 
   readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {

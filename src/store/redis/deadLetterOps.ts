@@ -1,5 +1,5 @@
 // Reading the dead-letter and broken sets (redrive and purge are scripts: lua/retryDead-6.lua,
-// lua/purgeDead-2.lua).
+// lua/purgeDead-3.lua).
 
 import type { StoredError } from '../../errors.js';
 import type { BrokenEntry, DeadLetter } from '../types.js';

@@ -17,8 +17,13 @@ export async function watchJob(
   id: string,
   watcherId: string,
 ): Promise<JobRecord | null> {
-  const values = (await ctx.run('watch', [ctx.keys(queue).job(id)], [watcherId])) as (string | null)[];
+  const values = (await ctx.run('watch', [ctx.keys(queue).job(id)], [watcherId, ''])) as (string | null)[];
   return decodeJob(id, queue, values);
+}
+
+/** Takes a watcher that gave up off the job (lua/watch-1.lua with 'off'). */
+export async function unwatchJob(ctx: RedisContext, queue: string, id: string, watcherId: string): Promise<void> {
+  await ctx.run('watch', [ctx.keys(queue).job(id)], [watcherId, 'off']);
 }
 
 /** What pushResult writes: cjson of [id, JOB_FIELDS values], a missing field as false. */

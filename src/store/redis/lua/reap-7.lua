@@ -41,7 +41,7 @@ for _, id in ipairs(expired) do
   end
 end
 lcFlush()
--- Failed records are dead letters (kept until purged, see purgeDead-2.lua); older than the
+-- Failed records are dead letters (kept until purged, see purgeDead-3.lua); older than the
 -- window they drop out of the status index, and stay listed in `dead` or `broken`.
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', LC.now - LC.ttl)
 return { requeued, failed }

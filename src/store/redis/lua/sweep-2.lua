@@ -9,7 +9,7 @@ Returns the larger of the two counts removed (== limit: there may be more).
 Why not a TTL per record: an expires entry (~37 B) and a PEXPIRE per finished job; the indexes
 hold the finish times already. A record is deleted only while its status is still that of the
 index (a record is never re-created under an id whose entry is still here, but a stray entry
-must not delete a live job). Failed records are dead letters: they stay (purgeDead-2.lua gives
+must not delete a live job). Failed records are dead letters: they stay (purgeDead-3.lua gives
 purged ones a TTL); reap-7.lua trims their index. Fan-out records and children indexes keep
 their TTLs (see expireFans and notifyParent in include/fanin.lua).
 ]]
