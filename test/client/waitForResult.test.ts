@@ -187,7 +187,7 @@ describe('waitForResult', () => {
     assert.equal(await h.raw.hexists(h.key(`job:${id}`), 'wt'), 0, 'the finish cleared the watch mark');
   });
 
-  it('a record pushed for a wait that gave up expires instead of staying, and does not disturb later waits', async () => {
+  it('a wait that gave up takes itself off the job; a watcher that vanished gets a record that expires', async () => {
     h = new Harness(redis);
     const { job: held, release } = heldJob('held', 'late');
     await h.started({ jobs: [held, echo] });
@@ -196,15 +196,21 @@ describe('waitForResult', () => {
     await assert.rejects(() => quitter.waitForResult(late, { queue: 'default', timeoutMs: 300 }), {
       code: 'TIMEOUT',
     });
-    // Its reader stops (else, lingering, it would take the record and drop it): nobody reads.
+    // The wait that gave up is no longer listed as a watcher of the job.
+    await eventually(async () => (await h.raw.hget(h.key(`job:${late}`), 'wt')) === null);
     quitter.close();
-    await new Promise((r) => setTimeout(r, 1300));
+    // A watcher that vanished without giving up (its process died): marked, never read.
+    await h.store.watchJob(late, 'default', 'vanished');
     release.open();
     const resultKeys = (await eventually(async () => {
       const ks = (await h.keys()).filter((k) => k.includes('result:'));
       return ks.length > 0 ? ks : null;
     }))!;
-    assert.equal(resultKeys.length, 1, 'the finish pushed to the watcher that gave up');
+    assert.deepEqual(
+      resultKeys,
+      [h.key('result:vanished')],
+      'the finish pushed to the vanished watcher only',
+    );
     const ttl = await h.raw.pttl(resultKeys[0]!);
     assert.ok(ttl > 0 && ttl <= 60_000, `result list TTL ${ttl} ms`);
     const client = h.client({ jobs: [held, echo] });

@@ -332,7 +332,9 @@ export class RedisStore implements Store {
     const k = this.keys(queue);
     let total = 0;
     for (;;) {
-      const n = Number(await this.run('purgeDead', [k.dead, k.failed, k.broken], [k.base, this.finishedTtlMs, 1000]));
+      const n = Number(
+        await this.run('purgeDead', [k.dead, k.failed, k.broken], [k.base, this.finishedTtlMs, 1000]),
+      );
       total += n;
       if (n < 1000) return total;
     }

@@ -22,7 +22,12 @@ export async function watchJob(
 }
 
 /** Takes a watcher that gave up off the job (lua/watch-1.lua with 'off'). */
-export async function unwatchJob(ctx: RedisContext, queue: string, id: string, watcherId: string): Promise<void> {
+export async function unwatchJob(
+  ctx: RedisContext,
+  queue: string,
+  id: string,
+  watcherId: string,
+): Promise<void> {
   await ctx.run('watch', [ctx.keys(queue).job(id)], [watcherId, 'off']);
 }
 

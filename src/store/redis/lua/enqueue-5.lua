@@ -17,6 +17,7 @@ Errors: BAD_ENQUEUE <job index> <why> when an argument is malformed; nothing is 
 Derived keys (job, idem, children index) carry the queue's hash tag.
 ]]
 --@include common
+--@include lifecycle
 local kp = ARGV[1]
 local maxLen = ARGV[2]
 local idemTtl = tonumber(ARGV[3])
@@ -44,10 +45,9 @@ for i = 0, n - 1 do
   end
 end
 local now = nowMs()
+LC.kp, LC.maxLen, LC.now = kp, maxLen, now
 local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
 local out = {}
-local zq = {}
-local createdIds = {}
 local allCreated = true
 local FINISHED_UNDONE = { failed = true, cancelled = true }
 for i = 0, n - 1 do
@@ -61,10 +61,7 @@ for i = 0, n - 1 do
   local st = redis.call('HGET', jk, 'st')
   if st then
     if par ~= '' and revive == '1' and FINISHED_UNDONE[st] then
-      -- Made anew: out of its old status index and dead-letter listings, with its inbox.
-      for _, index in ipairs({ 'failed', 'cancelled', 'dead', 'broken' }) do redis.call('ZREM', kp .. index, id) end
-      redis.call('HDEL', kp .. 'brokenwhy', id)
-      redis.call('DEL', jk, kp .. 'inbox:' .. id, kp .. 'inboxids:' .. id)
+      lcForget({ id = id, jk = jk, st = st })
     else
       created = 0
     end
@@ -85,16 +82,13 @@ for i = 0, n - 1 do
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
     -- now, no log field: its "enqueued" entry is implicit (`ca`, see addLog in common.lua).
-    local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued',
+    local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3],
       'qs', score, 'ma', ARGV[b + 6], 'ca', now }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
     if delay > 0 then
       args[#args + 1] = 'ra'; args[#args + 1] = now + delay
       args[#args + 1] = 'ls'; args[#args + 1] = 1
       args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. delay .. '}'
-      redis.call('ZADD', KEYS[2], now + delay, id)
-    else
-      zq[#zq + 1] = score; zq[#zq + 1] = id
     end
     if idem ~= '' then args[#args + 1] = 'ik'; args[#args + 1] = idem end
     if par ~= '' then
@@ -105,21 +99,15 @@ for i = 0, n - 1 do
       redis.call('ZADD', kp .. 'children:' .. par, tonumber(pi) or 0, id)
     end
     if opt ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = opt end
-    redis.call('HSET', jk, unpack(args))
-    createdIds[#createdIds + 1] = id
+    lcCreate(id, args, score, delay > 0 and now + delay or nil)
   else
     allCreated = false
   end
   out[#out + 1] = id
   out[#out + 1] = created
 end
--- ZADD in slices: Lua's unpack has a limit on how many values it spreads.
-for s = 1, #zq, 4000 do
-  redis.call('ZADD', KEYS[1], unpack(zq, s, math.min(s + 3999, #zq)))
-end
--- One combined 'enqueued' stream entry for the batch (see emitMany in common.lua).
-emitMany(KEYS[4], maxLen, now, createdIds, 'enqueued', 'queued')
--- Wake one idle supervisor (it recomputes its sleep for delayed jobs too).
-redis.call('ZADD', KEYS[5], 0, 'w')
+-- The index writes, one combined 'enqueued' stream entry for the batch, and a wake-up of one
+-- idle supervisor (it recomputes its sleep for delayed jobs too).
+lcFlush()
 if allCreated then return n end
 return out

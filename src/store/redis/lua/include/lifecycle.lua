@@ -167,7 +167,15 @@ local function lcLeave(j)
   elseif st == 'failed' then
     lcRemove('failed', id); lcRemove('dead', id); lcRemove('broken', id)
     redis.call('HDEL', LC.kp .. 'brokenwhy', id)
+  elseif st == 'done' or st == 'cancelled' then lcRemove(st, id)
   end
+end
+
+-- A finished record made anew under its id (a revived child: enqueue-5.lua): out of every
+-- index its status lists it in, with its inbox; lcCreate writes the new one.
+local function lcForget(j)
+  lcLeave(j)
+  redis.call('DEL', j.jk, LC.kp .. 'inbox:' .. j.id, LC.kp .. 'inboxids:' .. j.id)
 end
 
 -- A job whose record cannot run (missing, no machine) is set aside in `broken` with the reason.
@@ -278,6 +286,20 @@ local function lcMove(j, to, o)
   end
   lcTell(id, o.kind, to)
   return to
+end
+
+-- A new job (ENQUEUE, the machine's initial `queued`): its record from `fields` (flat
+-- field/value list without `st`), listed in `queued` at `score`, or in `delayed` until `runAt`.
+local function lcCreate(id, fields, score, runAt)
+  fields[#fields + 1] = 'st'; fields[#fields + 1] = 'queued'
+  redis.call('HSET', LC.kp .. 'job:' .. id, unpack(fields))
+  if runAt then
+    lcIndex('delayed', runAt, id)
+  else
+    lcIndex('queued', score, id)
+  end
+  LC.wake = true
+  lcTell(id, 'enqueued', 'queued')
 end
 
 -- The claim of a job popped from `queued` (st must be queued): status `st` (loading|working)
