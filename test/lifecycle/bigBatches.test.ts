@@ -35,9 +35,9 @@ describe('caller-sized batches and malformed arguments', () => {
     await eventually(() => running === 10_000, 30_000);
     assert.equal(sup.inFlight, 10_000);
     // A heartbeat of all 10,000 leases lands: every lease deadline moves past the first one.
-    const before = Number((await h.raw.zrange(h.key('active'), 0, 0, 'WITHSCORES'))[1]);
+    const first = Number((await h.raw.zrange(h.key('active'), '0', '0', 'WITHSCORES'))[1]);
     await eventually(
-      async () => Number((await h.raw.zrange(h.key('active'), 0, 0, 'WITHSCORES'))[1]) > before,
+      async () => Number((await h.raw.zrange(h.key('active'), '0', '0', 'WITHSCORES'))[1]) > first,
       10_000,
     );
     release.open();

@@ -55,7 +55,7 @@ describe('retention of everything a job leaves', () => {
               input: ({ context }) => ({
                 jobs: [0, 1, 2].map((n) => ({ machine: 'kid', input: { fail: context.fail && n === 1 } })),
               }),
-              onDone: { target: 'end', actions: assign({ out: ({ event }) => event.output as unknown[] }) },
+              onDone: { target: 'end', actions: assign({ out: ({ event }) => event.output }) },
             },
           },
           end: { type: 'final' },
