@@ -32,7 +32,7 @@ if (j.st == 'loading' or j.st == 'working') and worker then
   redis.call('PUBLISH', LC.kp .. 'ctl:' .. worker, 'cancel ' .. id)
   return { 'requested', j.st, kids }
 end
-lcMove(j, 'cancelled', { kind = 'cancelled', set = { 'cx', '1' }, outcome = '{"s":"cancelled"}',
+lcMove(j, 'cancelled', { kind = 'cancelled', set = { 'cx', '1' },
   log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
 lcFlush()
 return { 'cancelled', 'cancelled', kids }

@@ -43,104 +43,108 @@ if not LC.ttl or not want or want < 0 or want % 1 ~= 0 or not nOps or nOps < 0 o
 end
 if want > 0 and (not leaseMs or leaseMs <= 0) then return bad(0, 'bad lease ms') end
 local function isCount(v) local n = tonumber(v); return n ~= nil and n >= 0 and n % 1 == 0 end
-local ops = {}
-local b = 9
 local KINDS = { checkpoint = true, done = true, fail = true, retry = true, cancelled = true,
   requeue = true, park = true, broken = true }
+local b = 9
 for i = 1, nOps do
-  local op
   if ARGV[b] == 'D' then
-    op = { kind = 'done', id = ARGV[b + 1], token = ARGV[b + 2], f1 = ARGV[b + 3], f2 = '', f3 = '',
-      plain = true }
+    if not ARGV[b + 3] or ARGV[b + 1] == '' then return bad(i, 'missing values') end
     b = b + 4
   else
-    op = { kind = ARGV[b], id = ARGV[b + 1], token = ARGV[b + 2], f1 = ARGV[b + 3], f2 = ARGV[b + 4],
-      f3 = ARGV[b + 5], f4 = ARGV[b + 6], f5 = ARGV[b + 7], log = ARGV[b + 8] }
+    local kind, f1, f2, f5 = ARGV[b], ARGV[b + 3], ARGV[b + 4], ARGV[b + 7]
+    if not ARGV[b + 8] or ARGV[b + 1] == '' then return bad(i, 'missing values') end
+    if not KINDS[kind] then return bad(i, 'unknown kind ' .. tostring(kind)) end
+    if kind == 'checkpoint' then
+      if f1 ~= 'loading' and f1 ~= 'working' then return bad(i, 'checkpoint status') end
+      if f5 ~= '' and not isCount(f5) then return bad(i, 'inbox position') end
+    elseif kind == 'retry' then
+      if not isCount(f2) then return bad(i, 'retry delay') end
+      if not isCount(ARGV[b + 5]) or tonumber(ARGV[b + 5]) < 1 then return bad(i, 'retry attempt') end
+    elseif kind == 'park' then
+      if f1 ~= '' and not isCount(f1) then return bad(i, 'wake time') end
+      if f5 ~= '' and not isCount(f5) then return bad(i, 'inbox position') end
+      if f2 == '' then return bad(i, 'park without snapshot') end
+    end
     b = b + 9
   end
-  if not op.token or not op.id or op.id == '' then return bad(i, 'missing values') end
-  if not KINDS[op.kind] then return bad(i, 'unknown kind ' .. tostring(op.kind)) end
-  if op.kind == 'checkpoint' then
-    if op.f1 ~= 'loading' and op.f1 ~= 'working' then return bad(i, 'checkpoint status') end
-    if op.f5 ~= '' and not isCount(op.f5) then return bad(i, 'inbox position') end
-  elseif op.kind == 'retry' then
-    if not isCount(op.f2) then return bad(i, 'retry delay') end
-    if not isCount(op.f3) or tonumber(op.f3) < 1 then return bad(i, 'retry attempt') end
-  elseif op.kind == 'park' then
-    if op.f1 ~= '' and not isCount(op.f1) then return bad(i, 'wake time') end
-    if op.f5 ~= '' and not isCount(op.f5) then return bad(i, 'inbox position') end
-    if op.f2 == '' then return bad(i, 'park without snapshot') end
-  end
-  ops[i] = op
 end
 if b ~= #ARGV + 1 then return bad(0, 'argument count') end
 
 LC.now = nowMs()
 local now = LC.now
 local written = {}
-local DONE_LOG = { '{"type":"done"}' }
-local TARGET = { checkpoint = nil, done = 'done', fail = 'failed', broken = 'failed', retry = 'queued',
-  cancelled = 'cancelled', requeue = 'queued', park = 'waiting' }
+local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
+  requeue = 'queued', park = 'waiting' }
+-- Ops whose move needs the full read (place in line, lease requeues): see lcRead.
+local FULL = { checkpoint = true, retry = true, requeue = true, park = true }
 
 -- Adds field/value to `set` when the value is not ''.
 local function put(set, field, value)
   if value ~= '' and value ~= nil then set[#set + 1] = field; set[#set + 1] = value end
 end
 
+b = 9
 for i = 1, nOps do
-  local op = ops[i]
-  local kind, id = op.kind, op.id
-  local to = TARGET[kind] or op.f1
-  local j = lcRead(id)
-  if lcGuard(j, to, op.token) then
+  local kind, id, token, f1, f2, f3, f4, f5, log
+  if ARGV[b] == 'D' then
+    written[i] = lcDonePlain(ARGV[b + 1], ARGV[b + 2], ARGV[b + 3])
+    b = b + 4
+  else
+    kind, id, token = ARGV[b], ARGV[b + 1], ARGV[b + 2]
+    f1, f2, f3, f4, f5 = ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
+    log = splitEntries(ARGV[b + 8])
+    b = b + 9
+  end
+  if kind then
+  local to = TARGET[kind] or f1
+  local j = lcRead(id, FULL[kind])
+  if lcGuard(j, to, token) then
     written[i] = 0
   else
     written[i] = 1
-    local log = op.plain and DONE_LOG or splitEntries(op.log)
     local set = {}
     if kind == 'checkpoint' then
-      put(set, 'sn', op.f2); put(set, 's', op.f3); put(set, 'p', op.f4); put(set, 'io', op.f5)
+      put(set, 'sn', f2); put(set, 's', f3); put(set, 'p', f4); put(set, 'io', f5)
       lcMove(j, to, { kind = 'checkpoint', log = log, set = set })
     elseif kind == 'done' then
-      set[1] = 'o'; set[2] = op.f1
-      put(set, 's', op.f3)
+      set[1] = 'o'; set[2] = f1
+      put(set, 's', f3)
       -- No snapshot sent: decodeJob derives it from st/a/ma.
-      put(set, 'sn', op.f2)
+      put(set, 'sn', f2)
       -- Log still implicit and this is its plain "done": it stays implicit (stamp `fa`).
       local implicit = not j.ls and #log == 1 and log[1] == '{"type":"done"}'
-      lcMove(j, 'done', { kind = 'done', log = log, implicit = implicit, set = set,
-        outcome = '{"s":"done","o":' .. op.f1 .. '}' })
+      lcMove(j, 'done', { kind = 'done', log = log, implicit = implicit, output = f1 }, set)
     elseif kind == 'fail' or kind == 'broken' then
-      set[1] = 'e'; set[2] = op.f1
-      put(set, 'sn', op.f2); put(set, 's', op.f3); put(set, 'rs', op.f4)
+      set[1] = 'e'; set[2] = f1
+      put(set, 'sn', f2); put(set, 's', f3); put(set, 'rs', f4)
       local why = nil
       if kind == 'broken' then
-        local ok, e = pcall(cjson.decode, op.f1)
-        why = ok and type(e) == 'table' and e.message or op.f1
+        local ok, e = pcall(cjson.decode, f1)
+        why = ok and type(e) == 'table' and e.message or f1
       end
       lcMove(j, 'failed', { kind = 'failed', log = log, set = set,
-        dead = kind == 'broken' and 'broken' or nil, why = why,
-        outcome = '{"s":"failed","e":' .. op.f1 .. '}' })
+        dead = kind == 'broken' and 'broken' or nil, why = why, error = f1 })
     elseif kind == 'cancelled' then
-      put(set, 'sn', op.f2); put(set, 's', op.f3)
-      lcMove(j, 'cancelled', { kind = 'cancelled', log = log, set = set, outcome = '{"s":"cancelled"}' })
+      put(set, 'sn', f2); put(set, 's', f3)
+      lcMove(j, 'cancelled', { kind = 'cancelled', log = log, set = set })
     elseif kind == 'retry' then
-      set[1] = 'e'; set[2] = op.f1; set[3] = 'a'; set[4] = op.f3
-      put(set, 'sn', op.f4)
+      set[1] = 'e'; set[2] = f1; set[3] = 'a'; set[4] = f3
+      put(set, 'sn', f4)
       -- Even with no delay a retry goes behind the jobs waiting in its band (fresh place).
-      lcMove(j, 'queued', { kind = 'retry', log = log, set = set, runAt = now + tonumber(op.f2),
+      lcMove(j, 'queued', { kind = 'retry', log = log, set = set, runAt = now + tonumber(f2),
         fresh = true, cancelLog = '{"type":"cancelled","reason":"cancel requested; not retried"}' })
     elseif kind == 'requeue' then
       -- Back to its old place in line: a shutdown must not push a job behind newer ones.
       lcMove(j, 'queued', { kind = 'requeued', log = log, set = set,
         cancelLog = '{"type":"cancelled","reason":"cancel requested; not requeued"}' })
     elseif kind == 'park' then
-      set[1] = 'sn'; set[2] = op.f2
-      put(set, 's', op.f3); put(set, 'io', op.f5)
+      set[1] = 'sn'; set[2] = f2
+      put(set, 's', f3); put(set, 'io', f5)
       lcMove(j, 'waiting', { kind = 'waiting', log = log, set = set,
-        runAt = op.f1 ~= '' and tonumber(op.f1) or nil, consumed = tonumber(op.f5) or 0,
+        runAt = f1 ~= '' and tonumber(f1) or nil, consumed = tonumber(f5) or 0,
         cancelLog = '{"type":"cancelled","reason":"cancel requested; not parked"}' })
     end
+  end
   end
 end
 lcFlush()
@@ -158,7 +162,10 @@ if want > 0 then
     for i = 1, n do
       local id = popped[i * 2 - 1]
       local jk = LC.kp .. 'job:' .. id
-      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'st', 'cx')
+      -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
+      -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
+      -- once), so the claim's guards hold by construction.
+      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct')
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil
@@ -171,13 +178,11 @@ if want > 0 then
       if not r[1] then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         lcSetBroken(id, 'job record missing or has no machine')
-      elseif r[15] and r[15] ~= 'queued' then
-        -- A stale entry (the job moved on without leaving `queued`): nothing to claim.
-      elseif r[16] == '1' or parentGone then
+      elseif parentGone then
         local j = lcRead(id)
         j.popped = true
-        local reason = parentGone and ('parent ' .. parentGone) or 'cancel requested'
-        lcMove(j, 'cancelled', { kind = 'cancelled', outcome = '{"s":"cancelled"}',
+        local reason = 'parent ' .. parentGone
+        lcMove(j, 'cancelled', { kind = 'cancelled',
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
       else
         local token = workerId .. ':' .. (tok + i)
@@ -186,13 +191,12 @@ if want > 0 then
         -- Short on purpose (the hash stays a compact listpack): no worker field (the token
         -- names it), `ct` is the claim time (and the update time, see decodeJob), and the first
         -- claim of a job whose log is still implicit logs nothing (see addLog in common.lua).
-        local args = {}
-        local a = tonumber(r[5]) or 1
+        local entry = nil
+        local a = r[5] and tonumber(r[5]) or 1
         if r[10] or r[14] or a > 1 then
-          addLog(args, jk, r[10], now, { a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}' })
+          entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
         end
-        lcClaim(id, st, token, deadline, args)
-        lcTell(id, 'claimed', st)
+        lcClaim(id, jk, st, token, deadline, r[10], entry)
         local n0 = #claimed
         claimed[n0 + 1] = id
         claimed[n0 + 2] = token

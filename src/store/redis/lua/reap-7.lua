@@ -20,12 +20,12 @@ LC.now = nowMs()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', LC.now, 'LIMIT', 0, 500)
 local requeued, failed = {}, {}
 for _, id in ipairs(expired) do
-  local j = lcRead(id)
+  local j = lcRead(id, true)
   if j.st == 'loading' or j.st == 'working' then
     local lr = (tonumber(j.lr) or 0) + 1
     if lr > maxReq and j.cx ~= '1' then
       local err = '{"name":"LeaseExpiredError","message":"lease expired ' .. lr .. ' times (budget ' .. maxReq .. ')","code":"LEASE_EXPIRED"}'
-      lcMove(j, 'failed', { kind = 'failed', set = { 'lr', lr, 'e', err }, outcome = '{"s":"failed","e":' .. err .. '}',
+      lcMove(j, 'failed', { kind = 'failed', set = { 'lr', lr, 'e', err }, error = err,
         log = { '{"type":"failed","code":"LEASE_EXPIRED","leaseRequeues":' .. lr .. '}' } })
       failed[#failed + 1] = id
     else

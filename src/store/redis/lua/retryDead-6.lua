@@ -21,7 +21,7 @@ LC.kp, LC.maxLen = ARGV[1], ARGV[2]
 local id = ARGV[3]
 local inDead = redis.call('ZSCORE', KEYS[1], id)
 local inBroken = redis.call('ZSCORE', KEYS[2], id)
-local j = lcRead(id)
+local j = lcRead(id, true)
 if not (inDead or inBroken) or not j.st then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
 if j.st ~= 'failed' then
   -- Listed but not failed (a record changed by hand): only the listing goes.

@@ -46,14 +46,20 @@ local UPDATABLE = { loading = true, working = true }
 -- Set by each script after the include.
 local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false }
 
--- The fields every move needs, read in one HMGET by lcRead.
-local LC_FIELDS = { 'st', 'tk', 'cx', 'ls', 'qs', 'ib', 'par', 'fg', 'wt', 'lr', 'ra', 'pr' }
-
-local function lcRead(id)
+-- Reads what a move needs in one HMGET. A field a small job's hash does not have costs a scan
+-- of the whole hash (a listpack), so a finish from a running status reads only the seven it
+-- needs; `full` adds what the other moves need (the cancel request, place in line, band, run-at,
+-- lease requeues). A finish needs no `cx`: the cancel guard does not apply to it.
+local function lcRead(id, full)
   local jk = LC.kp .. 'job:' .. id
-  local r = redis.call('HMGET', jk, unpack(LC_FIELDS))
-  return { id = id, jk = jk, st = r[1], tk = r[2], cx = r[3], ls = r[4], qs = r[5], ib = r[6],
-    par = r[7], fg = r[8], wt = r[9], lr = r[10], ra = r[11], pr = r[12] }
+  if not full then
+    local r = redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt')
+    return { id = id, jk = jk, st = r[1], tk = r[2], ls = r[3], ib = r[4], par = r[5], fg = r[6],
+      wt = r[7] }
+  end
+  local r = redis.call('HMGET', jk, 'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr')
+  return { id = id, jk = jk, st = r[1], tk = r[2], cx = r[3], ls = r[4], ib = r[5], par = r[6],
+    fg = r[7], wt = r[8], qs = r[9], lr = r[10], ra = r[11], pr = r[12], full = true }
 end
 
 -- nil when `j` may move to `to`, else why not: 'missing' | 'fence' | 'status'.
@@ -73,13 +79,17 @@ local function lcGuard(j, to, token)
 end
 
 -- BATCHED INDEX WRITES: ZREMs and ZADDs are gathered per key and sent by lcFlush, removals
--- first, in slices below Lua's unpack limit. A job that already has index writes pending and
--- moves again flushes first (lcTouch), so its index writes keep their order.
-local lcRem, lcAdd, lcRemKeys, lcAddKeys, lcIdxSeen = {}, {}, {}, {}, {}
--- Stream entries of this call grouped by (kind, status): one XADD per group (emitMany), in the
--- order the groups were opened. A job whose new entry would go to a group opened before the
--- group of its last entry flushes first (lcTell), so each job's entries keep their order.
-local lcTold, lcToldKeys, lcLastPos = {}, {}, {}
+-- first, in slices below Lua's unpack limit. Stream entries of this call are grouped by
+-- (kind, status): one XADD per group (emitMany), in the order the groups were opened.
+-- ORDER: a job that lcMove moves a second time in one call flushes first when its first move
+-- wrote indexes, or when its new entry would go to a group opened before its last one; so
+-- each job's index writes and stream entries keep their order. (lcCreate and lcClaim move
+-- each job once per call and skip the bookkeeping.)
+local lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
+local lcTold, lcToldKeys = {}, {}
+-- Jobs lcMove moved since the last flush: 2 * (position of their last stream group) + (1 when
+-- that move wrote indexes).
+local lcMoved = {}
 local SLICE = 4000
 
 -- Filled by fanin.lua (which needs lcMove in turn): a finished child tells its parent.
@@ -89,14 +99,12 @@ local function lcRemove(index, id)
   local t = lcRem[index]
   if not t then t = {}; lcRem[index] = t; lcRemKeys[#lcRemKeys + 1] = index end
   t[#t + 1] = id
-  lcIdxSeen[id] = true
 end
 
 local function lcIndex(index, score, id)
   local t = lcAdd[index]
   if not t then t = {}; lcAdd[index] = t; lcAddKeys[#lcAddKeys + 1] = index end
   t[#t + 1] = score; t[#t + 1] = id
-  lcIdxSeen[id] = true
 end
 
 -- ZADD key with a flat {score, member, ...} list of any length.
@@ -115,12 +123,11 @@ end
 local function lcFlush()
   for _, index in ipairs(lcRemKeys) do zremMany(LC.kp .. index, lcRem[index]) end
   for _, index in ipairs(lcAddKeys) do zaddMany(LC.kp .. index, lcAdd[index]) end
-  lcRem, lcAdd, lcRemKeys, lcAddKeys, lcIdxSeen = {}, {}, {}, {}, {}
-  for _, key in ipairs(lcToldKeys) do
-    local g = lcTold[key]
+  lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
+  for _, g in ipairs(lcToldKeys) do
     emitMany(LC.kp .. 'events', LC.maxLen, LC.now, g.ids, g.kind, g.status)
   end
-  lcTold, lcToldKeys, lcLastPos = {}, {}, {}
+  lcTold, lcToldKeys, lcMoved = {}, {}, {}
   if LC.wake then
     -- Wake one idle supervisor: there is new work, or a due time came earlier.
     redis.call('ZADD', LC.kp .. 'marker', 0, 'w')
@@ -128,26 +135,27 @@ local function lcFlush()
   end
 end
 
-local function lcTouch(id)
-  if lcIdxSeen[id] then lcFlush() end
-end
-
--- One stream entry for the move (combined with the same moves of other jobs in this call).
-local function lcTell(id, kind, status)
-  if not kind then return end
-  local key = kind .. ' ' .. status
-  local g = lcTold[key]
-  if g and lcLastPos[id] and g.pos < lcLastPos[id] then
+-- One stream entry for the move (combined with the same moves of other jobs in this call), in
+-- a group opened at or after position `minPos`. Returns the group's position (0: no entry).
+local function lcTell(id, kind, status, minPos)
+  if not kind then return 0 end
+  local byStatus = lcTold[kind]
+  if not byStatus then byStatus = {}; lcTold[kind] = byStatus end
+  local g = byStatus[status]
+  if g and minPos and g.pos < minPos then
     lcFlush()
+    byStatus = {}
+    lcTold[kind] = byStatus
     g = nil
   end
   if not g then
     g = { kind = kind, status = status, ids = {}, pos = #lcToldKeys + 1 }
-    lcTold[key] = g
-    lcToldKeys[#lcToldKeys + 1] = key
+    byStatus[status] = g
+    lcToldKeys[#lcToldKeys + 1] = g
   end
-  g.ids[#g.ids + 1] = id
-  lcLastPos[id] = g.pos
+  local ids = g.ids
+  ids[#ids + 1] = id
+  return g.pos
 end
 
 -- An idle supervisor sleeps until the earliest `delayed` entry it saw: one that comes earlier
@@ -188,25 +196,37 @@ end
 -- Moves job `j` (from lcRead, after lcGuard) to status `to`. `o`:
 --   kind     the stream entry's type (nil: none)
 --   log      audit entries (JSON objects without "at"); implicit = true keeps an implicit log
---   set      extra field/value pairs for the record's HSET (flat list)
+--   set      extra field/value pairs for the record's HSET (flat list; or lcMove's 4th
+--            argument, so that a shared `o` serves many jobs)
 --   runAt    queued / waiting: when it is due (Redis ms); nil or <= now: runnable now
 --   score    queued: its place in line (default: the one it had, `qs`)
 --   fresh    queued: a new place behind the jobs waiting in its band, not the one it had
 --   dead     failed: 'broken' sets it aside in `broken` (else a dead letter in `dead`); why: reason
---   outcome  done / failed / cancelled: the outcome JSON a parent's fan-in records
+--   output   done: the output JSON; error  failed: the error JSON (a parent's fan-in outcome)
 --   consumed waiting: inbox events the parked snapshot has taken in
 --   cancelLog  the audit entry if the cancel guard turns the move into a cancel
 -- Returns the status the job is in after the move.
-local function lcMove(j, to, o)
-  lcTouch(j.id)
+local DROP_FAILED, DROP_ENDED = { 'tk' }, { 'tk', 'qs' }
+
+local function lcMove(j, to, o, set)
   local id, jk, now = j.id, j.jk, LC.now
+  -- ORDER (see above): a second move of this job in this call.
+  local prev = lcMoved[id]
+  local minPos = nil
+  if prev then
+    if prev % 2 == 1 then lcFlush() else minPos = prev / 2 end
+  end
+  if not FINAL[to] and not j.full then
+    local r = redis.call('HMGET', jk, 'cx', 'qs', 'lr', 'ra', 'pr')
+    j.cx, j.qs, j.lr, j.ra, j.pr, j.full = r[1], r[2], r[3], r[4], r[5], true
+  end
   if j.cx == '1' and not FINAL[to] and not (UPDATABLE[to] and j.st == to) then
     -- THE CANCEL GUARD (see the header).
     to = 'cancelled'
     o = { kind = 'cancelled', log = { o.cancelLog or '{"type":"cancelled","reason":"cancel requested"}' },
-      set = {}, outcome = '{"s":"cancelled"}' }
+      set = set or o.set }
   end
-  local args = o.set or {}
+  local args = set or o.set or {}
   args[#args + 1] = 'st'; args[#args + 1] = to
   if FINAL[to] then
     lcLeave(j)
@@ -214,12 +234,17 @@ local function lcMove(j, to, o)
     if not o.implicit then addLog(args, jk, j.ls, now, o.log) end
     redis.call('HSET', jk, unpack(args))
     -- A done or cancelled record keeps no place in line (a redriven dead letter needs its own).
-    if to == 'failed' then
-      redis.call('HDEL', jk, 'tk', 'fw', 'ra', 'io', 'ib')
-    else
-      redis.call('HDEL', jk, 'tk', 'qs', 'fw', 'ra', 'io', 'ib')
+    -- Only fields that can be there are named: `fw` is a parent's, `io` comes with an inbox.
+    -- `ra` is only on a queued or parked job (a running one had it cleared when it was due).
+    local drop = to == 'failed' and DROP_FAILED or DROP_ENDED
+    if j.ib or j.fg or j.st == 'queued' or j.st == 'waiting' then
+      drop = { unpack(drop) }
+      if j.st == 'queued' or j.st == 'waiting' then drop[#drop + 1] = 'ra' end
+      if j.ib then drop[#drop + 1] = 'io'; drop[#drop + 1] = 'ib' end
+      if j.fg then drop[#drop + 1] = 'fw' end
     end
-    pushResult(LC.kp, jk, id, j.wt or false)
+    redis.call('HDEL', jk, unpack(drop))
+    if j.wt then pushResult(LC.kp, jk, id, j.wt) end
     lcIndex(to, now, id)
     if to == 'failed' then
       if o.dead == 'broken' then
@@ -229,10 +254,15 @@ local function lcMove(j, to, o)
         lcIndex('dead', now, id)
       end
     end
-    if j.par then LCH.notifyParent(jk, id, to, o.outcome) end
+    if j.par then
+      -- The outcome its parent's fan-in records (o.output / o.error: JSON).
+      local outcome = to == 'done' and ('{"s":"done","o":' .. o.output .. '}')
+        or to == 'failed' and ('{"s":"failed","e":' .. o.error .. '}') or '{"s":"cancelled"}'
+      LCH.notifyParent(jk, id, to, outcome)
+    end
     if j.fg and to ~= 'failed' then LCH.expireFans(id, j.fg) end
     if j.ib then redis.call('DEL', LC.kp .. 'inbox:' .. id, LC.kp .. 'inboxids:' .. id) end
-    lcTell(id, o.kind, to)
+    lcMoved[id] = lcTell(id, o.kind, to, minPos) * 2 + 1
     return to
   end
   args[#args + 1] = 'ua'; args[#args + 1] = now
@@ -241,7 +271,7 @@ local function lcMove(j, to, o)
     addLog(args, jk, j.ls, now, o.log)
     redis.call('HSET', jk, unpack(args))
     if j.lr then redis.call('HDEL', jk, 'lr') end
-    lcTell(id, o.kind, to)
+    lcMoved[id] = lcTell(id, o.kind, to, minPos) * 2
     return to
   end
   if j.st ~= to then lcLeave(j) end
@@ -284,15 +314,41 @@ local function lcMove(j, to, o)
     addLog(args, jk, j.ls, now, o.log or {})
     redis.call('HSET', jk, unpack(args))
   end
-  lcTell(id, o.kind, to)
+  lcMoved[id] = lcTell(id, o.kind, to, minPos) * 2 + 1
   return to
 end
 
+-- THE PLAIN DONE: lcMove's done, for the job most jobs are (a running job with no parent,
+-- fan-out, inbox, watcher or audit log of its own, not moved before in this call): the same
+-- writes in a fraction of the Lua. Anything else takes lcMove. test/lifecycle/plainDone.test.ts
+-- runs both on the same jobs and compares the records, indexes and stream they leave.
+-- Returns 1 when written, 0 when refused (THE FENCE, or a status that cannot end done).
+local PLAIN_DONE_LOG = { '{"type":"done"}' }
+local function lcDonePlain(id, token, output)
+  local jk = LC.kp .. 'job:' .. id
+  local r = redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt')
+  if token == '' or r[2] ~= token then return 0 end
+  if r[3] or r[4] or r[5] or r[6] or r[7] or lcMoved[id] then
+    local j = { id = id, jk = jk, st = r[1], tk = r[2], ls = r[3], ib = r[4], par = r[5], fg = r[6], wt = r[7] }
+    if lcGuard(j, 'done', token) then return 0 end
+    lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not r[3], output = output }, { 'o', output })
+    return 1
+  end
+  if not UPDATABLE[r[1]] then return 0 end
+  redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', LC.now)
+  redis.call('HDEL', jk, 'tk', 'qs')
+  lcRemove('active', id)
+  lcIndex('done', LC.now, id)
+  lcMoved[id] = lcTell(id, 'done', 'done') * 2 + 1
+  return 1
+end
+
 -- A new job (ENQUEUE, the machine's initial `queued`): its record from `fields` (flat
--- field/value list without `st`), listed in `queued` at `score`, or in `delayed` until `runAt`.
-local function lcCreate(id, fields, score, runAt)
-  fields[#fields + 1] = 'st'; fields[#fields + 1] = 'queued'
-  redis.call('HSET', LC.kp .. 'job:' .. id, unpack(fields))
+-- field/value list whose 7th and 8th values are 'st', 'queued': early in the hash, where every
+-- read finds it soonest), listed in `queued` at `score`, or in `delayed` until `runAt`.
+local function lcCreate(id, jk, fields, score, runAt)
+  if fields[7] ~= 'st' or fields[8] ~= 'queued' then error('lcCreate: fields must set st queued') end
+  redis.call('HSET', jk, unpack(fields))
   if runAt then
     lcIndex('delayed', runAt, id)
   else
@@ -303,11 +359,12 @@ local function lcCreate(id, fields, score, runAt)
 end
 
 -- The claim of a job popped from `queued` (st must be queued): status `st` (loading|working)
--- under lease `token` until `deadline`. The caller builds the HSET list (it decides the log).
-local function lcClaim(id, st, token, deadline, args)
-  args[#args + 1] = 'st'; args[#args + 1] = st
-  args[#args + 1] = 'tk'; args[#args + 1] = token
-  args[#args + 1] = 'ct'; args[#args + 1] = LC.now
-  redis.call('HSET', LC.kp .. 'job:' .. id, unpack(args))
+-- under lease `token` until `deadline`; `entry`: its audit entry, when the caller logs one (`ls`:
+-- the log count as read).
+local function lcClaim(id, jk, st, token, deadline, ls, entry)
+  local args = { 'st', st, 'tk', token, 'ct', LC.now }
+  if entry then addLog(args, jk, ls, LC.now, { entry }) end
+  redis.call('HSET', jk, unpack(args))
   lcIndex('active', deadline, id)
+  lcTell(id, 'claimed', st)
 end

@@ -8,7 +8,7 @@ local function promoteDue()
   if #due == 0 then return 0 end
   local seq = redis.call('HINCRBY', LC.kp .. 'meta', 'seq', #due) - #due
   for i, id in ipairs(due) do
-    local j = lcRead(id)
+    local j = lcRead(id, true)
     if j.st == 'queued' or j.st == 'waiting' then
       -- No `pr`: the normal band (see enqueue-5.lua).
       local score = (tonumber(j.pr) or 2) * BAND + seq + i

@@ -1,0 +1,127 @@
+// The plain done (lcDonePlain in lua/include/lifecycle.lua) is a second path for lcMove's done,
+// kept for speed. Both run here on the same kinds of jobs, and must leave the same record,
+// indexes, audit log and stream entries.
+
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { NewJob } from '../../src/store/types.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+import { Harness } from '../support/harness.js';
+
+describe('the plain done and the general done', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(async () => h.close());
+
+  const KEY_ORDER = [
+    'queued',
+    'delayed',
+    'active',
+    'meta',
+    'events',
+    'marker',
+    'waiting',
+    'done',
+    'failed',
+    'cancelled',
+    'dead',
+    'broken',
+  ];
+
+  /** Finishes a claimed job with the 4-value plain op ('D') or the 9-value general one. */
+  async function finish(id: string, token: string, plain: boolean): Promise<number> {
+    const k = h.store.keys('default');
+    const keys = KEY_ORDER.map((n) => (k as unknown as Record<string, string>)[n]!);
+    const op = plain ? ['D', id, token, '42'] : ['done', id, token, '42', '', '', '', '', '{"type":"done"}'];
+    const args = [k.base, 100, 60_000, '', 0, 0, '', 1, ...op];
+    const run = (h.store as unknown as { run(n: string, k: string[], a: unknown[]): Promise<[number[]]> })
+      .run;
+    const [written] = await run.call(h.store, 'commit', keys, args);
+    return written[0]!;
+  }
+
+  /** What a finished job leaves: its record (without times, ids and tokens), indexes, log and stream kinds. */
+  async function trace(id: string) {
+    const rec = await h.raw.hgetall(h.key(`job:${id}`));
+    for (const f of ['ca', 'ct', 'fa', 'ua', 'par', 'pi']) delete rec[f];
+    for (const f of Object.keys(rec)) if (/^l\d+$/.test(f)) rec[f] = rec[f]!.replace(/^\d+ /, '');
+    const indexes: string[] = [];
+    for (const n of ['queued', 'delayed', 'active', 'waiting', 'done', 'failed', 'cancelled', 'dead'])
+      if ((await h.raw.zscore(h.key(n), id)) !== null) indexes.push(n);
+    const log = (await h.store.getLog(id)).map((e) => e.type);
+    const stream = (await h.store.readEvents('default', '0', 0, 10_000))
+      .filter((e) => e.jobId === id)
+      .map((e) => `${e.type}/${e.status}`);
+    return { rec, indexes, log, stream };
+  }
+
+  const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
+    id,
+    machine: 'j',
+    version: 1,
+    input: 'null',
+    band: 2,
+    delayMs: 0,
+    maxAttempts: 3,
+    ...extra,
+  });
+
+  async function claimOne(): Promise<string> {
+    const res = await h.store.commit('default', [], {
+      workerId: 'w',
+      max: 1,
+      leaseMs: 30_000,
+      loadMachines: [],
+    });
+    return res.claimed[0]!.token;
+  }
+
+  const cases: [string, (id: string) => Promise<void>][] = [
+    ['a job with an implicit log', async () => {}],
+    [
+      'a job with an audit log of its own',
+      async (id) => void (await h.store.send('default', id, '{"type":"X"}', 'X', `e-${id}`)),
+    ],
+    ['a job someone waits for', async (id) => void (await h.store.watchJob(id, 'default', `w-${id}`))],
+  ];
+  for (const [name, prepare] of cases) {
+    it(`leaves the same traces for ${name}`, async () => {
+      h = new Harness(redis);
+      const traces = [];
+      for (const plain of [true, false]) {
+        const id = plain ? '01JPLAIN00000000000000000A' : '01JPLAIN00000000000000000B';
+        await h.store.enqueue('default', [job(id)]);
+        const token = await claimOne();
+        await prepare(id);
+        assert.equal(await finish(id, token, plain), 1);
+        assert.equal(await finish(id, token, plain), 0, 'a second done is refused by the fence');
+        traces.push(await trace(id));
+      }
+      assert.deepEqual(traces[0], traces[1]);
+      assert.deepEqual(traces[0]!.indexes, ['done']);
+    });
+  }
+
+  it('leaves the same traces for a child, and tells its parent the same outcome', async () => {
+    h = new Harness(redis);
+    const outcomes = [];
+    for (const plain of [true, false]) {
+      const parent = plain ? '01JPARENTA0000000000000000' : '01JPARENTB0000000000000000';
+      await h.store.enqueue('default', [job(parent)]);
+      await claimOne();
+      await h.store.fanOpen('default', parent, 'g', 1, 'collect');
+      const child = `${parent}.g.0`;
+      await h.store.enqueue('default', [
+        job(child, { parentId: parent, parentQueue: '', group: 'g', index: 0 }),
+      ]);
+      const token = await claimOne();
+      assert.equal(await finish(child, token, plain), 1);
+      const fan = await h.store.fanOpen('default', parent, 'g', 1, 'collect');
+      outcomes.push({ trace: await trace(child), finished: fan.finished, result: fan.results.get(0) });
+    }
+    assert.deepEqual(outcomes[0], outcomes[1]);
+    assert.equal(outcomes[0]!.result, '{"s":"done","o":42}');
+  });
+});
