@@ -36,9 +36,8 @@ describe('the plain done and the general done', () => {
     const keys = KEY_ORDER.map((n) => (k as unknown as Record<string, string>)[n]!);
     const op = plain ? ['D', id, token, '42'] : ['done', id, token, '42', '', '', '', '', '{"type":"done"}'];
     const args = [k.base, 100, 60_000, '', 0, 0, '', 1, ...op];
-    const run = (h.store as unknown as { run(n: string, k: string[], a: unknown[]): Promise<[number[]]> })
-      .run;
-    const [written] = await run.call(h.store, 'commit', keys, args);
+    const store = h.store as unknown as { run(n: string, k: string[], a: unknown[]): Promise<[number[]]> };
+    const [written] = await store.run('commit', keys, args);
     return written[0]!;
   }
 
