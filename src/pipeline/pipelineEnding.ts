@@ -4,9 +4,9 @@
 
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import { persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
-import type { ActiveJob } from '../supervisor/ActiveJob.js';
-import { serializeOutput, settleFailure } from '../supervisor/settle.js';
-import type { PipelineDefinition } from './definePipeline.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import { serializeOutput, settleFailure } from '../runtime/settle.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
 import { reviveErrored } from './revive.js';
 import type { StoredTimer } from './timers.js';
 

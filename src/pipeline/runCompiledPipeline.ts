@@ -16,10 +16,10 @@
 // it covered; the idempotency key is the same). THE FENCE holds as everywhere: every write
 // carries the lease token. A stored snapshot is restored by either runtime.
 
-import type { ActiveJob } from '../supervisor/ActiveJob.js';
-import type { Supervisor } from '../supervisor/Supervisor.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { successPath } from '../runtime/lifecycle.js';
-import type { PipelineDefinition } from './definePipeline.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
 import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
@@ -93,7 +93,7 @@ export async function runCompiledPipeline(
   start: CompiledStart | 'fresh',
   input: unknown,
   timeoutMs: number,
-  sup: Supervisor,
+  host: AttemptHost,
 ): Promise<void> {
   const c = job.claimed;
   const life = successPath(c.attempt, c.maxAttempts, false).claimed;
@@ -129,7 +129,7 @@ export async function runCompiledPipeline(
     if (finished) return;
     inboxRead = (inboxRead ?? Promise.resolve()).then(async () => {
       try {
-        const texts = await sup.store.readInbox(sup.queue, c.id, inboxConsumed);
+        const texts = await host.readInbox(c.id, inboxConsumed);
         if (finished) return;
         for (const text of texts) {
           inboxConsumed++;
@@ -144,7 +144,7 @@ export async function runCompiledPipeline(
         }
         if (texts.length > 0) markDirty();
       } catch (err) {
-        sup.log.warn(
+        host.log.warn(
           { err, jobId: c.id },
           'reading inbox failed; the job will read it again when it runs next',
         );

@@ -11,11 +11,11 @@
 // re-runs the step it covered. A refused checkpoint (lease lost) aborts the run.
 
 import { createActor, type AnyActor, type AnyActorRef } from 'xstate';
-import type { ActiveJob } from '../supervisor/ActiveJob.js';
-import type { Supervisor } from '../supervisor/Supervisor.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { stepLifecycle, successPath } from '../runtime/lifecycle.js';
-import { settleFailure } from '../supervisor/settle.js';
-import type { PipelineDefinition } from './definePipeline.js';
+import { settleFailure } from '../runtime/settle.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
 import { bindJobScope } from './jobScope.js';
 import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
 import { isMachineLogic, isParkable } from './parkable.js';
@@ -44,10 +44,9 @@ export async function runPipeline(
   def: PipelineDefinition,
   input: unknown,
   timeoutMs: number,
-  sup: Supervisor,
+  host: AttemptHost,
 ): Promise<void> {
   const c = job.claimed;
-  const store = sup.store;
   const stored: StoredPipelineSnapshot | null = c.snapshot
     ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot)
     : null;
@@ -60,7 +59,7 @@ export async function runPipeline(
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {
     const start = compiledStart(def.compiled, machineSnapshot, stored?.t);
-    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, sup);
+    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host);
   }
   // Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts).
   let life = successPath(c.attempt, c.maxAttempts, false).claimed;
@@ -85,11 +84,11 @@ export async function runPipeline(
   const fanWaiters = new Set<() => void>();
   let fanInPending = job.fanInSignal;
   const fanHost: FanOutHost = {
-    store,
-    queue: sup.queue,
+    queue: host.queue,
     parentId: c.id,
-    enqueueChildren: (group, jobs) => sup.enqueueChildren(c.id, group, jobs),
-    cancelJob: (id, queue) => sup.cancelTree(id, queue),
+    fanOpen: (group, total, policy) => host.fanOpen(c.id, group, total, policy),
+    enqueueChildren: (group, jobs) => host.enqueueChildren(c.id, group, jobs),
+    cancelJob: (id, queue) => host.cancelTree(id, queue),
     nextFanIn: (signal) =>
       new Promise<void>((resolve, reject) => {
         if (signal.aborted) return reject(signal.reason);
@@ -138,15 +137,14 @@ export async function runPipeline(
     if (detached || !actor) return;
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
-    const timers = captureTimers(actor, sup.clockOffset);
+    const timers = captureTimers(actor, host.now() - Date.now());
     lastTimers = timers;
     const wText = JSON.stringify(actor.getPersistedSnapshot());
     const tText = timers.length === 0 ? '[]' : JSON.stringify(timers);
     checkpoints.write(life, wText, tText, stateText(), inboxConsumed);
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
       const wakeAt = earliestDue(timers);
-      if (wakeAt === null || wakeAt - (Date.now() + sup.clockOffset) > PARK_MIN_MS)
-        settle({ kind: 'park', wakeAt });
+      if (wakeAt === null || wakeAt - host.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
     }
   };
   const markDirty = () => {
@@ -188,13 +186,13 @@ export async function runPipeline(
       try {
         for (;;) {
           readAgain = false;
-          const texts = await store.readInbox(sup.queue, c.id, inboxConsumed);
+          const texts = await host.readInbox(c.id, inboxConsumed);
           if (detached) break;
           if (texts.length > 0) deliver(texts);
           else if (!readAgain) break;
         }
       } catch (err) {
-        sup.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');
+        host.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');
       } finally {
         inboxReading = undefined;
         markDirty();
@@ -209,7 +207,7 @@ export async function runPipeline(
     });
     bindJobScope(actor.system, {
       jobId: c.id,
-      queue: sup.queue,
+      queue: host.queue,
       attempt: c.attempt,
       signal: job.signal,
       progress: job.progress,
@@ -258,7 +256,7 @@ export async function runPipeline(
     lastActive = actor.getSnapshot();
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
-    restoreTimers(actor, stored?.t ?? [], Date.now() + sup.clockOffset);
+    restoreTimers(actor, stored?.t ?? [], host.now());
     // Events sent before this claim; later ones are announced on the control channel.
     if (c.hasInbox || job.inboxSignal) readInbox();
     markDirty();
@@ -281,7 +279,7 @@ export async function runPipeline(
         log: checkpoints.pending,
       });
     } else if (result.kind === 'park') {
-      const timers = captureTimers(actor!, sup.clockOffset);
+      const timers = captureTimers(actor!, host.now() - Date.now());
       life = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
       job.end();
       const text = pipelineSnapshotText(

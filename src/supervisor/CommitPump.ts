@@ -34,7 +34,7 @@
 
 import type { Logger } from 'pino';
 import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
-import type { ActiveJob, JobHost } from './ActiveJob.js';
+import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 
 export interface CommitPumpOptions {
   store: Store;

@@ -23,13 +23,13 @@ import { monotonicFactory } from 'ulid';
 import { pino, type Logger } from 'pino';
 import type { CommitOp, Store, ClaimedJob } from '../store/types.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
-import { ActiveJob } from './ActiveJob.js';
+import { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { CommitPump } from './CommitPump.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { MachinistError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
-import type { FanOutJob } from '../pipeline/fanOut.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -81,13 +81,13 @@ export class Supervisor {
   readonly idleWaitMs: number;
   private readonly allowEviction: boolean;
 
+  /** All a job's runner may use of this supervisor (one object for every job). */
+  readonly attemptHost: AttemptHost;
   private readonly running = new Map<string, ActiveJob>();
   /** Claims and writes: every commit goes through here. */
   private readonly pump: CommitPump;
   private started = false;
   private timers: NodeJS.Timeout[] = [];
-  /** Enqueues child jobs and walks subtrees to cancel them (names checked against the registry). */
-  private readonly client: Client;
   private drained: (() => void) | undefined;
 
   constructor(options: SupervisorOptions) {
@@ -119,7 +119,8 @@ export class Supervisor {
       throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
-    this.client = new Client({ store: this.store, queue: this.queue });
+    // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
+    const client = new Client({ store: this.store, queue: this.queue });
     this.pump = new CommitPump({
       store: this.store,
       queue: this.queue,
@@ -133,6 +134,16 @@ export class Supervisor {
       startJob: (c) => this.startJob(c),
       onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
     });
+    const { store, queue, log } = this;
+    this.attemptHost = {
+      queue,
+      log,
+      now: () => Date.now() + this.pump.clockOffset,
+      readInbox: (id, from) => store.readInbox(queue, id, from),
+      fanOpen: (parentId, group, total, policy) => store.fanOpen(queue, parentId, group, total, policy),
+      enqueueChildren: (parentId, group, jobs) => client.enqueueChildren(parentId, queue, group, jobs),
+      cancelTree: async (id, childQueue) => void (await client.cancel(id, { queue: childQueue })),
+    };
   }
 
   /**
@@ -142,19 +153,6 @@ export class Supervisor {
    */
   get clockOffset(): number {
     return this.pump.clockOffset;
-  }
-  set clockOffset(ms: number) {
-    this.pump.clockOffset = ms;
-  }
-
-  /** Enqueues a parent's children for one fan-out group (idempotent: deterministic ids). */
-  enqueueChildren(parentId: string, group: string, jobs: readonly FanOutJob[]): Promise<void> {
-    return this.client.enqueueChildren(parentId, this.queue, group, jobs);
-  }
-
-  /** Cancels a job and its whole subtree. */
-  async cancelTree(id: string, queue: string): Promise<void> {
-    await this.client.cancel(id, { queue });
   }
 
   get inFlight(): number {

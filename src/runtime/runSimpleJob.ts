@@ -6,10 +6,17 @@
 // fills (lifecycle.ts successPath); the timeout is a deadline the supervisor's sweep checks (no
 // timer per job); the AbortSignal is created only when the job's code reads it.
 
-import type { JobDefinition } from '../runtime/defineJob.js';
-import { successPath } from '../runtime/lifecycle.js';
+import type { RetryPolicy } from './backoff.js';
+import { successPath } from './lifecycle.js';
 import type { ActiveJob } from './ActiveJob.js';
 import { serializeOutput, settleFailure } from './settle.js';
+
+/** What runSimpleJob needs of a `defineJob` definition (defineJob.ts types the arguments). */
+export interface SimpleJobLogic {
+  readonly load?: (args: any) => unknown;
+  readonly work: (args: any) => unknown;
+  readonly retry?: RetryPolicy;
+}
 
 const WORKING_LOG = ['{"type":"state","state":"working"}'];
 const DONE_LOG = ['{"type":"done"}'];
@@ -41,7 +48,7 @@ function jobArgs(
 
 export async function runSimpleJob(
   job: ActiveJob,
-  def: JobDefinition<any, any, any>,
+  def: SimpleJobLogic,
   input: unknown,
   timeoutMs: number,
   queue: string,

@@ -2,8 +2,8 @@
 // the checks matters: a lost lease wins over everything (the job is someone else's now).
 
 import { NonRetryableError, RetryLaterError, toStoredError, type StoredError } from '../errors.js';
-import { backoffDelay, type RetryPolicy } from '../runtime/backoff.js';
-import { lifecycleState, persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import { backoffDelay, type RetryPolicy } from './backoff.js';
+import { lifecycleState, persistLifecycle, stepLifecycle } from './lifecycle.js';
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from './ActiveJob.js';
 
