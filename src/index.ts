@@ -35,6 +35,7 @@ export {
   JobFinishedError,
   LeaseLostError,
   TimeoutError,
+  UnserializableSnapshotError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

@@ -23,6 +23,7 @@ import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
 import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
+import { toJson } from '../runtime/toJson.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -109,13 +110,24 @@ export async function runCompiledPipeline(
   let inboxConsumed = c.inbox;
   let flushScheduled = false;
   let finished = false;
-  let failure: { thrown: unknown; lastActive: unknown } | undefined;
+  /** Why the machine errored; `unstorable`: its snapshot cannot be stored, so none is. */
+  let failure: { thrown: unknown; lastActive: unknown; unstorable?: boolean } | undefined;
 
   const persisted = () => persistedStepState(state, context, stepInput);
   const flush = () => {
     flushScheduled = false;
-    if (finished) return;
-    checkpoints.write(life, JSON.stringify(persisted()), '[]', JSON.stringify(state.name), inboxConsumed);
+    if (finished || failure) return;
+    // Runs from setImmediate: a throw here would kill the worker and every job in it. A context
+    // that cannot be stored fails this job alone, for good: the step in flight is abandoned.
+    let wText: string;
+    try {
+      wText = toJson(persisted(), 'snapshot', '');
+    } catch (err) {
+      failure = { thrown: err, lastActive: undefined, unstorable: true };
+      job.abort('failed', (err as Error).message);
+      return;
+    }
+    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), inboxConsumed);
   };
   const markDirty = () => {
     if (flushScheduled || finished) return;
@@ -224,7 +236,7 @@ export async function runCompiledPipeline(
       ev = { type: `xstate.done.actor.${step.invokeId}`, output: stepOutput, actorId: step.invokeId };
       list = step.onDone;
     } catch (err) {
-      if (job.abortError) break;
+      if (job.abortError) break; // failed to checkpoint, or aborted
       ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
       list = step.onError;
     }
@@ -258,14 +270,16 @@ export async function runCompiledPipeline(
     // What the XState runtime stores: the running state when aborted, the errored machine else.
     persisted: aborted
       ? persisted()
-      : {
-          status: 'error',
-          error: failure!.thrown,
-          value: state!.name,
-          historyValue: {},
-          context,
-          children: {},
-        },
+      : failure!.unstorable
+        ? undefined
+        : {
+            status: 'error',
+            error: failure!.thrown,
+            value: state!.name,
+            historyValue: {},
+            context,
+            children: {},
+          },
     lastActive: aborted ? undefined : failure!.lastActive,
     timers: [],
     stateText: checkpoints.lastState,

@@ -23,6 +23,9 @@ import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
 import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
+import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
+import { toJson } from '../runtime/toJson.js';
+import { UnserializableSnapshotError } from '../errors.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -31,6 +34,13 @@ interface StoredPipelineSnapshot {
   l?: unknown;
   w?: unknown;
   t?: StoredTimer[];
+}
+
+/** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
+function unstorable(err: unknown): UnserializableSnapshotError {
+  if (err instanceof UnserializableSnapshotError) return err;
+  const reason = `the checkpoint failed (${err instanceof Error ? err.message : String(err)})`;
+  return new UnserializableSnapshotError('snapshot', { reason }, { cause: err });
 }
 
 type Outcome =
@@ -132,19 +142,28 @@ export async function runPipeline(
 
   const stateText = () => JSON.stringify(actor!.getSnapshot().value);
 
-  const flush = () => {
-    flushScheduled = false;
-    if (detached || !actor) return;
+  const checkpoint = (actor: AnyActor) => {
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
     const timers = captureTimers(actor, host.now() - Date.now());
     lastTimers = timers;
-    const wText = JSON.stringify(actor.getPersistedSnapshot());
-    const tText = timers.length === 0 ? '[]' : JSON.stringify(timers);
+    const wText = persistedJson(actor);
+    const tText = timers.length === 0 ? '[]' : toJson(timers, 'snapshot', 't');
     checkpoints.write(life, wText, tText, stateText(), inboxConsumed);
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
       const wakeAt = earliestDue(timers);
       if (wakeAt === null || wakeAt - host.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
+    }
+  };
+  const flush = () => {
+    flushScheduled = false;
+    if (detached || !actor) return;
+    // Runs from setImmediate: a throw here would kill the worker and every job in it. A
+    // checkpoint that cannot be taken fails this job alone, for good.
+    try {
+      checkpoint(actor);
+    } catch (err) {
+      settle({ kind: 'error', error: unstorable(err) });
     }
   };
   const markDirty = () => {
@@ -223,6 +242,8 @@ export async function runPipeline(
     // subscription misses changes of child machines (notes/xstate.md), so each one found in the
     // tree is subscribed as well. (An `inspect` observer would see them all, but makes XState
     // build an inspection event for every microstep and action: ~11 us of a 3-step job.)
+    // XState reports a throw from an observer with a bare `throw` in a timer, which would kill
+    // the worker: the observers below catch everything and fail this job instead.
     const root = actor;
     const watched = new WeakSet<object>();
     const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
@@ -231,8 +252,12 @@ export async function runPipeline(
         watched.add(child);
         child.subscribe({
           next: (snap) => {
-            watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
-            markDirty();
+            try {
+              watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
+              markDirty();
+            } catch (err) {
+              settle({ kind: 'error', error: err });
+            }
           },
           error: () => {}, // the parent gets the error as an event
         });
@@ -241,9 +266,13 @@ export async function runPipeline(
     };
     root.subscribe({
       next: (snap) => {
-        if (snap.status === 'active') lastActive = snap;
-        watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
-        markDirty();
+        try {
+          if (snap.status === 'active') lastActive = snap;
+          watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
+          markDirty();
+        } catch (err) {
+          settle({ kind: 'error', error: err });
+        }
       },
       complete: () => settle({ kind: 'done' }),
       error: (error) => settle({ kind: 'error', error }),
@@ -280,13 +309,10 @@ export async function runPipeline(
       });
     } else if (result.kind === 'park') {
       const timers = captureTimers(actor!, host.now() - Date.now());
-      life = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
+      const parked = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
+      const text = pipelineSnapshotText(parked, persistedJson(actor!), toJson(timers, 'snapshot', 't'));
+      life = parked;
       job.end();
-      const text = pipelineSnapshotText(
-        life,
-        JSON.stringify(actor!.getPersistedSnapshot()),
-        JSON.stringify(timers),
-      );
       await job.write({
         kind: 'park',
         id: c.id,
@@ -301,21 +327,28 @@ export async function runPipeline(
         ],
       });
     } else {
+      const thrown = result.kind === 'error' ? result.error : job.signal.reason;
+      // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
+      const storable = !(thrown instanceof UnserializableSnapshotError);
       await writePipelineFailure(job, life, def, timeoutMs, {
-        thrown: result.kind === 'error' ? result.error : job.signal.reason,
-        persisted: actor ? actor.getPersistedSnapshot() : stored?.w,
+        thrown,
+        persisted: !storable ? undefined : actor ? persistedSnapshot(actor) : stored?.w,
         lastActive:
-          result.kind === 'error' && lastActive !== undefined
-            ? def.machine.getPersistedSnapshot(lastActive as never)
+          storable && result.kind === 'error' && lastActive !== undefined
+            ? persistedMachineSnapshot(def.machine, lastActive)
             : undefined,
         timers: lastTimers,
         stateText: checkpoints.lastState,
       });
     }
   } catch (err) {
-    // A snapshot that cannot be persisted, and the like: the attempt fails with the reason.
-    await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
+    // A snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails, for good.
+    await settleFailure(job, life, unstorable(err), { retry: def.retry, timeoutMs });
   } finally {
-    actor?.stop();
+    try {
+      actor?.stop();
+    } catch (err) {
+      host.log.warn({ err, jobId: c.id }, 'stopping the machine failed');
+    }
   }
 }

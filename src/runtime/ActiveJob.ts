@@ -2,9 +2,13 @@
 // and its coalesced progress. Everything a job's run needs from the supervisor goes through here.
 
 import type { ClaimedJob, CommitOp } from '../store/types.js';
+import { toJson } from './toJson.js';
 
-/** Why a running job's signal fired. Each has its own ending (see runSimpleJob). */
-export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown';
+/**
+ * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
+ * itself failed (its snapshot cannot be stored) and ends as a failure with that error.
+ */
+export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
 
 export class AbortedError extends Error {
   constructor(
@@ -108,19 +112,18 @@ export class ActiveJob {
     return this.host.write(op, this);
   }
 
-  /** Coalesces progress: the first report is written at once, later ones at most every 200 ms. */
+  /**
+   * Coalesces progress: the first report is written at once, later ones at most every 200 ms.
+   * A value JSON cannot hold throws UnserializableSnapshotError to the caller, at the call (a
+   * dropped report would hide the bug; a throw later, in the timer, would kill the worker).
+   */
   get progress(): (value: unknown) => void {
     return (this.progressFn ??= (value) => this.reportProgress(value));
   }
 
   private reportProgress(value: unknown): void {
     if (this.finished) return;
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value ?? null);
-    } catch {
-      return; // progress that cannot be serialized is dropped rather than failing the job
-    }
+    const text = toJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;
     const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - Date.now());

@@ -9,7 +9,8 @@
 import type { RetryPolicy } from './backoff.js';
 import { successPath } from './lifecycle.js';
 import type { ActiveJob } from './ActiveJob.js';
-import { serializeOutput, settleFailure } from './settle.js';
+import { settleFailure } from './settle.js';
+import { toJson } from './toJson.js';
 
 /** What runSimpleJob needs of a `defineJob` definition (defineJob.ts types the arguments). */
 export interface SimpleJobLogic {
@@ -76,7 +77,7 @@ export async function runSimpleJob(
     }
     const output = await job.race(def.work(jobArgs(job, input, queue, 'working', loaded)));
     job.deadline = 0;
-    const text = serializeOutput(output);
+    const text = toJson(output, 'output');
     if (job.abortError) throw job.abortError;
     job.end();
     await job.write({
