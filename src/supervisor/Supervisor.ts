@@ -16,7 +16,9 @@
 //   LEASES     every running job not already lost has its lease extended by each heartbeat,
 //              aborted runs included, until their final write lands.
 //   SLOTS      `running` holds one run per job id; a run replaced by a new claim of its job, or
-//              ended, leaves the pump's slot count (`runEnded`) exactly once.
+//              ended, leaves the pump's slot count (`runEnded`) exactly once. A run is known by
+//              its token: a replaced run is aborted ('lease-lost'), and a refused write or a lost
+//              heartbeat aborts only the run whose token it carried.
 
 import { hostname } from 'node:os';
 import { monotonicFactory } from 'ulid';
@@ -229,9 +231,15 @@ export class Supervisor {
 
   private startJob(c: ClaimedJob): void {
     const job = new ActiveJob(c, this.pump);
-    // The same job claimed again (its old run lost the lease): the old run's slot accounting ends here.
+    // The same job claimed again by this worker: the old run's lease is gone (its event loop
+    // stalled past it, and the reaper requeued it). Replaced here, it would leave the running
+    // set with no heartbeat and no deadline, and go on working: it MUST be aborted (unless it
+    // already queued its final write), and its slot accounting ends here.
     const old = this.running.get(c.id);
-    if (old) this.pump.runEnded(old);
+    if (old) {
+      if (!old.released) old.abort('lease-lost', 'lease lost (the job was claimed again)');
+      this.pump.runEnded(old);
+    }
     this.running.set(c.id, job);
     void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
