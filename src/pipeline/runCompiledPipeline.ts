@@ -99,7 +99,7 @@ export async function runCompiledPipeline(
   const c = job.claimed;
   const life = successPath(c.attempt, c.maxAttempts, false).claimed;
   job.timeoutMs = timeoutMs;
-  job.deadline = Date.now() + timeoutMs;
+  job.deadline = performance.now() + timeoutMs;
 
   let state: CompiledState;
   let context: Ctx;

@@ -17,7 +17,7 @@ import { stepLifecycle, successPath } from '../runtime/lifecycle.js';
 import { settleFailure } from '../runtime/settle.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { bindJobScope } from './jobScope.js';
-import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
+import { TimerDueTimes, captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
 import { isMachineLogic, isParkable } from './parkable.js';
 import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
 import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
@@ -85,6 +85,7 @@ export async function runPipeline(
   );
   let inboxConsumed = c.inbox;
   let lastTimers: StoredTimer[] = stored?.t ?? [];
+  const dueTimes = new TimerDueTimes(host.now);
   /** The root's last snapshot while active: an errored actor drops its children, this keeps them. */
   let lastActive: unknown;
   let inboxReading: Promise<void> | undefined;
@@ -145,7 +146,7 @@ export async function runPipeline(
   const checkpoint = (actor: AnyActor) => {
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
-    const timers = captureTimers(actor, host.now() - Date.now());
+    const timers = captureTimers(actor, dueTimes);
     lastTimers = timers;
     const wText = persistedJson(actor);
     const tText = timers.length === 0 ? '[]' : toJson(timers, 'snapshot', 't');
@@ -308,7 +309,7 @@ export async function runPipeline(
         log: checkpoints.pending,
       });
     } else if (result.kind === 'park') {
-      const timers = captureTimers(actor!, host.now() - Date.now());
+      const timers = captureTimers(actor!, dueTimes);
       const parked = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
       const text = pipelineSnapshotText(parked, persistedJson(actor!), toJson(timers, 'snapshot', 't'));
       life = parked;

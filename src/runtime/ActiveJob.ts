@@ -34,8 +34,9 @@ export class ActiveJob {
   abortReason: AbortReason | null = null;
   /** The error the signal carries once aborted. */
   abortError: AbortedError | null = null;
-  /** When the attempt times out (Date.now() ms; 0 = no deadline). The supervisor's deadline
-   * sweep aborts the job with 'timeout' once it passes: no timer per job. */
+  /** When the attempt times out (performance.now() ms: a duration, so never the wall clock;
+   * 0 = no deadline). The supervisor's deadline sweep aborts the job with 'timeout' once it
+   * passes: no timer per job. */
   deadline = 0;
   timeoutMs = 0;
   /** Set by the supervisor when the job queued the write that ends its run (its slot is free). */
@@ -55,7 +56,7 @@ export class ActiveJob {
   status: 'loading' | 'working';
   private progressValue: string | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
-  private lastProgressAt = 0;
+  private lastProgressAt = -Infinity;
   private finished = false;
 
   constructor(
@@ -126,7 +127,7 @@ export class ActiveJob {
     const text = toJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;
-    const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - Date.now());
+    const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - performance.now());
     this.progressTimer = setTimeout(() => this.flushProgress(), wait);
     this.progressTimer.unref();
   }
@@ -135,7 +136,7 @@ export class ActiveJob {
     this.progressTimer = undefined;
     const p = this.progressValue;
     if (this.finished || p === undefined) return;
-    this.lastProgressAt = Date.now();
+    this.lastProgressAt = performance.now();
     void this.write({
       kind: 'checkpoint',
       id: this.id,

@@ -58,7 +58,7 @@ export async function runSimpleJob(
   const path = successPath(c.attempt, c.maxAttempts, Boolean(def.load));
   let life = path.claimed;
   job.timeoutMs = timeoutMs;
-  job.deadline = Date.now() + timeoutMs;
+  job.deadline = performance.now() + timeoutMs;
   try {
     let loaded: unknown;
     if (def.load) {

@@ -28,6 +28,7 @@ import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { CommitPump } from './CommitPump.js';
+import { RedisClock } from './RedisClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { MachinistError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
@@ -86,6 +87,8 @@ export class Supervisor {
   /** All a job's runner may use of this supervisor (one object for every job). */
   readonly attemptHost: AttemptHost;
   private readonly running = new Map<string, ActiveJob>();
+  /** Redis time on the monotonic clock; set by every commit. */
+  private readonly clock = new RedisClock();
   /** Claims and writes: every commit goes through here. */
   private readonly pump: CommitPump;
   private started = false;
@@ -135,12 +138,13 @@ export class Supervisor {
       running: this.running,
       startJob: (c) => this.startJob(c),
       onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
+      clock: this.clock,
     });
     const { store, queue, log } = this;
     this.attemptHost = {
       queue,
       log,
-      now: () => Date.now() + this.pump.clockOffset,
+      now: () => this.clock.now(),
       readInbox: (id, from) => store.readInbox(queue, id, from),
       fanOpen: (parentId, group, total, policy) => store.fanOpen(queue, parentId, group, total, policy),
       enqueueChildren: (parentId, group, jobs) => client.enqueueChildren(parentId, queue, group, jobs),
@@ -149,12 +153,12 @@ export class Supervisor {
   }
 
   /**
-   * Redis time minus this worker's clock (ms), from the last commit. Durable times (timers,
-   * wake-ups) are kept on Redis's clock, never a worker's: a skewed worker neither wakes a
-   * parked job early nor late.
+   * Redis time minus this worker's wall clock now (ms). Durable times (timers, wake-ups) are
+   * kept on Redis's clock, never a worker's: a skewed worker neither wakes a parked job early
+   * nor late.
    */
   get clockOffset(): number {
-    return this.pump.clockOffset;
+    return this.clock.now() - Date.now();
   }
 
   get inFlight(): number {
@@ -217,10 +221,13 @@ export class Supervisor {
     return this.pump.write(op, job);
   }
 
-  /** Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job). */
+  /**
+   * Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job).
+   * Deadlines are on the monotonic clock (performance.now()): see RedisClock.ts.
+   */
   private sweepDeadlines(): void {
     if (this.running.size === 0) return;
-    const now = Date.now();
+    const now = performance.now();
     for (const job of this.running.values()) {
       if (job.deadline !== 0 && job.deadline <= now) {
         job.deadline = 0;
