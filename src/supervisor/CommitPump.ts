@@ -33,7 +33,7 @@
 //                 until the write causing it is found; that write alone is dropped.
 
 import type { Logger } from 'pino';
-import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
+import type { CommitOp, CommitResult, Store, ClaimedJob, WorkWaiter } from '../store/types.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { RedisClock } from './RedisClock.js';
 
@@ -101,6 +101,8 @@ export class CommitPump implements JobHost {
   /** The last claim found the queue empty: wait for work before claiming again. */
   private starved = false;
   private wake: (() => void) | undefined;
+  /** This pump's own blocking wait for work (its own connection: see Store.workWaiter). */
+  private waiter: WorkWaiter | undefined;
   private waitInFlight: Promise<void> | undefined;
   /** Set when a blocking wait returned (work was signalled) since the last claim began. */
   private signalled = false;
@@ -123,14 +125,17 @@ export class CommitPump implements JobHost {
     this.clock = options.clock;
   }
 
+  /** Starts the loop. A pump runs once: a supervisor started again makes a new one. */
   start(): void {
+    if (this.loop) throw new Error('CommitPump: already started');
+    this.waiter = this.store.workWaiter(this.queue);
     this.loop = this.run();
   }
 
   /** STOPPING: no more claims; a blocking wait in progress is cut short. */
   stop(): void {
     this.stopping = true;
-    this.store.interruptWait();
+    this.waiter?.close();
     this.kick();
   }
 
@@ -305,7 +310,7 @@ export class CommitPump implements JobHost {
       timeout = Math.max(5, Math.min(timeout, this.nextDueAt - this.clock.now() + 5));
     const wakeUp = new Promise<void>((r) => (this.wake = r));
     // One blocking wait at a time: a wait still in flight is joined, not doubled.
-    this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => {
+    this.waitInFlight ??= this.waiter!.wait(timeout).finally(() => {
       this.waitInFlight = undefined;
       this.signalled = true;
     });

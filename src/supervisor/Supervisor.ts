@@ -8,6 +8,8 @@
 //             ones and abort attempts past their deadline; control messages reach running jobs.
 //   STOPPING  stop(): no more claims; running jobs get the grace period, then are aborted with
 //             'shutdown' and requeued at once (not after lease expiry); the pump drains.
+//   STOPPED   before start() and after stop(); start() again builds a fresh pump (with its own
+//             blocking connection), timers and control subscription.
 //
 // Invariants:
 //   THE FENCE  a job's lease MUST be held for every write. Writes are fenced in Redis by the
@@ -89,11 +91,16 @@ export class Supervisor {
   private readonly running = new Map<string, ActiveJob>();
   /** Redis time on the monotonic clock; set by every commit. */
   private readonly clock = new RedisClock();
-  /** Claims and writes: every commit goes through here. */
-  private readonly pump: CommitPump;
-  private started = false;
+  /** Claims and writes: every commit goes through here. A fresh one for each start(). */
+  private pump: CommitPump;
+  private state: 'stopped' | 'starting' | 'running' | 'stopping' = 'stopped';
+  /** The start() or stop() in progress, which another call waits for. */
+  private transition: Promise<unknown> | undefined;
   private timers: NodeJS.Timeout[] = [];
+  private unsubscribe: (() => Promise<void>) | undefined;
   private drained: (() => void) | undefined;
+  /** While stop() waits out its grace period: ends the grace `ms` from now, if that is sooner. */
+  private shortenGrace: ((ms: number) => void) | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -126,20 +133,7 @@ export class Supervisor {
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
     // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
     const client = new Client({ store: this.store, queue: this.queue });
-    this.pump = new CommitPump({
-      store: this.store,
-      queue: this.queue,
-      workerId: this.workerId,
-      concurrency: this.concurrency,
-      leaseMs: this.leaseMs,
-      idleWaitMs: this.idleWaitMs,
-      log: this.log,
-      loadMachines: this.registry.loadMachines(),
-      running: this.running,
-      startJob: (c) => this.startJob(c),
-      onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
-      clock: this.clock,
-    });
+    this.pump = this.newPump();
     const { store, queue, log } = this;
     this.attemptHost = {
       queue,
@@ -165,8 +159,43 @@ export class Supervisor {
     return this.running.size;
   }
 
+  private newPump(): CommitPump {
+    return new CommitPump({
+      store: this.store,
+      queue: this.queue,
+      workerId: this.workerId,
+      concurrency: this.concurrency,
+      leaseMs: this.leaseMs,
+      idleWaitMs: this.idleWaitMs,
+      log: this.log,
+      loadMachines: this.registry.loadMachines(),
+      running: this.running,
+      startJob: (c) => this.startJob(c),
+      onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
+      clock: this.clock,
+    });
+  }
+
+  /**
+   * Starts claiming and running jobs. A stopped supervisor may be started again (a stop() in
+   * progress is waited for first); starting a running one throws.
+   */
   async start(): Promise<void> {
-    if (this.started) throw new Error('Supervisor: already started');
+    if (this.state === 'stopping') await this.transition;
+    if (this.state !== 'stopped') throw new Error('Supervisor: already started');
+    this.state = 'starting';
+    const starting = this.begin();
+    this.transition = starting;
+    try {
+      await starting;
+      this.state = 'running';
+    } catch (err) {
+      this.state = 'stopped';
+      throw err;
+    }
+  }
+
+  private async begin(): Promise<void> {
     const policy = (await this.store.evictionPolicy?.()) ?? null;
     if (policy === null) this.log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
     else if (policy !== 'noeviction' && !this.allowEviction) {
@@ -177,31 +206,57 @@ export class Supervisor {
         { queue: this.queue },
       );
     }
-    this.started = true;
     await this.store.registerMachines(this.registry.info());
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
-    if (sub) await sub.call(this.store, this.queue, this.workerId, (m: string) => this.onControl(m));
+    if (sub)
+      this.unsubscribe = await sub.call(this.store, this.queue, this.workerId, (m: string) =>
+        this.onControl(m),
+      );
     this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
     this.timers.push(setInterval(() => void this.reap(), this.reaperIntervalMs));
     this.timers.push(setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS));
     for (const t of this.timers) t.unref();
+    this.pump = this.newPump();
     this.pump.start();
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
   }
 
   /**
    * Stops claiming, lets running jobs finish for `graceMs`, then requeues the rest at once.
+   * A second call while one is in progress gets the same result, its `graceMs` ending the grace
+   * period sooner if it is shorter (the CLI's second signal: graceMs 0); on a stopped
+   * supervisor, a no-op. start() may be called again afterwards.
    */
   async stop(options: { graceMs?: number } = {}): Promise<StopResult> {
-    const graceMs = options.graceMs ?? 30_000;
-    if (!this.started) return { forced: false, requeued: 0 };
+    if (this.state === 'starting') await this.transition?.catch(() => undefined);
+    if (this.state === 'stopping') {
+      this.shortenGrace?.(options.graceMs ?? 30_000);
+      return this.transition as Promise<StopResult>;
+    }
+    if (this.state !== 'running') return { forced: false, requeued: 0 };
+    this.state = 'stopping';
+    const stopping = this.end(options.graceMs ?? 30_000);
+    this.transition = stopping;
+    try {
+      return await stopping;
+    } finally {
+      this.state = 'stopped';
+    }
+  }
+
+  private async end(graceMs: number): Promise<StopResult> {
     this.pump.stop();
     let forced = false;
     let requeued = 0;
     if (this.running.size > 0) {
       const drained = new Promise<void>((r) => (this.drained = r));
-      const grace = new Promise<'grace'>((r) => setTimeout(() => r('grace'), graceMs).unref());
-      if ((await Promise.race([drained, grace])) === 'grace' && this.running.size > 0) {
+      const grace = new Promise<'grace'>((resolve) => {
+        this.shortenGrace = (ms) => void setTimeout(() => resolve('grace'), ms).unref();
+      });
+      this.shortenGrace!(graceMs);
+      const ended = await Promise.race([drained, grace]);
+      this.shortenGrace = undefined;
+      if (ended === 'grace' && this.running.size > 0) {
         forced = true;
         requeued = this.running.size;
         for (const job of this.running.values()) job.abort('shutdown', 'supervisor is shutting down');
@@ -211,7 +266,9 @@ export class Supervisor {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     await this.pump.drain();
-    this.started = false;
+    this.drained = undefined;
+    await this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.log.info({ forced, requeued }, 'supervisor stopped');
     return { forced, requeued };
   }
