@@ -76,6 +76,30 @@ export class NonRetryableError extends MachinistError {
   }
 }
 
+/**
+ * A value a job must store (its output, progress, context, machine snapshot) that JSON cannot
+ * hold: a BigInt, a cycle, a toJSON() that throws, an actor spawned from inline logic (it could
+ * never be restored). Retrying cannot help: the job fails at once. `field` is the path to the
+ * value when it can be found (`context.items[2].size`), also named in the message.
+ */
+export class UnserializableSnapshotError extends MachinistError {
+  override readonly nonRetryable = true;
+  constructor(
+    what: string,
+    problem: { path?: string; reason: string; hint?: string },
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'UNSERIALIZABLE_SNAPSHOT',
+      `the job's ${what} cannot be stored as JSON: ${problem.reason}` +
+        (problem.path ? ` at ${problem.path}` : '') +
+        (problem.hint ? ` (${problem.hint})` : ''),
+      { field: problem.path },
+      options,
+    );
+  }
+}
+
 /** Thrown by work: requeue after `delayMs` without using up an attempt (e.g. a rate limit). */
 export class RetryLaterError extends MachinistError {
   readonly delayMs: number;

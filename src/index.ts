@@ -3,7 +3,8 @@ export { defineJob } from './runtime/defineJob.js';
 export type { JobDefinition, WorkArgs, LoadArgs, DefineJobOptions } from './runtime/defineJob.js';
 export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
 export { definePipeline, PipelineDefinitionError } from './pipeline/definePipeline.js';
-export type { PipelineDefinition, DefinePipelineOptions } from './pipeline/definePipeline.js';
+export type { DefinePipelineOptions } from './pipeline/definePipeline.js';
+export type { PipelineDefinition } from './pipeline/PipelineDefinition.js';
 export { step } from './pipeline/step.js';
 export { explainNotCompiled } from './pipeline/compileSteps.js';
 export { fanOut, ChildJobFailedError } from './pipeline/fanOut.js';
@@ -34,6 +35,7 @@ export {
   JobFinishedError,
   LeaseLostError,
   TimeoutError,
+  UnserializableSnapshotError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

@@ -23,9 +23,8 @@ import {
 } from './validateEnqueue.js';
 import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
-import { assertQueueName } from '../store/keys.js';
-import type { FanOutJob } from '../pipeline/fanOut.js';
-import { childId } from '../pipeline/fanOutRuntime.js';
+import { assertQueueName, childId } from '../store/keys.js';
+import type { ChildJob } from '../runtime/AttemptHost.js';
 
 export interface ClientOptions {
   store: Store;
@@ -296,7 +295,7 @@ export class Client {
     parentId: string,
     parentQueue: string,
     group: string,
-    jobs: readonly FanOutJob[],
+    jobs: readonly ChildJob[],
     revive?: ReadonlySet<number>,
   ): Promise<void> {
     const CHUNK = 1000;

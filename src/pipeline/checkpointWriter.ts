@@ -5,7 +5,7 @@
 // refused one (lease lost) aborts the run through the supervisor.
 
 import type { LifecycleSnapshot } from '../../machines/job.js';
-import type { ActiveJob } from '../supervisor/ActiveJob.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { pipelineSnapshotText } from './pipelineEnding.js';
 
 export class CheckpointWriter {

@@ -23,6 +23,7 @@
 
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { stepFunctionOf, type StepFunction } from './step.js';
+import { inlineChildError } from './persisted.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -127,7 +128,9 @@ function compileAction(
   };
 }
 
-function noSpawn(): never {
+function noSpawn(src: unknown): never {
+  // XState would spawn it, then fail to store it (persisted.ts): the same error here.
+  if (typeof src !== 'string') throw inlineChildError();
   throw new Error('spawn is not available in a compiled pipeline step transition');
 }
 

@@ -7,34 +7,9 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
 import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
-import { compileSteps, type CompiledPipeline } from './compileSteps.js';
-
-export interface PersistedPipelineSnapshot {
-  /** The machine's persisted snapshot (`actor.getPersistedSnapshot()`). */
-  machine: unknown;
-}
-
-export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateMachine> {
-  readonly kind: 'pipeline';
-  readonly name: string;
-  readonly version: number;
-  readonly machine: TMachine;
-  readonly retry?: RetryPolicy;
-  /** Limit on one attempt's running time (time parked does not count). Default 300 s. */
-  readonly timeoutMs: number;
-  /**
-   * Upgrades a snapshot stored by an older version of this pipeline; return the persisted
-   * machine snapshot for this version. Without it, such jobs fail with UNKNOWN_VERSION.
-   */
-  readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
-  /** The machine's definition as JSON, for charts. */
-  readonly definitionJson: unknown;
-  /**
-   * The step table a step-only machine compiles to (compileSteps.ts), run without XState
-   * actors; null when the machine needs the full runtime or `compile: false` was given.
-   */
-  readonly compiled: CompiledPipeline | null;
-}
+import { compileSteps } from './compileSteps.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
+import { runPipeline } from './runPipeline.js';
 
 export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
   name: string;
@@ -140,7 +115,7 @@ export function definePipeline<TMachine extends AnyStateMachine>(
   } catch {
     definitionJson = undefined;
   }
-  return {
+  const def: PipelineDefinition<TMachine> = {
     kind: 'pipeline',
     name: options.name,
     version,
@@ -150,5 +125,7 @@ export function definePipeline<TMachine extends AnyStateMachine>(
     migrate: options.migrate,
     definitionJson,
     compiled: options.compile === false ? null : compileSteps(machine),
+    runAttempt: (job, input, attemptTimeoutMs, host) => runPipeline(job, def, input, attemptTimeoutMs, host),
   };
+  return def;
 }

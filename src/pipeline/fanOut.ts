@@ -13,16 +13,12 @@
 
 import { fromPromise } from 'xstate';
 import { MachinistError, type StoredError } from '../errors.js';
-import type { Priority } from '../store/types.js';
+import type { ChildJob } from '../runtime/AttemptHost.js';
 import { actorPath, jobScopeOf } from './jobScope.js';
 import { storeCompletedLogic } from './parkable.js';
 
-export interface FanOutJob {
-  machine: string;
-  input?: unknown;
-  queue?: string;
-  priority?: Priority;
-}
+/** One child of a fan-out: `{ machine, input?, queue?, priority? }`. */
+export type FanOutJob = ChildJob;
 
 export interface FanOutInput {
   jobs: FanOutJob[];

@@ -3,13 +3,16 @@
 // the children's outcomes into the step's output or failure.
 
 import { ValidationError, type StoredError } from '../errors.js';
-import type { FanState, Store } from '../store/types.js';
+import type { FanState } from '../store/types.js';
+import { childId } from '../store/keys.js';
 import { ChildJobFailedError, type ChildOutcome, type FanOutInput, type FanOutJob } from './fanOut.js';
 
+/** What a fan-out needs of its parent's run (runPipeline builds it from the AttemptHost). */
 export interface FanOutHost {
-  store: Store;
+  /** The parent's queue (its children's default). */
   queue: string;
   parentId: string;
+  fanOpen(group: string, total: number, policy: 'failFast' | 'collect'): Promise<FanState>;
   /**
    * `revive`: indexes of children to make anew if they ended failed or cancelled (the parent
    * was redriven and their outcomes dropped).
@@ -21,10 +24,6 @@ export interface FanOutHost {
 }
 
 const KEY = /^[A-Za-z0-9._-]{1,64}$/;
-
-export function childId(parentId: string, group: string, index: number): string {
-  return `${parentId}.${group}.${index}`;
-}
 
 function validate(input: unknown): asserts input is FanOutInput {
   const i = input as FanOutInput;
@@ -55,16 +54,16 @@ export async function runFanOut(
   const g = input.key ? `${group}~${input.key}` : group;
   const total = input.jobs.length;
   if (total === 0) return [];
-  let state = await host.store.fanOpen(host.queue, host.parentId, g, total, policy);
+  let state = await host.fanOpen(g, total, policy);
   if (!complete(state)) {
     const revive = new Set<number>();
     if (state.revive) for (let i = 0; i < total; i++) if (!state.results.has(i)) revive.add(i);
     await host.enqueueChildren(g, input.jobs, revive);
-    state = await host.store.fanOpen(host.queue, host.parentId, g, total, policy);
+    state = await host.fanOpen(g, total, policy);
   }
   while (!complete(state)) {
     await host.nextFanIn(signal);
-    state = await host.store.fanOpen(host.queue, host.parentId, g, total, policy);
+    state = await host.fanOpen(g, total, policy);
   }
   const outcomes: ChildOutcome[] = [];
   let firstFailure: ChildOutcome | undefined;

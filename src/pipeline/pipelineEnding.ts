@@ -4,9 +4,10 @@
 
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import { persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
-import type { ActiveJob } from '../supervisor/ActiveJob.js';
-import { serializeOutput, settleFailure } from '../supervisor/settle.js';
-import type { PipelineDefinition } from './definePipeline.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import { settleFailure } from '../runtime/settle.js';
+import { toJson } from '../runtime/toJson.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
 import { reviveErrored } from './revive.js';
 import type { StoredTimer } from './timers.js';
 
@@ -42,7 +43,8 @@ export async function writePipelineDone(
   end: { output: unknown; persisted: unknown; value: unknown; log: string[] },
 ): Promise<void> {
   try {
-    const output = serializeOutput(end.output);
+    const output = toJson(end.output, 'output');
+    const w = toJson(end.persisted, 'snapshot', '');
     job.end();
     const state = JSON.stringify(end.value);
     await job.write({
@@ -50,19 +52,21 @@ export async function writePipelineDone(
       id: job.id,
       token: job.token,
       output,
-      snapshot: `{"l":${doneLifeText(life)},"w":${JSON.stringify(end.persisted)}}`,
+      snapshot: `{"l":${doneLifeText(life)},"w":${w}}`,
       state,
       log: [...end.log, `{"type":"state","state":${state}}`, '{"type":"done"}'],
     });
   } catch (err) {
-    // Output that cannot be stored, and the like: the attempt fails with the reason.
+    // Output or a snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails.
     await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
   }
 }
 
 /**
  * The machine errored or the run was aborted: the lifecycle's retry policy decides. An errored
- * machine is retried from the state it failed in (`lastActive`, revived: see revive.ts).
+ * machine is retried from the state it failed in (`lastActive`, revived: see revive.ts). When
+ * what would be stored cannot be (UNSERIALIZABLE_SNAPSHOT), that is the failure instead, and
+ * only the lifecycle is stored: the job fails for good.
  */
 export async function writePipelineFailure(
   job: ActiveJob,
@@ -80,18 +84,26 @@ export async function writePipelineFailure(
     stateText: string;
   },
 ): Promise<void> {
-  await settleFailure(job, life, end.thrown, {
+  let thrown = end.thrown;
+  let machineJson: string | undefined;
+  let resumeSnapshot: string | undefined;
+  try {
+    if (end.persisted !== undefined) machineJson = toJson(end.persisted, 'snapshot', '');
+    if (end.lastActive !== undefined)
+      resumeSnapshot = toJson(
+        { l: persistLifecycle(life), w: reviveErrored(end.lastActive, end.childInputs), t: end.timers },
+        'snapshot',
+        '',
+      );
+  } catch (err) {
+    thrown = err;
+    machineJson = resumeSnapshot = undefined;
+  }
+  await settleFailure(job, life, thrown, {
     retry: def.retry,
     timeoutMs,
-    snapshotExtra: end.persisted !== undefined ? { w: end.persisted } : undefined,
-    resumeSnapshot:
-      end.lastActive !== undefined
-        ? JSON.stringify({
-            l: persistLifecycle(life),
-            w: reviveErrored(end.lastActive, end.childInputs),
-            t: end.timers,
-          })
-        : undefined,
+    machineJson,
+    resumeSnapshot,
     state: end.stateText || undefined,
   });
 }

@@ -16,13 +16,14 @@
 // it covered; the idempotency key is the same). THE FENCE holds as everywhere: every write
 // carries the lease token. A stored snapshot is restored by either runtime.
 
-import type { ActiveJob } from '../supervisor/ActiveJob.js';
-import type { Supervisor } from '../supervisor/Supervisor.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { successPath } from '../runtime/lifecycle.js';
-import type { PipelineDefinition } from './definePipeline.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
 import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
+import { toJson } from '../runtime/toJson.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -93,12 +94,12 @@ export async function runCompiledPipeline(
   start: CompiledStart | 'fresh',
   input: unknown,
   timeoutMs: number,
-  sup: Supervisor,
+  host: AttemptHost,
 ): Promise<void> {
   const c = job.claimed;
   const life = successPath(c.attempt, c.maxAttempts, false).claimed;
   job.timeoutMs = timeoutMs;
-  job.deadline = Date.now() + timeoutMs;
+  job.deadline = performance.now() + timeoutMs;
 
   let state: CompiledState;
   let context: Ctx;
@@ -109,13 +110,24 @@ export async function runCompiledPipeline(
   let inboxConsumed = c.inbox;
   let flushScheduled = false;
   let finished = false;
-  let failure: { thrown: unknown; lastActive: unknown } | undefined;
+  /** Why the machine errored; `unstorable`: its snapshot cannot be stored, so none is. */
+  let failure: { thrown: unknown; lastActive: unknown; unstorable?: boolean } | undefined;
 
   const persisted = () => persistedStepState(state, context, stepInput);
   const flush = () => {
     flushScheduled = false;
-    if (finished) return;
-    checkpoints.write(life, JSON.stringify(persisted()), '[]', JSON.stringify(state.name), inboxConsumed);
+    if (finished || failure) return;
+    // Runs from setImmediate: a throw here would kill the worker and every job in it. A context
+    // that cannot be stored fails this job alone, for good: the step in flight is abandoned.
+    let wText: string;
+    try {
+      wText = toJson(persisted(), 'snapshot', '');
+    } catch (err) {
+      failure = { thrown: err, lastActive: undefined, unstorable: true };
+      job.abort('failed', (err as Error).message);
+      return;
+    }
+    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), inboxConsumed);
   };
   const markDirty = () => {
     if (flushScheduled || finished) return;
@@ -129,7 +141,7 @@ export async function runCompiledPipeline(
     if (finished) return;
     inboxRead = (inboxRead ?? Promise.resolve()).then(async () => {
       try {
-        const texts = await sup.store.readInbox(sup.queue, c.id, inboxConsumed);
+        const texts = await host.readInbox(c.id, inboxConsumed);
         if (finished) return;
         for (const text of texts) {
           inboxConsumed++;
@@ -144,7 +156,7 @@ export async function runCompiledPipeline(
         }
         if (texts.length > 0) markDirty();
       } catch (err) {
-        sup.log.warn(
+        host.log.warn(
           { err, jobId: c.id },
           'reading inbox failed; the job will read it again when it runs next',
         );
@@ -224,7 +236,7 @@ export async function runCompiledPipeline(
       ev = { type: `xstate.done.actor.${step.invokeId}`, output: stepOutput, actorId: step.invokeId };
       list = step.onDone;
     } catch (err) {
-      if (job.abortError) break;
+      if (job.abortError) break; // failed to checkpoint, or aborted
       ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
       list = step.onError;
     }
@@ -258,14 +270,16 @@ export async function runCompiledPipeline(
     // What the XState runtime stores: the running state when aborted, the errored machine else.
     persisted: aborted
       ? persisted()
-      : {
-          status: 'error',
-          error: failure!.thrown,
-          value: state!.name,
-          historyValue: {},
-          context,
-          children: {},
-        },
+      : failure!.unstorable
+        ? undefined
+        : {
+            status: 'error',
+            error: failure!.thrown,
+            value: state!.name,
+            historyValue: {},
+            context,
+            children: {},
+          },
     lastActive: aborted ? undefined : failure!.lastActive,
     timers: [],
     stateText: checkpoints.lastState,

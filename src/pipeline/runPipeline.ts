@@ -11,18 +11,21 @@
 // re-runs the step it covered. A refused checkpoint (lease lost) aborts the run.
 
 import { createActor, type AnyActor, type AnyActorRef } from 'xstate';
-import type { ActiveJob } from '../supervisor/ActiveJob.js';
-import type { Supervisor } from '../supervisor/Supervisor.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { stepLifecycle, successPath } from '../runtime/lifecycle.js';
-import { settleFailure } from '../supervisor/settle.js';
-import type { PipelineDefinition } from './definePipeline.js';
+import { settleFailure } from '../runtime/settle.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
 import { bindJobScope } from './jobScope.js';
-import { captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
+import { TimerDueTimes, captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
 import { isMachineLogic, isParkable } from './parkable.js';
 import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
 import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
+import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
+import { toJson } from '../runtime/toJson.js';
+import { UnserializableSnapshotError } from '../errors.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -31,6 +34,13 @@ interface StoredPipelineSnapshot {
   l?: unknown;
   w?: unknown;
   t?: StoredTimer[];
+}
+
+/** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
+function unstorable(err: unknown): UnserializableSnapshotError {
+  if (err instanceof UnserializableSnapshotError) return err;
+  const reason = `the checkpoint failed (${err instanceof Error ? err.message : String(err)})`;
+  return new UnserializableSnapshotError('snapshot', { reason }, { cause: err });
 }
 
 type Outcome =
@@ -44,10 +54,9 @@ export async function runPipeline(
   def: PipelineDefinition,
   input: unknown,
   timeoutMs: number,
-  sup: Supervisor,
+  host: AttemptHost,
 ): Promise<void> {
   const c = job.claimed;
-  const store = sup.store;
   const stored: StoredPipelineSnapshot | null = c.snapshot
     ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot)
     : null;
@@ -60,7 +69,7 @@ export async function runPipeline(
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {
     const start = compiledStart(def.compiled, machineSnapshot, stored?.t);
-    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, sup);
+    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host);
   }
   // Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts).
   let life = successPath(c.attempt, c.maxAttempts, false).claimed;
@@ -76,6 +85,7 @@ export async function runPipeline(
   );
   let inboxConsumed = c.inbox;
   let lastTimers: StoredTimer[] = stored?.t ?? [];
+  const dueTimes = new TimerDueTimes(host.now);
   /** The root's last snapshot while active: an errored actor drops its children, this keeps them. */
   let lastActive: unknown;
   // The input each invoked (non-machine) child started with, by its id: an errored promise
@@ -95,11 +105,11 @@ export async function runPipeline(
   const fanWaiters = new Set<() => void>();
   let fanInPending = job.fanInSignal;
   const fanHost: FanOutHost = {
-    store,
-    queue: sup.queue,
+    queue: host.queue,
     parentId: c.id,
-    enqueueChildren: (group, jobs, revive) => sup.enqueueChildren(c.id, group, jobs, revive),
-    cancelJob: (id, queue) => sup.cancelTree(id, queue),
+    fanOpen: (group, total, policy) => host.fanOpen(c.id, group, total, policy),
+    enqueueChildren: (group, jobs, revive) => host.enqueueChildren(c.id, group, jobs, revive),
+    cancelJob: (id, queue) => host.cancelTree(id, queue),
     nextFanIn: (signal) =>
       new Promise<void>((resolve, reject) => {
         if (signal.aborted) return reject(signal.reason);
@@ -143,20 +153,28 @@ export async function runPipeline(
 
   const stateText = () => JSON.stringify(actor!.getSnapshot().value);
 
-  const flush = () => {
-    flushScheduled = false;
-    if (detached || !actor) return;
+  const checkpoint = (actor: AnyActor) => {
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
-    const timers = captureTimers(actor, sup.clockOffset);
+    const timers = captureTimers(actor, dueTimes);
     lastTimers = timers;
-    const wText = JSON.stringify(actor.getPersistedSnapshot());
-    const tText = timers.length === 0 ? '[]' : JSON.stringify(timers);
+    const wText = persistedJson(actor);
+    const tText = timers.length === 0 ? '[]' : toJson(timers, 'snapshot', 't');
     checkpoints.write(life, wText, tText, stateText(), inboxConsumed);
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
       const wakeAt = earliestDue(timers);
-      if (wakeAt === null || wakeAt - (Date.now() + sup.clockOffset) > PARK_MIN_MS)
-        settle({ kind: 'park', wakeAt });
+      if (wakeAt === null || wakeAt - host.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
+    }
+  };
+  const flush = () => {
+    flushScheduled = false;
+    if (detached || !actor) return;
+    // Runs from setImmediate: a throw here would kill the worker and every job in it. A
+    // checkpoint that cannot be taken fails this job alone, for good.
+    try {
+      checkpoint(actor);
+    } catch (err) {
+      settle({ kind: 'error', error: unstorable(err) });
     }
   };
   const markDirty = () => {
@@ -198,13 +216,13 @@ export async function runPipeline(
       try {
         for (;;) {
           readAgain = false;
-          const texts = await store.readInbox(sup.queue, c.id, inboxConsumed);
+          const texts = await host.readInbox(c.id, inboxConsumed);
           if (detached) break;
           if (texts.length > 0) deliver(texts);
           else if (!readAgain) break;
         }
       } catch (err) {
-        sup.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');
+        host.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');
       } finally {
         inboxReading = undefined;
         markDirty();
@@ -219,7 +237,7 @@ export async function runPipeline(
     });
     bindJobScope(actor.system, {
       jobId: c.id,
-      queue: sup.queue,
+      queue: host.queue,
       attempt: c.attempt,
       signal: job.signal,
       progress: job.progress,
@@ -235,6 +253,8 @@ export async function runPipeline(
     // subscription does not fire when only a child machine changes (XState v5), so each one
     // found in the tree is subscribed as well. (An `inspect` observer would see them all, but makes XState
     // build an inspection event for every microstep and action: ~11 us of a 3-step job.)
+    // XState reports a throw from an observer with a bare `throw` in a timer, which would kill
+    // the worker: the observers below catch everything and fail this job instead.
     const root = actor;
     const watched = new WeakSet<object>();
     const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
@@ -244,8 +264,12 @@ export async function runPipeline(
         watched.add(child);
         child.subscribe({
           next: (snap) => {
-            watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
-            markDirty();
+            try {
+              watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
+              markDirty();
+            } catch (err) {
+              settle({ kind: 'error', error: err });
+            }
           },
           error: () => {}, // the parent gets the error as an event
         });
@@ -254,9 +278,13 @@ export async function runPipeline(
     };
     root.subscribe({
       next: (snap) => {
-        if (snap.status === 'active') lastActive = snap;
-        watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
-        markDirty();
+        try {
+          if (snap.status === 'active') lastActive = snap;
+          watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
+          markDirty();
+        } catch (err) {
+          settle({ kind: 'error', error: err });
+        }
       },
       complete: () => settle({ kind: 'done' }),
       error: (error) => settle({ kind: 'error', error }),
@@ -269,7 +297,7 @@ export async function runPipeline(
     lastActive = actor.getSnapshot();
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
-    restoreTimers(actor, stored?.t ?? [], Date.now() + sup.clockOffset);
+    restoreTimers(actor, stored?.t ?? [], host.now());
     // Events sent before this claim; later ones are announced on the control channel.
     if (c.hasInbox || job.inboxSignal) readInbox();
     markDirty();
@@ -292,14 +320,11 @@ export async function runPipeline(
         log: checkpoints.pending,
       });
     } else if (result.kind === 'park') {
-      const timers = captureTimers(actor!, sup.clockOffset);
-      life = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
+      const timers = captureTimers(actor!, dueTimes);
+      const parked = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
+      const text = pipelineSnapshotText(parked, persistedJson(actor!), toJson(timers, 'snapshot', 't'));
+      life = parked;
       job.end();
-      const text = pipelineSnapshotText(
-        life,
-        JSON.stringify(actor!.getPersistedSnapshot()),
-        JSON.stringify(timers),
-      );
       await job.write({
         kind: 'park',
         id: c.id,
@@ -314,12 +339,15 @@ export async function runPipeline(
         ],
       });
     } else {
+      const thrown = result.kind === 'error' ? result.error : job.signal.reason;
+      // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
+      const storable = !(thrown instanceof UnserializableSnapshotError);
       await writePipelineFailure(job, life, def, timeoutMs, {
-        thrown: result.kind === 'error' ? result.error : job.signal.reason,
-        persisted: actor ? actor.getPersistedSnapshot() : stored?.w,
+        thrown,
+        persisted: !storable ? undefined : actor ? persistedSnapshot(actor) : stored?.w,
         lastActive:
-          result.kind === 'error' && lastActive !== undefined
-            ? def.machine.getPersistedSnapshot(lastActive as never)
+          storable && result.kind === 'error' && lastActive !== undefined
+            ? persistedMachineSnapshot(def.machine, lastActive)
             : undefined,
         childInputs,
         timers: lastTimers,
@@ -327,9 +355,13 @@ export async function runPipeline(
       });
     }
   } catch (err) {
-    // A snapshot that cannot be persisted, and the like: the attempt fails with the reason.
-    await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
+    // A snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails, for good.
+    await settleFailure(job, life, unstorable(err), { retry: def.retry, timeoutMs });
   } finally {
-    actor?.stop();
+    try {
+      actor?.stop();
+    } catch (err) {
+      host.log.warn({ err, jobId: c.id }, 'stopping the machine failed');
+    }
   }
 }

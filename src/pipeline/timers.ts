@@ -44,10 +44,38 @@ export function actorsByPath(root: AnyActor): Map<string, AnyActorRef> {
   return out;
 }
 
-/** `clockOffset` turns the worker's clock (XState stamps with Date.now) into Redis time. */
-export function captureTimers(root: AnyActor, clockOffset = 0): StoredTimer[] {
+/**
+ * Due times in Redis time of one run's scheduled events. XState stamps each with the wall clock
+ * (`startedAt = Date.now()`), which NTP may step at any time: so each is placed on Redis's clock
+ * (`now`, monotonic: RedisClock.ts) once, when the run first sees it (the same turn of the event
+ * loop it was scheduled in), and keeps that due time after.
+ */
+export class TimerDueTimes {
+  private known = new Map<string, { startedAt: number; dueAt: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  dueAt(s: { id: string; startedAt: number; delay: number }): number {
+    const k = this.known.get(s.id);
+    if (k && k.startedAt === s.startedAt) return k.dueAt;
+    const dueAt = Math.round(this.now() + (s.startedAt + s.delay - Date.now()));
+    this.known.set(s.id, { startedAt: s.startedAt, dueAt });
+    return dueAt;
+  }
+
+  /** Forgets timers no longer scheduled. */
+  keepOnly(ids: Set<string>): void {
+    for (const id of this.known.keys()) if (!ids.has(id)) this.known.delete(id);
+  }
+}
+
+/** The run's scheduled events, with their due times in Redis time. */
+export function captureTimers(root: AnyActor, dueTimes: TimerDueTimes): StoredTimer[] {
   const scheduled = Object.values((root.system as unknown as SystemInternals).getSnapshot()._scheduledEvents);
-  if (scheduled.length === 0) return [];
+  if (scheduled.length === 0) {
+    dueTimes.keepOnly(new Set());
+    return [];
+  }
   const paths = new Map<AnyActorRef, string>();
   for (const [p, ref] of actorsByPath(root)) paths.set(ref, p);
   const out: StoredTimer[] = [];
@@ -55,8 +83,9 @@ export function captureTimers(root: AnyActor, clockOffset = 0): StoredTimer[] {
     const source = paths.get(s.source);
     const target = paths.get(s.target);
     if (source === undefined || target === undefined) continue; // an actor outside the tree: not ours to keep
-    out.push({ id: s.id, source, target, event: s.event, dueAt: s.startedAt + s.delay + clockOffset });
+    out.push({ id: s.id, source, target, event: s.event, dueAt: dueTimes.dueAt(s) });
   }
+  dueTimes.keepOnly(new Set(scheduled.map((s) => s.id)));
   return out;
 }
 

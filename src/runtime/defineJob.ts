@@ -2,6 +2,8 @@
 // lifecycle (machines/job.ts). Typed input and output flow from the definition to the client.
 
 import { validateRetry, type RetryPolicy } from './backoff.js';
+import type { AttemptRunner } from './AttemptHost.js';
+import { runSimpleJob } from './runSimpleJob.js';
 
 export interface WorkArgs<I, L> {
   input: I;
@@ -30,6 +32,8 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown> {
   readonly retry?: RetryPolicy;
   /** Per-attempt time limit; on expiry the signal fires and the attempt fails. Default 300 s. */
   readonly timeoutMs: number;
+  /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
+  readonly runAttempt: AttemptRunner;
   /** Phantom types for the client. */
   readonly __types?: { input: I; output: O };
 }
@@ -80,7 +84,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined>(
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, version, timeoutMs);
   validateRetry(options.retry, where);
-  return {
+  const def: JobDefinition<I, O, L> = {
     kind: 'job',
     name: options.name,
     version,
@@ -88,5 +92,8 @@ export function defineJob<I = unknown, O = unknown, L = undefined>(
     work: options.work,
     retry: options.retry,
     timeoutMs,
+    runAttempt: (job, input, attemptTimeoutMs, host) =>
+      runSimpleJob(job, def, input, attemptTimeoutMs, host.queue),
   };
+  return def;
 }

@@ -2,6 +2,7 @@
 
 import type { JobDefinition } from './defineJob.js';
 import type { MachineInfo } from '../store/types.js';
+import type { AttemptRunner } from './AttemptHost.js';
 
 /** Anything `Supervisor({ jobs })` accepts: `defineJob` and (from the pipelines issue) `definePipeline`. */
 export type AnyDefinition = JobDefinition<any, any, any> | PipelineLike;
@@ -13,6 +14,8 @@ export interface PipelineLike {
   readonly version: number;
   readonly timeoutMs: number;
   readonly definitionJson?: unknown;
+  readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  readonly runAttempt: AttemptRunner;
 }
 
 export class Registry {
@@ -23,7 +26,11 @@ export class Registry {
   }
 
   add(def: AnyDefinition): void {
-    if (!def || (def.kind !== 'job' && def.kind !== 'pipeline')) {
+    if (
+      !def ||
+      (def.kind !== 'job' && def.kind !== 'pipeline') ||
+      typeof (def as { runAttempt?: unknown }).runAttempt !== 'function'
+    ) {
       throw new TypeError('jobs: each entry must come from defineJob() or definePipeline()');
     }
     let versions = this.byName.get(def.name);

@@ -66,5 +66,14 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
   };
 }
 
+/**
+ * A fan-out child's id: `<parentId>.<group>.<index>`, where the group is the fan-out's invoke
+ * path (and `~key`). Deterministic, so a parent that runs its fan-out again after a crash finds
+ * its children already there (enqueue-5.lua skips an existing id) and does not fan out twice.
+ */
+export function childId(parentId: string, group: string, index: number): string {
+  return `${parentId}.${group}.${index}`;
+}
+
 export const registryKey = (prefix: string): string => `${prefix}:machines`;
 export const queuesKey = (prefix: string): string => `${prefix}:queues`;

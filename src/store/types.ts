@@ -262,6 +262,14 @@ export interface MachineInfo {
   maxAttempts?: number;
 }
 
+/** One supervisor's blocking wait for work (Store.workWaiter). */
+export interface WorkWaiter {
+  /** Blocks until work may be available on the queue, or the timeout passes. */
+  wait(timeoutMs: number): Promise<void>;
+  /** Cuts a wait in progress short and releases the connection; later waits return at once. */
+  close(): void;
+}
+
 export interface Store {
   readonly prefix: string;
   /** Adds jobs atomically per queue; idempotency keys dedupe. */
@@ -294,12 +302,20 @@ export interface Store {
   heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]>;
   /** Requeues (or fails past the budget) jobs whose lease passed; trims retention indexes. */
   reap(queue: string, options: { maxLeaseRequeues: number }): Promise<ReapResult>;
-  /** Blocks until work may be available on the queue, or the timeout passes. */
-  waitForWork(queue: string, timeoutMs: number): Promise<void>;
-  /** Delivers control messages (cancel) addressed to one worker, if the backend can push them. */
-  subscribeControl?(queue: string, workerId: string, onMessage: (message: string) => void): Promise<void>;
-  /** Interrupts `waitForWork` calls (for shutdown). */
-  interruptWait(): void;
+  /**
+   * A waiter for work on one queue, blocking on a connection of its own: each supervisor has its
+   * own, so one's idle wait never holds up another's and one's stop never cuts another's wait.
+   */
+  workWaiter(queue: string): WorkWaiter;
+  /**
+   * Delivers control messages (cancel, event, fanin) addressed to one worker, if the backend can
+   * push them; resolves once listening, with the function that stops it.
+   */
+  subscribeControl?(
+    queue: string,
+    workerId: string,
+    onMessage: (message: string) => void,
+  ): Promise<() => Promise<void>>;
 
   getJob(id: string, queue?: string): Promise<JobRecord | null>;
   /** Just a job's status and whether a cancel was asked for (cheap: two fields). */

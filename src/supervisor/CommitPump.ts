@@ -33,8 +33,9 @@
 //                 until the write causing it is found; that write alone is dropped.
 
 import type { Logger } from 'pino';
-import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
-import type { ActiveJob, JobHost } from './ActiveJob.js';
+import type { CommitOp, CommitResult, Store, ClaimedJob, WorkWaiter } from '../store/types.js';
+import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
+import type { RedisClock } from './RedisClock.js';
 
 export interface CommitPumpOptions {
   store: Store;
@@ -52,6 +53,8 @@ export interface CommitPumpOptions {
   startJob: (c: ClaimedJob) => void;
   /** Aborts the run that held `token` (its write was refused or dropped). */
   onLeaseLost: (id: string, token: string, why: string) => void;
+  /** Set from every commit's reply (Redis time); read for the idle wait's bound. */
+  clock: RedisClock;
 }
 
 interface PendingWrite {
@@ -82,6 +85,7 @@ export class CommitPump implements JobHost {
   private readonly running: ReadonlyMap<string, ActiveJob>;
   private readonly startJob: (c: ClaimedJob) => void;
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
+  private readonly clock: RedisClock;
 
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
   private readonly crossQueueChildren = new Set<string>();
@@ -97,14 +101,14 @@ export class CommitPump implements JobHost {
   /** The last claim found the queue empty: wait for work before claiming again. */
   private starved = false;
   private wake: (() => void) | undefined;
+  /** This pump's own blocking wait for work (its own connection: see Store.workWaiter). */
+  private waiter: WorkWaiter | undefined;
   private waitInFlight: Promise<void> | undefined;
   /** Set when a blocking wait returned (work was signalled) since the last claim began. */
   private signalled = false;
   private loop: Promise<void> | undefined;
   private stopping = false;
   private nextDueAt: number | null = null;
-  /** Redis time minus this worker's clock (ms), from the last commit. */
-  clockOffset = 0;
 
   constructor(options: CommitPumpOptions) {
     this.store = options.store;
@@ -118,16 +122,20 @@ export class CommitPump implements JobHost {
     this.running = options.running;
     this.startJob = options.startJob;
     this.onLeaseLost = options.onLeaseLost;
+    this.clock = options.clock;
   }
 
+  /** Starts the loop. A pump runs once: a supervisor started again makes a new one. */
   start(): void {
+    if (this.loop) throw new Error('CommitPump: already started');
+    this.waiter = this.store.workWaiter(this.queue);
     this.loop = this.run();
   }
 
   /** STOPPING: no more claims; a blocking wait in progress is cut short. */
   stop(): void {
     this.stopping = true;
-    this.store.interruptWait();
+    this.waiter?.close();
     this.kick();
   }
 
@@ -201,7 +209,7 @@ export class CommitPump implements JobHost {
       this.inFlightCommits++;
       this.reserved += want;
       for (const p of batch) this.lastSent.set(p.op.id, p.seq);
-      const sentAt = Date.now();
+      const sentAt = performance.now();
       void this.store
         .commit(
           this.queue,
@@ -212,7 +220,7 @@ export class CommitPump implements JobHost {
         )
         .then(
           (res) => {
-            this.clockOffset = res.redisNow - Math.round((sentAt + Date.now()) / 2);
+            this.clock.observe(res.redisNow, sentAt, performance.now());
             this.inFlightCommits--;
             this.reserved -= want;
             this.committed(batch, want, res);
@@ -299,10 +307,10 @@ export class CommitPump implements JobHost {
     if (this.signalled) return;
     let timeout = this.idleWaitMs;
     if (this.nextDueAt !== null)
-      timeout = Math.max(5, Math.min(timeout, this.nextDueAt - (Date.now() + this.clockOffset) + 5));
+      timeout = Math.max(5, Math.min(timeout, this.nextDueAt - this.clock.now() + 5));
     const wakeUp = new Promise<void>((r) => (this.wake = r));
     // One blocking wait at a time: a wait still in flight is joined, not doubled.
-    this.waitInFlight ??= this.store.waitForWork(this.queue, timeout).finally(() => {
+    this.waitInFlight ??= this.waiter!.wait(timeout).finally(() => {
       this.waitInFlight = undefined;
       this.signalled = true;
     });

@@ -8,6 +8,8 @@
 //             ones and abort attempts past their deadline; control messages reach running jobs.
 //   STOPPING  stop(): no more claims; running jobs get the grace period, then are aborted with
 //             'shutdown' and requeued at once (not after lease expiry); the pump drains.
+//   STOPPED   before start() and after stop(); start() again builds a fresh pump (with its own
+//             blocking connection), timers and control subscription.
 //
 // Invariants:
 //   THE FENCE  a job's lease MUST be held for every write. Writes are fenced in Redis by the
@@ -16,21 +18,24 @@
 //   LEASES     every running job not already lost has its lease extended by each heartbeat,
 //              aborted runs included, until their final write lands.
 //   SLOTS      `running` holds one run per job id; a run replaced by a new claim of its job, or
-//              ended, leaves the pump's slot count (`runEnded`) exactly once.
+//              ended, leaves the pump's slot count (`runEnded`) exactly once. A run is known by
+//              its token: a replaced run is aborted ('lease-lost'), and a refused write or a lost
+//              heartbeat aborts only the run whose token it carried.
 
 import { hostname } from 'node:os';
 import { monotonicFactory } from 'ulid';
 import { pino, type Logger } from 'pino';
 import type { CommitOp, Store, ClaimedJob } from '../store/types.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
-import { ActiveJob } from './ActiveJob.js';
+import { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { CommitPump } from './CommitPump.js';
+import { RedisClock } from './RedisClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { RegistryRefresh } from './RegistryRefresh.js';
 import { MachinistError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
-import type { FanOutJob } from '../pipeline/fanOut.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -89,14 +94,21 @@ export class Supervisor {
   private readonly allowEviction: boolean;
   private readonly registryRefresh: RegistryRefresh;
 
+  /** All a job's runner may use of this supervisor (one object for every job). */
+  readonly attemptHost: AttemptHost;
   private readonly running = new Map<string, ActiveJob>();
-  /** Claims and writes: every commit goes through here. */
-  private readonly pump: CommitPump;
-  private started = false;
+  /** Redis time on the monotonic clock; set by every commit. */
+  private readonly clock = new RedisClock();
+  /** Claims and writes: every commit goes through here. A fresh one for each start(). */
+  private pump: CommitPump;
+  private state: 'stopped' | 'starting' | 'running' | 'stopping' = 'stopped';
+  /** The start() or stop() in progress, which another call waits for. */
+  private transition: Promise<unknown> | undefined;
   private timers: NodeJS.Timeout[] = [];
-  /** Enqueues child jobs and walks subtrees to cancel them (names checked against the registry). */
-  private readonly client: Client;
+  private unsubscribe: (() => Promise<void>) | undefined;
   private drained: (() => void) | undefined;
+  /** While stop() waits out its grace period: ends the grace `ms` from now, if that is sooner. */
+  private shortenGrace: ((ms: number) => void) | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -128,7 +140,8 @@ export class Supervisor {
       throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
-    this.client = new Client({ store: this.store, queue: this.queue });
+    // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
+    const client = new Client({ store: this.store, queue: this.queue });
     this.registryRefresh = new RegistryRefresh(
       this.store,
       this.queue,
@@ -136,7 +149,35 @@ export class Supervisor {
       options.registryRefreshMs ?? 30_000,
       this.log,
     );
-    this.pump = new CommitPump({
+    this.pump = this.newPump();
+    const { store, queue, log } = this;
+    this.attemptHost = {
+      queue,
+      log,
+      now: () => this.clock.now(),
+      readInbox: (id, from) => store.readInbox(queue, id, from),
+      fanOpen: (parentId, group, total, policy) => store.fanOpen(queue, parentId, group, total, policy),
+      enqueueChildren: (parentId, group, jobs, revive) =>
+        client.enqueueChildren(parentId, queue, group, jobs, revive),
+      cancelTree: async (id, childQueue) => void (await client.cancel(id, { queue: childQueue })),
+    };
+  }
+
+  /**
+   * Redis time minus this worker's wall clock now (ms). Durable times (timers, wake-ups) are
+   * kept on Redis's clock, never a worker's: a skewed worker neither wakes a parked job early
+   * nor late.
+   */
+  get clockOffset(): number {
+    return this.clock.now() - Date.now();
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  private newPump(): CommitPump {
+    return new CommitPump({
       store: this.store,
       queue: this.queue,
       workerId: this.workerId,
@@ -148,42 +189,30 @@ export class Supervisor {
       running: this.running,
       startJob: (c) => this.startJob(c),
       onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
+      clock: this.clock,
     });
   }
 
   /**
-   * Redis time minus this worker's clock (ms), from the last commit. Durable times (timers,
-   * wake-ups) are kept on Redis's clock, never a worker's: a skewed worker neither wakes a
-   * parked job early nor late.
+   * Starts claiming and running jobs. A stopped supervisor may be started again (a stop() in
+   * progress is waited for first); starting a running one throws.
    */
-  get clockOffset(): number {
-    return this.pump.clockOffset;
-  }
-  set clockOffset(ms: number) {
-    this.pump.clockOffset = ms;
-  }
-
-  /** Enqueues a parent's children for one fan-out group (idempotent: deterministic ids). */
-  enqueueChildren(
-    parentId: string,
-    group: string,
-    jobs: readonly FanOutJob[],
-    revive?: ReadonlySet<number>,
-  ): Promise<void> {
-    return this.client.enqueueChildren(parentId, this.queue, group, jobs, revive);
-  }
-
-  /** Cancels a job and its whole subtree. */
-  async cancelTree(id: string, queue: string): Promise<void> {
-    await this.client.cancel(id, { queue });
-  }
-
-  get inFlight(): number {
-    return this.running.size;
-  }
-
   async start(): Promise<void> {
-    if (this.started) throw new Error('Supervisor: already started');
+    if (this.state === 'stopping') await this.transition;
+    if (this.state !== 'stopped') throw new Error('Supervisor: already started');
+    this.state = 'starting';
+    const starting = this.begin();
+    this.transition = starting;
+    try {
+      await starting;
+      this.state = 'running';
+    } catch (err) {
+      this.state = 'stopped';
+      throw err;
+    }
+  }
+
+  private async begin(): Promise<void> {
     const policy = (await this.store.evictionPolicy?.()) ?? null;
     if (policy === null) this.log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
     else if (policy !== 'noeviction' && !this.allowEviction) {
@@ -203,31 +232,57 @@ export class Supervisor {
         "Redis appendonly is 'no': a Redis restart loses the jobs written since its last snapshot. " +
           'Set appendonly yes.',
       );
-    this.started = true;
     await this.registryRefresh.start();
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
-    if (sub) await sub.call(this.store, this.queue, this.workerId, (m: string) => this.onControl(m));
+    if (sub)
+      this.unsubscribe = await sub.call(this.store, this.queue, this.workerId, (m: string) =>
+        this.onControl(m),
+      );
     this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
     this.timers.push(setInterval(() => void this.reap(), this.reaperIntervalMs));
     this.timers.push(setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS));
     for (const t of this.timers) t.unref();
+    this.pump = this.newPump();
     this.pump.start();
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
   }
 
   /**
    * Stops claiming, lets running jobs finish for `graceMs`, then requeues the rest at once.
+   * A second call while one is in progress gets the same result, its `graceMs` ending the grace
+   * period sooner if it is shorter (the CLI's second signal: graceMs 0); on a stopped
+   * supervisor, a no-op. start() may be called again afterwards.
    */
   async stop(options: { graceMs?: number } = {}): Promise<StopResult> {
-    const graceMs = options.graceMs ?? 30_000;
-    if (!this.started) return { forced: false, requeued: 0 };
+    if (this.state === 'starting') await this.transition?.catch(() => undefined);
+    if (this.state === 'stopping') {
+      this.shortenGrace?.(options.graceMs ?? 30_000);
+      return this.transition as Promise<StopResult>;
+    }
+    if (this.state !== 'running') return { forced: false, requeued: 0 };
+    this.state = 'stopping';
+    const stopping = this.end(options.graceMs ?? 30_000);
+    this.transition = stopping;
+    try {
+      return await stopping;
+    } finally {
+      this.state = 'stopped';
+    }
+  }
+
+  private async end(graceMs: number): Promise<StopResult> {
     this.pump.stop();
     let forced = false;
     let requeued = 0;
     if (this.running.size > 0) {
       const drained = new Promise<void>((r) => (this.drained = r));
-      const grace = new Promise<'grace'>((r) => setTimeout(() => r('grace'), graceMs).unref());
-      if ((await Promise.race([drained, grace])) === 'grace' && this.running.size > 0) {
+      const grace = new Promise<'grace'>((resolve) => {
+        this.shortenGrace = (ms) => void setTimeout(() => resolve('grace'), ms).unref();
+      });
+      this.shortenGrace!(graceMs);
+      const ended = await Promise.race([drained, grace]);
+      this.shortenGrace = undefined;
+      if (ended === 'grace' && this.running.size > 0) {
         forced = true;
         requeued = this.running.size;
         for (const job of this.running.values()) job.abort('shutdown', 'supervisor is shutting down');
@@ -238,7 +293,9 @@ export class Supervisor {
     this.timers = [];
     this.registryRefresh.stop();
     await this.pump.drain();
-    this.started = false;
+    this.drained = undefined;
+    await this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.log.info({ forced, requeued }, 'supervisor stopped');
     return { forced, requeued };
   }
@@ -248,10 +305,13 @@ export class Supervisor {
     return this.pump.write(op, job);
   }
 
-  /** Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job). */
+  /**
+   * Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job).
+   * Deadlines are on the monotonic clock (performance.now()): see RedisClock.ts.
+   */
   private sweepDeadlines(): void {
     if (this.running.size === 0) return;
-    const now = Date.now();
+    const now = performance.now();
     for (const job of this.running.values()) {
       if (job.deadline !== 0 && job.deadline <= now) {
         job.deadline = 0;
@@ -262,9 +322,15 @@ export class Supervisor {
 
   private startJob(c: ClaimedJob): void {
     const job = new ActiveJob(c, this.pump);
-    // The same job claimed again (its old run lost the lease): the old run's slot accounting ends here.
+    // The same job claimed again by this worker: the old run's lease is gone (its event loop
+    // stalled past it, and the reaper requeued it). Replaced here, it would leave the running
+    // set with no heartbeat and no deadline, and go on working: it MUST be aborted (unless it
+    // already queued its final write), and its slot accounting ends here.
     const old = this.running.get(c.id);
-    if (old) this.pump.runEnded(old);
+    if (old) {
+      if (!old.released) old.abort('lease-lost', 'lease lost (the job was claimed again)');
+      this.pump.runEnded(old);
+    }
     this.running.set(c.id, job);
     void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))

@@ -4,15 +4,26 @@
 // whose parent was cancelled without running it, then hands the job to its runner. Every path
 // ends the job with a write: a runner that throws fails the job rather than leave it leased.
 
-import type { ActiveJob } from './ActiveJob.js';
-import type { Supervisor } from './Supervisor.js';
-import type { PipelineDefinition } from '../pipeline/definePipeline.js';
-import { runPipeline } from '../pipeline/runPipeline.js';
-import { runSimpleJob } from './runSimpleJob.js';
+import type { Logger } from 'pino';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
+import type { Registry } from '../runtime/registry.js';
+import type { Store } from '../store/types.js';
 import { toStoredError } from '../errors.js';
 import { FINISHED } from '../store/types.js';
 
-export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<void> {
+/** What starting a job needs of its supervisor. */
+export interface ClaimContext {
+  readonly queue: string;
+  readonly registry: Registry;
+  readonly store: Pick<Store, 'jobStatus'>;
+  readonly log: Logger;
+  readonly attemptHost: AttemptHost;
+  /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
+  noteCrossQueueChild(id: string): void;
+}
+
+export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<void> {
   const c = job.claimed;
   const broken = (code: string, message: string) =>
     job.write({
@@ -28,8 +39,7 @@ export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<vo
   const latest = sup.registry.latest(c.machine);
   const def =
     sup.registry.get(c.machine, c.version) ??
-    (!c.snapshot ||
-    (latest?.kind === 'pipeline' && (latest as PipelineDefinition).migrate && latest.version > c.version)
+    (!c.snapshot || (latest?.kind === 'pipeline' && latest.migrate && latest.version > c.version)
       ? latest
       : undefined);
   if (!def) {
@@ -74,8 +84,8 @@ export async function runClaimedJob(sup: Supervisor, job: ActiveJob): Promise<vo
     return void (await broken('UNDECODABLE', `job input is not valid JSON: ${(err as Error).message}`));
   }
   try {
-    if (def.kind === 'job') await runSimpleJob(job, def, input, timeoutMs, sup.queue);
-    else await runPipeline(job, def as PipelineDefinition, input, timeoutMs, sup);
+    // Each definition carries its runner (runSimpleJob, runPipeline): see runtime/AttemptHost.ts.
+    await def.runAttempt(job, input, timeoutMs, sup.attemptHost);
   } catch (err) {
     // A runner must end every job itself; if one throws, fail the job rather than leave it.
     sup.log.error({ err, jobId: c.id }, 'runner threw; failing the job');

@@ -251,4 +251,52 @@ describe('leases', () => {
     assert.equal(rec?.progress, null);
     assert.equal((await client.events(id)).at(-1)?.type, 'claimed');
   });
+
+  it('aborts the old run (lease-lost) when a worker that stalled past its lease claims the job again, and ends the job once', async () => {
+    h = new Harness(redis);
+    const runs: { reason?: string; completed?: boolean }[] = [];
+    const job = defineJob({
+      name: 'stall',
+      work: async ({ signal, progress }) => {
+        const run: { reason?: string; completed?: boolean } = {};
+        runs.push(run);
+        signal.addEventListener('abort', () => (run.reason = (signal.reason as { reason?: string }).reason));
+        if (runs.length > 1) return 'second';
+        // The event loop stalls past the 1 s lease: the reaper requeues the job and the pump of
+        // this same supervisor claims it again.
+        const end = performance.now() + 1600;
+        while (performance.now() < end) {
+          // busy: nothing else runs
+        }
+        await Promise.race([sleep(3000), untilAborted(signal)]).catch(() => undefined);
+        progress('from the old run'); // must not reach Redis
+        run.completed = !signal.aborted;
+        return 'first';
+      },
+    });
+    // From the stall on, heartbeats fail (a Redis error): the heartbeat's 'lost' cannot be what
+    // stops the old run, only the claim that replaces it.
+    const heartbeat = h.store.heartbeat.bind(h.store);
+    h.store.heartbeat = async (queue, leases, leaseMs) => {
+      if (runs.length === 1) throw new Error('injected heartbeat failure');
+      return heartbeat(queue, leases, leaseMs);
+    };
+    const client = h.client({ jobs: [job] });
+    await h.started({ jobs: [job], concurrency: 2 });
+    const id = await client.enqueue('stall', null);
+    const rec = await client.waitForResult(id, { timeoutMs: 10_000 });
+    await eventually(() => runs[0]?.completed !== undefined, 5000);
+
+    assert.equal(runs.length, 2, 'reclaimed once');
+    assert.equal(runs[0]!.reason, 'lease-lost', 'the old run saw its signal fire');
+    assert.equal(runs[0]!.completed, false, 'the old run stopped');
+    assert.equal(rec.status, 'done');
+    assert.equal(rec.output, 'second');
+    assert.equal(rec.leaseRequeues, 1);
+    await sleep(300); // anything the old run still had to write would have landed by now
+    const after = await client.get(id);
+    assert.equal(after?.progress, null, 'no write from the old run landed');
+    const log = await client.events(id);
+    assert.equal(log.filter((e) => e.type === 'done').length, 1);
+  });
 });

@@ -24,6 +24,7 @@ import {
   type QueueEvent,
   type ReapResult,
   type Store,
+  type WorkWaiter,
 } from '../types.js';
 import { defineScripts, type ScriptRunner } from './scripts.js';
 import type { RedisContext } from './RedisContext.js';
@@ -37,6 +38,7 @@ import * as eventOps from './eventOps.js';
 import * as registryOps from './registryOps.js';
 import { commitRoundTrip } from './commitOps.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
+import { RedisWorkWaiter } from './RedisWorkWaiter.js';
 
 export interface RedisStoreOptions {
   /** redis:// URL; or pass `redis` options. Default redis://127.0.0.1:6379. */
@@ -68,7 +70,8 @@ export class RedisStore implements Store {
   private readonly eventsMaxLen: number;
   private readonly keyCache = new Map<string, QueueKeys>();
   private readonly knownQueues = new Set<string>();
-  private blocking: Redis | undefined;
+  /** Open work waiters (one per running supervisor), each on its own connection. */
+  private readonly waiters = new Set<RedisWorkWaiter>();
   /** Blocking connections: one per queue for readEvents, one per watcher for readResults. */
   private readers = new Map<string, Redis>();
   private subscriber: Redis | undefined;
@@ -220,41 +223,34 @@ export class RedisStore implements Store {
     return leaseOps.sweep(this.ctx, queue);
   }
 
-  async waitForWork(queue: string, timeoutMs: number): Promise<void> {
-    if (this.closed) return;
-    const k = this.keys(queue);
-    if (!this.blocking) {
-      this.blocking = this.redis.duplicate();
-      this.blocking.on('error', () => {});
-    }
-    const conn = this.blocking;
-    try {
-      await conn.bzpopmin(k.marker, Math.max(0.01, timeoutMs / 1000));
-    } catch {
-      // Interrupted (shutdown) or the connection dropped: either way the caller looks again.
-      if (conn === this.blocking) await new Promise((r) => setTimeout(r, 50));
-    }
+  workWaiter(queue: string): WorkWaiter {
+    const waiter = new RedisWorkWaiter(this.redis, this.keys(queue).marker, (w) => this.waiters.delete(w));
+    if (this.closed) waiter.close();
+    else this.waiters.add(waiter);
+    return waiter;
   }
 
-  interruptWait(): void {
-    const b = this.blocking;
-    this.blocking = undefined;
-    b?.disconnect();
-  }
-
-  /** Listens for control messages (cancel) addressed to one worker. */
+  /** Listens for control messages addressed to one worker (one subscriber connection for all). */
   async subscribeControl(
     queue: string,
     workerId: string,
     onMessage: (message: string) => void,
-  ): Promise<void> {
+  ): Promise<() => Promise<void>> {
     const channel = this.keys(queue).control(workerId);
-    this.subscriber ??= this.redis.duplicate();
-    this.subscriber.on('error', () => {});
-    this.subscriber.on('message', (ch: string, msg: string) => {
+    if (!this.subscriber) {
+      this.subscriber = this.redis.duplicate();
+      this.subscriber.on('error', () => {});
+    }
+    const subscriber = this.subscriber;
+    const listener = (ch: string, msg: string) => {
       if (ch === channel) onMessage(msg);
-    });
-    await this.subscriber.subscribe(channel);
+    };
+    subscriber.on('message', listener);
+    await subscriber.subscribe(channel);
+    return async () => {
+      subscriber.off('message', listener);
+      await subscriber.unsubscribe(channel).catch(() => undefined);
+    };
   }
 
   private async resolveQueue(id: string, queue?: string): Promise<string | null> {
@@ -436,7 +432,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.interruptWait();
+    for (const w of [...this.waiters]) w.close();
     for (const r of this.readers.values()) r.disconnect();
     this.readers.clear();
     this.subscriber?.disconnect();

@@ -2,16 +2,16 @@
 // the checks matters: a lost lease wins over everything (the job is someone else's now).
 
 import { NonRetryableError, RetryLaterError, toStoredError, type StoredError } from '../errors.js';
-import { backoffDelay, type RetryPolicy } from '../runtime/backoff.js';
-import { lifecycleState, persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
+import { backoffDelay, type RetryPolicy } from './backoff.js';
+import { lifecycleState, persistLifecycle, stepLifecycle } from './lifecycle.js';
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from './ActiveJob.js';
 
 export interface SettleOptions {
   retry: RetryPolicy | undefined;
   timeoutMs: number;
-  /** Extra fields for the stored snapshot (pipelines keep their machine's snapshot). */
-  snapshotExtra?: Record<string, unknown>;
+  /** The machine's snapshot (JSON text) to store beside the lifecycle's (pipelines). */
+  machineJson?: string;
   /** Snapshot to resume from on a retry (pipelines); without it the last checkpoint stands. */
   resumeSnapshot?: string;
   state?: string;
@@ -36,7 +36,7 @@ export async function settleFailure(
       await job.write({
         ...base,
         kind: 'cancelled',
-        snapshot: JSON.stringify({ l: persistLifecycle(l), ...options.snapshotExtra }),
+        snapshot: storedSnapshot(l, options.machineJson),
         state: options.state,
         log: ['{"type":"cancelled","reason":"cancel requested while running"}'],
       });
@@ -87,7 +87,7 @@ export async function settleFailure(
       ...base,
       kind: 'fail',
       error: JSON.stringify(error),
-      snapshot: JSON.stringify({ l: persistLifecycle(next), ...options.snapshotExtra }),
+      snapshot: storedSnapshot(next, options.machineJson),
       state: options.state,
       resume: options.resumeSnapshot,
       log: [JSON.stringify({ type: 'failed', attempts: life.context.attempt, error: brief })],
@@ -95,14 +95,8 @@ export async function settleFailure(
   }
 }
 
-export function serializeOutput(output: unknown, what = 'output'): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(output);
-  } catch (err) {
-    throw new NonRetryableError(`job ${what} is not JSON-serializable: ${(err as Error).message}`, {
-      code: 'OUTPUT_NOT_SERIALIZABLE',
-    });
-  }
-  return text ?? 'null';
+/** `{l, w?}`: the lifecycle's persisted snapshot, and the machine's when there is one. */
+function storedSnapshot(life: LifecycleSnapshot, machineJson: string | undefined): string {
+  const l = JSON.stringify(persistLifecycle(life));
+  return machineJson === undefined ? `{"l":${l}}` : `{"l":${l},"w":${machineJson}}`;
 }

@@ -6,10 +6,18 @@
 // fills (lifecycle.ts successPath); the timeout is a deadline the supervisor's sweep checks (no
 // timer per job); the AbortSignal is created only when the job's code reads it.
 
-import type { JobDefinition } from '../runtime/defineJob.js';
-import { successPath } from '../runtime/lifecycle.js';
+import type { RetryPolicy } from './backoff.js';
+import { successPath } from './lifecycle.js';
 import type { ActiveJob } from './ActiveJob.js';
-import { serializeOutput, settleFailure } from './settle.js';
+import { settleFailure } from './settle.js';
+import { toJson } from './toJson.js';
+
+/** What runSimpleJob needs of a `defineJob` definition (defineJob.ts types the arguments). */
+export interface SimpleJobLogic {
+  readonly load?: (args: any) => unknown;
+  readonly work: (args: any) => unknown;
+  readonly retry?: RetryPolicy;
+}
 
 const WORKING_LOG = ['{"type":"state","state":"working"}'];
 const DONE_LOG = ['{"type":"done"}'];
@@ -41,7 +49,7 @@ function jobArgs(
 
 export async function runSimpleJob(
   job: ActiveJob,
-  def: JobDefinition<any, any, any>,
+  def: SimpleJobLogic,
   input: unknown,
   timeoutMs: number,
   queue: string,
@@ -50,7 +58,7 @@ export async function runSimpleJob(
   const path = successPath(c.attempt, c.maxAttempts, Boolean(def.load));
   let life = path.claimed;
   job.timeoutMs = timeoutMs;
-  job.deadline = Date.now() + timeoutMs;
+  job.deadline = performance.now() + timeoutMs;
   try {
     let loaded: unknown;
     if (def.load) {
@@ -69,7 +77,7 @@ export async function runSimpleJob(
     }
     const output = await job.race(def.work(jobArgs(job, input, queue, 'working', loaded)));
     job.deadline = 0;
-    const text = serializeOutput(output);
+    const text = toJson(output, 'output');
     if (job.abortError) throw job.abortError;
     job.end();
     await job.write({

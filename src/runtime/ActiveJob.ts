@@ -2,9 +2,13 @@
 // and its coalesced progress. Everything a job's run needs from the supervisor goes through here.
 
 import type { ClaimedJob, CommitOp } from '../store/types.js';
+import { toJson } from './toJson.js';
 
-/** Why a running job's signal fired. Each has its own ending (see runSimpleJob). */
-export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown';
+/**
+ * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
+ * itself failed (its snapshot cannot be stored) and ends as a failure with that error.
+ */
+export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
 
 export class AbortedError extends Error {
   constructor(
@@ -30,8 +34,9 @@ export class ActiveJob {
   abortReason: AbortReason | null = null;
   /** The error the signal carries once aborted. */
   abortError: AbortedError | null = null;
-  /** When the attempt times out (Date.now() ms; 0 = no deadline). The supervisor's deadline
-   * sweep aborts the job with 'timeout' once it passes: no timer per job. */
+  /** When the attempt times out (performance.now() ms: a duration, so never the wall clock;
+   * 0 = no deadline). The supervisor's deadline sweep aborts the job with 'timeout' once it
+   * passes: no timer per job. */
   deadline = 0;
   timeoutMs = 0;
   /** Set by the supervisor when the job queued the write that ends its run (its slot is free). */
@@ -51,7 +56,7 @@ export class ActiveJob {
   status: 'loading' | 'working';
   private progressValue: string | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
-  private lastProgressAt = 0;
+  private lastProgressAt = -Infinity;
   private finished = false;
 
   constructor(
@@ -108,22 +113,21 @@ export class ActiveJob {
     return this.host.write(op, this);
   }
 
-  /** Coalesces progress: the first report is written at once, later ones at most every 200 ms. */
+  /**
+   * Coalesces progress: the first report is written at once, later ones at most every 200 ms.
+   * A value JSON cannot hold throws UnserializableSnapshotError to the caller, at the call (a
+   * dropped report would hide the bug; a throw later, in the timer, would kill the worker).
+   */
   get progress(): (value: unknown) => void {
     return (this.progressFn ??= (value) => this.reportProgress(value));
   }
 
   private reportProgress(value: unknown): void {
     if (this.finished) return;
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value ?? null);
-    } catch {
-      return; // progress that cannot be serialized is dropped rather than failing the job
-    }
+    const text = toJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;
-    const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - Date.now());
+    const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - performance.now());
     this.progressTimer = setTimeout(() => this.flushProgress(), wait);
     this.progressTimer.unref();
   }
@@ -132,7 +136,7 @@ export class ActiveJob {
     this.progressTimer = undefined;
     const p = this.progressValue;
     if (this.finished || p === undefined) return;
-    this.lastProgressAt = Date.now();
+    this.lastProgressAt = performance.now();
     void this.write({
       kind: 'checkpoint',
       id: this.id,

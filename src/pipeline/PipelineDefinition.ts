@@ -1,0 +1,32 @@
+// The definition `definePipeline` returns: what a supervisor needs to run a pipeline's jobs
+// (its own file so that the runners can name it without importing definePipeline, which
+// imports them).
+
+import type { AnyStateMachine } from 'xstate';
+import type { RetryPolicy } from '../runtime/backoff.js';
+import type { AttemptRunner } from '../runtime/AttemptHost.js';
+import type { CompiledPipeline } from './compileSteps.js';
+
+export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateMachine> {
+  readonly kind: 'pipeline';
+  readonly name: string;
+  readonly version: number;
+  readonly machine: TMachine;
+  readonly retry?: RetryPolicy;
+  /** Limit on one attempt's running time (time parked does not count). Default 300 s. */
+  readonly timeoutMs: number;
+  /**
+   * Upgrades a snapshot stored by an older version of this pipeline; return the persisted
+   * machine snapshot for this version. Without it, such jobs fail with UNKNOWN_VERSION.
+   */
+  readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  /** The machine's definition as JSON, for charts. */
+  readonly definitionJson: unknown;
+  /**
+   * The step table a step-only machine compiles to (compileSteps.ts), run without XState
+   * actors; null when the machine needs the full runtime or `compile: false` was given.
+   */
+  readonly compiled: CompiledPipeline | null;
+  /** @internal How a supervisor runs one attempt (runPipeline.ts). */
+  readonly runAttempt: AttemptRunner;
+}

@@ -1,0 +1,59 @@
+// What a runner (runSimpleJob, runPipeline, runCompiledPipeline) may use of the supervisor that
+// claimed its job, and nothing more: the queue, Redis's clock, a logger, the store reads a run
+// makes, and the child-job operations of a fan-out. Writes go through the job itself
+// (ActiveJob.write, fenced by its lease token). Each definition carries its own runner
+// (`runAttempt`), so the supervisor never imports a runtime, and src/supervisor and
+// src/pipeline do not import each other.
+
+import type { Logger } from 'pino';
+import type { FanState, Priority } from '../store/types.js';
+import type { ActiveJob } from './ActiveJob.js';
+
+/** One child job of a fan-out. */
+export interface ChildJob {
+  machine: string;
+  input?: unknown;
+  /** The child's queue; default: its parent's. */
+  queue?: string;
+  priority?: Priority;
+}
+
+// Members are functions, not methods: the supervisor builds one plain object, and a runner (or a
+// test's fault) may pass them around unbound.
+export interface AttemptHost {
+  readonly queue: string;
+  readonly log: Logger;
+  /** Redis time now (ms): the clock of anything stored (timers' due times, wake times). */
+  now: () => number;
+  /** Events sent to a job of this queue, from position `from` of its inbox on. */
+  readInbox: (jobId: string, from: number) => Promise<string[]>;
+  /** Opens a parent's fan-out record once, and returns what it holds so far. */
+  fanOpen: (
+    parentId: string,
+    group: string,
+    total: number,
+    policy: 'failFast' | 'collect',
+  ) => Promise<FanState>;
+  /** Enqueues a parent's children for one fan-out group (idempotent: their ids are deterministic). */
+  /** `revive`: indexes of children to make anew if they ended failed or cancelled (a redrive). */
+  enqueueChildren: (
+    parentId: string,
+    group: string,
+    jobs: readonly ChildJob[],
+    revive?: ReadonlySet<number>,
+  ) => Promise<void>;
+  /** Cancels a job and its whole subtree. */
+  cancelTree: (id: string, queue: string) => Promise<void>;
+}
+
+/**
+ * Runs one attempt of a claimed job to its end: every path MUST end with a fenced write of the
+ * job (done, fail, retry, park, cancelled, requeue), unless its lease was lost. `timeoutMs` is
+ * the attempt's limit (the definition's, or the job's own).
+ */
+export type AttemptRunner = (
+  job: ActiveJob,
+  input: unknown,
+  timeoutMs: number,
+  host: AttemptHost,
+) => Promise<void>;

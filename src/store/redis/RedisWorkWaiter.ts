@@ -1,0 +1,43 @@
+// One supervisor's blocking wait for work: BZPOPMIN on its queue's marker (see commit-12.lua and
+// enqueue-5.lua, which add the member), on a connection of its own, opened at the first wait.
+// A connection blocks one command at a time, so a waiter shared by two supervisors would make
+// the second wait behind the first, and one's close would cut the other's wait.
+
+import type { Redis } from 'ioredis';
+import type { WorkWaiter } from '../types.js';
+
+export class RedisWorkWaiter implements WorkWaiter {
+  private conn: Redis | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly marker: string,
+    private readonly onClose: (waiter: RedisWorkWaiter) => void,
+  ) {}
+
+  async wait(timeoutMs: number): Promise<void> {
+    if (this.closed) return;
+    if (!this.conn) {
+      this.conn = this.redis.duplicate();
+      this.conn.on('error', () => {
+        // ioredis reconnects by itself; the wait in flight fails and is caught below.
+      });
+    }
+    try {
+      await this.conn.bzpopmin(this.marker, Math.max(0.01, timeoutMs / 1000));
+    } catch {
+      // Closed (shutdown) or the connection dropped: either way the caller looks again, but
+      // not in a tight loop while Redis is away.
+      if (!this.closed) await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.conn?.disconnect();
+    this.conn = undefined;
+    this.onClose(this);
+  }
+}
