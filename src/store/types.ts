@@ -96,6 +96,8 @@ export type CommitOp =
       id: string;
       token: string;
       status: JobStatus;
+      /** The machine version the snapshot is now of (after a migrate): the record's `v` becomes it. */
+      version?: number;
       snapshot?: string;
       state?: string;
       progress?: string;

@@ -18,7 +18,7 @@ export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): 
     let f5: string | number = '';
     switch (op.kind) {
       case 'checkpoint':
-        f1 = op.status;
+        f1 = op.version === undefined ? op.status : `${op.status}|${op.version}`;
         f2 = op.snapshot ?? '';
         f3 = op.state ?? '';
         f4 = op.progress ?? '';

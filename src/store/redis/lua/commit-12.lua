@@ -7,8 +7,9 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
       then per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n" (9 values),
       or, for the common plain done (no snapshot, no state, log exactly {"type":"done"}), the 4
       values 'D', id, token, output: fewer values to pass and to read (encodeOps.ts)
-  checkpoint: f1 status (loading|working), f2 snapshot|'', f3 state|'', f4 progress|'',
-              f5 inbox events consumed in all|''
+  checkpoint: f1 status (loading|working), or status|version when the snapshot is now of
+              another version of the machine (a migrate), f2 snapshot|'', f3 state|'',
+              f4 progress|'', f5 inbox events consumed in all|''
   done: f1 output, f2 snapshot|'' (derived from st/a/ma), f3 state
   fail: f1 error, f2 snapshot, f3 state, f4 the snapshot a redrive resumes from|''
   retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
@@ -55,7 +56,10 @@ for i = 1, nOps do
     if not ARGV[b + 8] or ARGV[b + 1] == '' then return bad(i, 'missing values') end
     if not KINDS[kind] then return bad(i, 'unknown kind ' .. tostring(kind)) end
     if kind == 'checkpoint' then
+      local st, v = string.match(f1, '^(%a+)|(%d+)$')
+      if st then f1 = st end
       if f1 ~= 'loading' and f1 ~= 'working' then return bad(i, 'checkpoint status') end
+      if v and tonumber(v) < 1 then return bad(i, 'checkpoint version') end
       if f5 ~= '' and not isCount(f5) then return bad(i, 'inbox position') end
     elseif kind == 'retry' then
       if not isCount(f2) then return bad(i, 'retry delay') end
@@ -96,6 +100,11 @@ for i = 1, nOps do
     b = b + 9
   end
   if kind then
+  local version = nil
+  if kind == 'checkpoint' then
+    local st, v = string.match(f1, '^(%a+)|(%d+)$')
+    if st then f1, version = st, v end
+  end
   local to = TARGET[kind] or f1
   local j = lcRead(id, FULL[kind])
   if lcGuard(j, to, token) then
@@ -104,7 +113,7 @@ for i = 1, nOps do
     written[i] = 1
     local set = {}
     if kind == 'checkpoint' then
-      put(set, 'sn', f2); put(set, 's', f3); put(set, 'p', f4); put(set, 'io', f5)
+      put(set, 'sn', f2); put(set, 's', f3); put(set, 'p', f4); put(set, 'io', f5); put(set, 'v', version)
       lcMove(j, to, { kind = 'checkpoint', log = log, set = set })
     elseif kind == 'done' then
       set[1] = 'o'; set[2] = f1
