@@ -1,7 +1,13 @@
 // The client: enqueue jobs, look at them, wait for their results, cancel them.
 
 import { monotonicFactory } from 'ulid';
-import { JobNotFoundError, TimeoutError, UnknownMachineError, ValidationError } from '../errors.js';
+import {
+  JobNotFoundError,
+  MachinistError,
+  TimeoutError,
+  UnknownMachineError,
+  ValidationError,
+} from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import {
   FINISHED,
@@ -379,6 +385,25 @@ export class Client {
 
   retryDeadLetter(id: string, options: { queue?: string } = {}): Promise<void> {
     return this.store.retryDeadLetter(id, options.queue);
+  }
+
+  /**
+   * Takes an empty queue off the list of queues (`machinist stats`, dashboards): the purge path
+   * of the queue set, whose names otherwise stay once used. Refused with QUEUE_NOT_EMPTY while
+   * the queue holds any job, finished ones and dead letters included (they expire or are purged
+   * first). A supervisor that serves the queue lists it again at its next registry refresh.
+   */
+  async forgetQueue(queue: string): Promise<void> {
+    assertQueueName(queue);
+    const counts = await this.store.counts(queue);
+    const held = Object.entries(counts).filter(([, n]) => n > 0);
+    if (held.length > 0)
+      throw new MachinistError(
+        'QUEUE_NOT_EMPTY',
+        `queue '${queue}' still holds jobs (${held.map(([k, n]) => `${k} ${n}`).join(', ')})`,
+        { queue },
+      );
+    await this.store.forgetQueue(queue);
   }
 
   purgeDeadLetters(options: { queue?: string } = {}): Promise<number> {

@@ -8,6 +8,20 @@ import type { StoredError } from '../errors.js';
 export type JobStatus = 'queued' | 'loading' | 'working' | 'waiting' | 'done' | 'failed' | 'cancelled';
 export const FINISHED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
 
+/** The indexes `counts` reports, in display order. */
+export const COUNTED = [
+  'queued',
+  'delayed',
+  'active',
+  'waiting',
+  'done',
+  'failed',
+  'cancelled',
+  'dead',
+  'broken',
+] as const;
+export type QueueCounts = Record<(typeof COUNTED)[number], number>;
+
 export type Priority = 'critical' | 'high' | 'normal' | 'low';
 /** Priority bands: a lower band is always claimed first. */
 export const PRIORITY_BAND: Readonly<Record<Priority, number>> = { critical: 0, high: 1, normal: 2, low: 3 };
@@ -377,5 +391,9 @@ export interface Store {
   appendOnly?(): Promise<boolean | null>;
   machines(): Promise<MachineInfo[]>;
   queues(): Promise<string[]>;
+  /** How many jobs each of the queue's indexes holds. */
+  counts(queue: string): Promise<QueueCounts>;
+  /** Takes a queue off the set `queues()` lists (Client.forgetQueue checks it is empty first). */
+  forgetQueue(queue: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -421,6 +421,11 @@ export class RedisStore implements Store {
     return (await this.redis.smembers(queuesKey(this.prefix))).sort();
   }
 
+  async forgetQueue(queue: string): Promise<void> {
+    this.knownQueues.delete(queue);
+    await this.redis.srem(queuesKey(this.prefix), queue);
+  }
+
   /**
    * How many jobs each index of a queue holds (ZCARD of each, one round trip). `active` holds
    * loading and working jobs; `queued` counts only jobs due now, `delayed` the ones waiting.

@@ -3,6 +3,7 @@
 // sizes (`counts`).
 
 import type { JobRecord, JobStatus, ListQuery } from '../types.js';
+import { COUNTED, type QueueCounts } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
 
@@ -93,20 +94,6 @@ export async function list(
   return { jobs, cursor: si < sources.length ? `${si}:${offset}` : null };
 }
 
-/** The indexes `counts` reports, in display order. */
-export const COUNTED = [
-  'queued',
-  'delayed',
-  'active',
-  'waiting',
-  'done',
-  'failed',
-  'cancelled',
-  'dead',
-  'broken',
-] as const;
-export type QueueCounts = Record<(typeof COUNTED)[number], number>;
-
 /** How many entries each of the queue's indexes holds (one pipelined ZCARD each). */
 export async function counts(ctx: RedisContext, queue: string): Promise<QueueCounts> {
   const k = ctx.keys(queue);
@@ -121,3 +108,5 @@ export async function counts(ctx: RedisContext, queue: string): Promise<QueueCou
   });
   return out;
 }
+
+export { COUNTED, type QueueCounts };
