@@ -52,13 +52,7 @@ describe('caller-sized batches and malformed arguments', () => {
     const client = h.client({ jobs: [job] });
     const a = await client.enqueue('j', null);
     const b = await client.enqueue('j', null);
-    const res = await h.store.commit('default', [], {
-      workerId: 'w',
-      max: 2,
-      leaseMs: 30_000,
-      loadMachines: [],
-    });
-    const [ta, tb] = res.claimed.map((c) => c.token);
+    const [ta, tb] = (await h.claimAs('w', { max: 2 })).map((c) => c.token);
     const logBefore = await client.events(a);
     await assert.rejects(
       () =>

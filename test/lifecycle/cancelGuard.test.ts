@@ -46,13 +46,7 @@ describe('the cancel guard', () => {
     const job = defineJob({ name: 'j', work: () => 'ran' });
     const client = h.client({ jobs: [job] });
     const id = await client.enqueue('j', null);
-    const res = await h.store.commit('default', [], {
-      workerId: 'ghost',
-      max: 1,
-      leaseMs,
-      loadMachines: [],
-    });
-    const token = res.claimed[0]!.token;
+    const token = (await h.claimAs('ghost', { leaseMs }))[0]!.token;
     assert.equal(await client.cancel(id), true);
     assert.equal((await client.get(id))?.cancelRequested, true);
     return { job, client, id, token };

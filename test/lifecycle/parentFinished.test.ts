@@ -39,13 +39,7 @@ describe('children of a finished parent', () => {
         maxAttempts: 1,
       };
       await h.store.enqueue('default', [{ id: parentId, ...base }]);
-      const claim = await h.store.commit('default', [], {
-        workerId: 'w',
-        max: 1,
-        leaseMs: 30_000,
-        loadMachines: [],
-      });
-      const token = claim.claimed[0]!.token;
+      const token = (await h.claimAs())[0]!.token;
       await h.store.enqueue('default', [
         { id: `${parentId}.fan.0`, ...base, parentId, parentQueue: '', group: 'fan', index: 0 },
       ]);

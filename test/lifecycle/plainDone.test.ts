@@ -68,13 +68,7 @@ describe('the plain done and the general done', () => {
   });
 
   async function claimOne(): Promise<string> {
-    const res = await h.store.commit('default', [], {
-      workerId: 'w',
-      max: 1,
-      leaseMs: 30_000,
-      loadMachines: [],
-    });
-    return res.claimed[0]!.token;
+    return (await h.claimAs())[0]!.token;
   }
 
   const cases: [string, (id: string) => Promise<void>][] = [

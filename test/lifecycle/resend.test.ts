@@ -51,13 +51,7 @@ describe('resent commands', () => {
     h = new Harness(redis);
     const id = '01JRESENT0000000000000000B';
     await h.store.enqueue('default', [newJob(id)]);
-    const res = await h.store.commit('default', [], {
-      workerId: 'w',
-      max: 1,
-      leaseMs: 30_000,
-      loadMachines: [],
-    });
-    assert.equal(res.claimed[0]?.id, id);
+    assert.equal((await h.claimAs())[0]?.id, id);
     await h.store.enqueue('default', [newJob(id)]);
     assert.equal((await h.store.getJob(id))?.status, 'working');
     assert.equal(await h.raw.zscore(h.key('queued'), id), null);

@@ -21,13 +21,7 @@ describe('due times that move earlier', () => {
     const client = h.client({ jobs: [job] });
     const id = await client.enqueue('r', null);
     // Another worker claims it ...
-    const res = await h.store.commit('default', [], {
-      workerId: 'other',
-      max: 1,
-      leaseMs: 30_000,
-      loadMachines: [],
-    });
-    const token = res.claimed[0]!.token;
+    const token = (await h.claimAs('other'))[0]!.token;
     // ... while this one starts and goes idle, with nothing due.
     await h.started({ jobs: [job], idleWaitMs: 5000 });
     await sleep(200);

@@ -62,6 +62,20 @@ export class Harness {
     return `${this.prefix}:{${queue}}:${name}`;
   }
 
+  /**
+   * Claims up to `max` jobs as a worker that is not running (a test playing a worker that
+   * stalled or died): the claimed jobs, each with its lease token.
+   */
+  async claimAs(workerId = 'w', options: { max?: number; leaseMs?: number; queue?: string } = {}) {
+    const res = await this.store.commit(options.queue ?? 'default', [], {
+      workerId,
+      max: options.max ?? 1,
+      leaseMs: options.leaseMs ?? 30_000,
+      loadMachines: [],
+    });
+    return res.claimed;
+  }
+
   /** Every key under this test's prefix. */
   async keys(): Promise<string[]> {
     const out: string[] = [];
