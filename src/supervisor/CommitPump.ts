@@ -27,14 +27,21 @@
 //                 retry, park, ...): the claim that fills it is applied after that write.
 //   ORDER         a job's writes keep their order: every commit goes over the same connection
 //                 and Redis applies them in the order sent. A failed commit is sent again first
-//                 in line, minus checkpoints a later write of the same job superseded (the one
-//                 place order can break: see Known limits in docs/architecture.md).
-//   POISON        a batch Redis refuses with a script error is split, one suspect per commit,
-//                 until the write causing it is found; that write alone is dropped.
+//                 in line, in the order its writes were queued, minus checkpoints a later write
+//                 of the same job superseded (sent behind it, that write may have landed first:
+//                 a job's run writes nothing after its ending, so only checkpoints can be
+//                 overtaken, and they are dropped, not sent again).
+//   POISON        a batch Redis refuses with a script error is split, one suspect per commit
+//                 (claiming nothing), until the write causing it is found; that write alone is
+//                 dropped. A temporary error (OOM, BUSY, LOADING, READONLY, a lost connection:
+//                 src/store/redisErrors.ts) MUST NOT drop anything: the whole batch is sent
+//                 again after a capped backoff, and nothing else is sent meanwhile.
 
 import type { Logger } from 'pino';
 import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
 import type { ActiveJob, JobHost } from './ActiveJob.js';
+import { redisErrorKind } from '../store/redisErrors.js';
+import { OutageLog, backoffMs } from './OutageLog.js';
 
 export interface CommitPumpOptions {
   store: Store;
@@ -64,10 +71,6 @@ interface PendingWrite {
   reject: (err: unknown) => void;
 }
 
-/** A reply from Redis refusing the script (as opposed to a connection that failed). */
-function isScriptError(err: unknown): boolean {
-  return (err as { name?: unknown } | null)?.name === 'ReplyError';
-}
 const MAX_IN_FLIGHT = 2;
 
 export class CommitPump implements JobHost {
@@ -89,6 +92,10 @@ export class CommitPump implements JobHost {
   private writeSeq = 0;
   /** The seq of each job's last write sent to Redis. */
   private readonly lastSent = new Map<string, number>();
+  /** Commits failing with a temporary error: logged once per outage, retried after a backoff. */
+  private readonly outage: OutageLog;
+  /** While a failed batch waits out its backoff nothing is sent (Date.now() ms; 0 = none). */
+  private retryAt = 0;
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
   private inFlightCommits = 0;
   private reserved = 0;
@@ -118,6 +125,7 @@ export class CommitPump implements JobHost {
     this.running = options.running;
     this.startJob = options.startJob;
     this.onLeaseLost = options.onLeaseLost;
+    this.outage = new OutageLog(this.log, 'commits');
   }
 
   start(): void {
@@ -184,18 +192,37 @@ export class CommitPump implements JobHost {
         } else await new Promise<void>((r) => (this.wake = r));
         continue;
       }
+      if (this.retryAt !== 0) {
+        // A batch failed with a temporary error: nothing goes out until its backoff has passed,
+        // so what is sent again goes in its original order, ahead of anything newer.
+        const wait = this.retryAt - Date.now();
+        if (wait > 0) {
+          await new Promise((r) => setTimeout(r, wait));
+          continue;
+        }
+        this.retryAt = 0;
+      }
       // Let writes of the same tick join this batch.
       await new Promise((r) => setImmediate(r));
-      if (this.inFlightCommits >= MAX_IN_FLIGHT) continue;
+      if (this.inFlightCommits >= MAX_IN_FLIGHT || this.retryAt !== 0) continue;
       let batch = this.pending;
       this.pending = [];
+      let isolating = false;
       if (batch[0]?.isolate) {
-        // Finding the write a script error came from: one suspect per commit.
+        // Finding the write a script error came from: one suspect per commit, and no claim
+        // (the suspect's commit fails again: jobs it claimed would come back to nobody).
         this.pending = batch.slice(1);
         batch = batch.slice(0, 1);
         batch[0]!.isolate = false;
+        isolating = true;
+      } else {
+        const cut = batch.findIndex((p) => p.isolate);
+        if (cut > 0) {
+          this.pending = batch.slice(cut);
+          batch = batch.slice(0, cut);
+        }
       }
-      const want = this.starved ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
+      const want = this.starved || isolating ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
       if (want > 0) this.signalled = false;
       this.inFlightCommits++;
@@ -215,15 +242,16 @@ export class CommitPump implements JobHost {
             this.clockOffset = res.redisNow - Math.round((sentAt + Date.now()) / 2);
             this.inFlightCommits--;
             this.reserved -= want;
+            // A claim-only commit goes through under OOM (a claim's first write frees memory)
+            // while writes are refused: only writes landing, or none waiting, end an outage.
+            if (batch.length > 0 || this.pending.length === 0) this.outage.recovered();
             this.committed(batch, want, res);
             this.kick();
           },
-          async (err: unknown) => {
-            this.log.error({ err }, 'commit failed; retrying');
-            await new Promise((r) => setTimeout(r, 200));
+          (err: unknown) => {
             this.inFlightCommits--;
             this.reserved -= want;
-            this.requeueFailedBatch(batch, err);
+            this.commitFailed(batch, err);
             this.kick();
           },
         );
@@ -231,13 +259,17 @@ export class CommitPump implements JobHost {
   }
 
   /**
-   * A commit that failed. Redis unreachable: its writes go again, first in line (leases cover the
-   * jobs meanwhile) — except checkpoints a later write of the same job has already superseded,
-   * which MUST NOT land after it (the stored snapshot and inbox position would go backwards).
-   * A script error (a reply, not a lost connection) is split up to find the op that causes it;
-   * that op alone is dropped and its job aborted, so one bad write cannot stall all the others.
+   * A commit that failed. Whatever the error, a checkpoint a later write of the same job has
+   * already superseded is not sent again: it MUST NOT land after that write (the stored
+   * snapshot and inbox position would go backwards).
+   * - A temporary error (Redis full, busy, loading, failing over, unreachable): the rest goes
+   *   again, first in line and in its original order, after a capped backoff; nothing is
+   *   dropped and no job is aborted (leases cover the jobs meanwhile).
+   * - A script error (Redis ran the script and it failed on these arguments): the batch is
+   *   split up to find the op that causes it; that op alone is dropped and its job aborted, so
+   *   one bad write cannot stall all the others.
    */
-  private requeueFailedBatch(batch: PendingWrite[], err: unknown): void {
+  private commitFailed(batch: PendingWrite[], err: unknown): void {
     const keep = batch.filter((p) => {
       if (p.op.kind === 'checkpoint' && (this.lastSent.get(p.op.id) ?? 0) > p.seq) {
         p.resolve(true);
@@ -245,17 +277,36 @@ export class CommitPump implements JobHost {
       }
       return true;
     });
-    if (isScriptError(err)) {
-      if (keep.length === 1) {
-        const p = keep[0]!;
-        this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
-        this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
-        p.resolve(false);
-        return;
-      }
-      for (const p of keep) p.isolate = true;
+    if (redisErrorKind(err) === 'transient') {
+      this.outage.failed(err);
+      this.retryAt = Date.now() + backoffMs(this.outage.consecutiveFailures);
+      this.requeue(keep);
+      return;
     }
-    this.pending = keep.concat(this.pending);
+    if (keep.length === 1) {
+      const p = keep[0]!;
+      this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
+      this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
+      p.resolve(false);
+      return;
+    }
+    if (keep.length > 1)
+      this.log.error(
+        { err, writes: keep.length },
+        'commit refused by a script error; isolating the write that causes it',
+      );
+    for (const p of keep) p.isolate = true;
+    this.requeue(keep);
+  }
+
+  /** Puts writes of a failed batch back in line, in the order they were first queued. */
+  private requeue(writes: PendingWrite[]): void {
+    if (writes.length === 0) return;
+    const merged = writes.concat(this.pending);
+    // Another failed batch already back in line was sent after this one: restore queue order.
+    if (this.pending.length > 0 && this.pending[0]!.seq < writes[writes.length - 1]!.seq)
+      merged.sort((a, b) => a.seq - b.seq);
+    this.pending = merged;
   }
 
   private committed(batch: PendingWrite[], want: number, res: CommitResult): void {

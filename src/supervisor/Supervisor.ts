@@ -27,6 +27,8 @@ import { ActiveJob } from './ActiveJob.js';
 import { CommitPump } from './CommitPump.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { MachinistError } from '../errors.js';
+import { redisErrorKind } from '../store/redisErrors.js';
+import { OutageLog, backoffMs } from './OutageLog.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import type { FanOutJob } from '../pipeline/fanOut.js';
@@ -89,6 +91,13 @@ export class Supervisor {
   /** Enqueues child jobs and walks subtrees to cancel them (names checked against the registry). */
   private readonly client: Client;
   private drained: (() => void) | undefined;
+  /** Heartbeat and reaper calls failing with temporary Redis errors: one warning per outage. */
+  private readonly heartbeatOutage: OutageLog;
+  private readonly reaperOutage: OutageLog;
+  private heartbeatInFlight: Promise<void> | undefined;
+  private reapInFlight = false;
+  /** A failed heartbeat's early retry (LEASES: renewed as soon as Redis takes it again). */
+  private heartbeatRetry: NodeJS.Timeout | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -119,6 +128,8 @@ export class Supervisor {
       throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
+    this.heartbeatOutage = new OutageLog(this.log, 'heartbeats');
+    this.reaperOutage = new OutageLog(this.log, 'reaper calls');
     this.client = new Client({ store: this.store, queue: this.queue });
     this.pump = new CommitPump({
       store: this.store,
@@ -206,6 +217,7 @@ export class Supervisor {
     }
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    clearTimeout(this.heartbeatRetry);
     await this.pump.drain();
     this.started = false;
     this.log.info({ forced, requeued }, 'supervisor stopped');
@@ -276,7 +288,13 @@ export class Supervisor {
     }
   }
 
-  private async heartbeat(): Promise<void> {
+  /** One heartbeat at a time: calls that pile up behind an outage would all land at its end. */
+  private heartbeat(): Promise<void> {
+    this.heartbeatInFlight ??= this.extendLeases().finally(() => (this.heartbeatInFlight = undefined));
+    return this.heartbeatInFlight;
+  }
+
+  private async extendLeases(): Promise<void> {
     // Aborted runs (timeout, cancel, shutdown) keep their lease until their final write lands;
     // only a run whose lease is already lost is left out.
     const jobs = [...this.running.values()].filter((j) => j.abortReason !== 'lease-lost');
@@ -287,23 +305,52 @@ export class Supervisor {
         jobs.map((j) => ({ id: j.id, token: j.token })),
         this.leaseMs,
       );
+      this.heartbeatOutage.recovered();
       states.forEach((s, i) => {
         const job = jobs[i]!;
         if (s === 'lost') this.onLeaseLost(job.id, job.token, 'heartbeat');
         else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
       });
     } catch (err) {
-      this.log.warn({ err }, 'heartbeat failed');
+      // A failed heartbeat loses no lease by itself: the jobs keep running and the next call
+      // extends them. A temporary error is retried sooner than the next beat, so leases are
+      // renewed as soon as Redis takes writes again (before they can expire, where possible).
+      if (redisErrorKind(err) !== 'transient') {
+        this.log.error({ err }, 'heartbeat refused by Redis');
+        return;
+      }
+      this.heartbeatOutage.failed(err);
+      if (this.timers.length > 0) {
+        clearTimeout(this.heartbeatRetry);
+        const cap = Math.min(1000, this.heartbeatMs / 2);
+        this.heartbeatRetry = setTimeout(
+          () => void this.heartbeat(),
+          backoffMs(this.heartbeatOutage.consecutiveFailures, cap),
+        );
+        this.heartbeatRetry.unref();
+      }
     }
   }
 
   private async reap(): Promise<void> {
+    if (this.reapInFlight) return;
+    this.reapInFlight = true;
     try {
+      // A worker whose heartbeats are failing must not reap its own running jobs when Redis
+      // comes back: extend first, and reap only once that has worked.
+      if (this.heartbeatOutage.failing) {
+        await this.heartbeat();
+        if (this.heartbeatOutage.failing) return;
+      }
       const r = await this.store.reap(this.queue, { maxLeaseRequeues: this.maxLeaseRequeues });
       await this.store.relayOutbox(this.queue);
+      this.reaperOutage.recovered();
       if (r.requeued.length || r.failed.length) this.log.warn(r, 'reaped expired leases');
     } catch (err) {
-      this.log.warn({ err }, 'reaper failed');
+      if (redisErrorKind(err) === 'transient') this.reaperOutage.failed(err);
+      else this.log.error({ err }, 'reaper call refused by Redis');
+    } finally {
+      this.reapInFlight = false;
     }
   }
 }
