@@ -90,7 +90,13 @@ export class CommitPump implements JobHost {
   private readonly crossQueueChildren = new Set<string>();
   private pending: PendingWrite[] = [];
   private writeSeq = 0;
-  /** The seq of each job's last write sent to Redis. */
+  /**
+   * The seq of each job's last write sent and not yet answered (ORDER: a failed batch's
+   * checkpoint older than it is dropped, not sent again). Deleted when that write is answered,
+   * so it holds the jobs with a write in flight, not every job this worker ever ran: a failed
+   * batch is filtered when its failure arrives, before anything sent behind it is answered
+   * (replies come in the order sent), so an answered write is never needed again.
+   */
   private readonly lastSent = new Map<string, number>();
   /** Commits failing with a temporary error: logged once per outage, retried after a backoff. */
   private readonly outage: OutageLog;
@@ -128,6 +134,11 @@ export class CommitPump implements JobHost {
     this.outage = new OutageLog(this.log, 'commits');
   }
 
+  /** How many entries the pump's per-job maps hold (tests: they must not grow with jobs run). */
+  get trackedJobs(): { lastSent: number; crossQueueChildren: number } {
+    return { lastSent: this.lastSent.size, crossQueueChildren: this.crossQueueChildren.size };
+  }
+
   start(): void {
     this.loop = this.run();
   }
@@ -160,6 +171,9 @@ export class CommitPump implements JobHost {
   /** A run leaves the running set (it ended, or a new claim of its job replaced it). */
   runEnded(job: ActiveJob): void {
     if (job.released) this.releasing--;
+    // Its ending write was answered already (runs await it) and the relay check ran then; a run
+    // that lost its lease wrote no ending and would otherwise stay here for good.
+    this.crossQueueChildren.delete(job.id);
   }
 
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
@@ -286,6 +300,7 @@ export class CommitPump implements JobHost {
     if (keep.length === 1) {
       const p = keep[0]!;
       this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
+      if (this.lastSent.get(p.op.id) === p.seq) this.lastSent.delete(p.op.id);
       this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
       p.resolve(false);
       return;
@@ -312,6 +327,8 @@ export class CommitPump implements JobHost {
   private committed(batch: PendingWrite[], want: number, res: CommitResult): void {
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
+      // The job's last write sent has its answer: nothing of it is in flight any more.
+      if (this.lastSent.get(p.op.id) === p.seq) this.lastSent.delete(p.op.id);
       const ok = res.written[i] ?? false;
       if (!ok) this.onLeaseLost(p.op.id, p.op.token, 'write refused');
       p.resolve(ok);
