@@ -34,6 +34,7 @@ export {
   JobFinishedError,
   LeaseLostError,
   TimeoutError,
+  RedisUnavailableError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

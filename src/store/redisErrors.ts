@@ -92,3 +92,13 @@ export function mayHaveBeenApplied(err: unknown): boolean {
 export function isTransientRedisError(err: unknown): boolean {
   return redisErrorKind(err) === 'transient';
 }
+
+/**
+ * How long to wait before trying a temporarily failing call again: capped exponential backoff
+ * with jitter, 50, 100, 200 ... ms up to `capMs`, each taken at 50-100% so that many workers
+ * coming back from one outage do not retry in step.
+ */
+export function backoffMs(failures: number, capMs = 1000): number {
+  const ms = Math.min(capMs, 50 * 2 ** Math.max(0, failures - 1));
+  return Math.round(ms * (0.5 + Math.random() / 2));
+}

@@ -40,8 +40,8 @@
 import type { Logger } from 'pino';
 import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
 import type { ActiveJob, JobHost } from './ActiveJob.js';
-import { redisErrorKind } from '../store/redisErrors.js';
-import { OutageLog, backoffMs } from './OutageLog.js';
+import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
+import { OutageLog } from './OutageLog.js';
 
 export interface CommitPumpOptions {
   store: Store;

@@ -46,9 +46,3 @@ function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.length > 120 ? `${message.slice(0, 120)}...` : message;
 }
-
-/** Capped exponential backoff with jitter: 50, 100, 200 ... ms up to `capMs`, each 50-100%. */
-export function backoffMs(failures: number, capMs = 1000): number {
-  const ms = Math.min(capMs, 50 * 2 ** Math.max(0, failures - 1));
-  return Math.round(ms * (0.5 + Math.random() / 2));
-}

@@ -26,9 +26,9 @@ import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import { ActiveJob } from './ActiveJob.js';
 import { CommitPump } from './CommitPump.js';
 import { runClaimedJob } from './runClaimedJob.js';
-import { MachinistError } from '../errors.js';
-import { redisErrorKind } from '../store/redisErrors.js';
-import { OutageLog, backoffMs } from './OutageLog.js';
+import { MachinistError, RedisUnavailableError } from '../errors.js';
+import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
+import { OutageLog } from './OutageLog.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import type { FanOutJob } from '../pipeline/fanOut.js';
@@ -98,6 +98,7 @@ export class Supervisor {
   private reapInFlight = false;
   /** A failed heartbeat's early retry (LEASES: renewed as soon as Redis takes it again). */
   private heartbeatRetry: NodeJS.Timeout | undefined;
+  private unwatchConnection: (() => void) | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -160,12 +161,28 @@ export class Supervisor {
 
   /** Enqueues a parent's children for one fan-out group (idempotent: deterministic ids). */
   enqueueChildren(parentId: string, group: string, jobs: readonly FanOutJob[]): Promise<void> {
-    return this.client.enqueueChildren(parentId, this.queue, group, jobs);
+    return this.untilRedisAnswers(() => this.client.enqueueChildren(parentId, this.queue, group, jobs));
   }
 
   /** Cancels a job and its whole subtree. */
   async cancelTree(id: string, queue: string): Promise<void> {
-    await this.client.cancel(id, { queue });
+    await this.untilRedisAnswers(() => this.client.cancel(id, { queue }));
+  }
+
+  /**
+   * A client call made for a running job (its children, a subtree cancel) waits out an outage
+   * like the supervisor's own calls, rather than failing the job's attempt after the client's
+   * bound. Both are safe to send again: children have fixed ids, a cancel is idempotent.
+   */
+  private async untilRedisAnswers<T>(call: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        // Each failed try waited out the store's bound already: no pause needed here.
+        if (!(err instanceof RedisUnavailableError) || !this.started) throw err;
+      }
+    }
   }
 
   get inFlight(): number {
@@ -174,9 +191,24 @@ export class Supervisor {
 
   async start(): Promise<void> {
     if (this.started) throw new Error('Supervisor: already started');
+    // An outage is logged once when it starts and once when it ends, not per failed call: the
+    // supervisor's calls wait it out (the store re-sends them when Redis is back).
+    this.unwatchConnection = this.store.watchConnection?.((c) => {
+      if (!c.up)
+        this.log.warn(
+          { address: c.address, err: c.error },
+          `Redis at ${c.address} is unreachable; retrying until it is back`,
+        );
+      else
+        this.log.info(
+          { address: c.address, downMs: c.downMs },
+          `Redis at ${c.address} is reachable again after ${c.downMs} ms`,
+        );
+    });
     const policy = (await this.store.evictionPolicy?.()) ?? null;
     if (policy === null) this.log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
     else if (policy !== 'noeviction' && !this.allowEviction) {
+      this.unwatchConnection?.();
       throw new MachinistError(
         'EVICTING_REDIS',
         `Redis maxmemory-policy is '${policy}': it may evict job records, and an evicted job is lost. ` +
@@ -220,6 +252,7 @@ export class Supervisor {
     clearTimeout(this.heartbeatRetry);
     await this.pump.drain();
     this.started = false;
+    this.unwatchConnection?.();
     this.log.info({ forced, requeued }, 'supervisor stopped');
     return { forced, requeued };
   }
