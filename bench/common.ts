@@ -12,6 +12,11 @@ export interface WorkerConfig {
   mode?: 'noop' | 'pipeline' | 'fan';
   /** Write a V8 CPU profile of the measured window (go -> stop) to this file. */
   cpuProfile?: string;
+  /**
+   * Workload 9: report heapUsed after a full GC every `heapEvery` jobs (the worker runs with
+   * --expose-gc); finished records are swept after 2 s so Redis stays small over millions of jobs.
+   */
+  heapEvery?: number;
 }
 
 /** Parent -> worker. */
@@ -26,6 +31,13 @@ export type FromWorker =
       cpuUs: number;
       /** Peak resident set size of the worker process, bytes. */
       maxRssBytes: number;
+    }
+  | {
+      type: 'heap';
+      /** Jobs this worker had run when the sample was taken. */
+      jobs: number;
+      /** `process.memoryUsage().heapUsed` right after `global.gc()`. */
+      heapUsedBytes: number;
     };
 
 // Names shared by both sides.
@@ -33,6 +45,8 @@ export const QUEUE = 'bench';
 export const MACHINIST_PREFIX = 'mb';
 /** Machinist's index of done jobs (see src/store/keys.ts). */
 export const MACHINIST_DONE_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:done`;
+/** Machinist's index of jobs due now (workload 9 keeps it short while it feeds the worker). */
+export const MACHINIST_QUEUED_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:queued`;
 /** BullMQ's completed set (jobs are kept: removeOnComplete is false). */
 export const BULL_COMPLETED_KEY = `bull:${QUEUE}:completed`;
 export const JOB_NAME = 'noop';

@@ -4,7 +4,8 @@
 //   npm run bench                      full run, writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench        2,000 jobs, 1 repetition, prints only
 //   BENCH_JOBS=50000 npm run bench     jobs per workload (default 20,000)
-//   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, pipeline, fan, backlog
+//   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, pipeline, fan, backlog, heap
+//   BENCH_HEAP_JOBS=2000000 ...        jobs for workload 9 (worker heap; BENCH_HEAP_EVERY: sample every)
 //   BENCH_BACKLOG=200000 ...           backlog for workload 8 (default 1,000,000, as issue 5 asks)
 //   BENCH_SYSTEMS=machinist ...        one system only (a probe: ratios need both)
 //   BENCH_REPS=5, BENCH_LATENCY_JOBS=5000, BENCH_FLOWS=10 ...   repetitions, latency samples, flows
@@ -32,6 +33,7 @@ import {
   PIPELINE_YIELD_NAME,
   MACHINIST_DONE_KEY,
   MACHINIST_PREFIX,
+  MACHINIST_QUEUED_KEY,
   QUEUE,
   type FromWorker,
   type SystemName,
@@ -61,6 +63,11 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? (QUICK ? 20_000 : 1_000_000)
 // samples in JIT warm-up (their p99 was 2-4x the last quarter's): 2,000 samples after 200.
 const LATENCY_JOBS = Number(process.env.BENCH_LATENCY_JOBS ?? (QUICK ? 100 : 2_000));
 const LATENCY_WARMUP = QUICK ? 20 : 200;
+/** Workload 9: jobs through one worker while its heap is sampled, and how often (after GC). */
+const HEAP_JOBS = Number(process.env.BENCH_HEAP_JOBS ?? (QUICK ? 200_000 : 2_000_000));
+const HEAP_EVERY = Number(process.env.BENCH_HEAP_EVERY ?? (QUICK ? 25_000 : 250_000));
+/** Workload 9 feeds the queue in batches, keeping at most this many waiting (Redis stays small). */
+const HEAP_BACKLOG = 20_000;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const PROFILE = process.argv.includes('--profile');
 const WRITE =
@@ -92,16 +99,28 @@ async function spawnWorkers(
   concurrency: number,
   cpuProfile?: string,
   mode: WorkerConfig['mode'] = 'noop',
+  heap?: { every: number; onSample: (jobs: number, heapUsedBytes: number) => void },
 ): Promise<Workers> {
   const children: ChildProcess[] = [];
   const ready: Promise<void>[] = [];
   const stats: Promise<WorkerStats>[] = [];
   for (let i = 0; i < procs; i++) {
-    const cfg: WorkerConfig = { system, host: redis.host, port: redis.port, concurrency, cpuProfile, mode };
-    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'worker.ts'), JSON.stringify(cfg)], {
+    const cfg: WorkerConfig = {
+      system,
+      host: redis.host,
+      port: redis.port,
+      concurrency,
+      cpuProfile,
+      mode,
+      heapEvery: heap?.every,
+    };
+    const node = ['--import', 'tsx', ...(heap ? ['--expose-gc'] : [])];
+    const child = spawn(process.execPath, [...node, join(HERE, 'worker.ts'), JSON.stringify(cfg)], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    if (heap)
+      child.on('message', (m: FromWorker) => m.type === 'heap' && heap.onSample(m.jobs, m.heapUsedBytes));
     children.push(child);
     ready.push(
       new Promise((resolve, reject) => {
@@ -553,6 +572,78 @@ async function backlogWorkload(): Promise<void> {
   }
 }
 
+/**
+ * Workload 9: does a worker's memory grow with the jobs it has run? 2,000,000 no-op jobs through
+ * one worker (c=100), fed in batches so that at most HEAP_BACKLOG wait; the worker reports
+ * heapUsed right after a full GC every HEAP_EVERY jobs. The first sample is the warm-up: growth
+ * is measured from it to the last one.
+ */
+async function heapWorkload(): Promise<void> {
+  const total = HEAP_JOBS.toLocaleString('en-US');
+  log(
+    `\n== 9. worker heap over ${total} no-op jobs, one worker (c=100): heapUsed after a full GC every ${HEAP_EVERY.toLocaleString('en-US')} jobs`,
+  );
+  await redis.ctl.flushall();
+  const samples: { jobs: number; heapUsedBytes: number }[] = [];
+  let finished!: () => void;
+  const allRun = new Promise<void>((r) => (finished = r));
+  const workers = await spawnWorkers('machinist', 1, 100, undefined, 'noop', {
+    every: HEAP_EVERY,
+    onSample: (jobs, heapUsedBytes) => {
+      samples.push({ jobs, heapUsedBytes });
+      log(`  ${jobs.toLocaleString('en-US').padStart(9)} jobs  heapUsed ${fmt(heapUsedBytes / 1e6)} MB`);
+      if (jobs >= HEAP_JOBS) finished();
+    },
+  });
+  const side = openSide('machinist', redis);
+  const t0 = performance.now();
+  try {
+    workers.go();
+    for (let fed = 0; fed < HEAP_JOBS;) {
+      if ((await redis.ctl.zcard(MACHINIST_QUEUED_KEY)) > HEAP_BACKLOG) {
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
+      const k = Math.min(BULK, HEAP_JOBS - fed);
+      await side.enqueueBulk(k, k);
+      fed += k;
+    }
+    await Promise.race([
+      allRun,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('workload 9 timed out')), 3_600_000).unref(),
+      ),
+    ]);
+  } finally {
+    await workers.stop();
+    await side.close();
+  }
+  const secs = (performance.now() - t0) / 1000;
+  const first = samples[0]!;
+  const last = samples[samples.length - 1]!;
+  const mb = (b: number) => b / 1e6;
+  const after = samples.map((x) => x.heapUsedBytes);
+  row(
+    '9',
+    `worker heapUsed after GC at ${first.jobs.toLocaleString('en-US')} jobs (warm)`,
+    'MB',
+    'lower',
+  ).samples.machinist.push(mb(first.heapUsedBytes));
+  row(
+    '9',
+    `worker heapUsed after GC at ${last.jobs.toLocaleString('en-US')} jobs`,
+    'MB',
+    'lower',
+  ).samples.machinist.push(mb(last.heapUsedBytes));
+  row('9', 'worker heap growth after warm-up', 'MB', 'lower').samples.machinist.push(
+    mb(last.heapUsedBytes - first.heapUsedBytes),
+  );
+  log(
+    `  growth ${first.jobs.toLocaleString('en-US')} -> ${last.jobs.toLocaleString('en-US')} jobs: ${fmt(mb(last.heapUsedBytes - first.heapUsedBytes))} MB ` +
+      `(range over samples ${fmt(mb(Math.min(...after)))}-${fmt(mb(Math.max(...after)))} MB); ${fmt(HEAP_JOBS / secs)} jobs/s`,
+  );
+}
+
 /** Checkpoints written per job: the audit log's `state` entries before the done write's own. */
 async function checkpointsPerJob(store: RedisStore, sample = 50): Promise<number> {
   const ids = await redis.ctl.zrange(MACHINIST_DONE_KEY, '0', String(sample - 1));
@@ -821,6 +912,7 @@ async function main(): Promise<void> {
     if (want('pipeline')) await pipelineWorkload();
     if (want('fan')) await fanWorkload();
     if (want('backlog')) await backlogWorkload();
+    if (want('heap')) await heapWorkload();
     const minutes = ((Date.now() - started) / 60_000).toFixed(1);
     const cpuAtEnd = cpuCounters();
     const steal =
@@ -851,6 +943,8 @@ async function main(): Promise<void> {
         'BENCH_LATENCY_JOBS',
         'BENCH_FLOWS',
         'BENCH_SYSTEMS',
+        'BENCH_HEAP_JOBS',
+        'BENCH_HEAP_EVERY',
       ]
         .filter((k) => process.env[k])
         .map((k) => `${k}=${process.env[k]} `)
@@ -876,6 +970,7 @@ async function main(): Promise<void> {
           '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; ' +
             `${LATENCY_WARMUP} warm-up jobs are not counted.`,
           "- Pipeline (6): Machinist runs a pipeline of three no-op `step`s (a checkpoint after each) at c=100, 1 process; BullMQ runs single-step no-op jobs the same way; jobs/s until all are done. A no-op step settles in the same event-loop turn, so a job's checkpoints coalesce into its final write (pipelined, not awaited: a crash re-runs the step); row 6b makes each step yield once (`setImmediate`), so every checkpoint is written. Checkpoints written per job are counted from 50 finished jobs' audit logs (`state` entries before the final one). Fan-out (7): one parent fans out 1,000 no-op children and merges their results (Machinist `fanOut`; BullMQ a `FlowProducer` flow whose parent reads `getChildrenValues()`), 5 flows one after another, c=100, 1 process; flows/s = 5 / total time from enqueue to the parent's result.",
+          `- Worker heap (9): ${HEAP_JOBS.toLocaleString('en-US')} no-op jobs through one Machinist worker (c=100), fed in batches of 1,000 while at most ${HEAP_BACKLOG.toLocaleString('en-US')} wait; the worker (node --expose-gc) reports \`heapUsed\` right after \`global.gc()\` every ${HEAP_EVERY.toLocaleString('en-US')} jobs. Growth is the last sample minus the first (the warm-up). Finished records are swept after 2 s so that Redis stays small. Machinist only.`,
           '',
           body,
           '',

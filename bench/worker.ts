@@ -1,6 +1,7 @@
 // A bench worker process: one Machinist Supervisor or one BullMQ Worker processing no-op jobs.
 // Protocol (IPC): sends 'ready' once connected; starts processing on 'go'; on 'stop' reports
-// its CPU time since 'go' and its peak RSS, shuts down and exits.
+// its CPU time since 'go' and its peak RSS, shuts down and exits. With `heapEvery` (workload 9)
+// it also sends a 'heap' sample every `heapEvery` jobs.
 
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
@@ -28,9 +29,34 @@ interface Runner {
   stop(): Promise<void>;
 }
 
+/** Workload 9: counts jobs and reports heapUsed after a full GC every `every` jobs. */
+function heapSampler(every: number): () => Promise<undefined> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('heapEvery needs the worker to run with --expose-gc');
+  let jobs = 0;
+  const sample = () => {
+    gc();
+    send({ type: 'heap', jobs, heapUsedBytes: process.memoryUsage().heapUsed });
+  };
+  return async () => {
+    // Taken after the job's turn of the event loop, not inside it (a full GC takes ~10-50 ms).
+    if (++jobs % every === 0) setImmediate(sample);
+    return undefined;
+  };
+}
+
 async function machinist(): Promise<Runner> {
-  const store = new RedisStore({ url: `redis://${config.host}:${config.port}`, prefix: MACHINIST_PREFIX });
-  const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
+  const heap = config.heapEvery !== undefined;
+  const store = new RedisStore({
+    url: `redis://${config.host}:${config.port}`,
+    prefix: MACHINIST_PREFIX,
+    // Workload 9 runs millions of jobs: keep Redis's data set small (the reaper sweeps them).
+    finishedTtlMs: heap ? 2_000 : undefined,
+  });
+  const noop = defineJob({
+    name: JOB_NAME,
+    work: heap ? heapSampler(config.heapEvery!) : async () => undefined,
+  });
   const sup = new Supervisor({
     store,
     jobs: [noop, threeSteps, threeStepsYield, fanMerge],
@@ -38,7 +64,7 @@ async function machinist(): Promise<Runner> {
     concurrency: config.concurrency,
     leaseMs: 30_000,
     heartbeatMs: 10_000,
-    reaperIntervalMs: 5_000,
+    reaperIntervalMs: heap ? 1_000 : 5_000,
   });
   await store.redis.ping();
   return {

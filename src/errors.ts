@@ -68,6 +68,27 @@ export class TimeoutError extends MachinistError {
   }
 }
 
+/**
+ * Redis did not take a client call within its bound (`RedisStoreOptions.commandTimeoutMs`):
+ * unreachable, or refusing it for a while (OOM, LOADING, ...). `address` names the server.
+ * Nothing was written unless `maybeApplied`: the call's command had been sent when the
+ * connection went or the bound passed, so Redis may apply it (an enqueue then creates the job
+ * under `jobId`, which a retry with the same idempotencyKey finds).
+ */
+export class RedisUnavailableError extends MachinistError {
+  readonly address: string;
+  readonly maybeApplied: boolean;
+  constructor(
+    address: string,
+    message: string,
+    options: { ids?: ErrorIds; maybeApplied?: boolean; cause?: unknown } = {},
+  ) {
+    super('REDIS_UNAVAILABLE', message, options.ids, { cause: options.cause });
+    this.address = address;
+    this.maybeApplied = options.maybeApplied ?? false;
+  }
+}
+
 /** Thrown by work: fail the job at once, whatever attempts remain. */
 export class NonRetryableError extends MachinistError {
   override readonly nonRetryable = true;

@@ -36,6 +36,7 @@ export {
   LeaseLostError,
   TimeoutError,
   UnserializableSnapshotError,
+  RedisUnavailableError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

@@ -47,6 +47,8 @@ export class ResultWaiter {
   async wait(id: string, signal: AbortSignal, notFound?: () => Error): Promise<JobRecord> {
     let w!: Waiter;
     const settled = new Promise<JobRecord>((resolve, reject) => (w = { resolve, reject }));
+    // It may be rejected (Redis unavailable) before it is awaited below.
+    settled.catch(() => undefined);
     let set = this.waiters.get(id);
     if (!set) this.waiters.set(id, (set = new Set()));
     set.add(w);
@@ -90,6 +92,12 @@ export class ResultWaiter {
     }
   }
 
+  private rejectAll(err: unknown): void {
+    const all = [...this.waiters.values()];
+    this.waiters.clear();
+    for (const set of all) for (const w of set) w.reject(err);
+  }
+
   private settle(job: JobRecord): void {
     const set = this.waiters.get(job.id);
     if (!set) return; // a wait that gave up (its mark stays until the job ends): nothing to do
@@ -111,8 +119,11 @@ export class ResultWaiter {
             lastRecheck = Date.now();
             await Promise.all([...this.waiters.keys()].map((id) => this.check(id)));
           }
-        } catch {
-          await new Promise((r) => setTimeout(r, 250));
+        } catch (err) {
+          // Redis has not answered for the store's bound (REDIS_UNAVAILABLE): every wait learns
+          // of it now rather than at its own timeout. Anything else: look again shortly.
+          if ((err as { code?: unknown }).code === 'REDIS_UNAVAILABLE') this.rejectAll(err);
+          else await new Promise((r) => setTimeout(r, 250));
         }
       }
     } finally {

@@ -286,6 +286,23 @@ export interface WorkWaiter {
   close(): void;
 }
 
+/** The store's worker connection went unreachable, or came back (see `Store.watchConnection`). */
+export interface ConnectionChange {
+  up: boolean;
+  /** The server, `host:port`. */
+  address: string;
+  /** When unreachable: the cause the driver gave, if any. */
+  error?: unknown;
+  /** When back: how long it was unreachable. */
+  downMs?: number;
+}
+
+/**
+ * Every durable operation. Client calls (enqueue, reads, cancel, send, watchJob, readResults,
+ * dead-letter handling, machines, queues) reject with REDIS_UNAVAILABLE when the backend does
+ * not answer within its bound; a supervisor's calls (commit, heartbeat, reap, waitForWork,
+ * fanOpen, readInbox, relayOutbox, jobStatus, registerMachines) wait for it without limit.
+ */
 export interface Store {
   readonly prefix: string;
   /** Adds jobs atomically per queue; idempotency keys dedupe. */
@@ -332,6 +349,11 @@ export interface Store {
     workerId: string,
     onMessage: (message: string) => void,
   ): Promise<() => Promise<void>>;
+  /**
+   * Reports each change of the supervisors' connection between reachable and unreachable (at
+   * once when it is unreachable now), for the log; returns an unsubscribe.
+   */
+  watchConnection?(listener: (change: ConnectionChange) => void): () => void;
 
   getJob(id: string, queue?: string): Promise<JobRecord | null>;
   /** Just a job's status and whether a cancel was asked for (cheap: two fields). */

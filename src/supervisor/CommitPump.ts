@@ -27,15 +27,22 @@
 //                 retry, park, ...): the claim that fills it is applied after that write.
 //   ORDER         a job's writes keep their order: every commit goes over the same connection
 //                 and Redis applies them in the order sent. A failed commit is sent again first
-//                 in line, minus checkpoints a later write of the same job superseded (the one
-//                 place order can break: see Known limits in docs/architecture.md).
-//   POISON        a batch Redis refuses with a script error is split, one suspect per commit,
-//                 until the write causing it is found; that write alone is dropped.
+//                 in line, in the order its writes were queued, minus checkpoints a later write
+//                 of the same job superseded (sent behind it, that write may have landed first:
+//                 a job's run writes nothing after its ending, so only checkpoints can be
+//                 overtaken, and they are dropped, not sent again).
+//   POISON        a batch Redis refuses with a script error is split, one suspect per commit
+//                 (claiming nothing), until the write causing it is found; that write alone is
+//                 dropped. A temporary error (OOM, BUSY, LOADING, READONLY, a lost connection:
+//                 src/store/redisErrors.ts) MUST NOT drop anything: the whole batch is sent
+//                 again after a capped backoff, and nothing else is sent meanwhile.
 
 import type { Logger } from 'pino';
 import type { CommitOp, CommitResult, Store, ClaimedJob, WorkWaiter } from '../store/types.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { RedisClock } from './RedisClock.js';
+import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
+import { OutageLog } from './OutageLog.js';
 
 export interface CommitPumpOptions {
   store: Store;
@@ -67,10 +74,6 @@ interface PendingWrite {
   reject: (err: unknown) => void;
 }
 
-/** A reply from Redis refusing the script (as opposed to a connection that failed). */
-function isScriptError(err: unknown): boolean {
-  return (err as { name?: unknown } | null)?.name === 'ReplyError';
-}
 const MAX_IN_FLIGHT = 2;
 
 export class CommitPump implements JobHost {
@@ -91,8 +94,18 @@ export class CommitPump implements JobHost {
   private readonly crossQueueChildren = new Set<string>();
   private pending: PendingWrite[] = [];
   private writeSeq = 0;
-  /** The seq of each job's last write sent to Redis. */
+  /**
+   * The seq of each job's last write sent and not yet answered (ORDER: a failed batch's
+   * checkpoint older than it is dropped, not sent again). Deleted when that write is answered,
+   * so it holds the jobs with a write in flight, not every job this worker ever ran: a failed
+   * batch is filtered when its failure arrives, before anything sent behind it is answered
+   * (replies come in the order sent), so an answered write is never needed again.
+   */
   private readonly lastSent = new Map<string, number>();
+  /** Commits failing with a temporary error: logged once per outage, retried after a backoff. */
+  private readonly outage: OutageLog;
+  /** While a failed batch waits out its backoff nothing is sent (Date.now() ms; 0 = none). */
+  private retryAt = 0;
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
   private inFlightCommits = 0;
   private reserved = 0;
@@ -123,6 +136,12 @@ export class CommitPump implements JobHost {
     this.startJob = options.startJob;
     this.onLeaseLost = options.onLeaseLost;
     this.clock = options.clock;
+    this.outage = new OutageLog(this.log, 'commits');
+  }
+
+  /** How many entries the pump's per-job maps hold (tests: they must not grow with jobs run). */
+  get trackedJobs(): { lastSent: number; crossQueueChildren: number } {
+    return { lastSent: this.lastSent.size, crossQueueChildren: this.crossQueueChildren.size };
   }
 
   /** Starts the loop. A pump runs once: a supervisor started again makes a new one. */
@@ -160,6 +179,9 @@ export class CommitPump implements JobHost {
   /** A run leaves the running set (it ended, or a new claim of its job replaced it). */
   runEnded(job: ActiveJob): void {
     if (job.released) this.releasing--;
+    // Its ending write was answered already (runs await it) and the relay check ran then; a run
+    // that lost its lease wrote no ending and would otherwise stay here for good.
+    this.crossQueueChildren.delete(job.id);
   }
 
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
@@ -192,18 +214,37 @@ export class CommitPump implements JobHost {
         } else await new Promise<void>((r) => (this.wake = r));
         continue;
       }
+      if (this.retryAt !== 0) {
+        // A batch failed with a temporary error: nothing goes out until its backoff has passed,
+        // so what is sent again goes in its original order, ahead of anything newer.
+        const wait = this.retryAt - Date.now();
+        if (wait > 0) {
+          await new Promise((r) => setTimeout(r, wait));
+          continue;
+        }
+        this.retryAt = 0;
+      }
       // Let writes of the same tick join this batch.
       await new Promise((r) => setImmediate(r));
-      if (this.inFlightCommits >= MAX_IN_FLIGHT) continue;
+      if (this.inFlightCommits >= MAX_IN_FLIGHT || this.retryAt !== 0) continue;
       let batch = this.pending;
       this.pending = [];
+      let isolating = false;
       if (batch[0]?.isolate) {
-        // Finding the write a script error came from: one suspect per commit.
+        // Finding the write a script error came from: one suspect per commit, and no claim
+        // (the suspect's commit fails again: jobs it claimed would come back to nobody).
         this.pending = batch.slice(1);
         batch = batch.slice(0, 1);
         batch[0]!.isolate = false;
+        isolating = true;
+      } else {
+        const cut = batch.findIndex((p) => p.isolate);
+        if (cut > 0) {
+          this.pending = batch.slice(cut);
+          batch = batch.slice(0, cut);
+        }
       }
-      const want = this.starved ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
+      const want = this.starved || isolating ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
       if (want > 0) this.signalled = false;
       this.inFlightCommits++;
@@ -223,15 +264,16 @@ export class CommitPump implements JobHost {
             this.clock.observe(res.redisNow, sentAt, performance.now());
             this.inFlightCommits--;
             this.reserved -= want;
+            // A claim-only commit goes through under OOM (a claim's first write frees memory)
+            // while writes are refused: only writes landing, or none waiting, end an outage.
+            if (batch.length > 0 || this.pending.length === 0) this.outage.recovered();
             this.committed(batch, want, res);
             this.kick();
           },
-          async (err: unknown) => {
-            this.log.error({ err }, 'commit failed; retrying');
-            await new Promise((r) => setTimeout(r, 200));
+          (err: unknown) => {
             this.inFlightCommits--;
             this.reserved -= want;
-            this.requeueFailedBatch(batch, err);
+            this.commitFailed(batch, err);
             this.kick();
           },
         );
@@ -239,13 +281,17 @@ export class CommitPump implements JobHost {
   }
 
   /**
-   * A commit that failed. Redis unreachable: its writes go again, first in line (leases cover the
-   * jobs meanwhile) — except checkpoints a later write of the same job has already superseded,
-   * which MUST NOT land after it (the stored snapshot and inbox position would go backwards).
-   * A script error (a reply, not a lost connection) is split up to find the op that causes it;
-   * that op alone is dropped and its job aborted, so one bad write cannot stall all the others.
+   * A commit that failed. Whatever the error, a checkpoint a later write of the same job has
+   * already superseded is not sent again: it MUST NOT land after that write (the stored
+   * snapshot and inbox position would go backwards).
+   * - A temporary error (Redis full, busy, loading, failing over, unreachable): the rest goes
+   *   again, first in line and in its original order, after a capped backoff; nothing is
+   *   dropped and no job is aborted (leases cover the jobs meanwhile).
+   * - A script error (Redis ran the script and it failed on these arguments): the batch is
+   *   split up to find the op that causes it; that op alone is dropped and its job aborted, so
+   *   one bad write cannot stall all the others.
    */
-  private requeueFailedBatch(batch: PendingWrite[], err: unknown): void {
+  private commitFailed(batch: PendingWrite[], err: unknown): void {
     const keep = batch.filter((p) => {
       if (p.op.kind === 'checkpoint' && (this.lastSent.get(p.op.id) ?? 0) > p.seq) {
         p.resolve(true);
@@ -253,22 +299,44 @@ export class CommitPump implements JobHost {
       }
       return true;
     });
-    if (isScriptError(err)) {
-      if (keep.length === 1) {
-        const p = keep[0]!;
-        this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
-        this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
-        p.resolve(false);
-        return;
-      }
-      for (const p of keep) p.isolate = true;
+    if (redisErrorKind(err) === 'transient') {
+      this.outage.failed(err);
+      this.retryAt = Date.now() + backoffMs(this.outage.consecutiveFailures);
+      this.requeue(keep);
+      return;
     }
-    this.pending = keep.concat(this.pending);
+    if (keep.length === 1) {
+      const p = keep[0]!;
+      this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
+      if (this.lastSent.get(p.op.id) === p.seq) this.lastSent.delete(p.op.id);
+      this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
+      p.resolve(false);
+      return;
+    }
+    if (keep.length > 1)
+      this.log.error(
+        { err, writes: keep.length },
+        'commit refused by a script error; isolating the write that causes it',
+      );
+    for (const p of keep) p.isolate = true;
+    this.requeue(keep);
+  }
+
+  /** Puts writes of a failed batch back in line, in the order they were first queued. */
+  private requeue(writes: PendingWrite[]): void {
+    if (writes.length === 0) return;
+    const merged = writes.concat(this.pending);
+    // Another failed batch already back in line was sent after this one: restore queue order.
+    if (this.pending.length > 0 && this.pending[0]!.seq < writes[writes.length - 1]!.seq)
+      merged.sort((a, b) => a.seq - b.seq);
+    this.pending = merged;
   }
 
   private committed(batch: PendingWrite[], want: number, res: CommitResult): void {
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
+      // The job's last write sent has its answer: nothing of it is in flight any more.
+      if (this.lastSent.get(p.op.id) === p.seq) this.lastSent.delete(p.op.id);
       const ok = res.written[i] ?? false;
       if (!ok) this.onLeaseLost(p.op.id, p.op.token, 'write refused');
       p.resolve(ok);

@@ -33,7 +33,9 @@ import { CommitPump } from './CommitPump.js';
 import { RedisClock } from './RedisClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { RegistryRefresh } from './RegistryRefresh.js';
-import { MachinistError } from '../errors.js';
+import { MachinistError, RedisUnavailableError } from '../errors.js';
+import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
+import { OutageLog } from './OutageLog.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 
@@ -109,6 +111,14 @@ export class Supervisor {
   private drained: (() => void) | undefined;
   /** While stop() waits out its grace period: ends the grace `ms` from now, if that is sooner. */
   private shortenGrace: ((ms: number) => void) | undefined;
+  /** Heartbeat and reaper calls failing with temporary Redis errors: one warning per outage. */
+  private readonly heartbeatOutage: OutageLog;
+  private readonly reaperOutage: OutageLog;
+  private heartbeatInFlight: Promise<void> | undefined;
+  private reapInFlight = false;
+  /** A failed heartbeat's early retry (LEASES: renewed as soon as Redis takes it again). */
+  private heartbeatRetry: NodeJS.Timeout | undefined;
+  private unwatchConnection: (() => void) | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -140,6 +150,8 @@ export class Supervisor {
       throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
+    this.heartbeatOutage = new OutageLog(this.log, 'heartbeats');
+    this.reaperOutage = new OutageLog(this.log, 'reaper calls');
     // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
     const client = new Client({ store: this.store, queue: this.queue });
     this.registryRefresh = new RegistryRefresh(
@@ -158,9 +170,26 @@ export class Supervisor {
       readInbox: (id, from) => store.readInbox(queue, id, from),
       fanOpen: (parentId, group, total, policy) => store.fanOpen(queue, parentId, group, total, policy),
       enqueueChildren: (parentId, group, jobs, revive) =>
-        client.enqueueChildren(parentId, queue, group, jobs, revive),
-      cancelTree: async (id, childQueue) => void (await client.cancel(id, { queue: childQueue })),
+        this.untilRedisAnswers(() => client.enqueueChildren(parentId, queue, group, jobs, revive)),
+      cancelTree: (id, childQueue) =>
+        this.untilRedisAnswers(async () => void (await client.cancel(id, { queue: childQueue }))),
     };
+  }
+
+  /**
+   * A client call made for a running job (its children, a subtree cancel) waits out an outage
+   * like the supervisor's own calls, rather than failing the job's attempt after the client's
+   * bound. Both are safe to send again: children have fixed ids, a cancel is idempotent.
+   */
+  private async untilRedisAnswers<T>(call: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        // Each failed try waited out the store's bound already: no pause needed here.
+        if (!(err instanceof RedisUnavailableError) || this.state === 'stopped') throw err;
+      }
+    }
   }
 
   /**
@@ -213,9 +242,24 @@ export class Supervisor {
   }
 
   private async begin(): Promise<void> {
+    // An outage is logged once when it starts and once when it ends, not per failed call: the
+    // supervisor's calls wait it out (the store re-sends them when Redis is back).
+    this.unwatchConnection = this.store.watchConnection?.((c) => {
+      if (!c.up)
+        this.log.warn(
+          { address: c.address, err: c.error },
+          `Redis at ${c.address} is unreachable; retrying until it is back`,
+        );
+      else
+        this.log.info(
+          { address: c.address, downMs: c.downMs },
+          `Redis at ${c.address} is reachable again after ${c.downMs} ms`,
+        );
+    });
     const policy = (await this.store.evictionPolicy?.()) ?? null;
     if (policy === null) this.log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
     else if (policy !== 'noeviction' && !this.allowEviction) {
+      this.unwatchConnection?.();
       throw new MachinistError(
         'EVICTING_REDIS',
         `Redis maxmemory-policy is '${policy}': it may evict job records, and an evicted job is lost. ` +
@@ -292,10 +336,13 @@ export class Supervisor {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     this.registryRefresh.stop();
+    clearTimeout(this.heartbeatRetry);
     await this.pump.drain();
     this.drained = undefined;
     await this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.unwatchConnection?.();
+    this.unwatchConnection = undefined;
     this.log.info({ forced, requeued }, 'supervisor stopped');
     return { forced, requeued };
   }
@@ -373,7 +420,13 @@ export class Supervisor {
     }
   }
 
-  private async heartbeat(): Promise<void> {
+  /** One heartbeat at a time: calls that pile up behind an outage would all land at its end. */
+  private heartbeat(): Promise<void> {
+    this.heartbeatInFlight ??= this.extendLeases().finally(() => (this.heartbeatInFlight = undefined));
+    return this.heartbeatInFlight;
+  }
+
+  private async extendLeases(): Promise<void> {
     // Aborted runs (timeout, cancel, shutdown) keep their lease until their final write lands;
     // only a run whose lease is already lost is left out.
     const jobs = [...this.running.values()].filter((j) => j.abortReason !== 'lease-lost');
@@ -384,23 +437,52 @@ export class Supervisor {
         jobs.map((j) => ({ id: j.id, token: j.token })),
         this.leaseMs,
       );
+      this.heartbeatOutage.recovered();
       states.forEach((s, i) => {
         const job = jobs[i]!;
         if (s === 'lost') this.onLeaseLost(job.id, job.token, 'heartbeat');
         else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
       });
     } catch (err) {
-      this.log.warn({ err }, 'heartbeat failed');
+      // A failed heartbeat loses no lease by itself: the jobs keep running and the next call
+      // extends them. A temporary error is retried sooner than the next beat, so leases are
+      // renewed as soon as Redis takes writes again (before they can expire, where possible).
+      if (redisErrorKind(err) !== 'transient') {
+        this.log.error({ err }, 'heartbeat refused by Redis');
+        return;
+      }
+      this.heartbeatOutage.failed(err);
+      if (this.timers.length > 0) {
+        clearTimeout(this.heartbeatRetry);
+        const cap = Math.min(1000, this.heartbeatMs / 2);
+        this.heartbeatRetry = setTimeout(
+          () => void this.heartbeat(),
+          backoffMs(this.heartbeatOutage.consecutiveFailures, cap),
+        );
+        this.heartbeatRetry.unref();
+      }
     }
   }
 
   private async reap(): Promise<void> {
+    if (this.reapInFlight) return;
+    this.reapInFlight = true;
     try {
+      // A worker whose heartbeats are failing must not reap its own running jobs when Redis
+      // comes back: extend first, and reap only once that has worked.
+      if (this.heartbeatOutage.failing) {
+        await this.heartbeat();
+        if (this.heartbeatOutage.failing) return;
+      }
       const r = await this.store.reap(this.queue, { maxLeaseRequeues: this.maxLeaseRequeues });
       await this.store.relayOutbox(this.queue);
+      this.reaperOutage.recovered();
       if (r.requeued.length || r.failed.length) this.log.warn(r, 'reaped expired leases');
     } catch (err) {
-      this.log.warn({ err }, 'reaper failed');
+      if (redisErrorKind(err) === 'transient') this.reaperOutage.failed(err);
+      else this.log.error({ err }, 'reaper call refused by Redis');
+    } finally {
+      this.reapInFlight = false;
     }
   }
 }

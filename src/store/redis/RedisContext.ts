@@ -5,6 +5,8 @@ import type { QueueKeys } from '../keys.js';
 
 export interface RedisContext {
   readonly redis: Redis;
+  /** The store's key prefix (for the global keys: registry, queue list). */
+  readonly prefix: string;
   keys(queue: string): QueueKeys;
   run(name: string, keys: string[], args: (string | number)[]): Promise<any>;
   readonly eventsMaxLen: number;

@@ -1,9 +1,13 @@
 // The production Store: every write is one Lua script (see lua/), every key of a queue shares
 // the queue's hash tag. Blocking reads (waiting for work, following events, waiting for
 // results) use connections of their own so they never hold up commands.
+//
+// Two kinds of call (see BoundedCalls.ts): a supervisor's (commit, heartbeat, reap, waits)
+// go over `redis`, which waits out any outage and re-sends after it; a client's (enqueue,
+// reads, cancel, send, results) go over a fail-fast connection and give up after
+// `commandTimeoutMs` with REDIS_UNAVAILABLE, having written nothing that could land later.
 
 import { Redis, type RedisOptions } from 'ioredis';
-import { JobNotFoundError, fromScriptError } from '../../errors.js';
 import { assertQueueName, queueKeys, queuesKey, registryKey, type QueueKeys } from '../keys.js';
 import {
   type AuditEntry,
@@ -12,6 +16,7 @@ import {
   type ClaimRequest,
   type CommitOp,
   type CommitResult,
+  type ConnectionChange,
   type DeadLetter,
   type EnqueueResult,
   type FanState,
@@ -28,6 +33,8 @@ import {
 } from '../types.js';
 import { defineScripts, type ScriptRunner } from './scripts.js';
 import type { RedisContext } from './RedisContext.js';
+import { BoundedCalls } from './BoundedCalls.js';
+import { ConnectionWatch } from './ConnectionWatch.js';
 import * as fanOps from './fanOutOps.js';
 import * as listJobs from './listJobs.js';
 import type { QueueCounts } from './listJobs.js';
@@ -36,8 +43,9 @@ import * as leaseOps from './leaseOps.js';
 import * as resultOps from './resultOps.js';
 import * as eventOps from './eventOps.js';
 import * as registryOps from './registryOps.js';
+import * as enqueueOps from './enqueueOps.js';
+import * as jobOps from './jobOps.js';
 import { commitRoundTrip } from './commitOps.js';
-import { decodeJob, JOB_FIELDS } from './decodeJob.js';
 import { RedisWorkWaiter } from './RedisWorkWaiter.js';
 
 export interface RedisStoreOptions {
@@ -55,6 +63,13 @@ export interface RedisStoreOptions {
   idempotencyTtlMs?: number;
   /** Approximate cap of each queue's event stream. Default 10,000. */
   eventsMaxLen?: number;
+  /**
+   * How long a client call (enqueue, get, cancel, send, waitForResult's reads, list, dead
+   * letters, ...) keeps trying while Redis does not answer, before it rejects with
+   * RedisUnavailableError (`REDIS_UNAVAILABLE`, naming the server). Supervisors retry their own
+   * calls without limit. Default 5,000 ms.
+   */
+  commandTimeoutMs?: number;
 }
 
 const DAY = 24 * 3600 * 1000;
@@ -79,6 +94,9 @@ export class RedisStore implements Store {
   private everReady = false;
   private readonly reconnectListeners = new Set<() => void>();
   private readonly ctx: RedisContext;
+  /** Client calls: a fail-fast connection, retried until `commandTimeoutMs`. */
+  private readonly calls: BoundedCalls;
+  private readonly connection: ConnectionWatch;
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.prefix ?? 'machinist';
@@ -100,14 +118,31 @@ export class RedisStore implements Store {
       this.knownQueues.clear();
       for (const l of [...this.reconnectListeners]) l();
     });
+    // ioredis reconnects by itself and re-sends what was waiting; the watch reports outages.
+    this.connection = new ConnectionWatch(this.redis);
     this.scripts = defineScripts(this.redis);
-    this.ctx = {
-      redis: this.redis,
+    this.ctx = this.contextFor(this.redis, this.scripts);
+    const timeoutMs = options.commandTimeoutMs ?? 5_000;
+    if (!(timeoutMs > 0)) throw new TypeError('RedisStore: commandTimeoutMs must be a number > 0');
+    this.calls = new BoundedCalls(this.redis, timeoutMs, (conn) =>
+      this.contextFor(conn, defineScripts(conn)),
+    );
+  }
+
+  private contextFor(redis: Redis, scripts: Record<string, ScriptRunner>): RedisContext {
+    return {
+      redis,
+      prefix: this.prefix,
       keys: (queue) => this.keys(queue),
-      run: (name, keys, args) => this.run(name, keys, args),
+      run: (name, keys, args) => scripts[name]!(keys, args),
       eventsMaxLen: this.eventsMaxLen,
       finishedTtlMs: this.finishedTtlMs,
     };
+  }
+
+  /** See Store.watchConnection: the supervisors' connection going unreachable and back. */
+  watchConnection(listener: (change: ConnectionChange) => void): () => void {
+    return this.connection.watch(listener);
   }
 
   keys(queue: string): QueueKeys {
@@ -124,42 +159,18 @@ export class RedisStore implements Store {
     return this.scripts[name]!(keys, args);
   }
 
-  async enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]> {
-    const k = this.keys(queue);
-    if (!this.knownQueues.has(queue)) {
-      await this.registerQueue(queue);
-      this.knownQueues.add(queue);
-    }
-    const args: (string | number)[] = [k.base, this.eventsMaxLen, this.idemTtlMs, jobs.length];
-    for (const j of jobs) {
-      // The rarely used fields travel as one JSON array, '' when all are empty (see enqueue-5.lua).
-      const extras =
-        j.idempotencyKey ||
-        j.parentId ||
-        j.options ||
-        j.parentQueue ||
-        j.group ||
-        j.index !== undefined ||
-        j.revive
-          ? JSON.stringify([
-              j.idempotencyKey ?? '',
-              j.parentId ?? '',
-              j.options ?? '',
-              j.parentQueue ?? '',
-              j.group ?? '',
-              j.index === undefined ? '' : String(j.index),
-              j.revive ? '1' : '',
-            ])
-          : '';
-      args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
-    }
-    const res = (await this.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as
-      number | (string | number)[];
-    // A number: every job was created under its own id.
-    if (typeof res === 'number') return jobs.map((j) => ({ id: j.id, created: true }));
-    const out: EnqueueResult[] = [];
-    for (let i = 0; i < res.length; i += 2) out.push({ id: String(res[i]), created: res[i + 1] === 1 });
-    return out;
+  /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
+   * the same ones, and enqueue-5 does not create a job twice under one id. */
+  enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]> {
+    const ids = jobs.length === 1 ? { jobId: jobs[0]!.id, queue } : { queue };
+    return this.calls.call(
+      'enqueue',
+      (c) => enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues),
+      {
+        ids,
+        writes: true,
+      },
+    );
   }
 
   commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult> {
@@ -177,11 +188,15 @@ export class RedisStore implements Store {
   }
 
   fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]> {
-    return fanOps.fanGroups(this.ctx, queue, parentId);
+    return this.calls.call('get', (c) => fanOps.fanGroups(c, queue, parentId), {
+      ids: { jobId: parentId, queue },
+    });
   }
 
   childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]> {
-    return fanOps.childIds(this.ctx, queue, parentId, offset, limit);
+    return this.calls.call('cancel', (c) => fanOps.childIds(c, queue, parentId, offset, limit), {
+      ids: { jobId: parentId, queue },
+    });
   }
 
   relayOutbox(queue: string): Promise<number> {
@@ -189,25 +204,19 @@ export class RedisStore implements Store {
   }
 
   list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-    return listJobs.list(this.ctx, query);
+    return this.calls.call('list', (c) => listJobs.list(c, query), { ids: { queue: query.queue } });
   }
 
   async readInbox(queue: string, id: string, from: number): Promise<string[]> {
     return this.redis.lrange(this.keys(queue).inbox(id), from, -1);
   }
 
-  async send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean> {
-    const k = this.keys(queue);
-    try {
-      const delivered = await this.run(
-        'send',
-        [k.queued, k.waiting, k.delayed, k.events, k.marker],
-        [k.base, this.eventsMaxLen, id, event, eventType, eventId],
-      );
-      return delivered === 1;
-    } catch (err) {
-      throw fromScriptError(err, { jobId: id, queue });
-    }
+  /** The event id makes a resend safe: send-5 takes one id once. */
+  send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean> {
+    return this.calls.call('send', (c) => jobOps.send(c, queue, id, event, eventType, eventId), {
+      ids: { jobId: id, queue },
+      writes: true,
+    });
   }
 
   heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]> {
@@ -253,22 +262,8 @@ export class RedisStore implements Store {
     };
   }
 
-  private async resolveQueue(id: string, queue?: string): Promise<string | null> {
-    if (queue) return queue;
-    const queues = await this.queues();
-    if (queues.length === 0) return null;
-    const pipe = this.redis.pipeline();
-    for (const q of queues) pipe.exists(this.keys(q).job(id));
-    const res = (await pipe.exec()) ?? [];
-    const i = res.findIndex(([, n]) => n === 1);
-    return i >= 0 ? queues[i]! : null;
-  }
-
-  async getJob(id: string, queue?: string): Promise<JobRecord | null> {
-    const q = await this.resolveQueue(id, queue);
-    if (!q) return null;
-    const values = await this.redis.hmget(this.keys(q).job(id), ...JOB_FIELDS);
-    return decodeJob(id, q, values);
+  getJob(id: string, queue?: string): Promise<JobRecord | null> {
+    return this.calls.call('get', (c) => jobOps.getJob(c, id, queue), { ids: { jobId: id, queue } });
   }
 
   async jobStatus(
@@ -279,61 +274,48 @@ export class RedisStore implements Store {
     return st ? { status: st as JobStatus, cancelRequested: cx === '1' } : null;
   }
 
-  async getLog(id: string, queue?: string): Promise<AuditEntry[]> {
-    const q = await this.resolveQueue(id, queue);
-    if (!q) throw new JobNotFoundError(id, queue);
-    return eventOps.getLog(this.ctx, id, q);
+  getLog(id: string, queue?: string): Promise<AuditEntry[]> {
+    return this.calls.call(
+      'events',
+      async (c) => eventOps.getLog(c, id, await jobOps.queueOf(c, id, queue)),
+      {
+        ids: { jobId: id, queue },
+      },
+    );
   }
 
-  async cancel(id: string, queue?: string, reason = 'cancelled by request'): Promise<CancelOutcome> {
-    const q = await this.resolveQueue(id, queue);
-    if (!q) throw new JobNotFoundError(id, queue);
-    const k = this.keys(q);
-    try {
-      const [result, status, kids] = (await this.run(
-        'cancel',
-        [k.queued, k.delayed, k.waiting, k.cancelled, k.events, k.active, k.meta, k.marker],
-        [k.base, this.eventsMaxLen, this.finishedTtlMs, id, reason],
-      )) as [CancelOutcome['result'], JobStatus, number];
-      return { result, status, hasChildren: kids === 1, queue: q };
-    } catch (err) {
-      throw fromScriptError(err, { jobId: id, queue: q });
-    }
+  /** Sent again after a lost reply: a job cancelled by the first attempt then reads `finished`. */
+  cancel(id: string, queue?: string, reason = 'cancelled by request'): Promise<CancelOutcome> {
+    return this.calls.call('cancel', (c) => jobOps.cancel(c, id, queue, reason), {
+      ids: { jobId: id, queue },
+      writes: true,
+    });
   }
 
   deadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
-    return deadLetterOps.deadLetters(this.ctx, queue, limit);
+    return this.calls.call('deadLetters', (c) => deadLetterOps.deadLetters(c, queue, limit), {
+      ids: { queue },
+    });
   }
 
   broken(queue: string, limit: number): Promise<BrokenEntry[]> {
-    return deadLetterOps.broken(this.ctx, queue, limit);
+    return this.calls.call('broken', (c) => deadLetterOps.broken(c, queue, limit), { ids: { queue } });
   }
 
-  async retryDeadLetter(id: string, queue?: string): Promise<void> {
-    const q = await this.resolveQueue(id, queue);
-    if (!q) throw new JobNotFoundError(id, queue);
-    const k = this.keys(q);
-    try {
-      await this.run(
-        'retryDead',
-        [k.dead, k.broken, k.failed, k.queued, k.events, k.marker],
-        [k.base, this.eventsMaxLen, id],
-      );
-    } catch (err) {
-      throw fromScriptError(err, { jobId: id, queue: q });
-    }
+  /** Not sent again once it may have reached Redis: the retried job may be running already. */
+  retryDeadLetter(id: string, queue?: string): Promise<void> {
+    return this.calls.call('retryDeadLetter', (c) => deadLetterOps.retryDeadLetter(c, id, queue), {
+      ids: { jobId: id, queue },
+      writes: true,
+      resend: 'if-unsent',
+    });
   }
 
-  async purgeDeadLetters(queue: string): Promise<number> {
-    const k = this.keys(queue);
-    let total = 0;
-    for (;;) {
-      const n = Number(
-        await this.run('purgeDead', [k.dead, k.failed, k.broken], [k.base, this.finishedTtlMs, 1000]),
-      );
-      total += n;
-      if (n < 1000) return total;
-    }
+  purgeDeadLetters(queue: string): Promise<number> {
+    return this.calls.call('purgeDeadLetters', (c) => deadLetterOps.purgeDeadLetters(c, queue), {
+      ids: { queue },
+      writes: true,
+    });
   }
 
   /** A connection of its own for a blocking read (it is held while the read blocks). */
@@ -359,16 +341,29 @@ export class RedisStore implements Store {
   }
 
   watchJob(id: string, queue: string, watcherId: string): Promise<JobRecord | null> {
-    return resultOps.watchJob(this.ctx, queue, id, watcherId);
+    return this.calls.call('waitForResult', (c) => resultOps.watchJob(c, queue, id, watcherId), {
+      ids: { jobId: id, queue },
+    });
   }
 
   unwatchJob(id: string, queue: string, watcherId: string): Promise<void> {
-    return resultOps.unwatchJob(this.ctx, queue, id, watcherId);
+    return this.calls.call('unwatchJob', (c) => resultOps.unwatchJob(c, queue, id, watcherId), {
+      ids: { jobId: id, queue },
+      writes: true,
+    });
   }
 
+  /** Over a fail-fast reader of its own: a wait learns of an outage within `commandTimeoutMs`. */
   readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {
-    const reader = this.blockingReader(resultsReader(queue, watcherId));
-    return resultOps.readResults(this.ctx, reader, queue, watcherId, blockMs);
+    const key = resultsReader(queue, watcherId);
+    let reader = this.readers.get(key);
+    if (!reader) this.readers.set(key, (reader = this.calls.reader()));
+    const r = reader;
+    return this.calls.call('waitForResult', (c) => resultOps.readResults(c, r, queue, watcherId, blockMs), {
+      ids: { queue },
+      reader: r,
+      blockMs,
+    });
   }
 
   endResults(queue: string, watcherId: string): void {
@@ -414,11 +409,11 @@ export class RedisStore implements Store {
   }
 
   machines(): Promise<MachineInfo[]> {
-    return registryOps.machines(this.ctx, registryKey(this.prefix));
+    return this.calls.call('machines', (c) => registryOps.machines(c, registryKey(this.prefix)));
   }
 
-  async queues(): Promise<string[]> {
-    return (await this.redis.smembers(queuesKey(this.prefix))).sort();
+  queues(): Promise<string[]> {
+    return this.calls.call('queues', async (c) => (await c.redis.smembers(queuesKey(this.prefix))).sort());
   }
 
   async forgetQueue(queue: string): Promise<void> {
@@ -432,15 +427,23 @@ export class RedisStore implements Store {
    * @example const { queued, active, dead } = await store.counts('default');
    */
   counts(queue: string): Promise<QueueCounts> {
-    return listJobs.counts(this.ctx, queue);
+    return this.calls.call('counts', (c) => listJobs.counts(c, queue), { ids: { queue } });
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const w of [...this.waiters]) w.close();
+    this.connection.close();
     for (const r of this.readers.values()) r.disconnect();
     this.readers.clear();
     this.subscriber?.disconnect();
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    this.calls.close();
+    // QUIT lets the replies to what was sent arrive first; it never comes from a Redis that is
+    // down (it waits behind the offline queue), so it is bounded.
+    const quit = this.redis.quit().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([quit, new Promise((r) => (timer = setTimeout(r, 1_000)))]);
+    clearTimeout(timer);
+    this.redis.disconnect();
   }
 }

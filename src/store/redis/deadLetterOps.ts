@@ -1,10 +1,11 @@
-// Reading the dead-letter and broken sets (redrive and purge are scripts: lua/retryDead-6.lua,
-// lua/purgeDead-3.lua).
+// The dead-letter and broken sets: reading them, and putting a job back in line or purging them
+// (lua/retryDead-6.lua, lua/purgeDead-3.lua).
 
-import type { StoredError } from '../../errors.js';
+import { fromScriptError, type StoredError } from '../../errors.js';
 import type { BrokenEntry, DeadLetter } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { getMany } from './listJobs.js';
+import { queueOf } from './jobOps.js';
 
 export async function deadLetters(ctx: RedisContext, queue: string, limit: number): Promise<DeadLetter[]> {
   const k = ctx.keys(queue);
@@ -37,4 +38,31 @@ export async function broken(ctx: RedisContext, queue: string, limit: number): P
     out.push({ id, queue, reason, at: Number(flat[i + 1]) });
   }
   return out;
+}
+
+export async function retryDeadLetter(ctx: RedisContext, id: string, queue?: string): Promise<void> {
+  const q = await queueOf(ctx, id, queue);
+  const k = ctx.keys(q);
+  try {
+    await ctx.run(
+      'retryDead',
+      [k.dead, k.broken, k.failed, k.queued, k.events, k.marker],
+      [k.base, ctx.eventsMaxLen, id],
+    );
+  } catch (err) {
+    throw fromScriptError(err, { jobId: id, queue: q });
+  }
+}
+
+/** Purges the dead-letter and broken sets, 1,000 entries per script call. */
+export async function purgeDeadLetters(ctx: RedisContext, queue: string): Promise<number> {
+  const k = ctx.keys(queue);
+  let total = 0;
+  for (;;) {
+    const n = Number(
+      await ctx.run('purgeDead', [k.dead, k.failed, k.broken], [k.base, ctx.finishedTtlMs, 1000]),
+    );
+    total += n;
+    if (n < 1000) return total;
+  }
 }

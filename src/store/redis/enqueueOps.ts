@@ -1,0 +1,51 @@
+// Adding jobs on Redis (lua/enqueue-5.lua): a batch for one queue in one atomic call, the rare
+// fields packed so that most jobs cost the script no parsing.
+
+import { queuesKey } from '../keys.js';
+import type { EnqueueResult, NewJob } from '../types.js';
+import type { RedisContext } from './RedisContext.js';
+
+export async function enqueue(
+  ctx: RedisContext,
+  queue: string,
+  jobs: NewJob[],
+  idemTtlMs: number,
+  /** Queues this store has listed in `<prefix>:queues` already (one SADD per queue and process). */
+  knownQueues: Set<string>,
+): Promise<EnqueueResult[]> {
+  const k = ctx.keys(queue);
+  if (!knownQueues.has(queue)) {
+    await ctx.redis.sadd(queuesKey(ctx.prefix), queue);
+    knownQueues.add(queue);
+  }
+  const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length];
+  for (const j of jobs) {
+    // The rarely used fields travel as one JSON array, '' when all are empty (see enqueue-5.lua).
+    const extras =
+      j.idempotencyKey ||
+      j.parentId ||
+      j.options ||
+      j.parentQueue ||
+      j.group ||
+      j.index !== undefined ||
+      j.revive
+        ? JSON.stringify([
+            j.idempotencyKey ?? '',
+            j.parentId ?? '',
+            j.options ?? '',
+            j.parentQueue ?? '',
+            j.group ?? '',
+            j.index === undefined ? '' : String(j.index),
+            j.revive ? '1' : '',
+          ])
+        : '';
+    args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
+  }
+  const res = (await ctx.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as
+    number | (string | number)[];
+  // A number: every job was created under its own id.
+  if (typeof res === 'number') return jobs.map((j) => ({ id: j.id, created: true }));
+  const out: EnqueueResult[] = [];
+  for (let i = 0; i < res.length; i += 2) out.push({ id: String(res[i]), created: res[i + 1] === 1 });
+  return out;
+}
