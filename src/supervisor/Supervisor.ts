@@ -33,9 +33,9 @@ import { CommitPump } from './CommitPump.js';
 import { RedisClock } from './RedisClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { RegistryRefresh } from './RegistryRefresh.js';
-import { MachinistError, RedisUnavailableError } from '../errors.js';
-import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
-import { OutageLog } from './OutageLog.js';
+import { RedisUnavailableError } from '../errors.js';
+import { LeaseKeeper } from './LeaseKeeper.js';
+import { checkRedisSettings } from './checkRedisSettings.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 
@@ -78,9 +78,6 @@ export interface StopResult {
 
 const ulid = monotonicFactory();
 
-/** How often the deadline sweep looks for attempts past their timeout. */
-const DEADLINE_SWEEP_MS = 20;
-
 export class Supervisor {
   readonly queue: string;
   readonly workerId: string;
@@ -106,18 +103,12 @@ export class Supervisor {
   private state: 'stopped' | 'starting' | 'running' | 'stopping' = 'stopped';
   /** The start() or stop() in progress, which another call waits for. */
   private transition: Promise<unknown> | undefined;
-  private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => Promise<void>) | undefined;
   private drained: (() => void) | undefined;
   /** While stop() waits out its grace period: ends the grace `ms` from now, if that is sooner. */
   private shortenGrace: ((ms: number) => void) | undefined;
-  /** Heartbeat and reaper calls failing with temporary Redis errors: one warning per outage. */
-  private readonly heartbeatOutage: OutageLog;
-  private readonly reaperOutage: OutageLog;
-  private heartbeatInFlight: Promise<void> | undefined;
-  private reapInFlight = false;
-  /** A failed heartbeat's early retry (LEASES: renewed as soon as Redis takes it again). */
-  private heartbeatRetry: NodeJS.Timeout | undefined;
+  /** Heartbeat, reaper and deadline sweep (LEASES). */
+  private readonly leases: LeaseKeeper;
   private unwatchConnection: (() => void) | undefined;
 
   constructor(options: SupervisorOptions) {
@@ -150,8 +141,17 @@ export class Supervisor {
       throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`;
     this.log = options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' });
-    this.heartbeatOutage = new OutageLog(this.log, 'heartbeats');
-    this.reaperOutage = new OutageLog(this.log, 'reaper calls');
+    this.leases = new LeaseKeeper({
+      store: this.store,
+      queue: this.queue,
+      log: this.log,
+      running: this.running,
+      leaseMs: this.leaseMs,
+      heartbeatMs: this.heartbeatMs,
+      reaperIntervalMs: this.reaperIntervalMs,
+      maxLeaseRequeues: this.maxLeaseRequeues,
+      onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
+    });
     // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
     const client = new Client({ store: this.store, queue: this.queue });
     this.registryRefresh = new RegistryRefresh(
@@ -256,36 +256,22 @@ export class Supervisor {
           `Redis at ${c.address} is reachable again after ${c.downMs} ms`,
         );
     });
-    const policy = (await this.store.evictionPolicy?.()) ?? null;
-    if (policy === null) this.log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
-    else if (policy !== 'noeviction' && !this.allowEviction) {
+    try {
+      await checkRedisSettings(this.store, this.log, {
+        allowEviction: this.allowEviction,
+        queue: this.queue,
+      });
+    } catch (err) {
       this.unwatchConnection?.();
-      throw new MachinistError(
-        'EVICTING_REDIS',
-        `Redis maxmemory-policy is '${policy}': it may evict job records, and an evicted job is lost. ` +
-          "Set it to 'noeviction' (or pass allowEviction: true to accept the risk).",
-        { queue: this.queue },
-      );
+      throw err;
     }
-    // Warned, not refused (unlike eviction): most deployments accept it knowingly, and the
-    // registry repairs itself; the jobs a restart loses do not come back.
-    const aof = (await this.store.appendOnly?.()) ?? null;
-    if (aof === null) this.log.warn('cannot read Redis appendonly; make sure it is yes');
-    else if (!aof)
-      this.log.warn(
-        "Redis appendonly is 'no': a Redis restart loses the jobs written since its last snapshot. " +
-          'Set appendonly yes.',
-      );
     await this.registryRefresh.start();
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
     if (sub)
       this.unsubscribe = await sub.call(this.store, this.queue, this.workerId, (m: string) =>
         this.onControl(m),
       );
-    this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
-    this.timers.push(setInterval(() => void this.reap(), this.reaperIntervalMs));
-    this.timers.push(setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS));
-    for (const t of this.timers) t.unref();
+    this.leases.start();
     this.pump = this.newPump();
     this.pump.start();
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
@@ -333,10 +319,8 @@ export class Supervisor {
         await Promise.race([drained, new Promise((r) => setTimeout(r, 5_000).unref())]);
       }
     }
-    for (const t of this.timers) clearInterval(t);
-    this.timers = [];
+    this.leases.stop();
     this.registryRefresh.stop();
-    clearTimeout(this.heartbeatRetry);
     await this.pump.drain();
     this.drained = undefined;
     await this.unsubscribe?.();
@@ -350,21 +334,6 @@ export class Supervisor {
   /** Queues a fenced write; the pump sends it with the next batch. */
   write(op: CommitOp, job?: ActiveJob): Promise<boolean> {
     return this.pump.write(op, job);
-  }
-
-  /**
-   * Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job).
-   * Deadlines are on the monotonic clock (performance.now()): see RedisClock.ts.
-   */
-  private sweepDeadlines(): void {
-    if (this.running.size === 0) return;
-    const now = performance.now();
-    for (const job of this.running.values()) {
-      if (job.deadline !== 0 && job.deadline <= now) {
-        job.deadline = 0;
-        job.abort('timeout', `attempt timed out after ${job.timeoutMs} ms`);
-      }
-    }
   }
 
   private startJob(c: ClaimedJob): void {
@@ -417,72 +386,6 @@ export class Supervisor {
       const job = this.running.get(id);
       if (job?.onFanIn) job.onFanIn();
       else if (job) job.fanInSignal = true;
-    }
-  }
-
-  /** One heartbeat at a time: calls that pile up behind an outage would all land at its end. */
-  private heartbeat(): Promise<void> {
-    this.heartbeatInFlight ??= this.extendLeases().finally(() => (this.heartbeatInFlight = undefined));
-    return this.heartbeatInFlight;
-  }
-
-  private async extendLeases(): Promise<void> {
-    // Aborted runs (timeout, cancel, shutdown) keep their lease until their final write lands;
-    // only a run whose lease is already lost is left out.
-    const jobs = [...this.running.values()].filter((j) => j.abortReason !== 'lease-lost');
-    if (jobs.length === 0) return;
-    try {
-      const states = await this.store.heartbeat(
-        this.queue,
-        jobs.map((j) => ({ id: j.id, token: j.token })),
-        this.leaseMs,
-      );
-      this.heartbeatOutage.recovered();
-      states.forEach((s, i) => {
-        const job = jobs[i]!;
-        if (s === 'lost') this.onLeaseLost(job.id, job.token, 'heartbeat');
-        else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
-      });
-    } catch (err) {
-      // A failed heartbeat loses no lease by itself: the jobs keep running and the next call
-      // extends them. A temporary error is retried sooner than the next beat, so leases are
-      // renewed as soon as Redis takes writes again (before they can expire, where possible).
-      if (redisErrorKind(err) !== 'transient') {
-        this.log.error({ err }, 'heartbeat refused by Redis');
-        return;
-      }
-      this.heartbeatOutage.failed(err);
-      if (this.timers.length > 0) {
-        clearTimeout(this.heartbeatRetry);
-        const cap = Math.min(1000, this.heartbeatMs / 2);
-        this.heartbeatRetry = setTimeout(
-          () => void this.heartbeat(),
-          backoffMs(this.heartbeatOutage.consecutiveFailures, cap),
-        );
-        this.heartbeatRetry.unref();
-      }
-    }
-  }
-
-  private async reap(): Promise<void> {
-    if (this.reapInFlight) return;
-    this.reapInFlight = true;
-    try {
-      // A worker whose heartbeats are failing must not reap its own running jobs when Redis
-      // comes back: extend first, and reap only once that has worked.
-      if (this.heartbeatOutage.failing) {
-        await this.heartbeat();
-        if (this.heartbeatOutage.failing) return;
-      }
-      const r = await this.store.reap(this.queue, { maxLeaseRequeues: this.maxLeaseRequeues });
-      await this.store.relayOutbox(this.queue);
-      this.reaperOutage.recovered();
-      if (r.requeued.length || r.failed.length) this.log.warn(r, 'reaped expired leases');
-    } catch (err) {
-      if (redisErrorKind(err) === 'transient') this.reaperOutage.failed(err);
-      else this.log.error({ err }, 'reaper call refused by Redis');
-    } finally {
-      this.reapInFlight = false;
     }
   }
 }

@@ -1,0 +1,138 @@
+// Keeps a supervisor's leases: the heartbeat that extends all of them in one call, the reaper
+// that requeues jobs whose lease passed (any worker's), and the sweep that aborts attempts
+// past their deadline. Each runs on its own timer while the supervisor runs.
+//
+// Invariant:
+//   LEASES  every running job not already lost has its lease extended by each heartbeat,
+//           aborted runs included, until their final write lands. A failed heartbeat loses no
+//           lease by itself, and a worker whose heartbeats fail does not reap (it would requeue
+//           its own running jobs the moment Redis is back).
+
+import type { Logger } from 'pino';
+import type { Store } from '../store/types.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
+import { OutageLog } from './OutageLog.js';
+
+/** How often the deadline sweep looks for attempts past their timeout. */
+const DEADLINE_SWEEP_MS = 20;
+
+export interface LeaseKeeperOptions {
+  store: Store;
+  queue: string;
+  log: Logger;
+  /** The supervisor's running jobs (read only). */
+  running: ReadonlyMap<string, ActiveJob>;
+  leaseMs: number;
+  heartbeatMs: number;
+  reaperIntervalMs: number;
+  maxLeaseRequeues: number;
+  /** Aborts the run that held `token`: its lease is gone. */
+  onLeaseLost: (id: string, token: string, why: string) => void;
+}
+
+export class LeaseKeeper {
+  private readonly heartbeatOutage: OutageLog;
+  private readonly reaperOutage: OutageLog;
+  private heartbeatInFlight: Promise<void> | undefined;
+  private reapInFlight = false;
+  /** A failed heartbeat's early retry (LEASES: renewed as soon as Redis takes it again). */
+  private heartbeatRetry: NodeJS.Timeout | undefined;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly o: LeaseKeeperOptions) {
+    this.heartbeatOutage = new OutageLog(o.log, 'heartbeats');
+    this.reaperOutage = new OutageLog(o.log, 'reaper calls');
+  }
+
+  start(): void {
+    this.timers.push(setInterval(() => void this.heartbeat(), this.o.heartbeatMs));
+    this.timers.push(setInterval(() => void this.reap(), this.o.reaperIntervalMs));
+    this.timers.push(setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS));
+    for (const t of this.timers) t.unref();
+  }
+
+  stop(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    clearTimeout(this.heartbeatRetry);
+  }
+
+  /**
+   * Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job).
+   * Deadlines are on the monotonic clock (performance.now()): see RedisClock.ts.
+   */
+  private sweepDeadlines(): void {
+    if (this.o.running.size === 0) return;
+    const now = performance.now();
+    for (const job of this.o.running.values()) {
+      if (job.deadline !== 0 && job.deadline <= now) {
+        job.deadline = 0;
+        job.abort('timeout', `attempt timed out after ${job.timeoutMs} ms`);
+      }
+    }
+  }
+
+  /** One heartbeat at a time: calls that pile up behind an outage would all land at its end. */
+  private heartbeat(): Promise<void> {
+    this.heartbeatInFlight ??= this.extendLeases().finally(() => (this.heartbeatInFlight = undefined));
+    return this.heartbeatInFlight;
+  }
+
+  private async extendLeases(): Promise<void> {
+    // Aborted runs (timeout, cancel, shutdown) keep their lease until their final write lands;
+    // only a run whose lease is already lost is left out.
+    const jobs = [...this.o.running.values()].filter((j) => j.abortReason !== 'lease-lost');
+    if (jobs.length === 0) return;
+    try {
+      const states = await this.o.store.heartbeat(
+        this.o.queue,
+        jobs.map((j) => ({ id: j.id, token: j.token })),
+        this.o.leaseMs,
+      );
+      this.heartbeatOutage.recovered();
+      states.forEach((s, i) => {
+        const job = jobs[i]!;
+        if (s === 'lost') this.o.onLeaseLost(job.id, job.token, 'heartbeat');
+        else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
+      });
+    } catch (err) {
+      // A temporary error is retried sooner than the next beat, so leases are renewed as soon
+      // as Redis takes writes again (before they can expire, where possible).
+      if (redisErrorKind(err) !== 'transient') {
+        this.o.log.error({ err }, 'heartbeat refused by Redis');
+        return;
+      }
+      this.heartbeatOutage.failed(err);
+      if (this.timers.length > 0) {
+        clearTimeout(this.heartbeatRetry);
+        const cap = Math.min(1000, this.o.heartbeatMs / 2);
+        this.heartbeatRetry = setTimeout(
+          () => void this.heartbeat(),
+          backoffMs(this.heartbeatOutage.consecutiveFailures, cap),
+        );
+        this.heartbeatRetry.unref();
+      }
+    }
+  }
+
+  private async reap(): Promise<void> {
+    if (this.reapInFlight) return;
+    this.reapInFlight = true;
+    try {
+      if (this.heartbeatOutage.failing) {
+        await this.heartbeat();
+        if (this.heartbeatOutage.failing) return;
+      }
+      const r = await this.o.store.reap(this.o.queue, { maxLeaseRequeues: this.o.maxLeaseRequeues });
+      await this.o.store.relayOutbox(this.o.queue);
+      this.reaperOutage.recovered();
+      if (r.requeued.length || r.failed.length) this.o.log.warn(r, 'reaped expired leases');
+    } catch (err) {
+      if (redisErrorKind(err) === 'transient') this.reaperOutage.failed(err);
+      else this.o.log.error({ err }, 'reaper call refused by Redis');
+    } finally {
+      this.reapInFlight = false;
+    }
+  }
+}
