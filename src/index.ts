@@ -2,7 +2,7 @@
 export { defineJob } from './runtime/defineJob.js';
 export type { JobDefinition, WorkArgs, LoadArgs, DefineJobOptions } from './runtime/defineJob.js';
 export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
-export { definePipeline, PipelineDefinitionError } from './pipeline/definePipeline.js';
+export { definePipeline } from './pipeline/definePipeline.js';
 export type { DefinePipelineOptions } from './pipeline/definePipeline.js';
 export type { PipelineDefinition } from './pipeline/PipelineDefinition.js';
 export { step } from './pipeline/step.js';
@@ -30,6 +30,8 @@ export type {
 export {
   MachinistError,
   ValidationError,
+  DefinitionError,
+  PipelineDefinitionError,
   UnknownMachineError,
   JobNotFoundError,
   JobFinishedError,

@@ -5,6 +5,7 @@
 // which breaks stored children). `after` delays are supported durably (see timers.ts).
 
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { DefinitionError, PipelineDefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
 import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
 import { compileSteps } from './compileSteps.js';
@@ -24,18 +25,6 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
    * which a compiled run does not have.
    */
   compile?: boolean;
-}
-
-export class PipelineDefinitionError extends TypeError {
-  readonly code = 'INVALID_PIPELINE';
-  constructor(
-    readonly machine: string,
-    readonly state: string,
-    message: string,
-  ) {
-    super(`definePipeline('${machine}'): ${message}`);
-    this.name = 'PipelineDefinitionError';
-  }
 }
 
 function checkNode(name: string, node: AnyStateNode, actors: Record<string, unknown>): void {
@@ -96,16 +85,25 @@ export function definePipeline<TMachine extends AnyStateMachine>(
   const where = `definePipeline('${options.name}')`;
   const machine = options.machine;
   if (!machine || typeof (machine as { getStateNodeById?: unknown }).getStateNodeById !== 'function') {
-    throw new TypeError(`${where}: machine must be an XState v5 machine (setup({...}).createMachine({...}))`);
+    throw new DefinitionError(
+      `${where}: machine must be an XState v5 machine (setup({...}).createMachine({...}))`,
+      { machine: options.name, field: 'machine' },
+    );
   }
   const version = options.version ?? 1;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  validateVersionAndTimeout(where, version, timeoutMs);
-  validateRetry(options.retry, where);
+  validateVersionAndTimeout(where, options.name, version, timeoutMs);
+  validateRetry(options.retry, where, options.name);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
-    throw new TypeError(`${where}: migrate must be a function`);
+    throw new DefinitionError(`${where}: migrate must be a function`, {
+      machine: options.name,
+      field: 'migrate',
+    });
   if (options.compile !== undefined && typeof options.compile !== 'boolean')
-    throw new TypeError(`${where}: compile must be a boolean`);
+    throw new DefinitionError(`${where}: compile must be a boolean`, {
+      machine: options.name,
+      field: 'compile',
+    });
   const actors =
     (machine as { implementations?: { actors?: Record<string, unknown> } }).implementations?.actors ?? {};
   checkNode(options.name, machine.root, actors);

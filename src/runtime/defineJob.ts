@@ -1,6 +1,7 @@
 // `defineJob`: the simple case, a load step and a work function run inside the shared
 // lifecycle (machines/job.ts). Typed input and output flow from the definition to the client.
 
+import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from './backoff.js';
 import type { AttemptRunner } from './AttemptHost.js';
 import { runSimpleJob } from './runSimpleJob.js';
@@ -52,18 +53,30 @@ const NAME = /^[A-Za-z][A-Za-z0-9._-]{0,99}$/;
 
 export function validateName(name: unknown, where: string): asserts name is string {
   if (typeof name !== 'string' || !NAME.test(name)) {
-    throw new TypeError(
+    throw new DefinitionError(
       `${where}: name must start with a letter and hold up to 100 letters, digits, '.', '_' or '-' (got ${JSON.stringify(name)})`,
+      { field: 'name' },
     );
   }
 }
 
-export function validateVersionAndTimeout(where: string, version: unknown, timeoutMs: unknown): void {
+export function validateVersionAndTimeout(
+  where: string,
+  machine: string,
+  version: unknown,
+  timeoutMs: unknown,
+): void {
   if (!Number.isInteger(version) || (version as number) < 1) {
-    throw new TypeError(`${where}: version must be an integer >= 1 (got ${String(version)})`);
+    throw new DefinitionError(`${where}: version must be an integer >= 1 (got ${String(version)})`, {
+      machine,
+      field: 'version',
+    });
   }
   if (!Number.isFinite(timeoutMs) || (timeoutMs as number) <= 0) {
-    throw new TypeError(`${where}: timeoutMs must be a number > 0 (got ${String(timeoutMs)})`);
+    throw new DefinitionError(`${where}: timeoutMs must be a number > 0 (got ${String(timeoutMs)})`, {
+      machine,
+      field: 'timeoutMs',
+    });
   }
 }
 
@@ -77,13 +90,15 @@ export function defineJob<I = unknown, O = unknown, L = undefined>(
 ): JobDefinition<I, O, L> {
   const where = `defineJob(${JSON.stringify(options?.name)})`;
   validateName(options?.name, 'defineJob');
-  if (typeof options.work !== 'function') throw new TypeError(`${where}: work must be a function`);
+  const machine = options.name;
+  if (typeof options.work !== 'function')
+    throw new DefinitionError(`${where}: work must be a function`, { machine, field: 'work' });
   if (options.load !== undefined && typeof options.load !== 'function')
-    throw new TypeError(`${where}: load must be a function`);
+    throw new DefinitionError(`${where}: load must be a function`, { machine, field: 'load' });
   const version = options.version ?? 1;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  validateVersionAndTimeout(where, version, timeoutMs);
-  validateRetry(options.retry, where);
+  validateVersionAndTimeout(where, machine, version, timeoutMs);
+  validateRetry(options.retry, where, machine);
   const def: JobDefinition<I, O, L> = {
     kind: 'job',
     name: options.name,

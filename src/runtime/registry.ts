@@ -1,5 +1,6 @@
 // The definitions a supervisor or client knows, by name and version.
 
+import { DefinitionError } from '../errors.js';
 import type { JobDefinition } from './defineJob.js';
 import type { MachineInfo } from '../store/types.js';
 import type { AttemptRunner } from './AttemptHost.js';
@@ -31,12 +32,17 @@ export class Registry {
       (def.kind !== 'job' && def.kind !== 'pipeline') ||
       typeof (def as { runAttempt?: unknown }).runAttempt !== 'function'
     ) {
-      throw new TypeError('jobs: each entry must come from defineJob() or definePipeline()');
+      throw new DefinitionError('jobs: each entry must come from defineJob() or definePipeline()', {
+        field: 'jobs',
+      });
     }
     let versions = this.byName.get(def.name);
     if (!versions) this.byName.set(def.name, (versions = new Map()));
     if (versions.has(def.version))
-      throw new TypeError(`jobs: '${def.name}' version ${def.version} is listed twice`);
+      throw new DefinitionError(`jobs: '${def.name}' version ${def.version} is listed twice`, {
+        machine: def.name,
+        field: 'jobs',
+      });
     versions.set(def.version, def);
   }
 
