@@ -29,4 +29,9 @@ export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateM
   readonly compiled: CompiledPipeline | null;
   /** @internal How a supervisor runs one attempt (runPipeline.ts). */
   readonly runAttempt: AttemptRunner;
+  /**
+   * @internal Run by Supervisor.start() before anything is written: throws when no job of this
+   * definition could run here (an XState whose internals moved: xstateCompat.ts).
+   */
+  readonly preflight: () => void;
 }

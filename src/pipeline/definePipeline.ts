@@ -11,6 +11,7 @@ import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../
 import { compileSteps } from './compileSteps.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { runPipeline } from './runPipeline.js';
+import { assertXstateSupported } from './xstateCompat.js';
 
 export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
   name: string;
@@ -124,6 +125,7 @@ export function definePipeline<TMachine extends AnyStateMachine>(
     definitionJson,
     compiled: options.compile === false ? null : compileSteps(machine),
     runAttempt: (job, input, attemptTimeoutMs, host) => runPipeline(job, def, input, attemptTimeoutMs, host),
+    preflight: assertXstateSupported,
   };
   return def;
 }

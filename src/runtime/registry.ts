@@ -17,6 +17,8 @@ export interface PipelineLike {
   readonly definitionJson?: unknown;
   readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
   readonly runAttempt: AttemptRunner;
+  /** Run once by Supervisor.start(): throws when no job of this definition could run here. */
+  readonly preflight?: () => void;
 }
 
 export class Registry {
@@ -58,6 +60,15 @@ export class Registry {
     let best: AnyDefinition | undefined;
     for (const d of versions.values()) if (!best || d.version > best.version) best = d;
     return best;
+  }
+
+  /**
+   * Runs every definition's preflight check (a pipeline's: the installed XState is one it can
+   * run on); throws the first refusal.
+   */
+  preflight(): void {
+    for (const versions of this.byName.values())
+      for (const d of versions.values()) if (d.kind === 'pipeline') d.preflight?.();
   }
 
   has(name: string): boolean {

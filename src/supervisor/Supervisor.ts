@@ -213,6 +213,9 @@ export class Supervisor {
   }
 
   private async begin(): Promise<void> {
+    // Before anything is written: a definition none of whose jobs could run here (a pipeline on
+    // an unsupported XState) refuses the start rather than fail or corrupt its jobs later.
+    this.registry.preflight();
     const policy = (await this.store.evictionPolicy?.()) ?? null;
     if (policy === null) this.log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
     else if (policy !== 'noeviction' && !this.allowEviction) {
