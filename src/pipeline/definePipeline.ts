@@ -13,8 +13,8 @@ import type { PipelineDefinition } from './PipelineDefinition.js';
 import { runPipeline } from './runPipeline.js';
 import { assertXstateSupported } from './xstateCompat.js';
 
-export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
-  name: string;
+export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N extends string = string> {
+  name: N;
   version?: number;
   machine: TMachine;
   retry?: RetryPolicy;
@@ -75,13 +75,15 @@ function checkNode(name: string, node: AnyStateNode, actors: Record<string, unkn
 }
 
 /**
- * Defines a pipeline: a durable multi-step job whose steps are the states of your machine.
+ * Defines a pipeline: a durable multi-step job whose steps are the states of your machine. Its
+ * input and output types are the machine's (`setup({ types: { input, output } })`), its name
+ * as written: a `Client` given this definition checks them.
  * @example
  * const ingest = definePipeline({ name: 'ingest', version: 1, machine: ingestMachine });
  */
-export function definePipeline<TMachine extends AnyStateMachine>(
-  options: DefinePipelineOptions<TMachine>,
-): PipelineDefinition<TMachine> {
+export function definePipeline<TMachine extends AnyStateMachine, N extends string = string>(
+  options: DefinePipelineOptions<TMachine, N>,
+): PipelineDefinition<TMachine, N> {
   validateName(options?.name, 'definePipeline');
   const where = `definePipeline('${options.name}')`;
   const machine = options.machine;
@@ -114,7 +116,7 @@ export function definePipeline<TMachine extends AnyStateMachine>(
   } catch {
     definitionJson = undefined;
   }
-  const def: PipelineDefinition<TMachine> = {
+  const def: PipelineDefinition<TMachine, N> = {
     kind: 'pipeline',
     name: options.name,
     version,

@@ -24,9 +24,9 @@ export interface WorkArgs<I, L> {
 
 export type LoadArgs<I> = Omit<WorkArgs<I, undefined>, 'loaded'>;
 
-export interface JobDefinition<I = unknown, O = unknown, L = unknown> {
+export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends string = string> {
   readonly kind: 'job';
-  readonly name: string;
+  readonly name: N;
   readonly version: number;
   readonly load?: (args: LoadArgs<I>) => Promise<L> | L;
   readonly work: (args: WorkArgs<I, L>) => Promise<O> | O;
@@ -35,12 +35,12 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown> {
   readonly timeoutMs: number;
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
-  /** Phantom types for the client. */
+  /** Phantom types for the client (client/jobTypes.ts); never set. */
   readonly __types?: { input: I; output: O };
 }
 
-export interface DefineJobOptions<I, O, L> {
-  name: string;
+export interface DefineJobOptions<I, O, L, N extends string = string> {
+  name: N;
   version?: number;
   load?: (args: LoadArgs<I>) => Promise<L> | L;
   work: (args: WorkArgs<I, L>) => Promise<O> | O;
@@ -81,13 +81,18 @@ export function validateVersionAndTimeout(
 }
 
 /**
- * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout.
+ * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout. The
+ * input type comes from `work`'s (or `load`'s) annotation, the output from what `work` returns,
+ * the name as written: a `Client` given this definition checks all three.
  * @example
- * const resize = defineJob({ name: 'resize', work: async ({ input }) => sharp(input.path).resize(200) });
+ * const resize = defineJob({
+ *   name: 'resize',
+ *   work: async ({ input }: { input: { path: string } }) => ({ out: await shrink(input.path) }),
+ * });
  */
-export function defineJob<I = unknown, O = unknown, L = undefined>(
-  options: DefineJobOptions<I, O, L>,
-): JobDefinition<I, O, L> {
+export function defineJob<I = unknown, O = unknown, L = undefined, N extends string = string>(
+  options: DefineJobOptions<I, O, L, N>,
+): JobDefinition<I, O, L, N> {
   const where = `defineJob(${JSON.stringify(options?.name)})`;
   validateName(options?.name, 'defineJob');
   const machine = options.name;
@@ -99,7 +104,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined>(
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, machine, version, timeoutMs);
   validateRetry(options.retry, where, machine);
-  const def: JobDefinition<I, O, L> = {
+  const def: JobDefinition<I, O, L, N> = {
     kind: 'job',
     name: options.name,
     version,
