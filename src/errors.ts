@@ -34,6 +34,26 @@ export class ValidationError extends MachinistError {
   }
 }
 
+/**
+ * A `defineJob` / `definePipeline` option, or a `jobs` list, that cannot be run: thrown when the
+ * job is defined, not when it first runs. `field` names the option, `machine` the job.
+ */
+export class DefinitionError extends MachinistError {
+  constructor(message: string, ids: ErrorIds = {}) {
+    super('INVALID_DEFINITION', message, ids);
+  }
+}
+
+/**
+ * A pipeline machine that cannot be persisted (an invoke of inline logic, of an unregistered
+ * name, without an id; a spawn of inline logic). `state` is the state node's id.
+ */
+export class PipelineDefinitionError extends MachinistError {
+  constructor(machine: string, state: string, message: string) {
+    super('INVALID_PIPELINE', `definePipeline('${machine}'): ${message}`, { machine, state });
+  }
+}
+
 export class UnknownMachineError extends MachinistError {
   constructor(machine: string, ids: ErrorIds = {}) {
     super('UNKNOWN_MACHINE', `no job machine named '${machine}' is registered`, { ...ids, machine });

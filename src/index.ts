@@ -2,7 +2,7 @@
 export { defineJob } from './runtime/defineJob.js';
 export type { JobDefinition, WorkArgs, LoadArgs, DefineJobOptions } from './runtime/defineJob.js';
 export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
-export { definePipeline, PipelineDefinitionError } from './pipeline/definePipeline.js';
+export { definePipeline } from './pipeline/definePipeline.js';
 export type { DefinePipelineOptions } from './pipeline/definePipeline.js';
 export type { PipelineDefinition } from './pipeline/PipelineDefinition.js';
 export { step } from './pipeline/step.js';
@@ -13,7 +13,18 @@ export type { StepArgs } from './pipeline/step.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';
 export { Client } from './client/Client.js';
-export type { ClientOptions, EnqueueItem } from './client/Client.js';
+export type { ClientOptions } from './client/Client.js';
+export type {
+  JobId,
+  InputOf,
+  OutputOf,
+  EnqueueItem,
+  EnqueueItemFor,
+  JobRef,
+  InputFor,
+  OutputFor,
+} from './client/jobTypes.js';
+export type { AnyDefinition } from './runtime/registry.js';
 export type { EnqueueOptions } from './client/validateEnqueue.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';
@@ -30,6 +41,8 @@ export type {
 export {
   MachinistError,
   ValidationError,
+  DefinitionError,
+  PipelineDefinitionError,
   UnknownMachineError,
   JobNotFoundError,
   JobFinishedError,

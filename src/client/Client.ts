@@ -1,4 +1,5 @@
-// The client: enqueue jobs, look at them, wait for their results, cancel them.
+// The client: enqueue jobs, look at them, wait for their results, cancel them. Built with `jobs`,
+// it is typed by them (jobTypes.ts): names, inputs and outputs are checked at compile time.
 
 import { monotonicFactory } from 'ulid';
 import {
@@ -31,21 +32,29 @@ import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { assertQueueName, childId } from '../store/keys.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
+import type {
+  EnqueueArgs,
+  EnqueueItem,
+  EnqueueItems,
+  InputFor,
+  JobId,
+  JobIdsOf,
+  JobRef,
+  OutputFor,
+} from './jobTypes.js';
 
-export interface ClientOptions {
+export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
-  /** Definitions to check names against; without them, the registry that supervisors publish. */
-  jobs?: readonly AnyDefinition[];
+  /**
+   * Definitions to check names against, which also type the client: `enqueue` then takes only
+   * their names (or the definitions) with their input types. Without them, the registry that
+   * supervisors publish, and any name and input.
+   */
+  jobs?: readonly D[];
   /** Queue for enqueues that name none. Default 'default'. */
   queue?: string;
   /** Largest accepted input, serialized. Default 1 MiB. */
   maxPayloadBytes?: number;
-}
-
-export interface EnqueueItem {
-  machine: string;
-  input?: unknown;
-  options?: EnqueueOptions;
 }
 
 const ulid = monotonicFactory();
@@ -53,7 +62,15 @@ const REGISTRY_TTL_MS = 2000;
 /** Most jobs one auto-batched enqueue call carries. */
 const ENQUEUE_CHUNK = 1000;
 
-export class Client {
+/**
+ * Enqueues jobs and reads them. `D` is the union of the definitions in `jobs` (inferred), or
+ * `never` for a client built without them, which takes any name and input.
+ * @example
+ * const client = new Client({ store, jobs: [resize] });
+ * const id = await client.enqueue('resize', { url, width: 640 }); // input checked against resize's
+ * const job = await client.waitForResult(id); // job.output: resize's output | null
+ */
+export class Client<D extends AnyDefinition = never> {
   readonly store: Store;
   private readonly local: Registry | undefined;
   private readonly defaultQueue: string;
@@ -61,7 +78,7 @@ export class Client {
   private remote: { at: number; byName: Map<string, MachineInfo> } | undefined;
   private readonly waiters = new Map<string, ResultWaiter>();
 
-  constructor(options: ClientOptions) {
+  constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
     this.store = options.store;
     this.local = options.jobs ? new Registry(options.jobs) : undefined;
@@ -71,15 +88,22 @@ export class Client {
   }
 
   /**
-   * Enqueues one job; resolves with its id (a ULID) once it is stored.
+   * Enqueues one job; resolves with its id (a ULID) once it is stored. `machine` is a name or a
+   * definition (which stands for its name: the newest registered version runs). On a typed
+   * client the input is checked against that job's input type, and the id remembers its output.
    * Calls made in the same tick are sent together: one script call per queue for all of them
    * (each job is still its own record, with its own idempotency key and events; a Redis error
    * rejects every call of that batch).
    * @example const id = await client.enqueue('resize', { path: 'a.png' }, { priority: 'high' });
    */
-  async enqueue(machine: string, input?: unknown, options?: EnqueueOptions): Promise<string> {
-    const m = this.machineInfo(machine);
-    const p = this.prepare(machine, input, options, m instanceof Promise ? await m : m);
+  async enqueue<Ref extends JobRef<D>>(
+    machine: Ref,
+    ...args: EnqueueArgs<InputFor<D, Ref>>
+  ): Promise<JobId<OutputFor<D, Ref>>>;
+  async enqueue(machine: string | AnyDefinition, input?: unknown, options?: EnqueueOptions): Promise<string> {
+    const name = machineName(machine);
+    const m = this.machineInfo(name);
+    const p = this.prepare(name, input, options, m instanceof Promise ? await m : m);
     return new Promise<string>((resolve, reject) => {
       let b = this.autoBatch;
       if (!b) {
@@ -119,7 +143,13 @@ export class Client {
     }
   }
 
-  /** Enqueues many jobs: one round trip per queue, all-or-nothing per queue. */
+  /**
+   * Enqueues many jobs: one round trip per queue, all-or-nothing per queue. Each item is typed
+   * like `enqueue`'s arguments; the ids come back in order.
+   */
+  async enqueueMany<const Refs extends readonly JobRef<D>[]>(
+    items: EnqueueItems<D, Refs>,
+  ): Promise<JobIdsOf<D, Refs>>;
   async enqueueMany(items: readonly EnqueueItem[]): Promise<string[]> {
     if (!Array.isArray(items))
       throw new ValidationError('enqueueMany takes an array of { machine, input, options }', {
@@ -131,8 +161,9 @@ export class Client {
       if (!item || typeof item !== 'object')
         throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
       // Resolved without a microtask when the machine is known locally (or cached).
-      const m = this.machineInfo(item.machine);
-      const p = this.prepare(item.machine, item.input, item.options, m instanceof Promise ? await m : m);
+      const name = machineName(item.machine);
+      const m = this.machineInfo(name);
+      const p = this.prepare(name, item.input, item.options, m instanceof Promise ? await m : m);
       const list = byQueue.get(p.queue);
       if (list) list.push({ index, job: p.job });
       else byQueue.set(p.queue, [{ index, job: p.job }]);
@@ -214,9 +245,15 @@ export class Client {
     return this.remote?.byName.get(machine)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   }
 
-  /** The job's record, or null when there is none (never existed, or expired). */
-  async get(id: string, options: { queue?: string } = {}): Promise<JobRecord | null> {
-    const job = await this.store.getJob(id, options.queue);
+  /**
+   * The job's record, or null when there is none (never existed, or expired). Given an id from
+   * a typed enqueue, `output` has that job's output type.
+   */
+  async get<Output = unknown>(
+    id: JobId<Output> | string,
+    options: { queue?: string } = {},
+  ): Promise<JobRecord<Output> | null> {
+    const job = (await this.store.getJob(id, options.queue)) as JobRecord<Output> | null;
     if (!job) return null;
     const groups = await this.store.fanGroups(job.queue, id);
     if (groups.length > 0) {
@@ -236,8 +273,16 @@ export class Client {
   /**
    * Resolves with the job's record when it reaches done, failed or cancelled; rejects with a
    * TimeoutError after `timeoutMs` (default 30 s) and with JOB_NOT_FOUND for an unknown id.
+   * Given an id from a typed enqueue, `output` has that job's output type.
    */
-  async waitForResult(id: string, options: { timeoutMs?: number; queue?: string } = {}): Promise<JobRecord> {
+  async waitForResult<Output = unknown>(
+    id: JobId<Output> | string,
+    options: { timeoutMs?: number; queue?: string } = {},
+  ): Promise<JobRecord<Output>> {
+    return (await this.waitFor(id, options)) as JobRecord<Output>;
+  }
+
+  private async waitFor(id: string, options: { timeoutMs?: number; queue?: string }): Promise<JobRecord> {
     const timeoutMs = options.timeoutMs ?? 30_000;
     let queue = options.queue;
     if (!queue) {
@@ -418,4 +463,15 @@ export class Client {
     for (const w of this.waiters.values()) w.close();
     this.waiters.clear();
   }
+}
+
+/** The name a job reference stands for: the string, or a definition's name. */
+function machineName(machine: unknown): string {
+  if (typeof machine === 'string') return machine;
+  const name = (machine as { name?: unknown; runAttempt?: unknown } | null)?.name;
+  if (typeof name === 'string' && typeof (machine as { runAttempt?: unknown }).runAttempt === 'function')
+    return name;
+  throw new ValidationError('machine must be a job name or a definition from defineJob/definePipeline', {
+    field: 'machine',
+  });
 }

@@ -2,14 +2,17 @@
 // (its own file so that the runners can name it without importing definePipeline, which
 // imports them).
 
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, InputFrom, OutputFrom } from 'xstate';
 import type { RetryPolicy } from '../runtime/backoff.js';
 import type { AttemptRunner } from '../runtime/AttemptHost.js';
 import type { CompiledPipeline } from './compileSteps.js';
 
-export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateMachine> {
+export interface PipelineDefinition<
+  TMachine extends AnyStateMachine = AnyStateMachine,
+  N extends string = string,
+> {
   readonly kind: 'pipeline';
-  readonly name: string;
+  readonly name: N;
   readonly version: number;
   readonly machine: TMachine;
   readonly retry?: RetryPolicy;
@@ -29,4 +32,11 @@ export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateM
   readonly compiled: CompiledPipeline | null;
   /** @internal How a supervisor runs one attempt (runPipeline.ts). */
   readonly runAttempt: AttemptRunner;
+  /**
+   * @internal Run by Supervisor.start() before anything is written: throws when no job of this
+   * definition could run here (an XState whose internals moved: xstateCompat.ts).
+   */
+  readonly preflight: () => void;
+  /** Phantom types for the client (client/jobTypes.ts): the machine's `types`; never set. */
+  readonly __types?: { input: InputFrom<TMachine>; output: OutputFrom<TMachine> };
 }

@@ -5,14 +5,16 @@
 // which breaks stored children). `after` delays are supported durably (see timers.ts).
 
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { DefinitionError, PipelineDefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
 import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
 import { compileSteps } from './compileSteps.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { runPipeline } from './runPipeline.js';
+import { assertXstateSupported } from './xstateCompat.js';
 
-export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
-  name: string;
+export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N extends string = string> {
+  name: N;
   version?: number;
   machine: TMachine;
   retry?: RetryPolicy;
@@ -24,18 +26,6 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
    * which a compiled run does not have.
    */
   compile?: boolean;
-}
-
-export class PipelineDefinitionError extends TypeError {
-  readonly code = 'INVALID_PIPELINE';
-  constructor(
-    readonly machine: string,
-    readonly state: string,
-    message: string,
-  ) {
-    super(`definePipeline('${machine}'): ${message}`);
-    this.name = 'PipelineDefinitionError';
-  }
 }
 
 function checkNode(name: string, node: AnyStateNode, actors: Record<string, unknown>): void {
@@ -85,27 +75,38 @@ function checkNode(name: string, node: AnyStateNode, actors: Record<string, unkn
 }
 
 /**
- * Defines a pipeline: a durable multi-step job whose steps are the states of your machine.
+ * Defines a pipeline: a durable multi-step job whose steps are the states of your machine. Its
+ * input and output types are the machine's (`setup({ types: { input, output } })`), its name
+ * as written: a `Client` given this definition checks them.
  * @example
  * const ingest = definePipeline({ name: 'ingest', version: 1, machine: ingestMachine });
  */
-export function definePipeline<TMachine extends AnyStateMachine>(
-  options: DefinePipelineOptions<TMachine>,
-): PipelineDefinition<TMachine> {
+export function definePipeline<TMachine extends AnyStateMachine, N extends string = string>(
+  options: DefinePipelineOptions<TMachine, N>,
+): PipelineDefinition<TMachine, N> {
   validateName(options?.name, 'definePipeline');
   const where = `definePipeline('${options.name}')`;
   const machine = options.machine;
   if (!machine || typeof (machine as { getStateNodeById?: unknown }).getStateNodeById !== 'function') {
-    throw new TypeError(`${where}: machine must be an XState v5 machine (setup({...}).createMachine({...}))`);
+    throw new DefinitionError(
+      `${where}: machine must be an XState v5 machine (setup({...}).createMachine({...}))`,
+      { machine: options.name, field: 'machine' },
+    );
   }
   const version = options.version ?? 1;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  validateVersionAndTimeout(where, version, timeoutMs);
-  validateRetry(options.retry, where);
+  validateVersionAndTimeout(where, options.name, version, timeoutMs);
+  validateRetry(options.retry, where, options.name);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
-    throw new TypeError(`${where}: migrate must be a function`);
+    throw new DefinitionError(`${where}: migrate must be a function`, {
+      machine: options.name,
+      field: 'migrate',
+    });
   if (options.compile !== undefined && typeof options.compile !== 'boolean')
-    throw new TypeError(`${where}: compile must be a boolean`);
+    throw new DefinitionError(`${where}: compile must be a boolean`, {
+      machine: options.name,
+      field: 'compile',
+    });
   const actors =
     (machine as { implementations?: { actors?: Record<string, unknown> } }).implementations?.actors ?? {};
   checkNode(options.name, machine.root, actors);
@@ -115,7 +116,7 @@ export function definePipeline<TMachine extends AnyStateMachine>(
   } catch {
     definitionJson = undefined;
   }
-  const def: PipelineDefinition<TMachine> = {
+  const def: PipelineDefinition<TMachine, N> = {
     kind: 'pipeline',
     name: options.name,
     version,
@@ -126,6 +127,7 @@ export function definePipeline<TMachine extends AnyStateMachine>(
     definitionJson,
     compiled: options.compile === false ? null : compileSteps(machine),
     runAttempt: (job, input, attemptTimeoutMs, host) => runPipeline(job, def, input, attemptTimeoutMs, host),
+    preflight: assertXstateSupported,
   };
   return def;
 }

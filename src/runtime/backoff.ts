@@ -3,7 +3,7 @@
 // A policy is checked when the job is defined (validateRetry); the delay is still never NaN or
 // negative, since it is written to Redis as a due time.
 
-import type { StoredError } from '../errors.js';
+import { DefinitionError, type StoredError } from '../errors.js';
 
 export type BackoffPolicy =
   | { type: 'exponential'; delayMs?: number; maxDelayMs?: number; jitter?: boolean }
@@ -35,27 +35,29 @@ export function backoffDelay(policy: BackoffPolicy | undefined, attempt: number,
   return Number.isFinite(delay) && delay >= 0 ? Math.round(delay) : DEFAULT_BASE_MS;
 }
 
-export function validateRetry(retry: RetryPolicy | undefined, where: string): void {
+export function validateRetry(retry: RetryPolicy | undefined, where: string, machine: string): void {
   if (!retry) return;
+  const refuse = (field: string, problem: string) =>
+    new DefinitionError(`${where}: ${field} ${problem}`, { machine, field });
   const m = retry.maxAttempts;
   if (m !== undefined && (!Number.isInteger(m) || m < 1)) {
-    throw new TypeError(`${where}: retry.maxAttempts must be an integer >= 1 (got ${String(m)})`);
+    throw refuse('retry.maxAttempts', `must be an integer >= 1 (got ${String(m)})`);
   }
   const b = retry.backoff;
   if (b && typeof b !== 'function') {
     if (b.type !== 'exponential' && b.type !== 'fixed') {
-      throw new TypeError(`${where}: retry.backoff.type must be 'exponential' or 'fixed'`);
+      throw refuse('retry.backoff.type', "must be 'exponential' or 'fixed'");
     }
     // A fixed backoff has no default delay (README: `{ type: 'fixed', delayMs, jitter? }`).
     if (b.type === 'fixed' && b.delayMs === undefined) {
-      throw new TypeError(`${where}: retry.backoff.delayMs is required for a fixed backoff`);
+      throw refuse('retry.backoff.delayMs', 'is required for a fixed backoff');
     }
     if (b.delayMs !== undefined && (!Number.isFinite(b.delayMs) || b.delayMs < 0)) {
-      throw new TypeError(`${where}: retry.backoff.delayMs must be a number >= 0`);
+      throw refuse('retry.backoff.delayMs', 'must be a number >= 0');
     }
     const max = (b as { maxDelayMs?: unknown }).maxDelayMs;
     if (max !== undefined && (typeof max !== 'number' || !Number.isFinite(max) || max < 0)) {
-      throw new TypeError(`${where}: retry.backoff.maxDelayMs must be a number >= 0`);
+      throw refuse('retry.backoff.maxDelayMs', 'must be a number >= 0');
     }
   }
 }

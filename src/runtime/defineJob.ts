@@ -1,6 +1,7 @@
 // `defineJob`: the simple case, a load step and a work function run inside the shared
 // lifecycle (machines/job.ts). Typed input and output flow from the definition to the client.
 
+import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from './backoff.js';
 import type { AttemptRunner } from './AttemptHost.js';
 import { runSimpleJob } from './runSimpleJob.js';
@@ -23,9 +24,9 @@ export interface WorkArgs<I, L> {
 
 export type LoadArgs<I> = Omit<WorkArgs<I, undefined>, 'loaded'>;
 
-export interface JobDefinition<I = unknown, O = unknown, L = unknown> {
+export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends string = string> {
   readonly kind: 'job';
-  readonly name: string;
+  readonly name: N;
   readonly version: number;
   readonly load?: (args: LoadArgs<I>) => Promise<L> | L;
   readonly work: (args: WorkArgs<I, L>) => Promise<O> | O;
@@ -34,12 +35,12 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown> {
   readonly timeoutMs: number;
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
-  /** Phantom types for the client. */
+  /** Phantom types for the client (client/jobTypes.ts); never set. */
   readonly __types?: { input: I; output: O };
 }
 
-export interface DefineJobOptions<I, O, L> {
-  name: string;
+export interface DefineJobOptions<I, O, L, N extends string = string> {
+  name: N;
   version?: number;
   load?: (args: LoadArgs<I>) => Promise<L> | L;
   work: (args: WorkArgs<I, L>) => Promise<O> | O;
@@ -52,39 +53,58 @@ const NAME = /^[A-Za-z][A-Za-z0-9._-]{0,99}$/;
 
 export function validateName(name: unknown, where: string): asserts name is string {
   if (typeof name !== 'string' || !NAME.test(name)) {
-    throw new TypeError(
+    throw new DefinitionError(
       `${where}: name must start with a letter and hold up to 100 letters, digits, '.', '_' or '-' (got ${JSON.stringify(name)})`,
+      { field: 'name' },
     );
   }
 }
 
-export function validateVersionAndTimeout(where: string, version: unknown, timeoutMs: unknown): void {
+export function validateVersionAndTimeout(
+  where: string,
+  machine: string,
+  version: unknown,
+  timeoutMs: unknown,
+): void {
   if (!Number.isInteger(version) || (version as number) < 1) {
-    throw new TypeError(`${where}: version must be an integer >= 1 (got ${String(version)})`);
+    throw new DefinitionError(`${where}: version must be an integer >= 1 (got ${String(version)})`, {
+      machine,
+      field: 'version',
+    });
   }
   if (!Number.isFinite(timeoutMs) || (timeoutMs as number) <= 0) {
-    throw new TypeError(`${where}: timeoutMs must be a number > 0 (got ${String(timeoutMs)})`);
+    throw new DefinitionError(`${where}: timeoutMs must be a number > 0 (got ${String(timeoutMs)})`, {
+      machine,
+      field: 'timeoutMs',
+    });
   }
 }
 
 /**
- * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout.
+ * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout. The
+ * input type comes from `work`'s (or `load`'s) annotation, the output from what `work` returns,
+ * the name as written: a `Client` given this definition checks all three.
  * @example
- * const resize = defineJob({ name: 'resize', work: async ({ input }) => sharp(input.path).resize(200) });
+ * const resize = defineJob({
+ *   name: 'resize',
+ *   work: async ({ input }: { input: { path: string } }) => ({ out: await shrink(input.path) }),
+ * });
  */
-export function defineJob<I = unknown, O = unknown, L = undefined>(
-  options: DefineJobOptions<I, O, L>,
-): JobDefinition<I, O, L> {
+export function defineJob<I = unknown, O = unknown, L = undefined, N extends string = string>(
+  options: DefineJobOptions<I, O, L, N>,
+): JobDefinition<I, O, L, N> {
   const where = `defineJob(${JSON.stringify(options?.name)})`;
   validateName(options?.name, 'defineJob');
-  if (typeof options.work !== 'function') throw new TypeError(`${where}: work must be a function`);
+  const machine = options.name;
+  if (typeof options.work !== 'function')
+    throw new DefinitionError(`${where}: work must be a function`, { machine, field: 'work' });
   if (options.load !== undefined && typeof options.load !== 'function')
-    throw new TypeError(`${where}: load must be a function`);
+    throw new DefinitionError(`${where}: load must be a function`, { machine, field: 'load' });
   const version = options.version ?? 1;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  validateVersionAndTimeout(where, version, timeoutMs);
-  validateRetry(options.retry, where);
-  const def: JobDefinition<I, O, L> = {
+  validateVersionAndTimeout(where, machine, version, timeoutMs);
+  validateRetry(options.retry, where, machine);
+  const def: JobDefinition<I, O, L, N> = {
     kind: 'job',
     name: options.name,
     version,

@@ -1,5 +1,6 @@
 // The definitions a supervisor or client knows, by name and version.
 
+import { DefinitionError } from '../errors.js';
 import type { JobDefinition } from './defineJob.js';
 import type { MachineInfo } from '../store/types.js';
 import type { AttemptRunner } from './AttemptHost.js';
@@ -16,6 +17,8 @@ export interface PipelineLike {
   readonly definitionJson?: unknown;
   readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
   readonly runAttempt: AttemptRunner;
+  /** Run once by Supervisor.start(): throws when no job of this definition could run here. */
+  readonly preflight?: () => void;
 }
 
 export class Registry {
@@ -31,12 +34,17 @@ export class Registry {
       (def.kind !== 'job' && def.kind !== 'pipeline') ||
       typeof (def as { runAttempt?: unknown }).runAttempt !== 'function'
     ) {
-      throw new TypeError('jobs: each entry must come from defineJob() or definePipeline()');
+      throw new DefinitionError('jobs: each entry must come from defineJob() or definePipeline()', {
+        field: 'jobs',
+      });
     }
     let versions = this.byName.get(def.name);
     if (!versions) this.byName.set(def.name, (versions = new Map()));
     if (versions.has(def.version))
-      throw new TypeError(`jobs: '${def.name}' version ${def.version} is listed twice`);
+      throw new DefinitionError(`jobs: '${def.name}' version ${def.version} is listed twice`, {
+        machine: def.name,
+        field: 'jobs',
+      });
     versions.set(def.version, def);
   }
 
@@ -52,6 +60,15 @@ export class Registry {
     let best: AnyDefinition | undefined;
     for (const d of versions.values()) if (!best || d.version > best.version) best = d;
     return best;
+  }
+
+  /**
+   * Runs every definition's preflight check (a pipeline's: the installed XState is one it can
+   * run on); throws the first refusal.
+   */
+  preflight(): void {
+    for (const versions of this.byName.values())
+      for (const d of versions.values()) if (d.kind === 'pipeline') d.preflight?.();
   }
 
   has(name: string): boolean {

@@ -182,7 +182,11 @@ export interface CommitResult {
 
 export type LeaseState = 'held' | 'lost' | 'cancel';
 
-export interface JobRecord {
+/**
+ * A job as stored. `Output` is the job's output type when the record was read through a typed
+ * job id (client/jobTypes.ts: `JobId`); `output` is null until the job is done.
+ */
+export interface JobRecord<Output = unknown> {
   id: string;
   queue: string;
   machine: string;
@@ -192,7 +196,7 @@ export interface JobRecord {
   state: unknown;
   context: unknown;
   input: unknown;
-  output: unknown;
+  output: Output | null;
   error: StoredError | null;
   attempts: number;
   maxAttempts: number;

@@ -242,6 +242,9 @@ export class Supervisor {
   }
 
   private async begin(): Promise<void> {
+    // Before anything is written: a definition none of whose jobs could run here (a pipeline on
+    // an unsupported XState) refuses the start rather than fail or corrupt its jobs later.
+    this.registry.preflight();
     // An outage is logged once when it starts and once when it ends, not per failed call: the
     // supervisor's calls wait it out (the store re-sends them when Redis is back).
     this.unwatchConnection = this.store.watchConnection?.((c) => {

@@ -82,6 +82,6 @@ describe('dead letters', () => {
     assert.equal((await client.deadLetters({ limit: 1 })).length, 1, 'limit applies');
     assert.equal(await client.purgeDeadLetters(), 2);
     assert.equal(await client.purgeDeadLetters(), 0);
-    assert.equal((await client.get(ids[2]!))?.status, 'done');
+    assert.equal((await client.get(ids[2]))?.status, 'done');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromPromise, setup, spawnChild } from 'xstate';
-import { definePipeline, step } from '../../src/index.js';
+import { DefinitionError, definePipeline, step } from '../../src/index.js';
 
 describe('definePipeline registration checks', () => {
   it('refuses an invoke of inline actor logic, saying how to register it', () => {
@@ -24,7 +24,10 @@ describe('definePipeline registration checks', () => {
       initial: 'a',
       states: { a: { invoke: { src: 'work' } } },
     });
-    assert.throws(() => definePipeline({ name: 'noid', machine }), /without an explicit id/);
+    assert.throws(() => definePipeline({ name: 'noid', machine }), {
+      code: 'INVALID_PIPELINE',
+      message: /without an explicit id/,
+    });
   });
 
   it('refuses spawning inline logic from an action', () => {
@@ -32,21 +35,37 @@ describe('definePipeline registration checks', () => {
       initial: 'a',
       states: { a: { entry: spawnChild(fromPromise(async () => 1)) } },
     });
-    assert.throws(() => definePipeline({ name: 'spawny', machine }), /spawns inline actor logic/);
+    assert.throws(() => definePipeline({ name: 'spawny', machine }), {
+      code: 'INVALID_PIPELINE',
+      message: /spawns inline actor logic/,
+    });
   });
 
-  it('refuses a bad name, version or timeout with the field named', () => {
+  it('refuses a bad name, version or timeout with INVALID_DEFINITION and the field named', () => {
     const machine = setup({}).createMachine({ initial: 'a', states: { a: { type: 'final' } } });
-    assert.throws(() => definePipeline({ name: '', machine }), /name must start with a letter/);
+    const refused = (field: string, message: RegExp) => (err: unknown) => {
+      assert.ok(err instanceof DefinitionError);
+      assert.equal(err.code, 'INVALID_DEFINITION');
+      assert.equal(err.field, field);
+      assert.match(err.message, message);
+      return true;
+    };
+    assert.throws(
+      () => definePipeline({ name: '', machine }),
+      refused('name', /name must start with a letter/),
+    );
     assert.throws(
       () => definePipeline({ name: 'v', version: 0, machine }),
-      /version must be an integer >= 1/,
+      refused('version', /version must be an integer >= 1/),
     );
     assert.throws(
       () => definePipeline({ name: 't', timeoutMs: -1, machine }),
-      /timeoutMs must be a number > 0/,
+      refused('timeoutMs', /timeoutMs must be a number > 0/),
     );
-    assert.throws(() => definePipeline({ name: 'm', machine: {} as never }), /must be an XState v5 machine/);
+    assert.throws(
+      () => definePipeline({ name: 'm', machine: {} as never }),
+      refused('machine', /must be an XState v5 machine/),
+    );
   });
 
   it('accepts a machine whose invokes are registered by name with ids, and keeps its definition for charts', () => {

@@ -12,14 +12,16 @@ describe('backoff policies', () => {
   it('refuses a fixed backoff without delayMs at definition time, naming the field', () => {
     // Before: accepted, and every retry of the job computed a NaN delay.
     const backoff = { type: 'fixed' } as any;
-    assert.throws(
-      () => defineJob({ name: 'j', retry: { backoff }, work }),
-      /defineJob\("j"\): retry\.backoff\.delayMs is required for a fixed backoff/,
-    );
-    assert.throws(
-      () => definePipeline({ name: 'p', retry: { backoff }, machine }),
-      /definePipeline\('p'\): retry\.backoff\.delayMs is required for a fixed backoff/,
-    );
+    assert.throws(() => defineJob({ name: 'j', retry: { backoff }, work }), {
+      code: 'INVALID_DEFINITION',
+      field: 'retry.backoff.delayMs',
+      message: /defineJob\("j"\): retry\.backoff\.delayMs is required for a fixed backoff/,
+    });
+    assert.throws(() => definePipeline({ name: 'p', retry: { backoff }, machine }), {
+      code: 'INVALID_DEFINITION',
+      field: 'retry.backoff.delayMs',
+      message: /definePipeline\('p'\): retry\.backoff\.delayMs is required for a fixed backoff/,
+    });
   });
 
   it('refuses a maxDelayMs that is not a number >= 0, naming the field', () => {
@@ -27,7 +29,7 @@ describe('backoff policies', () => {
       const backoff = { type: 'exponential', maxDelayMs } as any;
       assert.throws(
         () => defineJob({ name: 'j', retry: { backoff }, work }),
-        /retry\.backoff\.maxDelayMs must be a number >= 0/,
+        { code: 'INVALID_DEFINITION', message: /retry\.backoff\.maxDelayMs must be a number >= 0/ },
         String(maxDelayMs),
       );
     }
