@@ -23,7 +23,8 @@ import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
 import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
-import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
+import { persistedJson, persistedSnapshot } from './persisted.js';
+import { ResumePoint } from './resumePoint.js';
 import { toJson } from '../runtime/toJson.js';
 import { UnserializableSnapshotError } from '../errors.js';
 
@@ -86,18 +87,8 @@ export async function runPipeline(
   let inboxConsumed = c.inbox;
   let lastTimers: StoredTimer[] = stored?.t ?? [];
   const dueTimes = new TimerDueTimes(host.now);
-  /** The root's last snapshot while active: an errored actor drops its children, this keeps them. */
-  let lastActive: unknown;
-  // The input each invoked (non-machine) child started with, by its id: an errored promise
-  // actor's persisted snapshot has lost its input, and the retry re-runs it (revive.ts).
-  const childInputs = new Map<string, unknown>();
-  const inputNoted = new WeakSet<object>();
-  const noteChildInput = (child: AnyActorRef) => {
-    if (inputNoted.has(child)) return;
-    inputNoted.add(child);
-    const ps = (child.getPersistedSnapshot?.() ?? undefined) as { input?: unknown } | undefined;
-    if (ps && ps.input !== undefined) childInputs.set(child.id, ps.input);
-  };
+  /** What a retry resumes from if the machine errors: the tree as it last ran (resumePoint.ts). */
+  const resume = new ResumePoint();
   let inboxReading: Promise<void> | undefined;
   // A fan-out whose children are not yet durably enqueued MUST NOT park: if the worker died
   // after parking, nothing would ever wake the parent.
@@ -259,12 +250,18 @@ export async function runPipeline(
     const watched = new WeakSet<object>();
     const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
       for (const child of Object.values(snapshot.children ?? {})) {
-        if (child && !isMachineLogic((child as { logic?: unknown }).logic)) noteChildInput(child);
-        if (!child || watched.has(child) || !isMachineLogic((child as { logic?: unknown }).logic)) continue;
+        if (!child) continue;
+        if (!isMachineLogic((child as { logic?: unknown }).logic)) {
+          resume.noteActor(child);
+          continue;
+        }
+        if (watched.has(child)) continue;
         watched.add(child);
+        resume.noteMachine(child, child.getSnapshot() as { status?: string });
         child.subscribe({
           next: (snap) => {
             try {
+              resume.noteMachine(child, snap as { status?: string });
               watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
               markDirty();
             } catch (err) {
@@ -279,7 +276,7 @@ export async function runPipeline(
     root.subscribe({
       next: (snap) => {
         try {
-          if (snap.status === 'active') lastActive = snap;
+          resume.noteMachine(root, snap);
           watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
           markDirty();
         } catch (err) {
@@ -294,7 +291,7 @@ export async function runPipeline(
     if (machineSnapshot === undefined) checkpoints.pending.push('{"type":"started"}');
     else checkpoints.pending.push('{"type":"resumed"}');
     actor.start();
-    lastActive = actor.getSnapshot();
+    resume.noteMachine(root, actor.getSnapshot());
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
     restoreTimers(actor, stored?.t ?? [], host.now());
@@ -342,14 +339,11 @@ export async function runPipeline(
       const thrown = result.kind === 'error' ? result.error : job.signal.reason;
       // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
       const storable = !(thrown instanceof UnserializableSnapshotError);
+      const lastActive = actor && result.kind === 'error' && storable ? resume.lastActive(actor) : undefined;
       await writePipelineFailure(job, life, def, timeoutMs, {
         thrown,
         persisted: !storable ? undefined : actor ? persistedSnapshot(actor) : stored?.w,
-        lastActive:
-          storable && result.kind === 'error' && lastActive !== undefined
-            ? persistedMachineSnapshot(def.machine, lastActive)
-            : undefined,
-        childInputs,
+        lastActive: lastActive && resume.persisted(def.machine, lastActive),
         timers: lastTimers,
         stateText: checkpoints.lastState,
       });

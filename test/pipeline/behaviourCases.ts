@@ -595,6 +595,173 @@ export const cases: Case[] = [
     },
   },
   {
+    name: 'a step still running in another region when the machine errors runs again on the retry',
+    compiles: false,
+    machine: (probe) => {
+      // `a` is in flight when `b` fails: the error stops it, and the retry must start it again.
+      let fails = 1;
+      const bFailed = gate();
+      const a = step<number, { v: number }>(async ({ input, attempt, signal }) => {
+        probe.calls.push(`a@${attempt}:${JSON.stringify(input)}`);
+        if (attempt === 1) await Promise.race([bFailed.promise, untilAborted(signal)]);
+        return input.v + 1;
+      });
+      const b = step<number, { v: number }>(async ({ input, attempt }) => {
+        await new Promise((r) => setTimeout(r, 20)); // a has started
+        probe.calls.push(`b@${attempt}:${JSON.stringify(input)}`);
+        if (fails-- > 0) {
+          setTimeout(() => bFailed.open(), 200);
+          throw new Error('b failed');
+        }
+        return input.v + 1;
+      });
+      return setup({ actors: { a, b } }).createMachine({
+        type: 'parallel',
+        context: { a: 0, b: 0 },
+        states: {
+          L: {
+            initial: 'run',
+            states: {
+              run: {
+                invoke: {
+                  id: 'a',
+                  src: 'a',
+                  input: () => ({ v: 10 }),
+                  onDone: { target: 'ok', actions: assign({ a: ({ event }) => event.output }) },
+                },
+              },
+              ok: { type: 'final' },
+            },
+          },
+          R: {
+            initial: 'run',
+            states: {
+              run: {
+                invoke: {
+                  id: 'b',
+                  src: 'b',
+                  input: () => ({ v: 20 }),
+                  onDone: { target: 'ok', actions: assign({ b: ({ event }) => event.output }) },
+                },
+              },
+              ok: { type: 'final' },
+            },
+          },
+        },
+        output: ({ context }) => context,
+      });
+    },
+    retry: retryFast(2),
+    expect: (r) => {
+      assert.equal(r.record.status, 'done', 'the job ends (it used to park for ever)');
+      assert.deepEqual(r.record.output, { a: 11, b: 21 });
+      assert.deepEqual(r.calls, ['a@1:{"v":10}', 'b@1:{"v":20}', 'a@2:{"v":10}', 'b@2:{"v":20}']);
+    },
+  },
+  {
+    name: 'a failed step inside an invoked child machine is retried with its input',
+    compiles: false,
+    machine: (probe) => {
+      const child = setup({ actors: { b: probe.counting('b', 1) } }).createMachine({
+        initial: 'run',
+        context: ({ input }: { input: { v: number } }) => ({ v: input.v }),
+        states: {
+          run: {
+            invoke: {
+              id: 'b',
+              src: 'b',
+              input: ({ context }) => ({ v: context.v }),
+              onDone: { target: 'ok', actions: assign({ v: ({ event }) => event.output }) },
+            },
+          },
+          ok: { type: 'final' },
+        },
+        output: ({ context }) => context.v,
+      });
+      return setup({ actors: { a: probe.counting('a'), child } }).createMachine({
+        initial: 's1',
+        context: { v: 1 },
+        states: {
+          s1: {
+            invoke: {
+              id: 'a',
+              src: 'a',
+              input: ({ context }) => ({ v: context.v }),
+              onDone: { target: 's2', actions: assign({ v: ({ event }) => event.output }) },
+            },
+          },
+          s2: {
+            invoke: {
+              id: 'kid',
+              src: 'child',
+              input: ({ context }) => ({ v: context.v }),
+              onDone: { target: 'end', actions: assign({ v: ({ event }) => event.output as number }) },
+            },
+          },
+          end: { type: 'final' },
+        },
+        output: ({ context }) => context.v,
+      });
+    },
+    retry: retryFast(2),
+    expect: (r) => {
+      assert.equal(r.record.status, 'done', 'the job ends (it used to park for ever)');
+      assert.equal(r.record.output, 3);
+      assert.deepEqual(r.calls, ['a@1:{"v":1}', 'b@1:{"v":2}', 'b@2:{"v":2}']);
+    },
+  },
+  {
+    name: 'a retried step gets its own input when a step of another machine has the same invoke id',
+    compiles: false,
+    machine: (probe) => {
+      // The child's `w` starts first and fails after the root's `w` started with another input.
+      let fails = 1;
+      const inner = step<number, { v: number }>(async ({ input, attempt }) => {
+        probe.calls.push(`inner@${attempt}:${JSON.stringify(input)}`);
+        const v = input.v;
+        if (fails-- > 0) {
+          await new Promise((r) => setTimeout(r, 50));
+          throw new Error('inner failed');
+        }
+        return v;
+      });
+      const child = setup({ actors: { w: inner } }).createMachine({
+        initial: 'run',
+        states: {
+          run: { invoke: { id: 'w', src: 'w', input: () => ({ v: 100 }), onDone: 'ok' } },
+          ok: { type: 'final' },
+        },
+      });
+      return setup({ actors: { w: probe.counting('outer'), child, pre: step(async () => 0) } }).createMachine(
+        {
+          type: 'parallel',
+          states: {
+            L: {
+              initial: 'run',
+              states: { run: { invoke: { id: 'kid', src: 'child', onDone: 'ok' } }, ok: { type: 'final' } },
+            },
+            R: {
+              initial: 'pre',
+              states: {
+                pre: { invoke: { id: 'pre', src: 'pre', onDone: 'run' } },
+                run: { invoke: { id: 'w', src: 'w', input: () => ({ v: 1 }), onDone: 'ok' } },
+                ok: { type: 'final' },
+              },
+            },
+          },
+        },
+      );
+    },
+    retry: retryFast(2),
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.deepEqual(
+        r.calls.filter((c) => c.startsWith('inner')),
+        ['inner@1:{"v":100}', 'inner@2:{"v":100}'],
+      );
+    },
+  },
+  {
     name: 'nested and parallel states and an invoked child machine are checkpointed; the child’s timer survives a restart',
     compiles: false,
     machine: (probe) => {
