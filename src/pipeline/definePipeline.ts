@@ -10,6 +10,7 @@ import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../
 import { compileSteps } from './compileSteps.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { runPipeline } from './runPipeline.js';
+import type { MigrateFunction } from './migrate.js';
 
 export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
   name: string;
@@ -17,7 +18,14 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
   machine: TMachine;
   retry?: RetryPolicy;
   timeoutMs?: number;
-  migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  /**
+   * Upgrades a job stored by an older version: gets its persisted machine snapshot, the version
+   * that stored it and its pending timers; returns the snapshot for this version, or
+   * `{ snapshot, timers }` to change the timers as well. Afterwards `after` timers of states no
+   * longer active are dropped and active states' `after` delays without a timer are armed from
+   * now (the job's log says which).
+   */
+  migrate?: MigrateFunction;
   /**
    * Run a step-only machine from its compiled step table (default true; the stored records are
    * the same). Set false when a step's input mapper or an assign reads `self` or `system`,

@@ -25,6 +25,7 @@ import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
+import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
 import { UnserializableSnapshotError } from '../errors.js';
 
@@ -62,14 +63,21 @@ export async function runPipeline(
     ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot)
     : null;
   let machineSnapshot = stored?.w;
-  if (machineSnapshot !== undefined && c.version !== def.version) {
+  let storedTimers: StoredTimer[] = stored?.t ?? [];
+  const migrated = machineSnapshot !== undefined && c.version !== def.version;
+  if (migrated) {
     // Supervisor only hands us another version's snapshot when this definition can migrate it.
-    machineSnapshot = def.migrate!(machineSnapshot, c.version);
+    ({ snapshot: machineSnapshot, timers: storedTimers } = runMigrate(
+      def.migrate!,
+      machineSnapshot,
+      c.version,
+      storedTimers,
+    ));
   }
   // A step-only machine runs from its compiled table when the stored snapshot is one it can
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {
-    const start = compiledStart(def.compiled, machineSnapshot, stored?.t);
+    const start = compiledStart(def.compiled, machineSnapshot, storedTimers);
     if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host);
   }
   // Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts).
@@ -85,7 +93,7 @@ export async function runPipeline(
     stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}` : '',
   );
   let inboxConsumed = c.inbox;
-  let lastTimers: StoredTimer[] = stored?.t ?? [];
+  let lastTimers: StoredTimer[] = storedTimers;
   const dueTimes = new TimerDueTimes(host.now);
   /** What a retry resumes from if the machine errors: the tree as it last ran (resumePoint.ts). */
   const resume = new ResumePoint();
@@ -294,7 +302,21 @@ export async function runPipeline(
     resume.noteMachine(root, actor.getSnapshot());
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
-    restoreTimers(actor, stored?.t ?? [], host.now());
+    if (migrated) {
+      // The migrate may have left timers of states that are gone, and states without theirs.
+      const r = reconcileTimers(actor, storedTimers, host.now());
+      lastTimers = storedTimers = r.timers;
+      if (r.dropped.length > 0 || r.armed.length > 0)
+        checkpoints.pending.push(
+          JSON.stringify({
+            type: 'timers-migrated',
+            fromVersion: c.version,
+            dropped: r.dropped,
+            armed: r.armed.map(({ id, source, dueAt }) => ({ id, source, dueAt })),
+          }),
+        );
+    }
+    restoreTimers(actor, storedTimers, host.now());
     // Events sent before this claim; later ones are announced on the control channel.
     if (c.hasInbox || job.inboxSignal) readInbox();
     markDirty();

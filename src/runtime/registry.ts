@@ -14,7 +14,8 @@ export interface PipelineLike {
   readonly version: number;
   readonly timeoutMs: number;
   readonly definitionJson?: unknown;
-  readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  /** Only whether there is one matters here (a newer version may take an older job). */
+  readonly migrate?: unknown;
   readonly runAttempt: AttemptRunner;
 }
 

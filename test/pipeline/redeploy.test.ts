@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
-import { definePipeline } from '../../src/index.js';
+import { definePipeline, type PipelineTimer } from '../../src/index.js';
 import { Harness } from '../support/harness.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 
@@ -71,6 +71,93 @@ describe('pipelines across redeploys', () => {
       const rec = await client.waitForResult(id, { timeoutMs: 5000 });
       assert.equal(rec.status, 'done');
       assert.equal(rec.output, 'migrated');
+    } finally {
+      await h.close();
+    }
+  });
+
+  /** A job parked in `from` with its `after` timer pending; the store wakes it at the due time. */
+  const timed = (state: string, output: string) =>
+    setup({}).createMachine({
+      initial: state,
+      states: { [state]: { after: { 4000: 'end' } }, end: { type: 'final' } },
+      output: () => output,
+    });
+  const rename = (from: string, to: string) => (snap: unknown) => {
+    const s = snap as { value: string };
+    return { ...s, value: s.value === from ? to : s.value };
+  };
+
+  it('arms the after timer of a renamed state from now when the migrate leaves the old one behind', async () => {
+    const h = new Harness(redis);
+    try {
+      const v1 = definePipeline({ name: 'timed', version: 1, machine: timed('wait', 'v1') });
+      const sup1 = await h.started({ jobs: [v1] });
+      const client = h.client({ jobs: [v1] });
+      const id = await client.enqueue('timed', {});
+      await eventually(async () => (await client.get(id))?.status === 'waiting');
+      await sup1.stop();
+      const seen: PipelineTimer[][] = [];
+      const v2 = definePipeline({
+        name: 'timed',
+        version: 2,
+        machine: timed('pause', 'v2'),
+        migrate: (snap, _from, timers) => {
+          seen.push([...timers]);
+          return rename('wait', 'pause')(snap);
+        },
+      });
+      await h.started({ jobs: [v2] });
+      // An event it ignores wakes it now: the migrate runs long before the old timer is due.
+      await client.send(id, { type: 'POKE' });
+      const rec = await client.waitForResult(id, { timeoutMs: 12_000 });
+      assert.equal(rec.status, 'done', 'the job finished (it used to wait for ever)');
+      assert.equal(rec.output, 'v2');
+      assert.match(seen[0]![0]!.id, /^xstate\.after\.4000\..*\.wait$/, 'migrate got the stored timer');
+      const entry = (await client.events(id)).find((e) => e.type === 'timers-migrated');
+      assert.ok(entry, 'a log entry says which timers were dropped and armed');
+      assert.deepEqual(entry.dropped, [seen[0]![0]!.id]);
+      assert.deepEqual(
+        (entry.armed as { id: string }[]).map((t) => t.id),
+        ['xstate.after.4000.(machine).pause'],
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('keeps the timers a migrate returns changed, with their due times', async () => {
+    const h = new Harness(redis);
+    try {
+      const v1 = definePipeline({ name: 'timed', version: 1, machine: timed('wait', 'v1') });
+      const sup1 = await h.started({ jobs: [v1] });
+      const client = h.client({ jobs: [v1] });
+      const id = await client.enqueue('timed', {});
+      await eventually(async () => (await client.get(id))?.status === 'waiting');
+      const dueAt = (await client.get(id))!.snapshot as { t: PipelineTimer[] };
+      await sup1.stop();
+      const v2 = definePipeline({
+        name: 'timed',
+        version: 2,
+        machine: timed('pause', 'v2'),
+        migrate: (snap, _from, timers) => ({
+          snapshot: rename('wait', 'pause')(snap),
+          timers: timers.map((t) => ({
+            ...t,
+            id: t.id.replace(/wait$/, 'pause'),
+            event: { type: (t.event as { type: string }).type.replace(/wait$/, 'pause') },
+          })),
+        }),
+      });
+      await h.started({ jobs: [v2] });
+      await client.send(id, { type: 'POKE' });
+      const rec = await client.waitForResult(id, { timeoutMs: 12_000 });
+      assert.equal(rec.output, 'v2');
+      assert.ok(rec.finishedAt! >= dueAt.t[0]!.dueAt, 'not before the stored due time');
+      assert.ok(
+        !(await client.events(id)).some((e) => e.type === 'timers-migrated'),
+        'nothing dropped, nothing armed',
+      );
     } finally {
       await h.close();
     }
