@@ -38,6 +38,7 @@ export {
   LeaseLostError,
   TimeoutError,
   UnserializableSnapshotError,
+  UnknownStateError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

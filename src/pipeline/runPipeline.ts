@@ -27,7 +27,8 @@ import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
-import { UnserializableSnapshotError } from '../errors.js';
+import { UnknownStateError, UnserializableSnapshotError } from '../errors.js';
+import { missingState } from './knownStates.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -73,6 +74,25 @@ export async function runPipeline(
       c.version,
       storedTimers,
     ));
+  }
+  // A snapshot in a state this definition lacks cannot be restored, by any retry.
+  const missing = machineSnapshot === undefined ? null : missingState(def.machine, machineSnapshot);
+  if (missing) {
+    const err = new UnknownStateError(def.version, {
+      jobId: c.id,
+      machine: def.name,
+      ...missing,
+      child: missing.child || undefined,
+      migratedFrom: migrated ? c.version : undefined,
+    });
+    // Kept as it was stored (its version's form, the record's version unchanged): a redrive
+    // after a fixed deploy resumes from it.
+    return settleFailure(job, successPath(c.attempt, c.maxAttempts, false).claimed, err, {
+      retry: def.retry,
+      timeoutMs,
+      machineJson: JSON.stringify(stored!.w),
+      resumeSnapshot: c.snapshot,
+    });
   }
   // A step-only machine runs from its compiled table when the stored snapshot is one it can
   // start from (its own or the XState runtime's: they store the same form).

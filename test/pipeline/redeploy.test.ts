@@ -162,4 +162,82 @@ describe('pipelines across redeploys', () => {
       await h.close();
     }
   });
+
+  it('fails a job at once with UNKNOWN_STATE when a migrate leaves it in a state the machine does not have', async () => {
+    const h = new Harness(redis);
+    try {
+      const v1 = definePipeline({ name: 'gone', version: 1, machine: waitV1() });
+      const sup1 = await h.started({ jobs: [v1] });
+      const client = h.client({ jobs: [v1] });
+      const id = await client.enqueue('gone', {});
+      await eventually(async () => (await client.get(id))?.status === 'waiting');
+      const parked = await client.get(id);
+      await sup1.stop();
+      const v2 = setup({}).createMachine({
+        initial: 'other',
+        states: { other: { on: { GO: 'end' } }, end: { type: 'final' } },
+      });
+      await h.started({
+        jobs: [
+          definePipeline({
+            name: 'gone',
+            version: 2,
+            machine: v2,
+            migrate: (s) => s,
+            retry: { maxAttempts: 4 },
+          }),
+        ],
+      });
+      await client.send(id, { type: 'GO' });
+      const rec = await client.waitForResult(id, { timeoutMs: 5000 });
+      assert.equal(rec.status, 'failed');
+      assert.equal(rec.attempts, 1, 'not retried');
+      assert.equal(rec.error?.code, 'UNKNOWN_STATE');
+      assert.match(rec.error?.message ?? '', /'gone' version 2 has no state 'wait'/);
+      assert.match(rec.error?.message ?? '', /migrated from version 1/);
+      assert.ok((await client.deadLetters()).some((d) => d.id === id));
+      const snap = rec.snapshot as { w: unknown };
+      assert.deepEqual(
+        snap.w,
+        (parked!.snapshot as { w: unknown }).w,
+        'the stored snapshot is kept as it was',
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('fails a job with UNKNOWN_STATE when a child machine it runs lost the state it is in', async () => {
+    const h = new Harness(redis);
+    try {
+      const parent = (childStates: string) =>
+        setup({
+          actors: {
+            child: setup({}).createMachine({
+              initial: childStates,
+              states: { [childStates]: { on: { GO: 'end' } }, end: { type: 'final' } },
+            }),
+          },
+        }).createMachine({
+          initial: 'run',
+          states: { run: { invoke: { id: 'kid', src: 'child', onDone: 'end' } }, end: { type: 'final' } },
+        });
+      const before = definePipeline({ name: 'kidGone', machine: parent('hold') });
+      const sup1 = await h.started({ jobs: [before] });
+      const client = h.client({ jobs: [before] });
+      const id = await client.enqueue('kidGone', {});
+      await eventually(async () => (await client.get(id))?.status === 'waiting');
+      await sup1.stop();
+      // The same name and version, another child machine: a deploy that forgot to bump.
+      await h.started({ jobs: [definePipeline({ name: 'kidGone', machine: parent('pause') })] });
+      await client.send(id, { type: 'POKE' });
+      const rec = await client.waitForResult(id, { timeoutMs: 5000 });
+      assert.equal(rec.status, 'failed');
+      assert.equal(rec.attempts, 1);
+      assert.equal(rec.error?.code, 'UNKNOWN_STATE');
+      assert.match(rec.error?.message ?? '', /version 1 has no state 'hold' in its child 'kid'/);
+    } finally {
+      await h.close();
+    }
+  });
 });
