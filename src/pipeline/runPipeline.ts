@@ -94,6 +94,8 @@ export async function runPipeline(
       resumeSnapshot: c.snapshot,
     });
   }
+  // From here on every snapshot this run writes is this version's: the record's follows it.
+  if (migrated) job.snapshotVersion = def.version;
   // A step-only machine runs from its compiled table when the stored snapshot is one it can
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {

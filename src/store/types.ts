@@ -87,11 +87,21 @@ export interface ClaimedJob {
 }
 
 /**
+ * The machine version an op's snapshot is in, when it is not the record's: a pipeline job
+ * migrated to a newer version. The record's version MUST follow its snapshot (`v` set in the
+ * same write), or every later claim would migrate a snapshot that is already the new version.
+ * NOT YET SENT: commit-12.lua reads 9 values per op (encodeOps.ts).
+ */
+interface SnapshotVersion {
+  version?: number;
+}
+
+/**
  * One fenced write by the worker holding the lease. Every kind checks the token first: a
  * worker whose lease has passed gets `lost` back and MUST stop working on that job.
  */
 export type CommitOp =
-  | {
+  | ({
       kind: 'checkpoint';
       id: string;
       token: string;
@@ -101,8 +111,8 @@ export type CommitOp =
       progress?: string;
       inboxConsumed?: number;
       log: string[];
-    }
-  | {
+    } & SnapshotVersion)
+  | ({
       kind: 'done';
       id: string;
       token: string;
@@ -110,8 +120,8 @@ export type CommitOp =
       snapshot: string;
       state?: string;
       log: string[];
-    }
-  | {
+    } & SnapshotVersion)
+  | ({
       kind: 'fail';
       id: string;
       token: string;
@@ -121,8 +131,8 @@ export type CommitOp =
       /** The snapshot a redrive of this dead letter resumes from (pipelines); none: afresh. */
       resume?: string;
       log: string[];
-    }
-  | {
+    } & SnapshotVersion)
+  | ({
       kind: 'retry';
       id: string;
       token: string;
@@ -131,10 +141,17 @@ export type CommitOp =
       attempt: number;
       snapshot?: string;
       log: string[];
-    }
-  | { kind: 'cancelled'; id: string; token: string; snapshot?: string; state?: string; log: string[] }
+    } & SnapshotVersion)
+  | ({
+      kind: 'cancelled';
+      id: string;
+      token: string;
+      snapshot?: string;
+      state?: string;
+      log: string[];
+    } & SnapshotVersion)
   | { kind: 'requeue'; id: string; token: string; log: string[] }
-  | {
+  | ({
       kind: 'park';
       id: string;
       token: string;
@@ -143,7 +160,7 @@ export type CommitOp =
       state?: string;
       inboxConsumed?: number;
       log: string[];
-    }
+    } & SnapshotVersion)
   | { kind: 'broken'; id: string; token: string; error: string; log: string[] };
 
 export interface ClaimRequest {

@@ -1,5 +1,10 @@
 // Flattens commit ops into the ARGV layout that lua/commit-12.lua reads: 9 values per op, or 4
 // ('D', id, token, output) for a plain done, the op most jobs end with.
+//
+// NOT SENT YET: an op's `version` (the machine version of its snapshot after a migrate,
+// CommitOp in store/types.ts). commit-12 checks the argument count against 9 values per op,
+// so a 10th cannot be added from here; until the script takes it, a migrated job's record
+// keeps the version it was enqueued with (and each claim migrates its snapshot again).
 
 import type { CommitOp } from '../types.js';
 
