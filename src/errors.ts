@@ -124,6 +124,27 @@ export class UnknownStateError extends MachinistError {
   }
 }
 
+/**
+ * A supervisor's definition of `machine` at `version` differs from the one registered for that
+ * name and version (its fingerprint): jobs stored by the registered one may not restore on it.
+ * Bump the version (with a migrate if its jobs need one), or accept the change explicitly.
+ */
+export class MachineChangedError extends MachinistError {
+  constructor(
+    machine: string,
+    readonly version: number,
+    readonly unfinished: number,
+  ) {
+    super(
+      'MACHINE_CHANGED',
+      `machine '${machine}' version ${version} differs from the definition registered for that version, ` +
+        `and ${unfinished} unfinished job${unfinished === 1 ? '' : 's'} of it may have been stored by the registered one: ` +
+        `bump the version (with a migrate if those jobs need one), or pass acceptChangedMachines: ['${machine}@${version}'] to run them on this definition`,
+      { machine },
+    );
+  }
+}
+
 /** Thrown by work: requeue after `delayMs` without using up an attempt (e.g. a rate limit). */
 export class RetryLaterError extends MachinistError {
   readonly delayMs: number;

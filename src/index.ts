@@ -39,6 +39,7 @@ export {
   TimeoutError,
   UnserializableSnapshotError,
   UnknownStateError,
+  MachineChangedError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

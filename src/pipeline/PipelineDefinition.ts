@@ -25,6 +25,11 @@ export interface PipelineDefinition<TMachine extends AnyStateMachine = AnyStateM
   /** The machine's definition as JSON, for charts. */
   readonly definitionJson: unknown;
   /**
+   * A hash of the machine's shape (fingerprint.ts): a supervisor refuses to start when the
+   * registry holds another one for this name and version (Supervisor acceptChangedMachines).
+   */
+  readonly fingerprint: string | undefined;
+  /**
    * The step table a step-only machine compiles to (compileSteps.ts), run without XState
    * actors; null when the machine needs the full runtime or `compile: false` was given.
    */

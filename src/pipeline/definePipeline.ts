@@ -11,6 +11,7 @@ import { compileSteps } from './compileSteps.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { runPipeline } from './runPipeline.js';
 import type { MigrateFunction } from './migrate.js';
+import { machineFingerprint } from './fingerprint.js';
 
 export interface DefinePipelineOptions<TMachine extends AnyStateMachine> {
   name: string;
@@ -132,6 +133,7 @@ export function definePipeline<TMachine extends AnyStateMachine>(
     timeoutMs,
     migrate: options.migrate,
     definitionJson,
+    fingerprint: machineFingerprint(machine),
     compiled: options.compile === false ? null : compileSteps(machine),
     runAttempt: (job, input, attemptTimeoutMs, host) => runPipeline(job, def, input, attemptTimeoutMs, host),
   };

@@ -14,6 +14,7 @@ export interface PipelineLike {
   readonly version: number;
   readonly timeoutMs: number;
   readonly definitionJson?: unknown;
+  readonly fingerprint?: string;
   /** Only whether there is one matters here (a newer version may take an older job). */
   readonly migrate?: unknown;
   readonly runAttempt: AttemptRunner;
@@ -69,12 +70,15 @@ export class Registry {
   info(): MachineInfo[] {
     return [...this.byName.entries()].map(([name, vs]) => {
       const latest = this.latest(name)!;
+      const fingerprints: Record<string, string> = {};
+      for (const [v, d] of vs) if (d.kind === 'pipeline' && d.fingerprint) fingerprints[v] = d.fingerprint;
       return {
         name,
         versions: [...vs.keys()].sort((a, b) => a - b),
         hasLoad: latest.kind === 'job' && Boolean(latest.load),
         definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
         maxAttempts: (latest as { retry?: { maxAttempts?: number } }).retry?.maxAttempts,
+        ...(Object.keys(fingerprints).length > 0 ? { fingerprints } : {}),
       };
     });
   }

@@ -277,6 +277,11 @@ export interface MachineInfo {
   definition?: unknown;
   /** The latest version's retry.maxAttempts, so clients without the definitions enqueue with it. */
   maxAttempts?: number;
+  /**
+   * Each pipeline version's fingerprint (by version): the definition its stored jobs were
+   * written by. The first one registered for a version stays unless replaced on purpose.
+   */
+  fingerprints?: Record<string, string>;
 }
 
 /** One supervisor's blocking wait for work (Store.workWaiter). */
@@ -368,11 +373,18 @@ export interface Store {
   lastEventCursor(queue: string): Promise<string>;
 
   /**
-   * Publishes machines in the registry (merging versions with what is there). Idempotent:
+   * Publishes machines in the registry (merging versions with what is there; a version's
+   * fingerprint already there is kept unless `replaceFingerprints`). Idempotent:
    * supervisors call it again on a reconnect and periodically, since a Redis that lost its data
    * (FLUSHALL, a restart without AOF) loses the registry with it.
    */
-  registerMachines(machines: MachineInfo[]): Promise<void>;
+  registerMachines(machines: MachineInfo[], options?: { replaceFingerprints?: boolean }): Promise<void>;
+  /**
+   * How many jobs of `machine` at `version` are not finished (queued, delayed, running or
+   * waiting), in every queue of the registry. Reads every such job's record: for a decision
+   * made rarely (a supervisor refusing to start), not for a hot path.
+   */
+  countUnfinished(machine: string, version: number): Promise<number>;
   /** Adds a queue to the set `queues()` lists (idempotent, like registerMachines). */
   registerQueue(queue: string): Promise<void>;
   /**

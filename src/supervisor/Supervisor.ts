@@ -33,7 +33,7 @@ import { CommitPump } from './CommitPump.js';
 import { RedisClock } from './RedisClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { RegistryRefresh } from './RegistryRefresh.js';
-import { MachinistError } from '../errors.js';
+import { MachineChangedError, MachinistError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 
@@ -65,6 +65,12 @@ export interface SupervisorOptions {
    * them at once. Default 30 s.
    */
   registryRefreshMs?: number;
+  /**
+   * Start although a pipeline's definition differs from the one registered for its name and
+   * version (start() refuses with MACHINE_CHANGED otherwise): true, or the changes accepted as
+   * 'name@version' (or 'name' for all its versions). The registry then holds this definition.
+   */
+  acceptChangedMachines?: boolean | readonly string[];
   logger?: Logger;
 }
 
@@ -92,6 +98,7 @@ export class Supervisor {
   readonly maxLeaseRequeues: number;
   readonly idleWaitMs: number;
   private readonly allowEviction: boolean;
+  private readonly acceptChanged: boolean | readonly string[];
   private readonly registryRefresh: RegistryRefresh;
 
   /** All a job's runner may use of this supervisor (one object for every job). */
@@ -123,6 +130,7 @@ export class Supervisor {
     this.maxLeaseRequeues = options.maxLeaseRequeues ?? 5;
     this.idleWaitMs = options.idleWaitMs ?? 5_000;
     this.allowEviction = options.allowEviction ?? false;
+    this.acceptChanged = options.acceptChangedMachines ?? false;
     for (const [k, v] of Object.entries({
       concurrency: this.concurrency,
       leaseMs: this.leaseMs,
@@ -232,6 +240,7 @@ export class Supervisor {
         "Redis appendonly is 'no': a Redis restart loses the jobs written since its last snapshot. " +
           'Set appendonly yes.',
       );
+    await this.checkDefinitions();
     await this.registryRefresh.start();
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
     if (sub)
@@ -245,6 +254,40 @@ export class Supervisor {
     this.pump = this.newPump();
     this.pump.start();
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
+  }
+
+  /**
+   * THE DEFINITION GUARD: a pipeline's jobs were stored by the definition registered for their
+   * name and version; a supervisor whose definition of that name@version differs MUST NOT run
+   * them unless told to. Registers first (a fingerprint already there is kept), then reads the
+   * registry back, so of two deployments starting at once the one that lost the write refuses.
+   */
+  private async checkDefinitions(): Promise<void> {
+    const mine = this.registry.info();
+    if (!mine.some((m) => m.fingerprints)) return;
+    await this.store.registerMachines(mine);
+    const stored = new Map((await this.store.machines()).map((m) => [m.name, m]));
+    const accepted = (name: string, version: string) =>
+      this.acceptChanged === true ||
+      (Array.isArray(this.acceptChanged) &&
+        (this.acceptChanged.includes(name) || this.acceptChanged.includes(`${name}@${version}`)));
+    let replace = false;
+    for (const m of mine) {
+      for (const [version, fingerprint] of Object.entries(m.fingerprints ?? {})) {
+        const registered = stored.get(m.name)?.fingerprints?.[version];
+        if (registered === undefined || registered === fingerprint) continue;
+        if (!accepted(m.name, version)) {
+          const unfinished = await this.store.countUnfinished(m.name, Number(version));
+          throw new MachineChangedError(m.name, Number(version), unfinished);
+        }
+        this.log.warn(
+          { machine: m.name, version: Number(version) },
+          'machine definition differs from the registered one for this version; accepted (acceptChangedMachines)',
+        );
+        replace = true;
+      }
+    }
+    if (replace) await this.store.registerMachines(mine, { replaceFingerprints: true });
   }
 
   /**

@@ -229,8 +229,12 @@ describe('pipelines across redeploys', () => {
       const id = await client.enqueue('kidGone', {});
       await eventually(async () => (await client.get(id))?.status === 'waiting');
       await sup1.stop();
-      // The same name and version, another child machine: a deploy that forgot to bump.
-      await h.started({ jobs: [definePipeline({ name: 'kidGone', machine: parent('pause') })] });
+      // The same name and version, another child machine: a deploy that forgot to bump, and
+      // overrode the supervisor's refusal (machineChanged.test.ts).
+      await h.started({
+        jobs: [definePipeline({ name: 'kidGone', machine: parent('pause') })],
+        acceptChangedMachines: ['kidGone'],
+      });
       await client.send(id, { type: 'POKE' });
       const rec = await client.waitForResult(id, { timeoutMs: 5000 });
       assert.equal(rec.status, 'failed');
