@@ -141,6 +141,51 @@ export class UnserializableSnapshotError extends MachinistError {
   }
 }
 
+/**
+ * A stored pipeline snapshot names a state its machine does not have (a state renamed or
+ * removed without a migrate that maps it, or a machine changed without a new version). No
+ * retry can restore it: the job fails at once, keeping its snapshot for a redrive once a
+ * definition that has the state (or a migrate that maps it) is deployed.
+ */
+export class UnknownStateError extends MachinistError {
+  override readonly nonRetryable = true;
+  constructor(
+    readonly version: number,
+    where: { jobId: string; machine: string; state: string; child?: string; migratedFrom?: number },
+  ) {
+    super(
+      'UNKNOWN_STATE',
+      `machine '${where.machine}' version ${version} has no state '${where.state}'` +
+        (where.child ? ` in its child '${where.child}'` : '') +
+        `, which job ${where.jobId}'s snapshot is in` +
+        (where.migratedFrom !== undefined ? ` (migrated from version ${where.migratedFrom})` : '') +
+        ': deploy a definition that has it, or a migrate that maps it, then redrive the job',
+      { jobId: where.jobId, machine: where.machine, state: where.state },
+    );
+  }
+}
+
+/**
+ * A supervisor's definition of `machine` at `version` differs from the one registered for that
+ * name and version (its fingerprint): jobs stored by the registered one may not restore on it.
+ * Bump the version (with a migrate if its jobs need one), or accept the change explicitly.
+ */
+export class MachineChangedError extends MachinistError {
+  constructor(
+    machine: string,
+    readonly version: number,
+    readonly unfinished: number,
+  ) {
+    super(
+      'MACHINE_CHANGED',
+      `machine '${machine}' version ${version} differs from the definition registered for that version, ` +
+        `and ${unfinished} unfinished job${unfinished === 1 ? '' : 's'} of it may have been stored by the registered one: ` +
+        `bump the version (with a migrate if those jobs need one), or pass acceptChangedMachines: ['${machine}@${version}'] to run them on this definition`,
+      { machine },
+    );
+  }
+}
+
 /** Thrown by work: requeue after `delayMs` without using up an attempt (e.g. a rate limit). */
 export class RetryLaterError extends MachinistError {
   readonly delayMs: number;

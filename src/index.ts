@@ -10,6 +10,8 @@ export { explainNotCompiled } from './pipeline/compileSteps.js';
 export { fanOut, ChildJobFailedError } from './pipeline/fanOut.js';
 export type { FanOutInput, FanOutJob, ChildOutcome } from './pipeline/fanOut.js';
 export type { StepArgs } from './pipeline/step.js';
+export type { MigrateFunction, MigratedSnapshot } from './pipeline/migrate.js';
+export type { StoredTimer as PipelineTimer } from './pipeline/timers.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';
 export { Client } from './client/Client.js';
@@ -50,6 +52,8 @@ export {
   TimeoutError,
   UnserializableSnapshotError,
   RedisUnavailableError,
+  UnknownStateError,
+  MachineChangedError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

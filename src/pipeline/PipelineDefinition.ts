@@ -6,6 +6,7 @@ import type { AnyStateMachine, InputFrom, OutputFrom } from 'xstate';
 import type { RetryPolicy } from '../runtime/backoff.js';
 import type { AttemptRunner } from '../runtime/AttemptHost.js';
 import type { CompiledPipeline } from './compileSteps.js';
+import type { MigrateFunction } from './migrate.js';
 
 export interface PipelineDefinition<
   TMachine extends AnyStateMachine = AnyStateMachine,
@@ -19,12 +20,18 @@ export interface PipelineDefinition<
   /** Limit on one attempt's running time (time parked does not count). Default 300 s. */
   readonly timeoutMs: number;
   /**
-   * Upgrades a snapshot stored by an older version of this pipeline; return the persisted
-   * machine snapshot for this version. Without it, such jobs fail with UNKNOWN_VERSION.
+   * Upgrades a snapshot stored by an older version of this pipeline; returns the persisted
+   * machine snapshot for this version, or `{ snapshot, timers }` to change its pending timers
+   * too (migrate.ts). Without it, such jobs fail with UNKNOWN_VERSION.
    */
-  readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  readonly migrate?: MigrateFunction;
   /** The machine's definition as JSON, for charts. */
   readonly definitionJson: unknown;
+  /**
+   * A hash of the machine's shape (fingerprint.ts): a supervisor refuses to start when the
+   * registry holds another one for this name and version (Supervisor acceptChangedMachines).
+   */
+  readonly fingerprint: string | undefined;
   /**
    * The step table a step-only machine compiles to (compileSteps.ts), run without XState
    * actors; null when the machine needs the full runtime or `compile: false` was given.

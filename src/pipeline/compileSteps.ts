@@ -7,7 +7,7 @@
 //
 // THE RULE: a machine is compiled only when every construct in it is one this file reproduces
 // exactly as XState would, and its stored snapshots are XState's persisted snapshots (the full
-// runtime restores what this one stored, and back; test/pipeline/compiled.test.ts proves both
+// runtime restores what this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events,
 // `after`, `always`, entry/exit actions, actions other than `assign`, built-in guard
 // combinators, invokes of anything but a `step`) leaves the machine to the XState runtime, and

@@ -12,6 +12,8 @@ import { compileSteps } from './compileSteps.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { runPipeline } from './runPipeline.js';
 import { assertXstateSupported } from './xstateCompat.js';
+import type { MigrateFunction } from './migrate.js';
+import { machineFingerprint } from './fingerprint.js';
 
 export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N extends string = string> {
   name: N;
@@ -19,7 +21,14 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N exten
   machine: TMachine;
   retry?: RetryPolicy;
   timeoutMs?: number;
-  migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  /**
+   * Upgrades a job stored by an older version: gets its persisted machine snapshot, the version
+   * that stored it and its pending timers; returns the snapshot for this version, or
+   * `{ snapshot, timers }` to change the timers as well. Afterwards `after` timers of states no
+   * longer active are dropped and active states' `after` delays without a timer are armed from
+   * now (the job's log says which).
+   */
+  migrate?: MigrateFunction;
   /**
    * Run a step-only machine from its compiled step table (default true; the stored records are
    * the same). Set false when a step's input mapper or an assign reads `self` or `system`,
@@ -125,6 +134,7 @@ export function definePipeline<TMachine extends AnyStateMachine, N extends strin
     timeoutMs,
     migrate: options.migrate,
     definitionJson,
+    fingerprint: machineFingerprint(machine),
     compiled: options.compile === false ? null : compileSteps(machine),
     runAttempt: (job, input, attemptTimeoutMs, host) => runPipeline(job, def, input, attemptTimeoutMs, host),
     preflight: assertXstateSupported,

@@ -8,7 +8,6 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { settleFailure } from '../runtime/settle.js';
 import { toJson } from '../runtime/toJson.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
-import { reviveErrored } from './revive.js';
 import type { StoredTimer } from './timers.js';
 
 // Lifecycle snapshots are immutable and a run's is shared by every job with the same attempt
@@ -64,7 +63,7 @@ export async function writePipelineDone(
 
 /**
  * The machine errored or the run was aborted: the lifecycle's retry policy decides. An errored
- * machine is retried from the state it failed in (`lastActive`, revived: see revive.ts). When
+ * machine is retried from the state it failed in (`lastActive`: see resumePoint.ts). When
  * what would be stored cannot be (UNSERIALIZABLE_SNAPSHOT), that is the failure instead, and
  * only the lifecycle is stored: the job fails for good.
  */
@@ -76,10 +75,9 @@ export async function writePipelineFailure(
   end: {
     thrown: unknown;
     persisted: unknown;
-    /** XState's persisted snapshot of the last active state, when the machine errored. */
+    /** The persisted snapshot a retry resumes from, when the machine errored: its last active
+     * state with every invoke that was running or failed set to run again. */
     lastActive: unknown;
-    /** Inputs of invoked children by id, for those whose errored snapshot lost it. */
-    childInputs?: ReadonlyMap<string, unknown>;
     timers: StoredTimer[];
     stateText: string;
   },
@@ -91,7 +89,7 @@ export async function writePipelineFailure(
     if (end.persisted !== undefined) machineJson = toJson(end.persisted, 'snapshot', '');
     if (end.lastActive !== undefined)
       resumeSnapshot = toJson(
-        { l: persistLifecycle(life), w: reviveErrored(end.lastActive, end.childInputs), t: end.timers },
+        { l: persistLifecycle(life), w: end.lastActive, t: end.timers },
         'snapshot',
         '',
       );

@@ -23,9 +23,12 @@ import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
 import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
-import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
+import { persistedJson, persistedSnapshot } from './persisted.js';
+import { ResumePoint } from './resumePoint.js';
+import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
-import { UnserializableSnapshotError } from '../errors.js';
+import { UnknownStateError, UnserializableSnapshotError } from '../errors.js';
+import { missingState } from './knownStates.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -61,14 +64,42 @@ export async function runPipeline(
     ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot)
     : null;
   let machineSnapshot = stored?.w;
-  if (machineSnapshot !== undefined && c.version !== def.version) {
+  let storedTimers: StoredTimer[] = stored?.t ?? [];
+  const migrated = machineSnapshot !== undefined && c.version !== def.version;
+  if (migrated) {
     // Supervisor only hands us another version's snapshot when this definition can migrate it.
-    machineSnapshot = def.migrate!(machineSnapshot, c.version);
+    ({ snapshot: machineSnapshot, timers: storedTimers } = runMigrate(
+      def.migrate!,
+      machineSnapshot,
+      c.version,
+      storedTimers,
+    ));
   }
+  // A snapshot in a state this definition lacks cannot be restored, by any retry.
+  const missing = machineSnapshot === undefined ? null : missingState(def.machine, machineSnapshot);
+  if (missing) {
+    const err = new UnknownStateError(def.version, {
+      jobId: c.id,
+      machine: def.name,
+      ...missing,
+      child: missing.child || undefined,
+      migratedFrom: migrated ? c.version : undefined,
+    });
+    // Kept as it was stored (its version's form, the record's version unchanged): a redrive
+    // after a fixed deploy resumes from it.
+    return settleFailure(job, successPath(c.attempt, c.maxAttempts, false).claimed, err, {
+      retry: def.retry,
+      timeoutMs,
+      machineJson: JSON.stringify(stored!.w),
+      resumeSnapshot: c.snapshot,
+    });
+  }
+  // From here on every snapshot this run writes is this version's: the record's follows it.
+  if (migrated) job.snapshotVersion = def.version;
   // A step-only machine runs from its compiled table when the stored snapshot is one it can
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {
-    const start = compiledStart(def.compiled, machineSnapshot, stored?.t);
+    const start = compiledStart(def.compiled, machineSnapshot, storedTimers);
     if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host);
   }
   // Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts).
@@ -84,20 +115,10 @@ export async function runPipeline(
     stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}` : '',
   );
   let inboxConsumed = c.inbox;
-  let lastTimers: StoredTimer[] = stored?.t ?? [];
+  let lastTimers: StoredTimer[] = storedTimers;
   const dueTimes = new TimerDueTimes(host.now);
-  /** The root's last snapshot while active: an errored actor drops its children, this keeps them. */
-  let lastActive: unknown;
-  // The input each invoked (non-machine) child started with, by its id: an errored promise
-  // actor's persisted snapshot has lost its input, and the retry re-runs it (revive.ts).
-  const childInputs = new Map<string, unknown>();
-  const inputNoted = new WeakSet<object>();
-  const noteChildInput = (child: AnyActorRef) => {
-    if (inputNoted.has(child)) return;
-    inputNoted.add(child);
-    const ps = (child.getPersistedSnapshot?.() ?? undefined) as { input?: unknown } | undefined;
-    if (ps && ps.input !== undefined) childInputs.set(child.id, ps.input);
-  };
+  /** What a retry resumes from if the machine errors: the tree as it last ran (resumePoint.ts). */
+  const resume = new ResumePoint();
   let inboxReading: Promise<void> | undefined;
   // A fan-out whose children are not yet durably enqueued MUST NOT park: if the worker died
   // after parking, nothing would ever wake the parent.
@@ -259,12 +280,18 @@ export async function runPipeline(
     const watched = new WeakSet<object>();
     const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
       for (const child of Object.values(snapshot.children ?? {})) {
-        if (child && !isMachineLogic((child as { logic?: unknown }).logic)) noteChildInput(child);
-        if (!child || watched.has(child) || !isMachineLogic((child as { logic?: unknown }).logic)) continue;
+        if (!child) continue;
+        if (!isMachineLogic((child as { logic?: unknown }).logic)) {
+          resume.noteActor(child);
+          continue;
+        }
+        if (watched.has(child)) continue;
         watched.add(child);
+        resume.noteMachine(child, child.getSnapshot() as { status?: string });
         child.subscribe({
           next: (snap) => {
             try {
+              resume.noteMachine(child, snap as { status?: string });
               watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
               markDirty();
             } catch (err) {
@@ -279,7 +306,7 @@ export async function runPipeline(
     root.subscribe({
       next: (snap) => {
         try {
-          if (snap.status === 'active') lastActive = snap;
+          resume.noteMachine(root, snap);
           watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
           markDirty();
         } catch (err) {
@@ -294,10 +321,24 @@ export async function runPipeline(
     if (machineSnapshot === undefined) checkpoints.pending.push('{"type":"started"}');
     else checkpoints.pending.push('{"type":"resumed"}');
     actor.start();
-    lastActive = actor.getSnapshot();
+    resume.noteMachine(root, actor.getSnapshot());
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
     if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
-    restoreTimers(actor, stored?.t ?? [], host.now());
+    if (migrated) {
+      // The migrate may have left timers of states that are gone, and states without theirs.
+      const r = reconcileTimers(actor, storedTimers, host.now());
+      lastTimers = storedTimers = r.timers;
+      if (r.dropped.length > 0 || r.armed.length > 0)
+        checkpoints.pending.push(
+          JSON.stringify({
+            type: 'timers-migrated',
+            fromVersion: c.version,
+            dropped: r.dropped,
+            armed: r.armed.map(({ id, source, dueAt }) => ({ id, source, dueAt })),
+          }),
+        );
+    }
+    restoreTimers(actor, storedTimers, host.now());
     // Events sent before this claim; later ones are announced on the control channel.
     if (c.hasInbox || job.inboxSignal) readInbox();
     markDirty();
@@ -342,14 +383,11 @@ export async function runPipeline(
       const thrown = result.kind === 'error' ? result.error : job.signal.reason;
       // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
       const storable = !(thrown instanceof UnserializableSnapshotError);
+      const lastActive = actor && result.kind === 'error' && storable ? resume.lastActive(actor) : undefined;
       await writePipelineFailure(job, life, def, timeoutMs, {
         thrown,
         persisted: !storable ? undefined : actor ? persistedSnapshot(actor) : stored?.w,
-        lastActive:
-          storable && result.kind === 'error' && lastActive !== undefined
-            ? persistedMachineSnapshot(def.machine, lastActive)
-            : undefined,
-        childInputs,
+        lastActive: lastActive && resume.persisted(def.machine, lastActive),
         timers: lastTimers,
         stateText: checkpoints.lastState,
       });

@@ -52,6 +52,12 @@ export class ActiveJob {
   /** Notices that came before the run installed its handlers (kept, not lost). */
   inboxSignal = false;
   fanInSignal = false;
+  /**
+   * The machine version of the snapshots this run writes when it is not the record's (a
+   * pipeline migrated to a newer version): every op that stores a snapshot carries it, so the
+   * record's version follows its snapshot (CommitOp `version`).
+   */
+  snapshotVersion: number | undefined;
   /** The lifecycle status last written (what a progress checkpoint keeps). */
   status: 'loading' | 'working';
   private progressValue: string | undefined;
@@ -110,6 +116,8 @@ export class ActiveJob {
   }
 
   write(op: CommitOp): Promise<boolean> {
+    if (this.snapshotVersion !== undefined && 'snapshot' in op && op.snapshot)
+      op = { ...op, version: this.snapshotVersion };
     return this.host.write(op, this);
   }
 

@@ -15,7 +15,9 @@ export interface PipelineLike {
   readonly version: number;
   readonly timeoutMs: number;
   readonly definitionJson?: unknown;
-  readonly migrate?: (snapshot: unknown, fromVersion: number) => unknown;
+  readonly fingerprint?: string;
+  /** Only whether there is one matters here (a newer version may take an older job). */
+  readonly migrate?: unknown;
   readonly runAttempt: AttemptRunner;
   /** Run once by Supervisor.start(): throws when no job of this definition could run here. */
   readonly preflight?: () => void;
@@ -85,12 +87,15 @@ export class Registry {
   info(): MachineInfo[] {
     return [...this.byName.entries()].map(([name, vs]) => {
       const latest = this.latest(name)!;
+      const fingerprints: Record<string, string> = {};
+      for (const [v, d] of vs) if (d.kind === 'pipeline' && d.fingerprint) fingerprints[v] = d.fingerprint;
       return {
         name,
         versions: [...vs.keys()].sort((a, b) => a - b),
         hasLoad: latest.kind === 'job' && Boolean(latest.load),
         definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
         maxAttempts: (latest as { retry?: { maxAttempts?: number } }).retry?.maxAttempts,
+        ...(Object.keys(fingerprints).length > 0 ? { fingerprints } : {}),
       };
     });
   }

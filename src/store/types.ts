@@ -101,24 +101,31 @@ export interface ClaimedJob {
 }
 
 /**
+ * The machine version an op's snapshot is in, when it is not the record's: a pipeline job
+ * migrated to a newer version. The record's version MUST follow its snapshot (`v` set in the
+ * same write), or every later claim would migrate a snapshot that is already the new version.
+ */
+interface SnapshotVersion {
+  version?: number;
+}
+
+/**
  * One fenced write by the worker holding the lease. Every kind checks the token first: a
  * worker whose lease has passed gets `lost` back and MUST stop working on that job.
  */
 export type CommitOp =
-  | {
+  | ({
       kind: 'checkpoint';
       id: string;
       token: string;
       status: JobStatus;
-      /** The machine version the snapshot is now of (after a migrate): the record's `v` becomes it. */
-      version?: number;
       snapshot?: string;
       state?: string;
       progress?: string;
       inboxConsumed?: number;
       log: string[];
-    }
-  | {
+    } & SnapshotVersion)
+  | ({
       kind: 'done';
       id: string;
       token: string;
@@ -126,8 +133,8 @@ export type CommitOp =
       snapshot: string;
       state?: string;
       log: string[];
-    }
-  | {
+    } & SnapshotVersion)
+  | ({
       kind: 'fail';
       id: string;
       token: string;
@@ -137,8 +144,8 @@ export type CommitOp =
       /** The snapshot a redrive of this dead letter resumes from (pipelines); none: afresh. */
       resume?: string;
       log: string[];
-    }
-  | {
+    } & SnapshotVersion)
+  | ({
       kind: 'retry';
       id: string;
       token: string;
@@ -147,10 +154,17 @@ export type CommitOp =
       attempt: number;
       snapshot?: string;
       log: string[];
-    }
-  | { kind: 'cancelled'; id: string; token: string; snapshot?: string; state?: string; log: string[] }
+    } & SnapshotVersion)
+  | ({
+      kind: 'cancelled';
+      id: string;
+      token: string;
+      snapshot?: string;
+      state?: string;
+      log: string[];
+    } & SnapshotVersion)
   | { kind: 'requeue'; id: string; token: string; log: string[] }
-  | {
+  | ({
       kind: 'park';
       id: string;
       token: string;
@@ -159,7 +173,7 @@ export type CommitOp =
       state?: string;
       inboxConsumed?: number;
       log: string[];
-    }
+    } & SnapshotVersion)
   | { kind: 'broken'; id: string; token: string; error: string; log: string[] };
 
 export interface ClaimRequest {
@@ -280,6 +294,11 @@ export interface MachineInfo {
   definition?: unknown;
   /** The latest version's retry.maxAttempts, so clients without the definitions enqueue with it. */
   maxAttempts?: number;
+  /**
+   * Each pipeline version's fingerprint (by version): the definition its stored jobs were
+   * written by. The first one registered for a version stays unless replaced on purpose.
+   */
+  fingerprints?: Record<string, string>;
 }
 
 /** One supervisor's blocking wait for work (Store.workWaiter). */
@@ -393,11 +412,18 @@ export interface Store {
   lastEventCursor(queue: string): Promise<string>;
 
   /**
-   * Publishes machines in the registry (merging versions with what is there). Idempotent:
+   * Publishes machines in the registry (merging versions with what is there; a version's
+   * fingerprint already there is kept unless `replaceFingerprints`). Idempotent:
    * supervisors call it again on a reconnect and periodically, since a Redis that lost its data
    * (FLUSHALL, a restart without AOF) loses the registry with it.
    */
-  registerMachines(machines: MachineInfo[]): Promise<void>;
+  registerMachines(machines: MachineInfo[], options?: { replaceFingerprints?: boolean }): Promise<void>;
+  /**
+   * How many jobs of `machine` at `version` are not finished (queued, delayed, running or
+   * waiting), in every queue of the registry. Reads every such job's record: for a decision
+   * made rarely (a supervisor refusing to start), not for a hot path.
+   */
+  countUnfinished(machine: string, version: number): Promise<number>;
   /** Adds a queue to the set `queues()` lists (idempotent, like registerMachines). */
   registerQueue(queue: string): Promise<void>;
   /**

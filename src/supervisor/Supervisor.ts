@@ -36,6 +36,7 @@ import { RegistryRefresh } from './RegistryRefresh.js';
 import { RedisUnavailableError } from '../errors.js';
 import { LeaseKeeper } from './LeaseKeeper.js';
 import { checkRedisSettings } from './checkRedisSettings.js';
+import { checkDefinitions } from './checkDefinitions.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 
@@ -67,6 +68,12 @@ export interface SupervisorOptions {
    * them at once. Default 30 s.
    */
   registryRefreshMs?: number;
+  /**
+   * Start although a pipeline's definition differs from the one registered for its name and
+   * version (start() refuses with MACHINE_CHANGED otherwise): true, or the changes accepted as
+   * 'name@version' (or 'name' for all its versions). The registry then holds this definition.
+   */
+  acceptChangedMachines?: boolean | readonly string[];
   logger?: Logger;
 }
 
@@ -91,6 +98,7 @@ export class Supervisor {
   readonly maxLeaseRequeues: number;
   readonly idleWaitMs: number;
   private readonly allowEviction: boolean;
+  private readonly acceptChanged: boolean | readonly string[];
   private readonly registryRefresh: RegistryRefresh;
 
   /** All a job's runner may use of this supervisor (one object for every job). */
@@ -124,6 +132,7 @@ export class Supervisor {
     this.maxLeaseRequeues = options.maxLeaseRequeues ?? 5;
     this.idleWaitMs = options.idleWaitMs ?? 5_000;
     this.allowEviction = options.allowEviction ?? false;
+    this.acceptChanged = options.acceptChangedMachines ?? false;
     for (const [k, v] of Object.entries({
       concurrency: this.concurrency,
       leaseMs: this.leaseMs,
@@ -264,6 +273,7 @@ export class Supervisor {
         allowEviction: this.allowEviction,
         queue: this.queue,
       });
+      await checkDefinitions(this.store, this.registry.info(), this.acceptChanged, this.log);
     } catch (err) {
       this.unwatchConnection?.();
       throw err;

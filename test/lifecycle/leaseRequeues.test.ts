@@ -55,14 +55,14 @@ describe('lease requeues', () => {
     assert.equal(rec?.error?.code, 'LEASE_EXPIRED');
   });
 
-  it("a checkpoint after a migrate stores the snapshot's new version in the record", async () => {
+  it("a write after a migrate stores the snapshot's new version in the record", async () => {
     h = new Harness(redis);
     await h.store.enqueue('default', [job]);
     const token = (await h.store.commit('default', [], { ...claim, leaseMs: 30_000 })).claimed[0]!.token;
     await h.store.commit('default', [
-      { kind: 'checkpoint', id: job.id, token, status: 'working', version: 3, snapshot: '{"w":{}}', log: [] },
+      { kind: 'park', id: job.id, token, wakeAt: null, version: 3, snapshot: '{"w":{}}', log: [] },
     ]);
     assert.equal((await h.store.getJob(job.id))?.version, 3);
-    assert.equal((await h.store.getJob(job.id))?.status, 'working');
+    assert.equal((await h.store.getJob(job.id))?.status, 'waiting');
   });
 });

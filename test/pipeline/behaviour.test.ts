@@ -1,313 +1,152 @@
+// Every pipeline case (behaviourCases.ts) runs on both runtimes: once as defined (a step-only
+// machine then runs compiled: compileSteps.ts, runCompiledPipeline.ts) and once with
+// `compile: false` (XState actors: runPipeline.ts). The two MUST NOT drift: their records
+// (status, state, output, attempts, error, progress), stored snapshots (`sn`, with times and
+// the job id normalised), audit logs and step calls are required equal, and then each case
+// checks what the shared result must be. A compiled run is checked to have run compiled (its
+// input mappers get no `self`), so the comparison cannot pass by both running on XState.
+
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assign, setup, sendTo } from 'xstate';
-import { Client, RedisStore, RetryLaterError, Supervisor, definePipeline, step } from '../../src/index.js';
+import { assign, setup } from 'xstate';
+import { definePipeline, step, type Supervisor } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
-import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { Harness, gate } from '../support/harness.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
+import { Probe, cases, normalised, type Case, type Result } from './behaviourCases.js';
 
-const fast = { leaseMs: 1000, heartbeatMs: 250, reaperIntervalMs: 200 };
-
-describe('pipeline behaviour', () => {
+describe('pipeline behaviour, on both runtimes', () => {
   let redis: TestRedis;
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
 
-  async function harness(jobs: AnyDefinition[], concurrency = 2) {
-    const store = new RedisStore({ url: redis.url, prefix: uniquePrefix('pipe') });
-    const sup = new Supervisor({ store, jobs, concurrency, ...fast });
-    await sup.start();
-    const client = new Client({ store, jobs });
-    return {
-      store,
-      sup,
+  /** Runs the case's job on one runtime (`-c`: as defined; `-x`: compile: false). */
+  async function runOn(h: Harness, c: Case, jobs: AnyDefinition[], probe: Probe, name: string) {
+    let sup: Supervisor = await h.started({ jobs });
+    const client = h.client({ jobs });
+    const id = await client.enqueue(name, c.input ?? {});
+    const run = {
+      id,
       client,
-      close: async () => {
-        await sup.stop({ graceMs: 500 });
-        client.close();
-        await store.close();
+      probe,
+      supervisor: () => sup,
+      restart: async () => {
+        await sup.stop({ graceMs: 0 });
+        sup = await h.started({ jobs });
       },
     };
+    if (c.drive) await c.drive(run);
+    else await client.waitForResult(id, { timeoutMs: 8000 });
+    const rec = (await client.get(id))!;
+    const log = (await h.store.getLog(id)) as Record<string, unknown>[];
+    const dead = await client.deadLetters();
+    await sup.stop({ graceMs: 0 });
+    return {
+      ...normalised(rec, log),
+      calls: probe.calls,
+      deadLettered: dead.some((d) => d.id === id),
+    } satisfies Result;
   }
 
-  it('retries a failed step from that step, keeping earlier steps done, and stores errors as JSON', async () => {
-    const runs: string[] = [];
-    let failures = 1;
-    const machine = setup({
-      actors: {
-        one: step(async () => void runs.push('one')),
-        two: step(async ({ attempt }) => {
-          runs.push(`two@${attempt}`);
-          if (failures-- > 0) throw Object.assign(new Error('flaky'), { code: 'E_FLAKY' });
-          return 'ok';
-        }),
-      },
-    }).createMachine({
-      initial: 's1',
-      states: {
-        s1: { invoke: { id: 'one', src: 'one', onDone: 's2' } },
-        s2: { invoke: { id: 'two', src: 'two', onDone: 'end' } },
-        end: { type: 'final' },
-      },
-      output: () => 'finished',
+  for (const [i, c] of cases.entries()) {
+    it(c.name, async () => {
+      const h = new Harness(redis);
+      try {
+        const probes = { c: new Probe(), x: new Probe() };
+        const options = { retry: c.retry, timeoutMs: c.timeoutMs };
+        const compiled = definePipeline({ name: `case${i}c`, machine: c.machine(probes.c), ...options });
+        const xstate = definePipeline({
+          name: `case${i}x`,
+          machine: c.machine(probes.x),
+          ...options,
+          compile: false,
+        });
+        assert.equal(Boolean(compiled.compiled), c.compiles, 'the machine compiles as the case says');
+        const jobs = [compiled, xstate, ...(c.jobs ?? [])];
+        const onCompiled = await runOn(h, c, jobs, probes.c, `case${i}c`);
+        const onXState = await runOn(h, c, jobs, probes.x, `case${i}x`);
+        if (c.compiles) {
+          assert.ok(
+            probes.c.self.length > 0 && probes.c.self.every((s) => !s),
+            'the compiled run had no self',
+          );
+          assert.ok(probes.x.self.length > 0 && probes.x.self.every((s) => s), 'the XState run had self');
+        }
+        assert.deepEqual(onCompiled.calls, onXState.calls, 'the same steps ran, in the same order');
+        assert.deepEqual(onCompiled.record, onXState.record, 'the same record and stored snapshot');
+        assert.deepEqual(onCompiled.log, onXState.log, 'the same audit log');
+        assert.equal(onCompiled.deadLettered, onXState.deadLettered);
+        c.expect(onCompiled);
+      } finally {
+        await h.close();
+      }
     });
-    const t = await harness([
-      definePipeline({
-        name: 'flaky',
-        machine,
-        retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 50 } },
-      }),
-    ]);
-    const id = await t.client.enqueue('flaky', {});
-    const done = await t.client.waitForResult(id, { timeoutMs: 5000 });
-    assert.equal(done.status, 'done');
-    assert.equal(done.output, 'finished');
-    assert.deepEqual(runs, ['one', 'two@1', 'two@2']);
-    assert.equal(done.attempts, 2);
-    assert.equal(done.error?.message, 'flaky');
-    assert.equal(done.error?.code, 'E_FLAKY');
-    await t.close();
-  });
+  }
 
-  it('fails with the error as {name, message, code, stack} after the last attempt', async () => {
-    const machine = setup({
-      actors: {
-        boom: step(async () => Promise.reject(Object.assign(new TypeError('bad data'), { code: 'E_BAD' }))),
-      },
-    }).createMachine({ initial: 'a', states: { a: { invoke: { id: 'boom', src: 'boom' } } } });
-    const t = await harness([definePipeline({ name: 'boom', machine, retry: { maxAttempts: 1 } })]);
-    const id = await t.client.enqueue('boom', {});
-    const rec = await t.client.waitForResult(id, { timeoutMs: 5000 });
-    assert.equal(rec.status, 'failed');
-    assert.equal(rec.error?.name, 'TypeError');
-    assert.equal(rec.error?.message, 'bad data');
-    assert.equal(rec.error?.code, 'E_BAD');
-    assert.match(rec.error?.stack ?? '', /TypeError: bad data/);
-    assert.equal((await t.client.deadLetters()).length, 1);
-    await t.close();
-  });
-
-  it('lets a step ask to retry later without using an attempt', async () => {
-    let calls = 0;
-    const machine = setup({
-      actors: {
-        limited: step(async () => {
-          if (++calls < 3) throw new RetryLaterError(50);
-          return calls;
-        }),
-      },
-    }).createMachine({
-      initial: 'a',
-      context: { n: 0 },
-      states: {
-        a: {
-          invoke: {
-            id: 'limited',
-            src: 'limited',
-            onDone: { target: 'b', actions: assign({ n: ({ event }) => event.output }) },
-          },
-        },
-        b: { type: 'final' },
-      },
-      output: ({ context }) => context.n,
-    });
-    const t = await harness([definePipeline({ name: 'limited', machine, retry: { maxAttempts: 1 } })]);
-    const id = await t.client.enqueue('limited', {});
-    const rec = await t.client.waitForResult(id, { timeoutMs: 5000 });
-    assert.equal(rec.status, 'done');
-    assert.equal(rec.output, 3);
-    assert.equal(rec.attempts, 1);
-    await t.close();
-  });
-
-  it('reports step progress on the job record and in the audit log', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const machine = setup({
-      actors: {
-        long: step(async ({ progress }) => {
-          progress({ done: 3, total: 10 });
-          await gate;
-          return 1;
-        }),
-      },
-    }).createMachine({
-      initial: 'a',
-      states: { a: { invoke: { id: 'long', src: 'long', onDone: 'b' } }, b: { type: 'final' } },
-    });
-    const t = await harness([definePipeline({ name: 'prog', machine })]);
-    const id = await t.client.enqueue('prog', {});
-    await eventually(
-      async () => JSON.stringify((await t.client.get(id))?.progress) === '{"done":3,"total":10}',
-    );
-    release();
-    await t.client.waitForResult(id, { timeoutMs: 5000 });
-    assert.ok((await t.client.events(id)).some((e) => e.type === 'progress'));
-    await t.close();
-  });
-
-  it('checkpoints nested and parallel states and an invoked child machine, and keeps the child’s timer durable', async () => {
-    const child = setup({}).createMachine({
-      id: 'child',
-      initial: 'waiting',
-      states: { waiting: { after: { 600: 'finished' } }, finished: { type: 'final' } },
-      output: () => 'child-done',
-    });
-    const machine = setup({ actors: { child, quick: step(async () => 'q') } }).createMachine({
-      id: 'parent',
-      type: 'parallel',
-      context: { childOut: null as string | null, quick: null as string | null },
-      states: {
-        left: {
-          initial: 'run',
-          states: {
-            run: {
-              invoke: {
-                id: 'kid',
-                src: 'child',
-                onDone: {
-                  target: 'ok',
-                  actions: assign({ childOut: ({ event }) => event.output as string }),
-                },
+  it('resumes a job checkpointed by one runtime in the other, re-running only the interrupted step', async () => {
+    for (const [first, second] of [
+      [true, false],
+      [false, true],
+    ] as const) {
+      const h = new Harness(redis);
+      try {
+        const calls: string[] = [];
+        let release = gate();
+        const make = (compile: boolean) =>
+          definePipeline({
+            name: 'handover',
+            compile,
+            machine: setup({
+              actors: {
+                one: step(async () => void calls.push('one')),
+                slow: step(async ({ idempotencyKey, signal }) => {
+                  calls.push(`slow ${idempotencyKey.split(':').slice(1).join(':')}`);
+                  await Promise.race([
+                    release.promise,
+                    new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+                  ]);
+                  return 'slow done';
+                }),
               },
-            },
-            ok: { type: 'final' },
-          },
-        },
-        right: {
-          initial: 'outer',
-          states: {
-            outer: {
-              initial: 'inner',
+            }).createMachine({
+              initial: 'a',
+              context: { got: null },
               states: {
-                inner: {
+                a: { invoke: { id: 'one', src: 'one', onDone: 'b' } },
+                b: {
                   invoke: {
-                    id: 'quick',
-                    src: 'quick',
-                    onDone: { target: 'innerDone', actions: assign({ quick: ({ event }) => event.output }) },
+                    id: 'slow',
+                    src: 'slow',
+                    input: () => ({ k: 1 }),
+                    onDone: { target: 'end', actions: assign({ got: ({ event }) => event.output }) },
                   },
                 },
-                innerDone: { type: 'final' },
+                end: { type: 'final' },
               },
-              onDone: 'ok',
-            },
-            ok: { type: 'final' },
-          },
-        },
-      },
-      output: ({ context }) => context,
-    });
-    void sendTo;
-    const t = await harness([definePipeline({ name: 'nested', machine })]);
-    const id = await t.client.enqueue('nested', {});
-    await eventually(async () => (await t.client.get(id))?.status === 'waiting');
-    const parked = await t.client.get(id);
-    assert.deepEqual(parked!.state, { left: 'run', right: 'ok' });
-    const snap = parked!.snapshot as {
-      w: { children: Record<string, { snapshot: { value: string } }> };
-      t: { source: string }[];
-    };
-    assert.equal(snap.w.children.kid!.snapshot.value, 'waiting');
-    assert.equal(snap.t[0]!.source, 'kid');
-    // Restart every worker while the child's timer is pending.
-    await t.sup.stop();
-    const sup2 = new Supervisor({
-      store: t.store,
-      jobs: [definePipeline({ name: 'nested', machine })],
-      ...fast,
-    });
-    await sup2.start();
-    const done = await t.client.waitForResult(id, { timeoutMs: 5000 });
-    assert.deepEqual(done.output, { childOut: 'child-done', quick: 'q' });
-    await sup2.stop();
-    t.client.close();
-    await t.store.close();
-  });
-
-  it('persists a change of an invoked child machine when its parent does not change', async () => {
-    const child = setup({}).createMachine({
-      id: 'kid',
-      initial: 'one',
-      states: { one: { after: { 300: 'two' } }, two: { on: { NEVER: 'one' } } },
-    });
-    const machine = setup({ actors: { child } }).createMachine({
-      initial: 'run',
-      states: { run: { invoke: { id: 'kid', src: 'child' } } },
-    });
-    const t = await harness([definePipeline({ name: 'kidOnly', machine })]);
-    const id = await t.client.enqueue('kidOnly', {});
-    await eventually(async () => {
-      const rec = await t.client.get(id);
-      const snap = rec?.snapshot as { w?: { children?: { kid?: { snapshot?: { value?: string } } } } } | null;
-      return rec?.status === 'waiting' && snap?.w?.children?.kid?.snapshot?.value === 'two';
-    }, 4000);
-    assert.equal(t.sup.inFlight, 0);
-    await t.close();
-  });
-
-  it('fails a job whose stored version is not registered, with the reason, and keeps serving others', async () => {
-    const v1 = setup({}).createMachine({
-      initial: 'wait',
-      states: { wait: { on: { GO: 'end' } }, end: { type: 'final' } },
-      output: () => 'v1',
-    });
-    const t = await harness([definePipeline({ name: 'ver', version: 1, machine: v1 })]);
-    const id = await t.client.enqueue('ver', {});
-    await eventually(async () => (await t.client.get(id))?.status === 'waiting');
-    await t.sup.stop();
-    const v2 = setup({}).createMachine({
-      initial: 'other',
-      states: { other: { on: { GO: 'end' } }, end: { type: 'final' } },
-      output: () => 'v2',
-    });
-    const sup2 = new Supervisor({
-      store: t.store,
-      jobs: [definePipeline({ name: 'ver', version: 2, machine: v2 })],
-      ...fast,
-    });
-    await sup2.start();
-    await t.client.send(id, { type: 'GO' });
-    const rec = await t.client.waitForResult(id, { timeoutMs: 5000 });
-    assert.equal(rec.status, 'failed');
-    assert.equal(rec.error?.code, 'UNKNOWN_VERSION');
-    assert.match(rec.error?.message ?? '', /version 1 is not registered/);
-    const other = await new Client({ store: t.store }).enqueue('ver', {});
-    await eventually(async () => (await t.client.get(other))?.status === 'waiting');
-    await sup2.stop();
-    t.client.close();
-    await t.store.close();
-  });
-
-  it('upgrades an old snapshot with the migrate hook', async () => {
-    const v1 = setup({}).createMachine({
-      initial: 'wait',
-      states: { wait: { on: { GO: 'end' } }, end: { type: 'final' } },
-    });
-    const t = await harness([definePipeline({ name: 'mig', version: 1, machine: v1 })]);
-    const id = await t.client.enqueue('mig', {});
-    await eventually(async () => (await t.client.get(id))?.status === 'waiting');
-    await t.sup.stop();
-    const v2 = setup({}).createMachine({
-      initial: 'pending',
-      states: { pending: { on: { GO: 'end' } }, end: { type: 'final' } },
-      output: () => 'migrated',
-    });
-    const migrate = (snap: unknown, from: number) => {
-      assert.equal(from, 1);
-      const s = snap as { value: string };
-      return { ...s, value: s.value === 'wait' ? 'pending' : s.value };
-    };
-    const sup2 = new Supervisor({
-      store: t.store,
-      jobs: [definePipeline({ name: 'mig', version: 2, machine: v2, migrate })],
-      ...fast,
-    });
-    await sup2.start();
-    await t.client.send(id, { type: 'GO' });
-    const rec = await t.client.waitForResult(id, { timeoutMs: 5000 });
-    assert.equal(rec.status, 'done');
-    assert.equal(rec.output, 'migrated');
-    await sup2.stop();
-    t.client.close();
-    await t.store.close();
+              output: ({ context }) => context.got,
+            }),
+          });
+        const sup1 = await h.started({ jobs: [make(first)] });
+        const client = h.client({ jobs: [make(first)] });
+        const id = await client.enqueue('handover', {});
+        // The checkpoint of state b (the slow step running) is stored by the first runtime.
+        await eventually(async () => (await client.get(id))?.state === 'b');
+        await sup1.stop({ graceMs: 0 }); // shutdown: the job is requeued from its checkpoint
+        release = gate();
+        release.open();
+        await h.started({ jobs: [make(second)] });
+        const done = await client.waitForResult(id, { timeoutMs: 5000 });
+        const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}`;
+        assert.equal(done.status, 'done', how);
+        assert.equal(done.output, 'slow done');
+        assert.deepEqual(
+          calls,
+          ['one', 'slow slow:1', 'slow slow:1'],
+          'step one ran once; slow re-ran with its key',
+        );
+      } finally {
+        await h.close();
+      }
+    }
   });
 });

@@ -20,6 +20,7 @@ interface WorkerOptions {
   reaperIntervalMs?: number;
   graceMs: number;
   allowEviction?: boolean;
+  acceptChangedMachines?: string[];
 }
 
 export const EXIT_FORCED = 143;
@@ -44,6 +45,10 @@ export function workerCommand(globals: () => GlobalOptions): Command {
       30_000,
     )
     .option('--allow-eviction', 'start even if Redis maxmemory-policy may evict keys (risks losing jobs)')
+    .option(
+      '--accept-changed-machines <name@version...>',
+      'start although these pipelines differ from the definitions registered for their versions',
+    )
     .action(async (opts: WorkerOptions) => runWorker(globals(), opts));
 }
 
@@ -61,6 +66,7 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
       heartbeatMs: opts.heartbeatMs,
       reaperIntervalMs: opts.reaperIntervalMs,
       allowEviction: opts.allowEviction,
+      acceptChangedMachines: opts.acceptChangedMachines,
     });
   } catch (err) {
     await store.close();

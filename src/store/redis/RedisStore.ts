@@ -399,8 +399,20 @@ export class RedisStore implements Store {
     return () => this.reconnectListeners.delete(listener);
   }
 
-  registerMachines(machines: MachineInfo[]): Promise<void> {
-    return registryOps.registerMachines(this.ctx, registryKey(this.prefix), machines);
+  registerMachines(machines: MachineInfo[], options: { replaceFingerprints?: boolean } = {}): Promise<void> {
+    return registryOps.registerMachines(
+      this.ctx,
+      registryKey(this.prefix),
+      machines,
+      options.replaceFingerprints,
+    );
+  }
+
+  async countUnfinished(machine: string, version: number): Promise<number> {
+    let n = 0;
+    for (const queue of await this.queues())
+      n += await listJobs.countUnfinished(this.ctx, queue, machine, version);
+    return n;
   }
 
   registerQueue(queue: string): Promise<void> {

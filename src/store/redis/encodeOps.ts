@@ -1,5 +1,6 @@
 // Flattens commit ops into the ARGV layout that lua/commit-12.lua reads: 9 values per op, or 4
-// ('D', id, token, output) for a plain done, the op most jobs end with.
+// ('D', id, token, output) for a plain done, the op most jobs end with. An op's `version` (its
+// snapshot's machine version after a migrate) travels in the kind: 'park@2'.
 
 import type { CommitOp } from '../types.js';
 
@@ -7,7 +8,14 @@ const DONE_ENTRY = '{"type":"done"}';
 
 export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): void {
   for (const op of ops) {
-    if (op.kind === 'done' && !op.snapshot && !op.state && op.log.length === 1 && op.log[0] === DONE_ENTRY) {
+    if (
+      op.kind === 'done' &&
+      !op.snapshot &&
+      !op.state &&
+      op.version === undefined &&
+      op.log.length === 1 &&
+      op.log[0] === DONE_ENTRY
+    ) {
       args.push('D', op.id, op.token, op.output);
       continue;
     }
@@ -18,7 +26,7 @@ export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): 
     let f5: string | number = '';
     switch (op.kind) {
       case 'checkpoint':
-        f1 = op.version === undefined ? op.status : `${op.status}|${op.version}`;
+        f1 = op.status;
         f2 = op.snapshot ?? '';
         f3 = op.state ?? '';
         f4 = op.progress ?? '';
@@ -57,6 +65,7 @@ export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): 
         f1 = op.error;
         break;
     }
-    args.push(op.kind, op.id, op.token, f1, f2, f3, f4, f5, op.log.join('\n'));
+    const kind = 'version' in op && op.version !== undefined ? `${op.kind}@${op.version}` : op.kind;
+    args.push(kind, op.id, op.token, f1, f2, f3, f4, f5, op.log.join('\n'));
   }
 }

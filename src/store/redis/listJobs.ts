@@ -109,4 +109,41 @@ export async function counts(ctx: RedisContext, queue: string): Promise<QueueCou
   return out;
 }
 
+/** Jobs read per round trip by countUnfinished. */
+const COUNT_PAGE = 1000;
+
+/**
+ * How many jobs of `machine` at `version` are in the queue's unfinished indexes (queued,
+ * delayed, active, waiting; a parked job with a wake time is in two of them, counted once).
+ * One HMGET per job, pipelined a page at a time.
+ */
+export async function countUnfinished(
+  ctx: RedisContext,
+  queue: string,
+  machine: string,
+  version: number,
+): Promise<number> {
+  const k = ctx.keys(queue);
+  const seen = new Set<string>();
+  let n = 0;
+  for (const index of [k.active, k.queued, k.delayed, k.waiting]) {
+    for (let offset = 0; ; offset += COUNT_PAGE) {
+      const ids = await ctx.redis.zrange(index, String(offset), String(offset + COUNT_PAGE - 1));
+      const fresh = ids.filter((id) => !seen.has(id));
+      for (const id of fresh) seen.add(id);
+      if (fresh.length > 0) {
+        const pipe = ctx.redis.pipeline();
+        for (const id of fresh) pipe.hmget(k.job(id), 'm', 'v');
+        for (const [err, values] of (await pipe.exec()) ?? []) {
+          if (err) throw err;
+          const [m, v] = values as (string | null)[];
+          if (m === machine && Number(v) === version) n++;
+        }
+      }
+      if (ids.length < COUNT_PAGE) break;
+    }
+  }
+  return n;
+}
+
 export { COUNTED, type QueueCounts };

@@ -10,12 +10,14 @@ import type { RedisContext } from './RedisContext.js';
  * Merges `machines` into the registry hash: the versions are the union of what is stored and
  * what is given; the other fields (hasLoad, definition, maxAttempts) come from whichever side
  * knows the newest version, so supervisors of an older deployment that refresh the registry do
- * not undo a newer one's.
+ * not undo a newer one's. Fingerprints merge per version, the stored one winning (a supervisor
+ * whose definition differs refuses to start: Supervisor.ts), unless `replaceFingerprints`.
  */
 export async function registerMachines(
   ctx: RedisContext,
   key: string,
   machines: MachineInfo[],
+  replaceFingerprints = false,
 ): Promise<void> {
   if (machines.length === 0) return;
   const existing = await ctx.redis.hmget(key, ...machines.map((m) => m.name));
@@ -24,7 +26,13 @@ export async function registerMachines(
     const prev = existing[i] ? (JSON.parse(existing[i]) as MachineInfo) : undefined;
     const versions = [...new Set([...(prev?.versions ?? []), ...m.versions])].sort((a, b) => a - b);
     const newer = prev && Math.max(...prev.versions) > Math.max(...m.versions) ? prev : m;
-    args.push(m.name, JSON.stringify({ ...newer, versions }));
+    const fingerprints = replaceFingerprints
+      ? { ...prev?.fingerprints, ...m.fingerprints }
+      : { ...m.fingerprints, ...prev?.fingerprints };
+    const merged: MachineInfo = { ...newer, versions };
+    if (Object.keys(fingerprints).length > 0) merged.fingerprints = fingerprints;
+    else delete merged.fingerprints;
+    args.push(m.name, JSON.stringify(merged));
   });
   await ctx.redis.hset(key, ...args);
 }

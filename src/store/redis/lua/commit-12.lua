@@ -4,12 +4,13 @@ KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 do
 ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished parent's fan-out
       keys; records themselves are deleted by sweep-2.lua), 4 worker id, 5 lease ms,
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
-      then per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n" (9 values),
+      then per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n" (9 values;
+      kind@version, e.g. park@2, when the op's snapshot is of another version of the machine than
+      the record's, after a migrate: the record's `v` becomes it in the same write),
       or, for the common plain done (no snapshot, no state, log exactly {"type":"done"}), the 4
       values 'D', id, token, output: fewer values to pass and to read (encodeOps.ts)
-  checkpoint: f1 status (loading|working), or status|version when the snapshot is now of
-              another version of the machine (a migrate), f2 snapshot|'', f3 state|'',
-              f4 progress|'', f5 inbox events consumed in all|''
+  checkpoint: f1 status (loading|working), f2 snapshot|'', f3 state|'', f4 progress|'',
+              f5 inbox events consumed in all|''
   done: f1 output, f2 snapshot|'' (derived from st/a/ma), f3 state
   fail: f1 error, f2 snapshot, f3 state, f4 the snapshot a redrive resumes from|''
   retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
@@ -54,12 +55,14 @@ for i = 1, nOps do
   else
     local kind, f1, f2, f5 = ARGV[b], ARGV[b + 3], ARGV[b + 4], ARGV[b + 7]
     if not ARGV[b + 8] or ARGV[b + 1] == '' then return bad(i, 'missing values') end
+    local k, v = string.match(kind, '^(%a+)@(%d+)$')
+    if k then
+      kind = k
+      if tonumber(v) < 1 or kind == 'requeue' or kind == 'broken' then return bad(i, 'version') end
+    end
     if not KINDS[kind] then return bad(i, 'unknown kind ' .. tostring(kind)) end
     if kind == 'checkpoint' then
-      local st, v = string.match(f1, '^(%a+)|(%d+)$')
-      if st then f1 = st end
       if f1 ~= 'loading' and f1 ~= 'working' then return bad(i, 'checkpoint status') end
-      if v and tonumber(v) < 1 then return bad(i, 'checkpoint version') end
       if f5 ~= '' and not isCount(f5) then return bad(i, 'inbox position') end
     elseif kind == 'retry' then
       if not isCount(f2) then return bad(i, 'retry delay') end
@@ -101,9 +104,9 @@ for i = 1, nOps do
   end
   if kind then
   local version = nil
-  if kind == 'checkpoint' then
-    local st, v = string.match(f1, '^(%a+)|(%d+)$')
-    if st then f1, version = st, v end
+  if kind then
+    local k, v = string.match(kind, '^(%a+)@(%d+)$')
+    if k then kind, version = k, v end
   end
   local to = TARGET[kind] or f1
   local j = lcRead(id, FULL[kind])
@@ -111,12 +114,13 @@ for i = 1, nOps do
     written[i] = 0
   else
     written[i] = 1
-    local set = {}
+    -- The record's version follows its snapshot's (a migrate), in the same write.
+    local set = version and { 'v', version } or {}
     if kind == 'checkpoint' then
-      put(set, 'sn', f2); put(set, 's', f3); put(set, 'p', f4); put(set, 'io', f5); put(set, 'v', version)
+      put(set, 'sn', f2); put(set, 's', f3); put(set, 'p', f4); put(set, 'io', f5)
       lcMove(j, to, { kind = 'checkpoint', log = log, set = set })
     elseif kind == 'done' then
-      set[1] = 'o'; set[2] = f1
+      put(set, 'o', f1)
       put(set, 's', f3)
       -- No snapshot sent: decodeJob derives it from st/a/ma.
       put(set, 'sn', f2)
@@ -124,7 +128,7 @@ for i = 1, nOps do
       local implicit = not j.ls and #log == 1 and log[1] == '{"type":"done"}'
       lcMove(j, 'done', { kind = 'done', log = log, implicit = implicit, output = f1 }, set)
     elseif kind == 'fail' or kind == 'broken' then
-      set[1] = 'e'; set[2] = f1
+      put(set, 'e', f1)
       put(set, 'sn', f2); put(set, 's', f3); put(set, 'rs', f4)
       local why = nil
       if kind == 'broken' then
@@ -137,7 +141,7 @@ for i = 1, nOps do
       put(set, 'sn', f2); put(set, 's', f3)
       lcMove(j, 'cancelled', { kind = 'cancelled', log = log, set = set })
     elseif kind == 'retry' then
-      set[1] = 'e'; set[2] = f1; set[3] = 'a'; set[4] = f3
+      put(set, 'e', f1); put(set, 'a', f3)
       put(set, 'sn', f4)
       -- Even with no delay a retry goes behind the jobs waiting in its band (fresh place).
       lcMove(j, 'queued', { kind = 'retry', log = log, set = set, runAt = now + tonumber(f2),
@@ -147,7 +151,7 @@ for i = 1, nOps do
       lcMove(j, 'queued', { kind = 'requeued', log = log, set = set,
         cancelLog = '{"type":"cancelled","reason":"cancel requested; not requeued"}' })
     elseif kind == 'park' then
-      set[1] = 'sn'; set[2] = f2
+      put(set, 'sn', f2)
       put(set, 's', f3); put(set, 'io', f5)
       lcMove(j, 'waiting', { kind = 'waiting', log = log, set = set,
         runAt = f1 ~= '' and tonumber(f1) or nil, consumed = tonumber(f5) or 0,

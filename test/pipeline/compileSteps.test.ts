@@ -1,0 +1,55 @@
+// Which machines compile (compileSteps.ts): a chain of step states does; every construct the
+// compiled runtime does not reproduce exactly is refused, naming it. Whether a compiled run
+// stores what XState would is behaviour.test.ts's part.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setup, type AnyStateMachine } from 'xstate';
+import { explainNotCompiled, step } from '../../src/index.js';
+import { Probe, cases } from './behaviourCases.js';
+
+describe('compileSteps', () => {
+  it('compiles step-only machines and refuses every construct it does not reproduce', () => {
+    for (const c of cases.filter((c) => c.compiles))
+      assert.equal(explainNotCompiled(c.machine(new Probe())), null, c.name);
+    const work = step(async () => 1);
+    const refused = (config: object, extra: object = {}): string | null =>
+      explainNotCompiled(
+        setup({ actors: { work }, ...extra }).createMachine(config as never) as unknown as AnyStateMachine,
+      );
+    const inv = { id: 'w', src: 'work', onDone: 'end' };
+    const end = { type: 'final' };
+    assert.match(
+      refused({ initial: 'a', states: { a: { invoke: inv, on: { GO: 'end' } }, end } })!,
+      /handles 'GO'/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'end' } }, end } })!,
+      /after/,
+    );
+    assert.match(refused({ initial: 'a', states: { a: { invoke: inv, entry: () => {} }, end } })!, /entry/);
+    assert.match(
+      refused({
+        id: 'm',
+        initial: 'a',
+        states: { a: { initial: 'x', states: { x: { invoke: { ...inv, onDone: '#m.end' } } } }, end },
+      })!,
+      /compound state/,
+    );
+    assert.match(
+      refused({
+        initial: 'a',
+        states: { a: { invoke: { ...inv, onDone: { target: 'end', actions: () => {} } } }, end },
+      })!,
+      /other than assign/,
+    );
+    assert.match(
+      refused({
+        initial: 'a',
+        states: { a: { invoke: { ...inv, onDone: { target: 'end', guard: () => true } } }, end },
+      })!,
+      /unguarded/,
+    );
+    assert.match(refused({ initial: 'a', states: { a: {}, end } })!, /invokes 0/);
+  });
+});
