@@ -13,6 +13,8 @@ export class CheckpointWriter {
   pending: string[] = [];
   /** The state value (JSON) the last checkpoint stored; '' before the first. */
   lastState = '';
+  /** The state value (JSON) last logged: states are logged as they are entered, not as written. */
+  private loggedState = '';
 
   /** `lastKey`: `<machine snapshot JSON>|<timers JSON>` of what is stored already, if known. */
   constructor(
@@ -20,7 +22,18 @@ export class CheckpointWriter {
     private lastKey = '',
   ) {}
 
-  /** Writes `{l, w, t}` with the pending entries, and a `state` entry when the state changed. */
+  /**
+   * Logs a `state` entry for a state the machine settled in, unless it is the one logged last.
+   * Called at each settled macrostep: several fast steps share one write, and the log still
+   * names every state they passed through, in order.
+   */
+  entered(stateText: string): void {
+    if (stateText === this.loggedState) return;
+    this.loggedState = stateText;
+    this.pending.push(`{"type":"state","state":${stateText}}`);
+  }
+
+  /** Writes `{l, w, t}` with the pending entries (and the state's, if not logged yet). */
   write(
     life: LifecycleSnapshot,
     wText: string,
@@ -31,9 +44,9 @@ export class CheckpointWriter {
     const key = `${wText}|${tText}`;
     if (key === this.lastKey && this.pending.length === 0) return;
     this.lastKey = key;
+    this.entered(stateText);
     const log = this.pending;
     this.pending = [];
-    if (stateText !== this.lastState) log.push(`{"type":"state","state":${stateText}}`);
     this.lastState = stateText;
     void this.job.write({
       kind: 'checkpoint',

@@ -58,7 +58,7 @@ export async function writePipelineDone(
     });
   } catch (err) {
     // Output or a snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails.
-    await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
+    await settleFailure(job, life, err, { retry: def.retry, timeoutMs, log: end.log });
   }
 }
 
@@ -82,6 +82,8 @@ export async function writePipelineFailure(
     childInputs?: ReadonlyMap<string, unknown>;
     timers: StoredTimer[];
     stateText: string;
+    /** Audit entries not yet written (states passed through, events taken). */
+    log?: readonly string[];
   },
 ): Promise<void> {
   let thrown = end.thrown;
@@ -105,5 +107,6 @@ export async function writePipelineFailure(
     machineJson,
     resumeSnapshot,
     state: end.stateText || undefined,
+    log: end.log,
   });
 }

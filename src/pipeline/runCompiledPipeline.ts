@@ -212,6 +212,7 @@ export async function runCompiledPipeline(
   if (c.hasInbox || job.inboxSignal) readInbox();
 
   while (!failure && state!.step) {
+    checkpoints.entered(JSON.stringify(state!.name));
     markDirty();
     const step = state!.step;
     let ev: AnyEvent;
@@ -283,5 +284,6 @@ export async function runCompiledPipeline(
     lastActive: aborted ? undefined : failure!.lastActive,
     timers: [],
     stateText: checkpoints.lastState,
+    log: checkpoints.pending,
   });
 }

@@ -279,7 +279,10 @@ export async function runPipeline(
     root.subscribe({
       next: (snap) => {
         try {
-          if (snap.status === 'active') lastActive = snap;
+          if (snap.status === 'active') {
+            lastActive = snap;
+            checkpoints.entered(JSON.stringify(snap.value));
+          }
           watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
           markDirty();
         } catch (err) {
@@ -352,11 +355,16 @@ export async function runPipeline(
         childInputs,
         timers: lastTimers,
         stateText: checkpoints.lastState,
+        log: checkpoints.pending,
       });
     }
   } catch (err) {
     // A snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails, for good.
-    await settleFailure(job, life, unstorable(err), { retry: def.retry, timeoutMs });
+    await settleFailure(job, life, unstorable(err), {
+      retry: def.retry,
+      timeoutMs,
+      log: checkpoints.pending,
+    });
   } finally {
     try {
       actor?.stop();
