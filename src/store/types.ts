@@ -178,6 +178,8 @@ export interface JobRecord {
   input: unknown;
   output: unknown;
   error: StoredError | null;
+  /** The attempt running or last run (1-based; a retry waiting counts as its attempt); 0 while
+   * the job has never been claimed (e.g. delayed, or cancelled before it ran). */
   attempts: number;
   maxAttempts: number;
   leaseRequeues: number;
