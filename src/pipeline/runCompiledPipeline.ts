@@ -24,6 +24,7 @@ import type { CompiledPipeline, CompiledState, CompiledTransition } from './comp
 import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { toJson } from '../runtime/toJson.js';
+import { noTransition } from './whyIgnored.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -152,7 +153,10 @@ export async function runCompiledPipeline(
             checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
             continue;
           }
-          checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', event: type, state: state.name }));
+          const why = noTransition(String(type));
+          checkpoints.pending.push(
+            JSON.stringify({ type: 'event-ignored', event: type, state: state.name, ...why }),
+          );
         }
         if (texts.length > 0) markDirty();
       } catch (err) {

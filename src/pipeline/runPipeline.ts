@@ -26,6 +26,7 @@ import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
 import { toJson } from '../runtime/toJson.js';
 import { UnserializableSnapshotError } from '../errors.js';
+import { whyIgnored } from './whyIgnored.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -193,9 +194,17 @@ export async function runPipeline(
         checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
         continue;
       }
-      if (!actor!.getSnapshot().can(event)) {
+      const snap = actor!.getSnapshot();
+      let can: boolean;
+      try {
+        can = snap.can(event);
+      } catch {
+        can = true; // a guard that throws: sent, it errors the machine as XState would
+      }
+      if (!can) {
+        const why = whyIgnored(snap, event.type);
         checkpoints.pending.push(
-          JSON.stringify({ type: 'event-ignored', event: event.type, state: actor!.getSnapshot().value }),
+          JSON.stringify({ type: 'event-ignored', event: event.type, state: snap.value, ...why }),
         );
         continue;
       }

@@ -381,7 +381,11 @@ describe('compiled step pipelines', () => {
         logs.push((await h.store.getLog(id)).map(({ at: _at, ...rest }) => rest));
       }
       assert.ok(
-        logs[0]!.some((e) => JSON.stringify(e) === '{"type":"event-ignored","event":"PING","state":"a"}'),
+        logs[0]!.some(
+          (e) =>
+            JSON.stringify(e) ===
+            `{"type":"event-ignored","event":"PING","state":"a","reason":"no transition for 'PING' in the active states"}`,
+        ),
         JSON.stringify(logs[0]),
       );
       assert.deepEqual(logs[0], logs[1]);
