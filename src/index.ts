@@ -13,7 +13,7 @@ export type { StepArgs } from './pipeline/step.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';
 export { Client } from './client/Client.js';
-export type { ClientOptions, EnqueueItem } from './client/Client.js';
+export type { ClientOptions, EnqueueItem, SendOptions } from './client/Client.js';
 export type { EnqueueOptions } from './client/validateEnqueue.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';

@@ -25,6 +25,7 @@ import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { assertQueueName, childId } from '../store/keys.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
+import { TO_PATH, encodeInboxEvent, type DeliveryOptions } from '../runtime/inboxEvent.js';
 
 export interface ClientOptions {
   store: Store;
@@ -34,6 +35,28 @@ export interface ClientOptions {
   queue?: string;
   /** Largest accepted input, serialized. Default 1 MiB. */
   maxPayloadBytes?: number;
+}
+
+export interface SendOptions extends DeliveryOptions {
+  queue?: string;
+  /** Makes the send idempotent: an event id is delivered once (default: a fresh ULID). */
+  eventId?: string;
+}
+
+const MAX_TO_LENGTH = 1000;
+
+/** The delivery options of a send, checked; the field named when one is wrong. */
+function validateDelivery(jobId: string, options: SendOptions): DeliveryOptions {
+  const out: DeliveryOptions = {};
+  if (options.to !== undefined) {
+    if (typeof options.to !== 'string' || options.to.length > MAX_TO_LENGTH || !TO_PATH.test(options.to))
+      throw new ValidationError(
+        "to must be the id path of a child actor: ids separated by '/', e.g. 'review/signature'",
+        { field: 'to', jobId },
+      );
+    out.to = options.to;
+  }
+  return out;
 }
 
 export interface EnqueueItem {
@@ -329,12 +352,15 @@ export class Client {
    * Sends an event to a running or parked pipeline job; events are taken in the order sent.
    * A parked job wakes to take it. Refused with JOB_NOT_FOUND / JOB_FINISHED for an unknown or
    * finished job; an event its current state does not accept is logged and ignored.
+   * `to` delivers it to a child actor instead of the root: the id path of an invoked or spawned
+   * child from the root, ids separated by '/'.
    * @example await client.send(id, { type: 'APPROVE', by: 'ana' });
+   * @example await client.send(id, { type: 'SIGN' }, { to: 'review/signature' });
    */
   async send(
     id: string,
     event: { type: string; [key: string]: unknown },
-    options: { queue?: string; eventId?: string } = {},
+    options: SendOptions = {},
   ): Promise<void> {
     if (!event || typeof event !== 'object' || typeof event.type !== 'string' || event.type.length === 0) {
       throw new ValidationError('event must be an object with a non-empty string `type`', {
@@ -348,7 +374,12 @@ export class Client {
         jobId: id,
       });
     }
-    const text = serializeInput(`event ${event.type}`, event, this.maxPayloadBytes);
+    const delivery = validateDelivery(id, options);
+    const text = serializeInput(
+      `event ${event.type}`,
+      encodeInboxEvent(event, delivery),
+      this.maxPayloadBytes,
+    );
     const job = await this.store.getJob(id, options.queue);
     if (!job) throw new JobNotFoundError(id, options.queue);
     if (

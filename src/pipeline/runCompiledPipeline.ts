@@ -25,6 +25,7 @@ import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { toJson } from '../runtime/toJson.js';
 import { noTransition } from './whyIgnored.js';
+import { parseInboxEvent } from '../runtime/inboxEvent.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -146,16 +147,22 @@ export async function runCompiledPipeline(
         if (finished) return;
         for (const text of texts) {
           inboxConsumed++;
-          let type: unknown;
-          try {
-            type = (JSON.parse(text) as { type?: unknown }).type;
-          } catch {
+          const msg = parseInboxEvent(text);
+          if (!msg) {
             checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
             continue;
           }
-          const why = noTransition(String(type));
+          const type = msg.event.type;
+          if (msg.to !== undefined && msg.to === state.step?.invokeId) {
+            // What the XState runtime does: the running step's promise actor is sent it (and
+            // promise logic takes no events).
+            checkpoints.pending.push(JSON.stringify({ type: 'event', event: type, to: msg.to }));
+            continue;
+          }
+          const to = msg.to === undefined ? {} : { to: msg.to };
+          const why = msg.to === undefined ? noTransition(type) : { reason: `no actor at '${msg.to}'` };
           checkpoints.pending.push(
-            JSON.stringify({ type: 'event-ignored', event: type, state: state.name, ...why }),
+            JSON.stringify({ type: 'event-ignored', event: type, ...to, state: state.name, ...why }),
           );
         }
         if (texts.length > 0) markDirty();

@@ -26,7 +26,8 @@ import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
 import { toJson } from '../runtime/toJson.js';
 import { UnserializableSnapshotError } from '../errors.js';
-import { whyIgnored } from './whyIgnored.js';
+import { offerEvent } from './offerEvent.js';
+import { parseInboxEvent } from '../runtime/inboxEvent.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -187,29 +188,22 @@ export async function runPipeline(
   const deliver = (texts: string[]) => {
     for (const text of texts) {
       inboxConsumed++;
-      let event: { type: string };
-      try {
-        event = JSON.parse(text) as { type: string };
-      } catch {
+      const msg = parseInboxEvent(text);
+      if (!msg) {
         checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
         continue;
       }
-      const snap = actor!.getSnapshot();
-      let can: boolean;
-      try {
-        can = snap.can(event);
-      } catch {
-        can = true; // a guard that throws: sent, it errors the machine as XState would
-      }
-      if (!can) {
-        const why = whyIgnored(snap, event.type);
+      const to = msg.to === undefined ? {} : { to: msg.to };
+      const offered = offerEvent(actor!, msg);
+      if (offered.taken) {
+        checkpoints.pending.push(JSON.stringify({ type: 'event', event: msg.event.type, ...to }));
+      } else {
+        const { taken: _t, missing: _m, ...why } = offered;
+        const state = actor!.getSnapshot().value;
         checkpoints.pending.push(
-          JSON.stringify({ type: 'event-ignored', event: event.type, state: snap.value, ...why }),
+          JSON.stringify({ type: 'event-ignored', event: msg.event.type, ...to, state, ...why }),
         );
-        continue;
       }
-      checkpoints.pending.push(JSON.stringify({ type: 'event', event: event.type }));
-      actor!.send(event);
     }
     markDirty();
   };

@@ -375,7 +375,11 @@ describe('compiled step pipelines', () => {
         const id = await client.enqueue(name, {});
         await eventually(async () => (await client.get(id))?.state === 'a');
         await client.send(id, { type: 'PING' });
-        await eventually(async () => (await h.store.getLog(id)).some((e) => e.type === 'event-ignored'));
+        await client.send(id, { type: 'PING' }, { to: 'w' }); // the running step: sent, not taken
+        await client.send(id, { type: 'PING' }, { to: 'ghost' });
+        await eventually(
+          async () => (await h.store.getLog(id)).filter((e) => e.type === 'event-ignored').length === 2,
+        );
         gateOf(id).open(undefined);
         assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).status, 'done');
         logs.push((await h.store.getLog(id)).map(({ at: _at, ...rest }) => rest));
