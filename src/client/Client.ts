@@ -41,9 +41,13 @@ export interface SendOptions extends DeliveryOptions {
   queue?: string;
   /** Makes the send idempotent: an event id is delivered once (default: a fresh ULID). */
   eventId?: string;
+  /** With `until: 'accepted'`: drop the event if no state took it within this many ms. */
+  ttlMs?: number;
 }
 
 const MAX_TO_LENGTH = 1000;
+/** The longest a held event may wait: a timer's range (~24.8 days). */
+const MAX_TTL_MS = 2 ** 31 - 1;
 
 /** The delivery options of a send, checked; the field named when one is wrong. */
 function validateDelivery(jobId: string, options: SendOptions): DeliveryOptions {
@@ -55,6 +59,20 @@ function validateDelivery(jobId: string, options: SendOptions): DeliveryOptions 
         { field: 'to', jobId },
       );
     out.to = options.to;
+  }
+  if (options.until !== undefined) {
+    if (options.until !== 'accepted')
+      throw new ValidationError("until must be 'accepted'", { field: 'until', jobId });
+    out.until = 'accepted';
+  }
+  if (options.ttlMs !== undefined) {
+    if (out.until === undefined)
+      throw new ValidationError("ttlMs applies to until: 'accepted' only", { field: 'ttlMs', jobId });
+    if (!Number.isInteger(options.ttlMs) || options.ttlMs < 1 || options.ttlMs > MAX_TTL_MS)
+      throw new ValidationError(`ttlMs must be a whole number of ms from 1 to ${MAX_TTL_MS}`, {
+        field: 'ttlMs',
+        jobId,
+      });
   }
   return out;
 }
@@ -353,8 +371,10 @@ export class Client {
    * A parked job wakes to take it. Refused with JOB_NOT_FOUND / JOB_FINISHED for an unknown or
    * finished job; an event its current state does not accept is logged and ignored.
    * `to` delivers it to a child actor instead of the root: the id path of an invoked or spawned
-   * child from the root, ids separated by '/'.
+   * child from the root, ids separated by '/'. An event no state takes is dropped (as XState
+   * does); with `until: 'accepted'` it is kept until a state takes it, or `ttlMs` passes.
    * @example await client.send(id, { type: 'APPROVE', by: 'ana' });
+   * @example await client.send(id, { type: 'GO' }, { until: 'accepted', ttlMs: 60_000 });
    * @example await client.send(id, { type: 'SIGN' }, { to: 'review/signature' });
    */
   async send(
@@ -374,14 +394,6 @@ export class Client {
         jobId: id,
       });
     }
-    const delivery = validateDelivery(id, options);
-    const text = serializeInput(
-      `event ${event.type}`,
-      encodeInboxEvent(event, delivery),
-      this.maxPayloadBytes,
-    );
-    const job = await this.store.getJob(id, options.queue);
-    if (!job) throw new JobNotFoundError(id, options.queue);
     if (
       options.eventId !== undefined &&
       (typeof options.eventId !== 'string' || !/^[\w.:-]{1,128}$/.test(options.eventId))
@@ -390,6 +402,19 @@ export class Client {
         field: 'eventId',
         jobId: id,
       });
+    const delivery = validateDelivery(id, options);
+    // An expiry is on Redis's clock, as every stored time: read with the job, not after it.
+    const [job, now] = await Promise.all([
+      this.store.getJob(id, options.queue),
+      options.ttlMs === undefined ? undefined : this.store.now(),
+    ]);
+    if (!job) throw new JobNotFoundError(id, options.queue);
+    const expiresAt = now === undefined ? undefined : now + options.ttlMs!;
+    const text = serializeInput(
+      `event ${event.type}`,
+      encodeInboxEvent(event, { ...delivery, expiresAt }),
+      this.maxPayloadBytes,
+    );
     // The id makes the send idempotent: a resend (by ioredis after a reconnect, or by the caller
     // with the same eventId) is taken once.
     await this.store.send(job.queue, id, text, event.type, options.eventId ?? ulid());

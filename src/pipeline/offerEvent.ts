@@ -5,12 +5,8 @@
 import type { AnyActorRef } from 'xstate';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import { isMachineLogic } from './parkable.js';
-import { whyIgnored, type IgnoredReason } from './whyIgnored.js';
-
-export type Offered =
-  | { taken: true }
-  /** `missing`: no actor at the `to` path (yet). */
-  | ({ taken: false; missing: boolean } & IgnoredReason);
+import { whyIgnored } from './whyIgnored.js';
+import { machineTakes, type Offered } from './heldEvents.js';
 
 /** The actor at `to` (ids from the root, separated by '/'), or the root itself. */
 export function actorAt(root: AnyActorRef, to: string | undefined): AnyActorRef | undefined {
@@ -38,7 +34,11 @@ export function offerEvent(root: AnyActorRef, msg: InboxEvent): Offered {
     } catch {
       can = true; // a guard that throws: sent, it errors the machine as XState would
     }
-    if (!can) return { taken: false, missing: false, ...whyIgnored(snap, msg.event.type) };
+    if (!can) {
+      const logic = (target as { logic?: unknown }).logic;
+      const never = !machineTakes(logic, msg.event.type);
+      return { taken: false, missing: false, never, ...whyIgnored(snap, msg.event.type) };
+    }
   }
   target.send(msg.event);
   return { taken: true };

@@ -29,9 +29,18 @@ function doneLifeText(life: LifecycleSnapshot): string {
   return t;
 }
 
-/** The stored form of a checkpoint or park: lifecycle, machine snapshot and timers (as JSON). */
-export function pipelineSnapshotText(life: LifecycleSnapshot, wText: string, tText: string): string {
-  return `{"l":${lifeText(life)},"w":${wText},"t":${tText}}`;
+/**
+ * The stored form of a checkpoint or park: lifecycle, machine snapshot, timers and (when any)
+ * the events held until a state takes them (heldEvents.ts), as JSON.
+ */
+export function pipelineSnapshotText(
+  life: LifecycleSnapshot,
+  wText: string,
+  tText: string,
+  hText = '',
+): string {
+  const held = hText === '' ? '' : `,"h":${hText}`;
+  return `{"l":${lifeText(life)},"w":${wText},"t":${tText}${held}}`;
 }
 
 /** The machine reached a final state: its output is the job's output. */
@@ -84,6 +93,8 @@ export async function writePipelineFailure(
     stateText: string;
     /** Audit entries not yet written (states passed through, events taken). */
     log?: readonly string[];
+    /** The events held at the last checkpoint (JSON, '' for none): a retry resumes with them. */
+    heldText?: string;
   },
 ): Promise<void> {
   let thrown = end.thrown;
@@ -93,7 +104,12 @@ export async function writePipelineFailure(
     if (end.persisted !== undefined) machineJson = toJson(end.persisted, 'snapshot', '');
     if (end.lastActive !== undefined)
       resumeSnapshot = toJson(
-        { l: persistLifecycle(life), w: reviveErrored(end.lastActive, end.childInputs), t: end.timers },
+        {
+          l: persistLifecycle(life),
+          w: reviveErrored(end.lastActive, end.childInputs),
+          t: end.timers,
+          ...(end.heldText ? { h: JSON.parse(end.heldText) as unknown } : {}),
+        },
         'snapshot',
         '',
       );

@@ -25,7 +25,8 @@ import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { toJson } from '../runtime/toJson.js';
 import { noTransition } from './whyIgnored.js';
-import { parseInboxEvent } from '../runtime/inboxEvent.js';
+import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
+import { HeldEvents, type Offered } from './heldEvents.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -97,6 +98,8 @@ export async function runCompiledPipeline(
   input: unknown,
   timeoutMs: number,
   host: AttemptHost,
+  /** The events the stored snapshot holds until a state takes them (heldEvents.ts). */
+  storedHeld?: unknown,
 ): Promise<void> {
   const c = job.claimed;
   const life = successPath(c.attempt, c.maxAttempts, false).claimed;
@@ -108,7 +111,8 @@ export async function runCompiledPipeline(
   let stepInput: unknown;
   /** The machine's output once a final state is entered. */
   let output: unknown;
-  const checkpoints = new CheckpointWriter(job);
+  const held = new HeldEvents(storedHeld);
+  const checkpoints = new CheckpointWriter(job, '', held.text());
   let inboxConsumed = c.inbox;
   let flushScheduled = false;
   let finished = false;
@@ -129,15 +133,25 @@ export async function runCompiledPipeline(
       job.abort('failed', (err as Error).message);
       return;
     }
-    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), inboxConsumed);
+    held.retry(offer, host.now(), checkpoints.pending);
+    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), inboxConsumed, held.text());
+    held.wakeAtExpiry(host.now(), markDirty);
   };
   const markDirty = () => {
     if (flushScheduled || finished) return;
     flushScheduled = true;
     setImmediate(flush);
   };
-  // No state of a compiled machine accepts an event (it has no `on`): events sent to the job
-  // are read and logged as ignored, exactly as the XState runtime would.
+  // No state of a compiled machine accepts an event (it has no `on`), and its only children are
+  // its steps' promise actors: events sent to the job are logged as the XState runtime would
+  // (ignored; sent to a running step named by `to`, which takes none; held when `to` names an
+  // actor not running now and the sender asked to wait until one takes it).
+  const offer = (msg: InboxEvent): Offered => {
+    if (msg.to === undefined)
+      return { taken: false, missing: false, never: true, ...noTransition(msg.event.type) };
+    if (msg.to === state.step?.invokeId) return { taken: true };
+    return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
+  };
   let inboxRead: Promise<void> | undefined;
   const readInbox = () => {
     if (finished) return;
@@ -152,18 +166,7 @@ export async function runCompiledPipeline(
             checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
             continue;
           }
-          const type = msg.event.type;
-          if (msg.to !== undefined && msg.to === state.step?.invokeId) {
-            // What the XState runtime does: the running step's promise actor is sent it (and
-            // promise logic takes no events).
-            checkpoints.pending.push(JSON.stringify({ type: 'event', event: type, to: msg.to }));
-            continue;
-          }
-          const to = msg.to === undefined ? {} : { to: msg.to };
-          const why = msg.to === undefined ? noTransition(type) : { reason: `no actor at '${msg.to}'` };
-          checkpoints.pending.push(
-            JSON.stringify({ type: 'event-ignored', event: type, ...to, state: state.name, ...why }),
-          );
+          held.receive(msg, offer, host.now(), checkpoints.pending, state.name);
         }
         if (texts.length > 0) markDirty();
       } catch (err) {
@@ -259,9 +262,11 @@ export async function runCompiledPipeline(
   job.onInbox = undefined;
   job.deadline = 0;
   await inboxRead;
+  held.stop();
 
   // A final state reached wins over an abort that came after it: the work is done.
   if (!failure && !state!.step) {
+    held.dropAll(checkpoints.pending);
     return writePipelineDone(job, life, def, timeoutMs, {
       output,
       value: state!.name,
@@ -296,5 +301,6 @@ export async function runCompiledPipeline(
     timers: [],
     stateText: checkpoints.lastState,
     log: checkpoints.pending,
+    heldText: checkpoints.lastHeld,
   });
 }

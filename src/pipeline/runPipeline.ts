@@ -27,7 +27,8 @@ import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './pe
 import { toJson } from '../runtime/toJson.js';
 import { UnserializableSnapshotError } from '../errors.js';
 import { offerEvent } from './offerEvent.js';
-import { parseInboxEvent } from '../runtime/inboxEvent.js';
+import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
+import { HeldEvents } from './heldEvents.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -36,6 +37,13 @@ interface StoredPipelineSnapshot {
   l?: unknown;
   w?: unknown;
   t?: StoredTimer[];
+  /** Events held until a state takes them (heldEvents.ts). */
+  h?: unknown[];
+}
+
+/** The earlier of two wake times (null: none). */
+function earliestOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
 /** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
@@ -71,7 +79,7 @@ export async function runPipeline(
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {
     const start = compiledStart(def.compiled, machineSnapshot, stored?.t);
-    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host);
+    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host, stored?.h);
   }
   // Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts).
   let life = successPath(c.attempt, c.maxAttempts, false).claimed;
@@ -80,11 +88,15 @@ export async function runPipeline(
   let actor: AnyActor | undefined;
   let detached = false;
   let flushScheduled = false;
-  // What the last checkpoint held (machine snapshot + timers), to skip writing it again.
+  const held = new HeldEvents(stored?.h);
+  const storedHeld = held.text();
+  // What the last checkpoint held (machine snapshot, timers, held events), to skip writing it again.
   const checkpoints = new CheckpointWriter(
     job,
-    stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}` : '',
+    stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}|${storedHeld}` : '',
+    storedHeld,
   );
+  const offer = (msg: InboxEvent) => offerEvent(actor!, msg);
   let inboxConsumed = c.inbox;
   let lastTimers: StoredTimer[] = stored?.t ?? [];
   const dueTimes = new TimerDueTimes(host.now);
@@ -158,13 +170,18 @@ export async function runPipeline(
   const checkpoint = (actor: AnyActor) => {
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
+    // The machine settled: what it did not take before, it may take now (each taken one is a
+    // new macrostep, checkpointed by the flush it schedules).
+    held.retry(offer, host.now(), checkpoints.pending);
+    if (actor.getSnapshot().status !== 'active') return;
     const timers = captureTimers(actor, dueTimes);
     lastTimers = timers;
     const wText = persistedJson(actor);
     const tText = timers.length === 0 ? '[]' : toJson(timers, 'snapshot', 't');
-    checkpoints.write(life, wText, tText, stateText(), inboxConsumed);
+    checkpoints.write(life, wText, tText, stateText(), inboxConsumed, held.text());
+    held.wakeAtExpiry(host.now(), markDirty);
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
-      const wakeAt = earliestDue(timers);
+      const wakeAt = earliestOf(earliestDue(timers), held.earliestExpiry());
       if (wakeAt === null || wakeAt - host.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
     }
   };
@@ -193,17 +210,7 @@ export async function runPipeline(
         checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
         continue;
       }
-      const to = msg.to === undefined ? {} : { to: msg.to };
-      const offered = offerEvent(actor!, msg);
-      if (offered.taken) {
-        checkpoints.pending.push(JSON.stringify({ type: 'event', event: msg.event.type, ...to }));
-      } else {
-        const { taken: _t, missing: _m, ...why } = offered;
-        const state = actor!.getSnapshot().value;
-        checkpoints.pending.push(
-          JSON.stringify({ type: 'event-ignored', event: msg.event.type, ...to, state, ...why }),
-        );
-      }
+      held.receive(msg, offer, host.now(), checkpoints.pending, actor!.getSnapshot().value);
     }
     markDirty();
   };
@@ -313,12 +320,14 @@ export async function runPipeline(
 
   const result = await outcome;
   detached = true;
+  held.stop();
   job.onInbox = undefined;
   job.onFanIn = undefined;
   clearTimeout(timer);
   const snap = actor?.getSnapshot();
   try {
     if (result.kind === 'done') {
+      held.dropAll(checkpoints.pending);
       await writePipelineDone(job, life, def, timeoutMs, {
         output: snap.output,
         persisted: actor!.getPersistedSnapshot(),
@@ -328,7 +337,12 @@ export async function runPipeline(
     } else if (result.kind === 'park') {
       const timers = captureTimers(actor!, dueTimes);
       const parked = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
-      const text = pipelineSnapshotText(parked, persistedJson(actor!), toJson(timers, 'snapshot', 't'));
+      const text = pipelineSnapshotText(
+        parked,
+        persistedJson(actor!),
+        toJson(timers, 'snapshot', 't'),
+        held.text(),
+      );
       life = parked;
       job.end();
       await job.write({
@@ -359,6 +373,7 @@ export async function runPipeline(
         timers: lastTimers,
         stateText: checkpoints.lastState,
         log: checkpoints.pending,
+        heldText: checkpoints.lastHeld,
       });
     }
   } catch (err) {

@@ -21,7 +21,7 @@ export interface IgnoredReason {
 }
 
 /** XState's event descriptor match: exact, `*`, or a `prefix.*` partial descriptor. */
-function matches(eventType: string, descriptor: string): boolean {
+export function matchesDescriptor(eventType: string, descriptor: string): boolean {
   if (descriptor === eventType || descriptor === '*') return true;
   return descriptor.endsWith('.*') && eventType.startsWith(descriptor.slice(0, -1));
 }
@@ -54,7 +54,7 @@ export function whyIgnored(snapshot: unknown, eventType: string): IgnoredReason 
   const candidates: TransitionLike[] = [];
   for (const node of activeNodes(snapshot)) {
     for (const [descriptor, list] of node.transitions ?? []) {
-      if (matches(eventType, descriptor)) candidates.push(...list);
+      if (matchesDescriptor(eventType, descriptor)) candidates.push(...list);
     }
   }
   if (candidates.length === 0) return noTransition(eventType);

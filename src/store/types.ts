@@ -292,6 +292,8 @@ export interface Store {
   childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]>;
   /** Delivers finished children to parents on other queues; returns how many were relayed. */
   relayOutbox(queue: string): Promise<number>;
+  /** Redis's clock (ms): what stored times (run-at, expiries) are compared with. */
+  now(): Promise<number>;
   /** Events sent to a job, from position `from` of its inbox on. */
   readInbox(queue: string, id: string, from: number): Promise<string[]>;
   /** Appends an event to a job's inbox and wakes the job (parked) or its worker (running). */

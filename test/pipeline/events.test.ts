@@ -4,10 +4,10 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, assign, sendParent, setup, spawnChild } from 'xstate';
-import { ValidationError, definePipeline } from '../../src/index.js';
+import { ValidationError, definePipeline, step, type SendOptions } from '../../src/index.js';
 import type { AuditEntry } from '../../src/store/types.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { Harness, gate } from '../support/harness.js';
 
 /** Parks in `waiting` until a manager approves (guarded), then ends. */
 const approvals = setup({
@@ -136,18 +136,144 @@ describe('pipeline events', () => {
     );
   });
 
-  it('refuses a bad `to` with the field named, sending nothing', async () => {
+  it('refuses a bad `to`, `until` or `ttlMs` with the field named, sending nothing', async () => {
     h = new Harness(redis);
     const jobs = [definePipeline({ name: 'approvals', machine: approvals })];
     const client = h.client({ jobs });
     const id = await client.enqueue('approvals', null);
-    for (const to of ['', 'a//b', '/a', 7]) {
+    const bad: [SendOptions, string][] = [
+      [{ to: '' }, 'to'],
+      [{ to: 'a//b' }, 'to'],
+      [{ to: '/a' }, 'to'],
+      [{ to: 7 as never }, 'to'],
+      [{ until: 'done' as never }, 'until'],
+      [{ ttlMs: 100 }, 'ttlMs'],
+      [{ until: 'accepted', ttlMs: 0 }, 'ttlMs'],
+      [{ until: 'accepted', ttlMs: 1.5 }, 'ttlMs'],
+    ];
+    for (const [options, field] of bad) {
       await assert.rejects(
-        client.send(id, { type: 'APPROVE', role: 'x' }, { to } as never),
-        (err: unknown) => err instanceof ValidationError && err.field === 'to',
-        JSON.stringify(to),
+        client.send(id, { type: 'APPROVE', role: 'x' }, options),
+        (err: unknown) => err instanceof ValidationError && err.field === field,
+        JSON.stringify(options),
       );
     }
     assert.equal(await h.raw.llen(h.key(`inbox:${id}`)), 0);
+  });
+
+  it("drops an event sent before a state takes it, and keeps one sent with until: 'accepted' until one does", async () => {
+    h = new Harness(redis);
+    const busy = gate();
+    const machine = setup({ actors: { work: step(() => busy.promise) } }).createMachine({
+      initial: 'busy',
+      context: { got: [] as string[] },
+      states: {
+        busy: { invoke: { id: 'work', src: 'work', onDone: 'ready' } },
+        ready: {
+          on: {
+            GO: {
+              target: 'done',
+              actions: assign({ got: ({ context, event }) => [...context.got, event.type] }),
+            },
+          },
+        },
+        done: { type: 'final' },
+      },
+      output: ({ context }) => context,
+    });
+    const jobs = [definePipeline({ name: 'early', machine })];
+    await h.started({ jobs });
+    const client = h.client({ jobs });
+    const id = await client.enqueue('early', null);
+    await eventually(async () => (await client.get(id))?.state === 'busy');
+    await client.send(id, { type: 'GO', n: 1 }); // plain XState: the busy state drops it
+    await client.send(id, { type: 'GO', n: 2 }, { until: 'accepted' });
+    await eventually(async () => (await client.events(id)).some((e) => e.type === 'event-held'));
+    busy.open();
+    const rec = await client.waitForResult(id, { timeoutMs: 10_000 });
+    assert.equal(rec.status, 'done');
+    assert.deepEqual(rec.output, { got: ['GO'] });
+    const log = (await client.events(id)).filter((e) => e.type.startsWith('event-') || e.type === 'event');
+    assert.deepEqual(
+      log.map((e) => e.type),
+      ['event-received', 'event-ignored', 'event-received', 'event-held', 'event'],
+    );
+  });
+
+  it('keeps a held event across parking (stored with the job) and logs it expired after ttlMs', async () => {
+    h = new Harness(redis);
+    const machine = setup({}).createMachine({
+      initial: 'first',
+      states: {
+        first: { on: { NEXT: 'second' } },
+        second: { on: { GO: 'done' } },
+        done: { type: 'final' },
+      },
+    });
+    const jobs = [definePipeline({ name: 'parked', machine })];
+    await h.started({ jobs });
+    const client = h.client({ jobs });
+    const id = await client.enqueue('parked', null);
+    await eventually(async () => (await client.get(id))?.status === 'waiting');
+    await client.send(id, { type: 'GO' }, { until: 'accepted', ttlMs: 300 });
+    // Parked again holding it, then woken at its expiry to log it gone.
+    const expired = await eventually(
+      async () => (await client.events(id)).find((e) => e.type === 'event-expired'),
+      10_000,
+    );
+    assert.equal(expired?.event, 'GO');
+    await eventually(async () => (await client.get(id))?.status === 'waiting');
+    assert.equal((await client.get(id))?.state, 'first');
+
+    await client.send(id, { type: 'GO' }, { until: 'accepted', ttlMs: 60_000 });
+    await eventually(async () => {
+      const log = await client.events(id);
+      return (
+        log.filter((e) => e.type === 'event-held').length === 2 &&
+        (await client.get(id))?.status === 'waiting'
+      );
+    });
+    await client.send(id, { type: 'NEXT' }); // to `second`, which takes the held GO
+    const rec = await client.waitForResult(id, { timeoutMs: 10_000 });
+    assert.equal(rec.status, 'done');
+    assert.equal(rec.state, 'done');
+  });
+
+  it('keeps a held event across a retry of the attempt it was held in', async () => {
+    h = new Harness(redis);
+    const busy = gate();
+    let runs = 0;
+    const machine = setup({
+      actors: {
+        work: step(async () => {
+          if (++runs === 1) {
+            await busy.promise;
+            throw new Error('first attempt fails');
+          }
+        }),
+      },
+    }).createMachine({
+      initial: 'busy',
+      states: {
+        busy: { invoke: { id: 'work', src: 'work', onDone: 'ready' } },
+        ready: { on: { GO: 'done' } },
+        done: { type: 'final' },
+      },
+    });
+    const jobs = [
+      definePipeline({ name: 'retried', machine, retry: { backoff: { type: 'fixed', delayMs: 10 } } }),
+    ];
+    await h.started({ jobs });
+    const client = h.client({ jobs });
+    const id = await client.enqueue('retried', null);
+    await eventually(async () => (await client.get(id))?.state === 'busy');
+    await client.send(id, { type: 'GO' }, { until: 'accepted' });
+    // Held, and stored with a checkpoint, before the attempt fails.
+    await eventually(async () => ((await client.get(id))?.snapshot as { h?: unknown[] })?.h?.length === 1);
+    busy.open();
+    const rec = await client.waitForResult(id, { timeoutMs: 10_000 });
+    assert.equal(rec.status, 'done');
+    assert.equal(rec.attempts, 2);
+    assert.equal(runs, 2);
   });
 });
