@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fromPromise, setup, spawnChild } from 'xstate';
+import { enqueueActions, fromPromise, setup, spawnChild } from 'xstate';
 import { definePipeline, step } from '../../src/index.js';
 
 describe('definePipeline registration checks', () => {
@@ -33,6 +33,92 @@ describe('definePipeline registration checks', () => {
       states: { a: { entry: spawnChild(fromPromise(async () => 1)) } },
     });
     assert.throws(() => definePipeline({ name: 'spawny', machine }), /spawns inline actor logic/);
+  });
+
+  /** Asserts definePipeline refuses `machine` with INVALID_PIPELINE, its message matching `why`. */
+  function refused(machine: unknown, why: RegExp): void {
+    assert.throws(
+      () => definePipeline({ name: 'bad', machine: machine as never }),
+      (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'INVALID_PIPELINE', err.message);
+        assert.match(err.message, why);
+        return true;
+      },
+    );
+  }
+
+  it("refuses spawnChild('ghost') of a name not registered in setup({ actors }), wherever the action is", () => {
+    const actors = { work: step(async () => 1) };
+    const ghost = spawnChild('ghost' as never, { id: 'g' }) as never;
+    // entry, exit, an event's transition, an `always` transition, an initial transition, the root
+    refused(
+      setup({ actors }).createMachine({ initial: 'a', states: { a: { entry: ghost } } }),
+      /state '\(machine\)\.a' spawns 'ghost', which is not registered in setup\(\{ actors \}\)/,
+    );
+    refused(setup({ actors }).createMachine({ initial: 'a', states: { a: { exit: ghost } } }), /'ghost'/);
+    refused(
+      setup({ actors }).createMachine({ initial: 'a', states: { a: { on: { GO: { actions: ghost } } } } }),
+      /'ghost'/,
+    );
+    refused(
+      setup({ actors }).createMachine({
+        initial: 'a',
+        states: { a: { always: { target: 'b', actions: ghost } }, b: {} },
+      }),
+      /'ghost'/,
+    );
+    refused(setup({ actors }).createMachine({ entry: ghost }), /'ghost'/);
+    refused(
+      setup({ actors }).createMachine({
+        initial: 'a',
+        states: { a: { always: { target: 'b', actions: spawnChild(fromPromise(async () => 1)) } }, b: {} },
+      }),
+      /spawns inline actor logic/,
+    );
+  });
+
+  it('refuses a named action from setup({ actions }) that spawns an unregistered name or inline logic', () => {
+    const actors = { work: step(async () => 1) };
+    refused(
+      setup({ actors, actions: { summon: spawnChild('ghost' as never) } }).createMachine({
+        initial: 'a',
+        states: { a: { entry: 'summon' } },
+      }),
+      /action 'summon' spawns 'ghost'/,
+    );
+    refused(
+      setup({ actors, actions: { summon: spawnChild(fromPromise(async () => 1)) } }).createMachine({
+        initial: 'a',
+        states: { a: { entry: { type: 'summon' } } },
+      }),
+      /action 'summon' spawns inline actor logic/,
+    );
+  });
+
+  it('checks the machines registered in setup({ actors }) by the same rules', () => {
+    const child = setup({}).createMachine({
+      initial: 'x',
+      states: { x: { entry: spawnChild('ghost' as never) } },
+    });
+    refused(
+      setup({ actors: { child } }).createMachine({
+        initial: 'a',
+        states: { a: { invoke: { id: 'c', src: 'child' } } },
+      }),
+      /actor 'child'.*spawns 'ghost'/,
+    );
+  });
+
+  it('accepts spawns of registered names, and enqueueActions (checked when they run)', () => {
+    const actors = { work: step(async () => 1) };
+    const machine = setup({ actors, actions: { summon: spawnChild('work', { id: 'w2' }) } }).createMachine({
+      entry: [spawnChild('work', { id: 'w1' }), 'summon'],
+      initial: 'a',
+      states: {
+        a: { entry: enqueueActions(({ enqueue }) => enqueue.spawnChild('work', { id: 'w3' })) },
+      },
+    });
+    definePipeline({ name: 'fine', machine });
   });
 
   it('refuses a bad name, version or timeout with the field named', () => {
