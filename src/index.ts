@@ -36,6 +36,7 @@ export {
   LeaseLostError,
   TimeoutError,
   UnserializableSnapshotError,
+  UnregisteredActorError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

@@ -27,6 +27,7 @@ import { toJson } from '../runtime/toJson.js';
 import { noTransition } from './whyIgnored.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { HeldEvents, type Offered } from './heldEvents.js';
+import { pipelineError } from './unregisteredActor.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -283,7 +284,7 @@ export async function runCompiledPipeline(
   }
   const aborted = !failure; // the loop left a step state only by an abort or a failure
   await writePipelineFailure(job, life, def, timeoutMs, {
-    thrown: aborted ? job.signal.reason : failure!.thrown,
+    thrown: aborted ? job.signal.reason : pipelineError(failure!.thrown),
     // What the XState runtime stores: the running state when aborted, the errored machine else.
     persisted: aborted
       ? persisted()

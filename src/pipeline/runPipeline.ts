@@ -25,10 +25,11 @@ import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
 import { toJson } from '../runtime/toJson.js';
-import { UnserializableSnapshotError } from '../errors.js';
+import { UnregisteredActorError, UnserializableSnapshotError } from '../errors.js';
 import { offerEvent } from './offerEvent.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { HeldEvents } from './heldEvents.js';
+import { pipelineError } from './unregisteredActor.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -47,8 +48,8 @@ function earliestOf(a: number | null, b: number | null): number | null {
 }
 
 /** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
-function unstorable(err: unknown): UnserializableSnapshotError {
-  if (err instanceof UnserializableSnapshotError) return err;
+function unstorable(err: unknown): UnserializableSnapshotError | UnregisteredActorError {
+  if (err instanceof UnserializableSnapshotError || err instanceof UnregisteredActorError) return err;
   const reason = `the checkpoint failed (${err instanceof Error ? err.message : String(err)})`;
   return new UnserializableSnapshotError('snapshot', { reason }, { cause: err });
 }
@@ -359,9 +360,11 @@ export async function runPipeline(
         ],
       });
     } else {
-      const thrown = result.kind === 'error' ? result.error : job.signal.reason;
+      const thrown = result.kind === 'error' ? pipelineError(result.error) : job.signal.reason;
       // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
-      const storable = !(thrown instanceof UnserializableSnapshotError);
+      const storable =
+        !(thrown instanceof UnserializableSnapshotError) &&
+        !(thrown instanceof UnregisteredActorError && thrown.field !== undefined);
       await writePipelineFailure(job, life, def, timeoutMs, {
         thrown,
         persisted: !storable ? undefined : actor ? persistedSnapshot(actor) : stored?.w,
