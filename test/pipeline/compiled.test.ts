@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assign, setup, type AnyStateMachine } from 'xstate';
-import { definePipeline, explainNotCompiled, step } from '../../src/index.js';
+import { definePipeline, explainNotCompiled, step, type SendOptions } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
 import { Harness, gate, untilAborted } from '../support/harness.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
@@ -374,13 +374,22 @@ describe('compiled step pipelines', () => {
       for (const name of ['e-c', 'e-x']) {
         const id = await client.enqueue(name, {});
         await eventually(async () => (await client.get(id))?.state === 'a');
-        await client.send(id, { type: 'PING' });
-        await client.send(id, { type: 'PING' }, { to: 'w' }); // the running step: sent, not taken
-        await client.send(id, { type: 'PING' }, { to: 'ghost' });
-        // No state takes PING: not held. No actor 'later' yet: held, then dropped at the end.
-        await client.send(id, { type: 'PING' }, { until: 'accepted' });
-        await client.send(id, { type: 'PING' }, { to: 'later', until: 'accepted' });
-        await eventually(async () => (await h.store.getLog(id)).some((e) => e.type === 'event-held'));
+        // One at a time: each send is logged by the store, its fate by the worker, in that order.
+        const sends: SendOptions[] = [
+          {},
+          { to: 'w' }, // the running step: sent, not taken
+          { to: 'ghost' },
+          { until: 'accepted' }, // no state takes PING: not held
+          { to: 'later', until: 'accepted' }, // no actor 'later' yet: held, dropped at the end
+        ];
+        for (const [n, options] of sends.entries()) {
+          await client.send(id, { type: 'PING' }, options);
+          await eventually(
+            async () =>
+              (await h.store.getLog(id)).filter((e) => /^event(-ignored|-held)?$/.test(e.type)).length ===
+              n + 1,
+          );
+        }
         gateOf(id).open(undefined);
         assert.equal((await client.waitForResult(id, { timeoutMs: 5000 })).status, 'done');
         logs.push((await h.store.getLog(id)).map(({ at: _at, ...rest }) => rest));

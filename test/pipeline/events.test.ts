@@ -187,6 +187,7 @@ describe('pipeline events', () => {
     const id = await client.enqueue('early', null);
     await eventually(async () => (await client.get(id))?.state === 'busy');
     await client.send(id, { type: 'GO', n: 1 }); // plain XState: the busy state drops it
+    await eventually(async () => (await client.events(id)).some((e) => e.type === 'event-ignored'));
     await client.send(id, { type: 'GO', n: 2 }, { until: 'accepted' });
     await eventually(async () => (await client.events(id)).some((e) => e.type === 'event-held'));
     busy.open();
