@@ -11,9 +11,12 @@ import type { InboxEvent } from '../runtime/inboxEvent.js';
 import { encodeInboxEvent, decodeInboxEvent } from '../runtime/inboxEvent.js';
 import { matchesDescriptor, type IgnoredReason } from './whyIgnored.js';
 
-/** The answer of a runtime's `offer`: taken, or why not. */
+/**
+ * The answer of a runtime's `offer`: taken (then `send` delivers it: the caller logs the event
+ * first, so the log reads event, then the state it led to), or why not.
+ */
 export type Offered =
-  | { taken: true }
+  | { taken: true; send: () => void }
   | ({
       taken: false;
       /** No actor lives at the `to` path (yet): one may appear, so the event may be held. */
@@ -58,6 +61,7 @@ export class HeldEvents {
     const offered = offer(msg);
     if (offered.taken) {
       log.push(JSON.stringify({ type: 'event', ...where(msg) }));
+      offered.send();
       return;
     }
     const { taken: _t, missing: _m, never, ...why } = offered;
@@ -79,8 +83,12 @@ export class HeldEvents {
     for (const msg of this.held) {
       if (msg.expiresAt !== undefined && now >= msg.expiresAt) {
         log.push(JSON.stringify({ type: 'event-expired', ...where(msg) }));
-      } else if (offer(msg).taken) {
+        continue;
+      }
+      const offered = offer(msg);
+      if (offered.taken) {
         log.push(JSON.stringify({ type: 'event', ...where(msg) }));
+        offered.send();
       } else keep.push(msg);
     }
     this.held = keep;
@@ -131,8 +139,19 @@ export class HeldEvents {
   }
 }
 
+const takes = new WeakMap<object, Map<string, boolean>>();
+
 /** Whether any state of `machine` has a transition for `eventType` (wildcards included). */
 export function machineTakes(machine: unknown, eventType: string): boolean {
+  if (!machine || typeof machine !== 'object') return false;
+  let known = takes.get(machine);
+  if (!known) takes.set(machine, (known = new Map()));
+  let answer = known.get(eventType);
+  if (answer === undefined) known.set(eventType, (answer = searchMachine(machine, eventType)));
+  return answer;
+}
+
+function searchMachine(machine: object, eventType: string): boolean {
   type Node = { transitions?: Map<string, unknown[]>; states?: Record<string, Node> };
   const visit = (node: Node | undefined): boolean => {
     if (!node) return false;

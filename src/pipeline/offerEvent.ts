@@ -40,6 +40,5 @@ export function offerEvent(root: AnyActorRef, msg: InboxEvent): Offered {
       return { taken: false, missing: false, never, ...whyIgnored(snap, msg.event.type) };
     }
   }
-  target.send(msg.event);
-  return { taken: true };
+  return { taken: true, send: () => target.send(msg.event) };
 }

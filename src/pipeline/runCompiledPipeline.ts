@@ -150,7 +150,7 @@ export async function runCompiledPipeline(
   const offer = (msg: InboxEvent): Offered => {
     if (msg.to === undefined)
       return { taken: false, missing: false, never: true, ...noTransition(msg.event.type) };
-    if (msg.to === state.step?.invokeId) return { taken: true };
+    if (msg.to === state.step?.invokeId) return { taken: true, send: () => {} };
     return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
   };
   let inboxRead: Promise<void> | undefined;

@@ -238,6 +238,11 @@ describe('pipeline events', () => {
     const rec = await client.waitForResult(id, { timeoutMs: 10_000 });
     assert.equal(rec.status, 'done');
     assert.equal(rec.state, 'done');
+    // Each event is logged before the state it led to.
+    const steps = (await client.events(id))
+      .filter((e) => e.type === 'event' || (e.type === 'state' && e.state !== 'first'))
+      .map((e) => `${e.type} ${(e.event ?? e.state) as string}`);
+    assert.deepEqual(steps, ['event NEXT', 'state second', 'event GO', 'state done']);
   });
 
   it('keeps a held event across a retry of the attempt it was held in', async () => {
