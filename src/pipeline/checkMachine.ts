@@ -6,9 +6,10 @@
 // breaks stored children), and `spawnChild` actions wherever an action can be (entry, exit, the
 // transitions of events, `after`, invoke `onDone`/`onError`, `always`, initial transitions),
 // named actions from `setup({ actions })` included, in the machine and in every machine
-// registered as an actor. What no static check can see (a `spawn` inside an `assign`, actions
-// an `enqueueActions` decides at run time) is caught when the job runs: persisted.ts and
-// unregisteredActor.ts fail that one job with a clear, non-retryable error.
+// registered as an actor; and what the source of an `assign`, an `enqueueActions` or the
+// context factory shows it spawns (a literal name, or inline logic written in place). What no
+// static check can see (a spawn through a variable) is caught when the job runs: persisted.ts
+// and unregisteredActor.ts fail that one job with a clear, non-retryable error.
 
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { isMachineLogic } from './parkable.js';
@@ -45,7 +46,72 @@ function spawnSrc(action: unknown): { src: unknown } | undefined {
   return undefined;
 }
 
+// XState's own logic creators, and step(): what a spawn of inline logic starts with.
+const INLINE_LOGIC =
+  /\bspawn(?:Child)?\s*\(\s*(?:fromPromise|fromCallback|fromObservable|fromEventObservable|fromTransition|createMachine|setup|step)\b/;
+const NAMED = /\bspawn(?:Child)?\s*\(\s*(['"`])([^'"`]*)\1/g;
+
+/**
+ * What a function's source shows it spawns (`spawn('x')` in an assign, `enqueue.spawnChild('x')`
+ * in an enqueueActions, `spawn(fromPromise(...))`). A heuristic over the text: it sees literal
+ * names and inline logic written in place, not a spawn through a variable or a renamed `spawn`
+ * (those are caught when the job runs), and it is only ever used to refuse what would fail.
+ */
+function spawnsInSource(fn: unknown): { names: string[]; inline: boolean } {
+  if (typeof fn !== 'function') return { names: [], inline: false };
+  let text: string;
+  try {
+    text = Function.prototype.toString.call(fn);
+  } catch {
+    return { names: [], inline: false };
+  }
+  const names = [...text.matchAll(NAMED)].map((m) => m[2]!);
+  return { names, inline: INLINE_LOGIC.test(text) };
+}
+
+/** The user functions of an action whose bodies may spawn: an assign's, an enqueueActions'. */
+function spawningFunctions(action: unknown): { kind: string; fns: unknown[] } | undefined {
+  const a = action as { type?: unknown; assignment?: unknown; collect?: unknown } | null;
+  if (typeof action !== 'function') return undefined;
+  if (a?.type === 'xstate.assign') {
+    const assignment = a.assignment;
+    const fns =
+      typeof assignment === 'function'
+        ? [assignment]
+        : assignment && typeof assignment === 'object'
+          ? Object.values(assignment)
+          : [];
+    return { kind: 'an assign', fns };
+  }
+  if (a?.type === 'xstate.enqueueActions') return { kind: 'an enqueueActions', fns: [a.collect] };
+  return undefined;
+}
+
+function checkSourceSpawns(scope: Scope, state: string, what: string, kind: string, fns: unknown[]): void {
+  for (const fn of fns) {
+    const found = spawnsInSource(fn);
+    if (found.inline) {
+      throw new PipelineDefinitionError(
+        scope.pipeline,
+        state,
+        `${scope.within}${what} spawns inline actor logic in ${kind}, which cannot be persisted; register it in setup({ actors }) and spawn it by name`,
+      );
+    }
+    for (const name of found.names) {
+      if (!(name in scope.actors)) {
+        throw new PipelineDefinitionError(
+          scope.pipeline,
+          state,
+          `${scope.within}${what} spawns '${name}' in ${kind}, which is not registered in setup({ actors })`,
+        );
+      }
+    }
+  }
+}
+
 function checkSpawn(scope: Scope, state: string, what: string, action: unknown): void {
+  const inBody = spawningFunctions(action);
+  if (inBody) checkSourceSpawns(scope, state, what, inBody.kind, inBody.fns);
   const spawn = spawnSrc(action);
   if (!spawn) return;
   if (typeof spawn.src !== 'string') {
@@ -129,6 +195,9 @@ export function checkMachine(pipeline: string, machine: AnyStateMachine): void {
     // Every named action, used or not: one that spawns what cannot run is a bug either way.
     for (const [name, action] of Object.entries(scope.actions))
       checkSpawn(scope, m.root.id, `action '${name}'`, action);
+    const context = (m.config as { context?: unknown }).context;
+    if (typeof context === 'function')
+      checkSourceSpawns(scope, m.root.id, 'the machine', 'the context', [context]);
     checkNode(scope, m.root);
     for (const [name, logic] of Object.entries(scope.actors))
       if (isMachineLogic(logic)) visit(logic as AnyStateMachine, `actor '${name}': `);

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { enqueueActions, fromPromise, setup, spawnChild } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup, spawnChild } from 'xstate';
 import { definePipeline, step } from '../../src/index.js';
 
 describe('definePipeline registration checks', () => {
@@ -109,13 +109,66 @@ describe('definePipeline registration checks', () => {
     );
   });
 
+  it('refuses a spawn its source shows in an assign, an enqueueActions or the context: a ghost name or inline logic', () => {
+    const actors = { work: step(async () => 1) };
+    const m = setup({ types: { context: {} as { ref: unknown } }, actors });
+    refused(
+      m.createMachine({
+        context: { ref: null },
+        initial: 'a',
+        states: { a: { entry: assign({ ref: ({ spawn }) => spawn('ghost' as string as 'work') }) } },
+      }),
+      /state '\(machine\)\.a' spawns 'ghost' in an assign, which is not registered/,
+    );
+    refused(
+      m.createMachine({
+        context: { ref: null },
+        initial: 'a',
+        states: {
+          a: { on: { GO: { actions: assign(({ spawn }) => ({ ref: spawn(fromPromise(async () => 1)) })) } } },
+        },
+      }),
+      /spawns inline actor logic in an assign/,
+    );
+    refused(
+      m.createMachine({
+        context: { ref: null },
+        initial: 'a',
+        states: { a: { exit: enqueueActions(({ enqueue }) => enqueue.spawnChild('ghost' as never)) } },
+      }),
+      /spawns 'ghost' in an enqueueActions/,
+    );
+    refused(
+      m.createMachine({ context: ({ spawn }) => ({ ref: spawn('ghost' as string as 'work') }) }),
+      /spawns 'ghost' in the context/,
+    );
+    refused(
+      setup({
+        types: { context: {} as { ref: unknown } },
+        actors,
+        actions: { keep: assign({ ref: ({ spawn }) => spawn('ghost' as string as 'work') }) },
+      }).createMachine({ context: { ref: null } }),
+      /action 'keep' spawns 'ghost' in an assign/,
+    );
+  });
+
   it('accepts spawns of registered names, and enqueueActions (checked when they run)', () => {
     const actors = { work: step(async () => 1) };
-    const machine = setup({ actors, actions: { summon: spawnChild('work', { id: 'w2' }) } }).createMachine({
+    const machine = setup({
+      types: { context: {} as { ref: unknown } },
+      actors,
+      actions: { summon: spawnChild('work', { id: 'w2' }) },
+    }).createMachine({
+      context: { ref: null },
       entry: [spawnChild('work', { id: 'w1' }), 'summon'],
       initial: 'a',
       states: {
-        a: { entry: enqueueActions(({ enqueue }) => enqueue.spawnChild('work', { id: 'w3' })) },
+        a: {
+          entry: [
+            enqueueActions(({ enqueue }) => enqueue.spawnChild('work', { id: 'w3' })),
+            assign({ ref: ({ spawn }) => spawn('work', { id: 'w4' }) }),
+          ],
+        },
       },
     });
     definePipeline({ name: 'fine', machine });
