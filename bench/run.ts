@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { FlowProducer, QueueEvents } from 'bullmq';
 import { Client, RedisStore } from '../src/index.js';
 import { loadScripts } from '../src/store/redis/scripts.js';
+import { decodeStreamEntries } from '../src/store/redis/decodeEvents.js';
 import {
   BULL_COMPLETED_KEY,
   FAN_CHILDREN,
@@ -644,15 +645,19 @@ async function heapWorkload(): Promise<void> {
   );
 }
 
-/** Checkpoints written per job: the audit log's `state` entries before the done write's own. */
-async function checkpointsPerJob(store: RedisStore, sample = 50): Promise<number> {
-  const ids = await redis.ctl.zrange(MACHINIST_DONE_KEY, '0', String(sample - 1));
-  let states = 0;
-  for (const id of ids) {
-    const log = await store.getLog(id, QUEUE);
-    states += log.filter((e) => e.type === 'state').length - 1;
-  }
-  return ids.length ? states / ids.length : NaN;
+/**
+ * Checkpoints written per job: the `checkpoint` entries of the queue's event stream (one per
+ * write) for the last `sample` jobs done. Not the audit log: it names every state a job
+ * settled in, also those whose checkpoints coalesced into a later write.
+ */
+async function checkpointsPerJob(sample = 50): Promise<number> {
+  const ids = new Set(await redis.ctl.zrange(MACHINIST_DONE_KEY, String(-sample), '-1'));
+  const key = `${MACHINIST_PREFIX}:{${QUEUE}}:events`;
+  const entries = (await redis.ctl.xrevrange(key, '+', '-', 'COUNT', 50_000)) as [string, string[]][];
+  const writes = decodeStreamEntries([[key, entries]]).filter(
+    (e) => e.type === 'checkpoint' && ids.has(e.jobId),
+  ).length;
+  return ids.size ? writes / ids.size : NaN;
 }
 
 async function pipelineWorkload(): Promise<void> {
@@ -700,9 +705,7 @@ async function pipelineWorkload(): Promise<void> {
           const rate = N / ((performance.now() - t0) / 1000);
           if (system === 'machinist') {
             row('6', v.metric, 'jobs/s', 'higher').samples.machinist.push(rate);
-            const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
-            const cps = await checkpointsPerJob(store);
-            await store.close();
+            const cps = await checkpointsPerJob();
             row('6', `checkpoints written per job (${v.name})`, 'writes', 'lower').samples.machinist.push(
               cps,
             );
@@ -969,7 +972,7 @@ async function main(): Promise<void> {
           '- Worker CPU is `process.cpuUsage()` of the worker process from go to the last job done, divided by jobs; peak RSS is `resourceUsage().maxRSS`.',
           '- Latency (3): one job at a time: enqueue, then wait for the result (`client.waitForResult` / `job.waitUntilFinished(QueueEvents)`), worker at concurrency 10 in another process; ' +
             `${LATENCY_WARMUP} warm-up jobs are not counted.`,
-          "- Pipeline (6): Machinist runs a pipeline of three no-op `step`s (a checkpoint after each) at c=100, 1 process; BullMQ runs single-step no-op jobs the same way; jobs/s until all are done. A no-op step settles in the same event-loop turn, so a job's checkpoints coalesce into its final write (pipelined, not awaited: a crash re-runs the step); row 6b makes each step yield once (`setImmediate`), so every checkpoint is written. Checkpoints written per job are counted from 50 finished jobs' audit logs (`state` entries before the final one). Fan-out (7): one parent fans out 1,000 no-op children and merges their results (Machinist `fanOut`; BullMQ a `FlowProducer` flow whose parent reads `getChildrenValues()`), 5 flows one after another, c=100, 1 process; flows/s = 5 / total time from enqueue to the parent's result.",
+          "- Pipeline (6): Machinist runs a pipeline of three no-op `step`s (a checkpoint after each) at c=100, 1 process; BullMQ runs single-step no-op jobs the same way; jobs/s until all are done. A no-op step settles in the same event-loop turn, so a job's checkpoints coalesce into its final write (pipelined, not awaited: a crash re-runs the step); row 6b makes each step yield once (`setImmediate`), so every checkpoint is written. Checkpoints written per job are counted from the last 50 finished jobs' `checkpoint` entries in the queue's event stream (one per write; the audit log names every state, written or not). Fan-out (7): one parent fans out 1,000 no-op children and merges their results (Machinist `fanOut`; BullMQ a `FlowProducer` flow whose parent reads `getChildrenValues()`), 5 flows one after another, c=100, 1 process; flows/s = 5 / total time from enqueue to the parent's result.",
           `- Worker heap (9): ${HEAP_JOBS.toLocaleString('en-US')} no-op jobs through one Machinist worker (c=100), fed in batches of 1,000 while at most ${HEAP_BACKLOG.toLocaleString('en-US')} wait; the worker (node --expose-gc) reports \`heapUsed\` right after \`global.gc()\` every ${HEAP_EVERY.toLocaleString('en-US')} jobs. Growth is the last sample minus the first (the warm-up). Finished records are swept after 2 s so that Redis stays small. Machinist only.`,
           '',
           body,

@@ -186,6 +186,19 @@ export class MachineChangedError extends MachinistError {
   }
 }
 
+/**
+ * A machine spawned (or invoked) an actor by a name not registered in its `setup({ actors })`,
+ * where no check at definePipeline could see it (a `spawn` in an `assign`, an `enqueueActions`):
+ * no worker could run it, nor restore a snapshot holding it. Retrying cannot help: the job fails
+ * at once. `field` is the path to the child when known (`children.g`).
+ */
+export class UnregisteredActorError extends MachinistError {
+  override readonly nonRetryable = true;
+  constructor(message: string, ids: ErrorIds = {}, options?: { cause?: unknown }) {
+    super('UNREGISTERED_ACTOR', message, ids, options);
+  }
+}
+
 /** Thrown by work: requeue after `delayMs` without using up an attempt (e.g. a rate limit). */
 export class RetryLaterError extends MachinistError {
   readonly delayMs: number;

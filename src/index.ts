@@ -15,7 +15,7 @@ export type { StoredTimer as PipelineTimer } from './pipeline/timers.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';
 export { Client } from './client/Client.js';
-export type { ClientOptions } from './client/Client.js';
+export type { ClientOptions, SendOptions } from './client/Client.js';
 export type {
   JobId,
   InputOf,
@@ -54,6 +54,7 @@ export {
   RedisUnavailableError,
   UnknownStateError,
   MachineChangedError,
+  UnregisteredActorError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

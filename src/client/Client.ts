@@ -42,6 +42,7 @@ import type {
   JobRef,
   OutputFor,
 } from './jobTypes.js';
+import { TO_PATH, encodeInboxEvent, type DeliveryOptions } from '../runtime/inboxEvent.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -55,6 +56,46 @@ export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   queue?: string;
   /** Largest accepted input, serialized. Default 1 MiB. */
   maxPayloadBytes?: number;
+}
+
+export interface SendOptions extends DeliveryOptions {
+  queue?: string;
+  /** Makes the send idempotent: an event id is delivered once (default: a fresh ULID). */
+  eventId?: string;
+  /** With `until: 'accepted'`: drop the event if no state took it within this many ms. */
+  ttlMs?: number;
+}
+
+const MAX_TO_LENGTH = 1000;
+/** The longest a held event may wait: a timer's range (~24.8 days). */
+const MAX_TTL_MS = 2 ** 31 - 1;
+
+/** The delivery options of a send, checked; the field named when one is wrong. */
+function validateDelivery(jobId: string, options: SendOptions): DeliveryOptions {
+  const out: DeliveryOptions = {};
+  if (options.to !== undefined) {
+    if (typeof options.to !== 'string' || options.to.length > MAX_TO_LENGTH || !TO_PATH.test(options.to))
+      throw new ValidationError(
+        "to must be the id path of a child actor: ids separated by '/', e.g. 'review/signature'",
+        { field: 'to', jobId },
+      );
+    out.to = options.to;
+  }
+  if (options.until !== undefined) {
+    if (options.until !== 'accepted')
+      throw new ValidationError("until must be 'accepted'", { field: 'until', jobId });
+    out.until = 'accepted';
+  }
+  if (options.ttlMs !== undefined) {
+    if (out.until === undefined)
+      throw new ValidationError("ttlMs applies to until: 'accepted' only", { field: 'ttlMs', jobId });
+    if (!Number.isInteger(options.ttlMs) || options.ttlMs < 1 || options.ttlMs > MAX_TTL_MS)
+      throw new ValidationError(`ttlMs must be a whole number of ms from 1 to ${MAX_TTL_MS}`, {
+        field: 'ttlMs',
+        jobId,
+      });
+  }
+  return out;
 }
 
 const ulid = monotonicFactory();
@@ -380,12 +421,17 @@ export class Client<D extends AnyDefinition = never> {
    * Sends an event to a running or parked pipeline job; events are taken in the order sent.
    * A parked job wakes to take it. Refused with JOB_NOT_FOUND / JOB_FINISHED for an unknown or
    * finished job; an event its current state does not accept is logged and ignored.
+   * `to` delivers it to a child actor instead of the root: the id path of an invoked or spawned
+   * child from the root, ids separated by '/'. An event no state takes is dropped (as XState
+   * does); with `until: 'accepted'` it is kept until a state takes it, or `ttlMs` passes.
    * @example await client.send(id, { type: 'APPROVE', by: 'ana' });
+   * @example await client.send(id, { type: 'GO' }, { until: 'accepted', ttlMs: 60_000 });
+   * @example await client.send(id, { type: 'SIGN' }, { to: 'review/signature' });
    */
   async send(
     id: string,
     event: { type: string; [key: string]: unknown },
-    options: { queue?: string; eventId?: string } = {},
+    options: SendOptions = {},
   ): Promise<void> {
     if (!event || typeof event !== 'object' || typeof event.type !== 'string' || event.type.length === 0) {
       throw new ValidationError('event must be an object with a non-empty string `type`', {
@@ -399,9 +445,6 @@ export class Client<D extends AnyDefinition = never> {
         jobId: id,
       });
     }
-    const text = serializeInput(`event ${event.type}`, event, this.maxPayloadBytes);
-    const job = await this.store.getJob(id, options.queue);
-    if (!job) throw new JobNotFoundError(id, options.queue);
     if (
       options.eventId !== undefined &&
       (typeof options.eventId !== 'string' || !/^[\w.:-]{1,128}$/.test(options.eventId))
@@ -410,6 +453,19 @@ export class Client<D extends AnyDefinition = never> {
         field: 'eventId',
         jobId: id,
       });
+    const delivery = validateDelivery(id, options);
+    // An expiry is on Redis's clock, as every stored time: read with the job, not after it.
+    const [job, now] = await Promise.all([
+      this.store.getJob(id, options.queue),
+      options.ttlMs === undefined ? undefined : this.store.now(),
+    ]);
+    if (!job) throw new JobNotFoundError(id, options.queue);
+    const expiresAt = now === undefined ? undefined : now + options.ttlMs!;
+    const text = serializeInput(
+      `event ${event.type}`,
+      encodeInboxEvent(event, { ...delivery, expiresAt }),
+      this.maxPayloadBytes,
+    );
     // The id makes the send idempotent: a resend (by ioredis after a reconnect, or by the caller
     // with the same eventId) is taken once.
     await this.store.send(job.queue, id, text, event.type, options.eventId ?? ulid());

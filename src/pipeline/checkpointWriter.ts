@@ -13,34 +13,54 @@ export class CheckpointWriter {
   pending: string[] = [];
   /** The state value (JSON) the last checkpoint stored; '' before the first. */
   lastState = '';
+  /** The held events (JSON) the last checkpoint stored, or the claimed snapshot held ('' none). */
+  lastHeld: string;
+  /** The state value (JSON) last logged: states are logged as they are entered, not as written. */
+  private loggedState = '';
 
-  /** `lastKey`: `<machine snapshot JSON>|<timers JSON>` of what is stored already, if known. */
+  /** `lastKey`: `<machine snapshot JSON>|<timers JSON>|<held JSON>` of what is stored already. */
   constructor(
     private readonly job: ActiveJob,
     private lastKey = '',
-  ) {}
+    storedHeld = '',
+  ) {
+    this.lastHeld = storedHeld;
+  }
 
-  /** Writes `{l, w, t}` with the pending entries, and a `state` entry when the state changed. */
+  /**
+   * Logs a `state` entry for a state the machine settled in, unless it is the one logged last.
+   * Called at each settled macrostep: several fast steps share one write, and the log still
+   * names every state they passed through, in order.
+   */
+  entered(stateText: string): void {
+    if (stateText === this.loggedState) return;
+    this.loggedState = stateText;
+    this.pending.push(`{"type":"state","state":${stateText}}`);
+  }
+
+  /** Writes `{l, w, t, h?}` with the pending entries (and the state's, if not logged yet). */
   write(
     life: LifecycleSnapshot,
     wText: string,
     tText: string,
     stateText: string,
     inboxConsumed: number,
+    hText = '',
   ): void {
-    const key = `${wText}|${tText}`;
+    const key = `${wText}|${tText}|${hText}`;
     if (key === this.lastKey && this.pending.length === 0) return;
     this.lastKey = key;
+    this.entered(stateText);
     const log = this.pending;
     this.pending = [];
-    if (stateText !== this.lastState) log.push(`{"type":"state","state":${stateText}}`);
     this.lastState = stateText;
+    this.lastHeld = hText;
     void this.job.write({
       kind: 'checkpoint',
       id: this.job.id,
       token: this.job.token,
       status: 'working',
-      snapshot: pipelineSnapshotText(life, wText, tText),
+      snapshot: pipelineSnapshotText(life, wText, tText, hText),
       state: stateText,
       inboxConsumed,
       log,

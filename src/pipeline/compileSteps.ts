@@ -24,6 +24,7 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { stepFunctionOf, type StepFunction } from './step.js';
 import { inlineChildError } from './persisted.js';
+import { NonRetryableError } from '../errors.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -111,6 +112,7 @@ function compileAction(
   if (typeof a !== 'function' || a.type !== 'xstate.assign' || a.assignment === undefined)
     refuse(`${where}: an action other than assign`);
   const assignment: unknown = a.assignment;
+  const noSpawn = spawnerOf(machine);
   // XState's resolveAssign: the update is merged into a copy of the context.
   return (context, event) => {
     const args = { context, event, spawn: noSpawn, self: undefined, system: undefined };
@@ -128,10 +130,20 @@ function compileAction(
   };
 }
 
-function noSpawn(src: unknown): never {
-  // XState would spawn it, then fail to store it (persisted.ts): the same error here.
-  if (typeof src !== 'string') throw inlineChildError();
-  throw new Error('spawn is not available in a compiled pipeline step transition');
+/** The `spawn` an assign of a compiled machine gets: a compiled run has no child actors. */
+function spawnerOf(machine: AnyStateMachine): (src: unknown) => never {
+  const actors = (machine.implementations.actors ?? {}) as Record<string, unknown>;
+  return (src) => {
+    // XState would spawn it, then fail to store it (persisted.ts): the same error here.
+    if (typeof src !== 'string') throw inlineChildError();
+    // XState's own error (its text, which unregisteredActor.ts turns into the job's error).
+    if (!(src in actors)) throw new Error(`Actor logic '${src}' not implemented in machine '${machine.id}'`);
+    // XState would spawn it; no compiled run can, and no check at definition could tell.
+    throw new NonRetryableError(
+      `an assign spawns '${src}', which a compiled pipeline cannot run; pass compile: false to definePipeline`,
+      { code: 'SPAWN_IN_COMPILED_PIPELINE' },
+    );
+  };
 }
 
 function compileTransitions(
@@ -235,7 +247,7 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
       if (typeof contextConfig === 'function')
         return Object.assign<Ctx, Ctx>(
           {},
-          (contextConfig as (a: unknown) => Ctx)({ input, spawn: noSpawn, self: undefined }),
+          (contextConfig as (a: unknown) => Ctx)({ input, spawn: spawnerOf(machine), self: undefined }),
         );
       return (contextConfig as Ctx | undefined) ?? {};
     },

@@ -1,14 +1,14 @@
 // `definePipeline`: a user-written XState v5 machine run as a durable job. Registration refuses
-// what cannot be persisted (XState persists an invoked or spawned actor by its `src` name and
-// its id, never inline logic): invokes and spawns must name a `src` registered in
-// `setup({ actors })`, and invokes need explicit ids (default ids shift when a machine is edited,
-// which breaks stored children). `after` delays are supported durably (see timers.ts).
+// what cannot be persisted (checkMachine.ts: invokes and spawns must name a `src` registered in
+// `setup({ actors })`, invokes need explicit ids). `after` delays are supported durably (see
+// timers.ts).
 
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { DefinitionError, PipelineDefinitionError } from '../errors.js';
+import type { AnyStateMachine } from 'xstate';
+import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
 import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
 import { compileSteps } from './compileSteps.js';
+import { checkMachine } from './checkMachine.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { runPipeline } from './runPipeline.js';
 import { assertXstateSupported } from './xstateCompat.js';
@@ -35,52 +35,6 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N exten
    * which a compiled run does not have.
    */
   compile?: boolean;
-}
-
-function checkNode(name: string, node: AnyStateNode, actors: Record<string, unknown>): void {
-  const where = `state '${node.id}'`;
-  for (const inv of node.invoke as { src: unknown; id?: string }[]) {
-    const raw = (node.config.invoke ? ([] as unknown[]).concat(node.config.invoke) : []) as {
-      src?: unknown;
-      id?: unknown;
-    }[];
-    const cfg = raw.find((r) => r.src === inv.src || r.id === inv.id);
-    if (typeof cfg?.src !== 'string') {
-      throw new PipelineDefinitionError(
-        name,
-        node.id,
-        `${where} invokes inline actor logic; register it in setup({ actors: { myStep: ... } }) and invoke it by name ({ src: 'myStep' }) so it can be persisted`,
-      );
-    }
-    if (!(cfg.src in actors)) {
-      throw new PipelineDefinitionError(
-        name,
-        node.id,
-        `${where} invokes '${cfg.src}', which is not registered in setup({ actors })`,
-      );
-    }
-    if (typeof cfg.id !== 'string' || cfg.id.length === 0) {
-      throw new PipelineDefinitionError(
-        name,
-        node.id,
-        `${where} invokes '${cfg.src}' without an explicit id; add { id: '...' } (default ids shift when the machine is edited and break stored jobs)`,
-      );
-    }
-  }
-  const actions = [...(node.entry ?? []), ...(node.exit ?? [])] as { type?: string; src?: unknown }[];
-  for (const t of node.transitions.values())
-    for (const tr of t) actions.push(...((tr.actions ?? []) as { type?: string; src?: unknown }[]));
-  for (const a of actions) {
-    const spawn = a;
-    if (typeof a === 'function' && spawn.type === 'xstate.spawnChild' && typeof spawn.src !== 'string') {
-      throw new PipelineDefinitionError(
-        name,
-        node.id,
-        `${where} spawns inline actor logic, which cannot be persisted; register it in setup({ actors }) and spawn it by name`,
-      );
-    }
-  }
-  for (const child of Object.values(node.states) as AnyStateNode[]) checkNode(name, child, actors);
 }
 
 /**
@@ -116,9 +70,7 @@ export function definePipeline<TMachine extends AnyStateMachine, N extends strin
       machine: options.name,
       field: 'compile',
     });
-  const actors =
-    (machine as { implementations?: { actors?: Record<string, unknown> } }).implementations?.actors ?? {};
-  checkNode(options.name, machine.root, actors);
+  checkMachine(options.name, machine);
   let definitionJson: unknown;
   try {
     definitionJson = JSON.parse(JSON.stringify(machine.definition));

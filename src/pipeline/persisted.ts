@@ -2,11 +2,13 @@
 // cannot have one. XState's getPersistedSnapshot recurses through the context (a cycle overflows
 // the stack), and its production build stores an actor spawned from inline logic as `src: {}`,
 // which no worker could restore (its first checkpoint after the restore would throw): both are
-// caught here, at the write, with the path to the culprit.
+// caught here, at the write, with the path to the culprit; so is a child slot a spawn of an
+// unregistered name left empty (unregisteredActor.ts).
 
 import type { AnyActorRef, AnyStateMachine } from 'xstate';
 import { UnserializableSnapshotError } from '../errors.js';
 import { toJson, unserializable } from '../runtime/toJson.js';
+import { assertNoEmptyChild } from './unregisteredActor.js';
 
 interface PersistedNode {
   children?: Record<string, { src?: unknown; snapshot?: PersistedNode } | undefined>;
@@ -35,6 +37,8 @@ function inlineChild(node: PersistedNode | undefined, path: string): string | un
 }
 
 function checked(persist: () => unknown, live: unknown): unknown {
+  // XState's getPersistedSnapshot would throw a bare TypeError on an empty child slot.
+  assertNoEmptyChild(live);
   let persisted: unknown;
   try {
     persisted = persist();

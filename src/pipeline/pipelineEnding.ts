@@ -28,9 +28,18 @@ function doneLifeText(life: LifecycleSnapshot): string {
   return t;
 }
 
-/** The stored form of a checkpoint or park: lifecycle, machine snapshot and timers (as JSON). */
-export function pipelineSnapshotText(life: LifecycleSnapshot, wText: string, tText: string): string {
-  return `{"l":${lifeText(life)},"w":${wText},"t":${tText}}`;
+/**
+ * The stored form of a checkpoint or park: lifecycle, machine snapshot, timers and (when any)
+ * the events held until a state takes them (heldEvents.ts), as JSON.
+ */
+export function pipelineSnapshotText(
+  life: LifecycleSnapshot,
+  wText: string,
+  tText: string,
+  hText = '',
+): string {
+  const held = hText === '' ? '' : `,"h":${hText}`;
+  return `{"l":${lifeText(life)},"w":${wText},"t":${tText}${held}}`;
 }
 
 /** The machine reached a final state: its output is the job's output. */
@@ -57,7 +66,7 @@ export async function writePipelineDone(
     });
   } catch (err) {
     // Output or a snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails.
-    await settleFailure(job, life, err, { retry: def.retry, timeoutMs });
+    await settleFailure(job, life, err, { retry: def.retry, timeoutMs, log: end.log });
   }
 }
 
@@ -80,6 +89,10 @@ export async function writePipelineFailure(
     lastActive: unknown;
     timers: StoredTimer[];
     stateText: string;
+    /** Audit entries not yet written (states passed through, events taken). */
+    log?: readonly string[];
+    /** The events held at the last checkpoint (JSON, '' for none): a retry resumes with them. */
+    heldText?: string;
   },
 ): Promise<void> {
   let thrown = end.thrown;
@@ -89,7 +102,12 @@ export async function writePipelineFailure(
     if (end.persisted !== undefined) machineJson = toJson(end.persisted, 'snapshot', '');
     if (end.lastActive !== undefined)
       resumeSnapshot = toJson(
-        { l: persistLifecycle(life), w: end.lastActive, t: end.timers },
+        {
+          l: persistLifecycle(life),
+          w: end.lastActive,
+          t: end.timers,
+          ...(end.heldText ? { h: JSON.parse(end.heldText) as unknown } : {}),
+        },
         'snapshot',
         '',
       );
@@ -103,5 +121,6 @@ export async function writePipelineFailure(
     machineJson,
     resumeSnapshot,
     state: end.stateText || undefined,
+    log: end.log,
   });
 }

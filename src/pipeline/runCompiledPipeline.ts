@@ -24,6 +24,10 @@ import type { CompiledPipeline, CompiledState, CompiledTransition } from './comp
 import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
 import { toJson } from '../runtime/toJson.js';
+import { noTransition } from './whyIgnored.js';
+import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
+import { HeldEvents, type Offered } from './heldEvents.js';
+import { pipelineError } from './unregisteredActor.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -95,6 +99,8 @@ export async function runCompiledPipeline(
   input: unknown,
   timeoutMs: number,
   host: AttemptHost,
+  /** The events the stored snapshot holds until a state takes them (heldEvents.ts). */
+  storedHeld?: unknown,
 ): Promise<void> {
   const c = job.claimed;
   const life = successPath(c.attempt, c.maxAttempts, false).claimed;
@@ -106,7 +112,8 @@ export async function runCompiledPipeline(
   let stepInput: unknown;
   /** The machine's output once a final state is entered. */
   let output: unknown;
-  const checkpoints = new CheckpointWriter(job);
+  const held = new HeldEvents(storedHeld);
+  const checkpoints = new CheckpointWriter(job, '', held.text());
   let inboxConsumed = c.inbox;
   let flushScheduled = false;
   let finished = false;
@@ -127,15 +134,25 @@ export async function runCompiledPipeline(
       job.abort('failed', (err as Error).message);
       return;
     }
-    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), inboxConsumed);
+    held.retry(offer, host.now(), checkpoints.pending);
+    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), inboxConsumed, held.text());
+    held.wakeAtExpiry(host.now(), markDirty);
   };
   const markDirty = () => {
     if (flushScheduled || finished) return;
     flushScheduled = true;
     setImmediate(flush);
   };
-  // No state of a compiled machine accepts an event (it has no `on`): events sent to the job
-  // are read and logged as ignored, exactly as the XState runtime would.
+  // No state of a compiled machine accepts an event (it has no `on`), and its only children are
+  // its steps' promise actors: events sent to the job are logged as the XState runtime would
+  // (ignored; sent to a running step named by `to`, which takes none; held when `to` names an
+  // actor not running now and the sender asked to wait until one takes it).
+  const offer = (msg: InboxEvent): Offered => {
+    if (msg.to === undefined)
+      return { taken: false, missing: false, never: true, ...noTransition(msg.event.type) };
+    if (msg.to === state.step?.invokeId) return { taken: true, send: () => {} };
+    return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
+  };
   let inboxRead: Promise<void> | undefined;
   const readInbox = () => {
     if (finished) return;
@@ -145,14 +162,12 @@ export async function runCompiledPipeline(
         if (finished) return;
         for (const text of texts) {
           inboxConsumed++;
-          let type: unknown;
-          try {
-            type = (JSON.parse(text) as { type?: unknown }).type;
-          } catch {
+          const msg = parseInboxEvent(text);
+          if (!msg) {
             checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
             continue;
           }
-          checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', event: type, state: state.name }));
+          held.receive(msg, offer, host.now(), checkpoints.pending, state.name);
         }
         if (texts.length > 0) markDirty();
       } catch (err) {
@@ -212,6 +227,7 @@ export async function runCompiledPipeline(
   if (c.hasInbox || job.inboxSignal) readInbox();
 
   while (!failure && state!.step) {
+    checkpoints.entered(JSON.stringify(state!.name));
     markDirty();
     const step = state!.step;
     let ev: AnyEvent;
@@ -247,9 +263,11 @@ export async function runCompiledPipeline(
   job.onInbox = undefined;
   job.deadline = 0;
   await inboxRead;
+  held.stop();
 
   // A final state reached wins over an abort that came after it: the work is done.
   if (!failure && !state!.step) {
+    held.dropAll(checkpoints.pending);
     return writePipelineDone(job, life, def, timeoutMs, {
       output,
       value: state!.name,
@@ -266,7 +284,7 @@ export async function runCompiledPipeline(
   }
   const aborted = !failure; // the loop left a step state only by an abort or a failure
   await writePipelineFailure(job, life, def, timeoutMs, {
-    thrown: aborted ? job.signal.reason : failure!.thrown,
+    thrown: aborted ? job.signal.reason : pipelineError(failure!.thrown),
     // What the XState runtime stores: the running state when aborted, the errored machine else.
     persisted: aborted
       ? persisted()
@@ -283,5 +301,7 @@ export async function runCompiledPipeline(
     lastActive: aborted ? undefined : failure!.lastActive,
     timers: [],
     stateText: checkpoints.lastState,
+    log: checkpoints.pending,
+    heldText: checkpoints.lastHeld,
   });
 }

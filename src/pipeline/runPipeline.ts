@@ -27,8 +27,12 @@ import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
-import { UnknownStateError, UnserializableSnapshotError } from '../errors.js';
+import { UnknownStateError, UnregisteredActorError, UnserializableSnapshotError } from '../errors.js';
 import { missingState } from './knownStates.js';
+import { offerEvent } from './offerEvent.js';
+import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
+import { HeldEvents } from './heldEvents.js';
+import { pipelineError } from './unregisteredActor.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -37,11 +41,18 @@ interface StoredPipelineSnapshot {
   l?: unknown;
   w?: unknown;
   t?: StoredTimer[];
+  /** Events held until a state takes them (heldEvents.ts). */
+  h?: unknown[];
+}
+
+/** The earlier of two wake times (null: none). */
+function earliestOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
 /** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
-function unstorable(err: unknown): UnserializableSnapshotError {
-  if (err instanceof UnserializableSnapshotError) return err;
+function unstorable(err: unknown): UnserializableSnapshotError | UnregisteredActorError {
+  if (err instanceof UnserializableSnapshotError || err instanceof UnregisteredActorError) return err;
   const reason = `the checkpoint failed (${err instanceof Error ? err.message : String(err)})`;
   return new UnserializableSnapshotError('snapshot', { reason }, { cause: err });
 }
@@ -100,7 +111,7 @@ export async function runPipeline(
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {
     const start = compiledStart(def.compiled, machineSnapshot, storedTimers);
-    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host);
+    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host, stored?.h);
   }
   // Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts).
   let life = successPath(c.attempt, c.maxAttempts, false).claimed;
@@ -109,11 +120,15 @@ export async function runPipeline(
   let actor: AnyActor | undefined;
   let detached = false;
   let flushScheduled = false;
-  // What the last checkpoint held (machine snapshot + timers), to skip writing it again.
+  const held = new HeldEvents(stored?.h);
+  const storedHeld = held.text();
+  // What the last checkpoint held (machine snapshot, timers, held events), to skip writing it again.
   const checkpoints = new CheckpointWriter(
     job,
-    stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}` : '',
+    stored ? `${JSON.stringify(stored.w)}|${JSON.stringify(stored.t ?? [])}|${storedHeld}` : '',
+    storedHeld,
   );
+  const offer = (msg: InboxEvent) => offerEvent(actor!, msg);
   let inboxConsumed = c.inbox;
   let lastTimers: StoredTimer[] = storedTimers;
   const dueTimes = new TimerDueTimes(host.now);
@@ -177,13 +192,18 @@ export async function runPipeline(
   const checkpoint = (actor: AnyActor) => {
     const status = actor.getSnapshot().status;
     if (status !== 'active') return; // done / error: the outcome writes the ending
+    // The machine settled: what it did not take before, it may take now (each taken one is a
+    // new macrostep, checkpointed by the flush it schedules).
+    held.retry(offer, host.now(), checkpoints.pending);
+    if (actor.getSnapshot().status !== 'active') return;
     const timers = captureTimers(actor, dueTimes);
     lastTimers = timers;
     const wText = persistedJson(actor);
     const tText = timers.length === 0 ? '[]' : toJson(timers, 'snapshot', 't');
-    checkpoints.write(life, wText, tText, stateText(), inboxConsumed);
+    checkpoints.write(life, wText, tText, stateText(), inboxConsumed, held.text());
+    held.wakeAtExpiry(host.now(), markDirty);
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
-      const wakeAt = earliestDue(timers);
+      const wakeAt = earliestOf(earliestDue(timers), held.earliestExpiry());
       if (wakeAt === null || wakeAt - host.now() > PARK_MIN_MS) settle({ kind: 'park', wakeAt });
     }
   };
@@ -207,21 +227,12 @@ export async function runPipeline(
   const deliver = (texts: string[]) => {
     for (const text of texts) {
       inboxConsumed++;
-      let event: { type: string };
-      try {
-        event = JSON.parse(text) as { type: string };
-      } catch {
+      const msg = parseInboxEvent(text);
+      if (!msg) {
         checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
         continue;
       }
-      if (!actor!.getSnapshot().can(event)) {
-        checkpoints.pending.push(
-          JSON.stringify({ type: 'event-ignored', event: event.type, state: actor!.getSnapshot().value }),
-        );
-        continue;
-      }
-      checkpoints.pending.push(JSON.stringify({ type: 'event', event: event.type }));
-      actor!.send(event);
+      held.receive(msg, offer, host.now(), checkpoints.pending, actor!.getSnapshot().value);
     }
     markDirty();
   };
@@ -307,6 +318,7 @@ export async function runPipeline(
       next: (snap) => {
         try {
           resume.noteMachine(root, snap);
+          if (snap.status === 'active') checkpoints.entered(JSON.stringify(snap.value));
           watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
           markDirty();
         } catch (err) {
@@ -348,12 +360,14 @@ export async function runPipeline(
 
   const result = await outcome;
   detached = true;
+  held.stop();
   job.onInbox = undefined;
   job.onFanIn = undefined;
   clearTimeout(timer);
   const snap = actor?.getSnapshot();
   try {
     if (result.kind === 'done') {
+      held.dropAll(checkpoints.pending);
       await writePipelineDone(job, life, def, timeoutMs, {
         output: snap.output,
         persisted: actor!.getPersistedSnapshot(),
@@ -363,7 +377,12 @@ export async function runPipeline(
     } else if (result.kind === 'park') {
       const timers = captureTimers(actor!, dueTimes);
       const parked = stepLifecycle(life, { type: 'PARK', wakeAt: result.wakeAt });
-      const text = pipelineSnapshotText(parked, persistedJson(actor!), toJson(timers, 'snapshot', 't'));
+      const text = pipelineSnapshotText(
+        parked,
+        persistedJson(actor!),
+        toJson(timers, 'snapshot', 't'),
+        held.text(),
+      );
       life = parked;
       job.end();
       await job.write({
@@ -380,9 +399,11 @@ export async function runPipeline(
         ],
       });
     } else {
-      const thrown = result.kind === 'error' ? result.error : job.signal.reason;
+      const thrown = result.kind === 'error' ? pipelineError(result.error) : job.signal.reason;
       // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
-      const storable = !(thrown instanceof UnserializableSnapshotError);
+      const storable =
+        !(thrown instanceof UnserializableSnapshotError) &&
+        !(thrown instanceof UnregisteredActorError && thrown.field !== undefined);
       const lastActive = actor && result.kind === 'error' && storable ? resume.lastActive(actor) : undefined;
       await writePipelineFailure(job, life, def, timeoutMs, {
         thrown,
@@ -390,11 +411,17 @@ export async function runPipeline(
         lastActive: lastActive && resume.persisted(def.machine, lastActive),
         timers: lastTimers,
         stateText: checkpoints.lastState,
+        log: checkpoints.pending,
+        heldText: checkpoints.lastHeld,
       });
     }
   } catch (err) {
     // A snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails, for good.
-    await settleFailure(job, life, unstorable(err), { retry: def.retry, timeoutMs });
+    await settleFailure(job, life, unstorable(err), {
+      retry: def.retry,
+      timeoutMs,
+      log: checkpoints.pending,
+    });
   } finally {
     try {
       actor?.stop();

@@ -60,6 +60,7 @@ export class ActiveJob {
   snapshotVersion: number | undefined;
   /** The lifecycle status last written (what a progress checkpoint keeps). */
   status: 'loading' | 'working';
+  /** The last report not yet written (JSON). */
   private progressValue: string | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
   private lastProgressAt = -Infinity;
@@ -144,6 +145,7 @@ export class ActiveJob {
     this.progressTimer = undefined;
     const p = this.progressValue;
     if (this.finished || p === undefined) return;
+    this.progressValue = undefined;
     this.lastProgressAt = performance.now();
     void this.write({
       kind: 'checkpoint',
@@ -155,9 +157,15 @@ export class ActiveJob {
     });
   }
 
-  /** No more progress after the final write. */
+  /**
+   * No more progress after the final write. Called just before it: a report still waiting for
+   * its coalescing window is written first (queued ahead of the final write, so it lands before
+   * it), so the stored progress is the last one reported. A lost lease writes nothing.
+   */
   end(): void {
-    this.finished = true;
+    if (this.finished) return;
     if (this.progressTimer) clearTimeout(this.progressTimer);
+    if (this.abortReason !== 'lease-lost') this.flushProgress();
+    this.finished = true;
   }
 }

@@ -15,6 +15,8 @@ export interface SettleOptions {
   /** Snapshot to resume from on a retry (pipelines); without it the last checkpoint stands. */
   resumeSnapshot?: string;
   state?: string;
+  /** Audit entries of the run not yet written (a pipeline's states and events): logged first. */
+  log?: readonly string[];
 }
 
 export async function settleFailure(
@@ -25,11 +27,16 @@ export async function settleFailure(
 ): Promise<void> {
   job.end();
   const base = { id: job.id, token: job.token };
+  const before = options.log ?? [];
   switch (job.abortReason) {
     case 'lease-lost':
       return; // THE FENCE: this worker MUST NOT write the job again.
     case 'shutdown':
-      await job.write({ ...base, kind: 'requeue', log: ['{"type":"requeued","reason":"shutdown"}'] });
+      await job.write({
+        ...base,
+        kind: 'requeue',
+        log: [...before, '{"type":"requeued","reason":"shutdown"}'],
+      });
       return;
     case 'cancel': {
       const l = stepLifecycle(life, { type: 'CANCEL' });
@@ -38,7 +45,7 @@ export async function settleFailure(
         kind: 'cancelled',
         snapshot: storedSnapshot(l, options.machineJson),
         state: options.state,
-        log: ['{"type":"cancelled","reason":"cancel requested while running"}'],
+        log: [...before, '{"type":"cancelled","reason":"cancel requested while running"}'],
       });
       return;
     }
@@ -53,7 +60,10 @@ export async function settleFailure(
       delayMs: thrown.delayMs,
       attempt: life.context.attempt,
       snapshot: options.resumeSnapshot,
-      log: [JSON.stringify({ type: 'retry-later', delayMs: thrown.delayMs, attempt: life.context.attempt })],
+      log: [
+        ...before,
+        JSON.stringify({ type: 'retry-later', delayMs: thrown.delayMs, attempt: life.context.attempt }),
+      ],
     });
     return;
   }
@@ -79,6 +89,7 @@ export async function settleFailure(
       attempt: next.context.attempt,
       snapshot: options.resumeSnapshot,
       log: [
+        ...before,
         JSON.stringify({ type: 'retry-scheduled', attempt: next.context.attempt, delayMs, error: brief }),
       ],
     });
@@ -90,7 +101,7 @@ export async function settleFailure(
       snapshot: storedSnapshot(next, options.machineJson),
       state: options.state,
       resume: options.resumeSnapshot,
-      log: [JSON.stringify({ type: 'failed', attempts: life.context.attempt, error: brief })],
+      log: [...before, JSON.stringify({ type: 'failed', attempts: life.context.attempt, error: brief })],
     });
   }
 }

@@ -212,6 +212,8 @@ export interface JobRecord<Output = unknown> {
   input: unknown;
   output: Output | null;
   error: StoredError | null;
+  /** The attempt running or last run (1-based; a retry waiting counts as its attempt); 0 while
+   * the job has never been claimed (e.g. delayed, or cancelled before it ran). */
   attempts: number;
   maxAttempts: number;
   leaseRequeues: number;
@@ -346,6 +348,8 @@ export interface Store {
   childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]>;
   /** Delivers finished children to parents on other queues; returns how many were relayed. */
   relayOutbox(queue: string): Promise<number>;
+  /** Redis's clock (ms): what stored times (run-at, expiries) are compared with. */
+  now(): Promise<number>;
   /** Events sent to a job, from position `from` of its inbox on. */
   readInbox(queue: string, id: string, from: number): Promise<string[]>;
   /** Appends an event to a job's inbox and wakes the job (parked) or its worker (running). */

@@ -113,9 +113,18 @@ describe('audit log', () => {
       return ev.some((e) => e.jobId === leased && e.type === 'done') ? ev : null;
     }))!;
     const of = (id: string) => events.filter((e) => e.jobId === id).map((e) => e.type);
-    assert.deepEqual(of(leased), ['enqueued', 'claimed', 'lease-requeued', 'claimed', 'done']);
+    // Each attempt's progress report is written (a checkpoint) before the attempt's ending.
+    assert.deepEqual(of(leased), ['enqueued', 'claimed', 'lease-requeued', 'claimed', 'checkpoint', 'done']);
     assert.deepEqual(of(cancelled), ['enqueued', 'cancelled']);
-    assert.deepEqual(of(fail), ['enqueued', 'claimed', 'retry', 'claimed', 'failed']);
+    assert.deepEqual(of(fail), [
+      'enqueued',
+      'claimed',
+      'checkpoint',
+      'retry',
+      'claimed',
+      'checkpoint',
+      'failed',
+    ]);
     const okEvents = of(ok);
     assert.equal(okEvents[0], 'enqueued');
     assert.equal(okEvents[1], 'claimed');

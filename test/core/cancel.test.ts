@@ -42,6 +42,27 @@ describe('cancel', () => {
     assert.equal(await client.cancel(id), false);
   });
 
+  it('reports attempts 0 for a job cancelled before it ever ran, and 1 once it has run', async () => {
+    h = new Harness(redis);
+    const job = defineJob({ name: 'c', work: ({ signal }) => untilAborted(signal) });
+    const client = h.client({ jobs: [job] });
+    const delayed = await client.enqueue('c', null, { delayMs: 60_000 });
+    assert.equal((await client.get(delayed))?.attempts, 0, 'a queued job has not run yet');
+    await client.cancel(delayed);
+    const never = await client.get(delayed);
+    assert.equal(never?.status, 'cancelled');
+    assert.equal(never?.attempts, 0);
+
+    const ran = await client.enqueue('c', null);
+    await h.started({ jobs: [job] });
+    await eventually(async () => (await client.get(ran))?.status === 'working');
+    assert.equal((await client.get(ran))?.attempts, 1);
+    await client.cancel(ran);
+    const rec = await client.waitForResult(ran, { timeoutMs: 5000 });
+    assert.equal(rec.status, 'cancelled');
+    assert.equal(rec.attempts, 1);
+  });
+
   it("fires a running job's AbortSignal promptly and ends it cancelled", async () => {
     h = new Harness(redis);
     const started = gate();

@@ -31,7 +31,7 @@ describe('lifecycle', () => {
     const queued = await client.get(id);
     assert.equal(queued?.status, 'queued');
     assert.equal(queued?.machine, 'phased');
-    assert.equal(queued?.attempts, 1);
+    assert.equal(queued?.attempts, 0, 'not run yet');
 
     await h.started({ jobs: [job] });
     await eventually(async () => (await client.get(id))?.status === 'loading');

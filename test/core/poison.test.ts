@@ -1,7 +1,8 @@
 // A job whose state cannot be stored as JSON (a BigInt or a cycle in its context, output or
 // progress; an inline actor spawned in an assign) fails alone, at once and for good, with
-// UNSERIALIZABLE_SNAPSHOT naming where the value is; the worker process and its other jobs go
-// on. The worker is a real child process: a throw nothing catches would kill it.
+// UNSERIALIZABLE_SNAPSHOT naming where the value is; one that spawns a name not registered in
+// setup({ actors }) where no static check sees it (an assign, an enqueueActions) fails so with
+// UNREGISTERED_ACTOR. The worker process and its other jobs go on. The worker is a real child process: a throw nothing catches would kill it.
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,19 +13,27 @@ import { allJobs, poisonPipelines } from '../fixtures/poisonJobs.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/poisonWorker.ts', import.meta.url));
 
-/** Where each poison job's bad value is, as the error must name it. */
-const POISON: Record<string, RegExp> = {
-  bigCompiled: /BigInt at context\.bad\b/,
-  bigXstate: /BigInt at context\.bad\b/,
-  cycleCompiled: /circular reference at context\.bad\.self\b/,
-  cycleXstate: /circular reference at context\.bad\.self\b/,
-  spawnCompiled: /inline child actor/,
-  spawnXstate: /inline child actor at children\./,
-  bigOutput: /BigInt at output\.total\b/,
-  cycleProgress: /circular reference at progress\.step\.self\b/,
+const UNSERIALIZABLE = 'UNSERIALIZABLE_SNAPSHOT';
+const UNREGISTERED = 'UNREGISTERED_ACTOR';
+
+/** Each poison job's error code, and where its bad value is, as the error must name it. */
+const POISON: Record<string, [string, RegExp]> = {
+  bigCompiled: [UNSERIALIZABLE, /BigInt at context\.bad\b/],
+  bigXstate: [UNSERIALIZABLE, /BigInt at context\.bad\b/],
+  cycleCompiled: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
+  cycleXstate: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
+  spawnCompiled: [UNSERIALIZABLE, /inline child actor/],
+  spawnXstate: [UNSERIALIZABLE, /inline child actor at children\./],
+  ghostCompiled: [UNREGISTERED, /spawns 'ghost', which is not registered in setup\(\{ actors \}\)/],
+  ghostXstate: [UNREGISTERED, /spawns 'ghost', which is not registered in setup\(\{ actors \}\)/],
+  registeredSpawnCompiled: ['SPAWN_IN_COMPILED_PIPELINE', /spawns 'second'.*pass compile: false/],
+  enqueuedGhostXstate: [UNREGISTERED, /child 'g' .*not registered in setup\(\{ actors \}\)/],
+  enqueuedInlineXstate: [UNSERIALIZABLE, /inline child actor at children\.g\b/],
+  bigOutput: [UNSERIALIZABLE, /BigInt at output\.total\b/],
+  cycleProgress: [UNSERIALIZABLE, /circular reference at progress\.step\.self\b/],
 };
 
-describe('jobs whose state cannot be stored', () => {
+describe('jobs whose state cannot be stored, or that spawn what no worker can run', () => {
   let redis: TestRedis;
   let h: Harness;
   let child: ChildProcess | undefined;
@@ -35,7 +44,7 @@ describe('jobs whose state cannot be stored', () => {
     await h.close();
   });
 
-  it('fail alone with UNSERIALIZABLE_SNAPSHOT on their first attempt, beside healthy jobs that end done, and the worker lives on', async () => {
+  it('fail alone with UNSERIALIZABLE_SNAPSHOT or UNREGISTERED_ACTOR on their first attempt, beside healthy jobs that end done, and the worker lives on', async () => {
     // The two runtimes really are both covered.
     for (const def of poisonPipelines)
       assert.equal(def.compiled !== null, def.name.endsWith('Compiled'), `${def.name} runtime`);
@@ -70,20 +79,28 @@ describe('jobs whose state cannot be stored', () => {
       if (r.status === 'rejected') throw r.reason;
       return r.value;
     });
+    // Every job's outcome is checked before any is asserted: one failure names all that differ.
+    const wrong: string[] = [];
     for (const [i, rec] of records.entries()) {
       const machine = items[i]!.machine;
-      const pattern = POISON[machine];
-      if (!pattern) {
-        assert.equal(rec.status, 'done', `${machine} ${rec.id}`);
+      const poison = POISON[machine];
+      if (!poison) {
+        if (rec.status !== 'done') wrong.push(`${machine} ${rec.id}: ${rec.status}`);
         continue;
       }
-      assert.equal(rec.status, 'failed', machine);
-      assert.equal(rec.error?.code, 'UNSERIALIZABLE_SNAPSHOT', `${machine}: ${rec.error?.message}`);
-      assert.match(rec.error?.message ?? '', pattern, machine);
-      assert.equal(rec.attempts, 1, `${machine} is not retried`);
+      const [code, pattern] = poison;
       const log = await client.events(rec.id);
-      assert.equal(log.filter((e) => e.type === 'failed').length, 1, `${machine} failed once`);
+      const failures = log.filter((e) => e.type === 'failed').length;
+      const got = `${rec.status} ${rec.error?.code} attempts ${rec.attempts} failed ${failures}: ${rec.error?.message}`;
+      const ok =
+        rec.status === 'failed' &&
+        rec.error?.code === code &&
+        pattern.test(rec.error.message) &&
+        rec.attempts === 1 &&
+        failures === 1;
+      if (!ok) wrong.push(`${machine}: expected failed ${code} ${pattern} at once, got ${got}`);
     }
+    assert.deepEqual(wrong, []);
     const dead = (await client.deadLetters({ limit: 100 })).map((d) => d.id).sort();
     const poisonIds = ids.filter((_, i) => POISON[items[i]!.machine]).sort();
     assert.deepEqual(dead, poisonIds, 'each poison job is dead-lettered once, and nothing else');

@@ -503,7 +503,11 @@ export const cases: Case[] = [
     },
     expect: (r) =>
       assert.ok(
-        r.log.some((e) => JSON.stringify(e) === '{"type":"event-ignored","event":"PING","state":"a"}'),
+        r.log.some(
+          (e) =>
+            JSON.stringify(e) ===
+            `{"type":"event-ignored","event":"PING","state":"a","reason":"no transition for 'PING' in the active states"}`,
+        ),
         JSON.stringify(r.log),
       ),
   },

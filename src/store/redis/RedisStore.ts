@@ -207,6 +207,11 @@ export class RedisStore implements Store {
     return this.calls.call('list', (c) => listJobs.list(c, query), { ids: { queue: query.queue } });
   }
 
+  async now(): Promise<number> {
+    const [seconds, micros] = await this.redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
   async readInbox(queue: string, id: string, from: number): Promise<string[]> {
     return this.redis.lrange(this.keys(queue).inbox(id), from, -1);
   }

@@ -72,7 +72,9 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     input: parse(input),
     output: parse(o),
     error: parse(e) as StoredError | null,
-    attempts: num(a) ?? 1,
+    // `a` is written only from the second attempt on (absent = 1); a job never claimed (no
+    // claim time `ct`, which a claim sets and nothing clears) has made no attempt yet.
+    attempts: num(a) ?? (ct ? 1 : 0),
     maxAttempts: num(ma) ?? 1,
     leaseRequeues: num(lr) ?? 0,
     priority: BAND_PRIORITY_NAMES[num(pr) ?? 2] ?? 'normal',

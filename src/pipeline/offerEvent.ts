@@ -1,0 +1,44 @@
+// Offers one inbox event to a pipeline's actor tree: to the root, or to the child actor its `to`
+// path names. A machine takes it only when its current state can (`snapshot.can`), else the
+// reason is returned for the log; any other live actor (a callback) is sent it as it is.
+
+import type { AnyActorRef } from 'xstate';
+import type { InboxEvent } from '../runtime/inboxEvent.js';
+import { isMachineLogic } from './parkable.js';
+import { whyIgnored } from './whyIgnored.js';
+import { machineTakes, type Offered } from './heldEvents.js';
+
+/** The actor at `to` (ids from the root, separated by '/'), or the root itself. */
+export function actorAt(root: AnyActorRef, to: string | undefined): AnyActorRef | undefined {
+  if (to === undefined) return root;
+  let ref: AnyActorRef | undefined = root;
+  for (const id of to.split('/')) {
+    const snap: { children?: Record<string, AnyActorRef | undefined> } | undefined = ref?.getSnapshot();
+    ref = snap?.children?.[id];
+    if (!ref) return undefined;
+  }
+  return ref;
+}
+
+export function offerEvent(root: AnyActorRef, msg: InboxEvent): Offered {
+  const target = actorAt(root, msg.to);
+  const status = (target?.getSnapshot() as { status?: string } | undefined)?.status;
+  if (!target || status !== 'active') {
+    return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
+  }
+  if (isMachineLogic((target as { logic?: unknown }).logic)) {
+    const snap = target.getSnapshot() as { can: (e: unknown) => boolean };
+    let can: boolean;
+    try {
+      can = snap.can(msg.event);
+    } catch {
+      can = true; // a guard that throws: sent, it errors the machine as XState would
+    }
+    if (!can) {
+      const logic = (target as { logic?: unknown }).logic;
+      const never = !machineTakes(logic, msg.event.type);
+      return { taken: false, missing: false, never, ...whyIgnored(snap, msg.event.type) };
+    }
+  }
+  return { taken: true, send: () => target.send(msg.event) };
+}
