@@ -23,13 +23,20 @@ export function decodeStreamEntries(res: XReadReply): QueueEvent[] {
   return out;
 }
 
-/** Log fields hold "<at> <type>" or "<at> <JSON without at>" (see lua/include/common.lua). */
-export function decodeLogEntry(text: string): AuditEntry {
+/**
+ * Log fields hold "<at> <type>" or "<at> <JSON without at>" (see lua/include/common.lua). A
+ * `state` entry with `then` (the states one write passed through: compactStates in
+ * encodeOps.ts) is one entry per state.
+ */
+export function decodeLogEntry(text: string): AuditEntry[] {
   const space = text.indexOf(' ');
   const at = Number(text.slice(0, space));
   const rest = text.slice(space + 1);
-  if (rest.startsWith('{')) return { at, ...(JSON.parse(rest) as Omit<AuditEntry, 'at'>) } as AuditEntry;
-  return { at, type: rest };
+  if (!rest.startsWith('{')) return [{ at, type: rest }];
+  const e = { at, ...(JSON.parse(rest) as Omit<AuditEntry, 'at'>) } as AuditEntry;
+  if (e.type !== 'state' || !Array.isArray(e.then)) return [e];
+  const { then, ...first } = e;
+  return [first as AuditEntry, ...(then as unknown[]).map((state) => ({ at, type: 'state', state }))];
 }
 
 /**

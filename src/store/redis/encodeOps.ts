@@ -4,6 +4,34 @@
 
 import type { CommitOp } from '../types.js';
 
+const STATE_PREFIX = '{"type":"state","state":';
+
+/**
+ * A run of `state` entries in one write (the states a pipeline passed through between two
+ * writes) is stored as ONE entry, `{"type":"state","state":A,"then":[B,C]}`: a log field each
+ * costs Redis a listpack entry per job. decodeEvents.ts expands it back into one entry per state,
+ * at the same time, so the audit log reads the same.
+ */
+export function compactStates(log: readonly string[]): readonly string[] {
+  let out: string[] | undefined;
+  for (let i = 0; i < log.length; i++) {
+    const e = log[i]!;
+    const next = log[i + 1];
+    if (!e.startsWith(STATE_PREFIX) || next === undefined || !next.startsWith(STATE_PREFIX)) {
+      out?.push(e);
+      continue;
+    }
+    out ??= log.slice(0, i);
+    const then: string[] = [];
+    let j = i + 1;
+    for (; j < log.length && log[j]!.startsWith(STATE_PREFIX); j++)
+      then.push(log[j]!.slice(STATE_PREFIX.length, -1));
+    out.push(`${e.slice(0, -1)},"then":[${then.join(',')}]}`);
+    i = j - 1;
+  }
+  return out ?? log;
+}
+
 const DONE_ENTRY = '{"type":"done"}';
 
 export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): void {
@@ -66,6 +94,6 @@ export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): 
         break;
     }
     const kind = 'version' in op && op.version !== undefined ? `${op.kind}@${op.version}` : op.kind;
-    args.push(kind, op.id, op.token, f1, f2, f3, f4, f5, op.log.join('\n'));
+    args.push(kind, op.id, op.token, f1, f2, f3, f4, f5, compactStates(op.log).join('\n'));
   }
 }

@@ -39,7 +39,7 @@ export async function getLog(ctx: RedisContext, id: string, queue: string): Prom
   const out: AuditEntry[] = [];
   for (let i = Math.max(1, n - 999); i <= n; i++) {
     const e = all[`l${i}`];
-    if (e) out.push(decodeLogEntry(e));
+    if (e) out.push(...decodeLogEntry(e));
   }
   return out;
 }
