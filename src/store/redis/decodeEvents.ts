@@ -36,7 +36,7 @@ export function decodeLogEntry(text: string): AuditEntry[] {
   const e = { at, ...(JSON.parse(rest) as Omit<AuditEntry, 'at'>) } as AuditEntry;
   if (e.type !== 'state' || !Array.isArray(e.then)) return [e];
   const { then, ...first } = e;
-  return [first as AuditEntry, ...(then as unknown[]).map((state) => ({ at, type: 'state', state }))];
+  return [first, ...(then as unknown[]).map((state) => ({ at, type: 'state', state }))];
 }
 
 /**
