@@ -244,6 +244,10 @@ export class Supervisor {
     for (const t of this.timers) t.unref();
     this.pump = this.newPump();
     this.pump.start();
+    // Reap once now rather than a reaper interval from now: a worker that starts is often the
+    // one replacing a crashed one, whose expired leases would otherwise wait for the first
+    // tick (and for nobody, when workers die faster than they reach it).
+    void this.reap();
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
   }
 
