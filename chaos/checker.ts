@@ -7,7 +7,7 @@
 //   doubleComplete   a job with two acknowledged done writes, or two final entries in its log
 //   duplicates       side effects beyond the first, per job and step (E lines)
 //   unexplained      duplicates whose earlier run was touched by no fault: the run before it
-//                    was not on a faulted worker, or ran wholly outside every fault's window
+//                    was not on a faulted worker, or began after every fault's window ended
 //   reRunCheckpoint  a step that ran after a checkpoint past it had been written
 //   fannedTwice      a fan-out parent holding more children than it asked for
 //   lostEvents       a GO acknowledged to a job that ended without it
@@ -75,7 +75,7 @@ const EXPECTED_END: Record<string, string> = {
 };
 const FINAL = new Set(['done', 'failed', 'cancelled']);
 const FINAL_ENTRIES = new Set(['done', 'failed', 'cancelled', 'broken']);
-/** Lines of different processes are stamped by different clocks' views of Redis time. */
+/** Lines of different processes are stamped a little apart (each when its write returned). */
 const SLACK_MS = 100;
 
 export function faultsOf(lines: OracleLine[]): Fault[] {
@@ -187,6 +187,10 @@ export function check(lines: OracleLine[], got: Collected): Figures {
     if (list) list.push(e);
     else byStep.set(k, [e]);
   }
+  // When each run (lease token) began: a run that was in flight during a fault may go on after
+  // it ended, until a heartbeat or a refused write tells it that its lease is gone.
+  const claimedAt = new Map<string, number>();
+  for (const l of lines) if (l.kind === 'K') claimedAt.set(l.f[1]!, Number(l.f[3]));
   for (const [k, list] of byStep) {
     if (list.length < 2) continue;
     // Retries run a step again by design: one run per attempt is not a duplicate.
@@ -196,10 +200,11 @@ export function check(lines: OracleLine[], got: Collected): Figures {
       f.duplicates++;
       const prev = list[i - 1]!;
       const cur = list[i]!;
+      const began = Math.min(prev.t, claimedAt.get(prev.token) ?? Infinity);
       const explained = faults.some(
         (x) =>
           (x.pid === undefined || x.pid === prev.pid) &&
-          prev.t <= x.to + SLACK_MS &&
+          began <= x.to + SLACK_MS &&
           cur.t >= x.from - SLACK_MS,
       );
       if (!explained) {

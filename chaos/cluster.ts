@@ -23,8 +23,8 @@ export interface WorkerHandle {
 }
 
 export interface WorkerOptions {
-  /** A faketime spec (`+120s`): the worker's wall clock is that far off. */
-  faketime?: string;
+  /** The worker's wall clock is this far off (faketime), ms. */
+  skewMs?: number;
   /** Where the worker reaches Redis (a proxy's URL); default the server itself. */
   url?: string;
   concurrency?: number;
@@ -72,9 +72,11 @@ export class Cluster {
       ORACLE_DIR: this.dir,
       CONCURRENCY: String(options.concurrency ?? 4),
       QUEUE,
+      CLOCK_SKEW_MS: String(options.skewMs ?? 0),
     };
-    const cmd = options.faketime
-      ? ['faketime', '-f', options.faketime, process.execPath, this.workerScript]
+    const skew = options.skewMs ?? 0;
+    const cmd = skew
+      ? ['faketime', '-f', `${skew > 0 ? '+' : ''}${skew / 1000}s`, process.execPath, this.workerScript]
       : [process.execPath, this.workerScript];
     const proc = spawnProc(cmd[0]!, cmd.slice(1), { env, stdout: 'pipe' });
     const handle: WorkerHandle = { proc, pid: proc.pid, workerId: '', signalled: false };
@@ -115,9 +117,13 @@ export class Cluster {
     this.oracle.line('FAULT', name, pid ?? '-', from, to);
   }
 
-  /** Enqueues and logs each acknowledged job (Q id kind key t). */
+  /**
+   * Enqueues and logs each acknowledged job (Q id kind key t). A batch Redis refused (BUSY, OOM)
+   * is sent again until acknowledged, for at most 60 s: safe only for keyed jobs, which is how
+   * the mix enqueues them.
+   */
   async enqueue(items: EnqueueItem[]): Promise<string[]> {
-    const ids = await this.client.enqueueMany(items);
+    const ids = await this.retrying(() => this.client.enqueueMany(items));
     const t = Date.now();
     ids.forEach((id, i) => {
       const it = items[i]!;
@@ -142,9 +148,23 @@ export class Cluster {
     });
   }
 
+  /** Calls `fn` until it resolves (60 s at most): a send (one per eventId) and a cancel are safe to repeat. */
+  private async retrying<T>(fn: () => Promise<T>): Promise<T> {
+    const end = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (Date.now() > end) throw err;
+        this.oracle.line('NOTE', 'producer-retry', String(err).replace(/\s+/g, '_').slice(0, 200));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
   private later(delayMs: number, fn: () => Promise<void>): void {
     const p = new Promise((r) => setTimeout(r, delayMs))
-      .then(fn)
+      .then(() => this.retrying(fn))
       .catch((err: unknown) => this.oracle.line('NOTE', 'producer-error', String(err).replace(/\s+/g, '_')))
       .finally(() => this.pending.delete(p));
     this.pending.add(p);

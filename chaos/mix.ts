@@ -30,8 +30,6 @@ export interface MixOptions {
   /** Jobs per second; default: all at once (in batches of `batch`). */
   rate?: number;
   batch?: number;
-  /** Give every job an idempotency key (`<seed>-<n>`). */
-  keyed?: boolean;
   /** Sends and cancels happen within this many ms of the enqueue. Default 1500. */
   within?: number;
 }
@@ -53,7 +51,8 @@ export async function produceMix(cluster: Cluster, o: MixOptions): Promise<void>
       items.push({
         machine,
         input: { ms },
-        options: o.keyed ? { idempotencyKey: `${o.seed}-${i}` } : undefined,
+        // Keyed, so that a batch Redis refused can be sent again (Cluster.enqueue).
+        options: { idempotencyKey: `${o.seed}-${i}` },
       });
     }
     const ids = await cluster.enqueue(items);

@@ -2,7 +2,7 @@
 // synchronous write so that a fact is in the file before the process goes on (a SIGKILL a
 // microsecond later does not lose it). One file per process; the checker reads them all.
 //
-// Lines (t: the writer's Date.now(); pid: the writer's):
+// Lines (t: the machine's clock, ms, as the writer read it; pid: the writer's):
 //   Q id kind key t          the producer's enqueue was acknowledged (key: idempotency key | -)
 //   S id n t                 an event GO{n} sent to a job was acknowledged
 //   X id result t            a cancel was acknowledged (result: true | false)

@@ -124,17 +124,20 @@ export class ChaosRedis {
   async busyScript(ms: number): Promise<void> {
     const c = new Redis({ port: this.port, host: '127.0.0.1', maxRetriesPerRequest: null });
     c.on('error', () => {});
-    const spinning = c.eval('while true do end', 0).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, ms));
+    // Connected (and past its INFO ready check) before the spin: a connection opened during it
+    // gets BUSY to its ready check and never becomes ready.
     const k = new Redis({ port: this.port, host: '127.0.0.1', maxRetriesPerRequest: null });
     k.on('error', () => {});
+    await Promise.all([c.ping(), k.ping()]);
+    const spinning = c.eval('while true do end', 0).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, ms));
     try {
       for (;;) {
         try {
           await k.script('KILL');
           break;
         } catch (err) {
-          // NOTBUSY: not started yet, or ended; anything else: try again shortly.
+          // NOTBUSY: ended already; anything else: try again shortly.
           if (/NOTBUSY/.test((err as Error).message)) break;
           await new Promise((r) => setTimeout(r, 20));
         }

@@ -15,8 +15,10 @@ import { reapAll } from './procs.js';
 import { renderTable, store, writeDoc } from './report.js';
 import type { Result, RunEnv, Scenario } from './scenario.js';
 import { t1, t2, t3 } from './faults/workers.js';
+import { t4, t5, t9 } from './faults/redis.js';
+import { t6 } from './faults/replies.js';
 
-const SCENARIOS: Scenario[] = [t1, t2, t3];
+const SCENARIOS: Scenario[] = [t1, t2, t3, t4, t5, t6, t9];
 
 async function main(): Promise<number> {
   const quick = process.env.CHAOS_QUICK === '1';

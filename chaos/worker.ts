@@ -18,10 +18,12 @@ const oracle = new OracleWriter(process.env.ORACLE_DIR!, `worker-${pid}`);
 /** The lease token of each job this process holds (its latest claim). */
 const tokens = new Map<string, string>();
 /**
- * Times in the oracle are Redis time as this worker knows it (RedisClock, set by every commit),
- * not its wall clock: the lines of a worker under faketime (T8) line up with everyone else's.
+ * Times in the oracle are the machine's clock: the wall clock, less the skew a faketime worker
+ * was started with (T8), so every process's lines share one clock. (Not the worker's RedisClock:
+ * a commit held through a Redis outage gives it one sample that is off by half the outage.)
  */
-let now = (): number => Date.now();
+const skewMs = Number(process.env.CLOCK_SKEW_MS ?? 0);
+const now = (): number => Date.now() - skewMs;
 
 const crash = (err: unknown) => {
   const text = String((err as Error)?.stack ?? err)
@@ -78,8 +80,6 @@ const supervisor = new Supervisor({
     pino.destination({ dest: join(process.env.ORACLE_DIR!, `worker-${pid}.err`), sync: true }),
   ),
 });
-
-now = () => Date.now() + supervisor.clockOffset;
 
 let signals = 0;
 const onSignal = () => {
