@@ -27,15 +27,15 @@ export class ReplyDroppingProxy {
   }
 
   static async start(target: { host: string; port: number }, seed: number): Promise<ReplyDroppingProxy> {
-    let proxy!: ReplyDroppingProxy;
-    const server = createServer((client) => proxy.accept(client, target));
+    const holder: { proxy?: ReplyDroppingProxy } = {};
+    const server = createServer((client) => holder.proxy?.accept(client, target));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const addr = server.address();
-    proxy = new ReplyDroppingProxy(server, typeof addr === 'object' && addr ? addr.port : 0, seed);
-    return proxy;
+    holder.proxy = new ReplyDroppingProxy(server, typeof addr === 'object' && addr ? addr.port : 0, seed);
+    return holder.proxy;
   }
 
-  private accept(client: Socket, target: { host: string; port: number }): void {
+  accept(client: Socket, target: { host: string; port: number }): void {
     const upstream = new Socket();
     this.sockets.add(client);
     this.sockets.add(upstream);
