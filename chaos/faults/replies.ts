@@ -12,7 +12,6 @@ import {
   exampleNotes,
   settleAndCheck,
   target,
-  type Result,
   type Scenario,
 } from '../scenario.js';
 
