@@ -36,6 +36,7 @@ export {
   LeaseLostError,
   TimeoutError,
   UnserializableSnapshotError,
+  UnrestorableSnapshotError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

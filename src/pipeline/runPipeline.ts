@@ -25,7 +25,7 @@ import { CheckpointWriter } from './checkpointWriter.js';
 import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 import { persistedJson, persistedMachineSnapshot, persistedSnapshot } from './persisted.js';
 import { toJson } from '../runtime/toJson.js';
-import { UnserializableSnapshotError } from '../errors.js';
+import { UnrestorableSnapshotError, UnserializableSnapshotError } from '../errors.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -76,6 +76,7 @@ export async function runPipeline(
   const timer = setTimeout(() => job.abort('timeout', `attempt timed out after ${timeoutMs} ms`), timeoutMs);
 
   let actor: AnyActor | undefined;
+  let unrestorable: UnrestorableSnapshotError | undefined;
   let detached = false;
   let flushScheduled = false;
   // What the last checkpoint held (machine snapshot + timers), to skip writing it again.
@@ -235,6 +236,12 @@ export async function runPipeline(
       ...(machineSnapshot !== undefined ? { snapshot: machineSnapshot as any } : {}),
       input,
     });
+    // XState keeps a restore that failed as an errored snapshot (and would rethrow it in a timer
+    // on start): the stored snapshot names a state this machine lacks, or the like. No attempt
+    // can get past it, so the job fails at once, and keeps the snapshot for a redrive.
+    const restored = actor.getSnapshot() as { status?: string; error?: unknown };
+    if (machineSnapshot !== undefined && restored.status === 'error')
+      throw (unrestorable = new UnrestorableSnapshotError(c.id, def.name, restored.error));
     bindJobScope(actor.system, {
       jobId: c.id,
       queue: host.queue,
@@ -344,7 +351,13 @@ export async function runPipeline(
       const storable = !(thrown instanceof UnserializableSnapshotError);
       await writePipelineFailure(job, life, def, timeoutMs, {
         thrown,
-        persisted: !storable ? undefined : actor ? persistedSnapshot(actor) : stored?.w,
+        persisted: unrestorable
+          ? stored?.w
+          : !storable
+            ? undefined
+            : actor
+              ? persistedSnapshot(actor)
+              : stored?.w,
         lastActive:
           storable && result.kind === 'error' && lastActive !== undefined
             ? persistedMachineSnapshot(def.machine, lastActive)
