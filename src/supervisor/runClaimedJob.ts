@@ -38,6 +38,15 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       log: [JSON.stringify({ type: 'broken', code, message })],
     });
   if (!c.machine) return void (await broken('BROKEN_RECORD', 'job record has no machine name'));
+  // Fields enqueue always writes well: a bad one means the record came from somewhere else.
+  for (const [what, value] of [
+    ['version', c.version],
+    ['attempt', c.attempt],
+    ['max attempts', c.maxAttempts],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      return void (await broken('BROKEN_RECORD', `job record's ${what} is not an integer >= 1 (${value})`));
+  }
   // A fresh job runs on the newest registered version; a job with a snapshot needs its own
   // version, or a newer one whose definition can migrate the snapshot.
   const latest = sup.registry.latest(c.machine);

@@ -260,6 +260,41 @@ describe('bad input', () => {
     assert.deepEqual(ran, ['fine'], 'only the healthy record ran');
   });
 
+  it('sets aside, unrun, a record whose version, attempt or max attempts is not an integer >= 1 (BROKEN_RECORD naming the field)', async () => {
+    h = new Harness(redis);
+    const ran: string[] = [];
+    const counting = defineJob({ name: 'ok', work: ({ jobId }) => void ran.push(jobId) });
+    client = h.client({ jobs: [counting] });
+    await h.started({ jobs: [counting] });
+    const put = async (id: string, fields: Record<string, string | number>) => {
+      await h.raw.hset(h.key(`job:${id}`), {
+        st: 'queued',
+        ma: 4,
+        qs: 1,
+        ca: 1,
+        m: 'ok',
+        v: 1,
+        in: '{}',
+        ...fields,
+      });
+      await h.raw.zadd(h.key('queued'), 1, id);
+    };
+    await put('badv', { v: 'abc' });
+    await put('bada', { a: '-3' });
+    await put('badma', { ma: 'many' });
+    await put('fine', {});
+    await h.raw.zadd(h.key('marker'), 0, 'w');
+    await eventually(async () => (await client.broken()).length === 3);
+    const reasons = Object.fromEntries((await client.broken()).map((b) => [b.id, b.reason]));
+    assert.match(reasons.badv!, /version/);
+    assert.match(reasons.bada!, /attempt/);
+    assert.match(reasons.badma!, /max attempts/);
+    for (const id of ['badv', 'bada', 'badma'])
+      assert.equal((await client.get(id))?.error?.code, 'BROKEN_RECORD');
+    assert.equal((await client.waitForResult('fine', { timeoutMs: 5000 })).status, 'done');
+    assert.deepEqual(ran, ['fine'], 'only the healthy record ran');
+  });
+
   it('fails a pipeline whose stored snapshot names a state its machine does not have, on its first attempt (UNRESTORABLE_SNAPSHOT)', async () => {
     h = new Harness(redis);
     const machine = setup({}).createMachine({
