@@ -71,7 +71,7 @@ const EXPECTED_END: Record<string, string> = {
   failing: 'failed',
   flaky: 'done',
   long: 'done',
-  blocker: 'done',
+  // blocker: how it ends is what T11 measures (and documents), not a target.
 };
 const FINAL = new Set(['done', 'failed', 'cancelled']);
 const FINAL_ENTRIES = new Set(['done', 'failed', 'cancelled', 'broken']);

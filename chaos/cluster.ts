@@ -20,6 +20,8 @@ export interface WorkerHandle {
   workerId: string;
   /** Set before the test signals it: its exit is then not a crash. */
   signalled: boolean;
+  /** Its wall clock minus the runner's, as read when it started (ms). */
+  clockDelta: number;
 }
 
 export interface WorkerOptions {
@@ -28,6 +30,8 @@ export interface WorkerOptions {
   /** Where the worker reaches Redis (a proxy's URL); default the server itself. */
   url?: string;
   concurrency?: number;
+  /** Lease requeues before LEASE_EXPIRED; default 50 (kills in T1 may hit one job often). */
+  maxLeaseRequeues?: number;
 }
 
 export class Cluster {
@@ -71,6 +75,7 @@ export class Cluster {
       PREFIX: this.prefix,
       ORACLE_DIR: this.dir,
       CONCURRENCY: String(options.concurrency ?? 4),
+      MAX_LEASE_REQUEUES: String(options.maxLeaseRequeues ?? 50),
       QUEUE,
       CLOCK_SKEW_MS: String(options.skewMs ?? 0),
     };
@@ -79,7 +84,7 @@ export class Cluster {
       ? ['faketime', '-f', `${skew > 0 ? '+' : ''}${skew / 1000}s`, process.execPath, this.workerScript]
       : [process.execPath, this.workerScript];
     const proc = spawnProc(cmd[0]!, cmd.slice(1), { env, stdout: 'pipe' });
-    const handle: WorkerHandle = { proc, pid: proc.pid, workerId: '', signalled: false };
+    const handle: WorkerHandle = { proc, pid: proc.pid, workerId: '', signalled: false, clockDelta: 0 };
     this.workers.set(proc.pid, handle);
     void proc.exited.then(({ code, signal }) => {
       this.workers.delete(proc.pid);
@@ -91,9 +96,10 @@ export class Cluster {
       const timer = setTimeout(() => reject(new Error(`worker ${proc.pid} not ready within 30 s`)), 30_000);
       proc.child.stdout!.on('data', (d: Buffer) => {
         buf += d.toString();
-        const m = /READY (\S+)/.exec(buf);
+        const m = /READY (\S+) (\d+)\n/.exec(buf);
         if (m && !handle.workerId) {
           handle.workerId = m[1]!;
+          handle.clockDelta = Number(m[2]) - Date.now();
           clearTimeout(timer);
           resolve();
         }

@@ -17,8 +17,11 @@ import type { Result, RunEnv, Scenario } from './scenario.js';
 import { t1, t2, t3 } from './faults/workers.js';
 import { t4, t5, t9 } from './faults/redis.js';
 import { t6 } from './faults/replies.js';
+import { t7 } from './faults/poison.js';
+import { t8 } from './faults/clocks.js';
+import { t10, t11 } from './faults/jobs.js';
 
-const SCENARIOS: Scenario[] = [t1, t2, t3, t4, t5, t6, t9];
+const SCENARIOS: Scenario[] = [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11];
 
 async function main(): Promise<number> {
   const quick = process.env.CHAOS_QUICK === '1';

@@ -53,7 +53,8 @@ export const t7: Scenario = {
       for (let i = 0; i < 200 && !snapshot; i++) {
         await sleep(50);
         const rec = await cluster.store.getJob(template!, QUEUE);
-        if (rec?.status === 'waiting') snapshot = await cluster.redis.admin.hget(cluster.store.keys(QUEUE).job(template!), 'sn');
+        if (rec?.status === 'waiting')
+          snapshot = await cluster.redis.admin.hget(cluster.store.keys(QUEUE).job(template!), 'sn');
       }
       if (!snapshot) throw new Error('the template flow never parked');
       cluster.sendLater(template!, 1, 0);

@@ -7,13 +7,7 @@ import { Cluster, QUEUE } from '../cluster.js';
 import { sleep } from '../lines.js';
 import { produceMix } from '../mix.js';
 import { ReplyDroppingProxy } from '../proxy.js';
-import {
-  contractTargets,
-  exampleNotes,
-  settleAndCheck,
-  target,
-  type Scenario,
-} from '../scenario.js';
+import { contractTargets, exampleNotes, settleAndCheck, target, type Scenario } from '../scenario.js';
 
 export const t6: Scenario = {
   id: 'T6',
