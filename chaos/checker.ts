@@ -6,8 +6,8 @@
 //   stuck            a job (or a fan-out child) not in a final status at the end
 //   doubleComplete   a job with two acknowledged done writes, or two final entries in its log
 //   duplicates       side effects beyond the first, per job and step (E lines)
-//   unexplained      duplicates whose earlier run was touched by no fault: the run before it
-//                    was not on a faulted worker, or began after every fault's window ended
+//   unexplained      duplicates where neither run was touched by a fault: neither was on a
+//                    faulted worker (or Redis) while the fault lasted
 //   reRunCheckpoint  a step that ran after a checkpoint past it had been written
 //   fannedTwice      a fan-out parent holding more children than it asked for
 //   lostEvents       a GO acknowledged to a job that ended without it
@@ -113,9 +113,12 @@ export function check(lines: OracleLine[], got: Collected): Figures {
   const effects = effectsOf(lines);
   const sent = new Map<string, string>();
   const cancels = new Map<string, number>();
+  /** Cancels sent, acknowledged or not: a resent cancel whose first reply was lost says false. */
+  const cancelSent = new Set<string>();
   for (const l of lines) {
     if (l.kind === 'S') sent.set(l.f[0]!, l.f[1]!);
     if (l.kind === 'X' && l.f[1] === 'true') cancels.set(l.f[0]!, Number(l.f[2]));
+    if (l.kind === 'X') cancelSent.add(l.f[0]!);
   }
 
   const f: Figures = {
@@ -153,8 +156,12 @@ export function check(lines: OracleLine[], got: Collected): Figures {
       continue;
     }
     const want = cancels.has(id) ? 'cancelled' : EXPECTED_END[kind];
-    // A cancel that came while the attempt ran may be overtaken by that attempt's own end.
-    const ok = rec.status === want || (cancels.has(id) && rec.status === 'done');
+    // A cancel that came while the attempt ran may be overtaken by that attempt's own end; one
+    // sent again after its reply was lost (T6) reports the job it cancelled as finished (false).
+    const ok =
+      rec.status === want ||
+      (cancels.has(id) && rec.status === 'done') ||
+      (cancelSent.has(id) && rec.status === 'cancelled');
     if (want && !ok) {
       f.wrongEnd++;
       note('wrongEnd', `${kind} ${id} ${rec.status} ${rec.error?.code ?? ''} ${rec.error?.message ?? ''}`);
@@ -200,13 +207,16 @@ export function check(lines: OracleLine[], got: Collected): Figures {
       f.duplicates++;
       const prev = list[i - 1]!;
       const cur = list[i]!;
-      const began = Math.min(prev.t, claimedAt.get(prev.token) ?? Infinity);
-      const explained = faults.some(
-        (x) =>
-          (x.pid === undefined || x.pid === prev.pid) &&
-          began <= x.to + SLACK_MS &&
-          cur.t >= x.from - SLACK_MS,
-      );
+      // Either run may be the faulted one: a killed worker's comes first, a frozen one's may
+      // come after (its timers fire when it wakes, before it hears that its lease is gone).
+      const touched = (a: Effect, b: Effect) => {
+        const began = Math.min(a.t, claimedAt.get(a.token) ?? Infinity);
+        return faults.some(
+          (x) =>
+            (x.pid === undefined || x.pid === a.pid) && began <= x.to + SLACK_MS && b.t >= x.from - SLACK_MS,
+        );
+      };
+      const explained = touched(prev, cur) || touched(cur, prev);
       if (!explained) {
         f.unexplained++;
         note('unexplained', `${k}: pid ${prev.pid} at ${prev.t}, then pid ${cur.pid} at ${cur.t}`);

@@ -149,6 +149,7 @@ export class Cluster {
   /** Cancels the job after `delayMs`; logs the acknowledged result (X id result t). */
   cancelLater(id: string, delayMs: number): void {
     this.later(delayMs, async () => {
+      this.oracle.line('X', id, 'sent', Date.now());
       const r = await this.client.cancel(id);
       this.oracle.line('X', id, String(r), Date.now());
     });

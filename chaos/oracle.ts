@@ -5,7 +5,7 @@
 // Lines (t: the machine's clock, ms, as the writer read it; pid: the writer's):
 //   Q id kind key t          the producer's enqueue was acknowledged (key: idempotency key | -)
 //   S id n t                 an event GO{n} sent to a job was acknowledged
-//   X id result t            a cancel was acknowledged (result: true | false)
+//   X id result t            a cancel was sent (result: sent), acknowledged (true | false)
 //   K id token pid t         a worker's commit claimed the job
 //   E id part token pid t    a side effect of the job's work (part: which step)
 //   C id token pid t         a worker's `done` write was acknowledged as written
