@@ -1,6 +1,7 @@
 // The checker: holds what the oracle saw against what Redis holds at the end, and counts every
 // breach of the delivery contract. Pure: it reads the oracle's lines and the final records and
-// audit logs (collected by collect.ts), and returns figures and a few examples of each breach.
+// audit logs (read by Cluster.collect in cluster.ts), and returns figures and a few examples of
+// each breach.
 //
 //   lost             an acknowledged enqueue whose record is gone
 //   stuck            a job (or a fan-out child) not in a final status at the end
