@@ -142,9 +142,10 @@ export const t11: Scenario = {
       try {
         await Promise.all([0, 1].map(() => cluster.spawnWorker({ maxLeaseRequeues: 5 })));
         const from = Date.now();
+        // The fault under test: every run of this job blocks its worker (until the test ends).
+        cluster.fault('event-loop-blocked', undefined, from, from + 120_000);
         const [id] = await cluster.enqueue([{ machine: 'blocker', input: {} }]);
         const { figures: f, settled, lines } = await settleAndCheck(cluster, 120_000);
-        cluster.fault('event-loop-blocked', undefined, from, Date.now());
         const rec = await cluster.store.getJob(id!, 'default');
         const runs = runsOf(lines, 'w').get(id!) ?? [];
         const refused = lines.filter((l) => l.kind === 'R' && l.f[0] === id).length;
