@@ -132,13 +132,14 @@ export class ChaosRedis {
     const spinning = c.eval('while true do end', 0).catch(() => undefined);
     await new Promise((r) => setTimeout(r, ms));
     try {
-      for (;;) {
+      for (let i = 0; ; i++) {
         try {
           await k.script('KILL');
           break;
         } catch (err) {
-          // NOTBUSY: ended already; anything else: try again shortly.
+          // NOTBUSY: ended already; anything else: try again shortly, for 5 s at most.
           if (/NOTBUSY/.test((err as Error).message)) break;
+          if (i >= 250) throw new Error(`SCRIPT KILL kept failing: ${(err as Error).message}`);
           await new Promise((r) => setTimeout(r, 20));
         }
       }

@@ -42,7 +42,14 @@ async function main(): Promise<number> {
     const t0 = Date.now();
     console.log(`--- ${s.id} ${s.title}${quick ? ' (quick)' : ''}`);
     try {
-      const rs = await s.run(env);
+      // Every test stops by itself: one that has not ended in 15 minutes is a missed target.
+      let watchdog: NodeJS.Timeout | undefined;
+      const rs = await Promise.race([
+        s.run(env),
+        new Promise<never>((_, reject) => {
+          watchdog = setTimeout(() => reject(new Error('did not end within 15 minutes')), 15 * 60_000);
+        }),
+      ]).finally(() => clearTimeout(watchdog));
       for (const r of rs) {
         results.push(r);
         for (const t of r.targets)
