@@ -139,7 +139,8 @@ export class ChaosRedis {
         } catch (err) {
           // NOTBUSY: ended already; anything else: try again shortly, for 5 s at most.
           if (/NOTBUSY/.test((err as Error).message)) break;
-          if (i >= 250) throw new Error(`SCRIPT KILL kept failing: ${(err as Error).message}`);
+          if (i >= 250)
+            throw new Error(`SCRIPT KILL kept failing: ${(err as Error).message}`, { cause: err });
           await new Promise((r) => setTimeout(r, 20));
         }
       }
