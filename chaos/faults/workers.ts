@@ -125,7 +125,6 @@ async function sigterm(env: RunEnv, twice: boolean): Promise<Result> {
   let ok = false;
   try {
     await Promise.all([0, 1, 2].map(() => cluster.spawnWorker()));
-    const victim = ready(cluster)[0]!;
     // Long jobs outlast the grace period, so some are held when it ends; simple jobs keep the
     // other workers turning over (a free slot for the requeued jobs within a second).
     await cluster.enqueue(Array.from({ length: 6 }, () => ({ machine: 'long', input: {} })));
@@ -136,15 +135,15 @@ async function sigterm(env: RunEnv, twice: boolean): Promise<Result> {
       fans: 0.05,
       rate: 100,
     });
-    // Wait until the victim is running a long job.
-    for (let i = 0; i < 200; i++) {
-      const lines = cluster.lines();
-      if (
-        lines.some((l) => l.kind === 'E' && Number(l.f[3]) === victim.pid && l.f[0] && isLong(lines, l.f[0]))
-      )
-        break;
+    // The victim: a worker running a long job (the first one seen to start one).
+    let victim: WorkerHandle | undefined;
+    for (let n = 0; n < 400 && !victim; n++) {
       await sleep(50);
+      const lines = cluster.lines();
+      const e = lines.find((l) => l.kind === 'E' && isLong(lines, l.f[0]!));
+      if (e) victim = cluster.workers.get(Number(e.f[3]));
     }
+    if (!victim) throw new Error('no worker started a long job within 20 s');
     const signalAt = Date.now();
     cluster.signal(victim, 'SIGTERM');
     let secondAt: number | undefined;
