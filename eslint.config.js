@@ -4,7 +4,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'tmp/**', 'scripts/*.mjs', 'eslint.config.js'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'tmp/**', 'chaos/.build/**', 'scripts/*.mjs', 'eslint.config.js'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

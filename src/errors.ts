@@ -118,6 +118,24 @@ export class NonRetryableError extends MachinistError {
 }
 
 /**
+ * A pipeline's stored snapshot that its machine cannot restore (it names a state the machine
+ * does not have, or holds what XState cannot read back). No attempt can succeed with it: the job
+ * fails at once, keeping the snapshot, so that a redrive after a fixed deployment resumes it.
+ */
+export class UnrestorableSnapshotError extends MachinistError {
+  override readonly nonRetryable = true;
+  constructor(jobId: string, machine: string, cause: unknown) {
+    super(
+      'UNRESTORABLE_SNAPSHOT',
+      `the stored snapshot of job ${jobId} cannot be restored by machine '${machine}': ` +
+        (cause instanceof Error ? cause.message : String(cause)),
+      { jobId, machine },
+      { cause },
+    );
+  }
+}
+
+/**
  * A value a job must store (its output, progress, context, machine snapshot) that JSON cannot
  * hold: a BigInt, a cycle, a toJSON() that throws, an actor spawned from inline logic (it could
  * never be restored). Retrying cannot help: the job fails at once. `field` is the path to the

@@ -55,6 +55,7 @@ export {
   UnknownStateError,
   MachineChangedError,
   UnregisteredActorError,
+  UnrestorableSnapshotError,
   NonRetryableError,
   RetryLaterError,
   toStoredError,

@@ -4,6 +4,12 @@
 import { ValidationError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { PRIORITY_BAND, type Priority } from '../store/types.js';
+import {
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  MAX_INPUT_DEPTH,
+  jsonBytesOver,
+  jsonNestsDeeper,
+} from '../runtime/inputLimits.js';
 
 export interface EnqueueOptions {
   queue?: string;
@@ -19,7 +25,7 @@ export interface EnqueueOptions {
   // no caller can attach a job to another job's tree. validateOptions refuses one.
 }
 
-export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+export { DEFAULT_MAX_PAYLOAD_BYTES };
 
 export function serializeInput(machine: string, input: unknown, maxBytes: number): string {
   let text: string | undefined;
@@ -37,10 +43,15 @@ export function serializeInput(machine: string, input: unknown, maxBytes: number
       machine,
     });
   }
-  // A UTF-16 unit is at most 3 UTF-8 bytes: short inputs need no byte count.
-  const bytes = text.length * 3 <= maxBytes ? 0 : Buffer.byteLength(text);
-  if (bytes > maxBytes) {
+  const bytes = jsonBytesOver(text, maxBytes);
+  if (bytes !== null) {
     throw new ValidationError(`input of '${machine}' is ${bytes} bytes, over the ${maxBytes}-byte limit`, {
+      field: 'input',
+      machine,
+    });
+  }
+  if (jsonNestsDeeper(text)) {
+    throw new ValidationError(`input of '${machine}' nests deeper than ${MAX_INPUT_DEPTH} levels`, {
       field: 'input',
       machine,
     });

@@ -27,7 +27,12 @@ import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
-import { UnknownStateError, UnregisteredActorError, UnserializableSnapshotError } from '../errors.js';
+import {
+  UnknownStateError,
+  UnregisteredActorError,
+  UnrestorableSnapshotError,
+  UnserializableSnapshotError,
+} from '../errors.js';
 import { missingState } from './knownStates.js';
 import { offerEvent } from './offerEvent.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
@@ -118,6 +123,7 @@ export async function runPipeline(
   const timer = setTimeout(() => job.abort('timeout', `attempt timed out after ${timeoutMs} ms`), timeoutMs);
 
   let actor: AnyActor | undefined;
+  let unrestorable: UnrestorableSnapshotError | undefined;
   let detached = false;
   let flushScheduled = false;
   const held = new HeldEvents(stored?.h);
@@ -267,6 +273,12 @@ export async function runPipeline(
       ...(machineSnapshot !== undefined ? { snapshot: machineSnapshot as any } : {}),
       input,
     });
+    // XState keeps a restore that failed as an errored snapshot (and would rethrow it in a timer
+    // on start): the stored snapshot names a state this machine lacks, or the like. No attempt
+    // can get past it, so the job fails at once, and keeps the snapshot for a redrive.
+    const restored = actor.getSnapshot() as { status?: string; error?: unknown };
+    if (machineSnapshot !== undefined && restored.status === 'error')
+      throw (unrestorable = new UnrestorableSnapshotError(c.id, def.name, restored.error));
     bindJobScope(actor.system, {
       jobId: c.id,
       queue: host.queue,
@@ -407,7 +419,13 @@ export async function runPipeline(
       const lastActive = actor && result.kind === 'error' && storable ? resume.lastActive(actor) : undefined;
       await writePipelineFailure(job, life, def, timeoutMs, {
         thrown,
-        persisted: !storable ? undefined : actor ? persistedSnapshot(actor) : stored?.w,
+        persisted: unrestorable
+          ? stored?.w
+          : !storable
+            ? undefined
+            : actor
+              ? persistedSnapshot(actor)
+              : stored?.w,
         lastActive: lastActive && resume.persisted(def.machine, lastActive),
         timers: lastTimers,
         stateText: checkpoints.lastState,

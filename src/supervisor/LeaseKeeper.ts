@@ -50,6 +50,10 @@ export class LeaseKeeper {
     this.timers.push(setInterval(() => void this.reap(), this.o.reaperIntervalMs));
     this.timers.push(setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS));
     for (const t of this.timers) t.unref();
+    // Reap once now rather than a reaper interval from now: a worker that starts is often the
+    // one replacing a crashed one, whose expired leases would otherwise wait for the first
+    // tick (and for nobody, when workers die faster than they reach it).
+    void this.reap();
   }
 
   stop(): void {

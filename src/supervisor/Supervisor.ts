@@ -39,6 +39,7 @@ import { checkRedisSettings } from './checkRedisSettings.js';
 import { checkDefinitions } from './checkDefinitions.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -57,6 +58,12 @@ export interface SupervisorOptions {
   /** Longest idle block before looking again. Default 5 s. */
   idleWaitMs?: number;
   workerId?: string;
+  /**
+   * Largest job input this supervisor runs, serialized (UTF-8 bytes); a larger one (written by
+   * something other than a Client, which refuses it) is set aside as broken, INPUT_TOO_LARGE.
+   * Default 1 MiB, the Client's default.
+   */
+  maxPayloadBytes?: number;
   /**
    * Start even when Redis may evict keys (any maxmemory-policy but noeviction). An evicted job
    * is a lost job, so by default start() refuses with EVICTING_REDIS. Default false.
@@ -97,6 +104,7 @@ export class Supervisor {
   readonly reaperIntervalMs: number;
   readonly maxLeaseRequeues: number;
   readonly idleWaitMs: number;
+  readonly maxPayloadBytes: number;
   private readonly allowEviction: boolean;
   private readonly acceptChanged: boolean | readonly string[];
   private readonly registryRefresh: RegistryRefresh;
@@ -133,6 +141,7 @@ export class Supervisor {
     this.idleWaitMs = options.idleWaitMs ?? 5_000;
     this.allowEviction = options.allowEviction ?? false;
     this.acceptChanged = options.acceptChangedMachines ?? false;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     for (const [k, v] of Object.entries({
       concurrency: this.concurrency,
       leaseMs: this.leaseMs,
@@ -140,6 +149,7 @@ export class Supervisor {
       reaperIntervalMs: this.reaperIntervalMs,
       idleWaitMs: this.idleWaitMs,
       registryRefreshMs: options.registryRefreshMs ?? 30_000,
+      maxPayloadBytes: this.maxPayloadBytes,
     })) {
       if (!Number.isFinite(v) || v <= 0)
         throw new TypeError(`Supervisor: ${k} must be a number > 0 (got ${v})`);

@@ -1,7 +1,8 @@
 // Starts one claimed job: picks its definition (a fresh job runs on the newest version; one
 // with a snapshot needs its own version or a newer one that can migrate it), sets aside what
 // cannot run (broken: no machine, unknown machine or version, undecodable input), ends a child
-// whose parent was cancelled without running it, then hands the job to its runner. Every path
+// whose parent was cancelled without running it, sets aside input no Client would have enqueued
+// (over maxPayloadBytes, nested too deep), then hands the job to its runner. Every path
 // ends the job with a write: a runner that throws fails the job rather than leave it leased.
 
 import type { Logger } from 'pino';
@@ -11,6 +12,7 @@ import type { Registry } from '../runtime/registry.js';
 import type { Store } from '../store/types.js';
 import { toStoredError } from '../errors.js';
 import { FINISHED } from '../store/types.js';
+import { MAX_INPUT_DEPTH, jsonBytesOver, jsonNestsDeeper } from '../runtime/inputLimits.js';
 
 /** What starting a job needs of its supervisor. */
 export interface ClaimContext {
@@ -19,6 +21,8 @@ export interface ClaimContext {
   readonly store: Pick<Store, 'jobStatus'>;
   readonly log: Logger;
   readonly attemptHost: AttemptHost;
+  /** Largest input this worker runs (bytes, UTF-8); larger is set aside as INPUT_TOO_LARGE. */
+  readonly maxPayloadBytes: number;
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
   noteCrossQueueChild(id: string): void;
 }
@@ -34,6 +38,15 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       log: [JSON.stringify({ type: 'broken', code, message })],
     });
   if (!c.machine) return void (await broken('BROKEN_RECORD', 'job record has no machine name'));
+  // Fields enqueue always writes well: a bad one means the record came from somewhere else.
+  for (const [what, value] of [
+    ['version', c.version],
+    ['attempt', c.attempt],
+    ['max attempts', c.maxAttempts],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      return void (await broken('BROKEN_RECORD', `job record's ${what} is not an integer >= 1 (${value})`));
+  }
   // A fresh job runs on the newest registered version; a job with a snapshot needs its own
   // version, or a newer one whose definition can migrate the snapshot.
   const latest = sup.registry.latest(c.machine);
@@ -72,16 +85,32 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       return;
     }
   }
+  // What no Client would have enqueued (inputLimits.ts): a foreign producer's record, set aside
+  // unrun rather than run on input this deployment refuses everywhere else.
+  if (c.input !== undefined) {
+    const bytes = jsonBytesOver(c.input, sup.maxPayloadBytes);
+    if (bytes !== null)
+      return void (await broken(
+        'INPUT_TOO_LARGE',
+        `job input is ${bytes} bytes, over the ${sup.maxPayloadBytes}-byte limit (maxPayloadBytes)`,
+      ));
+    if (jsonNestsDeeper(c.input))
+      return void (await broken('INPUT_TOO_DEEP', `job input nests deeper than ${MAX_INPUT_DEPTH} levels`));
+  }
   let input: unknown;
   let timeoutMs = def.timeoutMs;
   try {
     input = c.input === undefined ? undefined : JSON.parse(c.input);
-    if (c.options) {
-      const o = JSON.parse(c.options) as { timeoutMs?: number };
-      if (typeof o.timeoutMs === 'number') timeoutMs = o.timeoutMs;
-    }
   } catch (err) {
     return void (await broken('UNDECODABLE', `job input is not valid JSON: ${(err as Error).message}`));
+  }
+  try {
+    if (c.options) {
+      const o = JSON.parse(c.options) as { timeoutMs?: number } | null;
+      if (typeof o?.timeoutMs === 'number') timeoutMs = o.timeoutMs;
+    }
+  } catch (err) {
+    return void (await broken('UNDECODABLE', `job options are not valid JSON: ${(err as Error).message}`));
   }
   try {
     // Each definition carries its runner (runSimpleJob, runPipeline): see runtime/AttemptHost.ts.

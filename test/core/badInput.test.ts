@@ -1,6 +1,13 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { UnknownMachineError, ValidationError, defineJob, type Client } from '../../src/index.js';
+import { setup } from 'xstate';
+import {
+  UnknownMachineError,
+  ValidationError,
+  defineJob,
+  definePipeline,
+  type Client,
+} from '../../src/index.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 
@@ -89,6 +96,27 @@ describe('bad input', () => {
     // Just under the limit is fine.
     const id = await client.enqueue('ok', { blob: 'x'.repeat(1024 * 1024 - 20) });
     assert.ok(id);
+  });
+
+  it('refuses input nested deeper than 1000 levels, which a worker could not store again', async () => {
+    fresh();
+    const deep = (n: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < n; i++) v = [v];
+      return v;
+    };
+    await refuses(
+      h,
+      () => client.enqueue('ok', deep(1001)),
+      (err) => {
+        assert.ok(err instanceof ValidationError, String(err));
+        assert.equal(err.field, 'input');
+        assert.match(err.message, /nests deeper than 1000 levels/);
+      },
+    );
+    // 1000 levels are fine, and so is a string full of brackets.
+    assert.ok(await client.enqueue('ok', deep(1000)));
+    assert.ok(await client.enqueue('ok', { text: '['.repeat(5000) }));
   });
 
   it('refuses an invalid priority, delayMs, maxAttempts, timeoutMs, idempotencyKey or queue, naming the field', async () => {
@@ -192,5 +220,116 @@ describe('bad input', () => {
     assert.deepEqual(await client.deadLetters(), []);
     const after = await client.enqueue('ok', 'after');
     assert.equal((await client.waitForResult(after, { timeoutMs: 5000 })).status, 'done');
+  });
+
+  it('sets aside, unrun, a record no client could have written: options not JSON, input over maxPayloadBytes or nested past 1000 levels', async () => {
+    // A foreign producer's records (chaos T7): the worker refuses what the Client refuses,
+    // with a reason naming what is wrong, rather than run it.
+    h = new Harness(redis);
+    const ran: string[] = [];
+    const counting = defineJob({ name: 'ok', work: ({ jobId }) => void ran.push(jobId) });
+    client = h.client({ jobs: [counting] });
+    await h.started({ jobs: [counting], maxPayloadBytes: 3000 });
+    const put = async (id: string, fields: Record<string, string | number>) => {
+      await h.raw.hset(h.key(`job:${id}`), {
+        st: 'queued',
+        ma: 4,
+        qs: 1,
+        ca: 1,
+        m: 'ok',
+        v: 1,
+        in: '{}',
+        ...fields,
+      });
+      await h.raw.zadd(h.key('queued'), 1, id);
+    };
+    await put('badopts', { opt: '{oops' });
+    await put('big', { in: JSON.stringify({ blob: 'x'.repeat(4000) }) });
+    await put('deep', { in: '['.repeat(1001) + ']'.repeat(1001) });
+    await put('fine', { in: JSON.stringify({ blob: 'x'.repeat(900) }) });
+    await h.raw.zadd(h.key('marker'), 0, 'w');
+    await eventually(async () => (await client.broken()).length === 3);
+    const reasons = Object.fromEntries((await client.broken()).map((b) => [b.id, b.reason]));
+    assert.match(reasons.badopts!, /options are not valid JSON/);
+    assert.match(reasons.big!, /over the 3000-byte limit/);
+    assert.match(reasons.deep!, /nests deeper than 1000 levels/);
+    assert.equal((await client.get('badopts'))?.error?.code, 'UNDECODABLE');
+    assert.equal((await client.get('big'))?.error?.code, 'INPUT_TOO_LARGE');
+    assert.equal((await client.get('deep'))?.error?.code, 'INPUT_TOO_DEEP');
+    assert.equal((await client.waitForResult('fine', { timeoutMs: 5000 })).status, 'done');
+    assert.deepEqual(ran, ['fine'], 'only the healthy record ran');
+  });
+
+  it('sets aside, unrun, a record whose version, attempt or max attempts is not an integer >= 1 (BROKEN_RECORD naming the field)', async () => {
+    h = new Harness(redis);
+    const ran: string[] = [];
+    const counting = defineJob({ name: 'ok', work: ({ jobId }) => void ran.push(jobId) });
+    client = h.client({ jobs: [counting] });
+    await h.started({ jobs: [counting] });
+    const put = async (id: string, fields: Record<string, string | number>) => {
+      await h.raw.hset(h.key(`job:${id}`), {
+        st: 'queued',
+        ma: 4,
+        qs: 1,
+        ca: 1,
+        m: 'ok',
+        v: 1,
+        in: '{}',
+        ...fields,
+      });
+      await h.raw.zadd(h.key('queued'), 1, id);
+    };
+    await put('badv', { v: 'abc' });
+    await put('bada', { a: '-3' });
+    await put('badma', { ma: 'many' });
+    await put('fine', {});
+    await h.raw.zadd(h.key('marker'), 0, 'w');
+    await eventually(async () => (await client.broken()).length === 3);
+    const reasons = Object.fromEntries((await client.broken()).map((b) => [b.id, b.reason]));
+    assert.match(reasons.badv!, /version/);
+    assert.match(reasons.bada!, /attempt/);
+    assert.match(reasons.badma!, /max attempts/);
+    for (const id of ['badv', 'bada', 'badma'])
+      assert.equal((await client.get(id))?.error?.code, 'BROKEN_RECORD');
+    assert.equal((await client.waitForResult('fine', { timeoutMs: 5000 })).status, 'done');
+    assert.deepEqual(ran, ['fine'], 'only the healthy record ran');
+  });
+
+  it('fails a pipeline whose stored snapshot names a state its machine does not have, on its first attempt (UNKNOWN_STATE)', async () => {
+    h = new Harness(redis);
+    const machine = setup({}).createMachine({
+      initial: 'a',
+      states: { a: { on: { GO: 'b' } }, b: { type: 'final' } },
+    });
+    const flow = definePipeline({ name: 'flow', machine, retry: { maxAttempts: 4 } });
+    client = h.client({ jobs: [flow] });
+    const snapshot = {
+      l: null,
+      w: { status: 'active', value: 'gone', context: {}, children: {}, historyValue: {} },
+    };
+    await h.raw.hset(h.key('job:vanished'), {
+      st: 'queued',
+      ma: 4,
+      qs: 1,
+      ca: 1,
+      m: 'flow',
+      v: 1,
+      in: '{}',
+      sn: JSON.stringify(snapshot),
+    });
+    await h.raw.zadd(h.key('queued'), 1, 'vanished');
+    await h.started({ jobs: [flow] });
+    const rec = await client.waitForResult('vanished', { timeoutMs: 5000 });
+    assert.equal(rec.status, 'failed');
+    // Found before the restore (knownStates.ts): UNKNOWN_STATE; UNRESTORABLE_SNAPSHOT is for any
+    // other snapshot XState cannot restore.
+    assert.equal(rec.error?.code, 'UNKNOWN_STATE');
+    assert.match(rec.error?.message ?? '', /gone/);
+    assert.equal(rec.attempts, 1);
+    assert.equal(
+      (await client.events('vanished')).filter((e) => e.type === 'claimed').length,
+      1,
+      'claimed once',
+    );
   });
 });

@@ -137,6 +137,22 @@ describe('leases', () => {
     assert.ok((await client.events(id)).some((e) => e.type === 'lease-requeued'));
   });
 
+  it('reaps at once when it starts: a dead worker’s expired lease is requeued without waiting out a reaper interval', async () => {
+    // A worker that starts is often the one replacing a crashed one (chaos T1: when workers die
+    // faster than they reach their first reaper tick, nobody reaps). The interval here is a
+    // minute: only a reap at start can requeue the job within the bound.
+    h = new Harness(redis);
+    const job = defineJob({ name: 'j', work: () => 'ok' });
+    const client = h.client({ jobs: [job] });
+    const id = await client.enqueue('j', null);
+    await h.claimAs('dead', { leaseMs: 50 });
+    await sleep(100);
+    await h.started({ jobs: [job], reaperIntervalMs: 60_000 });
+    const rec = await client.waitForResult(id, { timeoutMs: 5000 });
+    assert.equal(rec.status, 'done');
+    assert.equal(rec.leaseRequeues, 1);
+  });
+
   it('fails a job with LEASE_EXPIRED after maxLeaseRequeues lease requeues, and its waiter learns at once', async () => {
     h = new Harness(redis);
     const client = h.client({ jobs: [defineJob({ name: 'j', work: () => 1 })] });

@@ -85,4 +85,20 @@ describe('caller-sized batches and malformed arguments', () => {
       false,
     );
   });
+
+  it('requeues a job whose stored place in line is not a number, and the others in the same call', async () => {
+    h = new Harness(redis);
+    const job = defineJob({ name: 'j', work: () => 1 });
+    const client = h.client({ jobs: [job] });
+    const bad = await client.enqueue('j', null);
+    const good = await client.enqueue('j', null);
+    await h.claimAs('dead', { max: 2, leaseMs: 20 });
+    // A foreign producer's record: a place in line that is not a number.
+    await h.raw.hset(h.key(`job:${bad}`), 'qs', 'front');
+    await new Promise((r) => setTimeout(r, 40));
+    const res = await h.store.reap('default', { maxLeaseRequeues: 5, lockMs: 1 });
+    assert.deepEqual([...res.requeued].sort(), [bad, good].sort());
+    for (const id of [bad, good])
+      assert.notEqual(await h.raw.zscore(h.key('queued'), id), null, `${id} in line`);
+  });
 });

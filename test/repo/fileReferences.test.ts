@@ -10,7 +10,7 @@
 // path in the repository (`CommitPump.ts`, `lua/include/`); a `.js` name may stand for its `.ts`
 // source. Not references: URLs, globs and templates (`*`, `<name>`, `{q}`, `${x}`), scoped npm
 // names (`@x/y`), files inside installed packages (`xstate/dist/…`), absolute paths, and the
-// build output (`dist/`, `node_modules/`).
+// build output (`dist/`, `node_modules/`, `chaos/.build/`).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -154,7 +154,8 @@ function scan(): Finding[] {
         let token = m[0].replace(/[.:,;\]]+$/, '');
         if (token.startsWith('[')) token = token.slice(1);
         if (!token || /[<>*{}$@~[\]]/.test(token) || token.startsWith('/') || token.includes('//')) continue;
-        if (/^(\.\/)?(dist|node_modules)\//.test(token) || NOT_FILES.has(token)) continue;
+        if (/^(\.\/)?(dist|node_modules)\//.test(token) || /\/\.build\//.test(token) || NOT_FILES.has(token))
+          continue;
         if (/^\.\w+$/.test(token)) continue; // an extension alone: "a `.js` module"
         const slash = token.indexOf('/');
         const first = slash > 0 ? token.slice(0, slash).replace(/^\.\//, '') : '';

@@ -5,6 +5,10 @@ import type { ClaimRequest, ClaimedJob, CommitOp, CommitResult, JobStatus } from
 import type { RedisContext } from './RedisContext.js';
 import { encodeOps } from './encodeOps.js';
 
+/** A numeric field of a claim reply: `fallback` when absent (''), else its value (NaN if not a number). */
+const num = (v: unknown, fallback: number): number =>
+  v === '' || v === undefined || v === null ? fallback : Number(v);
+
 export async function commitRoundTrip(
   ctx: RedisContext,
   queue: string,
@@ -51,11 +55,14 @@ export async function commitRoundTrip(
       id: f[i] as string,
       token: f[i + 1] as string,
       machine: (f[i + 2] as string) || undefined,
-      version: Number(f[i + 3]),
+      // Absent fields take their defaults; a present one is passed on as read, so that a record
+      // with a bad value (written by something other than enqueue) is refused by runClaimedJob
+      // rather than run with a made-up value.
+      version: num(f[i + 3], 1),
       input: (f[i + 4] as string) || undefined,
       snapshot: rare?.[0] || undefined,
-      attempt: Number(rare?.[1]) || 1,
-      maxAttempts: Number(f[i + 5]) || 1,
+      attempt: num(rare?.[1], 1),
+      maxAttempts: num(f[i + 5], 1),
       leaseRequeues: Number(rare?.[2]) || 0,
       parentId: rare?.[3] || undefined,
       options: rare?.[4] || undefined,

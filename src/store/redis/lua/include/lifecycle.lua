@@ -284,7 +284,9 @@ local function lcMove(j, to, o, set)
       lcIndex('delayed', runAt, id)
     else
       local score = o.score
-      if not score and not o.fresh then score = j.qs end
+      -- A place in line that is not a number (a record a foreign producer wrote) gets a fresh
+      -- one: a ZADD refusing it would leave this call's earlier writes half-applied.
+      if not score and not o.fresh then score = tonumber(j.qs) end
       if not score then
         -- No place in line kept: behind the jobs waiting in its band.
         score = (tonumber(j.pr) or 2) * BAND + redis.call('HINCRBY', LC.kp .. 'meta', 'seq', 1)
