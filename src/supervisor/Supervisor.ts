@@ -37,6 +37,7 @@ import { RedisUnavailableError } from '../errors.js';
 import { LeaseKeeper } from './LeaseKeeper.js';
 import { checkRedisSettings } from './checkRedisSettings.js';
 import { checkDefinitions } from './checkDefinitions.js';
+import { logConnectionChanges } from './logConnectionChanges.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
@@ -264,20 +265,7 @@ export class Supervisor {
     // Before anything is written: a definition none of whose jobs could run here (a pipeline on
     // an unsupported XState) refuses the start rather than fail or corrupt its jobs later.
     this.registry.preflight();
-    // An outage is logged once when it starts and once when it ends, not per failed call: the
-    // supervisor's calls wait it out (the store re-sends them when Redis is back).
-    this.unwatchConnection = this.store.watchConnection?.((c) => {
-      if (!c.up)
-        this.log.warn(
-          { address: c.address, err: c.error },
-          `Redis at ${c.address} is unreachable; retrying until it is back`,
-        );
-      else
-        this.log.info(
-          { address: c.address, downMs: c.downMs },
-          `Redis at ${c.address} is reachable again after ${c.downMs} ms`,
-        );
-    });
+    this.unwatchConnection = logConnectionChanges(this.store, this.log);
     try {
       await checkRedisSettings(this.store, this.log, {
         allowEviction: this.allowEviction,

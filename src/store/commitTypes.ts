@@ -1,0 +1,127 @@
+// The worker's side of the Store: what a claim hands it (ClaimedJob), the fenced writes it
+// commits (CommitOp), and what a commit answers (CommitResult, LeaseState).
+
+import type { JobStatus } from './types.js';
+
+/** What a claim hands the worker: enough to run the job, nothing more. */
+export interface ClaimedJob {
+  id: string;
+  token: string;
+  machine: string | undefined;
+  version: number;
+  input: string | undefined;
+  snapshot: string | undefined;
+  attempt: number;
+  maxAttempts: number;
+  status: JobStatus;
+  leaseRequeues: number;
+  parentId: string | undefined;
+  /** The parent's queue when it is not this one. */
+  parentQueue: string | undefined;
+  options: string | undefined;
+  /** How many of the job's inbox events its snapshot has already taken in (pipelines). */
+  inbox: number;
+  /** Whether any event was ever sent to the job (else its inbox need not be read). */
+  hasInbox: boolean;
+  /**
+   * For a child: its parent's state when the claim was applied (`cancelled` includes a cancel
+   * requested); undefined when the store did not check (the worker then asks).
+   */
+  parentState?: 'live' | 'cancelled' | 'missing';
+}
+
+/**
+ * The machine version an op's snapshot is in, when it is not the record's: a pipeline job
+ * migrated to a newer version. The record's version MUST follow its snapshot (`v` set in the
+ * same write), or every later claim would migrate a snapshot that is already the new version.
+ */
+interface SnapshotVersion {
+  version?: number;
+}
+
+/**
+ * One fenced write by the worker holding the lease. Every kind checks the token first: a
+ * worker whose lease has passed gets `lost` back and MUST stop working on that job.
+ */
+export type CommitOp =
+  | ({
+      kind: 'checkpoint';
+      id: string;
+      token: string;
+      status: JobStatus;
+      snapshot?: string;
+      state?: string;
+      progress?: string;
+      inboxConsumed?: number;
+      log: string[];
+    } & SnapshotVersion)
+  | ({
+      kind: 'done';
+      id: string;
+      token: string;
+      output: string;
+      snapshot: string;
+      state?: string;
+      log: string[];
+    } & SnapshotVersion)
+  | ({
+      kind: 'fail';
+      id: string;
+      token: string;
+      error: string;
+      snapshot?: string;
+      state?: string;
+      /** The snapshot a redrive of this dead letter resumes from (pipelines); none: afresh. */
+      resume?: string;
+      log: string[];
+    } & SnapshotVersion)
+  | ({
+      kind: 'retry';
+      id: string;
+      token: string;
+      error: string;
+      delayMs: number;
+      attempt: number;
+      snapshot?: string;
+      log: string[];
+    } & SnapshotVersion)
+  | ({
+      kind: 'cancelled';
+      id: string;
+      token: string;
+      snapshot?: string;
+      state?: string;
+      log: string[];
+    } & SnapshotVersion)
+  | { kind: 'requeue'; id: string; token: string; log: string[] }
+  | ({
+      kind: 'park';
+      id: string;
+      token: string;
+      wakeAt: number | null;
+      snapshot: string;
+      state?: string;
+      inboxConsumed?: number;
+      log: string[];
+    } & SnapshotVersion)
+  | { kind: 'broken'; id: string; token: string; error: string; log: string[] };
+
+export interface ClaimRequest {
+  workerId: string;
+  max: number;
+  leaseMs: number;
+  /** Machines whose first active state is `loading` (they define a load phase). */
+  loadMachines: readonly string[];
+}
+
+export interface CommitResult {
+  /** Per op, in order: true when written, false when the lease was lost. */
+  written: boolean[];
+  claimed: ClaimedJob[];
+  /** When nothing more could be claimed: the earliest due time waiting in `delayed` (ms), if any. */
+  nextDueAt: number | null;
+  /** Redis's clock when the call ran (ms): workers keep their durable times on it. */
+  redisNow: number;
+}
+
+export type LeaseState = 'held' | 'lost' | 'cancel';
