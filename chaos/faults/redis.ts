@@ -135,20 +135,23 @@ function resumes(max = 2000) {
   };
 }
 
+/** Applies `fault` `times` times, `pauseMs` apart, and returns the window each one lasted. */
+async function repeatFault(times: number, pauseMs: number, fault: () => Promise<unknown>): Promise<Window[]> {
+  const out: Window[] = [];
+  for (let i = 0; i < times; i++) {
+    const from = Date.now();
+    await fault();
+    out.push({ from, to: Date.now() });
+    await sleep(pauseMs);
+  }
+  return out;
+}
+
 const stallShort: RedisFault = {
   id: 'T5a',
   title: 'Redis stalls 0.5 s (DEBUG SLEEP)',
   procedure: 'DEBUG SLEEP 0.5, 4 times, 1.5 s apart.',
-  async inject(cluster, quick) {
-    const out: Window[] = [];
-    for (let i = 0; i < (quick ? 2 : 4); i++) {
-      const from = Date.now();
-      await cluster.redis.stall(500);
-      out.push({ from, to: Date.now() });
-      await sleep(1500);
-    }
-    return out;
-  },
+  inject: (cluster, quick) => repeatFault(quick ? 2 : 4, 1500, () => cluster.redis.stall(500)),
   targets: (f, lines, windows) => [
     target('0 duplicates for short stalls', f.duplicates === 0, f.duplicates),
     ...resumes()(f, lines, windows),
@@ -159,16 +162,7 @@ const stallLong: RedisFault = {
   id: 'T5b',
   title: 'Redis stalls 3 s (DEBUG SLEEP)',
   procedure: 'DEBUG SLEEP 3 (3x the lease), twice, 2 s apart.',
-  async inject(cluster, quick) {
-    const out: Window[] = [];
-    for (let i = 0; i < (quick ? 1 : 2); i++) {
-      const from = Date.now();
-      await cluster.redis.stall(3000);
-      out.push({ from, to: Date.now() });
-      await sleep(2000);
-    }
-    return out;
-  },
+  inject: (cluster, quick) => repeatFault(quick ? 1 : 2, 2000, () => cluster.redis.stall(3000)),
   targets: (f, lines, windows) => [
     target('0 unexplained duplicates', f.unexplained === 0, f.unexplained),
     ...resumes()(f, lines, windows),
@@ -180,16 +174,7 @@ const busyScript: RedisFault = {
   title: 'A BUSY script, then SCRIPT KILL',
   procedure:
     'a script spins 1.5 s (busy-reply-threshold 500 ms: BUSY replies for ~1 s), then SCRIPT KILL; twice, 2 s apart.',
-  async inject(cluster, quick) {
-    const out: Window[] = [];
-    for (let i = 0; i < (quick ? 1 : 2); i++) {
-      const from = Date.now();
-      await cluster.redis.busyScript(1500);
-      out.push({ from, to: Date.now() });
-      await sleep(2000);
-    }
-    return out;
-  },
+  inject: (cluster, quick) => repeatFault(quick ? 1 : 2, 2000, () => cluster.redis.busyScript(1500)),
   targets: (f, lines, windows) => [
     target('0 unexplained duplicates', f.unexplained === 0, f.unexplained),
     ...resumes()(f, lines, windows),
@@ -200,16 +185,7 @@ const dropClients: RedisFault = {
   id: 'T5d',
   title: 'All client connections dropped (CLIENT KILL TYPE normal)',
   procedure: 'CLIENT KILL TYPE normal, 4 times, 1.5 s apart.',
-  async inject(cluster, quick) {
-    const out: Window[] = [];
-    for (let i = 0; i < (quick ? 2 : 4); i++) {
-      const from = Date.now();
-      await cluster.redis.dropClients();
-      out.push({ from, to: Date.now() });
-      await sleep(1500);
-    }
-    return out;
-  },
+  inject: (cluster, quick) => repeatFault(quick ? 2 : 4, 1500, () => cluster.redis.dropClients()),
   targets: (f, lines, windows) => [
     target('0 unexplained duplicates', f.unexplained === 0, f.unexplained),
     ...resumes()(f, lines, windows),
