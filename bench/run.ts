@@ -805,10 +805,15 @@ function gitCommit(): string {
   }
 }
 
+/** The installed version of a package: the bench's own (bench/node_modules) first, then Machinist's. */
 function pkgVersion(name: string): string {
+  const at = [
+    join(HERE, 'node_modules', name, 'package.json'),
+    join(ROOT, 'node_modules', name, 'package.json'),
+  ];
   try {
     return (
-      JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+      JSON.parse(readFileSync(at.find((p) => existsSync(p)) ?? at[1]!, 'utf8')) as {
         version: string;
       }
     ).version;
