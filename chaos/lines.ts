@@ -22,11 +22,16 @@ export function heldAt(lines: OracleLine[], pid: number, t: number): Held[] {
   }
   for (const l of lines) {
     if ((l.kind === 'C' || l.kind === 'F' || l.kind === 'R') && Number(l.f[2]) === pid) {
-      const at = Number(l.kind === 'C' ? l.f[3] : l.f[4]);
-      if (at <= t) held.delete(l.f[1]!);
+      if (writeTimes(l).at <= t) held.delete(l.f[1]!);
     }
   }
   return [...held.values()];
+}
+
+/** When a write line (C, F, P, R) was read back (`at`) and when its commit was sent (`sent`). */
+export function writeTimes(l: OracleLine): { at: number; sent: number } {
+  const i = l.kind === 'C' ? 3 : 4;
+  return { at: Number(l.f[i]), sent: Number(l.f[i + 1]) };
 }
 
 /** The first claim of `id` after `t` by a worker other than `pid` (K lines), or undefined. */

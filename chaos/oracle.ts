@@ -8,10 +8,13 @@
 //   X id result t            a cancel was sent (result: sent), acknowledged (true | false)
 //   K id token pid t         a worker's commit claimed the job
 //   E id part token pid t    a side effect of the job's work (part: which step)
-//   C id token pid t         a worker's `done` write was acknowledged as written
-//   F id token pid kind t    another ending write (fail retry cancelled requeue park broken) written
-//   P id token pid state t   a checkpoint (or park) written, at pipeline state `state`
-//   R id token pid kind t    a write refused: the lease was lost
+//   C id token pid t sent         a worker's `done` write was acknowledged as written
+//   F id token pid kind t sent    another ending write (fail retry cancelled requeue park broken) written
+//   P id token pid state t sent   a checkpoint (or park) written, at pipeline state `state`
+//   R id token pid kind t sent    a write refused: the lease was lost
+//   (t: when the reply was read; sent: when the commit was sent. Redis applies a write between
+//   the two. A worker frozen after sending reads its reply late, so a write that Redis applied
+//   before another worker's claim can have t after it: the takeover checks go by `sent`.)
 //   W pid from to n          a reaper call sent at `from`, answered at `to`, requeued n jobs
 //   CRASH pid t message      a worker process died of an error it did not handle (message: no spaces)
 //   FAULT name pid|- from to a fault the test injected (pid: its target, - for all), times in ms

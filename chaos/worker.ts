@@ -38,15 +38,16 @@ process.on('unhandledRejection', crash);
 /** The production store, observed: every claim, written end, checkpoint and refusal. */
 class OracleStore extends RedisStore {
   override async commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult> {
+    const sent = now();
     const res = await super.commit(queue, ops, claim);
     const t = now();
     ops.forEach((op, i) => {
-      if (!res.written[i]) return oracle.line('R', op.id, op.token, pid, op.kind, t);
-      if (op.kind === 'done') oracle.line('C', op.id, op.token, pid, t);
-      else if (op.kind === 'checkpoint') oracle.line('P', op.id, op.token, pid, op.state ?? '-', t);
+      if (!res.written[i]) return oracle.line('R', op.id, op.token, pid, op.kind, t, sent);
+      if (op.kind === 'done') oracle.line('C', op.id, op.token, pid, t, sent);
+      else if (op.kind === 'checkpoint') oracle.line('P', op.id, op.token, pid, op.state ?? '-', t, sent);
       else {
-        if (op.kind === 'park') oracle.line('P', op.id, op.token, pid, op.state ?? '-', t);
-        oracle.line('F', op.id, op.token, pid, op.kind, t);
+        if (op.kind === 'park') oracle.line('P', op.id, op.token, pid, op.state ?? '-', t, sent);
+        oracle.line('F', op.id, op.token, pid, op.kind, t, sent);
       }
     });
     for (const c of res.claimed) {

@@ -2,7 +2,7 @@
 // frozen with SIGSTOP for three leases (T3). Workers are real processes, signalled by group.
 
 import { Cluster, type WorkerHandle } from '../cluster.js';
-import { claimedAgain, entryAfter, heldAt, percentile, sleep } from '../lines.js';
+import { claimedAgain, entryAfter, heldAt, percentile, sleep, writeTimes } from '../lines.js';
 import { produceMix, rng } from '../mix.js';
 import {
   contractTargets,
@@ -267,8 +267,9 @@ export const t3: Scenario = {
       await producing;
       const { figures: f, settled, lines } = await settleAndCheck(cluster, SETTLE_MS);
 
-      // Jobs the frozen worker held, claimed by another meanwhile: every later write of the old
-      // token MUST be refused.
+      // Jobs the frozen worker held, claimed by another meanwhile: every write of the old token
+      // sent after that claim MUST be refused. (A write sent before the freeze and answered
+      // after it was applied before the takeover: its late reply is no zombie write.)
       let taken = 0;
       let refused = 0;
       let accepted = 0;
@@ -279,8 +280,8 @@ export const t3: Scenario = {
           taken++;
           for (const l of lines) {
             if (l.f[1] !== h.token || l.f[0] !== h.id) continue;
-            const at = Number(l.kind === 'C' ? l.f[3] : l.f[4]);
-            if (at < s.to) continue;
+            if (l.kind !== 'C' && l.kind !== 'F' && l.kind !== 'P' && l.kind !== 'R') continue;
+            if (writeTimes(l).sent < again) continue;
             if (l.kind === 'R') refused++;
             else if (l.kind === 'C' || l.kind === 'F' || l.kind === 'P') accepted++;
           }

@@ -1,12 +1,12 @@
 // The type tests: test/types/client.types.ts (every `@ts-expect-error` must be an error, every
-// other line must compile) and every ```ts block of README.md, exactly as written, each compiled
-// as its own module under the repo's strict tsconfig, `machinist` resolving to src/index.ts.
-// Helpers the README leaves undeclared (fetchImage, shrink, ...) are declared in PRELUDE below,
-// never in the README.
+// other line must compile) and every ```ts block of README.md and docs/*.md, exactly as written,
+// each compiled as its own module under the repo's strict tsconfig, `machinist` resolving to
+// src/index.ts. Helpers the documents leave undeclared (fetchImage, shrink, ...) are declared in
+// PRELUDE below, never in the documents.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -26,13 +26,28 @@ declare const jobId: string;
 
 interface Block {
   file: string;
-  /** README line of the block's first line of code. */
+  /** The document the block is in, from the repo's root. */
+  doc: string;
+  /** The document's line of the block's first line of code. */
   line: number;
   code: string;
 }
 
-/** The README's ```ts blocks, in order. */
-function readmeBlocks(text: string): Block[] {
+/** The ```ts blocks of README.md and of every docs/*.md, in order. */
+function docBlocks(): Block[] {
+  const docs = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  const blocks: Block[] = [];
+  for (const doc of docs) blocks.push(...tsBlocks(doc, readFileSync(join(root, doc), 'utf8'), blocks.length));
+  return blocks;
+}
+
+/** One document's ```ts blocks, in order, numbered from `first`. */
+function tsBlocks(doc: string, text: string, first: number): Block[] {
   const blocks: Block[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -41,7 +56,8 @@ function readmeBlocks(text: string): Block[] {
     let end = start;
     while (end < lines.length && lines[end]!.trim() !== '```') end++;
     blocks.push({
-      file: join(here, `readme-block-${blocks.length + 1}.ts`),
+      file: join(here, `doc-block-${first + blocks.length + 1}.ts`),
+      doc,
       line: start + 1,
       code: lines.slice(start, end).join('\n') + '\n',
     });
@@ -82,15 +98,18 @@ function describeDiagnostic(d: ts.Diagnostic, blocks: Block[]): string {
   const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
   const block = blocks.find((b) => b.file === d.file!.fileName);
   const where = block
-    ? `README.md:${block.line + line}:${character + 1}`
+    ? `${block.doc}:${block.line + line}:${character + 1}`
     : `${d.file.fileName.slice(root.length + 1)}:${line + 1}:${character + 1}`;
   return `${where} ${text}`;
 }
 
 describe('types', () => {
-  it("compile: the client's type tests and every ts block of the README, under strict", () => {
-    const blocks = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
-    assert.ok(blocks.length >= 3, `the README's ts blocks were found (${blocks.length})`);
+  it("compile: the client's type tests and every ts block of the README and docs/, under strict", () => {
+    const blocks = docBlocks();
+    assert.ok(
+      blocks.some((b) => b.doc === 'README.md') && blocks.some((b) => b.doc === 'docs/guide.md'),
+      `the README's and the guide's ts blocks were found (${blocks.length})`,
+    );
     const virtual = new Map(blocks.map((b) => [b.file, b.code]));
     virtual.set(join(here, 'readme-prelude.d.ts'), PRELUDE);
     const diagnostics = compile([join(here, 'client.types.ts')], virtual);
