@@ -805,7 +805,7 @@ function gitCommit(): string {
   }
 }
 
-/** The installed version of a package: the bench's own (bench/node_modules) first, then Machinist's. */
+/** The installed version of a package: the bench's own package first, then Machinist's. */
 function pkgVersion(name: string): string {
   const at = [
     join(HERE, 'node_modules', name, 'package.json'),
