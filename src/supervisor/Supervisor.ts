@@ -41,6 +41,7 @@ import { logConnectionChanges } from './logConnectionChanges.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
+import { IngressDrain } from './IngressDrain.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -82,6 +83,11 @@ export interface SupervisorOptions {
    * 'name@version' (or 'name' for all its versions). The registry then holds this definition.
    */
   acceptChangedMachines?: boolean | readonly string[];
+  /**
+   * Move entries foreign producers push onto the queue's ingress list into jobs
+   * (docs/ingress.md). Costs one blocking connection. Default true (when the store has one).
+   */
+  ingress?: boolean;
   logger?: Logger;
 }
 
@@ -127,6 +133,8 @@ export class Supervisor {
   /** Heartbeat, reaper and deadline sweep (LEASES). */
   private readonly leases: LeaseKeeper;
   private unwatchConnection: (() => void) | undefined;
+  /** Foreign producers' entries into jobs (undefined when turned off). */
+  private readonly ingress: IngressDrain | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -182,6 +190,14 @@ export class Supervisor {
       this.log,
     );
     this.pump = this.newPump();
+    if (options.ingress !== false)
+      this.ingress = new IngressDrain({
+        store: this.store,
+        queue: this.queue,
+        registry: this.registry,
+        maxPayloadBytes: this.maxPayloadBytes,
+        log: this.log,
+      });
     const { store, queue, log } = this;
     this.attemptHost = {
       queue,
@@ -285,6 +301,7 @@ export class Supervisor {
     this.leases.start();
     this.pump = this.newPump();
     this.pump.start();
+    this.ingress?.start();
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
   }
 
@@ -313,6 +330,7 @@ export class Supervisor {
 
   private async end(graceMs: number): Promise<StopResult> {
     this.pump.stop();
+    const ingressStopped = this.ingress?.stop();
     let forced = false;
     let requeued = 0;
     if (this.running.size > 0) {
@@ -333,6 +351,7 @@ export class Supervisor {
     this.leases.stop();
     this.registryRefresh.stop();
     await this.pump.drain();
+    await ingressStopped;
     this.drained = undefined;
     await this.unsubscribe?.();
     this.unsubscribe = undefined;
