@@ -47,16 +47,19 @@ const MAX_URL_LENGTH = 2048;
 /** Refuses a webhook option a delivery could not use; every message names the field. */
 export function validateWebhook(machine: string, w: unknown): void {
   const fail = (field: string, why: string, got: unknown) => {
-    throw new ValidationError(`options.webhook${field ? '.' + field : ''} ${why} (got ${JSON.stringify(got)})`, {
-      field: field ? `webhook.${field}` : 'webhook',
-      machine,
-    });
+    throw new ValidationError(
+      `options.webhook${field ? '.' + field : ''} ${why} (got ${JSON.stringify(got)})`,
+      {
+        field: field ? `webhook.${field}` : 'webhook',
+        machine,
+      },
+    );
   };
   if (typeof w !== 'object' || w === null || Array.isArray(w)) fail('', 'must be an object', w);
   const o = w as Record<string, unknown>;
   for (const key of Object.keys(o)) {
     if (key !== 'url' && key !== 'stateUrl' && key !== 'secret')
-      fail(key, "is not an option (url, stateUrl and secret are)", o[key]);
+      fail(key, 'is not an option (url, stateUrl and secret are)', o[key]);
   }
   if (o.url === undefined && o.stateUrl === undefined) fail('url', 'or webhook.stateUrl is required', o.url);
   for (const field of ['url', 'stateUrl'] as const) {

@@ -4,6 +4,7 @@
 // test/pipeline/, which today run against RedisStore).
 
 import type { StoredError } from '../errors.js';
+import type { HookStore } from '../webhooks/HookStore.js';
 
 export type JobStatus = 'queued' | 'loading' | 'working' | 'waiting' | 'done' | 'failed' | 'cancelled';
 export const FINISHED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
@@ -154,7 +155,10 @@ export interface BrokenEntry {
 
 /** What becomes of one ingress entry (docs/ingress.md): a job, or the broken set with a reason. */
 export type IngressDecision =
-  | { job: NewJob; /** The id is the producer's: an existing job of that id consumes the entry. */ ownId: boolean }
+  | {
+      job: NewJob;
+      /** The id is the producer's: an existing job of that id consumes the entry. */ ownId: boolean;
+    }
   | { id: string; reason: string };
 
 export interface IngressDrained {
@@ -275,9 +279,18 @@ export interface Store {
    * list into jobs, each as `decide` says, atomically: an entry is popped in the same step that
    * makes its job or sets it aside as broken.
    */
-  drainIngress?(queue: string, max: number, decide: (raw: Buffer) => IngressDecision): Promise<IngressDrained>;
+  drainIngress?(
+    queue: string,
+    max: number,
+    decide: (raw: Buffer) => IngressDecision,
+  ): Promise<IngressDrained>;
   /** A waiter that returns when the queue's ingress list holds entries (or the timeout passes). */
   ingressWaiter?(queue: string): WorkWaiter;
+  /**
+   * WEBHOOKS: the dispatcher's durable state for one queue (src/webhooks/HookStore.ts), for
+   * backends that keep one; a Supervisor delivers no webhooks on a store without it.
+   */
+  webhookStore?(queue: string): HookStore;
   /**
    * Delivers control messages (cancel, event, fanin) addressed to one worker, if the backend can
    * push them; resolves once listening, with the function that stops it.

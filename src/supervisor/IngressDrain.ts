@@ -38,7 +38,9 @@ export class IngressDrain {
 
   /** Whether the store has an ingress at all (a MemoryStore has none). */
   get supported(): boolean {
-    return typeof this.o.store.drainIngress === 'function' && typeof this.o.store.ingressWaiter === 'function';
+    return (
+      typeof this.o.store.drainIngress === 'function' && typeof this.o.store.ingressWaiter === 'function'
+    );
   }
 
   start(): void {
@@ -70,7 +72,7 @@ export class IngressDrain {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      let taken = 0;
+      let taken: number;
       try {
         taken = await this.drainOnce();
       } catch (err) {

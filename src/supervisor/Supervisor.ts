@@ -42,6 +42,7 @@ import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
 import { IngressDrain } from './IngressDrain.js';
+import { WebhookDispatcher, type WebhookSettings } from '../webhooks/WebhookDispatcher.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -88,6 +89,17 @@ export interface SupervisorOptions {
    * (docs/ingress.md). Costs one blocking connection. Default true (when the store has one).
    */
   ingress?: boolean;
+  /**
+   * Deliver the webhooks jobs of this queue asked for (docs/webhooks.md): true (default),
+   * false, or settings (retries, deadline, onDelivery, ...). Costs one EXISTS per 30 s while no
+   * job of the queue has hooks.
+   */
+  webhooks?: boolean | WebhookSettings;
+  /**
+   * Hosts webhooks may reach although they are not public addresses (the SSRF guard refuses
+   * loopback, private, link-local, ... otherwise): names or IPs, optionally `host:port`.
+   */
+  webhookAllowHosts?: readonly string[];
   logger?: Logger;
 }
 
@@ -135,6 +147,10 @@ export class Supervisor {
   private unwatchConnection: (() => void) | undefined;
   /** Foreign producers' entries into jobs (undefined when turned off). */
   private readonly ingress: IngressDrain | undefined;
+  private readonly webhookSettings: WebhookSettings | undefined;
+  /** Webhook deliveries for this queue (a fresh one per start()). */
+  private webhooks: WebhookDispatcher | undefined;
+  private readonly client: Client;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -182,6 +198,14 @@ export class Supervisor {
     });
     // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
     const client = new Client({ store: this.store, queue: this.queue });
+    this.client = client;
+    if (options.webhooks !== false && this.store.webhookStore) {
+      const settings = typeof options.webhooks === 'object' ? options.webhooks : {};
+      this.webhookSettings = {
+        ...settings,
+        allowHosts: [...(settings.allowHosts ?? []), ...(options.webhookAllowHosts ?? [])],
+      };
+    }
     this.registryRefresh = new RegistryRefresh(
       this.store,
       this.queue,
@@ -302,6 +326,17 @@ export class Supervisor {
     this.pump = this.newPump();
     this.pump.start();
     this.ingress?.start();
+    if (this.webhookSettings) {
+      this.webhooks = new WebhookDispatcher({
+        ...this.webhookSettings,
+        hooks: this.store.webhookStore!(this.queue),
+        queue: this.queue,
+        owner: this.workerId,
+        log: this.log,
+        getRecord: (id) => this.client.get(id, { queue: this.queue }),
+      });
+      this.webhooks.start();
+    }
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
   }
 
@@ -352,6 +387,9 @@ export class Supervisor {
     this.registryRefresh.stop();
     await this.pump.drain();
     await ingressStopped;
+    // After the jobs' last writes: their events are on the stream for the next leader.
+    await this.webhooks?.stop();
+    this.webhooks = undefined;
     this.drained = undefined;
     await this.unsubscribe?.();
     this.unsubscribe = undefined;
@@ -378,6 +416,8 @@ export class Supervisor {
       this.pump.runEnded(old);
     }
     this.running.set(c.id, job);
+    // A job with hooks: its events are to be told now, not at the dispatcher's next idle look.
+    if (this.webhooks && c.options?.includes('"webhook"')) this.webhooks.poke();
     void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {

@@ -19,9 +19,15 @@ export function parseIngressEntry(
   registry: Registry,
   limits: { queue: string; maxPayloadBytes: number },
 ): IngressDecision {
-  const broken = (code: string, why: string): IngressDecision => ({ id: newJobId(), reason: `${code}: ${why}` });
+  const broken = (code: string, why: string): IngressDecision => ({
+    id: newJobId(),
+    reason: `${code}: ${why}`,
+  });
   if (raw.length > limits.maxPayloadBytes * 2 + 4096)
-    return broken('INGRESS_TOO_LARGE', `entry is ${raw.length} bytes (input limit ${limits.maxPayloadBytes})`);
+    return broken(
+      'INGRESS_TOO_LARGE',
+      `entry is ${raw.length} bytes (input limit ${limits.maxPayloadBytes})`,
+    );
   let entry: unknown;
   try {
     entry = JSON.parse(utf8.decode(raw));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { defineJob } from '../../src/index.js';
+import { defineJob, type BrokenEntry, type JobRecord } from '../../src/index.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 
@@ -27,7 +27,11 @@ describe('ingress list (producers without Machinist)', () => {
     await h.close();
   });
 
-  const echo = defineJob({ name: 'echo', retry: { maxAttempts: 2 }, work: ({ input }: { input: unknown }) => input });
+  const echo = defineJob({
+    name: 'echo',
+    retry: { maxAttempts: 2 },
+    work: ({ input }: { input: unknown }) => input,
+  });
 
   it('runs jobs a redis-cli producer pushed, with their priority, delay, attempts and own id', async () => {
     h = new Harness(redis);
@@ -40,10 +44,10 @@ describe('ingress list (producers without Machinist)', () => {
     const client = h.client();
     const rec = await client.waitForResult('order-42', { timeoutMs: 10_000, queue: 'default' });
     assert.deepEqual(rec.output, { n: 3 });
-    const { jobs } = await eventually(async () => {
+    const jobs = (await eventually(async () => {
       const page = await client.list({ queue: 'default', status: 'done' });
-      return page.jobs.length === 3 && page;
-    }, 10_000);
+      return page.jobs.length === 3 && page.jobs;
+    }, 10_000)) as JobRecord[];
     const byN = new Map(jobs.map((j) => [(j.input as { n: number }).n, j]));
     assert.equal(byN.get(1)?.maxAttempts, 2, "the definition's maxAttempts by default");
     assert.equal(byN.get(2)?.priority, 'high');
@@ -55,9 +59,19 @@ describe('ingress list (producers without Machinist)', () => {
     h = new Harness(redis);
     const s = h.supervisor({ jobs: [echo] });
     const client = h.client({ jobs: [echo] });
-    const viaClient = await client.enqueue('echo', { a: [1, 2.5, 'x'] }, { priority: 'low', delayMs: 60_000 });
+    const viaClient = await client.enqueue(
+      'echo',
+      { a: [1, 2.5, 'x'] },
+      { priority: 'low', delayMs: 60_000 },
+    );
     await redisCliLpush(redis, h.key('ingress'), [
-      JSON.stringify({ machine: 'echo', input: { a: [1, 2.5, 'x'] }, priority: 'low', delayMs: 60_000, id: 'mine' }),
+      JSON.stringify({
+        machine: 'echo',
+        input: { a: [1, 2.5, 'x'] },
+        priority: 'low',
+        delayMs: 60_000,
+        id: 'mine',
+      }),
     ]);
     await s.start();
     await eventually(async () => (await h.raw.llen(h.key('ingress'))) === 0, 10_000);
@@ -92,23 +106,23 @@ describe('ingress list (producers without Machinist)', () => {
       JSON.stringify({ machine: 'echo', input: 'last' }),
     ]);
     const client = h.client();
-    const broken = await eventually(async () => {
+    const broken = (await eventually(async () => {
       const b = await client.broken({ limit: 100 });
       return b.length === bad.length && b;
-    }, 10_000);
+    }, 10_000)) as BrokenEntry[];
     const byRaw = new Map(broken.map((b) => [b.raw, b.reason]));
     assert.match(byRaw.get('not json {')!, /^INGRESS_UNDECODABLE/);
     assert.match(byRaw.get('[1,2]')!, /must be a JSON object/);
-    assert.match(byRaw.get(bad[2]!)!, /'machine'/);
-    assert.match(byRaw.get(bad[3]!)!, /^UNKNOWN_MACHINE.*'nope'/);
-    assert.match(byRaw.get(bad[4]!)!, /unknown field 'priorty'/);
-    assert.match(byRaw.get(bad[5]!)!, /priority/);
-    assert.match(byRaw.get(bad[6]!)!, /'input' is missing/);
-    assert.match(byRaw.get(bad[7]!)!, /'id'/);
-    const done = await eventually(async () => {
+    assert.match(byRaw.get(bad[2])!, /'machine'/);
+    assert.match(byRaw.get(bad[3])!, /^UNKNOWN_MACHINE.*'nope'/);
+    assert.match(byRaw.get(bad[4])!, /unknown field 'priorty'/);
+    assert.match(byRaw.get(bad[5])!, /priority/);
+    assert.match(byRaw.get(bad[6])!, /'input' is missing/);
+    assert.match(byRaw.get(bad[7])!, /'id'/);
+    const done = (await eventually(async () => {
       const page = await client.list({ queue: 'default', status: 'done' });
       return page.jobs.length === 2 && page.jobs;
-    }, 10_000);
+    }, 10_000)) as JobRecord[];
     assert.deepEqual(done.map((j) => j.output).sort(), ['first', 'last']);
     assert.equal(await h.raw.llen(h.key('ingress')), 0);
   });

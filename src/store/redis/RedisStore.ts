@@ -48,6 +48,8 @@ import * as registryOps from './registryOps.js';
 import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
+import { RedisHookStore } from './RedisHookStore.js';
+import type { HookStore } from '../../webhooks/HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import { RedisWorkWaiter } from './RedisWorkWaiter.js';
 
@@ -248,7 +250,11 @@ export class RedisStore implements Store {
   }
 
   /** See Store.drainIngress (lua/drainIngress-7.lua); waits out an outage like a supervisor's calls. */
-  drainIngress(queue: string, max: number, decide: (raw: Buffer) => IngressDecision): Promise<IngressDrained> {
+  drainIngress(
+    queue: string,
+    max: number,
+    decide: (raw: Buffer) => IngressDecision,
+  ): Promise<IngressDrained> {
     return ingressOps.drainIngress(this.ctx, queue, max, decide);
   }
 
@@ -267,6 +273,14 @@ export class RedisStore implements Store {
     if (this.closed) waiter.close();
     else this.waiters.add(waiter);
     return waiter;
+  }
+
+  /**
+   * The webhook dispatcher's state for one queue (src/webhooks/WebhookDispatcher.ts), on
+   * connections of its own; `close()` it when done.
+   */
+  webhookStore(queue: string): HookStore {
+    return new RedisHookStore(this.redis, this.keys(queue));
   }
 
   /** Listens for control messages addressed to one worker (one subscriber connection for all). */
