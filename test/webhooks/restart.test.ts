@@ -39,7 +39,11 @@ describe('webhooks: durability', () => {
     });
     const secret = newSecret();
     const client = h.client();
-    const id = await client.enqueue('quick', { n: 7 }, { webhook: { url: `http://127.0.0.1:${port}/final`, secret } });
+    const id = await client.enqueue(
+      'quick',
+      { n: 7 },
+      { webhook: { url: `http://127.0.0.1:${port}/final`, secret } },
+    );
     assert.equal((await client.waitForResult(id, { timeoutMs: 10_000 })).status, 'done');
     // The job has ended; its final hook has been tried and failed at least once.
     const chain = h.key(`hookq:${id}|f`);

@@ -55,7 +55,14 @@ describe('webhooks: SSRF guard', () => {
       '::ffff:192.168.0.1',
     ])
       assert.equal(isPublicAddress(a), false, a);
-    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+    for (const a of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+    ])
       assert.equal(isPublicAddress(a), true, a);
   });
 
@@ -115,11 +122,20 @@ describe('webhooks: SSRF guard', () => {
     const job = defineJob({ name: 'j', work: () => 'fine' });
     await h.started({ jobs: [job], webhooks: { idleCheckMs: 200, onDelivery: (r) => results.push(r) } });
     const client = h.client({ jobs: [job] });
-    const urls = [rx.url('/a'), 'http://169.254.169.254/', `http://[::ffff:127.0.0.1]:${rx.port}/`, `http://localhost:${rx.port}/`];
+    const urls = [
+      rx.url('/a'),
+      'http://169.254.169.254/',
+      `http://[::ffff:127.0.0.1]:${rx.port}/`,
+      `http://localhost:${rx.port}/`,
+    ];
     const ids = await Promise.all(urls.map((url) => client.enqueue('j', null, { webhook: { url } })));
-    for (const id of ids) assert.equal((await client.waitForResult(id, { timeoutMs: 10_000 })).output, 'fine');
+    for (const id of ids)
+      assert.equal((await client.waitForResult(id, { timeoutMs: 10_000 })).output, 'fine');
     await eventually(() => results.length === urls.length, 10_000);
-    assert.deepEqual(results, urls.map(() => 'refused'));
+    assert.deepEqual(
+      results,
+      urls.map(() => 'refused'),
+    );
     assert.equal(rx.at('/a').length, 0);
   });
 });
