@@ -27,7 +27,10 @@ export type {
   OutputFor,
 } from './client/jobTypes.js';
 export type { AnyDefinition } from './runtime/registry.js';
-export type { EnqueueOptions } from './client/validateEnqueue.js';
+export type { EnqueueOptions, WebhookOptions } from './client/validateEnqueue.js';
+export { verifyWebhook } from './webhooks/signature.js';
+export type { VerifyWebhookArgs } from './webhooks/signature.js';
+export type { WebhookSettings, DeliveryResult } from './webhooks/WebhookDispatcher.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';
 export type {
@@ -39,6 +42,8 @@ export type {
   DeadLetter,
   BrokenEntry,
   ListQuery,
+  IngressDecision,
+  IngressDrained,
 } from './store/types.js';
 export {
   MachinistError,

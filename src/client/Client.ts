@@ -12,7 +12,6 @@ import {
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import {
   FINISHED,
-  PRIORITY_BAND,
   type AuditEntry,
   type BrokenEntry,
   type DeadLetter,
@@ -22,12 +21,8 @@ import {
   type NewJob,
   type Store,
 } from '../store/types.js';
-import {
-  DEFAULT_MAX_PAYLOAD_BYTES,
-  serializeInput,
-  validateOptions,
-  type EnqueueOptions,
-} from './validateEnqueue.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
+import { buildNewJob } from './buildNewJob.js';
 import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { assertQueueName, childId } from '../store/keys.js';
@@ -191,22 +186,10 @@ export class Client<D extends AnyDefinition = never> {
     options: EnqueueOptions | undefined,
     info: { version: number; maxAttempts: number },
   ): { queue: string; job: NewJob } {
-    validateOptions(machine, options);
-    const text = serializeInput(machine, input, this.maxPayloadBytes);
-    const o = options ?? {};
-    const queue = o.queue ?? this.defaultQueue;
-    const job: NewJob = {
-      id: ulid(),
-      machine,
-      version: info.version,
-      input: text,
-      band: PRIORITY_BAND[o.priority ?? 'normal'],
-      delayMs: Math.round(o.delayMs ?? 0),
-      maxAttempts: o.maxAttempts ?? info.maxAttempts,
-      idempotencyKey: o.idempotencyKey,
-      options: o.timeoutMs !== undefined ? JSON.stringify({ timeoutMs: o.timeoutMs }) : '',
-    };
-    return { queue, job };
+    return buildNewJob(machine, input, options, info, {
+      queue: this.defaultQueue,
+      maxPayloadBytes: this.maxPayloadBytes,
+    });
   }
 
   /** The machine's newest version and default maxAttempts; synchronous when known locally or cached. */

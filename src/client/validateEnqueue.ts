@@ -21,11 +21,75 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Overrides the definition's per-attempt timeout. */
   timeoutMs?: number;
+  /**
+   * Webhooks for this job (docs/webhooks.md): `url` receives the final record once the job is
+   * done, failed or cancelled; `stateUrl` each status change. Signed (Standard Webhooks) when
+   * `secret` (`whsec_<base64 of 24-64 bytes>`) is given.
+   */
+  webhook?: WebhookOptions;
   // No parentId: a child job comes only from its parent's fanOut (Client.enqueueChildren), so
   // no caller can attach a job to another job's tree. validateOptions refuses one.
 }
 
+export interface WebhookOptions {
+  /** Receives the final job record (as Client.get returns it) after the result is stored. */
+  url?: string;
+  /** Receives every status change: job id, status, state and time. */
+  stateUrl?: string;
+  /** Standard Webhooks secret, `whsec_<base64>`: deliveries are signed with it. */
+  secret?: string;
+}
+
 export { DEFAULT_MAX_PAYLOAD_BYTES };
+
+const MAX_URL_LENGTH = 2048;
+
+/** Refuses a webhook option a delivery could not use; every message names the field. */
+export function validateWebhook(machine: string, w: unknown): void {
+  const fail = (field: string, why: string, got: unknown) => {
+    throw new ValidationError(
+      `options.webhook${field ? '.' + field : ''} ${why} (got ${JSON.stringify(got)})`,
+      {
+        field: field ? `webhook.${field}` : 'webhook',
+        machine,
+      },
+    );
+  };
+  if (typeof w !== 'object' || w === null || Array.isArray(w)) fail('', 'must be an object', w);
+  const o = w as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (key !== 'url' && key !== 'stateUrl' && key !== 'secret')
+      fail(key, 'is not an option (url, stateUrl and secret are)', o[key]);
+  }
+  if (o.url === undefined && o.stateUrl === undefined) fail('url', 'or webhook.stateUrl is required', o.url);
+  for (const field of ['url', 'stateUrl'] as const) {
+    const v = o[field];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.length > MAX_URL_LENGTH)
+      fail(field, `must be a URL of at most ${MAX_URL_LENGTH} characters`, v);
+    let url: URL;
+    try {
+      url = new URL(v as string);
+    } catch {
+      return fail(field, 'is not a valid URL', v);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      fail(field, `must be an http: or https: URL, not ${url.protocol}`, v);
+  }
+  if (o.secret !== undefined) {
+    const bytes = typeof o.secret === 'string' ? secretBytes(o.secret) : null;
+    if (!bytes || bytes.length < 24 || bytes.length > 64)
+      fail('secret', "must be 'whsec_' followed by the base64 of 24 to 64 random bytes", '<redacted>');
+  }
+}
+
+/** The key bytes of a Standard Webhooks secret `whsec_<base64>`, or null when it is not one. */
+export function secretBytes(secret: string): Buffer | null {
+  if (!secret.startsWith('whsec_')) return null;
+  const b64 = secret.slice('whsec_'.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) return null;
+  return Buffer.from(b64, 'base64');
+}
 
 export function serializeInput(machine: string, input: unknown, maxBytes: number): string {
   let text: string | undefined;
@@ -94,4 +158,5 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
     (typeof o.idempotencyKey !== 'string' || o.idempotencyKey.length === 0 || o.idempotencyKey.length > 256)
   )
     fail('idempotencyKey', 'must be a string of 1-256 characters');
+  if (o.webhook !== undefined) validateWebhook(machine, o.webhook);
 }

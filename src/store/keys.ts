@@ -31,6 +31,20 @@ export interface QueueKeys {
   dead: string;
   broken: string;
   brokenWhy: string;
+  /** Entries foreign producers LPUSH (docs/ingress.md); drainIngress-7.lua makes them jobs. */
+  ingress: string;
+  /** Webhooks (src/webhooks/WebhookDispatcher.ts): unfinished jobs with hooks, by time added. */
+  hooked: string;
+  /** Webhooks: chains with a delivery due, by due time (ms). */
+  hookDue: string;
+  /** Webhooks: the event-stream cursor the dispatcher has processed up to. */
+  hookCursor: string;
+  /** Webhooks: the lease of the one dispatcher that follows the stream and delivers. */
+  hookLease: string;
+  /** Webhooks: a chain's pending deliveries (`<jobId>|s` state hooks, `<jobId>|f` the final one). */
+  hookChain(chain: string): string;
+  /** Webhooks: per job, the last status told and the receivers that answered 410. */
+  hookMeta(id: string): string;
   job(id: string): string;
   inbox(id: string): string;
   children(id: string): string;
@@ -57,6 +71,13 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     dead: base + 'dead',
     broken: base + 'broken',
     brokenWhy: base + 'brokenwhy',
+    ingress: base + 'ingress',
+    hooked: base + 'hooked',
+    hookDue: base + 'hookdue',
+    hookCursor: base + 'hookcursor',
+    hookLease: base + 'hooklease',
+    hookChain: (chain) => base + 'hookq:' + chain,
+    hookMeta: (id) => base + 'hookmeta:' + id,
     job: (id) => base + 'job:' + id,
     inbox: (id) => base + 'inbox:' + id,
     children: (id) => base + 'children:' + id,

@@ -4,6 +4,7 @@
 // test/pipeline/, which today run against RedisStore).
 
 import type { StoredError } from '../errors.js';
+import type { HookStore } from '../webhooks/HookStore.js';
 
 export type JobStatus = 'queued' | 'loading' | 'working' | 'waiting' | 'done' | 'failed' | 'cancelled';
 export const FINISHED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
@@ -39,8 +40,13 @@ export interface NewJob {
   maxAttempts: number;
   idempotencyKey?: string;
   parentId?: string;
-  /** JSON text of per-job options (timeoutMs), or ''. */
+  /** JSON text of per-job options (timeoutMs, webhook), or ''. */
   options?: string;
+  /**
+   * The options name webhooks: the store lists the job as hooked (before creating it), so a
+   * webhook dispatcher follows its events (src/webhooks/WebhookDispatcher.ts).
+   */
+  hooked?: boolean;
   /** For a child job: its parent's queue (when not this one), fan-out group and index. */
   parentQueue?: string;
   group?: string;
@@ -143,6 +149,25 @@ export interface BrokenEntry {
   queue: string;
   reason: string;
   at: number;
+  /** For an ingress entry that could not be made a job: its text (the first 64 KiB). */
+  raw?: string;
+}
+
+/** What becomes of one ingress entry (docs/ingress.md): a job, or the broken set with a reason. */
+export type IngressDecision =
+  | {
+      job: NewJob;
+      /** The id is the producer's: an existing job of that id consumes the entry. */ ownId: boolean;
+    }
+  | { id: string; reason: string };
+
+export interface IngressDrained {
+  made: number;
+  broken: number;
+  /** Entries whose producer-given id named an existing job (consumed, nothing made). */
+  existing: number;
+  /** Other supervisors kept taking the entries first; nothing was done this time. */
+  contended?: boolean;
 }
 
 export interface CancelOutcome {
@@ -248,6 +273,24 @@ export interface Store {
    * own, so one's idle wait never holds up another's and one's stop never cuts another's wait.
    */
   workWaiter(queue: string): WorkWaiter;
+  /**
+   * INGRESS (docs/ingress.md), for backends foreign producers can write to (a MemoryStore has
+   * none and leaves both out). Moves up to `max` of the oldest entries of the queue's ingress
+   * list into jobs, each as `decide` says, atomically: an entry is popped in the same step that
+   * makes its job or sets it aside as broken.
+   */
+  drainIngress?(
+    queue: string,
+    max: number,
+    decide: (raw: Buffer) => IngressDecision,
+  ): Promise<IngressDrained>;
+  /** A waiter that returns when the queue's ingress list holds entries (or the timeout passes). */
+  ingressWaiter?(queue: string): WorkWaiter;
+  /**
+   * WEBHOOKS: the dispatcher's durable state for one queue (src/webhooks/HookStore.ts), for
+   * backends that keep one; a Supervisor delivers no webhooks on a store without it.
+   */
+  webhookStore?(queue: string): HookStore;
   /**
    * Delivers control messages (cancel, event, fanin) addressed to one worker, if the backend can
    * push them; resolves once listening, with the function that stops it.

@@ -41,6 +41,8 @@ import { logConnectionChanges } from './logConnectionChanges.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
+import { IngressDrain } from './IngressDrain.js';
+import { WebhookDispatcher, type WebhookSettings } from '../webhooks/WebhookDispatcher.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -82,6 +84,22 @@ export interface SupervisorOptions {
    * 'name@version' (or 'name' for all its versions). The registry then holds this definition.
    */
   acceptChangedMachines?: boolean | readonly string[];
+  /**
+   * Move entries foreign producers push onto the queue's ingress list into jobs
+   * (docs/ingress.md). Costs one blocking connection. Default true (when the store has one).
+   */
+  ingress?: boolean;
+  /**
+   * Deliver the webhooks jobs of this queue asked for (docs/webhooks.md): true (default),
+   * false, or settings (retries, deadline, onDelivery, ...). Costs one EXISTS per 30 s while no
+   * job of the queue has hooks.
+   */
+  webhooks?: boolean | WebhookSettings;
+  /**
+   * Hosts webhooks may reach although they are not public addresses (the SSRF guard refuses
+   * loopback, private, link-local, ... otherwise): names or IPs, optionally `host:port`.
+   */
+  webhookAllowHosts?: readonly string[];
   logger?: Logger;
 }
 
@@ -127,6 +145,12 @@ export class Supervisor {
   /** Heartbeat, reaper and deadline sweep (LEASES). */
   private readonly leases: LeaseKeeper;
   private unwatchConnection: (() => void) | undefined;
+  /** Foreign producers' entries into jobs (undefined when turned off). */
+  private readonly ingress: IngressDrain | undefined;
+  private readonly webhookSettings: WebhookSettings | undefined;
+  /** Webhook deliveries for this queue (a fresh one per start()). */
+  private webhooks: WebhookDispatcher | undefined;
+  private readonly client: Client;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -174,6 +198,14 @@ export class Supervisor {
     });
     // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
     const client = new Client({ store: this.store, queue: this.queue });
+    this.client = client;
+    if (options.webhooks !== false && this.store.webhookStore) {
+      const settings = typeof options.webhooks === 'object' ? options.webhooks : {};
+      this.webhookSettings = {
+        ...settings,
+        allowHosts: [...(settings.allowHosts ?? []), ...(options.webhookAllowHosts ?? [])],
+      };
+    }
     this.registryRefresh = new RegistryRefresh(
       this.store,
       this.queue,
@@ -182,6 +214,14 @@ export class Supervisor {
       this.log,
     );
     this.pump = this.newPump();
+    if (options.ingress !== false)
+      this.ingress = new IngressDrain({
+        store: this.store,
+        queue: this.queue,
+        registry: this.registry,
+        maxPayloadBytes: this.maxPayloadBytes,
+        log: this.log,
+      });
     const { store, queue, log } = this;
     this.attemptHost = {
       queue,
@@ -285,6 +325,18 @@ export class Supervisor {
     this.leases.start();
     this.pump = this.newPump();
     this.pump.start();
+    this.ingress?.start();
+    if (this.webhookSettings) {
+      this.webhooks = new WebhookDispatcher({
+        ...this.webhookSettings,
+        hooks: this.store.webhookStore!(this.queue),
+        queue: this.queue,
+        owner: this.workerId,
+        log: this.log,
+        getRecord: (id) => this.client.get(id, { queue: this.queue }),
+      });
+      this.webhooks.start();
+    }
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
   }
 
@@ -313,6 +365,7 @@ export class Supervisor {
 
   private async end(graceMs: number): Promise<StopResult> {
     this.pump.stop();
+    const ingressStopped = this.ingress?.stop();
     let forced = false;
     let requeued = 0;
     if (this.running.size > 0) {
@@ -333,6 +386,10 @@ export class Supervisor {
     this.leases.stop();
     this.registryRefresh.stop();
     await this.pump.drain();
+    await ingressStopped;
+    // After the jobs' last writes: their events are on the stream for the next leader.
+    await this.webhooks?.stop();
+    this.webhooks = undefined;
     this.drained = undefined;
     await this.unsubscribe?.();
     this.unsubscribe = undefined;
@@ -359,6 +416,8 @@ export class Supervisor {
       this.pump.runEnded(old);
     }
     this.running.set(c.id, job);
+    // A job with hooks: its events are to be told now, not at the dispatcher's next idle look.
+    if (this.webhooks && c.options?.includes('"webhook"')) this.webhooks.poke();
     void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {

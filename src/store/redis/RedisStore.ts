@@ -19,6 +19,8 @@ import {
   type ConnectionChange,
   type DeadLetter,
   type EnqueueResult,
+  type IngressDecision,
+  type IngressDrained,
   type FanState,
   type JobRecord,
   type JobStatus,
@@ -45,6 +47,9 @@ import * as eventOps from './eventOps.js';
 import * as registryOps from './registryOps.js';
 import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
+import * as ingressOps from './ingressOps.js';
+import { RedisHookStore } from './RedisHookStore.js';
+import type { HookStore } from '../../webhooks/HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import { RedisWorkWaiter } from './RedisWorkWaiter.js';
 
@@ -242,6 +247,40 @@ export class RedisStore implements Store {
     if (this.closed) waiter.close();
     else this.waiters.add(waiter);
     return waiter;
+  }
+
+  /** See Store.drainIngress (lua/drainIngress-7.lua); waits out an outage like a supervisor's calls. */
+  drainIngress(
+    queue: string,
+    max: number,
+    decide: (raw: Buffer) => IngressDecision,
+  ): Promise<IngressDrained> {
+    return ingressOps.drainIngress(this.ctx, queue, max, decide);
+  }
+
+  /**
+   * Waits until the ingress list has entries: BLMOVE from the list's right end to the same end,
+   * which Redis documents as a no-op for the list, so waiting changes nothing and costs one
+   * blocked command per timeout (no polling).
+   */
+  ingressWaiter(queue: string): WorkWaiter {
+    const waiter = new RedisWorkWaiter(
+      this.redis,
+      this.keys(queue).ingress,
+      (w) => this.waiters.delete(w),
+      (conn, key, seconds) => conn.blmove(key, key, 'RIGHT', 'RIGHT', seconds),
+    );
+    if (this.closed) waiter.close();
+    else this.waiters.add(waiter);
+    return waiter;
+  }
+
+  /**
+   * The webhook dispatcher's state for one queue (src/webhooks/WebhookDispatcher.ts), on
+   * connections of its own; `close()` it when done.
+   */
+  webhookStore(queue: string): HookStore {
+    return new RedisHookStore(this.redis, this.keys(queue));
   }
 
   /** Listens for control messages addressed to one worker (one subscriber connection for all). */

@@ -1,5 +1,6 @@
 // One supervisor's blocking wait for work: BZPOPMIN on its queue's marker (see commit-12.lua and
 // enqueue-5.lua, which add the member), on a connection of its own, opened at the first wait.
+// The same class waits for ingress entries with another blocking command (`block`).
 // A connection blocks one command at a time, so a waiter shared by two supervisors would make
 // the second wait behind the first, and one's close would cut the other's wait.
 
@@ -14,6 +15,12 @@ export class RedisWorkWaiter implements WorkWaiter {
     private readonly redis: Redis,
     private readonly marker: string,
     private readonly onClose: (waiter: RedisWorkWaiter) => void,
+    /** The blocking command (default: BZPOPMIN on `marker`); `seconds` is its timeout. */
+    private readonly block: (conn: Redis, key: string, seconds: number) => Promise<unknown> = (
+      conn,
+      key,
+      seconds,
+    ) => conn.bzpopmin(key, seconds),
   ) {}
 
   async wait(timeoutMs: number): Promise<void> {
@@ -25,7 +32,7 @@ export class RedisWorkWaiter implements WorkWaiter {
       });
     }
     try {
-      await this.conn.bzpopmin(this.marker, Math.max(0.01, timeoutMs / 1000));
+      await this.block(this.conn, this.marker, Math.max(0.01, timeoutMs / 1000));
     } catch {
       // Closed (shutdown) or the connection dropped: either way the caller looks again, but
       // not in a tight loop while Redis is away.

@@ -33,9 +33,15 @@ export async function broken(ctx: RedisContext, queue: string, limit: number): P
   const out: BrokenEntry[] = [];
   for (let i = 0; i < flat.length; i += 2) {
     const id = flat[i]!;
-    const [why, err] = await Promise.all([ctx.redis.hget(k.brokenWhy, id), ctx.redis.hget(k.job(id), 'e')]);
+    const [why, [err, raw]] = await Promise.all([
+      ctx.redis.hget(k.brokenWhy, id),
+      ctx.redis.hmget(k.job(id), 'e', 'raw'),
+    ]);
     const reason = why ?? (err ? ((JSON.parse(err) as StoredError).message ?? err) : 'unknown');
-    out.push({ id, queue, reason, at: Number(flat[i + 1]) });
+    const entry: BrokenEntry = { id, queue, reason, at: Number(flat[i + 1]) };
+    // An ingress entry that could not be made a job keeps its text (lua/drainIngress-7.lua).
+    if (raw != null) entry.raw = raw;
+    out.push(entry);
   }
   return out;
 }

@@ -18,6 +18,14 @@ export async function enqueue(
     await ctx.redis.sadd(queuesKey(ctx.prefix), queue);
     knownQueues.add(queue);
   }
+  const hooked = jobs.filter((j) => j.hooked);
+  if (hooked.length > 0) {
+    // Listed BEFORE the job exists, so the webhook dispatcher never sees one of its events
+    // without knowing it has hooks. A listing whose job was never made (the script failed, an
+    // idempotency key named another job) is dropped by the dispatcher's sweep.
+    const now = Date.now();
+    await ctx.redis.zadd(k.hooked, 'NX', ...hooked.flatMap((j) => [now, j.id]));
+  }
   const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length];
   for (const j of jobs) {
     // The rarely used fields travel as one JSON array, '' when all are empty (see enqueue-5.lua).

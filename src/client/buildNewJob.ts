@@ -1,0 +1,46 @@
+// One enqueue's checks and record: what Client.enqueue stores, and what a supervisor makes of an
+// ingress entry (supervisor/parseIngressEntry.ts), so both refuse and store the same things.
+
+import { monotonicFactory } from 'ulid';
+import { PRIORITY_BAND, type NewJob } from '../store/types.js';
+import { serializeInput, validateOptions, type EnqueueOptions } from './validateEnqueue.js';
+
+const ulid = monotonicFactory();
+
+/** A new job id: a ULID (time-ordered, so ids sort by creation). */
+export const newJobId = (): string => ulid();
+
+/**
+ * Validates `options` and `input` (ValidationError naming the field) and builds the job for
+ * `Store.enqueue`. `info`: the machine's newest version and its default maxAttempts.
+ */
+export function buildNewJob(
+  machine: string,
+  input: unknown,
+  options: EnqueueOptions | undefined,
+  info: { version: number; maxAttempts: number },
+  defaults: { queue: string; maxPayloadBytes: number },
+): { queue: string; job: NewJob } {
+  validateOptions(machine, options);
+  const text = serializeInput(machine, input, defaults.maxPayloadBytes);
+  const o = options ?? {};
+  const perJob: { timeoutMs?: number; webhook?: EnqueueOptions['webhook'] } = {};
+  if (o.timeoutMs !== undefined) perJob.timeoutMs = o.timeoutMs;
+  if (o.webhook !== undefined) {
+    const { url, stateUrl, secret } = o.webhook;
+    perJob.webhook = { url, stateUrl, secret };
+  }
+  const job: NewJob = {
+    id: newJobId(),
+    machine,
+    version: info.version,
+    input: text,
+    band: PRIORITY_BAND[o.priority ?? 'normal'],
+    delayMs: Math.round(o.delayMs ?? 0),
+    maxAttempts: o.maxAttempts ?? info.maxAttempts,
+    idempotencyKey: o.idempotencyKey,
+    options: perJob.timeoutMs !== undefined || perJob.webhook ? JSON.stringify(perJob) : '',
+  };
+  if (perJob.webhook) job.hooked = true;
+  return { queue: o.queue ?? defaults.queue, job };
+}

@@ -1,0 +1,209 @@
+// The webhook dispatcher's state on Redis (src/webhooks/WebhookDispatcher.ts explains it). Every
+// key is under the queue's hash tag; the one multi-key change (schedule) is one MULTI, fenced
+// by WATCH on the lease so a dispatcher whose lease passed writes nothing.
+
+import type { Redis } from 'ioredis';
+import type { QueueKeys } from '../keys.js';
+import type { QueueEvent } from '../types.js';
+import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../../webhooks/HookStore.js';
+import { decodeStreamEntries } from './decodeEvents.js';
+
+/** How long a finished job's hook record (410 flags) outlives its final event: past the give-up age. */
+const META_TTL_MS = 48 * 3600 * 1000;
+
+export class RedisHookStore implements HookStore {
+  private reader: Redis | undefined;
+  /** A connection of its own: a WATCH belongs to a connection, and an EXEC clears them all. */
+  private readonly redis: Redis;
+  /** WATCH sections run one at a time on it, for the same reason. */
+  private watching: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    shared: Redis,
+    private readonly k: QueueKeys,
+  ) {
+    this.redis = shared.duplicate();
+    this.redis.on('error', () => {});
+  }
+
+  private exclusive<T>(section: () => Promise<T>): Promise<T> {
+    const run = this.watching.then(section, section);
+    this.watching = run.catch(() => undefined);
+    return run;
+  }
+
+  async pending(): Promise<boolean> {
+    return (await this.redis.exists(this.k.hooked, this.k.hookDue)) > 0;
+  }
+
+  lease(owner: string, ms: number): Promise<boolean> {
+    return this.exclusive(() => this.leaseNow(owner, ms));
+  }
+
+  private async leaseNow(owner: string, ms: number): Promise<boolean> {
+    if ((await this.redis.set(this.k.hookLease, owner, 'PX', ms, 'NX')) === 'OK') return true;
+    // Extend it only if it is still ours: WATCH makes the PEXPIRE fail if it changed hands.
+    await this.redis.watch(this.k.hookLease);
+    if ((await this.redis.get(this.k.hookLease)) !== owner) {
+      await this.redis.unwatch();
+      return false;
+    }
+    const res = await this.redis.multi().pexpire(this.k.hookLease, ms).exec();
+    return res !== null;
+  }
+
+  release(owner: string): Promise<void> {
+    return this.exclusive(() => this.releaseNow(owner));
+  }
+
+  private async releaseNow(owner: string): Promise<void> {
+    await this.redis.watch(this.k.hookLease);
+    if ((await this.redis.get(this.k.hookLease)) !== owner) return void (await this.redis.unwatch());
+    await this.redis.multi().del(this.k.hookLease).exec();
+  }
+
+  async cursor(): Promise<string> {
+    return (await this.redis.get(this.k.hookCursor)) ?? '0-0';
+  }
+
+  async events(cursor: string, count: number, blockMs: number): Promise<QueueEvent[]> {
+    if (!this.reader) {
+      this.reader = this.redis.duplicate();
+      this.reader.on('error', () => {});
+    }
+    const res =
+      blockMs > 0
+        ? await this.reader.xread('COUNT', count, 'BLOCK', String(blockMs), 'STREAMS', this.k.events, cursor)
+        : await this.redis.xread('COUNT', count, 'STREAMS', this.k.events, cursor);
+    return res ? decodeStreamEntries(res) : [];
+  }
+
+  async hooked(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const scores = (await this.redis.call('ZMSCORE', this.k.hooked, ...ids)) as (string | null)[];
+    return new Set(ids.filter((_, i) => scores[i] !== null));
+  }
+
+  async jobs(ids: string[]): Promise<Map<string, HookedJob>> {
+    const p = this.redis.pipeline();
+    for (const id of ids) {
+      p.hmget(this.k.job(id), 'opt', 'st', 's');
+      p.hmget(this.k.hookMeta(id), 'last', 'offs', 'offf');
+    }
+    const res = (await p.exec()) ?? [];
+    const out = new Map<string, HookedJob>();
+    ids.forEach((id, i) => {
+      const [opt, st, s] = res[i * 2]![1] as (string | null)[];
+      const [last, offs, offf] = res[i * 2 + 1]![1] as (string | null)[];
+      let webhook: HookedJob['webhook'] | undefined;
+      try {
+        webhook = opt ? (JSON.parse(opt) as { webhook?: HookedJob['webhook'] }).webhook : undefined;
+      } catch {
+        webhook = undefined;
+      }
+      if (!webhook) return;
+      out.set(id, {
+        webhook,
+        status: st ?? null,
+        state: s ?? null,
+        last: last ?? null,
+        off: { s: offs === '1', f: offf === '1' },
+      });
+    });
+    return out;
+  }
+
+  schedule(owner: string, s: HookSchedule, now: number): Promise<boolean> {
+    return this.exclusive(() => this.scheduleNow(owner, s, now));
+  }
+
+  private async scheduleNow(owner: string, s: HookSchedule, now: number): Promise<boolean> {
+    await this.redis.watch(this.k.hookLease);
+    if ((await this.redis.get(this.k.hookLease)) !== owner) {
+      await this.redis.unwatch();
+      return false;
+    }
+    const m = this.redis.multi();
+    for (const { chain, message } of s.messages) {
+      m.rpush(this.k.hookChain(chain), JSON.stringify(message));
+      m.zadd(this.k.hookDue, 'NX', now, chain);
+    }
+    for (const [id, status] of s.last) m.hset(this.k.hookMeta(id), 'last', status);
+    if (s.finished.length > 0) {
+      m.zrem(this.k.hooked, ...s.finished);
+      for (const id of s.finished) m.pexpire(this.k.hookMeta(id), META_TTL_MS);
+    }
+    m.set(this.k.hookCursor, s.cursor);
+    return (await m.exec()) !== null;
+  }
+
+  async due(now: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.k.hookDue, '-inf', now, 'LIMIT', 0, limit);
+  }
+
+  async head(chain: string): Promise<HookMessage | null> {
+    const key = this.k.hookChain(chain);
+    const text = await this.redis.lindex(key, 0);
+    if (text !== null) return JSON.parse(text) as HookMessage;
+    // Empty: off the due list, unless a message came meanwhile (WATCH).
+    const again = await this.exclusive(async () => {
+      await this.redis.watch(key);
+      if ((await this.redis.llen(key)) > 0) {
+        await this.redis.unwatch();
+        return true;
+      }
+      return (await this.redis.multi().zrem(this.k.hookDue, chain).exec()) === null;
+    });
+    return again ? this.head(chain) : null;
+  }
+
+  async pop(chain: string, now: number): Promise<void> {
+    await this.redis.multi().lpop(this.k.hookChain(chain)).zadd(this.k.hookDue, now, chain).exec();
+  }
+
+  async retry(chain: string, message: HookMessage, at: number): Promise<void> {
+    await this.redis
+      .multi()
+      .lset(this.k.hookChain(chain), 0, JSON.stringify(message))
+      .zadd(this.k.hookDue, 'XX', at, chain)
+      .exec();
+  }
+
+  async disable(jobId: string, kind: 's' | 'f'): Promise<void> {
+    const chain = `${jobId}|${kind}`;
+    await this.redis
+      .multi()
+      .hset(this.k.hookMeta(jobId), `off${kind}`, '1')
+      .pexpire(this.k.hookMeta(jobId), META_TTL_MS)
+      .del(this.k.hookChain(chain))
+      .zrem(this.k.hookDue, chain)
+      .exec();
+  }
+
+  async oldestHooked(limit: number): Promise<{ id: string; at: number }[]> {
+    const flat = await this.redis.zrange(this.k.hooked, '0', String(limit - 1), 'WITHSCORES');
+    const out: { id: string; at: number }[] = [];
+    for (let i = 0; i < flat.length; i += 2) out.push({ id: flat[i]!, at: Number(flat[i + 1]) });
+    return out;
+  }
+
+  async finishOf(id: string): Promise<{ status: string; finishedAt: number | null } | null> {
+    const [st, fa] = await this.redis.hmget(this.k.job(id), 'st', 'fa');
+    return st ? { status: st, finishedAt: fa ? Number(fa) : null } : null;
+  }
+
+  async unhook(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.redis.zrem(this.k.hooked, ...ids);
+  }
+
+  async oldestEvent(): Promise<string | null> {
+    const first = await this.redis.xrange(this.k.events, '-', '+', 'COUNT', 1);
+    return first[0]?.[0] ?? null;
+  }
+
+  close(): void {
+    this.reader?.disconnect();
+    this.reader = undefined;
+    this.redis.disconnect();
+  }
+}

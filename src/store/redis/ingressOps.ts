@@ -1,0 +1,56 @@
+// The ingress list on Redis (docs/ingress.md): reading the oldest entries, and making them jobs
+// in one atomic call (lua/drainIngress-7.lua) that first checks they are still the oldest.
+
+import { createHash } from 'node:crypto';
+import type { IngressDecision, IngressDrained } from '../types.js';
+import type { RedisContext } from './RedisContext.js';
+
+/** Most bytes of an undecodable entry's raw text kept with its reason (BrokenEntry.raw). */
+export const BROKEN_RAW_CAP = 64 * 1024;
+/** How many times a drain reads again after another supervisor took the entries it read. */
+const MAX_TRIES = 5;
+
+export async function drainIngress(
+  ctx: RedisContext,
+  queue: string,
+  max: number,
+  decide: (raw: Buffer) => IngressDecision,
+): Promise<IngressDrained> {
+  const k = ctx.keys(queue);
+  for (let attempt = 1; ; attempt++) {
+    // Buffers: the SHA-1 the script compares is over the entry's bytes, which a string decode
+    // would change for an entry that is not UTF-8.
+    const newestFirst = await ctx.redis.lrangeBuffer(k.ingress, -max, -1);
+    if (newestFirst.length === 0) return { made: 0, broken: 0, existing: 0 };
+    const entries = newestFirst.reverse();
+    const args: (string | number)[] = [k.base, ctx.eventsMaxLen, entries.length, BROKEN_RAW_CAP];
+    for (const raw of entries) {
+      const sha = createHash('sha1').update(raw).digest('hex');
+      const d = decide(raw);
+      if ('reason' in d) args.push(sha, 'B', d.id, d.reason, '', '', '', '', '', '');
+      else {
+        const j = d.job;
+        args.push(
+          sha,
+          d.ownId ? 'K' : 'J',
+          j.id,
+          j.machine,
+          j.version,
+          j.input,
+          j.band,
+          j.delayMs,
+          j.maxAttempts,
+          j.options ?? '',
+        );
+      }
+    }
+    const res = (await ctx.run(
+      'drainIngress',
+      [k.ingress, k.queued, k.delayed, k.meta, k.events, k.marker, k.broken],
+      args,
+    )) as number[];
+    if (res[0] !== -1) return { made: res[0]!, broken: res[1]!, existing: res[2]! };
+    // Another supervisor drained these entries first (or this call was sent twice): read again.
+    if (attempt >= MAX_TRIES) return { made: 0, broken: 0, existing: 0, contended: true };
+  }
+}

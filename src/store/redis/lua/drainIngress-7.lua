@@ -1,0 +1,90 @@
+--[[ drainIngress: moves the oldest entries of a queue's ingress list (what foreign producers
+LPUSH, docs/ingress.md) into jobs, atomically: each entry is popped in the same call that makes
+its job (or sets it aside as broken), so an entry is never lost, nor made into a job twice, by a
+supervisor that dies mid-move. The caller read the entries (LRANGE) and decided each one
+(ingressOps.ts); this call checks they are still the oldest, by SHA-1, before it writes.
+KEYS: 1 ingress list, 2 queued, 3 delayed, 4 meta, 5 events, 6 marker, 7 broken
+ARGV: 1 key prefix, 2 events max length, 3 entry count n, 4 most bytes of raw text kept for a
+      broken entry, then 10 per entry, oldest first:
+  sha1 of the entry's bytes, kind, id, then
+  kind 'J' (a job under a new id) or 'K' (a job under the producer's id; an existing job of that
+  id consumes the entry and nothing is made): machine, version, input JSON, band, delay ms,
+  max attempts, options JSON|''
+  kind 'B' (broken, under a new id): reason, then 5 x ''
+Returns { made, broken, existing } or { -1 } when the entries are no longer the oldest n (another
+supervisor drained them) or an id meant to be new exists (this call was sent twice): nothing is
+written then, and the caller reads again.
+Errors: BAD_INGRESS <entry index> <why> when an argument is malformed; nothing is written then.
+
+The record a job gets is the one enqueue-5.lua writes for the same job (no parent, no
+idempotency key); test/ingress/ingress.test.ts compares the two.
+]]
+--@include common
+--@include lifecycle
+local kp, maxLen, n, rawCap = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+if not n or n < 1 or n % 1 ~= 0 or not rawCap or #ARGV ~= 4 + n * 10 then
+  return redis.error_reply('BAD_INGRESS 0 bad count')
+end
+local BANDS = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
+-- NO HALF-APPLIED CALL: everything is checked before the first write.
+local tail = redis.call('LRANGE', KEYS[1], -n, -1)
+if #tail < n then return { -1 } end
+for i = 1, n do
+  local b = 5 + (i - 1) * 10
+  -- The list's right end holds the oldest entry: entry i is tail[n - i + 1].
+  if redis.sha1hex(tail[n - i + 1]) ~= ARGV[b] then return { -1 } end
+  local kind, id = ARGV[b + 1], ARGV[b + 2]
+  if id == '' then return redis.error_reply('BAD_INGRESS ' .. i .. ' id missing') end
+  if kind == 'J' or kind == 'K' then
+    if ARGV[b + 3] == '' then return redis.error_reply('BAD_INGRESS ' .. i .. ' machine missing') end
+    if not BANDS[ARGV[b + 6]] then return redis.error_reply('BAD_INGRESS ' .. i .. ' band') end
+    local delay, ma = tonumber(ARGV[b + 7]), tonumber(ARGV[b + 8])
+    if not delay or delay < 0 or delay ~= delay or delay == math.huge then
+      return redis.error_reply('BAD_INGRESS ' .. i .. ' delay')
+    end
+    if not ma or ma < 1 or ma % 1 ~= 0 then return redis.error_reply('BAD_INGRESS ' .. i .. ' max attempts') end
+  elseif kind ~= 'B' then
+    return redis.error_reply('BAD_INGRESS ' .. i .. ' kind')
+  end
+  -- A new id that exists already: this very call ran before (a resend after a lost reply).
+  if kind ~= 'K' and redis.call('EXISTS', kp .. 'job:' .. id) == 1 then return { -1 } end
+end
+
+redis.call('LTRIM', KEYS[1], 0, -(n + 1))
+local now = nowMs()
+LC.kp, LC.maxLen, LC.now = kp, maxLen, now
+local seq = redis.call('HINCRBY', KEYS[4], 'seq', n) - n
+local made, broken, existing = 0, 0, 0
+for i = 1, n do
+  local b = 5 + (i - 1) * 10
+  local kind, id = ARGV[b + 1], ARGV[b + 2]
+  local jk = kp .. 'job:' .. id
+  if kind == 'B' then
+    -- The raw text stays with the reason (BrokenEntry.raw); purgeDead-3 expires the hash.
+    local raw = tail[n - i + 1]
+    if #raw > rawCap then raw = string.sub(raw, 1, rawCap) end
+    redis.call('HSET', jk, 'raw', raw)
+    lcSetBroken(id, ARGV[b + 3])
+    broken = broken + 1
+  elseif kind == 'K' and redis.call('EXISTS', jk) == 1 then
+    existing = existing + 1
+  else
+    -- As enqueue-5.lua writes a job due now or delayed (see there for the fields left out).
+    local band = BANDS[ARGV[b + 6]]
+    local score = band * BAND + seq + i
+    local delay = tonumber(ARGV[b + 7])
+    local args = { 'm', ARGV[b + 3], 'v', ARGV[b + 4], 'in', ARGV[b + 5], 'st', 'queued',
+      'qs', score, 'ma', ARGV[b + 8], 'ca', now }
+    if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
+    if delay > 0 then
+      args[#args + 1] = 'ra'; args[#args + 1] = now + delay
+      args[#args + 1] = 'ls'; args[#args + 1] = 1
+      args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. ARGV[b + 7] .. '}'
+    end
+    if ARGV[b + 9] ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = ARGV[b + 9] end
+    lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
+    made = made + 1
+  end
+end
+lcFlush()
+return { made, broken, existing }

@@ -1,0 +1,72 @@
+// What one ingress entry (docs/ingress.md) becomes: a job, checked exactly as Client.enqueue
+// checks one (client/buildNewJob.ts), or the broken set with a reason naming what is wrong.
+
+import { TextDecoder } from 'node:util';
+import { buildNewJob, newJobId } from '../client/buildNewJob.js';
+import type { EnqueueOptions } from '../client/validateEnqueue.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
+import type { Registry } from '../runtime/registry.js';
+import type { IngressDecision } from '../store/types.js';
+
+/** The fields an entry may have; any other is refused (a misspelt "priorty" is not ignored). */
+const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts']);
+/** A producer's own job id: it becomes part of Redis keys and of comma-joined id lists. */
+const OWN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function parseIngressEntry(
+  raw: Buffer,
+  registry: Registry,
+  limits: { queue: string; maxPayloadBytes: number },
+): IngressDecision {
+  const broken = (code: string, why: string): IngressDecision => ({
+    id: newJobId(),
+    reason: `${code}: ${why}`,
+  });
+  if (raw.length > limits.maxPayloadBytes * 2 + 4096)
+    return broken(
+      'INGRESS_TOO_LARGE',
+      `entry is ${raw.length} bytes (input limit ${limits.maxPayloadBytes})`,
+    );
+  let entry: unknown;
+  try {
+    entry = JSON.parse(utf8.decode(raw));
+  } catch (err) {
+    return broken('INGRESS_UNDECODABLE', `entry is not UTF-8 JSON: ${(err as Error).message}`);
+  }
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    return broken('INGRESS_INVALID', 'entry must be a JSON object');
+  const e = entry as Record<string, unknown>;
+  for (const key of Object.keys(e)) {
+    if (!FIELDS.has(key))
+      return broken('INGRESS_INVALID', `unknown field '${key}' (known: ${[...FIELDS].join(', ')})`);
+  }
+  if (typeof e.machine !== 'string' || e.machine === '')
+    return broken('INGRESS_INVALID', "field 'machine' must be a non-empty string");
+  if (!('input' in e)) return broken('INGRESS_INVALID', "field 'input' is missing (null is an input)");
+  if (e.id !== undefined && (typeof e.id !== 'string' || !OWN_ID.test(e.id)))
+    return broken('INGRESS_INVALID', "field 'id' must be 1-128 of letters, digits, '.', '_', '-'");
+  const def = registry.latest(e.machine) as { version: number; retry?: { maxAttempts?: number } } | undefined;
+  if (!def)
+    return broken(
+      'UNKNOWN_MACHINE',
+      `no machine named '${e.machine}' is registered on the supervisor for queue '${limits.queue}'`,
+    );
+  const options: EnqueueOptions = {};
+  if (e.priority !== undefined) options.priority = e.priority as EnqueueOptions['priority'];
+  if (e.delayMs !== undefined) options.delayMs = e.delayMs as number;
+  if (e.maxAttempts !== undefined) options.maxAttempts = e.maxAttempts as number;
+  try {
+    const { job } = buildNewJob(
+      e.machine,
+      e.input,
+      options,
+      { version: def.version, maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
+      limits,
+    );
+    if (typeof e.id === 'string') job.id = e.id;
+    return { job, ownId: typeof e.id === 'string' };
+  } catch (err) {
+    return broken('INGRESS_INVALID', (err as Error).message);
+  }
+}

@@ -1,0 +1,185 @@
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { defineJob, type BrokenEntry, type JobRecord } from '../../src/index.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
+import { Harness } from '../support/harness.js';
+
+const run = promisify(execFile);
+const FIXTURE = fileURLToPath(new URL('../fixtures/ingressWorker.ts', import.meta.url));
+
+/** A producer that is not Machinist: redis-cli pushing entries as any language would. */
+async function redisCliLpush(redis: TestRedis, key: string, entries: string[]): Promise<void> {
+  const { port } = redis;
+  await run('redis-cli', ['-p', String(port), 'LPUSH', key, ...entries]);
+}
+
+describe('ingress list (producers without Machinist)', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  let child: ChildProcess | undefined;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await h.close();
+  });
+
+  const echo = defineJob({
+    name: 'echo',
+    retry: { maxAttempts: 2 },
+    work: ({ input }: { input: unknown }) => input,
+  });
+
+  it('runs jobs a redis-cli producer pushed, with their priority, delay, attempts and own id', async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo] });
+    await redisCliLpush(redis, h.key('ingress'), [
+      JSON.stringify({ machine: 'echo', input: { n: 1 } }),
+      JSON.stringify({ machine: 'echo', input: { n: 2 }, priority: 'high', maxAttempts: 3 }),
+      JSON.stringify({ machine: 'echo', input: { n: 3 }, id: 'order-42', delayMs: 50 }),
+    ]);
+    const client = h.client();
+    const rec = await client.waitForResult('order-42', { timeoutMs: 10_000, queue: 'default' });
+    assert.deepEqual(rec.output, { n: 3 });
+    const jobs = (await eventually(async () => {
+      const page = await client.list({ queue: 'default', status: 'done' });
+      return page.jobs.length === 3 && page.jobs;
+    }, 10_000)) as JobRecord[];
+    const byN = new Map(jobs.map((j) => [(j.input as { n: number }).n, j]));
+    assert.equal(byN.get(1)?.maxAttempts, 2, "the definition's maxAttempts by default");
+    assert.equal(byN.get(2)?.priority, 'high');
+    assert.equal(byN.get(2)?.maxAttempts, 3);
+    assert.equal(await h.raw.llen(h.key('ingress')), 0, 'the list is emptied');
+  });
+
+  it('makes an entry the same record Client.enqueue makes for the same job', async () => {
+    h = new Harness(redis);
+    const s = h.supervisor({ jobs: [echo] });
+    const client = h.client({ jobs: [echo] });
+    const viaClient = await client.enqueue(
+      'echo',
+      { a: [1, 2.5, 'x'] },
+      { priority: 'low', delayMs: 60_000 },
+    );
+    await redisCliLpush(redis, h.key('ingress'), [
+      JSON.stringify({
+        machine: 'echo',
+        input: { a: [1, 2.5, 'x'] },
+        priority: 'low',
+        delayMs: 60_000,
+        id: 'mine',
+      }),
+    ]);
+    await s.start();
+    await eventually(async () => (await h.raw.llen(h.key('ingress'))) === 0, 10_000);
+    const a = await h.raw.hgetall(h.key(`job:${viaClient}`));
+    const b = await h.raw.hgetall(h.key('job:mine'));
+    // Times and places in line differ by nature; everything else is the same record.
+    for (const r of [a, b]) {
+      for (const f of ['ca', 'qs', 'ra', 'l1']) {
+        assert.ok(r[f], `field ${f} is set`);
+        delete r[f];
+      }
+    }
+    assert.deepEqual(b, a);
+  });
+
+  it('sets aside undecodable and invalid entries with their reason and raw text, and runs the rest', async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo] });
+    const bad = [
+      'not json {',
+      '[1,2]',
+      JSON.stringify({ input: 1 }),
+      JSON.stringify({ machine: 'nope', input: 1 }),
+      JSON.stringify({ machine: 'echo', input: 1, priorty: 'high' }),
+      JSON.stringify({ machine: 'echo', input: 1, priority: 'urgent' }),
+      JSON.stringify({ machine: 'echo' }),
+      JSON.stringify({ machine: 'echo', input: 1, id: 'a,b' }),
+    ];
+    await redisCliLpush(redis, h.key('ingress'), [
+      JSON.stringify({ machine: 'echo', input: 'first' }),
+      ...bad,
+      JSON.stringify({ machine: 'echo', input: 'last' }),
+    ]);
+    const client = h.client();
+    const broken = (await eventually(async () => {
+      const b = await client.broken({ limit: 100 });
+      return b.length === bad.length && b;
+    }, 10_000)) as BrokenEntry[];
+    const byRaw = new Map(broken.map((b) => [b.raw, b.reason]));
+    assert.match(byRaw.get('not json {')!, /^INGRESS_UNDECODABLE/);
+    assert.match(byRaw.get('[1,2]')!, /must be a JSON object/);
+    assert.match(byRaw.get(bad[2])!, /'machine'/);
+    assert.match(byRaw.get(bad[3])!, /^UNKNOWN_MACHINE.*'nope'/);
+    assert.match(byRaw.get(bad[4])!, /unknown field 'priorty'/);
+    assert.match(byRaw.get(bad[5])!, /priority/);
+    assert.match(byRaw.get(bad[6])!, /'input' is missing/);
+    assert.match(byRaw.get(bad[7])!, /'id'/);
+    const done = (await eventually(async () => {
+      const page = await client.list({ queue: 'default', status: 'done' });
+      return page.jobs.length === 2 && page.jobs;
+    }, 10_000)) as JobRecord[];
+    assert.deepEqual(done.map((j) => j.output).sort(), ['first', 'last']);
+    assert.equal(await h.raw.llen(h.key('ingress')), 0);
+  });
+
+  it("takes an entry with an existing job's id once: a producer may push it again safely", async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo] });
+    const entry = JSON.stringify({ machine: 'echo', input: 7, id: 'same' });
+    await redisCliLpush(redis, h.key('ingress'), [entry]);
+    const client = h.client();
+    await client.waitForResult('same', { timeoutMs: 10_000, queue: 'default' });
+    await redisCliLpush(redis, h.key('ingress'), [entry]);
+    await eventually(async () => (await h.raw.llen(h.key('ingress'))) === 0, 10_000);
+    const log = await client.events('same');
+    assert.equal(log.filter((e) => e.type === 'enqueued').length, 1);
+    assert.equal((await client.get('same'))?.status, 'done');
+  });
+
+  it('makes every entry exactly one job when a supervisor is SIGKILLed mid-drain', async () => {
+    h = new Harness(redis);
+    const N = 30_000;
+    const key = h.key('ingress');
+    for (let s = 0; s < N; s += 5000) {
+      const chunk = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ machine: 'noop', input: s + i }));
+      await h.raw.lpush(key, ...chunk);
+    }
+    child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+      env: { ...process.env, REDIS_URL: redis.url, PREFIX: h.prefix, MACHINIST_LOG: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    // Killed once it has moved some entries and not all.
+    await eventually(async () => (await h.raw.llen(key)) < N - 500, 30_000, 5);
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    const left = await h.raw.llen(key);
+    assert.ok(left > 0, `the kill came mid-drain (${left} entries left)`);
+    const countJobs = async () => {
+      const inputs: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await h.raw.scan(cursor, 'MATCH', h.key('job:*'), 'COUNT', 5000);
+        cursor = next;
+        if (keys.length) {
+          const p = h.raw.pipeline();
+          for (const k of keys) p.hget(k, 'in');
+          for (const [, v] of (await p.exec())!) inputs.push(v as string);
+        }
+      } while (cursor !== '0');
+      return inputs;
+    };
+    assert.equal((await countJobs()).length + left, N, 'no entry lost or doubled by the kill');
+    await h.started({ jobs: [defineJob({ name: 'noop', work: () => null })] });
+    await eventually(async () => (await h.raw.llen(key)) === 0, 60_000, 50);
+    const inputs = await countJobs();
+    assert.equal(inputs.length, N);
+    assert.equal(new Set(inputs).size, N, 'each entry became one job');
+    assert.equal((await h.store.counts('default')).broken, 0);
+  });
+});
