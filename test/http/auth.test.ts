@@ -23,7 +23,7 @@ describe('HTTP API auth', () => {
   it('answers 401 with WWW-Authenticate without a token, or with a wrong or malformed one', async () => {
     api = await startApi(redis, { jobs: [echo] });
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { authorization: `Bearer ${TOKEN}x` },
       { authorization: `Bearer ${TOKEN.slice(0, -1)}` },
       { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` },

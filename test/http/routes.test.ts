@@ -60,10 +60,10 @@ describe('HTTP API routes', () => {
     assert.equal(res.status, 202);
     assert.match(res.json.job_id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
     assert.equal(res.headers.get('location'), `/jobs/${res.json.job_id}`);
-    const job = await eventually(async () => {
+    const job = (await eventually(async () => {
       const r = await api.call('GET', res.headers.get('location')!);
       return r.json.status === 'done' ? r : null;
-    });
+    }))!;
     assert.equal(job.status, 200);
     assert.deepEqual(job.json.output, { n: 1 });
     assert.equal(job.json.priority, 'high');

@@ -116,7 +116,8 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
       resolve({
         status: res.statusCode ?? 0,
         messages,
-        until: (match, timeoutMs = 10_000) => eventually(() => messages.find(match), timeoutMs),
+        until: async (match, timeoutMs = 10_000) =>
+          (await eventually(() => messages.find(match), timeoutMs))!,
         ended,
         close: () => {
           req.destroy();
