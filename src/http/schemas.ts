@@ -109,6 +109,19 @@ export const enqueueBody = {
     maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
     idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },
+    webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, description: 'POSTed the final job record' },
+    stateWebhookUrl: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      description: 'POSTed every status change',
+    },
+    webhookSecret: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: "signs the webhooks (Standard Webhooks, 'whsec_<base64>')",
+    },
   },
 } as const;
 

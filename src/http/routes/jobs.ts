@@ -24,9 +24,12 @@ import {
   sendBody,
 } from '../schemas.js';
 
-interface EnqueueBody extends EnqueueOptions {
+interface EnqueueBody extends Omit<EnqueueOptions, 'webhook'> {
   machine: string;
   input?: unknown;
+  webhookUrl?: string;
+  stateWebhookUrl?: string;
+  webhookSecret?: string;
 }
 
 interface SendBody {
@@ -69,7 +72,12 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       },
     },
     async (request, reply) => {
-      const { machine, input, ...options } = request.body as EnqueueBody;
+      const { machine, input, webhookUrl, stateWebhookUrl, webhookSecret, ...fields } =
+        request.body as EnqueueBody;
+      const options: EnqueueOptions = fields;
+      // The body's flat webhook fields are the enqueue's webhook option (checked by the Client).
+      if (webhookUrl !== undefined || stateWebhookUrl !== undefined || webhookSecret !== undefined)
+        options.webhook = { url: webhookUrl, stateUrl: stateWebhookUrl, secret: webhookSecret };
       const key = headerKey(request.headers['idempotency-key']);
       if (key !== undefined && options.idempotencyKey !== undefined && key !== options.idempotencyKey)
         throw new HttpError('INVALID_INPUT', 'the Idempotency-Key header and idempotencyKey differ', {
