@@ -41,6 +41,8 @@ import { logConnectionChanges } from './logConnectionChanges.js';
 import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
+import { combineObservers, type AttemptInfo, type JobObserver } from '../runtime/JobObserver.js';
+import { attemptTracer } from '../tracing/attemptTracer.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -83,6 +85,18 @@ export interface SupervisorOptions {
    */
   acceptChangedMachines?: boolean | readonly string[];
   logger?: Logger;
+  /**
+   * Told of each attempt's start, states and end, and of lease requeues: e.g. a
+   * `MachinistMetrics` (src/metrics). None by default.
+   */
+  observers?: readonly JobObserver[];
+  /**
+   * Trace attempts with OpenTelemetry when `@opentelemetry/api` is installed and a tracer
+   * provider is registered (a `process <queue>` span per attempt, linked to the enqueue's
+   * `publish` span; a child span per pipeline state). Default true; without a provider it
+   * starts no span.
+   */
+  tracing?: boolean;
 }
 
 export interface StopResult {
@@ -127,6 +141,10 @@ export class Supervisor {
   /** Heartbeat, reaper and deadline sweep (LEASES). */
   private readonly leases: LeaseKeeper;
   private unwatchConnection: (() => void) | undefined;
+  private readonly observers: readonly JobObserver[];
+  private readonly tracing: boolean;
+  /** Every observer in one (set by start(): the tracer is loaded then); undefined: none. */
+  private observer: JobObserver | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -143,6 +161,8 @@ export class Supervisor {
     this.allowEviction = options.allowEviction ?? false;
     this.acceptChanged = options.acceptChangedMachines ?? false;
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    this.observers = options.observers ?? [];
+    this.tracing = options.tracing ?? true;
     for (const [k, v] of Object.entries({
       concurrency: this.concurrency,
       leaseMs: this.leaseMs,
@@ -171,6 +191,7 @@ export class Supervisor {
       reaperIntervalMs: this.reaperIntervalMs,
       maxLeaseRequeues: this.maxLeaseRequeues,
       onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
+      onRequeued: (count) => this.observer?.leaseRequeued?.(count),
     });
     // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
     const client = new Client({ store: this.store, queue: this.queue });
@@ -276,6 +297,8 @@ export class Supervisor {
       this.unwatchConnection?.();
       throw err;
     }
+    // Loaded here, not per job: @opentelemetry/api is an optional dependency (import()ed once).
+    this.observer = combineObservers([...this.observers, this.tracing ? await attemptTracer() : undefined]);
     await this.registryRefresh.start();
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
     if (sub)
@@ -359,9 +382,13 @@ export class Supervisor {
       this.pump.runEnded(old);
     }
     this.running.set(c.id, job);
+    const observer = this.observer;
+    if (observer !== undefined) job.watch = observer.attemptStarted(this.attemptInfo(c));
     void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {
+        // A run that lost its lease before its ending write: its watch ends here.
+        job.endWatch('lease-lost');
         if (this.running.get(c.id) === job) {
           this.running.delete(c.id);
           this.pump.runEnded(job);
@@ -369,6 +396,19 @@ export class Supervisor {
         if (this.running.size === 0) this.drained?.();
         this.pump.kick();
       });
+  }
+
+  private attemptInfo(c: ClaimedJob): AttemptInfo {
+    const m = c.machine;
+    return {
+      id: c.id,
+      queue: this.queue,
+      machine: m,
+      definition: m === undefined ? undefined : (this.registry.get(m, c.version) ?? this.registry.latest(m)),
+      attempt: c.attempt,
+      status: c.status,
+      options: c.options,
+    };
   }
 
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
