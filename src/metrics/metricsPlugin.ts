@@ -2,7 +2,7 @@
 // route's pattern (never the raw URL, so ids in paths add no label values), and GET /metrics
 // answers in the Prometheus text format.
 
-import type { FastifyInstance, FastifyPluginAsync, FastifySchema, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifySchema, preHandlerAsyncHookHandler } from 'fastify';
 import type { MachinistMetrics } from './MachinistMetrics.js';
 
 export interface MetricsPluginOptions {
@@ -14,7 +14,7 @@ export interface MetricsPluginOptions {
    * before the handler (the server's bearer-token check).
    */
   open?: boolean;
-  authenticate?: preHandlerHookHandler;
+  authenticate?: preHandlerAsyncHookHandler;
 }
 
 /** Kept out of the OpenAPI document (@fastify/swagger reads `hide`). */
