@@ -102,9 +102,12 @@ export class Client<D extends AnyDefinition = never> {
     if (this.tracing) void loadOtel();
   }
 
-  /** Waits for the optional tracing API's first load (once per process; then no wait). */
-  private async tracingReady(): Promise<void> {
-    if (this.tracing && otelLoaded() === undefined) await loadOtel();
+  /**
+   * The optional tracing API's first load, while it is under way (once per process); undefined
+   * once it is done, so an enqueue waits for nothing (not even a microtask) after that.
+   */
+  private tracingLoad(): Promise<unknown> | undefined {
+    return this.tracing && otelLoaded() === undefined ? loadOtel() : undefined;
   }
 
   /**
@@ -122,8 +125,9 @@ export class Client<D extends AnyDefinition = never> {
   ): Promise<JobId<OutputFor<D, Ref>>>;
   async enqueue(machine: string | AnyDefinition, input?: unknown, options?: EnqueueOptions): Promise<string> {
     const name = machineName(machine);
+    const loading = this.tracingLoad();
+    if (loading) await loading;
     const m = this.machineInfo(name);
-    await this.tracingReady();
     const p = this.prepare(name, input, options, m instanceof Promise ? await m : m);
     const written = new Promise<string>((resolve, reject) => {
       let b = this.autoBatch;
@@ -183,7 +187,8 @@ export class Client<D extends AnyDefinition = never> {
       const item = items[index] as EnqueueItem | undefined;
       if (!item || typeof item !== 'object')
         throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
-      if (index === 0) await this.tracingReady();
+      const loading = this.tracingLoad();
+      if (loading) await loading;
       // Resolved without a microtask when the machine is known locally (or cached).
       const name = machineName(item.machine);
       const m = this.machineInfo(name);
@@ -218,7 +223,7 @@ export class Client<D extends AnyDefinition = never> {
     const o = options ?? {};
     const queue = o.queue ?? this.defaultQueue;
     const id = ulid();
-    // Loaded by tracingReady() before any prepare; undefined/null: no tracing here.
+    // Loaded by tracingLoad() before any prepare; undefined/null: no tracing here.
     const api = this.tracing ? otelLoaded() : undefined;
     const publish = api ? startPublishSpan(api, queue, id, machine) : undefined;
     // Per-job options, as the worker reads them (runClaimedJob: timeoutMs; tracing: traceparent).
