@@ -31,6 +31,15 @@ export type { EnqueueOptions, WebhookOptions } from './client/validateEnqueue.js
 export { verifyWebhook } from './webhooks/signature.js';
 export type { VerifyWebhookArgs } from './webhooks/signature.js';
 export type { WebhookSettings, DeliveryResult } from './webhooks/WebhookDispatcher.js';
+export { MachinistMetrics } from './metrics/MachinistMetrics.js';
+export type { MachinistMetricsOptions } from './metrics/MachinistMetrics.js';
+export { registerMetrics, metricsPlugin } from './metrics/metricsPlugin.js';
+export type { MetricsPluginOptions } from './metrics/metricsPlugin.js';
+export { startMetricsServer } from './metrics/metricsServer.js';
+export type { MetricsServer } from './metrics/metricsServer.js';
+export { SERIES as METRIC_SERIES, WEBHOOK_RESULTS } from './metrics/seriesNames.js';
+export type { WebhookResult } from './metrics/seriesNames.js';
+export type { JobObserver, AttemptWatch, AttemptInfo, AttemptEnd } from './runtime/JobObserver.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';
 export type {

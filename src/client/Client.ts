@@ -39,6 +39,8 @@ import type {
 } from './jobTypes.js';
 import { encodeInboxEvent } from '../runtime/inboxEvent.js';
 import { validateSend, type SendOptions } from './validateSend.js';
+import { loadOtel, otelLoaded } from '../tracing/otel.js';
+import { startPublishSpan, type PublishSpan } from '../tracing/publishSpan.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -52,6 +54,12 @@ export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   queue?: string;
   /** Largest accepted input, serialized. Default 1 MiB. */
   maxPayloadBytes?: number;
+  /**
+   * With `@opentelemetry/api` installed and a tracer provider registered, each enqueue is a
+   * `publish <queue>` span whose context is stored with the job (its attempts link to it).
+   * Default true; false never loads the API.
+   */
+  tracing?: boolean;
 }
 
 export type { SendOptions } from './validateSend.js';
@@ -76,6 +84,7 @@ export class Client<D extends AnyDefinition = never> {
   private readonly maxPayloadBytes: number;
   private remote: { at: number; byName: Map<string, MachineInfo> } | undefined;
   private readonly waiters = new Map<string, ResultWaiter>();
+  private readonly tracing: boolean;
 
   constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
@@ -84,6 +93,16 @@ export class Client<D extends AnyDefinition = never> {
     this.defaultQueue = options.queue ?? 'default';
     assertQueueName(this.defaultQueue);
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    this.tracing = options.tracing ?? true;
+    if (this.tracing) void loadOtel();
+  }
+
+  /**
+   * The optional tracing API's first load, while it is under way (once per process); undefined
+   * once it is done, so an enqueue waits for nothing (not even a microtask) after that.
+   */
+  private tracingLoad(): Promise<unknown> | undefined {
+    return this.tracing && otelLoaded() === undefined ? loadOtel() : undefined;
   }
 
   /**
@@ -101,9 +120,11 @@ export class Client<D extends AnyDefinition = never> {
   ): Promise<JobId<OutputFor<D, Ref>>>;
   async enqueue(machine: string | AnyDefinition, input?: unknown, options?: EnqueueOptions): Promise<string> {
     const name = machineName(machine);
+    const loading = this.tracingLoad();
+    if (loading) await loading;
     const m = this.machineInfo(name);
     const p = this.prepare(name, input, options, m instanceof Promise ? await m : m);
-    return new Promise<string>((resolve, reject) => {
+    const written = new Promise<string>((resolve, reject) => {
       let b = this.autoBatch;
       if (!b) {
         b = this.autoBatch = [];
@@ -112,6 +133,7 @@ export class Client<D extends AnyDefinition = never> {
       }
       b.push({ queue: p.queue, job: p.job, resolve, reject });
     });
+    return p.publish ? endPublish(written, p.publish) : written;
   }
 
   private autoBatch:
@@ -155,20 +177,24 @@ export class Client<D extends AnyDefinition = never> {
         field: 'items',
       });
     const byQueue = new Map<string, { index: number; job: NewJob }[]>();
+    const spans: PublishSpan[] = [];
     for (let index = 0; index < items.length; index++) {
       const item = items[index] as EnqueueItem | undefined;
       if (!item || typeof item !== 'object')
         throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
+      const loading = this.tracingLoad();
+      if (loading) await loading;
       // Resolved without a microtask when the machine is known locally (or cached).
       const name = machineName(item.machine);
       const m = this.machineInfo(name);
       const p = this.prepare(name, item.input, item.options, m instanceof Promise ? await m : m);
+      if (p.publish) spans.push(p.publish);
       const list = byQueue.get(p.queue);
       if (list) list.push({ index, job: p.job });
       else byQueue.set(p.queue, [{ index, job: p.job }]);
     }
     const ids: string[] = new Array(items.length);
-    await Promise.all(
+    const written = Promise.all(
       [...byQueue.entries()].map(async ([queue, list]) => {
         const res = await this.store.enqueue(
           queue,
@@ -177,6 +203,7 @@ export class Client<D extends AnyDefinition = never> {
         res.forEach((r, k) => (ids[list[k]!.index] = r.id));
       }),
     );
+    await (spans.length > 0 ? endPublish(written, ...spans) : written);
     return ids;
   }
 
@@ -185,11 +212,19 @@ export class Client<D extends AnyDefinition = never> {
     input: unknown,
     options: EnqueueOptions | undefined,
     info: { version: number; maxAttempts: number },
-  ): { queue: string; job: NewJob } {
-    return buildNewJob(machine, input, options, info, {
-      queue: this.defaultQueue,
-      maxPayloadBytes: this.maxPayloadBytes,
-    });
+  ): { queue: string; job: NewJob; publish?: PublishSpan } {
+    // Loaded by tracingLoad() before any prepare; undefined/null: no tracing here.
+    const api = this.tracing ? otelLoaded() : undefined;
+    let publish: PublishSpan | undefined;
+    const built = buildNewJob(
+      machine,
+      input,
+      options,
+      info,
+      { queue: this.defaultQueue, maxPayloadBytes: this.maxPayloadBytes },
+      api ? (queue, id) => (publish = startPublishSpan(api, queue, id, machine))?.traceparent : undefined,
+    );
+    return publish ? { ...built, publish } : built;
   }
 
   /** The machine's newest version and default maxAttempts; synchronous when known locally or cached. */
@@ -342,7 +377,7 @@ export class Client<D extends AnyDefinition = never> {
       for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
         const spec = jobs[index]!;
         const m = this.machineInfo(spec.machine);
-        const { queue, job } = this.prepare(
+        const { queue, job, publish } = this.prepare(
           spec.machine,
           spec.input,
           { queue: spec.queue ?? parentQueue, priority: spec.priority },
@@ -355,6 +390,8 @@ export class Client<D extends AnyDefinition = never> {
         job.group = group;
         job.index = index;
         if (revive?.has(index)) job.revive = true;
+        // A child's publish span covers building it; its write is the parent's batch below.
+        publish?.end();
         const list = byQueue.get(queue) ?? [];
         list.push(job);
         byQueue.set(queue, list);
@@ -464,4 +501,16 @@ function machineName(machine: unknown): string {
   throw new ValidationError('machine must be a job name or a definition from defineJob/definePipeline', {
     field: 'machine',
   });
+}
+
+/** Ends publish spans once their write is answered (with its error, if it failed). */
+async function endPublish<T>(written: Promise<T>, ...spans: PublishSpan[]): Promise<T> {
+  try {
+    const v = await written;
+    for (const s of spans) s.end();
+    return v;
+  } catch (err) {
+    for (const s of spans) s.end(err);
+    throw err;
+  }
 }

@@ -13,6 +13,8 @@ export const newJobId = (): string => ulid();
 /**
  * Validates `options` and `input` (ValidationError naming the field) and builds the job for
  * `Store.enqueue`. `info`: the machine's newest version and its default maxAttempts.
+ * `trace`, when tracing: starts the enqueue's span for the job and returns its traceparent
+ * (undefined when no provider records it), which travels in the job's options (its attempts link to it).
  */
 export function buildNewJob(
   machine: string,
@@ -20,18 +22,25 @@ export function buildNewJob(
   options: EnqueueOptions | undefined,
   info: { version: number; maxAttempts: number },
   defaults: { queue: string; maxPayloadBytes: number },
+  trace?: (queue: string, id: string) => string | undefined,
 ): { queue: string; job: NewJob } {
   validateOptions(machine, options);
   const text = serializeInput(machine, input, defaults.maxPayloadBytes);
   const o = options ?? {};
-  const perJob: { timeoutMs?: number; webhook?: EnqueueOptions['webhook'] } = {};
+  const queue = o.queue ?? defaults.queue;
+  const id = newJobId();
+  // Per-job options, as the worker reads them (runClaimedJob: timeoutMs; the webhook
+  // dispatcher: webhook; tracing: traceparent).
+  const perJob: { timeoutMs?: number; webhook?: EnqueueOptions['webhook']; traceparent?: string } = {};
   if (o.timeoutMs !== undefined) perJob.timeoutMs = o.timeoutMs;
   if (o.webhook !== undefined) {
     const { url, stateUrl, secret } = o.webhook;
     perJob.webhook = { url, stateUrl, secret };
   }
+  const traceparent = trace?.(queue, id);
+  if (traceparent !== undefined) perJob.traceparent = traceparent;
   const job: NewJob = {
-    id: newJobId(),
+    id,
     machine,
     version: info.version,
     input: text,
@@ -39,8 +48,8 @@ export function buildNewJob(
     delayMs: Math.round(o.delayMs ?? 0),
     maxAttempts: o.maxAttempts ?? info.maxAttempts,
     idempotencyKey: o.idempotencyKey,
-    options: perJob.timeoutMs !== undefined || perJob.webhook ? JSON.stringify(perJob) : '',
+    options: Object.keys(perJob).length > 0 ? JSON.stringify(perJob) : '',
   };
   if (perJob.webhook) job.hooked = true;
-  return { queue: o.queue ?? defaults.queue, job };
+  return { queue, job };
 }

@@ -35,6 +35,7 @@ export class CheckpointWriter {
   entered(stateText: string): void {
     if (stateText === this.loggedState) return;
     this.loggedState = stateText;
+    this.job.observeState(stateText);
     this.pending.push(`{"type":"state","state":${stateText}}`);
   }
 

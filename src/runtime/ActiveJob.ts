@@ -3,6 +3,7 @@
 
 import type { ClaimedJob, CommitOp } from '../store/types.js';
 import { toJson } from './toJson.js';
+import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
@@ -27,6 +28,17 @@ export interface JobHost {
 }
 
 const PROGRESS_EVERY_MS = 200;
+
+/** How each ending write ends an attempt, for observers. */
+const ENDINGS: Readonly<Record<Exclude<CommitOp['kind'], 'checkpoint'>, AttemptEnd>> = {
+  done: 'done',
+  fail: 'failed',
+  retry: 'retry',
+  cancelled: 'cancelled',
+  requeue: 'requeued',
+  park: 'parked',
+  broken: 'broken',
+};
 
 export class ActiveJob {
   readonly id: string;
@@ -60,6 +72,8 @@ export class ActiveJob {
   snapshotVersion: number | undefined;
   /** The lifecycle status last written (what a progress checkpoint keeps). */
   status: 'loading' | 'working';
+  /** Set by the supervisor when an observer watches this attempt (JobObserver.ts). */
+  watch: AttemptWatch | undefined;
   /** The last report not yet written (JSON). */
   private progressValue: string | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
@@ -119,7 +133,39 @@ export class ActiveJob {
   write(op: CommitOp): Promise<boolean> {
     if (this.snapshotVersion !== undefined && 'snapshot' in op && op.snapshot)
       op = { ...op, version: this.snapshotVersion };
-    return this.host.write(op, this);
+    const written = this.host.write(op, this);
+    if (this.watch !== undefined && op.kind !== 'checkpoint') {
+      const how = ENDINGS[op.kind];
+      const final = 'state' in op ? op.state : undefined;
+      // Registered before the runner awaits the write: the watch ends first.
+      written.then(
+        (ok) => this.endWatch(ok ? how : 'lease-lost', final),
+        () => this.endWatch('lease-lost'),
+      );
+    }
+    return written;
+  }
+
+  /** The machine settled in a state (`valueText`: its value as JSON): told to the watch, if any. */
+  observeState(valueText: string): void {
+    if (this.watch === undefined) return;
+    try {
+      this.watch.state(valueText);
+    } catch {
+      // An observer MUST NOT fail the job it watches.
+    }
+  }
+
+  /** Ends the watch, once: by the ending write's outcome, or by the run leaving without one. */
+  endWatch(how: AttemptEnd, finalState?: string): void {
+    const w = this.watch;
+    if (w === undefined) return;
+    this.watch = undefined;
+    try {
+      w.end(how, finalState);
+    } catch {
+      // As above: observing is never allowed to break a run.
+    }
   }
 
   /**

@@ -65,6 +65,7 @@ export async function runSimpleJob(
       loaded = await job.race(def.load(jobArgs(job, input, queue, 'loading')));
       life = path.working;
       job.status = 'working';
+      job.observeState('"working"');
       // Not awaited: if the worker dies now, the job re-runs from `loading` anyway.
       void job.write({
         kind: 'checkpoint',

@@ -29,6 +29,8 @@ export interface LeaseKeeperOptions {
   maxLeaseRequeues: number;
   /** Aborts the run that held `token`: its lease is gone. */
   onLeaseLost: (id: string, token: string, why: string) => void;
+  /** The reaper requeued `count` jobs whose lease had passed (for metrics). */
+  onRequeued?: (count: number) => void;
 }
 
 export class LeaseKeeper {
@@ -131,6 +133,7 @@ export class LeaseKeeper {
       const r = await this.o.store.reap(this.o.queue, { maxLeaseRequeues: this.o.maxLeaseRequeues });
       await this.o.store.relayOutbox(this.o.queue);
       this.reaperOutage.recovered();
+      if (r.requeued.length > 0) this.o.onRequeued?.(r.requeued.length);
       if (r.requeued.length || r.failed.length) this.o.log.warn(r, 'reaped expired leases');
     } catch (err) {
       if (redisErrorKind(err) === 'transient') this.reaperOutage.failed(err);

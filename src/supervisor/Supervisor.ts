@@ -43,6 +43,8 @@ import { Client } from '../client/Client.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
 import { IngressDrain } from './IngressDrain.js';
 import { WebhookDispatcher, type WebhookSettings } from '../webhooks/WebhookDispatcher.js';
+import { combineObservers, type AttemptInfo, type JobObserver } from '../runtime/JobObserver.js';
+import { attemptTracer } from '../tracing/attemptTracer.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -101,6 +103,18 @@ export interface SupervisorOptions {
    */
   webhookAllowHosts?: readonly string[];
   logger?: Logger;
+  /**
+   * Told of each attempt's start, states and end, and of lease requeues: e.g. a
+   * `MachinistMetrics` (src/metrics). None by default.
+   */
+  observers?: readonly JobObserver[];
+  /**
+   * Trace attempts with OpenTelemetry when `@opentelemetry/api` is installed and a tracer
+   * provider is registered (a `process <queue>` span per attempt, linked to the enqueue's
+   * `publish` span; a child span per pipeline state). Default true; without a provider it
+   * starts no span.
+   */
+  tracing?: boolean;
 }
 
 export interface StopResult {
@@ -151,6 +165,10 @@ export class Supervisor {
   /** Webhook deliveries for this queue (a fresh one per start()). */
   private webhooks: WebhookDispatcher | undefined;
   private readonly client: Client;
+  private readonly observers: readonly JobObserver[];
+  private readonly tracing: boolean;
+  /** Every observer in one (set by start(): the tracer is loaded then); undefined: none. */
+  private observer: JobObserver | undefined;
 
   constructor(options: SupervisorOptions) {
     if (!options?.store) throw new TypeError('Supervisor: store is required');
@@ -167,6 +185,8 @@ export class Supervisor {
     this.allowEviction = options.allowEviction ?? false;
     this.acceptChanged = options.acceptChangedMachines ?? false;
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    this.observers = options.observers ?? [];
+    this.tracing = options.tracing ?? true;
     for (const [k, v] of Object.entries({
       concurrency: this.concurrency,
       leaseMs: this.leaseMs,
@@ -195,6 +215,7 @@ export class Supervisor {
       reaperIntervalMs: this.reaperIntervalMs,
       maxLeaseRequeues: this.maxLeaseRequeues,
       onLeaseLost: (id, token, why) => this.onLeaseLost(id, token, why),
+      onRequeued: (count) => this.observer?.leaseRequeued?.(count),
     });
     // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
     const client = new Client({ store: this.store, queue: this.queue });
@@ -316,6 +337,8 @@ export class Supervisor {
       this.unwatchConnection?.();
       throw err;
     }
+    // Loaded here, not per job: @opentelemetry/api is an optional dependency (import()ed once).
+    this.observer = combineObservers([...this.observers, this.tracing ? await attemptTracer() : undefined]);
     await this.registryRefresh.start();
     const sub = (this.store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
     if (sub)
@@ -327,8 +350,18 @@ export class Supervisor {
     this.pump.start();
     this.ingress?.start();
     if (this.webhookSettings) {
+      // Deliveries are told to the settings' onDelivery and to the observers (metrics).
+      const { onDelivery } = this.webhookSettings;
+      const observer = this.observer;
       this.webhooks = new WebhookDispatcher({
         ...this.webhookSettings,
+        onDelivery:
+          observer?.webhookDelivered === undefined
+            ? onDelivery
+            : (result) => {
+                observer.webhookDelivered!(result);
+                onDelivery?.(result);
+              },
         hooks: this.store.webhookStore!(this.queue),
         queue: this.queue,
         owner: this.workerId,
@@ -418,9 +451,13 @@ export class Supervisor {
     this.running.set(c.id, job);
     // A job with hooks: its events are to be told now, not at the dispatcher's next idle look.
     if (this.webhooks && c.options?.includes('"webhook"')) this.webhooks.poke();
+    const observer = this.observer;
+    if (observer !== undefined) job.watch = observer.attemptStarted(this.attemptInfo(c));
     void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {
+        // A run that lost its lease before its ending write: its watch ends here.
+        job.endWatch('lease-lost');
         if (this.running.get(c.id) === job) {
           this.running.delete(c.id);
           this.pump.runEnded(job);
@@ -428,6 +465,19 @@ export class Supervisor {
         if (this.running.size === 0) this.drained?.();
         this.pump.kick();
       });
+  }
+
+  private attemptInfo(c: ClaimedJob): AttemptInfo {
+    const m = c.machine;
+    return {
+      id: c.id,
+      queue: this.queue,
+      machine: m,
+      definition: m === undefined ? undefined : (this.registry.get(m, c.version) ?? this.registry.latest(m)),
+      attempt: c.attempt,
+      status: c.status,
+      options: c.options,
+    };
   }
 
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */

@@ -50,7 +50,13 @@ import type { HookMessage, HookSchedule, HookStore, HookedJob } from './HookStor
 import { sendWebhook } from './sendWebhook.js';
 import { signWebhook } from './signature.js';
 
-export type DeliveryResult = 'delivered' | 'failed' | 'retrying' | 'disabled' | 'refused';
+/**
+ * How one delivery try ended: delivered (2xx), retrying (another try is scheduled), failed (no
+ * try left), disabled (410: the job's further deliveries of that kind are off), refused (the
+ * SSRF guard would not connect). The metrics count by these names.
+ */
+export const DELIVERY_RESULTS = ['delivered', 'retrying', 'failed', 'disabled', 'refused'] as const;
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
 export interface WebhookSettings {
   /** Hosts (names or IPs, optionally host:port) let through although not public. Default none. */

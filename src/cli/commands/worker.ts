@@ -10,6 +10,8 @@ import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
 import { loadJobs } from '../loadJobs.js';
 import { integer } from '../parseOptions.js';
 import { CliError } from '../CliError.js';
+import { MachinistMetrics } from '../../metrics/MachinistMetrics.js';
+import { startMetricsServer, type MetricsServer } from '../../metrics/metricsServer.js';
 
 interface WorkerOptions {
   jobs: string;
@@ -21,6 +23,8 @@ interface WorkerOptions {
   graceMs: number;
   allowEviction?: boolean;
   acceptChangedMachines?: string[];
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 export const EXIT_FORCED = 143;
@@ -49,6 +53,13 @@ export function workerCommand(globals: () => GlobalOptions): Command {
       '--accept-changed-machines <name@version...>',
       'start although these pipelines differ from the definitions registered for their versions',
     )
+    .addOption(
+      new Option(
+        '--metrics-port <port>',
+        'serve Prometheus metrics on GET /metrics at this port (0: any free port)',
+      ).argParser(integer(0)),
+    )
+    .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
     .action(async (opts: WorkerOptions) => runWorker(globals(), opts));
 }
 
@@ -56,8 +67,11 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
   const jobs = await loadJobs(opts.jobs);
   const store = await openStore(globals, true);
   let supervisor: Supervisor;
+  const metrics =
+    opts.metricsPort !== undefined ? new MachinistMetrics({ store, queues: [opts.queue] }) : undefined;
   try {
     supervisor = new Supervisor({
+      observers: metrics ? [metrics] : [],
       store,
       jobs,
       queue: opts.queue,
@@ -75,8 +89,10 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
 
   // Handlers go in before start() so a signal during startup is not the default (instant death).
   let signals = 0;
+  let metricsServer: MetricsServer | undefined;
+  // The metrics port closes with the worker: a scrape after the drain finds nothing listening.
   const finish = (code: number) => {
-    void store.close().finally(() => process.exit(code));
+    void Promise.allSettled([metricsServer?.close(), store.close()]).finally(() => process.exit(code));
   };
   const onSignal = (signal: NodeJS.Signals) => {
     signals++;
@@ -120,6 +136,18 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
   } catch (err) {
     await store.close();
     throw new CliError(`worker failed to start: ${(err as Error).message}`);
+  }
+  if (metrics) {
+    try {
+      metricsServer = await startMetricsServer({ metrics, port: opts.metricsPort!, host: opts.metricsHost });
+    } catch (err) {
+      await supervisor.stop({ graceMs: 0 });
+      await store.close();
+      throw new CliError(
+        `worker could not serve metrics on port ${opts.metricsPort}: ${(err as Error).message}`,
+      );
+    }
+    console.log(`machinist worker metrics: ${metricsServer.url}/metrics`);
   }
   const names = jobs.map((d) => `${d.name}@${d.version}`).join(', ');
   console.log(
