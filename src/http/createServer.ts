@@ -33,6 +33,8 @@ import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { liveRoutes } from './routes/live.js';
 import { machineRoutes } from './routes/machines.js';
+import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
+import { registerMetrics } from '../metrics/metricsPlugin.js';
 
 export interface ServerOptions {
   store: Store;
@@ -60,6 +62,19 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** A pino logger, or false for none. Default: pino at MACHINIST_LOG (default 'warn'). */
   logger?: Logger | false;
+  /**
+   * GET /metrics (Prometheus; open unless removed from openRoutes) and the HTTP request series:
+   * this MachinistMetrics (share it with an in-process Supervisor's `observers`), or false for
+   * none. Default: one of the server's own, with the store's queue depths (serverMetrics(app)).
+   */
+  metrics?: MachinistMetrics | false;
+}
+
+const metricsOf = new WeakMap<FastifyInstance, MachinistMetrics>();
+
+/** The MachinistMetrics a server made by createServer serves (undefined with metrics: false). */
+export function serverMetrics(app: FastifyInstance): MachinistMetrics | undefined {
+  return metricsOf.get(app);
 }
 
 const DEFAULT_OPEN_ROUTES = ['/healthz', '/metrics'];
@@ -129,6 +144,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     },
   });
   if (table) installAuth(app, table, new Set(options.openRoutes ?? DEFAULT_OPEN_ROUTES));
+  const metrics = options.metrics ?? new MachinistMetrics({ store: options.store });
+  if (metrics) {
+    // Not encapsulated: its response hook sees every route. Auth is the open-routes list's.
+    registerMetrics(app, { metrics });
+    metricsOf.set(app, metrics);
+  }
   void app.register(async (routes) => {
     jobRoutes(routes, api);
     liveRoutes(routes, api);

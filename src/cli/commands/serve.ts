@@ -9,7 +9,7 @@
 // stops the supervisor with --grace-ms, closes the store and exits 0; a second exits at once.
 
 import { Command } from 'commander';
-import { createServer } from '../../http/createServer.js';
+import { createServer, serverMetrics } from '../../http/createServer.js';
 import { parseTokenList } from '../../http/auth.js';
 import { Supervisor } from '../../supervisor/Supervisor.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
@@ -86,8 +86,16 @@ async function runServe(globals: GlobalOptions, opts: ServeOptions): Promise<voi
   let supervisor: Supervisor | undefined;
   try {
     app = createServer({ store, jobs, queue: opts.queue, tokens, auth: tokens.length > 0 });
+    // The in-process supervisor's jobs and webhooks count in the server's /metrics.
+    const metrics = serverMetrics(app);
     if (opts.worker && jobs)
-      supervisor = new Supervisor({ store, jobs, queue: opts.queue, concurrency: opts.concurrency });
+      supervisor = new Supervisor({
+        store,
+        jobs,
+        queue: opts.queue,
+        concurrency: opts.concurrency,
+        observers: metrics ? [metrics] : [],
+      });
   } catch (err) {
     await store.close();
     throw new CliError((err as Error).message);
