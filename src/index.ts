@@ -30,6 +30,8 @@ export type { AnyDefinition } from './runtime/registry.js';
 export type { EnqueueOptions } from './client/validateEnqueue.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';
+export { MemoryStore } from './store/memory/MemoryStore.js';
+export type { MemoryStoreOptions } from './store/memory/MemoryStore.js';
 export type {
   Store,
   JobRecord,

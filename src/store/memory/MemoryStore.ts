@@ -563,6 +563,11 @@ export class MemoryStore implements Store {
     return this.op(() => void this.queueSet.delete(queue));
   }
 
+  /** When the queue's earliest delayed job (or parked job's wake time) is due, or null. */
+  dueAt(queue: string): number | null {
+    return this.queueData.get(queue)?.index.delayed.first()?.score ?? null;
+  }
+
   /**
    * Wakes every idle supervisor of every queue, as if work had come: what a test's clock does
    * after moving time forward, so jobs it made due are claimed now rather than at the next look.
