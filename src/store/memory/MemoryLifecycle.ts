@@ -1,5 +1,5 @@
 // THE LIFECYCLE of MemoryStore: every status change of a job, written once, as lcGuard + lcMove
-// in lua/include/lifecycle.lua are RedisStore's. Operations (commit.ts, MemoryStore.ts) decide
+// in lua/include/lifecycle.lua are RedisStore's. Operations (commitOps.ts, jobOps.ts, leaseOps.ts, ...) decide
 // WHICH move a job makes; only `move` makes it. No operation sets `status`, or moves a job
 // between the status indexes, by hand.
 //
