@@ -42,6 +42,8 @@ export type { WebhookResult } from './metrics/seriesNames.js';
 export type { JobObserver, AttemptWatch, AttemptInfo, AttemptEnd } from './runtime/JobObserver.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';
+export { MemoryStore } from './store/memory/MemoryStore.js';
+export type { MemoryStoreOptions } from './store/memory/MemoryStore.js';
 export type {
   Store,
   JobRecord,

@@ -1,7 +1,7 @@
 // The Store interface: every durable operation the runtime and the client need, each one atomic.
-// RedisStore is the production backend; any other backend (the embedded MemoryStore to come)
-// implements the same methods and must pass the same behaviour tests (test/core/, test/children/,
-// test/pipeline/, which today run against RedisStore).
+// RedisStore is the production backend; MemoryStore (src/store/memory/) the embedded one. Both
+// pass the same store conformance suite (test/store/conformance/), and test/core/,
+// test/children/ and test/pipeline/ run against RedisStore.
 
 import type { StoredError } from '../errors.js';
 import type { HookStore } from '../webhooks/HookStore.js';
@@ -266,8 +266,11 @@ export interface Store {
   send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean>;
   /** Extends every lease still held, in one call. */
   heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]>;
-  /** Requeues (or fails past the budget) jobs whose lease passed; trims retention indexes. */
-  reap(queue: string, options: { maxLeaseRequeues: number }): Promise<ReapResult>;
+  /**
+   * Requeues (or fails past the budget) jobs whose lease passed; trims retention indexes. One
+   * reap per `lockMs` (default 100) runs per queue, whoever calls: the others return nothing.
+   */
+  reap(queue: string, options: { maxLeaseRequeues: number; lockMs?: number }): Promise<ReapResult>;
   /**
    * A waiter for work on one queue, blocking on a connection of its own: each supervisor has its
    * own, so one's idle wait never holds up another's and one's stop never cuts another's wait.

@@ -1,6 +1,7 @@
 // The chart a user sees is the lifecycle that runs: the status moves that lua/include/lifecycle.lua
 // allows (its EDGES table) are exactly the transitions of machines/job.ts, plus REDRIVE (a dead
-// letter back in line: a new lifecycle, so the machine, where `failed` is final, cannot show it).
+// letter back in line: a new lifecycle, so the machine, where `failed` is final, cannot show it);
+// and MemoryStore moves jobs by the same table (src/store/memory/lifecycleTable.ts).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import { Redis } from 'ioredis';
 import { jobMachine } from '../../machines/job.js';
 import { includeSource } from '../../src/store/redis/scripts.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
+import { EDGES as MEMORY_EDGES } from '../../src/store/memory/lifecycleTable.js';
 
 type Edges = Record<string, Record<string, string>>;
 
@@ -55,6 +57,10 @@ describe('the lifecycle table', () => {
   it('names the same statuses as the machine', async () => {
     const edges = await luaEdges();
     assert.deepEqual(Object.keys(edges).sort(), Object.keys(jobMachine.root.states).sort());
+  });
+
+  it("is MemoryStore's table too: the same moves with the same events, key for key", async () => {
+    assert.deepEqual(await luaEdges(), MEMORY_EDGES);
   });
 
   it('names the machine event of each move', async () => {

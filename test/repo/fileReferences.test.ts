@@ -218,7 +218,7 @@ describe('file references in comments and documents', () => {
     assert.equal(has('CommitPump.js'), true);
     assert.equal(has('test/support/'), true);
     assert.equal(has('reap-8.lua'), false);
-    assert.equal(has('test/store/'), false);
+    assert.equal(has('test/nowhere/'), false);
     assert.equal(has('DESIGN.md'), false);
   });
 

@@ -1,26 +1,24 @@
-// Listing jobs by status, machine or parent: pages read from the queue's indexes, filtered,
-// with a cursor "<index position>:<offset>" that a later call resumes from; and the indexes'
-// sizes (`counts`).
+// Listing jobs on Redis: the queue's zsets read a page at a time for listPages.ts (which owns the
+// walk, the filters and the cursor); and the indexes' sizes (`counts`).
 
-import type { JobRecord, JobStatus, ListQuery } from '../types.js';
+import type { JobRecord, ListQuery } from '../types.js';
+import { listPages, type IndexPages } from '../listPages.js';
 import { COUNTED, type QueueCounts } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from './decodeJob.js';
 
-type IndexName = 'active' | 'queued' | 'delayed' | 'waiting' | 'done' | 'failed' | 'cancelled';
-/** Statuses in the order `list` walks them when no status is given, with the index holding each. */
-const LIST_ORDER: readonly IndexName[] = [
-  'active',
-  'queued',
-  'delayed',
-  'waiting',
-  'done',
-  'failed',
-  'cancelled',
-];
-
-function isFinishedIndex(name: IndexName): boolean {
-  return name === 'done' || name === 'failed' || name === 'cancelled';
+/** The queue's indexes as listPages reads them (zsets; children by their index in the fan-out). */
+function pagesOf(ctx: RedisContext, queue: string): IndexPages {
+  const k = ctx.keys(queue);
+  return {
+    range: (source, offset, count, rev) => {
+      const key = 'index' in source ? k[source.index] : k.children(source.childrenOf);
+      return rev
+        ? ctx.redis.zrevrange(key, offset, offset + count - 1)
+        : ctx.redis.zrange(key, String(offset), String(offset + count - 1));
+    },
+    records: (ids) => getMany(ctx, queue, ids),
+  };
 }
 
 export async function getMany(ctx: RedisContext, queue: string, ids: string[]): Promise<JobRecord[]> {
@@ -36,62 +34,11 @@ export async function getMany(ctx: RedisContext, queue: string, ids: string[]): 
   return out;
 }
 
-export async function list(
+export function list(
   ctx: RedisContext,
   query: ListQuery,
 ): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-  const k = ctx.keys(query.queue);
-  const limit = Math.min(Math.max(query.limit ?? 50, 1), 1000);
-  // Cursor: "<index position in LIST_ORDER or 'c'>:<offset>".
-  const [part, offsetText] = (query.cursor ?? '').split(':');
-  let offset = Number(offsetText ?? 0) || 0;
-  const sources: { key: string; rev: boolean; status?: JobStatus }[] = [];
-  if (query.parentId) {
-    sources.push({ key: k.children(query.parentId), rev: false, status: query.status });
-  } else if (query.status) {
-    const map: Record<JobStatus, IndexName[]> = {
-      queued: ['queued', 'delayed'],
-      loading: ['active'],
-      working: ['active'],
-      waiting: ['waiting'],
-      done: ['done'],
-      failed: ['failed'],
-      cancelled: ['cancelled'],
-    };
-    for (const name of map[query.status])
-      sources.push({ key: k[name], rev: isFinishedIndex(name), status: query.status });
-  } else {
-    for (const name of LIST_ORDER) sources.push({ key: k[name], rev: isFinishedIndex(name) });
-  }
-  let si = Number(part ?? 0) || 0;
-  const jobs: JobRecord[] = [];
-  // Filters are applied to pages read from the index; scanning is bounded per call.
-  let scanned = 0;
-  while (si < sources.length && jobs.length < limit && scanned < limit * 20) {
-    const src = sources[si]!;
-    const page = limit * 2;
-    const ids = src.rev
-      ? await ctx.redis.zrevrange(src.key, offset, offset + page - 1)
-      : await ctx.redis.zrange(src.key, String(offset), String(offset + page - 1));
-    scanned += ids.length;
-    const recs = await getMany(ctx, query.queue, ids);
-    let used = 0;
-    for (const id of ids) {
-      used++;
-      const r = recs.find((x) => x.id === id);
-      if (!r) continue;
-      if (src.status && r.status !== src.status) continue;
-      if (query.machine && r.machine !== query.machine) continue;
-      jobs.push(r);
-      if (jobs.length >= limit) break;
-    }
-    offset += used;
-    if (ids.length < page && used === ids.length) {
-      si++;
-      offset = 0;
-    }
-  }
-  return { jobs, cursor: si < sources.length ? `${si}:${offset}` : null };
+  return listPages(pagesOf(ctx, query.queue), query);
 }
 
 /** How many entries each of the queue's indexes holds (one pipelined ZCARD each). */

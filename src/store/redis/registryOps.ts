@@ -5,14 +5,9 @@
 
 import type { MachineInfo } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
+import { mergeMachine } from '../mergeMachine.js';
 
-/**
- * Merges `machines` into the registry hash: the versions are the union of what is stored and
- * what is given; the other fields (hasLoad, definition, maxAttempts) come from whichever side
- * knows the newest version, so supervisors of an older deployment that refresh the registry do
- * not undo a newer one's. Fingerprints merge per version, the stored one winning (a supervisor
- * whose definition differs refuses to start: Supervisor.ts), unless `replaceFingerprints`.
- */
+/** Merges `machines` into the registry hash (mergeMachine.ts: what is kept from each side). */
 export async function registerMachines(
   ctx: RedisContext,
   key: string,
@@ -24,15 +19,7 @@ export async function registerMachines(
   const args: string[] = [];
   machines.forEach((m, i) => {
     const prev = existing[i] ? (JSON.parse(existing[i]) as MachineInfo) : undefined;
-    const versions = [...new Set([...(prev?.versions ?? []), ...m.versions])].sort((a, b) => a - b);
-    const newer = prev && Math.max(...prev.versions) > Math.max(...m.versions) ? prev : m;
-    const fingerprints = replaceFingerprints
-      ? { ...prev?.fingerprints, ...m.fingerprints }
-      : { ...m.fingerprints, ...prev?.fingerprints };
-    const merged: MachineInfo = { ...newer, versions };
-    if (Object.keys(fingerprints).length > 0) merged.fingerprints = fingerprints;
-    else delete merged.fingerprints;
-    args.push(m.name, JSON.stringify(merged));
+    args.push(m.name, JSON.stringify(mergeMachine(prev, m, replaceFingerprints)));
   });
   await ctx.redis.hset(key, ...args);
 }

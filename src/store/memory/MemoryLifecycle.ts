@@ -1,0 +1,316 @@
+// THE LIFECYCLE of MemoryStore: every status change of a job, written once, as lcGuard + lcMove
+// in lua/include/lifecycle.lua are RedisStore's. Operations (commitOps.ts, jobOps.ts, leaseOps.ts, ...) decide
+// WHICH move a job makes; only `move` makes it. No operation sets `status`, or moves a job
+// between the status indexes, by hand.
+//
+// THE RULE THAT MUST NEVER BREAK: a move is made only when `guardMove` (lifecycleTable.ts, the
+// same table and guards as the Lua side, held equal by test/lifecycle/lifecycleTable.test.ts)
+// allows it: the job exists; THE FENCE: a worker's write carries the job's lease token; the
+// move is an edge of EDGES. Then THE CANCEL GUARD, here in `move`: a job whose cancel was
+// requested that would be requeued, retried, parked, woken or claimed ends `cancelled` instead;
+// a finishing write (done, failed) of the attempt that was running still lands.
+//
+// What each target does (as lcMove): leaving a status takes the job out of its indexes;
+// `queued` lists it in `queued` (its old place, or a fresh one behind its band) or in `delayed`
+// until its run-at time, and wakes an idle supervisor; `loading`/`working` from `queued` is the
+// claim (token, claim time, lease deadline in `active`); kept, a checkpoint (lease requeues start
+// over); `waiting` lists it in `waiting`, and in `delayed` at its wake time, at once when an
+// event or a fan-in came after the worker last looked; a final status clears the lease, the
+// inbox, the fan-in flag and the run-at time, tells the job's watchers, its parent and the
+// stream, and a done or cancelled parent's fan-out records expire with it.
+
+import type { JobStatus } from '../types.js';
+import { FINAL, UPDATABLE, guardMove, type Refusal } from './lifecycleTable.js';
+import { appendLog, type MemoryJob } from './MemoryJob.js';
+import { QueueState } from './QueueState.js';
+
+/** Queue scores: priority band in the high bits, FIFO sequence below (BAND in common.lua). */
+export const BAND = 17592186044416;
+
+export interface MoveOptions {
+  /** The caller's lease token (THE FENCE); undefined for moves no worker makes. */
+  token?: string;
+  /** The stream entry's type (none when absent). */
+  kind?: string;
+  /** Audit entries: JSON objects without "at". */
+  log?: readonly string[];
+  /** Fields the write sets on the record. */
+  set?: Partial<MemoryJob>;
+  /** queued / waiting: when it is due (store time); absent or <= now: now. */
+  runAt?: number;
+  /** queued: its place in line (default: the one it had). */
+  score?: number;
+  /** queued: a new place behind the jobs waiting in its band. */
+  fresh?: boolean;
+  /** failed: set aside in `broken` with this reason (else a dead letter). */
+  broken?: string;
+  /** done / failed: the output / error JSON (a parent's fan-in outcome). */
+  output?: string;
+  error?: string;
+  /** waiting: inbox events the parked snapshot has taken in. */
+  consumed?: number;
+  /** The audit entry if the cancel guard turns the move into a cancel. */
+  cancelLog?: string;
+  /** loading / working from queued: the claim's lease. */
+  claim?: { token: string; deadline: number; entry?: string };
+}
+
+/** What the lifecycle needs of the store around it. */
+export interface LifecycleHost {
+  now: number;
+  finishedTtlMs: number;
+  emit(q: QueueState, jobId: string, type: string, status: string): void;
+  /** An idle supervisor of the queue is to be woken when the operation ends. */
+  wake(q: QueueState): void;
+  publish(q: QueueState, workerId: string, message: string): void;
+  /** The job just finished: its final record goes to each of its watchers. */
+  pushResult(q: QueueState, job: MemoryJob): void;
+}
+
+const DEFAULT_CANCEL_LOG = '{"type":"cancelled","reason":"cancel requested"}';
+
+/** The worker holding a lease: a token is "<workerId>:<n>". */
+export function tokenWorker(token: string | undefined): string | undefined {
+  return token ? /^(.*):\d+$/.exec(token)?.[1] : undefined;
+}
+
+export class MemoryLifecycle {
+  constructor(private readonly host: LifecycleHost) {}
+
+  /**
+   * Moves `job` to `to` if the guards allow it. Returns the status the job is in after the
+   * move, or why it was refused ('missing' | 'fence' | 'status'), writing nothing then.
+   */
+  move(
+    q: QueueState,
+    job: MemoryJob | undefined,
+    to: JobStatus,
+    o: MoveOptions = {},
+  ): { moved: JobStatus } | { refused: Refusal } {
+    const refused = guardMove(job, to, o.token);
+    if (refused) return { refused };
+    const j = job!;
+    if (j.cancelRequested && !FINAL.has(to) && !(UPDATABLE.has(to) && j.status === to)) {
+      // THE CANCEL GUARD (see the header).
+      to = 'cancelled';
+      o = { kind: 'cancelled', log: [o.cancelLog ?? DEFAULT_CANCEL_LOG], set: o.set };
+    }
+    const now = this.host.now;
+    if (o.set) for (const [k, v] of Object.entries(o.set)) if (v !== undefined) (j as any)[k] = v;
+    if (FINAL.has(to)) this.finish(q, j, to, o);
+    else if (j.status === 'queued' && UPDATABLE.has(to)) this.claim(q, j, to, o);
+    else if (UPDATABLE.has(to)) {
+      // A checkpoint (or LOADED): the job made progress, so its lease requeues start over.
+      j.status = to;
+      j.updatedAt = now;
+      appendLog(j, now, o.log ?? []);
+      delete j.leaseRequeues;
+    } else {
+      if (j.status !== to) this.leave(q, j);
+      j.updatedAt = now;
+      if (to === 'queued') this.enterQueued(q, j, o);
+      else this.enterWaiting(q, j, o);
+      appendLog(j, now, o.log ?? []);
+    }
+    if (o.kind) this.host.emit(q, j.id, o.kind, to);
+    return { moved: to };
+  }
+
+  /** A new job (ENQUEUE, the machine's initial `queued`): listed in `queued`, or in `delayed` until its run-at. */
+  create(q: QueueState, job: MemoryJob): void {
+    q.jobs.set(job.id, job);
+    if (job.runAt !== undefined) q.index.delayed.add(job.id, job.runAt);
+    else q.index.queued.add(job.id, job.queueScore!);
+    this.host.wake(q);
+    this.host.emit(q, job.id, 'enqueued', 'queued');
+  }
+
+  /** A finished record made anew under its id (a revived child): out of its indexes, with its inbox. */
+  forget(q: QueueState, job: MemoryJob): void {
+    this.leave(q, job);
+    q.jobs.delete(job.id);
+  }
+
+  /** The indexes a job of its status is listed in. */
+  private leave(q: QueueState, j: MemoryJob): void {
+    const { index } = q;
+    switch (j.status) {
+      case 'queued':
+        index.queued.delete(j.id);
+        index.delayed.delete(j.id);
+        break;
+      case 'loading':
+      case 'working':
+        index.active.delete(j.id);
+        break;
+      case 'waiting':
+        index.waiting.delete(j.id);
+        index.delayed.delete(j.id);
+        break;
+      case 'failed':
+        index.failed.delete(j.id);
+        index.dead.delete(j.id);
+        index.broken.delete(j.id);
+        q.brokenWhy.delete(j.id);
+        break;
+      case 'done':
+      case 'cancelled':
+        index[j.status].delete(j.id);
+        break;
+    }
+  }
+
+  private finish(q: QueueState, j: MemoryJob, to: JobStatus, o: MoveOptions): void {
+    const now = this.host.now;
+    this.leave(q, j);
+    j.status = to;
+    j.finishedAt = now;
+    appendLog(j, now, o.log ?? []);
+    delete j.token;
+    // A done or cancelled record keeps no place in line (a redriven dead letter keeps its own).
+    if (to !== 'failed') delete j.queueScore;
+    delete j.runAt;
+    delete j.inbox;
+    delete j.inboxIds;
+    delete j.inboxConsumed;
+    delete j.fanInWake;
+    q.index[to as 'done' | 'failed' | 'cancelled'].add(j.id, now);
+    if (to === 'failed') {
+      if (o.broken !== undefined) {
+        q.index.broken.add(j.id, now);
+        q.brokenWhy.set(j.id, o.broken);
+      } else q.index.dead.add(j.id, now);
+    }
+    if (j.watchers) {
+      this.host.pushResult(q, j);
+      delete j.watchers;
+    }
+    if (j.parentId !== undefined) {
+      const outcome =
+        to === 'done'
+          ? `{"s":"done","o":${o.output}}`
+          : to === 'failed'
+            ? `{"s":"failed","e":${o.error}}`
+            : '{"s":"cancelled"}';
+      this.notifyParent(q, j, to, outcome);
+    }
+    if (j.fanGroups && to !== 'failed') this.expireFans(q, j);
+  }
+
+  /** The claim of a queued job under a lease until `deadline`. */
+  private claim(q: QueueState, j: MemoryJob, to: JobStatus, o: MoveOptions): void {
+    const c = o.claim!;
+    this.leave(q, j);
+    j.status = to;
+    j.token = c.token;
+    j.claimedAt = this.host.now;
+    if (c.entry) appendLog(j, this.host.now, [c.entry]);
+    q.index.active.add(j.id, c.deadline);
+  }
+
+  private enterQueued(q: QueueState, j: MemoryJob, o: MoveOptions): void {
+    j.status = 'queued';
+    delete j.token;
+    if (o.runAt !== undefined && o.runAt > this.host.now) {
+      j.runAt = o.runAt;
+      this.wakeIfEarlier(q, o.runAt);
+      q.index.delayed.add(j.id, o.runAt);
+      return;
+    }
+    let score = o.score;
+    if (score === undefined && !o.fresh) score = j.queueScore;
+    // No place in line kept: behind the jobs waiting in its band.
+    score ??= j.band * BAND + ++q.seq;
+    j.queueScore = score;
+    delete j.runAt;
+    q.index.queued.add(j.id, score);
+    this.host.wake(q);
+  }
+
+  private enterWaiting(q: QueueState, j: MemoryJob, o: MoveOptions): void {
+    j.status = 'waiting';
+    delete j.token;
+    q.index.waiting.add(j.id, this.host.now);
+    // An event or a fan-in may have come after the worker last looked: wake it at once.
+    const fanIn = j.fanInWake;
+    delete j.fanInWake;
+    let runAt = o.runAt;
+    if (fanIn || (j.inbox && j.inbox.length > (o.consumed ?? 0))) runAt = 0;
+    if (runAt !== undefined) {
+      if (runAt > 0) j.runAt = runAt;
+      this.wakeIfEarlier(q, runAt);
+      q.index.delayed.add(j.id, runAt);
+    }
+  }
+
+  /** An idle supervisor sleeps until the earliest `delayed` entry it saw: an earlier one wakes it. */
+  private wakeIfEarlier(q: QueueState, runAt: number): void {
+    const first = q.index.delayed.first();
+    if (!first || runAt < first.score) this.host.wake(q);
+  }
+
+  /** A finished child tells its parent: here when on the same queue, else through the outbox. */
+  private notifyParent(q: QueueState, j: MemoryJob, status: JobStatus, outcome: string): void {
+    const children = q.children.get(j.parentId!);
+    if (children) children.expiresAt = this.host.now + this.host.finishedTtlMs;
+    if (!j.parentQueue) this.fanIn(q, j.parentId!, j.group ?? '', j.index ?? 0, status, outcome);
+    else q.index.outbox.add(j.id, this.host.now);
+  }
+
+  /**
+   * Records one child's outcome in its parent's fan-out record (on `pq`, the parent's queue), at
+   * most once per child, and wakes the parent when the set it awaits is complete: all done, or
+   * (failFast) the first failure. True when recorded.
+   */
+  fanIn(
+    pq: QueueState,
+    parentId: string,
+    group: string,
+    index: number,
+    status: string,
+    result: string,
+  ): boolean {
+    const fan = this.liveFan(pq, parentId, group);
+    if (!fan || fan.results.has(index)) return false;
+    fan.results.set(index, result);
+    const d = ++fan.finished;
+    let complete = d >= fan.total;
+    if (status !== 'done') {
+      fan.failed++;
+      if (fan.policy === 'failFast') complete = true;
+    }
+    const p = pq.jobs.get(parentId);
+    if (!p) return true;
+    p.progress = `{"children":{"done":${d},"total":${fan.total}}}`;
+    if (complete && !fan.woken) {
+      fan.woken = true;
+      if (p.status === 'waiting') this.move(pq, p, 'queued', { kind: 'fan-in' });
+      else if (p.status === 'working' || p.status === 'loading') {
+        // Running: tell its worker now; if it parks first, the park sees the flag and wakes it.
+        p.fanInWake = true;
+        const w = tokenWorker(p.token);
+        if (w) this.host.publish(pq, w, `fanin ${parentId}`);
+      } else if (p.status === 'queued') p.fanInWake = true;
+    }
+    return true;
+  }
+
+  /** A fan-out record that has not expired. */
+  liveFan(q: QueueState, parentId: string, group: string) {
+    const key = QueueState.fanKey(parentId, group);
+    const fan = q.fans.get(key);
+    if (fan?.expiresAt !== undefined && fan.expiresAt <= this.host.now) {
+      q.fans.delete(key);
+      return undefined;
+    }
+    return fan;
+  }
+
+  /** A parent that ended done or cancelled takes its fan-out records with it: they expire. */
+  private expireFans(q: QueueState, j: MemoryJob): void {
+    for (const g of j.fanGroups ?? []) {
+      const fan = q.fans.get(QueueState.fanKey(j.id, g.group));
+      if (fan) fan.expiresAt = this.host.now + this.host.finishedTtlMs;
+    }
+  }
+}

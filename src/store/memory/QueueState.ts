@@ -1,0 +1,63 @@
+// One queue's data in a MemoryStore: what RedisStore keeps under the queue's hash tag (job
+// records, status indexes, fan-out records, children indexes, the outbox, idempotency keys, the
+// event stream), as plain maps and sorted sets.
+
+import type { QueueEvent } from '../types.js';
+import type { MemoryJob } from './MemoryJob.js';
+import { ZSet } from './ZSet.js';
+
+/** A parent's fan-out record (fan:<parentId>:<group>). */
+export interface FanRecord {
+  total: number; // n
+  policy: 'failFast' | 'collect'; // p
+  finished: number; // d
+  failed: number; // f
+  woken: boolean; // x: the parent was woken for it
+  revive: boolean; // rv
+  results: Map<number, string>; // r<index>
+  expiresAt?: number;
+}
+
+/** The ids of a parent's children on this queue, by their index (children:<parentId>). */
+export interface ChildrenIndex {
+  ids: ZSet;
+  expiresAt?: number;
+}
+
+export const INDEX_NAMES = [
+  'queued',
+  'delayed',
+  'active',
+  'waiting',
+  'done',
+  'failed',
+  'cancelled',
+  'dead',
+  'broken',
+  'outbox',
+] as const;
+export type MemoryIndex = (typeof INDEX_NAMES)[number];
+
+export class QueueState {
+  readonly jobs = new Map<string, MemoryJob>();
+  readonly index: Record<MemoryIndex, ZSet>;
+  /** Why each broken job was set aside (brokenwhy). */
+  readonly brokenWhy = new Map<string, string>();
+  readonly fans = new Map<string, FanRecord>();
+  readonly children = new Map<string, ChildrenIndex>();
+  readonly idempotency = new Map<string, { id: string; expiresAt: number }>();
+  /** FIFO sequence (meta seq) and lease token counter (meta tok). */
+  seq = 0;
+  tok = 0;
+  /** The capped event stream; `cursor` numbers its entries. */
+  events: QueueEvent[] = [];
+  eventSeq = 0;
+
+  constructor(readonly name: string) {
+    this.index = Object.fromEntries(INDEX_NAMES.map((n) => [n, new ZSet()])) as Record<MemoryIndex, ZSet>;
+  }
+
+  static fanKey(parentId: string, group: string): string {
+    return `${parentId}:${group}`;
+  }
+}

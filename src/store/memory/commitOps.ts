@@ -1,0 +1,259 @@
+// A worker's commit on MemoryStore, as lua/commit-12.lua on Redis: its fenced writes, then the
+// promotion of due delayed jobs and a claim of new work, in one synchronous step. Each op names
+// its target; the move itself is MemoryLifecycle.move's (THE FENCE is its guard).
+
+import { MachinistError } from '../../errors.js';
+import type { ClaimRequest, ClaimedJob, CommitOp } from '../types.js';
+import type { MemoryLifecycle } from './MemoryLifecycle.js';
+import { BAND } from './MemoryLifecycle.js';
+import type { MemoryJob } from './MemoryJob.js';
+import type { QueueState } from './QueueState.js';
+import { FINAL } from './lifecycleTable.js';
+
+const TARGET = {
+  done: 'done',
+  fail: 'failed',
+  broken: 'failed',
+  retry: 'queued',
+  cancelled: 'cancelled',
+  requeue: 'queued',
+  park: 'waiting',
+} as const;
+
+/** A malformed commit (what BAD_COMMIT reports on Redis): nothing was written. */
+function bad(i: number, why: string): MachinistError {
+  return new MachinistError('BAD_COMMIT', `BAD_COMMIT ${i} ${why}`);
+}
+
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/**
+ * NO HALF-APPLIED CALL: every op (and the claim) is checked before the first write, as
+ * commit-12.lua checks its arguments; a malformed call throws BAD_COMMIT and writes nothing.
+ */
+export function checkCommit(ops: readonly CommitOp[], claim: ClaimRequest | undefined): void {
+  if (claim) {
+    if (!isCount(claim.max)) throw bad(0, 'bad claim count');
+    if (claim.max > 0 && !(claim.leaseMs > 0)) throw bad(0, 'bad lease ms');
+  }
+  ops.forEach((op, n) => {
+    const i = n + 1;
+    if (!op || typeof op.id !== 'string' || op.id === '' || typeof op.token !== 'string')
+      throw bad(i, 'missing values');
+    if (!(op.kind in TARGET) && op.kind !== 'checkpoint') throw bad(i, `unknown kind ${String(op.kind)}`);
+    if ('version' in op && op.version !== undefined) {
+      if (!Number.isInteger(op.version) || op.version < 1) throw bad(i, 'version');
+    }
+    if (op.kind === 'checkpoint') {
+      if (op.status !== 'loading' && op.status !== 'working') throw bad(i, 'checkpoint status');
+      if (op.inboxConsumed !== undefined && !isCount(op.inboxConsumed)) throw bad(i, 'inbox position');
+    } else if (op.kind === 'retry') {
+      if (!(Number.isFinite(op.delayMs) && op.delayMs >= 0)) throw bad(i, 'retry delay');
+      if (!isCount(op.attempt) || op.attempt < 1) throw bad(i, 'retry attempt');
+    } else if (op.kind === 'park') {
+      if (op.wakeAt !== null && op.wakeAt !== undefined && !isCount(op.wakeAt)) throw bad(i, 'wake time');
+      if (op.inboxConsumed !== undefined && !isCount(op.inboxConsumed)) throw bad(i, 'inbox position');
+      if (!op.snapshot) throw bad(i, 'park without snapshot');
+    }
+    if (!Array.isArray(op.log)) throw bad(i, 'log');
+    for (const e of op.log) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(e);
+      } catch {
+        throw bad(i, 'log entry is not JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw bad(i, 'log entry is not an object');
+    }
+  });
+}
+
+/** '' or absent: not written (as `put` in commit-12.lua). */
+const given = (v: string | undefined): string | undefined => (v === '' ? undefined : v);
+
+/** Applies each op through the lifecycle; per op, whether it was written. */
+export function applyOps(
+  lc: MemoryLifecycle,
+  q: QueueState,
+  ops: readonly CommitOp[],
+  now: number,
+): boolean[] {
+  return ops.map((op) => {
+    const to = op.kind === 'checkpoint' ? op.status : TARGET[op.kind];
+    const job = q.jobs.get(op.id);
+    // The record's version follows its snapshot's (a migrate), in the same write.
+    const set: Partial<MemoryJob> = { version: 'version' in op ? op.version : undefined };
+    const base = { token: op.token, log: op.log, set };
+    let r;
+    switch (op.kind) {
+      case 'checkpoint':
+        Object.assign(set, {
+          snapshot: given(op.snapshot),
+          state: given(op.state),
+          progress: given(op.progress),
+          inboxConsumed: op.inboxConsumed,
+        });
+        r = lc.move(q, job, to, { ...base, kind: 'checkpoint' });
+        break;
+      case 'done':
+        Object.assign(set, { output: op.output, state: given(op.state), snapshot: given(op.snapshot) });
+        r = lc.move(q, job, 'done', { ...base, kind: 'done', output: op.output });
+        break;
+      case 'fail':
+      case 'broken': {
+        const isFail = op.kind === 'fail';
+        Object.assign(set, {
+          error: op.error,
+          snapshot: isFail ? given(op.snapshot) : undefined,
+          state: isFail ? given(op.state) : undefined,
+          resume: isFail ? given(op.resume) : undefined,
+        });
+        r = lc.move(q, job, 'failed', {
+          ...base,
+          kind: 'failed',
+          error: op.error,
+          broken: isFail ? undefined : brokenReason(op.error),
+        });
+        break;
+      }
+      case 'cancelled':
+        Object.assign(set, { snapshot: given(op.snapshot), state: given(op.state) });
+        r = lc.move(q, job, 'cancelled', { ...base, kind: 'cancelled' });
+        break;
+      case 'retry':
+        Object.assign(set, { error: op.error, attempt: op.attempt, snapshot: given(op.snapshot) });
+        // Even with no delay a retry goes behind the jobs waiting in its band (fresh place).
+        r = lc.move(q, job, 'queued', {
+          ...base,
+          kind: 'retry',
+          runAt: now + Math.max(0, Math.round(op.delayMs)),
+          fresh: true,
+          cancelLog: '{"type":"cancelled","reason":"cancel requested; not retried"}',
+        });
+        break;
+      case 'requeue':
+        // Back to its old place in line: a shutdown must not push a job behind newer ones.
+        r = lc.move(q, job, 'queued', {
+          ...base,
+          kind: 'requeued',
+          cancelLog: '{"type":"cancelled","reason":"cancel requested; not requeued"}',
+        });
+        break;
+      case 'park':
+        Object.assign(set, {
+          snapshot: op.snapshot,
+          state: given(op.state),
+          inboxConsumed: op.inboxConsumed,
+        });
+        r = lc.move(q, job, 'waiting', {
+          ...base,
+          kind: 'waiting',
+          runAt: op.wakeAt ?? undefined,
+          consumed: op.inboxConsumed ?? 0,
+          cancelLog: '{"type":"cancelled","reason":"cancel requested; not parked"}',
+        });
+        break;
+    }
+    return 'moved' in r;
+  });
+}
+
+/** A broken op's error names why (its message), as commit-12.lua reads it. */
+function brokenReason(error: string): string {
+  try {
+    const e = JSON.parse(error) as { message?: unknown };
+    return typeof e?.message === 'string' ? e.message : error;
+  } catch {
+    return error;
+  }
+}
+
+/**
+ * Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake time
+ * came) into `queued`, behind the jobs already waiting in their band (promote.lua).
+ */
+export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): number {
+  const due = q.index.delayed.popUpTo(now, 1000);
+  const seq = q.seq;
+  q.seq += due.length;
+  due.forEach((e, i) => {
+    const j = q.jobs.get(e.member);
+    if (j && (j.status === 'queued' || j.status === 'waiting'))
+      lc.move(q, j, 'queued', { score: j.band * BAND + seq + i + 1 });
+  });
+  return due.length;
+}
+
+/** Claims up to `claim.max` queued jobs (after promoting due ones); `nextDueAt` when short. */
+export function claimJobs(
+  lc: MemoryLifecycle,
+  q: QueueState,
+  claim: ClaimRequest,
+  now: number,
+): { claimed: ClaimedJob[]; nextDueAt: number | null; more: boolean } {
+  promoteDue(lc, q, now);
+  const claimed: ClaimedJob[] = [];
+  const popped: string[] = [];
+  while (popped.length < claim.max) {
+    const e = q.index.queued.popMin();
+    if (!e) break;
+    popped.push(e.member);
+  }
+  const tok = q.tok;
+  q.tok += popped.length;
+  const deadline = now + claim.leaseMs;
+  popped.forEach((id, i) => {
+    const j = q.jobs.get(id);
+    if (!j) return;
+    // A child whose parent is on this queue: a parent that is gone, finished or being cancelled
+    // ends it cancelled here, unrun.
+    let parentGone: string | undefined;
+    if (j.parentId !== undefined && !j.parentQueue) {
+      const p = q.jobs.get(j.parentId);
+      if (!p) parentGone = 'missing';
+      else if (p.cancelRequested) parentGone = 'cancelled';
+      else if (FINAL.has(p.status)) parentGone = p.status;
+    }
+    if (parentGone) {
+      lc.move(q, j, 'cancelled', {
+        kind: 'cancelled',
+        log: [JSON.stringify({ type: 'cancelled', reason: `parent ${parentGone}` })],
+      });
+      return;
+    }
+    const token = `${claim.workerId}:${tok + i + 1}`;
+    const status = !j.snapshot && claim.loadMachines.includes(j.machine) ? 'loading' : 'working';
+    const attempt = j.attempt ?? 1;
+    const r = lc.move(q, j, status, {
+      kind: 'claimed',
+      claim: {
+        token,
+        deadline,
+        entry: attempt > 1 ? `{"type":"claimed","attempt":${attempt}}` : '{"type":"claimed"}',
+      },
+    });
+    if (!('moved' in r) || r.moved !== status) return;
+    claimed.push({
+      id,
+      token,
+      machine: j.machine,
+      version: j.version,
+      input: j.input,
+      snapshot: j.snapshot,
+      attempt,
+      maxAttempts: j.maxAttempts,
+      status,
+      leaseRequeues: j.leaseRequeues ?? 0,
+      parentId: j.parentId,
+      parentQueue: j.parentQueue || undefined,
+      options: j.options,
+      inbox: j.inboxConsumed ?? 0,
+      hasInbox: j.inbox !== undefined,
+      parentState: j.parentId !== undefined && !j.parentQueue ? 'live' : undefined,
+    });
+  });
+  const more = popped.length === claim.max && q.index.queued.size > 0;
+  const first = popped.length < claim.max ? q.index.delayed.first() : undefined;
+  return { claimed, nextDueAt: first ? first.score : null, more };
+}

@@ -1,0 +1,111 @@
+// Leases and retention on MemoryStore, as lua/heartbeat-1.lua, reap-7.lua, sweep-2.lua and
+// purgeDead-3.lua on Redis: extending a worker's leases, requeueing (or failing, past their
+// budget) jobs whose lease passed, deleting finished records past the retention window, and
+// purging dead letters.
+
+import { MachinistError } from '../../errors.js';
+import type { LeaseState, ReapResult } from '../types.js';
+import type { MemoryContext } from './MemoryContext.js';
+import { QueueState } from './QueueState.js';
+
+export function heartbeat(
+  ctx: MemoryContext,
+  q: QueueState,
+  leases: readonly { id: string; token: string }[],
+  leaseMs: number,
+): LeaseState[] {
+  if (!(leaseMs > 0)) throw new MachinistError('BAD_HEARTBEAT', 'BAD_HEARTBEAT lease ms or id/token pairs');
+  return leases.map(({ id, token }) => {
+    const j = ctx.job(q, id);
+    if (!j || token === '' || j.token !== token) return 'lost';
+    // Only a job still listed as running (ZADD XX).
+    if (q.index.active.has(id)) q.index.active.add(id, ctx.now + leaseMs);
+    return j.cancelRequested ? 'cancel' : 'held';
+  });
+}
+
+/** Jobs whose lease passed: requeued, or failed past `maxLeaseRequeues`; then retention. */
+export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number): ReapResult {
+  if (!Number.isFinite(maxLeaseRequeues)) throw new MachinistError('BAD_REAP', 'BAD_REAP bad budget');
+  const requeued: string[] = [];
+  const failed: string[] = [];
+  for (const { member: id } of q.index.active.popUpTo(ctx.now, 500)) {
+    const j = ctx.job(q, id);
+    if (!j || (j.status !== 'loading' && j.status !== 'working')) continue; // a stale entry: gone now
+    const lr = (j.leaseRequeues ?? 0) + 1;
+    if (lr > maxLeaseRequeues && !j.cancelRequested) {
+      const error = JSON.stringify({
+        name: 'LeaseExpiredError',
+        message: `lease expired ${lr} times (budget ${maxLeaseRequeues})`,
+        code: 'LEASE_EXPIRED',
+      });
+      ctx.lc.move(q, j, 'failed', {
+        kind: 'failed',
+        set: { leaseRequeues: lr, error },
+        error,
+        log: [`{"type":"failed","code":"LEASE_EXPIRED","leaseRequeues":${lr}}`],
+      });
+      failed.push(id);
+    } else {
+      // A cancel was asked for and the worker is gone: the CANCEL GUARD ends it cancelled.
+      const r = ctx.lc.move(q, j, 'queued', {
+        kind: 'lease-requeued',
+        set: { leaseRequeues: lr },
+        log: [`{"type":"lease-requeued","leaseRequeues":${lr}}`],
+        cancelLog: '{"type":"cancelled","reason":"lease expired after cancel"}',
+      });
+      if ('moved' in r && r.moved === 'queued') requeued.push(id);
+    }
+  }
+  // Failed records are dead letters (kept until purged); older than the window they drop out of
+  // the status index, and stay listed in `dead` or `broken`.
+  q.index.failed.popUpTo(ctx.now - ctx.finishedTtlMs, Infinity);
+  sweep(ctx, q);
+  return { requeued, failed };
+}
+
+/**
+ * Retention: deletes done and cancelled records that finished before the window (while their
+ * status is still that of the index), and what expired: purged dead letters, fan-out records
+ * and children indexes of finished parents, idempotency keys.
+ */
+export function sweep(ctx: MemoryContext, q: QueueState): number {
+  const cutoff = ctx.now - ctx.finishedTtlMs;
+  let most = 0;
+  for (const status of ['done', 'cancelled'] as const) {
+    const old = q.index[status].popUpTo(cutoff, Infinity);
+    for (const { member } of old) if (q.jobs.get(member)?.status === status) q.jobs.delete(member);
+    most = Math.max(most, old.length);
+  }
+  for (const [id, j] of q.jobs) if (j.expiresAt !== undefined && j.expiresAt <= ctx.now) q.jobs.delete(id);
+  for (const [k, f] of q.fans) if (f.expiresAt !== undefined && f.expiresAt <= ctx.now) q.fans.delete(k);
+  for (const [k, c] of q.children)
+    if (c.expiresAt !== undefined && c.expiresAt <= ctx.now) q.children.delete(k);
+  for (const [k, i] of q.idempotency) if (i.expiresAt <= ctx.now) q.idempotency.delete(k);
+  return most;
+}
+
+/** Empties the dead-letter and broken sets; each record then expires like a finished job. */
+export function purgeDead(ctx: MemoryContext, q: QueueState): number {
+  const expiresAt = ctx.now + ctx.finishedTtlMs;
+  let purged = 0;
+  for (const set of ['dead', 'broken'] as const) {
+    for (const [id] of q.index[set].entries()) {
+      const j = q.jobs.get(id);
+      if (j) {
+        j.expiresAt = expiresAt;
+        const children = q.children.get(id);
+        if (j.fanGroups && children) children.expiresAt = expiresAt;
+        for (const g of j.fanGroups ?? []) {
+          const fan = q.fans.get(QueueState.fanKey(id, g.group));
+          if (fan) fan.expiresAt = expiresAt;
+        }
+      }
+      q.index.failed.delete(id);
+      if (set === 'broken') q.brokenWhy.delete(id);
+      q.index[set].delete(id);
+      purged++;
+    }
+  }
+  return purged;
+}

@@ -1,0 +1,13 @@
+// One store conformance suite for every backend: the Store interface case by case
+// (storeCases.ts), then a real Supervisor and Client on top (runtimeCases.ts). A backend's test
+// file calls describeStore with its factory; what a backend cannot do is skipped, saying why.
+
+import { describe } from 'node:test';
+import type { StoreFactory } from './storeFactory.js';
+import { storeCases } from './storeCases.js';
+import { runtimeCases } from './runtimeCases.js';
+
+export function describeStore(factory: StoreFactory): void {
+  describe(`${factory.name}: the Store interface`, () => storeCases(factory));
+  describe(`${factory.name}: under a Supervisor and a Client`, () => runtimeCases(factory));
+}
