@@ -438,6 +438,10 @@ export class MemoryStore implements Store {
     return this.op(() => leaseOps.purgeDead(this.ctx, this.queue(queue)));
   }
 
+  purgeDeadLetter(id: string, queue?: string): Promise<boolean> {
+    return this.op(() => leaseOps.purgeDead(this.ctx, this.queueOf(id, queue), id) === 1);
+  }
+
   watchJob(id: string, queue: string, watcherId: string): Promise<JobRecord | null> {
     return this.op(() => {
       const q = this.queue(queue);

@@ -86,26 +86,32 @@ export function sweep(ctx: MemoryContext, q: QueueState): number {
 }
 
 /** Empties the dead-letter and broken sets; each record then expires like a finished job. */
-export function purgeDead(ctx: MemoryContext, q: QueueState): number {
-  const expiresAt = ctx.now + ctx.finishedTtlMs;
+export function purgeDead(ctx: MemoryContext, q: QueueState, only?: string): number {
   let purged = 0;
   for (const set of ['dead', 'broken'] as const) {
     for (const [id] of q.index[set].entries()) {
-      const j = q.jobs.get(id);
-      if (j) {
-        j.expiresAt = expiresAt;
-        const children = q.children.get(id);
-        if (j.fanGroups && children) children.expiresAt = expiresAt;
-        for (const g of j.fanGroups ?? []) {
-          const fan = q.fans.get(QueueState.fanKey(id, g.group));
-          if (fan) fan.expiresAt = expiresAt;
-        }
-      }
-      q.index.failed.delete(id);
-      if (set === 'broken') q.brokenWhy.delete(id);
-      q.index[set].delete(id);
+      if (only !== undefined && id !== only) continue;
+      purgeOne(ctx, q, id, set);
       purged++;
     }
   }
   return purged;
+}
+
+/** One dead or broken entry purged: its record (and a parent's fan-out records) expire like a finished job's. */
+function purgeOne(ctx: MemoryContext, q: QueueState, id: string, set: 'dead' | 'broken'): void {
+  const expiresAt = ctx.now + ctx.finishedTtlMs;
+  const j = q.jobs.get(id);
+  if (j) {
+    j.expiresAt = expiresAt;
+    const children = q.children.get(id);
+    if (j.fanGroups && children) children.expiresAt = expiresAt;
+    for (const g of j.fanGroups ?? []) {
+      const fan = q.fans.get(QueueState.fanKey(id, g.group));
+      if (fan) fan.expiresAt = expiresAt;
+    }
+  }
+  q.index.failed.delete(id);
+  if (set === 'broken') q.brokenWhy.delete(id);
+  q.index[set].delete(id);
 }

@@ -160,6 +160,23 @@ export function storeCases(factory: StoreFactory): void {
     await assert.rejects(store.retryDeadLetter(id), { code: 'JOB_NOT_FOUND' });
   });
 
+  test('purges one dead letter by id, leaving the others; an id in neither set purges nothing', async (store) => {
+    const error = JSON.stringify({ name: 'Error', message: 'no' });
+    const ids = [await enqueueOne(store), await enqueueOne(store)];
+    for (const c of await claim(store, { max: 2 }))
+      await store.commit('default', [{ kind: 'fail', id: c.id, token: c.token, error, log: [] }]);
+    assert.equal((await store.counts('default')).dead, 2);
+    assert.equal(await store.purgeDeadLetter(ids[0]!, 'default'), true);
+    assert.deepEqual(
+      (await store.deadLetters('default', 10)).map((d) => d.id),
+      [ids[1]],
+    );
+    assert.equal(await store.purgeDeadLetter(ids[0]!, 'default'), false, 'purged already');
+    const live = await enqueueOne(store);
+    assert.equal(await store.purgeDeadLetter(live, 'default'), false, 'a queued job is no dead letter');
+    assert.equal((await store.getJob(live))!.status, 'queued');
+  });
+
   test('sets a broken job aside with its reason, apart from the dead letters', async (store) => {
     const id = await enqueueOne(store);
     const [c] = await claim(store);
@@ -308,6 +325,8 @@ export function storeCases(factory: StoreFactory): void {
     });
     const r = await store.cancel(running);
     assert.deepEqual([r.result, r.status], ['requested', 'working']);
+    // A second cancel (a user clicking twice, a resend) asks again but is logged once.
+    assert.deepEqual((await store.cancel(running)).result, 'requested');
     assert.equal((await store.jobStatus(running, 'default'))!.cancelRequested, true);
     assert.deepEqual(await store.heartbeat('default', [{ id: running, token: c!.token }], 1000), ['cancel']);
     const error = JSON.stringify({ name: 'Error', message: 'x' });

@@ -16,7 +16,8 @@ include/lifecycle.lua), so a lost message cannot lose the cancel.
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local id, reason = ARGV[4], ARGV[5]
 if not LC.ttl then return redis.error_reply('BAD_CANCEL bad retention') end
-local j = lcRead(id)
+-- Full: `cx` tells a repeated cancel of a running job (asked again, logged once).
+local j = lcRead(id, true)
 if not j.st then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
 local kids = j.fg and 1 or 0
 if FINAL[j.st] then return { 'finished', j.st, kids } end
