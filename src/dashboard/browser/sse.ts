@@ -1,0 +1,118 @@
+// Server-sent events read with fetch rather than EventSource: EventSource cannot send the
+// Authorization header the API's bearer auth needs. Reconnects with Last-Event-ID after a drop,
+// so no event between two connections is missed (the API resumes from the queue's stream).
+
+import { authHeaders } from './api.js';
+
+export interface SseMessage {
+  id: string | null;
+  event: string;
+  data: string;
+}
+
+export interface SseHandle {
+  close(): void;
+}
+
+const live = new Set<AbortController>();
+
+export function openSse(path: string, onMessage: (m: SseMessage) => void): SseHandle {
+  const ctrl = new AbortController();
+  live.add(ctrl);
+  let lastId: string | null = null;
+  const run = async () => {
+    let backoff = 500;
+    while (!ctrl.signal.aborted) {
+      try {
+        const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders() };
+        if (lastId) headers['last-event-id'] = lastId;
+        const res = await fetch(path, { headers, signal: ctrl.signal });
+        if (!res.ok || !res.body) throw new Error(`${res.status}`);
+        setLive(true);
+        backoff = 500;
+        await readStream(res.body, (m) => {
+          if (m.id) lastId = m.id;
+          onMessage(m);
+        });
+      } catch {
+        if (ctrl.signal.aborted) return;
+      }
+      setLive(false);
+      await new Promise((r) => setTimeout(r, backoff));
+      backoff = Math.min(backoff * 2, 10_000);
+    }
+  };
+  void run();
+  return {
+    close() {
+      ctrl.abort();
+      live.delete(ctrl);
+    },
+  };
+}
+
+async function readStream(
+  body: ReadableStream<Uint8Array>,
+  onMessage: (m: SseMessage) => void,
+): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buf.search(/\r?\n\r?\n/)) >= 0) {
+      const block = buf.slice(0, end);
+      buf = buf.slice(end).replace(/^\r?\n\r?\n/, '');
+      const m: SseMessage = { id: null, event: 'message', data: '' };
+      const data: string[] = [];
+      for (const line of block.split(/\r?\n/)) {
+        if (!line || line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'data') data.push(val);
+        else if (field === 'event') m.event = val;
+        else if (field === 'id') m.id = val;
+      }
+      if (data.length === 0) continue;
+      m.data = data.join('\n');
+      onMessage(m);
+    }
+  }
+}
+
+function setLive(on: boolean): void {
+  const el = document.getElementById('live');
+  if (!el) return;
+  el.textContent = on ? 'live' : 'reconnecting…';
+  el.classList.toggle('on', on);
+}
+
+/** Closes every stream a page opened (the router calls it when leaving the page). */
+export function closeAllSse(): void {
+  for (const c of live) c.abort();
+  live.clear();
+}
+
+/** Calls `fn` at most once per `ms`, with the latest arguments (live events come in bursts). */
+export function throttle(fn: () => void, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let pending = false;
+  return () => {
+    if (timer) {
+      pending = true;
+      return;
+    }
+    fn();
+    timer = setTimeout(() => {
+      timer = null;
+      if (pending) {
+        pending = false;
+        fn();
+      }
+    }, ms);
+  };
+}
