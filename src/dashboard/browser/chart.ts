@@ -74,6 +74,8 @@ export function applyMarks(container: HTMLElement, marks: Marks): void {
     const visits = marks.states[id] ?? 0;
     const isActive = active.has(id) || marks.active.some((a) => a.startsWith(`${id}.`));
     g.setAttribute('data-active', isActive ? 'true' : 'false');
+    // The innermost active states are lit; their active ancestors only outlined.
+    g.classList.toggle('current', active.has(id));
     g.setAttribute('data-visits', String(visits));
     g.classList.toggle('visited', visits > 0);
     g.classList.toggle('untaken', visits === 0 && !isActive);

@@ -2,15 +2,17 @@
 
 export function duration(ms: number): string {
   if (!Number.isFinite(ms)) return '–';
-  const neg = ms < 0;
-  let s = Math.abs(ms) / 1000;
-  let out: string;
-  if (s < 1) out = `${Math.round(s * 1000)} ms`;
-  else if (s < 60) out = `${s.toFixed(s < 10 ? 1 : 0)} s`;
-  else if ((s /= 60) < 60) out = `${Math.floor(s)} min ${Math.round((s % 1) * 60)} s`;
-  else if ((s /= 60) < 48) out = `${Math.floor(s)} h ${Math.round((s % 1) * 60)} min`;
-  else out = `${Math.floor(s / 24)} d ${Math.round(s % 24)} h`;
-  return neg ? `-${out}` : out;
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${sign}${Math.round(abs)} ms`;
+  if (abs < 10_000) return `${sign}${(abs / 1000).toFixed(1)} s`;
+  const s = Math.floor(abs / 1000);
+  if (s < 60) return `${sign}${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${sign}${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${sign}${h} h ${m % 60} min`;
+  return `${sign}${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
 export function time(at: number | null | undefined): string {
