@@ -62,3 +62,6 @@ export {
 } from './errors.js';
 export type { StoredError } from './errors.js';
 export { jobMachine } from '../machines/job.js';
+export { createServer } from './http/createServer.js';
+export type { ServerOptions } from './http/createServer.js';
+export type { TokenSpec, Scope } from './http/auth.js';

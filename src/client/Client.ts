@@ -454,6 +454,14 @@ export class Client<D extends AnyDefinition = never> {
     return this.store.purgeDeadLetters(options.queue ?? this.defaultQueue);
   }
 
+  /**
+   * Purges one dead letter (or broken job): its record then expires like a finished job's.
+   * Resolves false when the job is neither; rejects with JOB_NOT_FOUND when no queue holds it.
+   */
+  purgeDeadLetter(id: string, options: { queue?: string } = {}): Promise<boolean> {
+    return this.store.purgeDeadLetter(id, options.queue);
+  }
+
   broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {
     return this.store.broken(options.queue ?? this.defaultQueue, options.limit ?? 100);
   }

@@ -272,6 +272,8 @@ export interface Store {
   deadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
   retryDeadLetter(id: string, queue?: string): Promise<void>;
   purgeDeadLetters(queue: string): Promise<number>;
+  /** Purges one dead-lettered or broken job (it then expires like a finished job); false when it is neither. */
+  purgeDeadLetter(id: string, queue?: string): Promise<boolean>;
   broken(queue: string, limit: number): Promise<BrokenEntry[]>;
 
   /**

@@ -84,4 +84,31 @@ describe('dead letters', () => {
     assert.equal(await client.purgeDeadLetters(), 0);
     assert.equal((await client.get(ids[2]))?.status, 'done');
   });
+  it('purgeDeadLetter purges one dead letter only, and says false for a job that is not one', async () => {
+    h = new Harness(redis);
+    const job = defineJob({
+      name: 'dl',
+      work: ({ input }: { input: string }) => {
+        if (input === 'bad') throw new NonRetryableError('bad');
+        return input;
+      },
+    });
+    const client = h.client({ jobs: [job] });
+    await h.started({ jobs: [job] });
+    const ids = await client.enqueueMany([
+      { machine: 'dl', input: 'bad' },
+      { machine: 'dl', input: 'bad' },
+      { machine: 'dl', input: 'good' },
+    ]);
+    for (const id of ids) await client.waitForResult(id, { timeoutMs: 5000 });
+    assert.equal(await client.purgeDeadLetter(ids[0]), true);
+    assert.deepEqual(
+      (await client.deadLetters()).map((d) => d.id),
+      [ids[1]],
+    );
+    assert.ok((await h.raw.pttl(h.key(`job:${ids[0]}`))) > 0, 'the purged record expires');
+    assert.equal(await client.purgeDeadLetter(ids[0]), false, 'a second purge finds nothing');
+    assert.equal(await client.purgeDeadLetter(ids[2]), false, 'a done job is no dead letter');
+    await assert.rejects(() => client.purgeDeadLetter('01ARZ3NDEKTSV4RRFFQ69G5FAV'), JobNotFoundError);
+  });
 });

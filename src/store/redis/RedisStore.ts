@@ -97,6 +97,8 @@ export class RedisStore implements Store {
   /** Client calls: a fail-fast connection, retried until `commandTimeoutMs`. */
   private readonly calls: BoundedCalls;
   private readonly connection: ConnectionWatch;
+  /** How long a client call keeps trying before REDIS_UNAVAILABLE (`RedisStoreOptions.commandTimeoutMs`). */
+  readonly commandTimeoutMs: number;
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.prefix ?? 'machinist';
@@ -124,6 +126,7 @@ export class RedisStore implements Store {
     this.ctx = this.contextFor(this.redis, this.scripts);
     const timeoutMs = options.commandTimeoutMs ?? 5_000;
     if (!(timeoutMs > 0)) throw new TypeError('RedisStore: commandTimeoutMs must be a number > 0');
+    this.commandTimeoutMs = timeoutMs;
     this.calls = new BoundedCalls(this.redis, timeoutMs, (conn) =>
       this.contextFor(conn, defineScripts(conn)),
     );
@@ -319,6 +322,14 @@ export class RedisStore implements Store {
   purgeDeadLetters(queue: string): Promise<number> {
     return this.calls.call('purgeDeadLetters', (c) => deadLetterOps.purgeDeadLetters(c, queue), {
       ids: { queue },
+      writes: true,
+    });
+  }
+
+  /** Sent again after a lost reply: the second attempt finds nothing to purge and says false. */
+  purgeDeadLetter(id: string, queue?: string): Promise<boolean> {
+    return this.calls.call('purgeDeadLetter', (c) => deadLetterOps.purgeDeadLetter(c, id, queue), {
+      ids: { jobId: id, queue },
       writes: true,
     });
   }

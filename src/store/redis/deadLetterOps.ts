@@ -66,3 +66,13 @@ export async function purgeDeadLetters(ctx: RedisContext, queue: string): Promis
     if (n < 1000) return total;
   }
 }
+
+/** Purges one dead-lettered or broken job: false when it is in neither set (JOB_NOT_FOUND when no queue holds it). */
+export async function purgeDeadLetter(ctx: RedisContext, id: string, queue?: string): Promise<boolean> {
+  const q = await queueOf(ctx, id, queue);
+  const k = ctx.keys(q);
+  const n = Number(
+    await ctx.run('purgeDead', [k.dead, k.failed, k.broken], [k.base, ctx.finishedTtlMs, 1, id]),
+  );
+  return n === 1;
+}

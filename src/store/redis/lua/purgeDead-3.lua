@@ -1,30 +1,47 @@
 --[[ purgeDead: empties the dead-letter and broken sets, at most ARGV[3] entries per call (the
 caller calls again while a call comes back full); each record then expires like a finished
-job, and so do the fan-out records and children index of a purged parent.
+job, and so do the fan-out records and children index of a purged parent. With ARGV[4], only
+that one job is purged (DELETE /dead-letters/:id), and only when it is in either set.
 KEYS: 1 dead, 2 failed, 3 broken
-ARGV: 1 key prefix, 2 finished TTL ms, 3 limit
-Returns the number of entries purged by this call.
+ARGV: 1 key prefix, 2 finished TTL ms, 3 limit, 4 (optional) the one job id
+Returns the number of entries purged by this call (0 for an id in neither set).
 ]]
-local kp, ttl, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local kp, ttl, limit, only = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 if not ttl or ttl <= 0 or not limit or limit < 1 then
   return redis.error_reply('BAD_PURGE bad retention or limit')
 end
+if only == '' then only = nil end
+
+-- The record, its fan-out records and children index expire like a finished job's.
+local function expireJob(id, fromBroken)
+  local jk = kp .. 'job:' .. id
+  local fg = redis.call('HGET', jk, 'fg')
+  redis.call('PEXPIRE', jk, ttl)
+  if fg then
+    redis.call('PEXPIRE', kp .. 'children:' .. id, ttl)
+    for line in string.gmatch(fg, '[^\n]+') do
+      redis.call('PEXPIRE', kp .. 'fan:' .. id .. ':' .. string.match(line, '^([^\t]*)'), ttl)
+    end
+  end
+  redis.call('ZREM', KEYS[2], id)
+  if fromBroken then redis.call('HDEL', kp .. 'brokenwhy', id) end
+end
+
+if only then
+  for k, set in ipairs({ KEYS[1], KEYS[3] }) do
+    if redis.call('ZSCORE', set, only) then
+      expireJob(only, k == 2)
+      redis.call('ZREM', set, only)
+      return 1
+    end
+  end
+  return 0
+end
+
 local purged = 0
 for k, set in ipairs({ KEYS[1], KEYS[3] }) do
   local ids = redis.call('ZRANGE', set, 0, limit - purged - 1)
-  for _, id in ipairs(ids) do
-    local jk = kp .. 'job:' .. id
-    local fg = redis.call('HGET', jk, 'fg')
-    redis.call('PEXPIRE', jk, ttl)
-    if fg then
-      redis.call('PEXPIRE', kp .. 'children:' .. id, ttl)
-      for line in string.gmatch(fg, '[^\n]+') do
-        redis.call('PEXPIRE', kp .. 'fan:' .. id .. ':' .. string.match(line, '^([^\t]*)'), ttl)
-      end
-    end
-    redis.call('ZREM', KEYS[2], id)
-    if k == 2 then redis.call('HDEL', kp .. 'brokenwhy', id) end
-  end
+  for _, id in ipairs(ids) do expireJob(id, k == 2) end
   if #ids > 0 then
     for s = 1, #ids, 4000 do redis.call('ZREM', set, unpack(ids, s, math.min(s + 3999, #ids))) end
   end

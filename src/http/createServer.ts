@@ -1,0 +1,151 @@
+// The HTTP API as a Fastify instance: createServer({ store, jobs }) returns it ready to
+// `listen` (or to `inject` in tests), nothing started. `machinist serve` is this plus a port.
+//
+// Order of assembly, which matters to Fastify: the body parser and error replies, the OpenAPI
+// generator (it must see every route), auth, then the routes. A plugin the caller registers on
+// the returned instance (`app.register(fp(metrics))`, before `ready`/`listen`) is loaded before
+// the routes' own plugin finishes, so its hooks see every route.
+//
+// Redis outages: every route's Redis calls go through the Client and the store's bounded
+// calls, so a request fails with 503 REDIS_UNAVAILABLE once the store gives up
+// (RedisStoreOptions.commandTimeoutMs; `machinist serve` uses 400 ms so that a request answers
+// within 1 s), having written nothing unless the error says `maybeApplied`. A 202 is only
+// ever sent after the enqueue's script has returned.
+
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import swagger from '@fastify/swagger';
+import { pino, type Logger } from 'pino';
+import { Client } from '../client/Client.js';
+import { Registry, type AnyDefinition } from '../runtime/registry.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_INPUT_DEPTH } from '../runtime/inputLimits.js';
+import { assertQueueName } from '../store/keys.js';
+import type { Store } from '../store/types.js';
+import type { ApiContext } from './ApiContext.js';
+import { installAuth, parseTokenList, TokenTable, type TokenSpec } from './auth.js';
+import { installErrorReplies } from './errorReply.js';
+import { EventHub } from './EventHub.js';
+import { installJsonBody } from './jsonBody.js';
+import { errorSchema, jobSchema } from './schemas.js';
+import type { SseStream } from './SseStream.js';
+import { deadLetterRoutes } from './routes/deadLetters.js';
+import { healthRoutes } from './routes/health.js';
+import { jobRoutes } from './routes/jobs.js';
+import { liveRoutes } from './routes/live.js';
+import { machineRoutes } from './routes/machines.js';
+
+export interface ServerOptions {
+  store: Store;
+  /** Definitions the server knows (names, input checks, charts) without asking the registry. */
+  jobs?: readonly AnyDefinition[];
+  /** Queue for requests that name none. Default 'default'. */
+  queue?: string;
+  /**
+   * Bearer tokens: `'secret'` (read and write), or `{ token, scopes: ['read'] }`. Default: the
+   * MACHINIST_TOKENS environment variable (`secret,other:read`). Without any, createServer
+   * refuses unless `auth: false`.
+   */
+  tokens?: readonly (string | TokenSpec)[];
+  /** `false` serves without auth (a loopback-only server, tests). */
+  auth?: boolean;
+  /** Route URLs answered without a token. Default ['/healthz', '/metrics']. */
+  openRoutes?: readonly string[];
+  /** Largest request body, bytes (413 past it). Default 1 MiB. */
+  bodyLimit?: number;
+  /** Deepest nesting of a request body. Default 1,001: an input at the runtime's limit plus the body. */
+  maxDepth?: number;
+  /** Longest `?wait` on POST /jobs. Default 120 s. */
+  maxWaitMs?: number;
+  /** How often an idle live stream gets a comment (keeps proxies from closing it). Default 15 s. */
+  heartbeatMs?: number;
+  /** A pino logger, or false for none. Default: pino at MACHINIST_LOG (default 'warn'). */
+  logger?: Logger | false;
+}
+
+const DEFAULT_OPEN_ROUTES = ['/healthz', '/metrics'];
+
+/**
+ * Builds the HTTP API (not listening). Close it with `app.close()`: live streams are ended
+ * first; the store is the caller's to close.
+ * @example
+ * const app = createServer({ store, jobs: [resize], tokens: [process.env.API_TOKEN!] });
+ * await app.listen({ port: 8080, host: '127.0.0.1' });
+ */
+export function createServer(options: ServerOptions): FastifyInstance {
+  if (!options?.store) throw new TypeError('createServer: store is required');
+  const tokens = options.tokens ?? parseTokenList(process.env.MACHINIST_TOKENS ?? '');
+  const auth = options.auth ?? true;
+  if (auth && tokens.length === 0)
+    throw new TypeError('createServer: no tokens (pass tokens, set MACHINIST_TOKENS, or pass auth: false)');
+  const table = auth ? new TokenTable(tokens) : undefined;
+  const queue = options.queue ?? 'default';
+  assertQueueName(queue);
+  const bodyLimit = options.bodyLimit ?? DEFAULT_MAX_PAYLOAD_BYTES;
+
+  const logger =
+    options.logger === false
+      ? undefined
+      : (options.logger ?? pino({ name: 'machinist-http', level: process.env.MACHINIST_LOG ?? 'warn' }));
+  // Fastify's instance type follows its logger's; the API's routes take the base one.
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit,
+    // Unknown body fields are refused (400 naming them), not silently dropped.
+    ajv: { customOptions: { removeAdditional: false } },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger>;
+
+  const api: ApiContext = {
+    store: options.store,
+    // Untyped: the API takes any name and input, checked at run time like a registry client's.
+    client: new Client<never>({ store: options.store, jobs: options.jobs as never, queue }),
+    local: options.jobs ? new Registry(options.jobs) : undefined,
+    hub: new EventHub(options.store, {
+      onError: (err, q) => app.log.warn({ err, queue: q }, 'event stream read failed; retrying'),
+    }),
+    streams: new Set<SseStream>(),
+    defaultQueue: queue,
+    maxWaitMs: options.maxWaitMs ?? 120_000,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+  };
+
+  installJsonBody(app, options.maxDepth ?? MAX_INPUT_DEPTH + 1);
+  installErrorReplies(app, bodyLimit);
+  app.addSchema(errorSchema);
+  app.addSchema(jobSchema);
+  void app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Machinist',
+        description: 'Submit and follow durable jobs (XState machines persisted in Redis).',
+        version: '1',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+  if (table) installAuth(app, table, new Set(options.openRoutes ?? DEFAULT_OPEN_ROUTES));
+  void app.register(async (routes) => {
+    jobRoutes(routes, api);
+    liveRoutes(routes, api);
+    deadLetterRoutes(routes, api);
+    machineRoutes(routes, api);
+    healthRoutes(routes, api);
+  });
+
+  // Live streams never end by themselves: end them, or close() would wait for them.
+  app.addHook('preClose', (done) => {
+    for (const s of [...api.streams]) s.end();
+    api.hub.close();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    api.client.close();
+    done();
+  });
+  return app;
+}

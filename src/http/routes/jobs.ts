@@ -1,0 +1,239 @@
+// Jobs: submit (with the synchronous `?wait` path), read, list, read the audit log, cancel, and
+// deliver an event. Every write goes through the Client, so its checks and errors are the API's.
+
+import type { FastifyInstance } from 'fastify';
+import { ulid } from 'ulid';
+import { JobNotFoundError, RedisUnavailableError, TimeoutError } from '../../errors.js';
+import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import type { JobStatus } from '../../store/types.js';
+import type { ApiContext } from '../ApiContext.js';
+import { HttpError } from '../errorReply.js';
+import { jobView } from '../jobView.js';
+import { parseWait } from '../parseWait.js';
+import {
+  auditEntry,
+  bearerSecurity,
+  enqueueBody,
+  enqueueQuery,
+  errorReplies,
+  idParams,
+  jobIdReply,
+  listQuery,
+  queueQuery,
+  ref,
+  sendBody,
+} from '../schemas.js';
+
+interface EnqueueBody extends EnqueueOptions {
+  machine: string;
+  input?: unknown;
+}
+
+interface SendBody {
+  event: { type: string; [key: string]: unknown };
+  eventId?: string;
+  to?: string;
+  until?: 'accepted';
+  ttlMs?: number;
+}
+
+type IdParams = { id: string };
+type QueueQuery = { queue?: string };
+
+const location = (id: string): string => `/jobs/${encodeURIComponent(id)}`;
+
+/** The one Idempotency-Key header value, or undefined; refused when repeated. */
+function headerKey(value: string | string[] | undefined): string | undefined {
+  if (Array.isArray(value))
+    throw new HttpError('INVALID_INPUT', 'Idempotency-Key may be given once', { field: 'Idempotency-Key' });
+  return value;
+}
+
+export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
+  app.post(
+    '/jobs',
+    {
+      schema: {
+        summary: 'Submit a job',
+        description:
+          'Answers 202 with the job id once the job is stored. With `?wait`, holds the request until the job finishes (200 with its record) or the wait passes (202). The Idempotency-Key header (or `idempotencyKey`) makes a retry return the first job.',
+        tags: ['jobs'],
+        security: bearerSecurity,
+        headers: {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 256 } },
+        },
+        querystring: enqueueQuery,
+        body: enqueueBody,
+        response: { 200: ref('Job'), 202: jobIdReply, 413: ref('Error'), 415: ref('Error'), ...errorReplies },
+      },
+    },
+    async (request, reply) => {
+      const { machine, input, ...options } = request.body as EnqueueBody;
+      const key = headerKey(request.headers['idempotency-key']);
+      if (key !== undefined && options.idempotencyKey !== undefined && key !== options.idempotencyKey)
+        throw new HttpError('INVALID_INPUT', 'the Idempotency-Key header and idempotencyKey differ', {
+          field: 'idempotencyKey',
+        });
+      if (key !== undefined) options.idempotencyKey = key;
+      const { wait } = request.query as { wait?: string };
+      // Checked before the job is made: a bad wait writes nothing.
+      const waitMs = wait === undefined ? undefined : parseWait(wait, api.maxWaitMs);
+      const id = await api.client.enqueue(machine, input, options);
+      void reply.header('location', location(id));
+      if (waitMs !== undefined && waitMs > 0) {
+        try {
+          const job = await api.client.waitForResult(id, {
+            timeoutMs: waitMs,
+            queue: options.queue ?? api.defaultQueue,
+          });
+          return reply.code(200).send(jobView(job));
+        } catch (err) {
+          // The job is stored either way: not finished in time (or not seen finishing) is a 202.
+          if (
+            !(err instanceof TimeoutError) &&
+            !(err instanceof RedisUnavailableError) &&
+            !(err instanceof JobNotFoundError)
+          )
+            throw err;
+        }
+      }
+      return reply.code(202).send({ job_id: id });
+    },
+  );
+
+  app.get(
+    '/jobs',
+    {
+      schema: {
+        summary: 'List jobs, a page at a time',
+        description: 'Pass the reply’s `cursor` back for the next page; it is null after the last.',
+        tags: ['jobs'],
+        security: bearerSecurity,
+        querystring: listQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: { jobs: { type: 'array', items: ref('Job') }, cursor: { type: ['string', 'null'] } },
+          },
+          ...errorReplies,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as {
+        queue?: string;
+        status?: JobStatus;
+        machine?: string;
+        parentId?: string;
+        cursor?: string;
+        limit?: number;
+      };
+      const page = await api.client.list({ ...q, queue: q.queue ?? api.defaultQueue });
+      return { jobs: page.jobs.map(jobView), cursor: page.cursor };
+    },
+  );
+
+  app.get(
+    '/jobs/:id',
+    {
+      schema: {
+        summary: 'A job’s record',
+        tags: ['jobs'],
+        security: bearerSecurity,
+        params: idParams,
+        querystring: queueQuery,
+        response: { 200: ref('Job'), ...errorReplies },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as IdParams;
+      const { queue } = request.query as QueueQuery;
+      const job = await api.client.get(id, { queue });
+      if (!job) throw new JobNotFoundError(id, queue);
+      return jobView(job);
+    },
+  );
+
+  app.get(
+    '/jobs/:id/events',
+    {
+      schema: {
+        summary: 'A job’s audit log, oldest first',
+        tags: ['jobs'],
+        security: bearerSecurity,
+        params: idParams,
+        querystring: queueQuery,
+        response: {
+          200: { type: 'object', properties: { events: { type: 'array', items: auditEntry } } },
+          ...errorReplies,
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as IdParams;
+      const { queue } = request.query as QueueQuery;
+      return { events: await api.client.events(id, { queue }) };
+    },
+  );
+
+  app.post(
+    '/jobs/:id/cancel',
+    {
+      schema: {
+        summary: 'Cancel a job',
+        description:
+          '`cancelled` is false when the job had already finished. A running job’s signal fires and it ends cancelled.',
+        tags: ['jobs'],
+        security: bearerSecurity,
+        params: idParams,
+        querystring: queueQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: { job_id: { type: 'string' }, cancelled: { type: 'boolean' } },
+          },
+          ...errorReplies,
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as IdParams;
+      const { queue } = request.query as QueueQuery;
+      return { job_id: id, cancelled: await api.client.cancel(id, { queue }) };
+    },
+  );
+
+  app.post(
+    '/jobs/:id/events',
+    {
+      schema: {
+        summary: 'Deliver an event to a pipeline job',
+        description:
+          'Appends the event to the job’s inbox (once per eventId, or Idempotency-Key). 404 for an unknown job, 409 for a finished one.',
+        tags: ['jobs'],
+        security: bearerSecurity,
+        params: idParams,
+        querystring: queueQuery,
+        body: sendBody,
+        response: {
+          202: {
+            type: 'object',
+            properties: { job_id: { type: 'string' }, event_id: { type: 'string' } },
+          },
+          409: ref('Error'),
+          ...errorReplies,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as IdParams;
+      const { queue } = request.query as QueueQuery;
+      const { event, ...options } = request.body as SendBody;
+      const key = headerKey(request.headers['idempotency-key']);
+      const eventId = options.eventId ?? key ?? ulid();
+      await api.client.send(id, event, { ...options, queue, eventId });
+      return reply.code(202).send({ job_id: id, event_id: eventId });
+    },
+  );
+}

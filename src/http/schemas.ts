@@ -1,0 +1,201 @@
+// The JSON Schemas of the API's bodies, queries and replies: Fastify validates requests with
+// them and @fastify/swagger turns them into the OpenAPI document, so the document is the code.
+
+import { BAND_PRIORITY_NAMES } from '../store/types.js';
+
+export const STATUSES = ['queued', 'loading', 'working', 'waiting', 'done', 'failed', 'cancelled'] as const;
+
+/** Queue names as the store accepts them (keys.ts). */
+const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
+const jobId = { type: 'string', minLength: 1, maxLength: 512, pattern: '^[^\\s/?#]+$' } as const;
+
+export const errorSchema = {
+  $id: 'Error',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        field: { type: 'string' },
+        jobId: { type: 'string' },
+        machine: { type: 'string' },
+        queue: { type: 'string' },
+        maybeApplied: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+const storedError = {
+  type: ['object', 'null'],
+  properties: { name: { type: 'string' }, message: { type: 'string' }, code: { type: 'string' } },
+  additionalProperties: true,
+} as const;
+
+export const jobSchema = {
+  $id: 'Job',
+  type: 'object',
+  description: 'A job record (its persisted snapshot left out: `state` and `context` hold what it says).',
+  properties: {
+    id: { type: 'string' },
+    queue: { type: 'string' },
+    machine: { type: 'string' },
+    version: { type: 'integer' },
+    status: { type: 'string', enum: STATUSES },
+    state: { description: 'the current state value of the machine' },
+    context: {},
+    input: {},
+    output: {},
+    error: storedError,
+    attempts: { type: 'integer' },
+    maxAttempts: { type: 'integer' },
+    leaseRequeues: { type: 'integer' },
+    priority: { type: 'string' },
+    progress: {},
+    parentId: { type: ['string', 'null'] },
+    runAt: { type: ['number', 'null'] },
+    createdAt: { type: 'number' },
+    updatedAt: { type: 'number' },
+    finishedAt: { type: ['number', 'null'] },
+    cancelRequested: { type: 'boolean' },
+    children: {
+      type: 'object',
+      properties: {
+        total: { type: 'integer' },
+        finished: { type: 'integer' },
+        jobs: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, queue: { type: 'string' }, status: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const jobIdReply = {
+  type: 'object',
+  required: ['job_id'],
+  properties: { job_id: { type: 'string' } },
+} as const;
+
+export const ref = (id: string) => ({ $ref: `${id}#` }) as const;
+
+/** Error replies every route may give (and 401/403 unless the route is open). */
+export const errorReplies = {
+  400: ref('Error'),
+  401: ref('Error'),
+  403: ref('Error'),
+  404: ref('Error'),
+  503: ref('Error'),
+} as const;
+
+export const enqueueBody = {
+  type: 'object',
+  required: ['machine'],
+  additionalProperties: false,
+  properties: {
+    machine: { type: 'string', minLength: 1, maxLength: 100 },
+    input: { description: 'the job input: any JSON' },
+    queue: queueName,
+    priority: { type: 'string', enum: BAND_PRIORITY_NAMES },
+    delayMs: { type: 'number', minimum: 0 },
+    maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
+    idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+    timeoutMs: { type: 'number', exclusiveMinimum: 0 },
+  },
+} as const;
+
+export const enqueueQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    wait: {
+      type: 'string',
+      pattern: '^[0-9]+(\\.[0-9]+)?(ms|s|m)?$',
+      description: "wait up to this long for the result ('30s', '500ms', '2m'; a bare number is seconds)",
+    },
+  },
+} as const;
+
+export const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: jobId },
+} as const;
+
+export const queueQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { queue: queueName },
+} as const;
+
+export const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    queue: queueName,
+    status: { type: 'string', enum: STATUSES },
+    machine: { type: 'string', minLength: 1, maxLength: 100 },
+    parentId: jobId,
+    cursor: { type: 'string', pattern: '^[0-9]+:[0-9]+$' },
+    limit: { type: 'integer', minimum: 1, maximum: 1000 },
+  },
+} as const;
+
+export const sendBody = {
+  type: 'object',
+  required: ['event'],
+  additionalProperties: false,
+  properties: {
+    event: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', minLength: 1 } },
+      additionalProperties: true,
+    },
+    eventId: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
+    to: { type: 'string', minLength: 1, maxLength: 1000 },
+    until: { type: 'string', enum: ['accepted'] },
+    ttlMs: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+export const auditEntry = {
+  type: 'object',
+  required: ['at', 'type'],
+  properties: { at: { type: 'number' }, type: { type: 'string' } },
+  additionalProperties: true,
+} as const;
+
+export const deadLetterSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    queue: { type: 'string' },
+    machine: { type: 'string' },
+    input: {},
+    error: storedError,
+    attempts: { type: 'integer' },
+    failedAt: { type: 'number' },
+  },
+} as const;
+
+export const machineSummary = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    kind: { type: 'string', enum: ['job', 'pipeline', 'unknown'] },
+    versions: { type: 'array', items: { type: 'integer' } },
+    hasLoad: { type: 'boolean' },
+    maxAttempts: { type: 'integer' },
+  },
+} as const;
+
+export const bearerSecurity = [{ bearer: [] }];
