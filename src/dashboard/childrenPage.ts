@@ -1,29 +1,27 @@
-// A page of a job's children, across the queues they live on (a fan-out may send them to
-// another queue). The cursor is "<queue position>|<the store's cursor in that queue>".
+// A page of a job's children, across the queues they may live on (a fan-out may send them to
+// another queue): the parent's first, then every other queue. The cursor is
+// "<queue position>|<the store's cursor in that queue>".
 
 import { JobNotFoundError, ValidationError } from '../errors.js';
+import type { Client } from '../client/Client.js';
 import type { JobRecord, Store } from '../store/types.js';
 
 export interface ChildRow {
-  id: string;
-  queue: string;
-  status: string;
-  machine: string;
-  version: number;
-  state: unknown;
+  job: JobRecord;
+  /** Its innermost active states on its machine's chart (filled in by the route). */
   active: string[] | null;
 }
 
 export async function childrenPage(
   store: Store,
+  client: Client<never>,
   parentId: string,
   cursor: string | undefined,
   limit: number,
-  activeIds: (job: JobRecord) => string[] | null,
 ): Promise<{ jobs: ChildRow[]; cursor: string | null; total: number }> {
-  const parent = await store.getJob(parentId);
+  const parent = await client.get(parentId);
   if (!parent) throw new JobNotFoundError(parentId);
-  const queues = [...new Set([parent.queue, ...(parent.children?.jobs ?? []).map((c) => c.queue)])];
+  const queues = [parent.queue, ...(await store.queues()).filter((q) => q !== parent.queue).sort()];
   let [pos, inner] = parseCursor(cursor, queues.length);
   const rows: ChildRow[] = [];
   while (pos < queues.length && rows.length < limit) {
@@ -34,15 +32,7 @@ export async function childrenPage(
       limit: limit - rows.length,
     });
     for (const j of page.jobs) {
-      rows.push({
-        id: j.id,
-        queue: j.queue,
-        status: j.status,
-        machine: j.machine,
-        version: j.version,
-        state: j.state,
-        active: activeIds(j),
-      });
+      rows.push({ job: j, active: null });
     }
     if (page.cursor) inner = page.cursor;
     else {
@@ -51,7 +41,7 @@ export async function childrenPage(
     }
   }
   const next = pos < queues.length ? `${pos}|${inner ?? ''}` : null;
-  return { jobs: rows, cursor: next, total: parent.children?.total ?? rows.length };
+  return { jobs: rows, cursor: next, total: parent.children?.total ?? 0 };
 }
 
 function parseCursor(cursor: string | undefined, queues: number): [number, string | undefined] {

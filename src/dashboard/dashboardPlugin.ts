@@ -4,16 +4,16 @@
 // reads from the HTTP API itself, with the same bearer token as any other client.
 
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Client } from '../client/Client.js';
 import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
-import type { Store } from '../store/types.js';
+import type { JobRecord, Store } from '../store/types.js';
 import { readAsset } from './assets.js';
-import type { ChartKit } from './chartKit.js';
+import { chartSvg, jobLeafStates } from './chartKit.js';
 import { childrenPage } from './childrenPage.js';
-import { Definitions } from './definitions.js';
+import { Definitions, type ChartSource } from './definitions.js';
 import { jobView } from './jobView.js';
 import { machineHeat } from './machineHeat.js';
-import { provisionalChartKit } from './provisionalChartKit.js';
 import { queueOverview } from './queueOverview.js';
 import { ASSETS_PATH, DASHBOARD_API, shellHtml } from './shell.js';
 
@@ -26,34 +26,29 @@ export interface DashboardOptions {
    * still decides with its own auth; this only hides what an operator should not be offered.
    */
   actions?: boolean;
-  /** Run before each of the dashboard's JSON routes (the API's auth); the page and files are open. */
-  authorize?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   title?: string;
-  /** Overrides the chart module (tests). */
-  chartKit?: ChartKit;
 }
 
-const STATUS_BY_CODE: Record<string, number> = {
-  JOB_NOT_FOUND: 404,
-  INVALID_INPUT: 400,
-  UNKNOWN_MACHINE: 404,
-  REDIS_UNAVAILABLE: 503,
-};
+/**
+ * The routes anyone may load without a token: the page and its files hold no data. Every
+ * JSON route of the dashboard goes through the API's auth like the API's own.
+ */
+export const DASHBOARD_OPEN_ROUTES: readonly string[] = ['/', '/dashboard', `${ASSETS_PATH}/:name`];
 
+/**
+ * Serves the dashboard at `/`; createServer registers it (errors are answered by the API's
+ * error replies, auth by its hook).
+ * @example app.register(dashboardPlugin, { store, jobs, actions: true })
+ */
 export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   const { store } = options;
   const definitions = new Definitions(store, options.jobs ?? []);
-  const kit = options.chartKit ?? provisionalChartKit;
+  const client = new Client<never>({ store });
+  app.addHook('onClose', async () => client.close());
   const readOnly = options.actions !== true;
   const title = options.title ?? 'Machinist';
   const html = shellHtml(title);
-
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
-    const status =
-      err instanceof MachinistError ? (STATUS_BY_CODE[err.code] ?? 500) : (err.statusCode ?? 500);
-    if (status >= 500) app.log.error(err);
-    void reply.code(status).send({ error: err.code ?? 'INTERNAL', message: err.message });
-  });
+  const hidden = { schema: { hide: true } };
 
   const page = async (_req: FastifyRequest, reply: FastifyReply) =>
     reply
@@ -64,86 +59,97 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
         "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
       )
       .send(html);
-  app.get('/', page);
-  app.get('/dashboard', page);
+  app.get('/', hidden, page);
+  app.get('/dashboard', hidden, page);
 
-  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}/:name`, async (req, reply) => {
+  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}/:name`, hidden, async (req, reply) => {
     const asset = await readAsset(req.params.name);
     if (!asset)
-      return reply.code(404).send({ error: 'NOT_FOUND', message: `no dashboard file ${req.params.name}` });
+      throw new MachinistError('NOT_FOUND', `no dashboard file named ${JSON.stringify(req.params.name)}`);
     return reply.type(asset.contentType).header('cache-control', 'no-cache').send(asset.body);
   });
 
-  // The JSON routes sit in a context of their own, so the API's auth runs before each of them.
-  await app.register(async (api) => {
-    if (options.authorize) api.addHook('onRequest', options.authorize);
+  app.get(`${DASHBOARD_API}/config`, hidden, async () => ({
+    readOnly,
+    title,
+    queues: (await store.queues()).sort(),
+    machines: await definitions.list(),
+  }));
 
-    api.get(`${DASHBOARD_API}/config`, async () => ({
-      readOnly,
-      title,
-      queues: (await store.queues()).sort(),
-      machines: await definitions.list(),
-    }));
+  app.get<{ Querystring: { minutes?: string } }>(`${DASHBOARD_API}/overview`, hidden, async (req) =>
+    queueOverview(store, boundedInt(req.query.minutes, 'minutes', 15, 1, 120)),
+  );
 
-    api.get<{ Querystring: { minutes?: string } }>(`${DASHBOARD_API}/overview`, async (req) =>
-      queueOverview(store, boundedInt(req.query.minutes, 'minutes', 15, 1, 120)),
-    );
+  app.get<{ Params: { id: string }; Querystring: { at?: string } }>(
+    `${DASHBOARD_API}/jobs/:id/view`,
+    hidden,
+    async (req) => {
+      const at = req.query.at === undefined ? null : boundedInt(req.query.at, 'at', 0, 0, 1_000_000);
+      return jobView(store, client, definitions, req.params.id, at, readOnly);
+    },
+  );
 
-    api.get<{ Params: { id: string }; Querystring: { at?: string } }>(
-      `${DASHBOARD_API}/jobs/:id/view`,
-      async (req) => {
-        const at = req.query.at === undefined ? null : boundedInt(req.query.at, 'at', 0, 0, 1_000_000);
-        return jobView(store, definitions, kit, req.params.id, at, readOnly);
-      },
-    );
+  app.get<{ Params: { id: string }; Querystring: { cursor?: string; limit?: string } }>(
+    `${DASHBOARD_API}/jobs/:id/children`,
+    hidden,
+    async (req) => {
+      const limit = boundedInt(req.query.limit, 'limit', 50, 1, 500);
+      const sources = new Map<string, ChartSource | null>();
+      const page = await childrenPage(store, client, req.params.id, req.query.cursor, limit);
+      // Each child machine's chart once per page, then each child's states on it.
+      for (const row of page.jobs) {
+        const key = `${row.job.machine}@${row.job.version}`;
+        if (!sources.has(key)) sources.set(key, await definitions.get(row.job.machine, row.job.version));
+        const source = sources.get(key);
+        row.active = source ? jobLeafStates(source.graph, row.job) : null;
+      }
+      return { ...page, jobs: page.jobs.map(({ job, active }) => ({ ...childSummary(job), active })) };
+    },
+  );
 
-    api.get<{ Params: { id: string }; Querystring: { cursor?: string; limit?: string } }>(
-      `${DASHBOARD_API}/jobs/:id/children`,
-      async (req) => {
-        const limit = boundedInt(req.query.limit, 'limit', 50, 1, 500);
-        const charts = new Map<string, unknown>();
-        const page = await childrenPage(store, req.params.id, req.query.cursor, limit, () => null);
-        // Each child machine's definition once per page, then each child's active states.
-        for (const row of page.jobs) {
-          const key = `${row.machine}@${row.version}`;
-          if (!charts.has(key)) charts.set(key, await definitions.get(row.machine, row.version));
-          const def = charts.get(key);
-          row.active = def ? kit.activeIds(def, row.state) : null;
-        }
-        return page;
-      },
-    );
+  app.get<{ Params: { machine: string; file: string } }>(
+    `${DASHBOARD_API}/charts/:machine/:file`,
+    hidden,
+    async (req, reply) => {
+      const version = Number(/^(\d+)\.svg$/.exec(req.params.file)?.[1]);
+      const source = await requireChart(req.params.machine, version);
+      return reply
+        .type('image/svg+xml')
+        .header('cache-control', 'no-cache')
+        .send(await chartSvg(source));
+    },
+  );
 
-    api.get<{ Params: { machine: string; file: string } }>(
-      `${DASHBOARD_API}/charts/:machine/:file`,
-      async (req, reply) => {
-        const version = Number(/^(\d+)\.svg$/.exec(req.params.file)?.[1]);
-        const definition = await requireDefinition(req.params.machine, version);
-        const svg = await kit.svg(definition, `${req.params.machine}@${version}`);
-        return reply.type('image/svg+xml').header('cache-control', 'no-cache').send(svg);
-      },
-    );
+  app.get<{ Params: { machine: string; version: string } }>(
+    `${DASHBOARD_API}/machines/:machine/:version/heat`,
+    hidden,
+    async (req) => {
+      const version = boundedInt(req.params.version, 'version', 1, 1, Number.MAX_SAFE_INTEGER);
+      return machineHeat(store, (await requireChart(req.params.machine, version)).graph);
+    },
+  );
 
-    api.get<{ Params: { machine: string; version: string } }>(
-      `${DASHBOARD_API}/machines/:machine/:version/heat`,
-      async (req) => {
-        const version = boundedInt(req.params.version, 'version', 1, 1, Number.MAX_SAFE_INTEGER);
-        const definition = await requireDefinition(req.params.machine, version);
-        return machineHeat(store, kit, definition, req.params.machine, version);
-      },
-    );
-  });
-
-  async function requireDefinition(machine: string, version: number): Promise<unknown> {
-    const definition = Number.isInteger(version) ? await definitions.get(machine, version) : null;
-    if (!definition) {
-      throw new MachinistError('UNKNOWN_MACHINE', `no chart for machine '${machine}' version ${version}`, {
+  async function requireChart(machine: string, version: number): Promise<ChartSource> {
+    const source = Number.isInteger(version) ? await definitions.get(machine, version) : null;
+    if (!source) {
+      throw new MachinistError('NOT_FOUND', `no chart for machine '${machine}' version ${version}`, {
         machine,
       });
     }
-    return definition;
+    return source;
   }
 };
+
+function childSummary(j: JobRecord) {
+  return {
+    id: j.id,
+    queue: j.queue,
+    status: j.status,
+    machine: j.machine,
+    version: j.version,
+    state: j.state,
+  };
+}
 
 function boundedInt(
   text: string | undefined,
@@ -158,9 +164,7 @@ function boundedInt(
     throw new MachinistError(
       'INVALID_INPUT',
       `${field}: must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`,
-      {
-        field,
-      },
+      { field },
     );
   }
   return n;

@@ -2,9 +2,10 @@
 // the chart's marks (as of the whole log, or of its first `at + 1` entries when scrubbing), the
 // events it accepts now, its pending timers, and Redis's clock for the countdowns.
 
+import type { Client } from '../client/Client.js';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import type { AuditEntry, JobRecord, Store } from '../store/types.js';
-import type { ChartKit, Marks } from './chartKit.js';
+import { acceptedEvents, marksAt, type ChartMarks } from './chartKit.js';
 import type { Definitions } from './definitions.js';
 import { pendingTimers, type PendingTimer } from './pendingTimers.js';
 
@@ -12,7 +13,7 @@ export interface JobView {
   job: Omit<JobRecord, 'snapshot'>;
   log: AuditEntry[];
   at: number | null;
-  marks: Marks | null;
+  marks: ChartMarks | null;
   next: string[];
   timers: PendingTimer[];
   /** The context after entry `at`: known only for the last entry (the log does not hold it). */
@@ -26,15 +27,16 @@ const FINISHED = new Set(['done', 'failed', 'cancelled']);
 
 export async function jobView(
   store: Store,
+  client: Client<never>,
   definitions: Definitions,
-  kit: ChartKit,
   id: string,
   at: number | null,
   readOnly: boolean,
 ): Promise<JobView> {
-  const job = await store.getJob(id);
+  // Through the Client: its record carries the children's summary.
+  const job = await client.get(id);
   if (!job) throw new JobNotFoundError(id);
-  const [log, now, definition] = await Promise.all([
+  const [log, now, source] = await Promise.all([
     store.getLog(id, job.queue),
     store.now(),
     definitions.get(job.machine, job.version),
@@ -53,12 +55,12 @@ export async function jobView(
     job: record,
     log,
     at,
-    marks: definition ? kit.marks(definition, job, upTo, present) : null,
-    next: definition && present && !FINISHED.has(job.status) ? kit.nextEvents(definition, job) : [],
+    marks: source ? marksAt(source.graph, job, upTo, present) : null,
+    next: source && present && !FINISHED.has(job.status) ? acceptedEvents(source, job) : [],
     timers: pendingTimers(job),
     ...(present ? { contextAt: job.context } : {}),
     now,
-    chart: definition ? { machine: job.machine, version: job.version } : null,
+    chart: source ? { machine: job.machine, version: job.version } : null,
     readOnly,
   };
 }

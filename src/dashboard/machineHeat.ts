@@ -2,8 +2,11 @@
 // state now, and how long jobs stayed in each state (p50/p95) in the audit logs of a sample of
 // its jobs. Bounded reads: a fleet of millions costs the same as a few thousand.
 
+import type { MachineGraph } from '../chart/chartModel.js';
+import { stateHistory } from '../chart/jobMarks.js';
+import { leafStateIds } from '../chart/stateValueIds.js';
 import type { AuditEntry, JobRecord, JobStatus, Store } from '../store/types.js';
-import type { ChartKit } from './chartKit.js';
+import { jobLeafStates } from './chartKit.js';
 
 export interface HeatState {
   count: number;
@@ -13,16 +16,14 @@ export interface HeatState {
 
 /** Unfinished jobs read per queue and status at most. */
 const NOW_CAP = 5000;
-/** Jobs whose logs the dwell times come from. */
+/** Jobs whose logs the dwell times come from, and the entries read from the end of each. */
 const SAMPLE = 200;
+const LOG_TAIL = 100;
 const UNFINISHED: JobStatus[] = ['queued', 'working', 'waiting'];
 
 export async function machineHeat(
   store: Store,
-  kit: ChartKit,
-  definition: unknown,
-  machine: string,
-  version: number,
+  graph: MachineGraph,
 ): Promise<{ machine: string; version: number; states: Record<string, HeatState>; sampled: number }> {
   const counts = new Map<string, number>();
   const sample: JobRecord[] = [];
@@ -33,11 +34,10 @@ export async function machineHeat(
       let cursor: string | undefined;
       let read = 0;
       do {
-        const page = await store.list({ queue, status, machine, cursor, limit: 500 });
+        const page = await store.list({ queue, status, machine: graph.name, cursor, limit: 500 });
         for (const j of page.jobs) {
-          if (j.version !== version) continue;
-          if (!finished)
-            for (const id of kit.activeIds(definition, j.state)) counts.set(id, (counts.get(id) ?? 0) + 1);
+          if (j.version !== graph.version) continue;
+          if (!finished) for (const id of jobLeafStates(graph, j)) counts.set(id, (counts.get(id) ?? 0) + 1);
           if (sample.length < SAMPLE) sample.push(j);
         }
         read += page.jobs.length;
@@ -51,23 +51,40 @@ export async function machineHeat(
     sample.map((j) => store.getLog(j.id, j.queue).catch(() => [] as AuditEntry[])),
   );
   sample.forEach((j, i) => {
-    const log = logs[i]!;
-    const states = log.filter((e) => e.type === 'state');
-    states.forEach((e, k) => {
-      const end = states[k + 1]?.at ?? j.finishedAt ?? now;
-      for (const id of kit.activeIds(definition, e.state)) {
-        const list = dwell.get(id) ?? [];
-        list.push(end - e.at);
-        dwell.set(id, list);
-      }
-    });
+    for (const { ids, ms } of stateIntervals(graph, logs[i]!.slice(-LOG_TAIL), j.finishedAt ?? now)) {
+      for (const id of ids) dwell.set(id, [...(dwell.get(id) ?? []), ms]);
+    }
   });
   const states: Record<string, HeatState> = {};
   for (const id of new Set([...counts.keys(), ...dwell.keys()])) {
     const d = (dwell.get(id) ?? []).sort((a, b) => a - b);
     states[id] = { count: counts.get(id) ?? 0, p50: percentile(d, 0.5), p95: percentile(d, 0.95) };
   }
-  return { machine, version, states, sampled: sample.length };
+  return { machine: graph.name, version: graph.version, states, sampled: sample.length };
+}
+
+/**
+ * The stays in states a log records: each time the state it names changes, the stay in the
+ * previous one ends; the last lasts until `end`. The chart module reads states from the log
+ * (stateHistory), so a simple job's lifecycle moves count as well as a pipeline's states.
+ */
+export function stateIntervals(
+  graph: MachineGraph,
+  log: AuditEntry[],
+  end: number,
+): { ids: string[]; ms: number }[] {
+  const out: { ids: string[]; ms: number }[] = [];
+  let open: { key: string; value: unknown; at: number } | null = null;
+  for (let i = 0; i < log.length; i++) {
+    const value = stateHistory(graph, log.slice(0, i + 1)).at(-1);
+    if (value === undefined) continue;
+    const key = JSON.stringify(value);
+    if (open && open.key === key) continue;
+    if (open) out.push({ ids: leafStateIds(graph, open.value), ms: log[i]!.at - open.at });
+    open = { key, value, at: log[i]!.at };
+  }
+  if (open) out.push({ ids: leafStateIds(graph, open.value), ms: Math.max(0, end - open.at) });
+  return out.map((s) => ({ ...s, ids: s.ids.filter((id) => id !== graph.root) }));
 }
 
 /** Nearest-rank percentile of sorted values; null for none. */

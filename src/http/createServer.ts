@@ -33,6 +33,11 @@ import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { liveRoutes } from './routes/live.js';
 import { machineRoutes } from './routes/machines.js';
+import {
+  dashboardPlugin,
+  DASHBOARD_OPEN_ROUTES,
+  type DashboardOptions,
+} from '../dashboard/dashboardPlugin.js';
 
 export interface ServerOptions {
   store: Store;
@@ -60,6 +65,11 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** A pino logger, or false for none. Default: pino at MACHINIST_LOG (default 'warn'). */
   logger?: Logger | false;
+  /**
+   * The web dashboard at `/` (read-only unless `actions: true`); `false` leaves it out. Its page
+   * and files are served without a token, its data through the same auth as the API.
+   */
+  dashboard?: false | Pick<DashboardOptions, 'actions' | 'title'>;
 }
 
 const DEFAULT_OPEN_ROUTES = ['/healthz', '/metrics'];
@@ -128,7 +138,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  if (table) installAuth(app, table, new Set(options.openRoutes ?? DEFAULT_OPEN_ROUTES));
+  const openRoutes = [...(options.openRoutes ?? DEFAULT_OPEN_ROUTES)];
+  if (options.dashboard !== false) openRoutes.push(...DASHBOARD_OPEN_ROUTES);
+  if (table) installAuth(app, table, new Set(openRoutes));
   void app.register(async (routes) => {
     jobRoutes(routes, api);
     liveRoutes(routes, api);
@@ -136,6 +148,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     machineRoutes(routes, api);
     healthRoutes(routes, api);
   });
+  if (options.dashboard !== false)
+    void app.register(dashboardPlugin, { ...options.dashboard, store: options.store, jobs: options.jobs });
 
   // Live streams never end by themselves: end them, or close() would wait for them.
   app.addHook('preClose', (done) => {

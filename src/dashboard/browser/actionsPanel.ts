@@ -27,8 +27,12 @@ export class ActionsPanel {
   private readonly buttons = h('div', { class: 'actions' });
   private readonly message = h('div');
   private shownEvents = '';
+  // Made once: a live update must not reset a cancel half-confirmed.
+  private readonly cancel = this.cancelButton();
+  private readonly retry = this.retryButton();
 
   constructor(private readonly jobId: string) {
+    this.buttons.append(this.cancel, this.retry);
     this.sendForm.append(this.select, this.payload, h('button', { type: 'submit' }, 'Send event'));
     this.sendForm.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -50,7 +54,7 @@ export class ActionsPanel {
       this.shownEvents = key;
       this.events.replaceChildren(
         ...(view.next.length
-          ? view.next.map((t) => h('li', { 'data-event': t }, h('code', {}, t)))
+          ? view.next.map((t) => h('li', { 'data-next-event': t }, h('code', {}, t)))
           : [
               h(
                 'li',
@@ -63,10 +67,8 @@ export class ActionsPanel {
     }
     this.sendForm.hidden = view.readOnly || view.next.length === 0 || finished;
     this.buttons.hidden = view.readOnly;
-    this.buttons.replaceChildren(
-      ...(finished ? [] : [this.cancelButton()]),
-      ...(view.job.status === 'failed' ? [this.retryButton()] : []),
-    );
+    this.cancel.hidden = finished;
+    this.retry.hidden = view.job.status !== 'failed';
   }
 
   /** Two steps rather than window.confirm: a dialog the page cannot style or test easily. */
@@ -118,7 +120,7 @@ export class ActionsPanel {
     }
     const type = this.select.value;
     await this.run(
-      () => postJson(`/jobs/${encodeURIComponent(this.jobId)}/events`, { ...fields, type }),
+      () => postJson(`/jobs/${encodeURIComponent(this.jobId)}/events`, { event: { ...fields, type } }),
       `Sent ${type}.`,
     );
   }

@@ -40,8 +40,9 @@ async function request(method: string, path: string, body?: unknown): Promise<Re
   if (!res.ok) {
     let message = `${res.status} ${res.statusText}`;
     try {
-      const j = (await res.json()) as { message?: string; error?: string };
-      message = `${res.status}: ${j.message ?? j.error ?? res.statusText}`;
+      // The API answers every failure as { error: { code, message } }.
+      const j = (await res.json()) as { error?: { code?: string; message?: string } };
+      message = `${res.status} ${j.error?.code ?? ''}: ${j.error?.message ?? res.statusText}`;
     } catch {
       // not JSON: keep the status line
     }

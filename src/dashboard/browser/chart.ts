@@ -1,12 +1,11 @@
 // The state chart in the page. The server lays it out and draws it once per machine version
-// (SVG, each state a <g data-state-id>); here it is only inserted, then marked: every live
-// change sets attributes, classes and small text labels on the elements already there, so a
-// status change never lays the chart out again.
+// (src/chart/toSvg.ts: each state a <g data-state-id>, each transition a <g data-edge-id>);
+// here it is only inserted, then marked: every live change sets attributes, classes and label
+// text on the elements already there, so a status change never lays the chart out again.
 
-import { getText } from './api.js';
-import { DASH } from './api.js';
-import type { Heat, Marks } from './types.js';
+import { DASH, getText } from './api.js';
 import { duration } from './format.js';
+import type { Heat, Marks } from './types.js';
 
 const svgCache = new Map<string, Promise<string>>();
 
@@ -32,83 +31,104 @@ export async function drawChart(
   const svg = document.importNode(doc.documentElement, true) as unknown as SVGSVGElement;
   container.replaceChildren(svg);
   container.classList.add('chart');
-  for (const g of stateElements(container)) {
-    if (!g.dataset.baseLabel)
-      g.dataset.baseLabel = g.getAttribute('aria-label') ?? `State ${g.dataset.stateId}`;
+  for (const el of container.querySelectorAll<SVGElement>('[data-state-id], [data-edge-id]')) {
+    el.dataset.baseLabel ??= el.getAttribute('aria-label') ?? '';
+    const text = el.querySelector(':scope > text.mc-state-label, :scope > text.mc-edge-label');
+    if (text) el.dataset.baseText ??= text.textContent ?? '';
   }
+  syncChartTheme();
   return svg;
 }
 
-function stateElements(container: Element): SVGGElement[] {
-  return [...container.querySelectorAll<SVGGElement>('[data-state-id]')];
+/** The chart's own stylesheet follows the system theme; the page's toggle overrides it. */
+export function syncChartTheme(): void {
+  const forced = document.documentElement.dataset.theme;
+  for (const svg of document.querySelectorAll('svg.mc-chart')) {
+    svg.classList.toggle('mc-dark', forced === 'dark');
+    svg.classList.toggle('mc-light', forced === 'light');
+  }
 }
 
-/** Sets a small label inside a state's box (created once, then only its text changes). */
-function setBadge(g: SVGGElement, cls: string, text: string | null): void {
-  let t = g.querySelector<SVGTextElement>(`:scope > text.${cls}`);
-  if (text === null) {
-    if (t) t.textContent = '';
-    return;
-  }
-  if (!t) {
-    const rect = g.querySelector<SVGRectElement>(':scope > rect');
-    t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-    t.setAttribute('class', cls);
-    const x = Number(rect?.getAttribute('x') ?? 0) + Number(rect?.getAttribute('width') ?? 0) - 4;
-    const y = Number(rect?.getAttribute('y') ?? 0) + Number(rect?.getAttribute('height') ?? 0) - 4;
-    t.setAttribute('x', String(x));
-    t.setAttribute('y', String(y));
-    t.setAttribute('text-anchor', 'end');
-    t.setAttribute('aria-hidden', 'true');
-    g.appendChild(t);
-  }
-  t.textContent = text;
+function setCountText(el: SVGElement, visits: number): void {
+  const text = el.querySelector(':scope > text.mc-state-label, :scope > text.mc-edge-label');
+  if (text) text.textContent = `${el.dataset.baseText ?? ''}${visits ? ` ×${visits}` : ''}`;
 }
 
 /** Lights the active states and marks visited states and taken transitions with their counts. */
 export function applyMarks(container: HTMLElement, marks: Marks): void {
-  container.classList.add('marked');
   const active = new Set(marks.active);
-  for (const g of stateElements(container)) {
+  // The root (drawn first) holds everything: it is never dimmed.
+  const root = container.querySelector('[data-state-id]');
+  for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
     const id = g.dataset.stateId!;
-    const visits = marks.states[id] ?? 0;
-    const isActive = active.has(id) || marks.active.some((a) => a.startsWith(`${id}.`));
-    g.setAttribute('data-active', isActive ? 'true' : 'false');
-    // The innermost active states are lit; their active ancestors only outlined.
-    g.classList.toggle('current', active.has(id));
+    const isRoot = g === root;
+    const visits = marks.visits[id] ?? 0;
+    const isActive = active.has(id);
+    if (isActive) g.setAttribute('data-active', 'true');
+    else g.removeAttribute('data-active');
     g.setAttribute('data-visits', String(visits));
-    g.classList.toggle('visited', visits > 0);
-    g.classList.toggle('untaken', visits === 0 && !isActive);
-    setBadge(g, 'visit-count', visits > 0 ? `×${visits}` : null);
-    const parts = [g.dataset.baseLabel ?? id];
+    g.classList.toggle('mc-active', isActive);
+    g.classList.toggle('mc-visited', !isRoot && (visits > 0 || isActive));
+    g.classList.toggle('mc-unvisited', !isRoot && visits === 0 && !isActive);
+    setCountText(g, visits);
+    const parts = [g.dataset.baseLabel || `state ${id}`];
     if (isActive) parts.push('active');
-    parts.push(visits ? `entered ${visits} ${visits === 1 ? 'time' : 'times'}` : 'not entered');
+    parts.push(`entered ${visits} ${visits === 1 ? 'time' : 'times'}`);
     g.setAttribute('aria-label', parts.join(', '));
   }
-  for (const e of container.querySelectorAll<SVGGElement>('[data-transition-id]')) {
-    const n = marks.transitions[e.dataset.transitionId!] ?? 0;
-    e.setAttribute('data-taken', String(n));
-    e.classList.toggle('visited', n > 0);
-    e.classList.toggle('untaken', n === 0);
+  for (const e of container.querySelectorAll<SVGGElement>('[data-edge-id]')) {
+    const n = marks.edgeVisits[`${e.dataset.source}->${e.dataset.target}`] ?? 0;
+    e.setAttribute('data-visits', String(n));
+    e.classList.toggle('mc-taken', n > 0);
+    e.classList.toggle('mc-untaken', n === 0);
+    setCountText(e, n);
   }
 }
 
 /** Colours each state by how many jobs sit in it now, and labels it with count and dwell times. */
 export function applyHeat(container: HTMLElement, heat: Heat): void {
   const max = Math.max(1, ...Object.values(heat.states).map((s) => s.count));
-  for (const g of stateElements(container)) {
+  for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
     const id = g.dataset.stateId!;
     const s = heat.states[id];
     const count = s?.count ?? 0;
-    const rect = g.querySelector<SVGRectElement>(':scope > rect');
+    const box = g.querySelector<SVGRectElement>(':scope > rect.mc-box');
     const pct = Math.round((count / max) * 100);
-    if (rect) rect.style.fill = count ? `color-mix(in srgb, var(--heat-1) ${pct}%, var(--heat-0))` : '';
+    if (box) box.style.fill = count ? `color-mix(in srgb, var(--heat-1) ${pct}%, var(--heat-0))` : '';
     g.setAttribute('data-jobs', String(count));
-    const dwell = s?.p50 != null ? ` · p50 ${duration(s.p50)} · p95 ${duration(s.p95 ?? s.p50)}` : '';
-    setBadge(g, 'heat-label', count || dwell ? `${count} now${dwell}` : null);
-    g.setAttribute(
-      'aria-label',
-      `${g.dataset.baseLabel ?? id}, ${count} jobs now${dwell.replace(/·/g, ',')}`,
-    );
+    const dwell = s?.p50 != null ? `, dwell p50 ${duration(s.p50)}, p95 ${duration(s.p95 ?? s.p50)}` : '';
+    const text = g.querySelector(':scope > text.mc-state-label');
+    if (text) text.textContent = `${g.dataset.baseText ?? ''}${count ? ` (${count})` : ''}`;
+    setHeatLine(g, s?.p50 != null ? `p50 ${duration(s.p50)} · p95 ${duration(s.p95 ?? s.p50)}` : '');
+    let title = g.querySelector(':scope > title');
+    if (!title) {
+      title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+      g.prepend(title);
+    }
+    title.textContent = `${id}: ${count} jobs now${dwell}`;
+    g.setAttribute('aria-label', `${g.dataset.baseLabel || id}, ${count} jobs now${dwell}`);
   }
+}
+
+/** A small line at the bottom of a state's box (made once, then only its text changes). */
+function setHeatLine(g: SVGGElement, value: string): void {
+  let t = g.querySelector<SVGTextElement>(':scope > text.heat-label');
+  if (!t && !value) return;
+  if (!t) {
+    const box = g.querySelector<SVGRectElement>(':scope > rect.mc-box');
+    t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+    t.setAttribute('class', 'heat-label');
+    t.setAttribute(
+      'x',
+      String(Number(box?.getAttribute('x') ?? 0) + Number(box?.getAttribute('width') ?? 0) / 2),
+    );
+    t.setAttribute(
+      'y',
+      String(Number(box?.getAttribute('y') ?? 0) + Number(box?.getAttribute('height') ?? 0) - 4),
+    );
+    t.setAttribute('text-anchor', 'middle');
+    t.setAttribute('aria-hidden', 'true');
+    g.appendChild(t);
+  }
+  t.textContent = value;
 }

@@ -99,23 +99,27 @@ export async function jobPage(page: Page, id: string): Promise<void> {
   const reload = async () => {
     try {
       const v = await getJson<JobView>(viewUrl(null));
-      if (!page.left) render(v);
+      if (page.left) return;
+      render(v);
+      // A cancel or a fan-in changes the children too, and their queue may be one not followed.
+      if (v.job.children?.total) await children.refresh(v.job.children.total, v.job.children.finished);
     } catch (err) {
       if (!page.left) header.append(notice((err as Error).message, 'error'));
     }
   };
   const refresh = throttle(() => void reload(), 250);
-  const refreshChildren = throttle(() => {
-    void reload().then(() => {
-      const c = view.job.children;
-      return children.refresh(c?.total ?? 0, c?.finished ?? 0);
-    });
-  }, 500);
+  const refreshChildren = throttle(() => void reload(), 500);
 
   render(view);
   await children.refresh(view.job.children?.total ?? 0, view.job.children?.finished ?? 0);
 
-  const job = openSse(`/jobs/${encodeURIComponent(id)}/stream`, () => refresh());
+  // The job's stream ends once the job has finished; a retry from the dead letters shows on
+  // its queue's stream, followed below.
+  const job = openSse(
+    `/jobs/${encodeURIComponent(id)}/stream`,
+    () => refresh(),
+    () => FINISHED.has(view.job.status),
+  );
   page.onLeave(() => job.close());
   // Children change without their parent's stream saying so: follow the streams of the queues
   // they live on (the job's own, and any other a child was seen on).
@@ -124,14 +128,26 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     for (const q of [view.job.queue, ...children.queues()]) {
       if (followed.has(q)) continue;
       followed.add(q);
-      const s = openSse(`/events?queue=${encodeURIComponent(q)}`, () => {
-        if ((view.job.children?.total ?? 0) > 0) refreshChildren();
+      const s = openSse(`/events?queue=${encodeURIComponent(q)}`, (m) => {
+        const jobId = (parseJson(m.data) as { jobId?: string } | null)?.jobId;
+        if (jobId === id) refresh();
+        else if ((view.job.children?.total ?? 0) > 0) refreshChildren();
       });
       page.onLeave(() => s.close());
     }
   };
   follow();
   page.onLeave(children.onRefresh(follow));
+}
+
+const FINISHED = new Set(['done', 'failed', 'cancelled']);
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function renderHeader(el: HTMLElement, v: JobView): void {

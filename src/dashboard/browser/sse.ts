@@ -16,7 +16,8 @@ export interface SseHandle {
 
 const live = new Set<AbortController>();
 
-export function openSse(path: string, onMessage: (m: SseMessage) => void): SseHandle {
+/** Follows `path`; after the server ends the stream it reconnects, unless `done()` says not to. */
+export function openSse(path: string, onMessage: (m: SseMessage) => void, done?: () => boolean): SseHandle {
   const ctrl = new AbortController();
   live.add(ctrl);
   let lastId: string | null = null;
@@ -34,6 +35,7 @@ export function openSse(path: string, onMessage: (m: SseMessage) => void): SseHa
           if (m.id) lastId = m.id;
           onMessage(m);
         });
+        if (done?.()) return;
       } catch {
         if (ctrl.signal.aborted) return;
       }

@@ -1,5 +1,7 @@
 // Light and dark: the system's preference unless the toggle chose one (kept in localStorage).
 
+import { syncChartTheme } from './chart.js';
+
 const KEY = 'machinist.theme';
 
 export function initTheme(button: HTMLElement | null): void {
@@ -12,5 +14,6 @@ export function initTheme(button: HTMLElement | null): void {
     const next = current === 'dark' ? 'light' : 'dark';
     document.documentElement.dataset.theme = next;
     localStorage.setItem(KEY, next);
+    syncChartTheme();
   });
 }

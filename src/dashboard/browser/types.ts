@@ -35,12 +35,12 @@ export interface AuditEntry {
 
 /** What the chart shows of one job at one point of its log. */
 export interface Marks {
-  /** Full XState ids of the active states. */
+  /** Full XState ids of the active states (ancestors included, the root left out). */
   active: string[];
   /** Times each state was entered, by full id. */
-  states: Record<string, number>;
-  /** Times each transition was taken, by the chart's transition id. */
-  transitions: Record<string, number>;
+  visits: Record<string, number>;
+  /** Times each transition was taken, by `${source}->${target}` (full ids). */
+  edgeVisits: Record<string, number>;
 }
 
 export interface Timer {
