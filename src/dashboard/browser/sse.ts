@@ -15,6 +15,8 @@ export interface SseHandle {
 }
 
 const live = new Set<AbortController>();
+/** Each open stream's state, for the header's indicator: live when every one is connected. */
+const states = new Map<AbortController, boolean>();
 
 /** Follows `path`; after the server ends the stream it reconnects, unless `done()` says not to. */
 export function openSse(path: string, onMessage: (m: SseMessage) => void, done?: () => boolean): SseHandle {
@@ -29,17 +31,17 @@ export function openSse(path: string, onMessage: (m: SseMessage) => void, done?:
         if (lastId) headers['last-event-id'] = lastId;
         const res = await fetch(path, { headers, signal: ctrl.signal });
         if (!res.ok || !res.body) throw new Error(`${res.status}`);
-        setLive(true);
+        setLive(ctrl, true);
         backoff = 500;
         await readStream(res.body, (m) => {
           if (m.id) lastId = m.id;
           onMessage(m);
         });
-        if (done?.()) return;
+        if (done?.()) return setLive(ctrl, null);
       } catch {
         if (ctrl.signal.aborted) return;
       }
-      setLive(false);
+      setLive(ctrl, false);
       await new Promise((r) => setTimeout(r, backoff));
       backoff = Math.min(backoff * 2, 10_000);
     }
@@ -49,6 +51,7 @@ export function openSse(path: string, onMessage: (m: SseMessage) => void, done?:
     close() {
       ctrl.abort();
       live.delete(ctrl);
+      setLive(ctrl, null);
     },
   };
 }
@@ -86,17 +89,23 @@ async function readStream(
   }
 }
 
-function setLive(on: boolean): void {
+/** Records one stream's state (null: it ended) and shows the sum in the header. */
+function setLive(ctrl: AbortController, on: boolean | null): void {
+  if (on === null) states.delete(ctrl);
+  else states.set(ctrl, on);
   const el = document.getElementById('live');
   if (!el) return;
-  el.textContent = on ? 'live' : 'reconnecting…';
-  el.classList.toggle('on', on);
+  const all = [...states.values()];
+  const ok = all.length > 0 && all.every(Boolean);
+  el.textContent = ok ? 'live' : all.length ? 'reconnecting…' : 'not following';
+  el.classList.toggle('on', ok);
 }
 
 /** Closes every stream a page opened (the router calls it when leaving the page). */
 export function closeAllSse(): void {
   for (const c of live) c.abort();
   live.clear();
+  states.clear();
 }
 
 /** Calls `fn` at most once per `ms`, with the latest arguments (live events come in bursts). */
