@@ -64,4 +64,6 @@ export type { StoredError } from './errors.js';
 export { jobMachine } from '../machines/job.js';
 export { createServer } from './http/createServer.js';
 export type { ServerOptions } from './http/createServer.js';
+export { dashboardPlugin } from './dashboard/dashboardPlugin.js';
+export type { DashboardOptions } from './dashboard/dashboardPlugin.js';
 export type { TokenSpec, Scope } from './http/auth.js';
