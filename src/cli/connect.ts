@@ -55,13 +55,18 @@ async function probe(url: string): Promise<void> {
  * A store for the global options. `longLived` (the worker) keeps ioredis's retry-forever
  * behaviour so a Redis restart is ridden out; one-shot commands fail fast instead.
  */
-export async function openStore(globals: GlobalOptions, longLived = false): Promise<RedisStore> {
+export async function openStore(
+  globals: GlobalOptions,
+  longLived = false,
+  options: { commandTimeoutMs?: number } = {},
+): Promise<RedisStore> {
   await probe(globals.redis);
   try {
     return new RedisStore({
       url: globals.redis,
       prefix: globals.prefix,
       redis: longLived ? undefined : { maxRetriesPerRequest: 2 },
+      commandTimeoutMs: options.commandTimeoutMs,
     });
   } catch (err) {
     throw new CliError((err as Error).message);

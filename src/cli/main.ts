@@ -14,6 +14,7 @@ import { lsCommand } from './commands/ls.js';
 import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
+import { serveCommand } from './commands/serve.js';
 
 const program = new Command('machinist')
   .description('Durable jobs as XState machines on Redis')
@@ -34,6 +35,7 @@ for (const make of [
   cancelCommand,
   dlqCommand,
   statsCommand,
+  serveCommand,
 ]) {
   program.addCommand(make(globals));
 }

@@ -1,0 +1,102 @@
+// `machinist serve` as users run it: a real child process that prints the URL it listens on,
+// answers there (with --worker running the jobs itself), and stops cleanly on SIGTERM.
+
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const JOBS = 'test/cli/fixtures/cliJobs.ts';
+const TOKEN = 'serve-test-token';
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  exit: Promise<number | null>;
+  output: () => string;
+}
+
+describe('machinist serve', () => {
+  let redis: TestRedis;
+  const children = new Set<ChildProcess>();
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(() => {
+    const left = [...children].filter((c) => c.exitCode === null && c.signalCode === null);
+    for (const c of left) c.kill('SIGKILL');
+    children.clear();
+    assert.equal(left.length, 0, 'a test left a server running');
+  });
+
+  function run(args: string[], env: Record<string, string | undefined>) {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        '--redis',
+        redis.url,
+        '--prefix',
+        uniquePrefix('serve'),
+        ...args,
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, MACHINIST_TOKENS: undefined, ...env },
+      },
+    );
+    children.add(child);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    return { child, exit, output: () => out };
+  }
+
+  async function serve(args: string[], env: Record<string, string | undefined> = {}): Promise<Served> {
+    const r = run(['serve', ...args], env);
+    await eventually(
+      () => /listening on (http:\/\/\S+)/.test(r.output()) || r.child.exitCode !== null,
+      20_000,
+    );
+    const m = /listening on (http:\/\/\S+)/.exec(r.output());
+    assert.ok(m, `serve did not start: ${r.output()}`);
+    return { ...r, url: m[1]! };
+  }
+
+  it('prints its URL, runs jobs with --worker, answers ?wait, and exits 0 on SIGTERM', async () => {
+    const s = await serve(['--port', '0', '--jobs', JOBS, '--worker'], { MACHINIST_TOKENS: TOKEN });
+    assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    const res = await fetch(`${s.url}/jobs?wait=15s`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ machine: 'echo', input: { hello: 'http' } }),
+    });
+    assert.equal(res.status, 200);
+    const job = (await res.json()) as { status: string; output: unknown };
+    assert.equal(job.status, 'done');
+    assert.deepEqual(job.output, { hello: 'http' });
+    assert.equal((await fetch(`${s.url}/jobs`)).status, 401, 'tokens from MACHINIST_TOKENS apply');
+    assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exit, 0, s.output());
+    assert.match(s.output(), /stopped/);
+  });
+
+  it('takes PORT and HOST from the environment, and without tokens serves on loopback only', async () => {
+    const s = await serve(['--jobs', JOBS], { PORT: '0', HOST: '127.0.0.1' });
+    assert.match(s.output(), /NO AUTH/);
+    assert.equal((await fetch(`${s.url}/machines`)).status, 200);
+    s.child.kill('SIGINT');
+    assert.equal(await s.exit, 0, s.output());
+
+    const open = run(['serve', '--port', '0', '--host', '0.0.0.0'], {});
+    assert.equal(await open.exit, 1);
+    assert.match(open.output(), /MACHINIST_TOKENS/);
+  });
+});
