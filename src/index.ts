@@ -62,3 +62,15 @@ export {
 } from './errors.js';
 export type { StoredError } from './errors.js';
 export { jobMachine } from '../machines/job.js';
+export {
+  machineGraph,
+  chartFor,
+  layoutGraph,
+  jobMarks,
+  nextEvents,
+  toMermaid,
+  toDot,
+  toSvg,
+  toJson,
+} from './chart/index.js';
+export type { MachineGraph, GraphNode, GraphEdge, ChartMarks, ChartLayout } from './chart/index.js';
