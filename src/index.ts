@@ -67,3 +67,15 @@ export type { ServerOptions } from './http/createServer.js';
 export { dashboardPlugin } from './dashboard/dashboardPlugin.js';
 export type { DashboardOptions } from './dashboard/dashboardPlugin.js';
 export type { TokenSpec, Scope } from './http/auth.js';
+export {
+  machineGraph,
+  chartFor,
+  layoutGraph,
+  jobMarks,
+  nextEvents,
+  toMermaid,
+  toDot,
+  toSvg,
+  toJson,
+} from './chart/index.js';
+export type { MachineGraph, GraphNode, GraphEdge, ChartMarks, ChartLayout } from './chart/index.js';

@@ -58,7 +58,11 @@ export function currentStateValue(graph: MachineGraph, record: JobRecord): unkno
  * The marks for one job on its machine's graph.
  * @example toMermaid(graph, jobMarks(await client.get(id), await client.events(id), graph))
  */
-export function jobMarks(record: JobRecord, auditLog: readonly AuditEntry[], graph: MachineGraph): ChartMarks {
+export function jobMarks(
+  record: JobRecord,
+  auditLog: readonly AuditEntry[],
+  graph: MachineGraph,
+): ChartMarks {
   const current = currentStateValue(graph, record);
   const active = current === null ? [] : stateValueIds(graph, current).filter((id) => id !== graph.root);
   const visits: Record<string, number> = {};

@@ -111,7 +111,8 @@ function toElk(graph: MachineGraph): ElkNode {
       };
     }
     const children = n.children.map((c) => build(byId.get(c)!));
-    if (n.initial) children.unshift({ id: n.id + INITIAL_SUFFIX, width: 2 * INITIAL_R, height: 2 * INITIAL_R });
+    if (n.initial)
+      children.unshift({ id: n.id + INITIAL_SUFFIX, width: 2 * INITIAL_R, height: 2 * INITIAL_R });
     const top = HEADER_H + LINE_H * lines.length;
     return {
       id: n.id,
@@ -138,7 +139,8 @@ function toElk(graph: MachineGraph): ElkNode {
     });
   }
   for (const n of graph.nodes)
-    if (n.initial) edges.push({ id: n.id + INITIAL_SUFFIX, sources: [n.id + INITIAL_SUFFIX], targets: [n.initial] });
+    if (n.initial)
+      edges.push({ id: n.id + INITIAL_SUFFIX, sources: [n.id + INITIAL_SUFFIX], targets: [n.initial] });
   return {
     id: '\u0000chart',
     layoutOptions: { ...LAYERED, 'elk.padding': '[top=8,left=8,bottom=8,right=8]' },
@@ -150,8 +152,8 @@ function toElk(graph: MachineGraph): ElkNode {
 // elkjs is CommonJS: Node hands its constructor over as the default export, while its typings
 // (an ES default export) put it one level down.
 type ElkConstructor = new () => ElkApi;
-const Elk = ((elkModule as unknown as { default?: ElkConstructor }).default ??
-  (elkModule as unknown as ElkConstructor)) as ElkConstructor;
+const Elk =
+  (elkModule as unknown as { default?: ElkConstructor }).default ?? (elkModule as unknown as ElkConstructor);
 const elk = new Elk();
 
 async function layout(graph: MachineGraph): Promise<ChartLayout> {
@@ -191,7 +193,8 @@ async function layout(graph: MachineGraph): Promise<ChartLayout> {
     const off = origin.get(e.container ?? result.id) ?? { x: 0, y: 0 };
     const points: Point[] = [];
     for (const s of e.sections ?? []) {
-      for (const p of [s.startPoint, ...(s.bendPoints ?? []), s.endPoint]) points.push({ x: p.x + off.x, y: p.y + off.y });
+      for (const p of [s.startPoint, ...(s.bendPoints ?? []), s.endPoint])
+        points.push({ x: p.x + off.x, y: p.y + off.y });
     }
     if (e.id.endsWith(INITIAL_SUFFIX)) {
       const parent = e.id.slice(0, -INITIAL_SUFFIX.length);

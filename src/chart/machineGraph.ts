@@ -56,9 +56,10 @@ export function machineGraph(definition: AnyDefinition | AnyStateMachine): Machi
 
 /** The XState machine a definition runs: a pipeline's own, the shared lifecycle for a simple job. */
 export function machineOf(source: AnyDefinition | AnyStateMachine): AnyStateMachine {
-  if ('kind' in source && source.kind === 'pipeline') return (source as unknown as { machine: AnyStateMachine }).machine;
+  if ('kind' in source && source.kind === 'pipeline')
+    return (source as unknown as { machine: AnyStateMachine }).machine;
   if ('kind' in source && source.kind === 'job') return jobMachine;
-  return source as AnyStateMachine;
+  return source;
 }
 
 /** The chart model of an XState machine under a given name and version. */

@@ -53,7 +53,8 @@ export function toDot(graph: MachineGraph, marks?: ChartMarks): string {
   const point = (id: string) => q(isCluster(id) ? anchor(id) : id);
   const end = (id: string) => (isCluster(id) ? ` [lhead=${q(`cluster_${id}`)}]` : '');
   const within = (id: string, ancestor: string) => {
-    for (let n = byId.get(id); n; n = n.parent ? byId.get(n.parent) : undefined) if (n.id === ancestor) return true;
+    for (let n = byId.get(id); n; n = n.parent ? byId.get(n.parent) : undefined)
+      if (n.id === ancestor) return true;
     return false;
   };
   emit(byId.get(graph.root)!, '  ');

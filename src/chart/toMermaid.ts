@@ -35,7 +35,10 @@ export function toMermaid(graph: MachineGraph, marks?: ChartMarks): string {
   const mid = mermaidIds(graph);
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const lines: string[] = ['stateDiagram-v2', `  %% ${clean(`${graph.name}@${graph.version}`)}`];
-  for (const n of graph.nodes) lines.push(`  state "${clean(n.key)}${times(marks?.visits[n.id])}" as ${mid.get(n.id)}`);
+  // Each state is declared inside its parent's block: Mermaid scopes a state to the block it
+  // first appears in.
+  const declare = (n: GraphNode, indent: string) =>
+    lines.push(`${indent}state "${clean(n.key)}${times(marks?.visits[n.id])}" as ${mid.get(n.id)}`);
 
   // Each edge goes in the block of the closest state holding both ends (Mermaid scopes ids).
   const ancestors = (id: string) => {
@@ -56,6 +59,7 @@ export function toMermaid(graph: MachineGraph, marks?: ChartMarks): string {
   }
 
   const block = (n: GraphNode, indent: string) => {
+    declare(n, indent);
     if (n.children.length === 0) return;
     lines.push(`${indent}state ${mid.get(n.id)} {`);
     const inner = `${indent}  `;
@@ -64,7 +68,8 @@ export function toMermaid(graph: MachineGraph, marks?: ChartMarks): string {
       block(byId.get(c)!, inner);
     });
     if (n.initial) lines.push(`${inner}[*] --> ${mid.get(n.initial)}`);
-    for (const c of n.children) if (byId.get(c)!.kind === 'final') lines.push(`${inner}${mid.get(c)} --> [*]`);
+    for (const c of n.children)
+      if (byId.get(c)!.kind === 'final') lines.push(`${inner}${mid.get(c)} --> [*]`);
     for (const l of edgesIn.get(n.id) ?? []) lines.push(inner + l);
     lines.push(`${indent}}`);
   };

@@ -9,14 +9,19 @@ import type { ChartLayout, LayoutNode, Point } from './layoutGraph.js';
 import { CHART_CSS } from './chartStyle.js';
 
 export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[c]};`);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[c]};`,
+  );
 }
 
 const r1 = (n: number) => Math.round(n * 10) / 10;
 const path = (points: Point[]) => points.map((p, i) => `${i ? 'L' : 'M'}${r1(p.x)},${r1(p.y)}`).join(' ');
 
 function stateLabel(n: LayoutNode, active: boolean, visits: number | undefined): string {
-  const parts = [`${n.kind === 'final' ? 'final state' : n.region ? 'region' : 'state'} ${n.label} (${n.id})`];
+  const parts = [
+    `${n.kind === 'final' ? 'final state' : n.region ? 'region' : 'state'} ${n.label} (${n.id})`,
+  ];
   if (active) parts.push('active');
   if (visits !== undefined) parts.push(`entered ${visits} ${visits === 1 ? 'time' : 'times'}`);
   return parts.join(', ');

@@ -1,12 +1,11 @@
-// Finds the chart model of machine@version: from a definition the server was given (`jobs`,
-// every version it holds), else, for a machine the registry lists without a definition (a
-// simple job), the shared lifecycle every simple job runs in. A pipeline known only from the
-// registry has no chart here: its registry entry is XState's JSON, and the chart module builds
-// its model from the machine itself.
+// Finds the chart model of machine@version (src/chart/chartSource.ts: a definition the server
+// was given, else the chart model supervisors publish in the registry, else, for a simple job,
+// the shared lifecycle), and keeps the server's definition beside it when there is one (XState
+// then answers "what can happen next", guards included).
 
-import { jobMachine } from '../../machines/job.js';
-import { graphOfMachine, machineGraph } from '../chart/machineGraph.js';
+import { chartFor } from '../chart/chartSource.js';
 import type { MachineGraph } from '../chart/chartModel.js';
+import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { MachineInfo, Store } from '../store/types.js';
 
@@ -15,28 +14,29 @@ const REGISTRY_TTL_MS = 5000;
 
 export interface ChartSource {
   graph: MachineGraph;
-  /** The definition itself, when the server has it (XState then answers "what next"). */
+  /** The definition itself, when the server has it. */
   definition?: AnyDefinition;
 }
 
 export class Definitions {
   private registry: { at: number; machines: MachineInfo[] } | null = null;
-  private readonly lifecycles = new Map<string, MachineGraph>();
 
   constructor(
     private readonly store: Store,
     private readonly jobs: readonly AnyDefinition[] = [],
   ) {}
 
+  /** The chart of machine@version, or null when there is none to draw (unknown, or no chart published). */
   async get(machine: string, version: number): Promise<ChartSource | null> {
-    const local = this.jobs.find((d) => d.name === machine && d.version === version);
-    if (local) return { graph: machineGraph(local), definition: local };
-    const info = (await this.readRegistry()).find((m) => m.name === machine);
-    if (!info || !info.versions.includes(version) || info.definition !== undefined) return null;
-    const key = `${machine}@${version}`;
-    let graph = this.lifecycles.get(key);
-    if (!graph) this.lifecycles.set(key, (graph = graphOfMachine(jobMachine, machine, version, 'job')));
-    return { graph };
+    const definition = this.jobs.find((d) => d.name === machine && d.version === version);
+    try {
+      const graph = chartFor(machine, version, await this.readRegistry(), this.jobs);
+      return definition ? { graph, definition } : { graph };
+    } catch (err) {
+      if (err instanceof MachinistError && (err.code === 'UNKNOWN_MACHINE' || err.code === 'NO_CHART'))
+        return null;
+      throw err;
+    }
   }
 
   /** Every machine and its versions, from the registry and the server's own definitions. */

@@ -42,6 +42,17 @@ import { assertQueueName } from '../store/keys.js';
 import { Client } from '../client/Client.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
 
+/** How the worker's log names the write that ended a run. */
+const ENDINGS: Record<string, string> = {
+  done: 'done',
+  fail: 'failed',
+  retry: 'failed, retry scheduled',
+  cancelled: 'cancelled',
+  requeue: 'requeued',
+  park: 'parked',
+  broken: 'set aside as broken',
+};
+
 export interface SupervisorOptions {
   store: Store;
   jobs: readonly AnyDefinition[];
@@ -359,9 +370,26 @@ export class Supervisor {
       this.pump.runEnded(old);
     }
     this.running.set(c.id, job);
+    // One line per job start and end at info (the CLI worker's level; the library's default,
+    // warn, skips both without building them).
+    const logJobs = this.log.isLevelEnabled('info');
+    const startedAt = logJobs ? performance.now() : 0;
+    if (logJobs)
+      this.log.info(
+        { jobId: c.id, machine: c.machine, attempt: c.attempt },
+        `job ${c.id} (${c.machine}) started${c.attempt > 1 ? `, attempt ${c.attempt}` : ''}`,
+      );
     void runClaimedJob(this, job)
       .catch((err) => this.log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {
+        if (logJobs) {
+          const ms = Math.round(performance.now() - startedAt);
+          const outcome = ENDINGS[job.ending ?? ''] ?? job.abortReason ?? 'stopped';
+          this.log.info(
+            { jobId: c.id, machine: c.machine, outcome, ms },
+            `job ${c.id} (${c.machine}) ${outcome} in ${ms} ms`,
+          );
+        }
         if (this.running.get(c.id) === job) {
           this.running.delete(c.id);
           this.pump.runEnded(job);

@@ -10,6 +10,7 @@ import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
 import { loadJobs } from '../loadJobs.js';
 import { integer } from '../parseOptions.js';
 import { CliError } from '../CliError.js';
+import { workerLogger, type LogFormat } from '../logOutput.js';
 
 interface WorkerOptions {
   jobs: string;
@@ -21,6 +22,9 @@ interface WorkerOptions {
   graceMs: number;
   allowEviction?: boolean;
   acceptChangedMachines?: string[];
+  maxPayloadBytes?: number;
+  logFormat?: LogFormat;
+  logLevel: string;
 }
 
 export const EXIT_FORCED = 143;
@@ -49,6 +53,18 @@ export function workerCommand(globals: () => GlobalOptions): Command {
       '--accept-changed-machines <name@version...>',
       'start although these pipelines differ from the definitions registered for their versions',
     )
+    .option('--max-payload-bytes <n>', 'largest job input it runs (default 1 MiB)', integer(1))
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'log lines: readable (pretty) or JSON (default: pretty on a terminal, else json)',
+      ).choices(['pretty', 'json']),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'least important level logged (env MACHINIST_LOG)')
+        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+        .default(process.env.MACHINIST_LOG || 'info'),
+    )
     .action(async (opts: WorkerOptions) => runWorker(globals(), opts));
 }
 
@@ -67,6 +83,9 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
       reaperIntervalMs: opts.reaperIntervalMs,
       allowEviction: opts.allowEviction,
       acceptChangedMachines: opts.acceptChangedMachines,
+      maxPayloadBytes: opts.maxPayloadBytes,
+      // Job starts and ends at info, Redis outages at warn (logConnectionChanges) and back at info.
+      logger: workerLogger(opts.logLevel, opts.logFormat),
     });
   } catch (err) {
     await store.close();

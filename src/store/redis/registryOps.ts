@@ -11,7 +11,8 @@ import type { RedisContext } from './RedisContext.js';
  * what is given; the other fields (hasLoad, definition, maxAttempts) come from whichever side
  * knows the newest version, so supervisors of an older deployment that refresh the registry do
  * not undo a newer one's. Fingerprints merge per version, the stored one winning (a supervisor
- * whose definition differs refuses to start: Supervisor.ts), unless `replaceFingerprints`.
+ * whose definition differs refuses to start: Supervisor.ts), unless `replaceFingerprints`; so do
+ * the versions' chart models (`graphs`).
  */
 export async function registerMachines(
   ctx: RedisContext,
@@ -29,9 +30,13 @@ export async function registerMachines(
     const fingerprints = replaceFingerprints
       ? { ...prev?.fingerprints, ...m.fingerprints }
       : { ...m.fingerprints, ...prev?.fingerprints };
+    // A version's chart goes with its fingerprint: the stored one stays unless replaced on purpose.
+    const graphs = replaceFingerprints ? { ...prev?.graphs, ...m.graphs } : { ...m.graphs, ...prev?.graphs };
     const merged: MachineInfo = { ...newer, versions };
     if (Object.keys(fingerprints).length > 0) merged.fingerprints = fingerprints;
     else delete merged.fingerprints;
+    if (Object.keys(graphs).length > 0) merged.graphs = graphs;
+    else delete merged.graphs;
     args.push(m.name, JSON.stringify(merged));
   });
   await ctx.redis.hset(key, ...args);
