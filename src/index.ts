@@ -80,4 +80,18 @@ export type { StoredError } from './errors.js';
 export { jobMachine } from '../machines/job.js';
 export { createServer, serverMetrics } from './http/createServer.js';
 export type { ServerOptions } from './http/createServer.js';
+export { dashboardPlugin } from './dashboard/dashboardPlugin.js';
+export type { DashboardOptions } from './dashboard/dashboardPlugin.js';
 export type { TokenSpec, Scope } from './http/auth.js';
+export {
+  machineGraph,
+  chartFor,
+  layoutGraph,
+  jobMarks,
+  nextEvents,
+  toMermaid,
+  toDot,
+  toSvg,
+  toJson,
+} from './chart/index.js';
+export type { MachineGraph, GraphNode, GraphEdge, ChartMarks, ChartLayout } from './chart/index.js';

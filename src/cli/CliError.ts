@@ -1,9 +1,22 @@
 // The one error the CLI prints as is: a message naming the problem, and the exit code to use.
+// Exit codes (docs/cli.md): 0 success; 1 the operation failed (a job that ended failed or
+// cancelled under --wait, a refused call, Redis unreachable); 2 a usage error (an unknown
+// option, a bad argument, input that is not JSON); 3 no such job or machine; 130 interrupted
+// (Ctrl-C on a --watch/--follow); 143 a worker that had to force running jobs at shutdown.
+
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  notFound: 3,
+  interrupted: 130,
+  forced: 143,
+} as const;
 
 export class CliError extends Error {
   constructor(
     message: string,
-    readonly exitCode = 1,
+    readonly exitCode: number = EXIT.failed,
   ) {
     super(message);
     this.name = 'CliError';

@@ -77,9 +77,10 @@ export async function openStore(
 export async function withClient<T>(
   globals: GlobalOptions,
   fn: (client: Client, store: RedisStore) => Promise<T>,
+  options: { maxPayloadBytes?: number } = {},
 ): Promise<T> {
   const store = await openStore(globals);
-  const client = new Client({ store });
+  const client = new Client({ store, maxPayloadBytes: options.maxPayloadBytes });
   try {
     return await fn(client, store);
   } finally {

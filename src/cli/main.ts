@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // The `machinist` command: wires the commands (one file each under commands/) to the global
-// options, and turns any failure into one line on stderr and a non-zero exit.
+// options, and turns any failure, commander's own parsing errors included, into one line
+// `machinist: <problem>` on stderr and the exit code describeError gives (CliError.ts lists them).
 
-import { Command } from 'commander';
-import { MachinistError } from '../errors.js';
-import { CliError } from './CliError.js';
+import { Command, CommanderError } from 'commander';
 import { DEFAULT_REDIS_URL, type GlobalOptions } from './connect.js';
+import { describeError } from './describeError.js';
+import { packageVersion } from './version.js';
 import { workerCommand } from './commands/worker.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { statusCommand } from './commands/status.js';
 import { eventsCommand } from './commands/events.js';
+import { sendCommand } from './commands/send.js';
+import { chartCommand } from './commands/chart.js';
 import { lsCommand } from './commands/ls.js';
 import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
@@ -18,6 +21,7 @@ import { serveCommand } from './commands/serve.js';
 
 const program = new Command('machinist')
   .description('Durable jobs as XState machines on Redis')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .option('--redis <url>', 'Redis URL (env REDIS_URL)', process.env.REDIS_URL || DEFAULT_REDIS_URL)
   .option(
     '--prefix <prefix>',
@@ -31,6 +35,8 @@ for (const make of [
   enqueueCommand,
   statusCommand,
   eventsCommand,
+  sendCommand,
+  chartCommand,
   lsCommand,
   cancelCommand,
   dlqCommand,
@@ -40,17 +46,24 @@ for (const make of [
   program.addCommand(make(globals));
 }
 
-function describe(err: unknown): string {
-  if (err instanceof CliError) return err.message;
-  if (err instanceof MachinistError) return `${err.message} [${err.code}]`;
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
-}
+// Commander prints its parsing errors itself and exits; every command (subcommands do not
+// inherit this from addCommand) throws them to the one handler below instead.
+const quiet = (cmd: Command) => {
+  cmd.exitOverride().configureOutput({ outputError: () => {} });
+  cmd.commands.forEach(quiet);
+};
+quiet(program);
 
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  console.error(`machinist: ${describe(err)}`);
-  if (process.env.MACHINIST_DEBUG && err instanceof Error && err.stack) console.error(err.stack);
-  process.exitCode = err instanceof CliError ? err.exitCode : 1;
+  // --help and --version end with a CommanderError too: their output is the answer.
+  if (err instanceof CommanderError && (err.exitCode === 0 || err.code === 'commander.help')) {
+    process.exitCode = err.exitCode;
+  } else {
+    const { message, exitCode } = describeError(err);
+    console.error(`machinist: ${message}`);
+    if (process.env.MACHINIST_DEBUG && err instanceof Error && err.stack) console.error(err.stack);
+    process.exitCode = exitCode;
+  }
 }

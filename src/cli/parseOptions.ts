@@ -37,13 +37,3 @@ export function status(value: string): JobStatus {
   }
   return value as JobStatus;
 }
-
-/** A JSON document given on the command line (the job's input). */
-export function jsonInput(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new InvalidArgumentError(`input is not valid JSON: ${(err as Error).message}`);
-  }
-}

@@ -35,6 +35,11 @@ import { liveRoutes } from './routes/live.js';
 import { machineRoutes } from './routes/machines.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
+import {
+  dashboardPlugin,
+  DASHBOARD_OPEN_ROUTES,
+  type DashboardOptions,
+} from '../dashboard/dashboardPlugin.js';
 
 export interface ServerOptions {
   store: Store;
@@ -62,6 +67,11 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** A pino logger, or false for none. Default: pino at MACHINIST_LOG (default 'warn'). */
   logger?: Logger | false;
+  /**
+   * The web dashboard at `/` (read-only unless `actions: true`); `false` leaves it out. Its page
+   * and files are served without a token, its data through the same auth as the API.
+   */
+  dashboard?: false | Pick<DashboardOptions, 'actions' | 'title'>;
   /**
    * GET /metrics (Prometheus; open unless removed from openRoutes) and the HTTP request series:
    * this MachinistMetrics (share it with an in-process Supervisor's `observers`), or false for
@@ -143,7 +153,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  if (table) installAuth(app, table, new Set(options.openRoutes ?? DEFAULT_OPEN_ROUTES));
+  const openRoutes = [...(options.openRoutes ?? DEFAULT_OPEN_ROUTES)];
+  if (options.dashboard !== false) openRoutes.push(...DASHBOARD_OPEN_ROUTES);
+  if (table) installAuth(app, table, new Set(openRoutes));
   const metrics = options.metrics ?? new MachinistMetrics({ store: options.store });
   if (metrics) {
     // Not encapsulated: its response hook sees every route. Auth is the open-routes list's.
@@ -157,6 +169,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     machineRoutes(routes, api);
     healthRoutes(routes, api);
   });
+  if (options.dashboard !== false)
+    void app.register(dashboardPlugin, { ...options.dashboard, store: options.store, jobs: options.jobs });
 
   // Live streams never end by themselves: end them, or close() would wait for them.
   app.addHook('preClose', (done) => {

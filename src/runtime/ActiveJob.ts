@@ -51,6 +51,8 @@ export class ActiveJob {
    * passes: no timer per job. */
   deadline = 0;
   timeoutMs = 0;
+  /** The kind of the write that ended this run (done, fail, retry, park, ...), for the worker's log. */
+  ending: Exclude<CommitOp['kind'], 'checkpoint'> | undefined;
   /** Set by the supervisor when the job queued the write that ends its run (its slot is free). */
   released = false;
   /** Created on first use: most jobs never look at their signal. */
@@ -131,6 +133,7 @@ export class ActiveJob {
   }
 
   write(op: CommitOp): Promise<boolean> {
+    if (op.kind !== 'checkpoint') this.ending = op.kind;
     if (this.snapshotVersion !== undefined && 'snapshot' in op && op.snapshot)
       op = { ...op, version: this.snapshotVersion };
     const written = this.host.write(op, this);

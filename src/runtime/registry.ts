@@ -4,6 +4,8 @@ import { DefinitionError } from '../errors.js';
 import type { JobDefinition } from './defineJob.js';
 import type { MachineInfo } from '../store/types.js';
 import type { AttemptRunner } from './AttemptHost.js';
+import type { MachineGraph } from '../chart/chartModel.js';
+import { machineGraph } from '../chart/machineGraph.js';
 
 /** Anything `Supervisor({ jobs })` accepts: `defineJob` and (from the pipelines issue) `definePipeline`. */
 export type AnyDefinition = JobDefinition<any, any, any> | PipelineLike;
@@ -21,6 +23,16 @@ export interface PipelineLike {
   readonly runAttempt: AttemptRunner;
   /** Run once by Supervisor.start(): throws when no job of this definition could run here. */
   readonly preflight?: () => void;
+}
+
+/** A pipeline's chart model for the registry; none (rather than a failed start) if it cannot be drawn. */
+function chartOf(def: PipelineLike): MachineGraph | undefined {
+  if (!(def as { machine?: unknown }).machine) return undefined;
+  try {
+    return machineGraph(def);
+  } catch {
+    return undefined;
+  }
 }
 
 export class Registry {
@@ -88,7 +100,13 @@ export class Registry {
     return [...this.byName.entries()].map(([name, vs]) => {
       const latest = this.latest(name)!;
       const fingerprints: Record<string, string> = {};
-      for (const [v, d] of vs) if (d.kind === 'pipeline' && d.fingerprint) fingerprints[v] = d.fingerprint;
+      const graphs: Record<string, MachineGraph> = {};
+      for (const [v, d] of vs) {
+        if (d.kind !== 'pipeline') continue;
+        if (d.fingerprint) fingerprints[v] = d.fingerprint;
+        const graph = chartOf(d);
+        if (graph) graphs[v] = graph;
+      }
       return {
         name,
         versions: [...vs.keys()].sort((a, b) => a - b),
@@ -96,6 +114,7 @@ export class Registry {
         definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
         maxAttempts: (latest as { retry?: { maxAttempts?: number } }).retry?.maxAttempts,
         ...(Object.keys(fingerprints).length > 0 ? { fingerprints } : {}),
+        ...(Object.keys(graphs).length > 0 ? { graphs } : {}),
       };
     });
   }

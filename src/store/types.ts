@@ -82,6 +82,7 @@ export interface EnqueueResult {
 // What a worker's commit carries and gets back: commitTypes.ts.
 export type { ClaimedJob, CommitOp, ClaimRequest, CommitResult, LeaseState } from './commitTypes.js';
 import type { CommitOp, ClaimRequest, CommitResult, LeaseState } from './commitTypes.js';
+import type { MachineGraph } from '../chart/chartModel.js';
 
 /**
  * A job as stored. `Output` is the job's output type when the record was read through a typed
@@ -207,6 +208,12 @@ export interface MachineInfo {
    * written by. The first one registered for a version stays unless replaced on purpose.
    */
   fingerprints?: Record<string, string>;
+  /**
+   * Each pipeline version's chart model (by version; chart/chartModel.ts), so that a process
+   * without the machine's code (the CLI, the dashboard) can draw it. Merged per version like
+   * `fingerprints`. Simple jobs have none: they all draw the shared lifecycle.
+   */
+  graphs?: Record<string, MachineGraph>;
 }
 
 /** One supervisor's blocking wait for work (Store.workWaiter). */

@@ -46,6 +46,17 @@ import { WebhookDispatcher, type WebhookSettings } from '../webhooks/WebhookDisp
 import { combineObservers, type AttemptInfo, type JobObserver } from '../runtime/JobObserver.js';
 import { attemptTracer } from '../tracing/attemptTracer.js';
 
+/** How the worker's log names the write that ended a run. */
+const ENDINGS: Record<string, string> = {
+  done: 'done',
+  fail: 'failed',
+  retry: 'failed, retry scheduled',
+  cancelled: 'cancelled',
+  requeue: 'requeued',
+  park: 'parked',
+  broken: 'set aside as broken',
+};
+
 export interface SupervisorOptions {
   store: Store;
   jobs: readonly AnyDefinition[];
@@ -449,6 +460,15 @@ export class Supervisor {
       this.pump.runEnded(old);
     }
     this.running.set(c.id, job);
+    // One line per job start and end at info (the CLI worker's level; the library's default,
+    // warn, skips both without building them).
+    const logJobs = this.log.isLevelEnabled('info');
+    const startedAt = logJobs ? performance.now() : 0;
+    if (logJobs)
+      this.log.info(
+        { jobId: c.id, machine: c.machine, attempt: c.attempt },
+        `job ${c.id} (${c.machine}) started${c.attempt > 1 ? `, attempt ${c.attempt}` : ''}`,
+      );
     // A job with hooks: its events are to be told now, not at the dispatcher's next idle look.
     if (this.webhooks && c.options?.includes('"webhook"')) this.webhooks.poke();
     const observer = this.observer;
@@ -458,6 +478,14 @@ export class Supervisor {
       .finally(() => {
         // A run that lost its lease before its ending write: its watch ends here.
         job.endWatch('lease-lost');
+        if (logJobs) {
+          const ms = Math.round(performance.now() - startedAt);
+          const outcome = ENDINGS[job.ending ?? ''] ?? job.abortReason ?? 'stopped';
+          this.log.info(
+            { jobId: c.id, machine: c.machine, outcome, ms },
+            `job ${c.id} (${c.machine}) ${outcome} in ${ms} ms`,
+          );
+        }
         if (this.running.get(c.id) === job) {
           this.running.delete(c.id);
           this.pump.runEnded(job);

@@ -1,47 +1,103 @@
-// `machinist enqueue <machine> [json]`: adds a job and prints its id; with --wait, also waits
-// for its result (exit 0 when done, 1 when it failed, was cancelled or did not finish in time).
+// `machinist enqueue <machine> [json|@file|-]`: adds a job and prints its id; with --wait, also
+// waits for its result (exit 0 when done, 1 when it failed, was cancelled or did not finish in
+// time), showing a live progress line (state, attempt, progress) on a terminal.
 
 import { Command } from 'commander';
+import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import { EXIT } from '../CliError.js';
 import { withClient, type GlobalOptions } from '../connect.js';
-import { integer, jsonInput, priority } from '../parseOptions.js';
+import { value } from '../format.js';
+import { integer, priority } from '../parseOptions.js';
+import { readJson } from '../readInput.js';
 import { printJob } from './status.js';
 
 interface EnqueueCliOptions extends EnqueueOptions {
   wait?: number;
   json?: boolean;
+  maxPayloadBytes?: number;
+}
+
+const PROGRESS_EVERY_MS = 250;
+
+/**
+ * Redraws one line on stderr while the job runs: its status, state, attempt and progress.
+ * Only on a terminal; piped output gets nothing extra. Returns the function that stops it.
+ */
+function progressLine(client: Client, id: string, queue: string | undefined): () => void {
+  const out = process.stderr;
+  if (!out.isTTY) return () => {};
+  let stopped = false;
+  let shown = '';
+  const draw = async () => {
+    while (!stopped) {
+      const job = await client.get(id, { queue }).catch(() => null);
+      if (stopped) break;
+      if (job) {
+        const line =
+          `${job.status} ${value(job.state, 40)} attempt ${job.attempts}/${job.maxAttempts}` +
+          (job.progress !== null && job.progress !== undefined ? ` progress ${value(job.progress, 60)}` : '');
+        const cut = line.slice(0, Math.max(20, (out.columns ?? 80) - 1));
+        if (cut !== shown) out.write(`\r\x1b[2K${cut}`);
+        shown = cut;
+      }
+      await new Promise((r) => setTimeout(r, PROGRESS_EVERY_MS));
+    }
+  };
+  const running = draw();
+  return () => {
+    stopped = true;
+    void running;
+    if (shown) out.write('\r\x1b[2K');
+  };
 }
 
 export function enqueueCommand(globals: () => GlobalOptions): Command {
   return new Command('enqueue')
     .description('enqueue a job of a machine a worker has registered; prints its id')
     .argument('<machine>', 'machine name')
-    .argument('[json]', 'the job input, as JSON', jsonInput)
+    .argument('[input]', 'the job input as JSON, @file to read it from a file, - for stdin')
     .option('-q, --queue <name>', 'queue', 'default')
     .option('-p, --priority <level>', 'critical | high | normal | low', priority)
     .option('--delay-ms <ms>', 'run no earlier than this many ms from now', integer(0))
     .option('--idempotency-key <key>', 'a second enqueue with the same key returns the first job')
     .option('--max-attempts <n>', 'runs in all, first included', integer(1))
     .option('--timeout-ms <ms>', 'per-attempt time limit for this job', integer(1))
+    .option(
+      '--max-payload-bytes <n>',
+      'largest input accepted (default 1 MiB; workers have their own limit)',
+      integer(1),
+    )
     .option('--wait <ms>', 'wait up to this long for the result and print it', integer(1))
     .option('--json', 'with --wait: print the job record as JSON')
-    .action(async (machine: string, input: unknown, opts: EnqueueCliOptions) => {
-      await withClient(globals(), async (client) => {
-        const options: EnqueueOptions = {
-          queue: opts.queue,
-          priority: opts.priority,
-          delayMs: opts.delayMs,
-          idempotencyKey: opts.idempotencyKey,
-          maxAttempts: opts.maxAttempts,
-          timeoutMs: opts.timeoutMs,
-        };
-        const id = await client.enqueue(machine, input, options);
-        if (opts.wait === undefined) return void console.log(id);
-        if (!opts.json) console.log(id);
-        const job = await client.waitForResult(id, { timeoutMs: opts.wait, queue: opts.queue });
-        if (opts.json) console.log(JSON.stringify(job, null, 2));
-        else printJob(job);
-        if (job.status !== 'done') process.exitCode = 1;
-      });
+    .action(async (machine: string, inputArg: string | undefined, opts: EnqueueCliOptions) => {
+      const input = await readJson(inputArg, 'input');
+      await withClient(
+        globals(),
+        async (client) => {
+          const options: EnqueueOptions = {
+            queue: opts.queue,
+            priority: opts.priority,
+            delayMs: opts.delayMs,
+            idempotencyKey: opts.idempotencyKey,
+            maxAttempts: opts.maxAttempts,
+            timeoutMs: opts.timeoutMs,
+          };
+          const id = await client.enqueue(machine, input, options);
+          if (opts.wait === undefined) return void console.log(id);
+          if (!opts.json) console.log(id);
+          const stop = progressLine(client, id, opts.queue);
+          let job;
+          try {
+            job = await client.waitForResult(id, { timeoutMs: opts.wait, queue: opts.queue });
+          } finally {
+            stop();
+          }
+          if (opts.json) console.log(JSON.stringify(job, null, 2));
+          else printJob(job);
+          if (job.status !== 'done') process.exitCode = EXIT.failed;
+        },
+        { maxPayloadBytes: opts.maxPayloadBytes },
+      );
     });
 }

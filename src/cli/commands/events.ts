@@ -1,23 +1,55 @@
-// `machinist events <id>`: a job's audit log, oldest first.
+// `machinist events <id>`: a job's audit log, oldest first; `--follow` prints new entries as
+// they are written until the job finishes (Ctrl-C stops).
 
 import { Command } from 'commander';
+import { FINISHED } from '../../store/types.js';
 import { withClient, type GlobalOptions } from '../connect.js';
-import { json, time } from '../format.js';
+import { json } from '../format.js';
+import { auditLine } from '../jobView.js';
+import { integer } from '../parseOptions.js';
+import { pollUntil } from '../pollUntil.js';
+
+interface EventsOptions {
+  queue?: string;
+  json?: boolean;
+  follow?: boolean;
+  intervalMs: number;
+}
 
 export function eventsCommand(globals: () => GlobalOptions): Command {
   return new Command('events')
     .description("print a job's audit log (every transition, oldest first)")
     .argument('<id>', 'job id')
     .option('-q, --queue <name>', "the job's queue (default: looked up across queues)")
-    .option('--json', 'print the entries as JSON')
-    .action(async (id: string, opts: { queue?: string; json?: boolean }) => {
+    .option('--json', 'print the entries as JSON (with --follow: one JSON object per line)')
+    .option('-f, --follow', 'keep printing new entries until the job finishes (Ctrl-C stops)')
+    .option('--interval-ms <ms>', 'with --follow: how often to look', integer(50), 500)
+    .action(async (id: string, opts: EventsOptions) => {
       await withClient(globals(), async (client) => {
-        const log = await client.events(id, { queue: opts.queue });
-        if (opts.json) return void console.log(json(log));
-        for (const { at, type, ...rest } of log) {
-          const extra = Object.keys(rest).length ? `  ${JSON.stringify(rest)}` : '';
-          console.log(`${time(at)}  ${type}${extra}`);
+        if (!opts.follow) {
+          const log = await client.events(id, { queue: opts.queue });
+          if (opts.json) return void console.log(json(log));
+          for (const e of log) console.log(auditLine(e));
+          return;
         }
+        // The log keeps its last 1,000 entries: new ones are those after the last printed.
+        let printed: { at: number; type: string } | null = null;
+        let seen = 0;
+        await pollUntil(opts.intervalMs, async () => {
+          // The status first: a finished job's log read after it holds its last entry.
+          const job = await client.get(id, { queue: opts.queue });
+          const log = await client.events(id, { queue: job?.queue ?? opts.queue });
+          let from = Math.min(seen, log.length);
+          if (printed && JSON.stringify(log[from - 1]) !== JSON.stringify(printed)) {
+            // Older entries were dropped: find the last printed one again.
+            const i = log.findIndex((e) => JSON.stringify(e) === JSON.stringify(printed));
+            from = i + 1;
+          }
+          for (const e of log.slice(from)) console.log(opts.json ? JSON.stringify(e) : auditLine(e));
+          seen = log.length;
+          printed = log[log.length - 1] ?? null;
+          return !job || FINISHED.has(job.status);
+        });
       });
     });
 }

@@ -28,6 +28,9 @@ interface ServeOptions {
   concurrency: number;
   graceMs: number;
   redisTimeoutMs: number;
+  /** commander's `--no-dashboard`: false leaves the dashboard out. */
+  dashboard: boolean;
+  dashboardActions?: boolean;
 }
 
 /**
@@ -58,6 +61,8 @@ export function serveCommand(globals: () => GlobalOptions): Command {
       integer(1),
       REDIS_TIMEOUT_MS,
     )
+    .option('--no-dashboard', 'serve the API without the web dashboard at /')
+    .option('--dashboard-actions', 'let the dashboard cancel, send events and retry (default: read-only)')
     .action(async (opts: ServeOptions) => runServe(globals(), opts));
 }
 
@@ -85,7 +90,14 @@ async function runServe(globals: GlobalOptions, opts: ServeOptions): Promise<voi
   let app;
   let supervisor: Supervisor | undefined;
   try {
-    app = createServer({ store, jobs, queue: opts.queue, tokens, auth: tokens.length > 0 });
+    app = createServer({
+      store,
+      jobs,
+      queue: opts.queue,
+      tokens,
+      auth: tokens.length > 0,
+      dashboard: opts.dashboard && { actions: opts.dashboardActions === true },
+    });
     // The in-process supervisor's jobs and webhooks count in the server's /metrics.
     const metrics = serverMetrics(app);
     if (opts.worker && jobs)

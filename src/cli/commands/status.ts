@@ -1,13 +1,23 @@
-// `machinist status <id>`: one job's status, state, attempts, last error, progress and times.
+// `machinist status <id>`: one job's status, state, attempts, last error, progress and times;
+// its active states as a tree, pending timers with countdowns, the events it accepts and its
+// last audit entries. `--watch` redraws it as it changes until the job finishes.
 
 import { Command } from 'commander';
-import type { JobRecord } from '../../store/types.js';
+import { chartFor } from '../../chart/chartSource.js';
+import { nextEvents } from '../../chart/nextEvents.js';
+import { JobNotFoundError } from '../../errors.js';
+import type { Client } from '../../client/Client.js';
+import type { RedisStore } from '../../store/redis/RedisStore.js';
+import { FINISHED, type JobRecord } from '../../store/types.js';
+import { EXIT } from '../CliError.js';
 import { withClient, type GlobalOptions } from '../connect.js';
-import { CliError } from '../CliError.js';
 import { errorLine, json, time, value } from '../format.js';
+import { statusSections } from '../jobView.js';
+import { integer } from '../parseOptions.js';
+import { pollUntil } from '../pollUntil.js';
 
 /** The human form of a job record, one field per line. */
-export function printJob(job: JobRecord): void {
+export function jobLines(job: JobRecord): string[] {
   const rows: [string, string][] = [
     ['id', job.id],
     ['queue', job.queue],
@@ -29,21 +39,85 @@ export function printJob(job: JobRecord): void {
     ['finished', time(job.finishedAt)],
   ];
   if (job.parentId) rows.splice(3, 0, ['parent', job.parentId]);
-  for (const [k, v] of rows) console.log(`${k.padEnd(9)} ${v}`);
+  if (job.children) rows.push(['children', `${job.children.finished} of ${job.children.total} finished`]);
+  return rows.map(([k, v]) => `${k.padEnd(9)} ${v}`);
+}
+
+export function printJob(job: JobRecord): void {
+  console.log(jobLines(job).join('\n'));
+}
+
+interface StatusOptions {
+  queue?: string;
+  json?: boolean;
+  watch?: boolean;
+  intervalMs: number;
+  events: number;
+}
+
+/** The record and everything status prints with it; throws JOB_NOT_FOUND. */
+async function view(client: Client, store: RedisStore, id: string, opts: StatusOptions) {
+  const job = await client.get(id, { queue: opts.queue });
+  if (!job) throw new JobNotFoundError(id, opts.queue);
+  const [log, now, machines] = await Promise.all([
+    client.events(id, { queue: job.queue }),
+    store.now(),
+    store.machines(),
+  ]);
+  let accepts: string[] | null = null;
+  if (!FINISHED.has(job.status)) {
+    try {
+      const graph = chartFor(job.machine, job.version, machines);
+      if (graph.kind === 'pipeline') accepts = nextEvents(graph, job.state);
+    } catch {
+      // No chart for this machine here: the section is left out, the rest still shows.
+    }
+  }
+  const text = [
+    ...jobLines(job),
+    ...statusSections(job, { log, nextEvents: accepts, now, lastEvents: opts.events }),
+  ].join('\n');
+  return { job, text };
 }
 
 export function statusCommand(globals: () => GlobalOptions): Command {
   return new Command('status')
-    .description("show a job's status, state, attempts, last error, progress and times")
+    .description("show a job's status, active states, pending timers, accepted events and last events")
     .argument('<id>', 'job id')
     .option('-q, --queue <name>', "the job's queue (default: looked up across queues)")
     .option('--json', 'print the whole job record as JSON')
-    .action(async (id: string, opts: { queue?: string; json?: boolean }) => {
-      await withClient(globals(), async (client) => {
-        const job = await client.get(id, { queue: opts.queue });
-        if (!job) throw new CliError(`job ${id} not found${opts.queue ? ` in queue '${opts.queue}'` : ''}`);
-        if (opts.json) console.log(json(job));
-        else printJob(job);
+    .option('-w, --watch', 'redraw as the job changes, until it finishes (Ctrl-C stops)')
+    .option('--interval-ms <ms>', 'with --watch: how often to look', integer(50), 500)
+    .option('-n, --events <n>', 'how many of the last audit entries to show', integer(0), 5)
+    .action(async (id: string, opts: StatusOptions) => {
+      await withClient(globals(), async (client, store) => {
+        if (opts.json && !opts.watch) {
+          const job = await client.get(id, { queue: opts.queue });
+          if (!job) throw new JobNotFoundError(id, opts.queue);
+          return void console.log(json(job));
+        }
+        if (!opts.watch) return void console.log((await view(client, store, id, opts)).text);
+        const tty = process.stdout.isTTY;
+        let last = '';
+        await pollUntil(opts.intervalMs, async () => {
+          const { job, text } = await view(client, store, id, opts);
+          const shown = opts.json ? json(job) : text;
+          // Countdowns change every second: on a terminal the view is redrawn in place;
+          // piped, a new view is printed only when the job itself changed.
+          const key =
+            opts.json || !tty ? `${job.updatedAt}|${job.status}|${JSON.stringify(job.state)}` : shown;
+          if (key !== last) {
+            if (tty) process.stdout.write('\x1b[H\x1b[2J');
+            else if (last !== '') process.stdout.write('\n');
+            last = key;
+            console.log(shown);
+          }
+          if (FINISHED.has(job.status)) {
+            if (job.status !== 'done') process.exitCode = EXIT.failed;
+            return true;
+          }
+          return false;
+        });
       });
     });
 }

@@ -12,6 +12,7 @@ import { integer } from '../parseOptions.js';
 import { CliError } from '../CliError.js';
 import { MachinistMetrics } from '../../metrics/MachinistMetrics.js';
 import { startMetricsServer, type MetricsServer } from '../../metrics/metricsServer.js';
+import { workerLogger, type LogFormat } from '../logOutput.js';
 
 interface WorkerOptions {
   jobs: string;
@@ -25,6 +26,9 @@ interface WorkerOptions {
   acceptChangedMachines?: string[];
   metricsPort?: number;
   metricsHost: string;
+  maxPayloadBytes?: number;
+  logFormat?: LogFormat;
+  logLevel: string;
 }
 
 export const EXIT_FORCED = 143;
@@ -60,6 +64,18 @@ export function workerCommand(globals: () => GlobalOptions): Command {
       ).argParser(integer(0)),
     )
     .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
+    .option('--max-payload-bytes <n>', 'largest job input it runs (default 1 MiB)', integer(1))
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'log lines: readable (pretty) or JSON (default: pretty on a terminal, else json)',
+      ).choices(['pretty', 'json']),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'least important level logged (env MACHINIST_LOG)')
+        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+        .default(process.env.MACHINIST_LOG || 'info'),
+    )
     .action(async (opts: WorkerOptions) => runWorker(globals(), opts));
 }
 
@@ -81,6 +97,9 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
       reaperIntervalMs: opts.reaperIntervalMs,
       allowEviction: opts.allowEviction,
       acceptChangedMachines: opts.acceptChangedMachines,
+      maxPayloadBytes: opts.maxPayloadBytes,
+      // Job starts and ends at info, Redis outages at warn (logConnectionChanges) and back at info.
+      logger: workerLogger(opts.logLevel, opts.logFormat),
     });
   } catch (err) {
     await store.close();

@@ -1,0 +1,41 @@
+// The chart's stylesheet, embedded in every SVG (no external assets). Everything is scoped to
+// `.mc-chart` and driven by custom properties, so a page can restyle it; light by default, dark
+// under `prefers-color-scheme: dark` or with the class `mc-dark` on the svg (or an ancestor),
+// and `mc-light` forces light.
+
+const LIGHT = `
+  --mc-fg: #1f2937; --mc-muted: #64748b; --mc-state: #f8fafc; --mc-region: transparent;
+  --mc-stroke: #64748b; --mc-edge: #475569; --mc-active: #fde68a; --mc-active-stroke: #b45309;
+  --mc-visited: #dbeafe; --mc-visited-stroke: #1d4ed8; --mc-taken: #1d4ed8; --mc-label-bg: #ffffff;`;
+
+const DARK = `
+  --mc-fg: #e5e7eb; --mc-muted: #94a3b8; --mc-state: #1e293b; --mc-region: transparent;
+  --mc-stroke: #94a3b8; --mc-edge: #cbd5e1; --mc-active: #92400e; --mc-active-stroke: #fbbf24;
+  --mc-visited: #1e3a8a; --mc-visited-stroke: #93c5fd; --mc-taken: #93c5fd; --mc-label-bg: #0f172a;`;
+
+export const CHART_CSS = `
+.mc-chart {${LIGHT}
+  font: 12px system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--mc-fg);
+}
+@media (prefers-color-scheme: dark) { .mc-chart:not(.mc-light) {${DARK} } }
+.mc-dark .mc-chart, .mc-chart.mc-dark {${DARK} }
+.mc-chart .mc-state > rect.mc-box { fill: var(--mc-state); stroke: var(--mc-stroke); stroke-width: 1.2; }
+.mc-chart .mc-compound > rect.mc-box, .mc-chart .mc-parallel > rect.mc-box { fill: none; }
+.mc-chart .mc-region > rect.mc-box { fill: var(--mc-region); stroke-dasharray: 5 3; }
+.mc-chart .mc-final > rect.mc-inner { fill: none; stroke: var(--mc-stroke); }
+.mc-chart text { fill: var(--mc-fg); }
+.mc-chart .mc-state-label { font-weight: 600; }
+.mc-chart .mc-invoke { fill: var(--mc-muted); font-size: 11px; }
+.mc-chart .mc-visited > rect.mc-box { fill: var(--mc-visited); stroke: var(--mc-visited-stroke); }
+.mc-chart .mc-compound.mc-visited > rect.mc-box, .mc-chart .mc-parallel.mc-visited > rect.mc-box { fill: none; }
+.mc-chart .mc-active > rect.mc-box { fill: var(--mc-active); stroke: var(--mc-active-stroke); stroke-width: 2.5; }
+.mc-chart .mc-compound.mc-active > rect.mc-box, .mc-chart .mc-parallel.mc-active > rect.mc-box { fill: none; }
+.mc-chart .mc-unvisited, .mc-chart .mc-untaken { opacity: 0.45; }
+.mc-chart .mc-edge path { fill: none; stroke: var(--mc-edge); stroke-width: 1.2; }
+.mc-chart .mc-edge.mc-taken path { stroke: var(--mc-taken); stroke-width: 2.2; }
+.mc-chart .mc-edge-label-bg { fill: var(--mc-label-bg); opacity: 0.85; }
+.mc-chart .mc-edge-label { font-size: 11px; }
+.mc-chart .mc-arrow { fill: var(--mc-edge); }
+.mc-chart .mc-initial circle { fill: var(--mc-fg); }
+.mc-chart .mc-initial path { fill: none; stroke: var(--mc-fg); stroke-width: 1.2; }
+`;

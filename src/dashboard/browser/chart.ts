@@ -1,0 +1,134 @@
+// The state chart in the page. The server lays it out and draws it once per machine version
+// (src/chart/toSvg.ts: each state a <g data-state-id>, each transition a <g data-edge-id>);
+// here it is only inserted, then marked: every live change sets attributes, classes and label
+// text on the elements already there, so a status change never lays the chart out again.
+
+import { DASH, getText } from './api.js';
+import { duration } from './format.js';
+import type { Heat, Marks } from './types.js';
+
+const svgCache = new Map<string, Promise<string>>();
+
+function chartSvgText(machine: string, version: number): Promise<string> {
+  const key = `${machine}@${version}`;
+  let p = svgCache.get(key);
+  if (!p) {
+    p = getText(`${DASH}/charts/${encodeURIComponent(machine)}/${version}.svg`);
+    p.catch(() => svgCache.delete(key));
+    svgCache.set(key, p);
+  }
+  return p;
+}
+
+/** Draws the chart of machine@version into `container` (replacing what was there). */
+export async function drawChart(
+  container: HTMLElement,
+  machine: string,
+  version: number,
+): Promise<SVGSVGElement> {
+  const text = await chartSvgText(machine, version);
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const svg = document.importNode(doc.documentElement, true) as unknown as SVGSVGElement;
+  container.replaceChildren(svg);
+  container.classList.add('chart');
+  for (const el of container.querySelectorAll<SVGElement>('[data-state-id], [data-edge-id]')) {
+    el.dataset.baseLabel ??= el.getAttribute('aria-label') ?? '';
+    const text = el.querySelector(':scope > text.mc-state-label, :scope > text.mc-edge-label');
+    if (text) el.dataset.baseText ??= text.textContent ?? '';
+  }
+  syncChartTheme();
+  return svg;
+}
+
+/** The chart's own stylesheet follows the system theme; the page's toggle overrides it. */
+export function syncChartTheme(): void {
+  const forced = document.documentElement.dataset.theme;
+  for (const svg of document.querySelectorAll('svg.mc-chart')) {
+    svg.classList.toggle('mc-dark', forced === 'dark');
+    svg.classList.toggle('mc-light', forced === 'light');
+  }
+}
+
+function setCountText(el: SVGElement, visits: number): void {
+  const text = el.querySelector(':scope > text.mc-state-label, :scope > text.mc-edge-label');
+  if (text) text.textContent = `${el.dataset.baseText ?? ''}${visits ? ` ×${visits}` : ''}`;
+}
+
+/** Lights the active states and marks visited states and taken transitions with their counts. */
+export function applyMarks(container: HTMLElement, marks: Marks): void {
+  const active = new Set(marks.active);
+  // The root (drawn first) holds everything: it is never dimmed.
+  const root = container.querySelector('[data-state-id]');
+  for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
+    const id = g.dataset.stateId!;
+    const isRoot = g === root;
+    const visits = marks.visits[id] ?? 0;
+    const isActive = active.has(id);
+    if (isActive) g.setAttribute('data-active', 'true');
+    else g.removeAttribute('data-active');
+    g.setAttribute('data-visits', String(visits));
+    g.classList.toggle('mc-active', isActive);
+    g.classList.toggle('mc-visited', !isRoot && (visits > 0 || isActive));
+    g.classList.toggle('mc-unvisited', !isRoot && visits === 0 && !isActive);
+    setCountText(g, visits);
+    const parts = [g.dataset.baseLabel || `state ${id}`];
+    if (isActive) parts.push('active');
+    parts.push(`entered ${visits} ${visits === 1 ? 'time' : 'times'}`);
+    g.setAttribute('aria-label', parts.join(', '));
+  }
+  for (const e of container.querySelectorAll<SVGGElement>('[data-edge-id]')) {
+    const n = marks.edgeVisits[`${e.dataset.source}->${e.dataset.target}`] ?? 0;
+    e.setAttribute('data-visits', String(n));
+    e.classList.toggle('mc-taken', n > 0);
+    e.classList.toggle('mc-untaken', n === 0);
+    setCountText(e, n);
+  }
+}
+
+/** Colours each state by how many jobs sit in it now, and labels it with count and dwell times. */
+export function applyHeat(container: HTMLElement, heat: Heat): void {
+  const max = Math.max(1, ...Object.values(heat.states).map((s) => s.count));
+  for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
+    const id = g.dataset.stateId!;
+    const s = heat.states[id];
+    const count = s?.count ?? 0;
+    const box = g.querySelector<SVGRectElement>(':scope > rect.mc-box');
+    const pct = Math.round((count / max) * 100);
+    if (box) box.style.fill = count ? `color-mix(in srgb, var(--heat-1) ${pct}%, var(--heat-0))` : '';
+    g.setAttribute('data-jobs', String(count));
+    const dwell = s?.p50 != null ? `, dwell p50 ${duration(s.p50)}, p95 ${duration(s.p95 ?? s.p50)}` : '';
+    const text = g.querySelector(':scope > text.mc-state-label');
+    if (text) text.textContent = `${g.dataset.baseText ?? ''}${count ? ` (${count})` : ''}`;
+    setHeatLine(g, s?.p50 != null ? `p50 ${duration(s.p50)} · p95 ${duration(s.p95 ?? s.p50)}` : '');
+    let title = g.querySelector(':scope > title');
+    if (!title) {
+      title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+      g.prepend(title);
+    }
+    title.textContent = `${id}: ${count} jobs now${dwell}`;
+    g.setAttribute('aria-label', `${g.dataset.baseLabel || id}, ${count} jobs now${dwell}`);
+  }
+}
+
+/** A small line at the bottom of a state's box (made once, then only its text changes). */
+function setHeatLine(g: SVGGElement, value: string): void {
+  let t = g.querySelector<SVGTextElement>(':scope > text.heat-label');
+  if (!t && !value) return;
+  if (!t) {
+    const box = g.querySelector<SVGRectElement>(':scope > rect.mc-box');
+    t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+    t.setAttribute('class', 'heat-label');
+    t.setAttribute(
+      'x',
+      String(Number(box?.getAttribute('x') ?? 0) + Number(box?.getAttribute('width') ?? 0) / 2),
+    );
+    t.setAttribute(
+      'y',
+      String(Number(box?.getAttribute('y') ?? 0) + Number(box?.getAttribute('height') ?? 0) - 4),
+    );
+    t.setAttribute('text-anchor', 'middle');
+    t.setAttribute('aria-hidden', 'true');
+    g.appendChild(t);
+  }
+  t.textContent = value;
+}

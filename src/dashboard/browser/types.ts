@@ -1,0 +1,96 @@
+// The shapes the dashboard reads from the server (the API's and its own JSON routes). Kept here
+// rather than imported from the server's source: this code is compiled for the browser alone.
+
+export interface Job {
+  id: string;
+  queue: string;
+  machine: string;
+  version: number;
+  status: string;
+  state: unknown;
+  context: unknown;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  attempts: number;
+  maxAttempts: number;
+  priority: string;
+  progress: unknown;
+  parentId: string | null;
+  runAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+  cancelRequested: boolean;
+  children?: { total: number; finished: number; jobs: { id: string; queue: string; status: string }[] };
+}
+
+export interface AuditEntry {
+  at: number;
+  type: string;
+  state?: unknown;
+  event?: string;
+  [key: string]: unknown;
+}
+
+/** What the chart shows of one job at one point of its log. */
+export interface Marks {
+  /** Full XState ids of the active states (ancestors included, the root left out). */
+  active: string[];
+  /** Times each state was entered, by full id. */
+  visits: Record<string, number>;
+  /** Times each transition was taken, by `${source}->${target}` (full ids). */
+  edgeVisits: Record<string, number>;
+}
+
+export interface Timer {
+  kind: 'after' | 'retry' | 'delayed';
+  event: string;
+  stateId?: string;
+  delay?: string;
+  dueAt: number;
+}
+
+export interface JobView {
+  job: Job;
+  log: AuditEntry[];
+  /** The log entry the marks and context are as of (null: now). */
+  at: number | null;
+  /** Null when the job's machine has no chart (a simple job without a definition). */
+  marks: Marks | null;
+  /** The events the current state accepts (its own and its ancestors'), by type. */
+  next: string[];
+  timers: Timer[];
+  /** The context as it was after entry `at`, when known. */
+  contextAt: unknown;
+  /** Redis's clock when the view was read: countdowns are drawn against it. */
+  now: number;
+  chart: { machine: string; version: number } | null;
+  readOnly: boolean;
+}
+
+export interface QueueOverview {
+  queue: string;
+  counts: Record<string, number>;
+  minutes: { at: number; done: number; failed: number }[];
+  partial: boolean;
+}
+
+export interface Config {
+  readOnly: boolean;
+  title: string;
+}
+
+export interface HeatState {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+}
+
+export interface Heat {
+  machine: string;
+  version: number;
+  states: Record<string, HeatState>;
+  /** Jobs whose logs the dwell times were read from. */
+  sampled: number;
+}

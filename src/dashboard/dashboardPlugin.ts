@@ -1,0 +1,171 @@
+// The dashboard as a Fastify plugin: the page, its browser files, and the few JSON routes the
+// API does not have (queue overview, a job's view with its chart marks, children pages, chart
+// SVGs, machine heat maps). Everything else (job lists, records, streams, actions) the page
+// reads from the HTTP API itself, with the same bearer token as any other client.
+
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Client } from '../client/Client.js';
+import { MachinistError } from '../errors.js';
+import type { AnyDefinition } from '../runtime/registry.js';
+import type { JobRecord, Store } from '../store/types.js';
+import { readAsset } from './assets.js';
+import { chartSvg, jobLeafStates } from './chartKit.js';
+import { childrenPage } from './childrenPage.js';
+import { Definitions, type ChartSource } from './definitions.js';
+import { jobView } from './jobView.js';
+import { machineHeat } from './machineHeat.js';
+import { queueOverview } from './queueOverview.js';
+import { ASSETS_PATH, DASHBOARD_API, shellHtml } from './shell.js';
+
+export interface DashboardOptions {
+  store: Store;
+  /** Definitions the server knows (as `machinist serve --jobs`): their charts, every version. */
+  jobs?: readonly AnyDefinition[];
+  /**
+   * Offer actions (cancel, send event, retry) in the page. Default false: read-only. The API
+   * still decides with its own auth; this only hides what an operator should not be offered.
+   */
+  actions?: boolean;
+  title?: string;
+}
+
+/**
+ * The routes anyone may load without a token: the page and its files hold no data. Every
+ * JSON route of the dashboard goes through the API's auth like the API's own.
+ */
+export const DASHBOARD_OPEN_ROUTES: readonly string[] = ['/', '/dashboard', `${ASSETS_PATH}/:name`];
+
+/**
+ * Serves the dashboard at `/`; createServer registers it (errors are answered by the API's
+ * error replies, auth by its hook).
+ * @example app.register(dashboardPlugin, { store, jobs, actions: true })
+ */
+export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
+  const { store } = options;
+  const definitions = new Definitions(store, options.jobs ?? []);
+  const client = new Client<never>({ store });
+  app.addHook('onClose', async () => client.close());
+  const readOnly = options.actions !== true;
+  const title = options.title ?? 'Machinist';
+  const html = shellHtml(title);
+  const hidden = { schema: { hide: true } };
+
+  const page = async (_req: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header(
+        'content-security-policy',
+        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+      )
+      .send(html);
+  app.get('/', hidden, page);
+  app.get('/dashboard', hidden, page);
+
+  app.get<{ Params: { name: string } }>(`${ASSETS_PATH}/:name`, hidden, async (req, reply) => {
+    const asset = await readAsset(req.params.name);
+    if (!asset)
+      throw new MachinistError('NOT_FOUND', `no dashboard file named ${JSON.stringify(req.params.name)}`);
+    return reply.type(asset.contentType).header('cache-control', 'no-cache').send(asset.body);
+  });
+
+  app.get(`${DASHBOARD_API}/config`, hidden, async () => ({
+    readOnly,
+    title,
+    queues: (await store.queues()).sort(),
+    machines: await definitions.list(),
+  }));
+
+  app.get<{ Querystring: { minutes?: string } }>(`${DASHBOARD_API}/overview`, hidden, async (req) =>
+    queueOverview(store, boundedInt(req.query.minutes, 'minutes', 15, 1, 120)),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { at?: string } }>(
+    `${DASHBOARD_API}/jobs/:id/view`,
+    hidden,
+    async (req) => {
+      const at = req.query.at === undefined ? null : boundedInt(req.query.at, 'at', 0, 0, 1_000_000);
+      return jobView(store, client, definitions, req.params.id, at, readOnly);
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { cursor?: string; limit?: string } }>(
+    `${DASHBOARD_API}/jobs/:id/children`,
+    hidden,
+    async (req) => {
+      const limit = boundedInt(req.query.limit, 'limit', 50, 1, 500);
+      const sources = new Map<string, ChartSource | null>();
+      const page = await childrenPage(store, client, req.params.id, req.query.cursor, limit);
+      // Each child machine's chart once per page, then each child's states on it.
+      for (const row of page.jobs) {
+        const key = `${row.job.machine}@${row.job.version}`;
+        if (!sources.has(key)) sources.set(key, await definitions.get(row.job.machine, row.job.version));
+        const source = sources.get(key);
+        row.active = source ? jobLeafStates(source.graph, row.job) : null;
+      }
+      return { ...page, jobs: page.jobs.map(({ job, active }) => ({ ...childSummary(job), active })) };
+    },
+  );
+
+  app.get<{ Params: { machine: string; file: string } }>(
+    `${DASHBOARD_API}/charts/:machine/:file`,
+    hidden,
+    async (req, reply) => {
+      const version = Number(/^(\d+)\.svg$/.exec(req.params.file)?.[1]);
+      const source = await requireChart(req.params.machine, version);
+      return reply
+        .type('image/svg+xml')
+        .header('cache-control', 'no-cache')
+        .send(await chartSvg(source));
+    },
+  );
+
+  app.get<{ Params: { machine: string; version: string } }>(
+    `${DASHBOARD_API}/machines/:machine/:version/heat`,
+    hidden,
+    async (req) => {
+      const version = boundedInt(req.params.version, 'version', 1, 1, Number.MAX_SAFE_INTEGER);
+      return machineHeat(store, (await requireChart(req.params.machine, version)).graph);
+    },
+  );
+
+  async function requireChart(machine: string, version: number): Promise<ChartSource> {
+    const source = Number.isInteger(version) ? await definitions.get(machine, version) : null;
+    if (!source) {
+      throw new MachinistError('NOT_FOUND', `no chart for machine '${machine}' version ${version}`, {
+        machine,
+      });
+    }
+    return source;
+  }
+};
+
+function childSummary(j: JobRecord) {
+  return {
+    id: j.id,
+    queue: j.queue,
+    status: j.status,
+    machine: j.machine,
+    version: j.version,
+    state: j.state,
+  };
+}
+
+function boundedInt(
+  text: string | undefined,
+  field: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new MachinistError(
+      'INVALID_INPUT',
+      `${field}: must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`,
+      { field },
+    );
+  }
+  return n;
+}

@@ -1,0 +1,59 @@
+// Finds the chart model of machine@version (src/chart/chartSource.ts: a definition the server
+// was given, else the chart model supervisors publish in the registry, else, for a simple job,
+// the shared lifecycle), and keeps the server's definition beside it when there is one (XState
+// then answers "what can happen next", guards included).
+
+import { chartFor } from '../chart/chartSource.js';
+import type { MachineGraph } from '../chart/chartModel.js';
+import { MachinistError } from '../errors.js';
+import type { AnyDefinition } from '../runtime/registry.js';
+import type { MachineInfo, Store } from '../store/types.js';
+
+/** Registry reads are cached this long: a page's live refreshes must not each read it. */
+const REGISTRY_TTL_MS = 5000;
+
+export interface ChartSource {
+  graph: MachineGraph;
+  /** The definition itself, when the server has it. */
+  definition?: AnyDefinition;
+}
+
+export class Definitions {
+  private registry: { at: number; machines: MachineInfo[] } | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly jobs: readonly AnyDefinition[] = [],
+  ) {}
+
+  /** The chart of machine@version, or null when there is none to draw (unknown, or no chart published). */
+  async get(machine: string, version: number): Promise<ChartSource | null> {
+    const definition = this.jobs.find((d) => d.name === machine && d.version === version);
+    try {
+      const graph = chartFor(machine, version, await this.readRegistry(), this.jobs);
+      return definition ? { graph, definition } : { graph };
+    } catch (err) {
+      if (err instanceof MachinistError && (err.code === 'UNKNOWN_MACHINE' || err.code === 'NO_CHART'))
+        return null;
+      throw err;
+    }
+  }
+
+  /** Every machine and its versions, from the registry and the server's own definitions. */
+  async list(): Promise<{ name: string; versions: number[] }[]> {
+    const byName = new Map<string, Set<number>>();
+    for (const m of await this.readRegistry()) byName.set(m.name, new Set(m.versions));
+    for (const d of this.jobs) byName.set(d.name, (byName.get(d.name) ?? new Set()).add(d.version));
+    return [...byName.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, versions]) => ({ name, versions: [...versions].sort((a, b) => a - b) }));
+  }
+
+  private async readRegistry(): Promise<MachineInfo[]> {
+    const now = Date.now();
+    if (this.registry && now - this.registry.at < REGISTRY_TTL_MS) return this.registry.machines;
+    const machines = await this.store.machines();
+    this.registry = { at: now, machines };
+    return machines;
+  }
+}
