@@ -79,7 +79,10 @@ describe('machinist output', () => {
         ),
       );
       assert.equal(tty.code, 0, tty.out);
-      assert.match(tty.out.replaceAll(ESC, '<ESC>'), /\r<ESC>\[2Kworking working attempt 1\/\d+ progress \{"step":\d,"of":6\}/);
+      assert.match(
+        tty.out.replaceAll(ESC, '<ESC>'),
+        /\r<ESC>\[2Kworking working attempt 1\/\d+ progress \{"step":\d,"of":6\}/,
+      );
       assert.match(tty.out, /^status\s+done\r?$/m);
     } finally {
       const exited = new Promise((r) => worker.once('exit', r));
