@@ -157,19 +157,25 @@ describe('machinist CLI', () => {
   it('names the problem in one line and exits non-zero', async () => {
     fresh();
     const unknown = await cli('enqueue', 'no-such-machine', '{}');
-    assert.equal(unknown.code, 1);
+    assert.equal(unknown.code, 3);
     assert.match(
       unknown.stderr.trim(),
       /^machinist: no job machine named 'no-such-machine' is registered \[UNKNOWN_MACHINE\]$/,
     );
 
-    const missing = await cli('status', '01ARZ3NDEKTSV4RRFFQ69G5FAV');
-    assert.equal(missing.code, 1);
-    assert.match(missing.stderr.trim(), /^machinist: job 01ARZ3NDEKTSV4RRFFQ69G5FAV not found$/);
+    // The same wording and exit code for an unknown job, whichever command met it.
+    for (const cmd of ['status', 'events', 'chart', 'cancel']) {
+      const missing = await cli(cmd, '01ARZ3NDEKTSV4RRFFQ69G5FAV');
+      assert.equal(missing.code, 3, `${cmd}: ${missing.stderr}`);
+      assert.equal(missing.stderr, 'machinist: no job 01ARZ3NDEKTSV4RRFFQ69G5FAV\n', cmd);
+    }
+    const missingSend = await cli('send', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '{"type":"GO"}');
+    assert.equal(missingSend.stderr, 'machinist: no job 01ARZ3NDEKTSV4RRFFQ69G5FAV\n');
+    assert.equal(missingSend.code, 3);
 
     const badJson = await cli('enqueue', 'echo', '{nope');
-    assert.notEqual(badJson.code, 0);
-    assert.match(badJson.stderr, /input is not valid JSON/);
+    assert.equal(badJson.code, 2);
+    assert.match(badJson.stderr, /^machinist: input is not valid JSON: .+\n$/);
 
     const noJobs = await cli('worker', '--jobs', 'test/cli/fixtures/does-not-exist.js');
     assert.equal(noJobs.code, 1);

@@ -37,7 +37,8 @@ function progressLine(client: Client, id: string, queue: string | undefined): ()
         const line =
           `${job.status} ${value(job.state, 40)} attempt ${job.attempts}/${job.maxAttempts}` +
           (job.progress !== null && job.progress !== undefined ? ` progress ${value(job.progress, 60)}` : '');
-        const cut = line.slice(0, Math.max(20, (out.columns ?? 80) - 1));
+        // A terminal that reports no width (0) gets 80 columns.
+        const cut = line.slice(0, Math.max(20, (out.columns || 80) - 1));
         if (cut !== shown) out.write(`\r\x1b[2K${cut}`);
         shown = cut;
       }
