@@ -18,6 +18,7 @@ import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
 import { serveCommand } from './commands/serve.js';
+import { devCommand } from './commands/dev.js';
 
 const program = new Command('machinist')
   .description('Durable jobs as XState machines on Redis')
@@ -42,6 +43,7 @@ for (const make of [
   dlqCommand,
   statsCommand,
   serveCommand,
+  devCommand,
 ]) {
   program.addCommand(make(globals));
 }

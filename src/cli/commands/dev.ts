@@ -1,0 +1,83 @@
+// `machinist dev` (`npm start`): Machinist on one machine with nothing installed. The HTTP API,
+// the dashboard (with its actions: this is for trying things) and a worker for the example
+// pipelines of machines/demo.ts, and a few demo jobs to look at. With REDIS_URL set (or
+// --redis) it uses that Redis; without it the embedded MemoryStore, which --data keeps in a
+// file across restarts. Ctrl-C stops it (runServer.ts).
+
+import { Command } from 'commander';
+import { MemoryStore } from '../../store/memory/MemoryStore.js';
+import type { Store } from '../../store/types.js';
+import { Client } from '../../client/Client.js';
+import { devJobs, devSeed } from '../../../machines/demo.js';
+import { DEFAULT_REDIS_URL, openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { integer } from '../parseOptions.js';
+import { workerLogger } from '../logOutput.js';
+import { listenAddress, runServer } from '../runServer.js';
+
+interface DevOptions {
+  port?: number;
+  host?: string;
+  data?: string;
+  /** commander's `--no-seed`. */
+  seed: boolean;
+}
+
+const QUEUE = 'default';
+
+export function devCommand(globals: () => GlobalOptions): Command {
+  return new Command('dev')
+    .description(
+      'run Machinist with the example pipelines: HTTP API, dashboard, a worker and demo jobs ' +
+        '(Redis at REDIS_URL, else an in-memory store)',
+    )
+    .option('--port <port>', 'port to listen on (env PORT; default 8080, else a free one)', integer(0))
+    .option('--host <host>', 'address to listen on (env HOST; default 127.0.0.1)')
+    .option('--data <file>', 'without Redis: keep the jobs in this file across restarts')
+    .option('--no-seed', 'enqueue no demo jobs')
+    .action(async (opts: DevOptions) => runDev(globals(), opts));
+}
+
+async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
+  const address = listenAddress(opts);
+  const useRedis = Boolean(process.env.REDIS_URL) || globals.redis !== DEFAULT_REDIS_URL;
+  let store: Store;
+  if (useRedis) {
+    store = await openStore(globals, true);
+    console.log(`machinist dev: Redis at ${safeUrl(globals.redis)}, prefix '${globals.prefix}'`);
+  } else {
+    store = new MemoryStore({ dataFile: opts.data });
+    console.log(
+      `machinist dev: no REDIS_URL: using the embedded in-memory store (${
+        opts.data ? `kept in ${opts.data}` : 'jobs are lost at exit; --data <file> keeps them'
+      })`,
+    );
+  }
+  const client = new Client({ store, jobs: devJobs, queue: QUEUE });
+  const { url } = await runServer({
+    name: 'dev',
+    address,
+    anyPortIfTaken: !address.portGiven,
+    store,
+    jobs: devJobs,
+    queue: QUEUE,
+    dashboard: { actions: true, title: 'Machinist (dev)' },
+    worker: {
+      concurrency: 10,
+      graceMs: 5_000,
+      logger: workerLogger(process.env.MACHINIST_LOG || 'info', undefined),
+    },
+    close: async () => {
+      client.close();
+      await store.close();
+    },
+  });
+  const base = url.replace(/\/$/, '');
+  console.log(`machinist dev: dashboard at ${base}/  (API: ${base}/openapi.json; Ctrl-C stops)`);
+  // A store that kept jobs from an earlier run (--data, a Redis) is not seeded again.
+  const kept = Object.values(await store.counts(QUEUE)).reduce((a, b) => a + b, 0);
+  if (!opts.seed || kept > 0) return;
+  for (const s of devSeed) {
+    const id = await client.enqueue(s.machine as never, s.input as never);
+    console.log(`machinist dev: ${s.machine} ${base}/#/job/${id}  ${s.note}`);
+  }
+}

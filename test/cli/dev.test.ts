@@ -1,0 +1,143 @@
+// `machinist dev` (npm start) as a new user runs it, with no Redis anywhere: a real child process
+// that says it uses the in-memory store, prints the dashboard's URL, serves the dashboard and
+// the API there, runs the demo jobs (an approval waits for the event sent over HTTP), stops
+// cleanly on SIGINT, and with --data keeps its jobs across a restart without seeding again.
+// Needs no redis-server: it runs where Redis is not installed.
+
+import { afterEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Dev {
+  child: ChildProcess;
+  url: string;
+  exit: Promise<number | null>;
+  output: () => string;
+}
+
+async function eventually<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe('machinist dev', () => {
+  const children = new Set<ChildProcess>();
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    children.clear();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  async function dev(args: string[] = []): Promise<Dev> {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'dev', '--port', '0', ...args],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // No Redis: neither REDIS_URL nor a redis-server on PATH is looked for.
+        env: { ...process.env, REDIS_URL: undefined, MACHINIST_TOKENS: undefined, MACHINIST_LOG: 'warn' },
+      },
+    );
+    children.add(child);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const url = await eventually(async () => {
+      const m = /dashboard at (http:\/\/\S+?)\/ /.exec(out);
+      if (!m) throw new Error(`no dashboard URL yet:\n${out}`);
+      return m[1]!;
+    }, 60_000);
+    return { child, url, exit, output: () => out };
+  }
+
+  const get = async (url: string) => {
+    const res = await fetch(url);
+    return { status: res.status, text: await res.text() };
+  };
+  const jobs = async (d: Dev) =>
+    (
+      JSON.parse((await get(`${d.url}/jobs?limit=100`)).text) as {
+        jobs: { id: string; machine: string; status: string }[];
+      }
+    ).jobs;
+
+  it('serves the dashboard and the API from the in-memory store, runs the demo jobs, and stops on SIGINT', async () => {
+    const d = await dev();
+    assert.match(d.output(), /no REDIS_URL: using the embedded in-memory store/);
+    const page = await get(`${d.url}/`);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<html/);
+    const approval = await eventually(async () => {
+      const a = (await jobs(d)).find((j) => j.machine === 'approval');
+      assert.equal(a?.status, 'waiting', 'the approval job parks for its decision');
+      return a!;
+    }, 30_000);
+    assert.deepEqual(
+      new Set((await jobs(d)).map((j) => j.machine)),
+      new Set(['approval', 'splitMerge', 'countChunk', 'deliver-webhook', 'ingest']),
+    );
+    const sent = await fetch(`${d.url}/jobs/${approval.id}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ event: { type: 'APPROVE', by: 'ada' } }),
+    });
+    assert.equal(sent.status < 300, true, await sent.text());
+    await eventually(async () => {
+      const r = JSON.parse((await get(`${d.url}/jobs/${approval.id}`)).text) as {
+        status: string;
+        state: string;
+      };
+      assert.deepEqual([r.status, r.state], ['done', 'published']);
+    }, 30_000);
+    d.child.kill('SIGINT');
+    assert.equal(await d.exit, 0, d.output());
+    assert.match(d.output(), /machinist dev: stopped/);
+  });
+
+  it('with --data keeps the jobs across a restart and does not seed them again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'machinist-dev-'));
+    dirs.push(dir);
+    const file = join(dir, 'jobs.json');
+    const first = await dev(['--data', file]);
+    assert.match(first.output(), /kept in /);
+    // Settled: every demo job done but the approval, which waits for its decision.
+    const before = await eventually(async () => {
+      const all = await jobs(first);
+      assert.equal(all.find((j) => j.machine === 'approval')?.status, 'waiting');
+      assert.deepEqual(
+        all.filter((j) => j.machine !== 'approval' && j.status !== 'done'),
+        [],
+      );
+      return all;
+    }, 30_000);
+    first.child.kill('SIGINT');
+    assert.equal(await first.exit, 0, first.output());
+
+    const second = await dev(['--data', file]);
+    const after = await jobs(second);
+    assert.deepEqual(
+      after.map((j) => j.id).sort(),
+      before.map((j) => j.id).sort(),
+      'the same jobs, none seeded anew',
+    );
+    assert.doesNotMatch(second.output(), /#\/job\//, 'no demo jobs enqueued on the restart');
+    second.child.kill('SIGINT');
+    assert.equal(await second.exit, 0, second.output());
+  });
+});
