@@ -86,7 +86,7 @@ describe('machinist dev', () => {
     const approval = await eventually(async () => {
       const a = (await jobs(d)).find((j) => j.machine === 'approval');
       assert.equal(a?.status, 'waiting', 'the approval job parks for its decision');
-      return a!;
+      return a;
     }, 30_000);
     assert.deepEqual(
       new Set((await jobs(d)).map((j) => j.machine)),

@@ -77,7 +77,7 @@ async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
   const kept = Object.values(await store.counts(QUEUE)).reduce((a, b) => a + b, 0);
   if (!opts.seed || kept > 0) return;
   for (const s of devSeed) {
-    const id = await client.enqueue(s.machine as never, s.input as never);
+    const id = await client.enqueue(s.machine as never, s.input);
     console.log(`machinist dev: ${s.machine} ${base}/#/job/${id}  ${s.note}`);
   }
 }
