@@ -22,6 +22,15 @@ declare function fetchIt(url: string, options: { signal: AbortSignal }): Promise
 declare function index(doc: { url: string; raw: string | null }, idempotencyKey: string): Promise<void>;
 declare const client: import('machinist').Client;
 declare const jobId: string;
+declare const store: import('machinist').RedisStore;
+declare const jobs: import('machinist').AnyDefinition[];
+declare const resize: import('machinist').AnyDefinition;
+declare const input: unknown;
+declare const app: import('fastify').FastifyInstance;
+declare const secret: string;
+declare const req: { headers: Record<string, string> };
+declare const rawBody: string;
+declare const reply: { code(status: number): unknown };
 `;
 
 interface Block {
