@@ -145,6 +145,19 @@ export interface DeadLetter {
   failedAt: number;
 }
 
+/** A dead-lettered job's record as the dead-letter list shows it (both stores). */
+export function deadLetterOf(r: JobRecord, queue: string): DeadLetter {
+  return {
+    id: r.id,
+    queue,
+    machine: r.machine,
+    input: r.input,
+    error: r.error,
+    attempts: r.attempts,
+    failedAt: r.finishedAt ?? 0,
+  };
+}
+
 export interface BrokenEntry {
   id: string;
   queue: string;

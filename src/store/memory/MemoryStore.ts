@@ -24,6 +24,7 @@ import {
   type CommitOp,
   type CommitResult,
   type DeadLetter,
+  deadLetterOf,
   type EnqueueResult,
   type FanState,
   type JobRecord,
@@ -400,18 +401,7 @@ export class MemoryStore implements Store {
       return q.index.dead.range(0, limit, true).flatMap(({ member }) => {
         const j = this.liveJob(q, member);
         if (!j) return [];
-        const r = toRecord(j, queue);
-        return [
-          {
-            id: r.id,
-            queue,
-            machine: r.machine,
-            input: r.input,
-            error: r.error,
-            attempts: r.attempts,
-            failedAt: r.finishedAt ?? 0,
-          },
-        ];
+        return [deadLetterOf(toRecord(j, queue), queue)];
       });
     }, false);
   }

@@ -2,7 +2,7 @@
 // (lua/retryDead-6.lua, lua/purgeDead-3.lua).
 
 import { fromScriptError, type StoredError } from '../../errors.js';
-import type { BrokenEntry, DeadLetter } from '../types.js';
+import { deadLetterOf, type BrokenEntry, type DeadLetter } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { getMany } from './listJobs.js';
 import { queueOf } from './jobOps.js';
@@ -13,17 +13,7 @@ export async function deadLetters(ctx: RedisContext, queue: string, limit: numbe
   const out: DeadLetter[] = [];
   const idList = ids.filter((_, i) => i % 2 === 0);
   const recs = await getMany(ctx, queue, idList);
-  for (const r of recs) {
-    out.push({
-      id: r.id,
-      queue,
-      machine: r.machine,
-      input: r.input,
-      error: r.error,
-      attempts: r.attempts,
-      failedAt: r.finishedAt ?? 0,
-    });
-  }
+  for (const r of recs) out.push(deadLetterOf(r, queue));
   return out;
 }
 
