@@ -106,6 +106,7 @@ describe('dashboard job page', () => {
 
     await page.locator('[data-state-id="approval.published"][data-active="true"]').waitFor(WAIT);
     await page.locator('[data-job-status="done"]').waitFor(WAIT);
+    await page.locator('.next-events li', { hasText: 'Nothing: the job has finished.' }).waitFor(WAIT);
     assert.equal(await waiting.getAttribute('data-active'), null, 'the waiting state is no longer lit');
     assert.equal(await waiting.getAttribute('data-visits'), '1');
     assert.equal(
@@ -153,6 +154,7 @@ describe('dashboard job page', () => {
     await cancel.click();
     await cancel.click(); // the second click confirms
     await page.locator('[data-job-status="cancelled"]').waitFor(WAIT);
+    await page.locator('.next-events li', { hasText: 'Nothing: the job has finished.' }).waitFor(WAIT);
     await page.locator('[data-child-id][data-status="cancelled"]').nth(2).waitFor(WAIT);
     assert.equal(await page.locator('[data-child-id][data-status="queued"]').count(), 0);
     for (const c of (await client.get(id))?.children?.jobs ?? []) {
