@@ -176,6 +176,18 @@ describe('dashboard job page', () => {
       .locator('[data-machine="approval@1"] [data-state-id="approval.awaitingDecision"]')
       .waitFor(WAIT);
     await page.locator('[data-machine="splitMerge@1"] [data-jobs]').first().waitFor(WAIT);
+    await page.locator('[data-machine="approval@1"] .heat-label').first().waitFor(WAIT);
+    // Each dwell-time line sits inside its state's box, below the state's name and its steps.
+    const misplaced = await page.evaluate<
+      string[]
+    >(`[...document.querySelectorAll('.heat-label')].flatMap((t) => {
+      const g = t.parentElement, box = g.querySelector(':scope > rect.mc-box').getBBox(), b = t.getBBox();
+      const above = [...g.querySelectorAll(':scope > text:not(.heat-label)')].map((x) => x.getBBox());
+      const inside = b.x >= box.x && b.x + b.width <= box.x + box.width && b.y + b.height <= box.y + box.height + 1;
+      const clear = above.every((a) => a.y + a.height <= b.y + 1);
+      return inside && clear ? [] : [g.dataset.stateId + ': ' + t.textContent];
+    })`);
+    assert.deepEqual(misplaced, [], 'dwell lines that overflow their box or cover its text');
     await screenshot(page, 'machines');
     // A narrow window keeps every panel reachable (no horizontal page scroll).
     await page.setViewportSize({ width: 420, height: 800 });
