@@ -198,5 +198,11 @@ describe('dashboard job page', () => {
     await screenshot(page, 'jobs-narrow');
     assert.deepEqual(errors, []);
     await page.close();
+
+    // Opened directly, a page that follows no stream says so (not "offline", as if broken).
+    const fresh = await open('#/machines');
+    await fresh.page.locator('[data-machine]').first().waitFor(WAIT);
+    assert.equal(await fresh.page.locator('#live').textContent(), 'not following');
+    await fresh.page.close();
   });
 });
