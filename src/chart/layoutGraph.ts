@@ -74,6 +74,11 @@ const LABEL_CHAR_W = 6.5;
 const HEADER_H = 26;
 const PAD = 12;
 const INITIAL_R = 6;
+// The machine page's dwell-time line (10 px) at the bottom of each leaf state: reserved in every
+// layout, since one layout per machine version serves both pages.
+const HEAT_SAMPLE = 'p50 999 ms · p95 999 ms';
+const HEAT_CHAR_W = 5.6;
+const HEAT_H = 12;
 
 const INITIAL_SUFFIX = '\u0000initial';
 
@@ -106,8 +111,9 @@ function toElk(graph: MachineGraph): ElkNode {
       return {
         id: n.id,
         // Room for a visit count (` ×12`) after the name: marks never change the layout.
-        width: Math.max(72, textWidth([`${n.key} ×12`, ...lines]) + 2 * PAD),
-        height: 32 + LINE_H * lines.length,
+        width:
+          Math.max(textWidth([HEAT_SAMPLE], HEAT_CHAR_W), textWidth([`${n.key} ×12`, ...lines])) + 2 * PAD,
+        height: 32 + LINE_H * lines.length + HEAT_H,
       };
     }
     const children = n.children.map((c) => build(byId.get(c)!));

@@ -28,7 +28,7 @@ export function shellHtml(title: string): string {
     <a href="#/machines">Machines</a>
   </nav>
   <span class="spacer"></span>
-  <span id="live" class="live" role="status" aria-live="polite">offline</span>
+  <span id="live" class="live" role="status" aria-live="polite">not following</span>
   <button id="token" type="button" class="ghost" title="Bearer token for the API">Token</button>
   <button id="theme" type="button" class="ghost" aria-label="Toggle light or dark theme">Theme</button>
 </header>

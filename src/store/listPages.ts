@@ -74,6 +74,9 @@ export async function listPages(
       const r = recs.get(id);
       if (!r) continue;
       if (src.status && r.status !== src.status) continue;
+      // A parked job with a wake time sits in `delayed` as well as `waiting`: list it once, from
+      // the index its status belongs to.
+      if ('index' in src.source && !STATUS_INDEXES[r.status].includes(src.source.index)) continue;
       if (query.machine && r.machine !== query.machine) continue;
       jobs.push(r);
       if (jobs.length >= limit) break;

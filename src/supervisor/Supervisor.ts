@@ -481,9 +481,11 @@ export class Supervisor {
         if (logJobs) {
           const ms = Math.round(performance.now() - startedAt);
           const outcome = ENDINGS[job.ending ?? ''] ?? job.abortReason ?? 'stopped';
+          // The run's duration goes after its first word: "failed in 22 ms, retry scheduled".
+          const [ended, ...then] = outcome.split(', ');
           this.log.info(
             { jobId: c.id, machine: c.machine, outcome, ms },
-            `job ${c.id} (${c.machine}) ${outcome} in ${ms} ms`,
+            `job ${c.id} (${c.machine}) ${[`${ended} in ${ms} ms`, ...then].join(', ')}`,
           );
         }
         if (this.running.get(c.id) === job) {

@@ -42,7 +42,7 @@ describe('machinist dev', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  async function dev(args: string[] = []): Promise<Dev> {
+  async function dev(args: string[] = [], log = 'warn'): Promise<Dev> {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'src/cli/main.ts', 'dev', '--port', '0', ...args],
@@ -50,7 +50,7 @@ describe('machinist dev', () => {
         cwd: ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
         // No Redis: neither REDIS_URL nor a redis-server on PATH is looked for.
-        env: { ...process.env, REDIS_URL: undefined, MACHINIST_TOKENS: undefined, MACHINIST_LOG: 'warn' },
+        env: { ...process.env, REDIS_URL: undefined, MACHINIST_TOKENS: undefined, MACHINIST_LOG: log },
       },
     );
     children.add(child);
@@ -78,7 +78,7 @@ describe('machinist dev', () => {
     ).jobs;
 
   it('serves the dashboard and the API from the in-memory store, runs the demo jobs, and stops on SIGINT', async () => {
-    const d = await dev();
+    const d = await dev([], 'info');
     assert.match(d.output(), /no REDIS_URL: using the embedded in-memory store/);
     const page = await get(`${d.url}/`);
     assert.equal(page.status, 200);
@@ -105,6 +105,10 @@ describe('machinist dev', () => {
       };
       assert.deepEqual([r.status, r.state], ['done', 'published']);
     }, 30_000);
+    // The log line of an attempt that failed and will be retried: its duration, then what follows
+    // (not "retry scheduled in <ms>", which reads as the retry's delay).
+    await eventually(async () => assert.match(d.output(), /\(deliver-webhook\) done in \d+ ms/), 30_000);
+    assert.match(d.output(), /\(deliver-webhook\) failed in \d+ ms, retry scheduled"/);
     d.child.kill('SIGINT');
     assert.equal(await d.exit, 0, d.output());
     assert.match(d.output(), /machinist dev: stopped/);

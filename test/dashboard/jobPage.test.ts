@@ -106,6 +106,7 @@ describe('dashboard job page', () => {
 
     await page.locator('[data-state-id="approval.published"][data-active="true"]').waitFor(WAIT);
     await page.locator('[data-job-status="done"]').waitFor(WAIT);
+    await page.locator('.next-events li', { hasText: 'Nothing: the job has finished.' }).waitFor(WAIT);
     assert.equal(await waiting.getAttribute('data-active'), null, 'the waiting state is no longer lit');
     assert.equal(await waiting.getAttribute('data-visits'), '1');
     assert.equal(
@@ -153,6 +154,7 @@ describe('dashboard job page', () => {
     await cancel.click();
     await cancel.click(); // the second click confirms
     await page.locator('[data-job-status="cancelled"]').waitFor(WAIT);
+    await page.locator('.next-events li', { hasText: 'Nothing: the job has finished.' }).waitFor(WAIT);
     await page.locator('[data-child-id][data-status="cancelled"]').nth(2).waitFor(WAIT);
     assert.equal(await page.locator('[data-child-id][data-status="queued"]').count(), 0);
     for (const c of (await client.get(id))?.children?.jobs ?? []) {
@@ -174,6 +176,18 @@ describe('dashboard job page', () => {
       .locator('[data-machine="approval@1"] [data-state-id="approval.awaitingDecision"]')
       .waitFor(WAIT);
     await page.locator('[data-machine="splitMerge@1"] [data-jobs]').first().waitFor(WAIT);
+    await page.locator('[data-machine="approval@1"] .heat-label').first().waitFor(WAIT);
+    // Each dwell-time line sits inside its state's box, below the state's name and its steps.
+    const misplaced = await page.evaluate<
+      string[]
+    >(`[...document.querySelectorAll('.heat-label')].flatMap((t) => {
+      const g = t.parentElement, box = g.querySelector(':scope > rect.mc-box').getBBox(), b = t.getBBox();
+      const above = [...g.querySelectorAll(':scope > text:not(.heat-label)')].map((x) => x.getBBox());
+      const inside = b.x >= box.x && b.x + b.width <= box.x + box.width && b.y + b.height <= box.y + box.height + 1;
+      const clear = above.every((a) => a.y + a.height <= b.y + 1);
+      return inside && clear ? [] : [g.dataset.stateId + ': ' + t.textContent];
+    })`);
+    assert.deepEqual(misplaced, [], 'dwell lines that overflow their box or cover its text');
     await screenshot(page, 'machines');
     // A narrow window keeps every panel reachable (no horizontal page scroll).
     await page.setViewportSize({ width: 420, height: 800 });
@@ -184,5 +198,11 @@ describe('dashboard job page', () => {
     await screenshot(page, 'jobs-narrow');
     assert.deepEqual(errors, []);
     await page.close();
+
+    // Opened directly, a page that follows no stream says so (not "offline", as if broken).
+    const fresh = await open('#/machines');
+    await fresh.page.locator('[data-machine]').first().waitFor(WAIT);
+    assert.equal(await fresh.page.locator('#live').textContent(), 'not following');
+    await fresh.page.close();
   });
 });

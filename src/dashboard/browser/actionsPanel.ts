@@ -26,7 +26,8 @@ export class ActionsPanel {
   private readonly sendForm = h('form', { 'aria-label': 'Send an event' });
   private readonly buttons = h('div', { class: 'actions' });
   private readonly message = h('div');
-  private shownEvents = '';
+  /** What the list shows (events, and whether the job finished); null before the first update. */
+  private shownEvents: string | null = null;
   // Made once: a live update must not reset a cancel half-confirmed.
   private readonly cancel = this.cancelButton();
   private readonly retry = this.retryButton();
@@ -49,7 +50,7 @@ export class ActionsPanel {
 
   update(view: JobView): void {
     const finished = FINISHED.has(view.job.status);
-    const key = view.next.join('\n');
+    const key = `${finished}\n${view.next.join('\n')}`;
     if (key !== this.shownEvents) {
       this.shownEvents = key;
       this.events.replaceChildren(

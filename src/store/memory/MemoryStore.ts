@@ -192,7 +192,9 @@ export class MemoryStore implements Store {
   }
 
   private emit(q: QueueState, jobId: string, type: string, status: string): void {
-    q.events.push({ cursor: `0-${++q.eventSeq}`, jobId, type, status, at: this.opNow });
+    // "<ms>-<n>" as a Redis stream entry id: readers (the queues overview) seek by time.
+    const ms = Math.max(this.opNow, Number(q.events.at(-1)?.cursor.split('-')[0] ?? 0));
+    q.events.push({ cursor: `${ms}-${++q.eventSeq}`, jobId, type, status, at: this.opNow });
     // Approximately capped, as XADD MAXLEN ~.
     if (q.events.length > this.eventsMaxLen + 1000) q.events.splice(0, q.events.length - this.eventsMaxLen);
     this.events.ring();
@@ -476,13 +478,13 @@ export class MemoryStore implements Store {
 
   async readEvents(queue: string, cursor: string, blockMs: number, count = 500): Promise<QueueEvent[]> {
     const q = this.queue(queue);
-    const after = Number(cursor.split('-').pop());
-    const since = Number.isFinite(after) ? after : 0;
+    const since = cursorPair(cursor);
     const until = performance.now() + blockMs;
     for (;;) {
       const out: QueueEvent[] = [];
       for (const e of q.events) {
-        if (Number(e.cursor.slice(2)) > since) out.push({ ...e });
+        const [ms, n] = cursorPair(e.cursor);
+        if (ms > since[0] || (ms === since[0] && n > since[1])) out.push({ ...e });
         if (out.length >= count) break;
       }
       const left = until - performance.now();
@@ -613,4 +615,10 @@ export class MemoryStore implements Store {
     this.dirty = false;
     writeDataFileSync(this.dataFile, this.encode());
   }
+}
+
+/** An event cursor "<ms>-<n>" as numbers, compared as Redis compares stream entry ids. */
+function cursorPair(cursor: string): [number, number] {
+  const [ms, n] = cursor.split('-').map(Number);
+  return [Number.isFinite(ms) ? ms! : 0, Number.isFinite(n) ? n! : 0];
 }

@@ -213,6 +213,31 @@ export function storeCases(factory: StoreFactory): void {
     assert.equal(woken!.snapshot, '{"w":1}', 'it resumes from its parked snapshot');
   });
 
+  test('lists a job parked with a wake time once, under its status, when no status is asked', async (store) => {
+    const id = await enqueueOne(store);
+    const [c] = await claim(store);
+    const wakeAt = (await store.now()) + 60_000;
+    await store.commit('default', [
+      { kind: 'park', id, token: c!.token, wakeAt, snapshot: '{}', state: '"sleeping"', log: [] },
+    ]);
+    const all = (await store.list({ queue: 'default' })).jobs.map((j) => `${j.id} ${j.status}`);
+    assert.deepEqual(all, [`${id} waiting`]);
+    const waiting = (await store.list({ queue: 'default', status: 'waiting' })).jobs.map((j) => j.id);
+    assert.deepEqual(waiting, [id]);
+    assert.deepEqual((await store.list({ queue: 'default', status: 'queued' })).jobs, []);
+  });
+
+  test('names each event by the time it was written: reading from "<ms>-<n>" yields what came after that time', async (store) => {
+    const before = await store.now();
+    await enqueueOne(store);
+    const events = await store.readEvents('default', `${before - 1}-99999999`, 0);
+    assert.ok(events.length > 0, 'the enqueue is found from a time before it');
+    for (const e of events)
+      assert.ok(Number(e.cursor.split('-')[0]) >= before, `${e.cursor} is at or after ${before}`);
+    const later = (await store.now()) + 1000;
+    assert.deepEqual(await store.readEvents('default', `${later}-0`, 0), [], 'nothing after a later time');
+  });
+
   test('delivers events to a job’s inbox in order, once per event id, waking it when parked', async (store) => {
     const id = await enqueueOne(store);
     const [c] = await claim(store);
