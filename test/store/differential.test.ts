@@ -3,7 +3,8 @@
 // or foreign lease tokens; heartbeats; leases passing and the reaper; cancels; sends with
 // repeated event ids; dead-letter redrives and purges; fan-outs, fan-in and the outbox) run on
 // both, and after every step each call's answer, each job's record, audit log and inbox, and
-// every queue's counts must be equal. Time is kept unambiguous: delays and wake times are 0, in
+// every queue's counts, dead letters and broken set must be equal; at the end, the event
+// streams and the listings too. Time is kept unambiguous: delays and wake times are 0, in
 // the past, or far off, and a lease meant to pass is waited out well past its end.
 //
 // Left out on purpose: a park's inbox position past the end of the job's inbox (no runtime
@@ -19,7 +20,7 @@ import { MemoryStore } from '../../src/store/memory/MemoryStore.js';
 import { RedisStore } from '../../src/store/redis/RedisStore.js';
 import type { Store } from '../../src/store/types.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
-import { observe } from './differential/observe.js';
+import { listings, observe } from './differential/observe.js';
 import { Random } from './differential/random.js';
 import { Model, QUEUES, nextStep, type Side } from './differential/steps.js';
 
@@ -77,6 +78,11 @@ describe('MemoryStore and RedisStore answer every sequence of calls alike', { co
           await eventsOf(mem.store),
           await eventsOf(red.store),
           `the event streams differ, seed ${seed}`,
+        );
+        assert.deepEqual(
+          await listings(mem.store, QUEUES),
+          await listings(red.store, QUEUES),
+          `the listings differ, seed ${seed}`,
         );
       } finally {
         await Promise.all([mem.store.close(), red.store.close()]);

@@ -1,6 +1,6 @@
 // What the differential test compares between two stores after every step: each known job's
 // record (the fields both backends must agree on; no times or lease tokens), its audit log's
-// entry types, its inbox, and every queue's counts.
+// entry types, its inbox, and every queue's counts, dead letters and broken set.
 
 import type { ClaimedJob, JobRecord, Store } from '../../../src/store/types.js';
 
@@ -47,7 +47,7 @@ export function errorView(err: unknown): { error: string } {
 
 export interface Observed {
   jobs: Record<string, { record: RecordView | null; log: string[] | null; inbox: number | null }>;
-  counts: Record<string, unknown>;
+  queues: Record<string, unknown>;
 }
 
 export async function observe(
@@ -63,6 +63,39 @@ export async function observe(
       return [id, { record: recordView(rec), log, inbox }] as const;
     }),
   );
-  const counts = await Promise.all(queues.map(async (q) => [q, await store.counts(q)] as const));
-  return { jobs: Object.fromEntries(entries), counts: Object.fromEntries(counts) };
+  const queueViews = await Promise.all(
+    queues.map(async (q) => {
+      const [counts, dead, broken] = await Promise.all([
+        store.counts(q),
+        store.deadLetters(q, 1000),
+        store.broken(q, 1000),
+      ]);
+      const view = {
+        counts,
+        dead: dead.map((d) => [d.id, d.error?.code, d.attempts]),
+        broken: broken.map((b) => [b.id, b.reason]),
+      };
+      return [q, view] as const;
+    }),
+  );
+  return { jobs: Object.fromEntries(entries), queues: Object.fromEntries(queueViews) };
 }
+
+/** Every queue's listing, page by page, per status and in all (ids in the order listed). */
+export async function listings(store: Store, queues: readonly string[]): Promise<unknown> {
+  const out: Record<string, string[]> = {};
+  for (const queue of queues)
+    for (const status of [undefined, ...STATUSES]) {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.list({ queue, status, cursor, limit: 7 });
+        ids.push(...page.jobs.map((j) => j.id));
+        cursor = page.cursor ?? undefined;
+      } while (cursor);
+      out[`${queue} ${status ?? 'all'}`] = ids;
+    }
+  return out;
+}
+
+const STATUSES = ['queued', 'loading', 'working', 'waiting', 'done', 'failed', 'cancelled'] as const;

@@ -25,6 +25,38 @@ export interface Side {
   stale: Map<string, string>;
 }
 
+/** A fan-out a parent opened. */
+interface Fan {
+  group: string;
+  total: number;
+  policy: 'failFast' | 'collect';
+  childQueue: string;
+}
+
+/** A fan-out's children, as a worker enqueues them (`revive`: anew, after a redrive). */
+function children(
+  parent: string,
+  group: string,
+  total: number,
+  childQueue: string,
+  revive = false,
+): NewJob[] {
+  return Array.from({ length: total }, (_, index) => ({
+    id: `${parent}.${group}.${index}`,
+    machine: 'm',
+    version: 1,
+    input: JSON.stringify({ index }),
+    band: 2,
+    delayMs: 0,
+    maxAttempts: 2,
+    parentId: parent,
+    group,
+    index,
+    parentQueue: childQueue === 'default' ? '' : 'default',
+    ...(revive ? { revive } : {}),
+  }));
+}
+
 /** What both sides share: the jobs made so far and their status as last observed. */
 export class Model {
   readonly jobs = new Map<string, (typeof QUEUES)[number]>();
@@ -33,7 +65,7 @@ export class Model {
   /** How many events each job's inbox holds. */
   readonly inbox = new Map<string, number>();
   /** Fan-outs opened: parent id to its groups. */
-  readonly fans = new Map<string, { group: string; total: number; policy: 'failFast' | 'collect' }[]>();
+  readonly fans = new Map<string, Fan[]>();
   private n = 0;
 
   newId(): string {
@@ -324,7 +356,14 @@ const send: Pick = (r, m) => {
 
 const retryDead: Pick = (r, m) => {
   const failed = m.ids((s) => s === 'failed');
-  const picked = failed.length > 0 && r.chance(0.8) ? r.pick(failed) : undefined;
+  // A parent first, when one failed: its redrive revives its fan-outs' failed children.
+  const parents = failed.filter((id) => m.fans.has(id));
+  const picked =
+    parents.length > 0 && r.chance(0.5)
+      ? r.pick(parents)
+      : failed.length > 0 && r.chance(0.8)
+        ? r.pick(failed)
+        : undefined;
   const { id, queue } = picked ? { id: picked, queue: m.jobs.get(picked)! } : someJob(r, m);
   return {
     name: `retryDeadLetter ${id}`,
@@ -358,21 +397,9 @@ const fanOut: Pick = (r, m) => {
   const total = r.int(3) + 1;
   const policy = r.pick(['failFast', 'collect'] as const);
   const childQueue = r.chance(0.7) ? 'default' : 'side';
-  groups.push({ group, total, policy });
+  groups.push({ group, total, policy, childQueue });
   m.fans.set(parent, groups);
-  const kids: NewJob[] = Array.from({ length: total }, (_, index) => ({
-    id: `${parent}.${group}.${index}`,
-    machine: 'm',
-    version: 1,
-    input: JSON.stringify({ index }),
-    band: 2,
-    delayMs: 0,
-    maxAttempts: 2,
-    parentId: parent,
-    group,
-    index,
-    parentQueue: childQueue === 'default' ? '' : 'default',
-  }));
+  const kids = children(parent, group, total, childQueue);
   for (const k of kids) m.jobs.set(k.id, childQueue);
   const park = r.chance(0.85);
   return {
@@ -419,6 +446,29 @@ const fanRead: Pick = (r, m) => {
   };
 };
 
+/**
+ * A parent's fan-out run again (its job was requeued, retried or redriven): the record as it
+ * is, and its children enqueued again, made anew where the record says so (a redrive).
+ */
+const refan: Pick = (r, m) => {
+  const parents = m.held('default').filter((id) => m.fans.has(id));
+  if (parents.length === 0) return null;
+  const parent = r.pick(parents);
+  const { group, total, policy, childQueue } = r.pick(m.fans.get(parent)!);
+  return {
+    name: `fan out ${parent} ${group} again`,
+    run: (side) =>
+      settled(async () => {
+        const fan = await side.store.fanOpen('default', parent, group, total, policy);
+        const made = await side.store.enqueue(
+          childQueue,
+          children(parent, group, total, childQueue, fan.revive),
+        );
+        return { fan: fanView(fan), made };
+      }),
+  };
+};
+
 const relay: Pick = () => ({
   name: 'relayOutbox side',
   run: (side) => settled(() => side.store.relayOutbox('side')),
@@ -458,6 +508,7 @@ const PICKS: [Pick, number][] = [
   [purgeAll, 0.5],
   [fanOut, 6],
   [fanRead, 3],
+  [refan, 5],
   [relay, 3],
   [watch, 2],
   [results, 2],
