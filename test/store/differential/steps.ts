@@ -307,14 +307,38 @@ const expire: Pick = (r) => {
   const queue = r.chance(0.75) ? 'default' : 'side';
   const max = r.int(2) + 1;
   const maxLeaseRequeues = r.int(3);
+  // Before the reaper comes: the worker may still heartbeat, or write (its lease passed, but its
+  // token is still the job's).
+  const late = r.pick(['nothing', 'heartbeat', 'checkpoint', 'done'] as const);
   return {
-    name: `claim ${queue} max ${max} with a ${SHORT_LEASE} ms lease, wait, reap (budget ${maxLeaseRequeues})`,
+    name: `claim ${queue} max ${max} with a ${SHORT_LEASE} ms lease, wait, ${late}, reap (budget ${maxLeaseRequeues})`,
     run: (side) =>
       settled(async () => {
         const claimed = await claimOn(side, queue, max, SHORT_LEASE, () => []);
         await new Promise((res) => setTimeout(res, SHORT_WAIT));
+        const ids = claimed.claimed.map((c) => (c as { id: string }).id);
+        const leases = ids.map((id) => ({ id, token: side.tokens.get(id)! }));
+        let wrote: unknown = null;
+        if (late === 'heartbeat') wrote = await side.store.heartbeat(queue, leases, SHORT_LEASE);
+        else if (late === 'checkpoint')
+          wrote = (
+            await side.store.commit(
+              queue,
+              leases.map((l) => ({ kind: 'checkpoint', ...l, status: 'working', progress: '1', log: [] })),
+            )
+          ).written;
+        else if (late === 'done')
+          wrote = (
+            await side.store.commit(
+              queue,
+              leases.map((l) => ({ kind: 'done', ...l, output: '1', snapshot: '', log: [] })),
+            )
+          ).written;
+        // A heartbeat or checkpoint gave the lease SHORT_LEASE more: let that pass too.
+        if (late === 'heartbeat' || late === 'checkpoint')
+          await new Promise((res) => setTimeout(res, SHORT_WAIT));
         const reaped = await side.store.reap(queue, { maxLeaseRequeues, lockMs: 1 });
-        return { claimed, reaped };
+        return { claimed, wrote, reaped };
       }),
   };
 };
