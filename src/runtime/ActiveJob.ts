@@ -78,7 +78,8 @@ export class ActiveJob {
   watch: AttemptWatch | undefined;
   /** The last report not yet written (JSON). */
   private progressValue: string | undefined;
-  private progressTimer: NodeJS.Timeout | undefined;
+  /** Cancels the progress write waiting (a timer, or the first report's immediate). */
+  private progressTimer: (() => void) | undefined;
   private lastProgressAt = -Infinity;
   private finished = false;
 
@@ -186,8 +187,20 @@ export class ActiveJob {
     this.progressValue = text;
     if (this.progressTimer) return;
     const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - performance.now());
-    this.progressTimer = setTimeout(() => this.flushProgress(), wait);
-    this.progressTimer.unref();
+    if (wait > 0) {
+      const t = setTimeout(() => this.flushProgress(), wait).unref();
+      this.progressTimer = () => clearTimeout(t);
+    } else {
+      // At once, but behind the checkpoint of the state this step runs in: both runtimes write
+      // it at an immediate queued around the step's start (before it, or just after it starts
+      // the step). Two immediates deep runs after every immediate queued now; a timer instead
+      // could fire before that checkpoint or after it, logging the progress ahead of its state
+      // on one runtime and not the other (seen on MemoryStore, where no I/O orders them).
+      let i = setImmediate(() => {
+        i = setImmediate(() => this.flushProgress()).unref();
+      }).unref();
+      this.progressTimer = () => clearImmediate(i);
+    }
   }
 
   private flushProgress(): void {
@@ -213,7 +226,7 @@ export class ActiveJob {
    */
   end(): void {
     if (this.finished) return;
-    if (this.progressTimer) clearTimeout(this.progressTimer);
+    this.progressTimer?.();
     if (this.abortReason !== 'lease-lost') this.flushProgress();
     this.finished = true;
   }

@@ -1,7 +1,8 @@
 // The Store interface: every durable operation the runtime and the client need, each one atomic.
 // RedisStore is the production backend; MemoryStore (src/store/memory/) the embedded one. Both
-// pass the same store conformance suite (test/store/conformance/), and test/core/,
-// test/children/ and test/pipeline/ run against RedisStore.
+// pass the same store conformance suite (test/store/conformance/) and run side by side on seeded
+// random sequences of calls with every answer and record compared (test/store/differential.test.ts);
+// the pipeline behaviour suite runs on both; test/core/ and test/children/ run against RedisStore.
 
 import type { StoredError } from '../errors.js';
 import type { HookStore } from '../webhooks/HookStore.js';

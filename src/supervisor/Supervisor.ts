@@ -414,8 +414,11 @@ export class Supervisor {
     let requeued = 0;
     if (this.running.size > 0) {
       const drained = new Promise<void>((r) => (this.drained = r));
+      // The grace timers keep the process alive (a stop being awaited must end, even on a
+      // store holding no socket: MemoryStore) and are cleared as soon as the jobs drain.
+      const timers: NodeJS.Timeout[] = [];
       const grace = new Promise<'grace'>((resolve) => {
-        this.shortenGrace = (ms) => void setTimeout(() => resolve('grace'), ms).unref();
+        this.shortenGrace = (ms) => void timers.push(setTimeout(() => resolve('grace'), ms));
       });
       this.shortenGrace!(graceMs);
       const ended = await Promise.race([drained, grace]);
@@ -424,8 +427,9 @@ export class Supervisor {
         forced = true;
         requeued = this.running.size;
         for (const job of this.running.values()) job.abort('shutdown', 'supervisor is shutting down');
-        await Promise.race([drained, new Promise((r) => setTimeout(r, 5_000).unref())]);
+        await Promise.race([drained, new Promise((r) => timers.push(setTimeout(r, 5_000)))]);
       }
+      for (const t of timers) clearTimeout(t);
     }
     this.leases.stop();
     this.registryRefresh.stop();

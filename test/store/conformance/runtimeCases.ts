@@ -183,6 +183,19 @@ export function runtimeCases(factory: StoreFactory): void {
     }
   });
 
+  // Nothing but the stop itself may keep the process alive here: on a MemoryStore there is no
+  // socket, so a stop that waits on an unref'd timer never ends.
+  test(
+    'a stop ends a running job once its grace is over, and requeues it',
+    [hang],
+    async ({ client, sup }) => {
+      const id = await client.enqueue('hang', {});
+      await eventually(async () => (await client.get(id))?.status === 'working');
+      assert.deepEqual(await sup.stop({ graceMs: 0 }), { forced: true, requeued: 1 });
+      assert.equal((await client.get(id))!.status, 'queued');
+    },
+  );
+
   let fixed = false;
   const fragile = defineJob({
     name: 'fragile',

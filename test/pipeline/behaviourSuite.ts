@@ -1,0 +1,160 @@
+// The pipeline behaviour suite (behaviourCases.ts), for any store: every case runs on both
+// runtimes, once as defined (a step-only machine then runs compiled: compileSteps.ts,
+// runCompiledPipeline.ts) and once with `compile: false` (XState actors: runPipeline.ts). The two
+// MUST NOT drift: their records (status, state, output, attempts, error, progress), stored
+// snapshots (`sn`, with times and the job id normalised), audit logs and step calls are required
+// equal, and then each case checks what the shared result must be. A compiled run is checked to
+// have run compiled (its input mappers get no `self`), so the comparison cannot pass by both
+// running on XState. behaviour.test.ts runs it on RedisStore, behaviourMemory.test.ts on
+// MemoryStore: the same cases, so the two stores cannot drift under a real runtime either.
+
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { assign, setup } from 'xstate';
+import { definePipeline, step, type Client, type ClientOptions, type Supervisor } from '../../src/index.js';
+import type { SupervisorOptions } from '../../src/index.js';
+import type { AnyDefinition } from '../../src/runtime/registry.js';
+import type { Store } from '../../src/store/types.js';
+import { gate } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
+import { Probe, cases, normalised, type Case, type Result } from './behaviourCases.js';
+
+/** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
+export interface BehaviourWorld {
+  readonly store: Store;
+  started(options: Partial<SupervisorOptions> & Pick<SupervisorOptions, 'jobs'>): Promise<Supervisor>;
+  client(options?: Partial<ClientOptions>): Client;
+  close(): Promise<void>;
+}
+
+export function behaviourSuite(world: () => BehaviourWorld): void {
+  /** Runs the case's job on one runtime (`-c`: as defined; `-x`: compile: false). */
+  async function runOn(h: BehaviourWorld, c: Case, jobs: AnyDefinition[], probe: Probe, name: string) {
+    let sup: Supervisor = await h.started({ jobs });
+    const client = h.client({ jobs });
+    const id = await client.enqueue(name, c.input ?? {});
+    const run = {
+      id,
+      client,
+      probe,
+      supervisor: () => sup,
+      restart: async () => {
+        await sup.stop({ graceMs: 0 });
+        sup = await h.started({ jobs });
+      },
+    };
+    if (c.drive) await c.drive(run);
+    else await client.waitForResult(id, { timeoutMs: 8000 });
+    const rec = (await client.get(id))!;
+    const log = (await h.store.getLog(id)) as Record<string, unknown>[];
+    const dead = await client.deadLetters();
+    await sup.stop({ graceMs: 0 });
+    return {
+      ...normalised(rec, log),
+      calls: probe.calls,
+      deadLettered: dead.some((d) => d.id === id),
+    } satisfies Result;
+  }
+
+  for (const [i, c] of cases.entries()) {
+    it(c.name, async () => {
+      const h = world();
+      try {
+        const probes = { c: new Probe(), x: new Probe() };
+        const options = { retry: c.retry, timeoutMs: c.timeoutMs };
+        const compiled = definePipeline({ name: `case${i}c`, machine: c.machine(probes.c), ...options });
+        const xstate = definePipeline({
+          name: `case${i}x`,
+          machine: c.machine(probes.x),
+          ...options,
+          compile: false,
+        });
+        assert.equal(Boolean(compiled.compiled), c.compiles, 'the machine compiles as the case says');
+        const jobs = [compiled, xstate, ...(c.jobs ?? [])];
+        const onCompiled = await runOn(h, c, jobs, probes.c, `case${i}c`);
+        const onXState = await runOn(h, c, jobs, probes.x, `case${i}x`);
+        if (c.compiles) {
+          assert.ok(
+            probes.c.self.length > 0 && probes.c.self.every((s) => !s),
+            'the compiled run had no self',
+          );
+          assert.ok(probes.x.self.length > 0 && probes.x.self.every((s) => s), 'the XState run had self');
+        }
+        assert.deepEqual(onCompiled.calls, onXState.calls, 'the same steps ran, in the same order');
+        assert.deepEqual(onCompiled.record, onXState.record, 'the same record and stored snapshot');
+        assert.deepEqual(onCompiled.log, onXState.log, 'the same audit log');
+        assert.equal(onCompiled.deadLettered, onXState.deadLettered);
+        c.expect(onCompiled);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+
+  it('resumes a job checkpointed by one runtime in the other, re-running only the interrupted step', async () => {
+    for (const [first, second] of [
+      [true, false],
+      [false, true],
+    ] as const) {
+      const h = world();
+      try {
+        const calls: string[] = [];
+        let release = gate();
+        const make = (compile: boolean) =>
+          definePipeline({
+            name: 'handover',
+            compile,
+            machine: setup({
+              actors: {
+                one: step(async () => void calls.push('one')),
+                slow: step(async ({ idempotencyKey, signal }) => {
+                  calls.push(`slow ${idempotencyKey.split(':').slice(1).join(':')}`);
+                  await Promise.race([
+                    release.promise,
+                    new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+                  ]);
+                  return 'slow done';
+                }),
+              },
+            }).createMachine({
+              initial: 'a',
+              context: { got: null },
+              states: {
+                a: { invoke: { id: 'one', src: 'one', onDone: 'b' } },
+                b: {
+                  invoke: {
+                    id: 'slow',
+                    src: 'slow',
+                    input: () => ({ k: 1 }),
+                    onDone: { target: 'end', actions: assign({ got: ({ event }) => event.output }) },
+                  },
+                },
+                end: { type: 'final' },
+              },
+              output: ({ context }) => context.got,
+            }),
+          });
+        const sup1 = await h.started({ jobs: [make(first)] });
+        const client = h.client({ jobs: [make(first)] });
+        const id = await client.enqueue('handover', {});
+        // The checkpoint of state b (the slow step running) is stored by the first runtime.
+        await eventually(async () => (await client.get(id))?.state === 'b');
+        await sup1.stop({ graceMs: 0 }); // shutdown: the job is requeued from its checkpoint
+        release = gate();
+        release.open();
+        await h.started({ jobs: [make(second)] });
+        const done = await client.waitForResult(id, { timeoutMs: 5000 });
+        const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}`;
+        assert.equal(done.status, 'done', how);
+        assert.equal(done.output, 'slow done');
+        assert.deepEqual(
+          calls,
+          ['one', 'slow slow:1', 'slow slow:1'],
+          'step one ran once; slow re-ran with its key',
+        );
+      } finally {
+        await h.close();
+      }
+    }
+  });
+}
