@@ -69,10 +69,14 @@ export interface MachineGraph {
 /**
  * What a job adds to its machine's chart: the states active now, how often each state was
  * entered and each transition taken (from its audit log). Keys of `edgeVisits` are
- * `${source}->${target}` with full state ids.
+ * `${source}->${target}` with full state ids. A pipeline that was cancelled or failed runs no
+ * state any more: `active` is empty and `stopped` names the state(s) it ended in, `ended` why.
  */
 export interface ChartMarks {
   active: string[];
+  /** The states a cancelled or failed pipeline ended in (empty while it runs or once done). */
+  stopped?: string[];
+  ended?: 'cancelled' | 'failed';
   visits: Record<string, number>;
   edgeVisits: Record<string, number>;
 }

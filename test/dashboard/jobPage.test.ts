@@ -154,6 +154,11 @@ describe('dashboard job page', () => {
     await cancel.click(); // the second click confirms
     await page.locator('[data-job-status="cancelled"]').waitFor(WAIT);
     await page.locator('[data-child-id][data-status="cancelled"]').nth(2).waitFor(WAIT);
+    // The parent no longer runs in the state it was cancelled in: marked stopped, not lit.
+    const counting = page.locator('[data-state-id="splitMerge.counting"]');
+    await counting.and(page.locator('[data-stopped="true"]')).waitFor(WAIT);
+    assert.equal(await page.locator('[data-active="true"]').count(), 0, 'no state lit as running');
+    assert.match((await counting.getAttribute('aria-label')) ?? '', /stopped here \(cancelled\)/);
     assert.equal(await page.locator('[data-child-id][data-status="queued"]').count(), 0);
     for (const c of (await client.get(id))?.children?.jobs ?? []) {
       assert.equal((await client.get(c.id, { queue: c.queue }))?.status, 'cancelled', `child ${c.id}`);

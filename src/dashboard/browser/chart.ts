@@ -57,6 +57,7 @@ function setCountText(el: SVGElement, visits: number): void {
 /** Lights the active states and marks visited states and taken transitions with their counts. */
 export function applyMarks(container: HTMLElement, marks: Marks): void {
   const active = new Set(marks.active);
+  const stopped = new Set(marks.stopped);
   // The root (drawn first) holds everything: it is never dimmed.
   const root = container.querySelector('[data-state-id]');
   for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
@@ -64,15 +65,20 @@ export function applyMarks(container: HTMLElement, marks: Marks): void {
     const isRoot = g === root;
     const visits = marks.visits[id] ?? 0;
     const isActive = active.has(id);
+    const isStopped = stopped.has(id);
     if (isActive) g.setAttribute('data-active', 'true');
     else g.removeAttribute('data-active');
+    if (isStopped) g.setAttribute('data-stopped', 'true');
+    else g.removeAttribute('data-stopped');
     g.setAttribute('data-visits', String(visits));
     g.classList.toggle('mc-active', isActive);
-    g.classList.toggle('mc-visited', !isRoot && (visits > 0 || isActive));
-    g.classList.toggle('mc-unvisited', !isRoot && visits === 0 && !isActive);
+    g.classList.toggle('mc-stopped', isStopped);
+    g.classList.toggle('mc-visited', !isRoot && (visits > 0 || isActive || isStopped));
+    g.classList.toggle('mc-unvisited', !isRoot && visits === 0 && !isActive && !isStopped);
     setCountText(g, visits);
     const parts = [g.dataset.baseLabel || `state ${id}`];
     if (isActive) parts.push('active');
+    if (isStopped) parts.push(`stopped here (${marks.ended ?? 'ended'})`);
     parts.push(`entered ${visits} ${visits === 1 ? 'time' : 'times'}`);
     g.setAttribute('aria-label', parts.join(', '));
   }

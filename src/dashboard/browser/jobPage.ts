@@ -41,6 +41,12 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     h(
       'span',
       {},
+      h('span', { class: 'swatch', style: 'border: 2px dashed var(--bad)' }),
+      'stopped (cancelled or failed there)',
+    ),
+    h(
+      'span',
+      {},
       h('span', { class: 'swatch', style: 'background: var(--muted); opacity: 0.4' }),
       'not taken',
     ),

@@ -37,6 +37,9 @@ export interface AuditEntry {
 export interface Marks {
   /** Full XState ids of the active states (ancestors included, the root left out). */
   active: string[];
+  /** Where a cancelled or failed pipeline ended (it runs there no more), and why. */
+  stopped: string[];
+  ended?: string;
   /** Times each state was entered, by full id. */
   visits: Record<string, number>;
   /** Times each transition was taken, by `${source}->${target}` (full ids). */
