@@ -6,6 +6,7 @@ import type { Client } from '../client/Client.js';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import type { AuditEntry, JobRecord, Store } from '../store/types.js';
 import { acceptedEvents, marksAt, type ChartMarks } from './chartKit.js';
+import { contextAt } from './contextAt.js';
 import type { Definitions } from './definitions.js';
 import { pendingTimers, type PendingTimer } from './pendingTimers.js';
 
@@ -16,7 +17,10 @@ export interface JobView {
   marks: ChartMarks | null;
   next: string[];
   timers: PendingTimer[];
-  /** The context after entry `at`: known only for the last entry (the log does not hold it). */
+  /**
+   * The context after entry `at` (contextAt.ts: as the job entered the state it was in then);
+   * absent when the log does not hold it.
+   */
   contextAt?: unknown;
   now: number;
   chart: { machine: string; version: number } | null;
@@ -51,6 +55,7 @@ export async function jobView(
   const present = at === null || at === log.length - 1;
   const { snapshot, ...record } = job;
   void snapshot;
+  const ctx = present ? job.context : contextAt(log, at, job.context);
   return {
     job: record,
     log,
@@ -58,7 +63,7 @@ export async function jobView(
     marks: source ? marksAt(source.graph, job, upTo, present) : null,
     next: source && present && !FINISHED.has(job.status) ? acceptedEvents(source, job) : [],
     timers: pendingTimers(job),
-    ...(present ? { contextAt: job.context } : {}),
+    ...(ctx !== undefined ? { contextAt: ctx } : {}),
     now,
     chart: source ? { machine: job.machine, version: job.version } : null,
     readOnly,

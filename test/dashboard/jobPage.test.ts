@@ -129,6 +129,11 @@ describe('dashboard job page', () => {
     await page.locator(`.timeline li[data-entry="${parkedAt}"]`).click();
     await page.locator('[data-state-id="approval.awaitingDecision"][data-active="true"]').waitFor(WAIT);
     assert.equal(await published.getAttribute('data-visits'), '0', 'published not yet entered at that entry');
+    // ... and the context as it was then: no decision yet, nothing published.
+    const context = page.locator('details[data-json="context"]');
+    await context.filter({ hasText: '"decidedBy": null' }).waitFor(WAIT);
+    assert.doesNotMatch((await context.textContent()) ?? '', /https:\/\/docs/);
+    await page.locator('.notice', { hasText: 'the context as the job entered the state' }).waitFor(WAIT);
     assert.deepEqual(errors, []);
     await page.close();
   });

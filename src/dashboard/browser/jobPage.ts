@@ -205,7 +205,9 @@ function renderData(el: HTMLElement, v: JobView, at: number | null): void {
   if (at !== null) {
     blocks.push(
       notice(
-        `As of entry ${at + 1} of the audit log${v.contextAt === undefined ? ' (the log does not hold the context of that moment; shown is the latest)' : ''}.`,
+        v.contextAt === undefined
+          ? `As of entry ${at + 1} of the audit log. The log holds no context for that moment (a simple job, or one logged before states carried their context): the context shown is the latest.`
+          : `As of entry ${at + 1} of the audit log: the context as the job entered the state it was in then (values too large for the log are noted, not kept).`,
       ),
     );
   }
