@@ -84,7 +84,7 @@ describe('scrubbing the audit log shows the context of that moment', () => {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     assert.equal(res.statusCode, 200, res.body);
-    return res.json() as View;
+    return res.json<View>();
   }
   const stateEntry = (log: AuditEntry[], state: string) => {
     const i = log.findIndex((e) => e.type === 'state' && e.state === state);
