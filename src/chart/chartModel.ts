@@ -12,6 +12,11 @@ export interface GraphInvoke {
   src: string;
   /** `fanOut` (child jobs), `step` (a durable step) or `actor` (anything else). */
   kind: 'fanOut' | 'step' | 'actor';
+  /**
+   * When the actor is an XState machine: its own chart, named `<parent name>/<invoke id>` under
+   * the parent's version (the dashboard draws it beside the job's, lit from the child's snapshot).
+   */
+  machine?: MachineGraph;
 }
 
 export interface GraphNode {

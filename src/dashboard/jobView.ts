@@ -8,6 +8,7 @@ import type { AuditEntry, JobRecord, Store } from '../store/types.js';
 import { acceptedEvents, marksAt, type ChartMarks } from './chartKit.js';
 import { contextAt } from './contextAt.js';
 import type { Definitions } from './definitions.js';
+import { invokedMachines, type InvokedMachine } from './invokedMachines.js';
 import { pendingTimers, type PendingTimer } from './pendingTimers.js';
 
 export interface JobView {
@@ -24,6 +25,8 @@ export interface JobView {
   contextAt?: unknown;
   now: number;
   chart: { machine: string; version: number } | null;
+  /** The XState machines its states invoke, each its own chart, lit while its child runs. */
+  invoked: InvokedMachine[];
   readOnly: boolean;
 }
 
@@ -66,6 +69,7 @@ export async function jobView(
     ...(ctx !== undefined ? { contextAt: ctx } : {}),
     now,
     chart: source ? { machine: job.machine, version: job.version } : null,
+    invoked: source ? invokedMachines(source.graph, job, !FINISHED.has(job.status)) : [],
     readOnly,
   };
 }

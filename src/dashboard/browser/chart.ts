@@ -9,24 +9,29 @@ import type { Heat, Marks } from './types.js';
 
 const svgCache = new Map<string, Promise<string>>();
 
-function chartSvgText(machine: string, version: number): Promise<string> {
-  const key = `${machine}@${version}`;
+function chartSvgText(machine: string, version: number, invoked?: string): Promise<string> {
+  const key = `${machine}@${version}${invoked ? `:${invoked}` : ''}`;
   let p = svgCache.get(key);
   if (!p) {
-    p = getText(`${DASH}/charts/${encodeURIComponent(machine)}/${version}.svg`);
+    const query = invoked ? `?invoked=${encodeURIComponent(invoked)}` : '';
+    p = getText(`${DASH}/charts/${encodeURIComponent(machine)}/${version}.svg${query}`);
     p.catch(() => svgCache.delete(key));
     svgCache.set(key, p);
   }
   return p;
 }
 
-/** Draws the chart of machine@version into `container` (replacing what was there). */
+/**
+ * Draws the chart of machine@version into `container` (replacing what was there); `invoked`
+ * (`<state id>:<invoke id>`): the chart of the machine that state invokes instead.
+ */
 export async function drawChart(
   container: HTMLElement,
   machine: string,
   version: number,
+  invoked?: string,
 ): Promise<SVGSVGElement> {
-  const text = await chartSvgText(machine, version);
+  const text = await chartSvgText(machine, version, invoked);
   const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
   const svg = document.importNode(doc.documentElement, true) as unknown as SVGSVGElement;
   container.replaceChildren(svg);
@@ -88,6 +93,19 @@ export function applyMarks(container: HTMLElement, marks: Marks): void {
     e.classList.toggle('mc-taken', n > 0);
     e.classList.toggle('mc-untaken', n === 0);
     setCountText(e, n);
+  }
+}
+
+/** Lights `active` (an invoked machine's states now) and nothing else: it has no log of its own. */
+export function lightStates(container: HTMLElement, active: readonly string[]): void {
+  const on = new Set(active);
+  for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
+    const isActive = on.has(g.dataset.stateId!);
+    if (isActive) g.setAttribute('data-active', 'true');
+    else g.removeAttribute('data-active');
+    g.classList.toggle('mc-active', isActive);
+    const base = g.dataset.baseLabel || `state ${g.dataset.stateId}`;
+    g.setAttribute('aria-label', isActive ? `${base}, active` : base);
   }
 }
 

@@ -69,6 +69,8 @@ export interface JobView {
   /** Redis's clock when the view was read: countdowns are drawn against it. */
   now: number;
   chart: { machine: string; version: number } | null;
+  /** XState machines its states invoke (`key`: `<state id>:<invoke id>`), lit while running. */
+  invoked: { key: string; state: string; invoke: string; src: string; active: string[] | null }[];
   readOnly: boolean;
 }
 
