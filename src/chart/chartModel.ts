@@ -12,6 +12,11 @@ export interface GraphInvoke {
   src: string;
   /** `fanOut` (child jobs), `step` (a durable step) or `actor` (anything else). */
   kind: 'fanOut' | 'step' | 'actor';
+  /**
+   * When the actor is an XState machine: its own chart, named `<parent name>/<invoke id>` under
+   * the parent's version (the dashboard draws it beside the job's, lit from the child's snapshot).
+   */
+  machine?: MachineGraph;
 }
 
 export interface GraphNode {
@@ -69,10 +74,14 @@ export interface MachineGraph {
 /**
  * What a job adds to its machine's chart: the states active now, how often each state was
  * entered and each transition taken (from its audit log). Keys of `edgeVisits` are
- * `${source}->${target}` with full state ids.
+ * `${source}->${target}` with full state ids. A pipeline that was cancelled or failed runs no
+ * state any more: `active` is empty and `stopped` names the state(s) it ended in, `ended` why.
  */
 export interface ChartMarks {
   active: string[];
+  /** The states a cancelled or failed pipeline ended in (empty while it runs or once done). */
+  stopped?: string[];
+  ended?: 'cancelled' | 'failed';
   visits: Record<string, number>;
   edgeVisits: Record<string, number>;
 }

@@ -6,12 +6,14 @@
 const LIGHT = `
   --mc-fg: #1f2937; --mc-muted: #64748b; --mc-state: #f8fafc; --mc-region: transparent;
   --mc-stroke: #64748b; --mc-edge: #475569; --mc-active: #fde68a; --mc-active-stroke: #b45309;
-  --mc-visited: #dbeafe; --mc-visited-stroke: #1d4ed8; --mc-taken: #1d4ed8; --mc-label-bg: #ffffff;`;
+  --mc-visited: #dbeafe; --mc-visited-stroke: #1d4ed8; --mc-taken: #1d4ed8; --mc-label-bg: #ffffff;
+  --mc-stopped: #fee2e2; --mc-stopped-stroke: #b91c1c;`;
 
 const DARK = `
   --mc-fg: #e5e7eb; --mc-muted: #94a3b8; --mc-state: #1e293b; --mc-region: transparent;
   --mc-stroke: #94a3b8; --mc-edge: #cbd5e1; --mc-active: #92400e; --mc-active-stroke: #fbbf24;
-  --mc-visited: #1e3a8a; --mc-visited-stroke: #93c5fd; --mc-taken: #93c5fd; --mc-label-bg: #0f172a;`;
+  --mc-visited: #1e3a8a; --mc-visited-stroke: #93c5fd; --mc-taken: #93c5fd; --mc-label-bg: #0f172a;
+  --mc-stopped: #7f1d1d; --mc-stopped-stroke: #f87171;`;
 
 export const CHART_CSS = `
 .mc-chart {${LIGHT}
@@ -30,6 +32,9 @@ export const CHART_CSS = `
 .mc-chart .mc-compound.mc-visited > rect.mc-box, .mc-chart .mc-parallel.mc-visited > rect.mc-box { fill: none; }
 .mc-chart .mc-active > rect.mc-box { fill: var(--mc-active); stroke: var(--mc-active-stroke); stroke-width: 2.5; }
 .mc-chart .mc-compound.mc-active > rect.mc-box, .mc-chart .mc-parallel.mc-active > rect.mc-box { fill: none; }
+/* Where a cancelled or failed pipeline ended: not lit as running, a dashed red box. */
+.mc-chart .mc-stopped > rect.mc-box { fill: var(--mc-stopped); stroke: var(--mc-stopped-stroke); stroke-width: 2.5; stroke-dasharray: 6 3; }
+.mc-chart .mc-compound.mc-stopped > rect.mc-box, .mc-chart .mc-parallel.mc-stopped > rect.mc-box { fill: none; }
 .mc-chart .mc-unvisited, .mc-chart .mc-untaken { opacity: 0.45; }
 .mc-chart .mc-edge path { fill: none; stroke: var(--mc-edge); stroke-width: 1.2; }
 .mc-chart .mc-edge.mc-taken path { stroke: var(--mc-taken); stroke-width: 2.2; }

@@ -64,7 +64,15 @@ export function jobMarks(
   graph: MachineGraph,
 ): ChartMarks {
   const current = currentStateValue(graph, record);
-  const active = current === null ? [] : stateValueIds(graph, current).filter((id) => id !== graph.root);
+  const inState = current === null ? [] : stateValueIds(graph, current).filter((id) => id !== graph.root);
+  // A simple job's cancelled or failed is a lifecycle state of its own; a pipeline that was
+  // cancelled or failed only stopped where it was: it is not lit as if it still ran there.
+  const ended =
+    graph.kind !== 'job' && (record.status === 'cancelled' || record.status === 'failed')
+      ? record.status
+      : undefined;
+  const active = ended ? [] : inState;
+  const stopped = ended ? inState : [];
   const visits: Record<string, number> = {};
   const edgeVisits: Record<string, number> = {};
   const bump = (map: Record<string, number>, key: string) => (map[key] = (map[key] ?? 0) + 1);
@@ -81,7 +89,7 @@ export function jobMarks(
     }
     prev = next;
   }
-  return { active, visits, edgeVisits };
+  return { active, stopped, visits, edgeVisits, ...(ended ? { ended } : {}) };
 }
 
 interface Hop {

@@ -68,7 +68,10 @@ export function graphOfMachine(
   name: string,
   version: number,
   kind: MachineGraph['kind'] = 'machine',
+  /** Machines being drawn around this one: a machine invoking itself is drawn once. */
+  drawing: ReadonlySet<unknown> = new Set(),
 ): MachineGraph {
+  const inside = new Set([...drawing, machine]);
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   const visit = (node: NodeLike) => {
@@ -80,7 +83,7 @@ export function graphOfMachine(
       kind: stateKind(node.type),
       children: children.map((c) => c.id),
       initial: node.type === 'compound' ? (node.initial?.target?.[0]?.id ?? null) : null,
-      invokes: node.invoke.map((inv) => invokeOf(node, inv)),
+      invokes: node.invoke.map((inv) => invokeOf(node, inv, name, version, inside)),
       tags: [...node.tags],
       ...(node.description ? { description: node.description } : {}),
     });
@@ -100,11 +103,26 @@ function stateKind(type: string): StateKind {
     : 'atomic';
 }
 
-function invokeOf(node: NodeLike, inv: { id: string; src: unknown }): GraphInvoke {
+function invokeOf(
+  node: NodeLike,
+  inv: { id: string; src: unknown },
+  name: string,
+  version: number,
+  drawing: ReadonlySet<unknown>,
+): GraphInvoke {
   const src = typeof inv.src === 'string' ? inv.src : 'inline';
   const logic = typeof inv.src === 'string' ? node.machine.implementations.actors[inv.src] : inv.src;
   const kind = logic === fanOut ? 'fanOut' : stepFunctionOf(logic) ? 'step' : 'actor';
-  return { id: inv.id, src, kind };
+  const out: GraphInvoke = { id: inv.id, src, kind };
+  if (kind === 'actor' && isMachine(logic) && !drawing.has(logic)) {
+    out.machine = graphOfMachine(logic, `${name}/${inv.id}`, version, 'machine', drawing);
+  }
+  return out;
+}
+
+function isMachine(logic: unknown): logic is AnyStateMachine {
+  const m = logic as { root?: unknown; getStateNodeById?: unknown } | null;
+  return typeof m === 'object' && m !== null && !!m.root && typeof m.getStateNodeById === 'function';
 }
 
 const AFTER = 'xstate.after.';

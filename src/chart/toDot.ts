@@ -12,6 +12,7 @@ const anchor = (id: string) => `${id}::dot`;
 export function toDot(graph: MachineGraph, marks?: ChartMarks): string {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const active = new Set(marks?.active ?? []);
+  const stopped = new Set(marks?.stopped ?? []);
   const lines = [
     `digraph ${q(`${graph.name}@${graph.version}`)} {`,
     '  compound=true;',
@@ -21,9 +22,11 @@ export function toDot(graph: MachineGraph, marks?: ChartMarks): string {
   const fill = (id: string) =>
     active.has(id)
       ? ', style="rounded,filled,bold", fillcolor="#fde68a", color="#b45309"'
-      : marks?.visits[id]
-        ? ', style="rounded,filled", fillcolor="#dbeafe"'
-        : '';
+      : stopped.has(id)
+        ? ', style="rounded,filled,bold,dashed", fillcolor="#fee2e2", color="#b91c1c"'
+        : marks?.visits[id]
+          ? ', style="rounded,filled", fillcolor="#dbeafe"'
+          : '';
   const labelOf = (n: GraphNode) => {
     const visits = marks?.visits[n.id];
     const lines = [n.key + (visits ? ` ×${visits}` : ''), ...n.invokes.map((i) => `${i.kind} ${i.id}`)];
@@ -40,6 +43,7 @@ export function toDot(graph: MachineGraph, marks?: ChartMarks): string {
     const inner = `${indent}  `;
     lines.push(`${inner}label=${q(labelOf(n))}; style=${region ? 'dashed' : 'rounded'};`);
     if (active.has(n.id)) lines.push(`${inner}color="#b45309"; penwidth=2;`);
+    else if (stopped.has(n.id)) lines.push(`${inner}color="#b91c1c"; penwidth=2;`);
     // Every cluster has a dot: the initial marker, or an invisible anchor for edges to it.
     lines.push(
       `${inner}${q(anchor(n.id))} [shape=point, width=0.12, label=""${n.initial ? '' : ', style=invis'}];`,

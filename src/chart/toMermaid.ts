@@ -82,9 +82,14 @@ export function toMermaid(graph: MachineGraph, marks?: ChartMarks): string {
     lines.push('  classDef active fill:#fde68a,stroke:#b45309,stroke-width:3px');
     lines.push('  classDef visited fill:#dbeafe,stroke:#1d4ed8');
     const active = marks.active.filter((id) => mid.has(id));
-    const visited = Object.keys(marks.visits).filter((id) => mid.has(id) && !active.includes(id));
+    const stopped = (marks.stopped ?? []).filter((id) => mid.has(id));
+    const visited = Object.keys(marks.visits).filter(
+      (id) => mid.has(id) && !active.includes(id) && !stopped.includes(id),
+    );
     if (visited.length) lines.push(`  class ${visited.map((id) => mid.get(id)).join(',')} visited`);
     if (active.length) lines.push(`  class ${active.map((id) => mid.get(id)).join(',')} active`);
+    if (stopped.length) lines.push('  classDef stopped fill:#fee2e2,stroke:#b91c1c,stroke-width:3px');
+    if (stopped.length) lines.push(`  class ${stopped.map((id) => mid.get(id)).join(',')} stopped`);
   }
   return `${lines.join('\n')}\n`;
 }

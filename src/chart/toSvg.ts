@@ -18,11 +18,12 @@ export function escapeXml(s: string): string {
 const r1 = (n: number) => Math.round(n * 10) / 10;
 const path = (points: Point[]) => points.map((p, i) => `${i ? 'L' : 'M'}${r1(p.x)},${r1(p.y)}`).join(' ');
 
-function stateLabel(n: LayoutNode, active: boolean, visits: number | undefined): string {
+function stateLabel(n: LayoutNode, active: boolean, visits: number | undefined, ended?: string): string {
   const parts = [
     `${n.kind === 'final' ? 'final state' : n.region ? 'region' : 'state'} ${n.label} (${n.id})`,
   ];
   if (active) parts.push('active');
+  if (ended) parts.push(`stopped here (${ended})`);
   if (visits !== undefined) parts.push(`entered ${visits} ${visits === 1 ? 'time' : 'times'}`);
   return parts.join(', ');
 }
@@ -32,6 +33,7 @@ function stateLabel(n: LayoutNode, active: boolean, visits: number | undefined):
  */
 export function toSvg(layout: ChartLayout, marks?: ChartMarks): string {
   const active = new Set(marks?.active ?? []);
+  const stopped = new Set(marks?.stopped ?? []);
   const arrow = `mc-arrow-${layout.name.replace(/[^A-Za-z0-9_-]/g, '_')}-${layout.version}`;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="mc-chart" viewBox="0 0 ${r1(layout.width)} ${r1(layout.height)}" width="${r1(layout.width)}" height="${r1(layout.height)}" role="img" aria-label="${escapeXml(`State chart of ${layout.name}@${layout.version}`)}" data-machine="${escapeXml(layout.name)}" data-version="${layout.version}">`,
@@ -43,19 +45,22 @@ export function toSvg(layout: ChartLayout, marks?: ChartMarks): string {
   for (const n of layout.nodes) {
     const visits = marks ? (marks.visits[n.id] ?? 0) : undefined;
     const isActive = active.has(n.id);
+    const isStopped = stopped.has(n.id);
     const classes = ['mc-state', `mc-${n.kind}`];
     if (n.region) classes.push('mc-region');
     if (isActive) classes.push('mc-active');
+    if (isStopped) classes.push('mc-stopped');
     // The root holds everything: it is never dimmed.
-    if (marks && n.depth > 0) classes.push(visits || isActive ? 'mc-visited' : 'mc-unvisited');
+    if (marks && n.depth > 0) classes.push(visits || isActive || isStopped ? 'mc-visited' : 'mc-unvisited');
     const attrs = [
       `class="${classes.join(' ')}"`,
       `data-state-id="${escapeXml(n.id)}"`,
       `data-kind="${n.kind}"`,
       isActive ? 'data-active="true"' : '',
+      isStopped ? 'data-stopped="true"' : '',
       visits !== undefined ? `data-visits="${visits}"` : '',
       'role="group"',
-      `aria-label="${escapeXml(stateLabel(n, isActive, visits))}"`,
+      `aria-label="${escapeXml(stateLabel(n, isActive, visits, isStopped ? (marks?.ended ?? 'ended') : undefined))}"`,
     ].filter(Boolean);
     out.push(`<g ${attrs.join(' ')}>`);
     const leaf = n.kind !== 'compound' && n.kind !== 'parallel';

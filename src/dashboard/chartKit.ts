@@ -32,7 +32,10 @@ export function marksAt(
   if (present) return marks;
   const last = stateHistory(graph, log).at(-1);
   const active = last === undefined ? [] : stateValueIds(graph, last).filter((id) => id !== graph.root);
-  return { ...marks, active };
+  // As of an earlier entry the job was still running there: nothing had stopped yet.
+  const { ended: _ended, ...rest } = marks;
+  void _ended;
+  return { ...rest, active, stopped: [] };
 }
 
 /** The innermost states the job sits in now (for counting jobs per state). */

@@ -12,6 +12,7 @@ import { readAsset } from './assets.js';
 import { chartSvg, jobLeafStates } from './chartKit.js';
 import { childrenPage } from './childrenPage.js';
 import { Definitions, type ChartSource } from './definitions.js';
+import { invokedGraph } from './invokedMachines.js';
 import { jobView } from './jobView.js';
 import { machineHeat } from './machineHeat.js';
 import { queueOverview } from './queueOverview.js';
@@ -107,12 +108,24 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     },
   );
 
-  app.get<{ Params: { machine: string; file: string } }>(
+  app.get<{ Params: { machine: string; file: string }; Querystring: { invoked?: string } }>(
     `${DASHBOARD_API}/charts/:machine/:file`,
     hidden,
     async (req, reply) => {
       const version = Number(/^(\d+)\.svg$/.exec(req.params.file)?.[1]);
-      const source = await requireChart(req.params.machine, version);
+      let source = await requireChart(req.params.machine, version);
+      // ?invoked=<state id>:<invoke id>: the chart of the machine that state invokes.
+      if (req.query.invoked !== undefined) {
+        const graph = invokedGraph(source.graph, req.query.invoked);
+        if (!graph) {
+          throw new MachinistError(
+            'NOT_FOUND',
+            `machine '${req.params.machine}' version ${version} invokes no machine at ${JSON.stringify(req.query.invoked)}`,
+            { machine: req.params.machine },
+          );
+        }
+        source = { graph };
+      }
       return reply
         .type('image/svg+xml')
         .header('cache-control', 'no-cache')

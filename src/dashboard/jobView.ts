@@ -6,7 +6,9 @@ import type { Client } from '../client/Client.js';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import type { AuditEntry, JobRecord, Store } from '../store/types.js';
 import { acceptedEvents, marksAt, type ChartMarks } from './chartKit.js';
+import { contextAt } from './contextAt.js';
 import type { Definitions } from './definitions.js';
+import { invokedMachines, type InvokedMachine } from './invokedMachines.js';
 import { pendingTimers, type PendingTimer } from './pendingTimers.js';
 
 export interface JobView {
@@ -16,10 +18,15 @@ export interface JobView {
   marks: ChartMarks | null;
   next: string[];
   timers: PendingTimer[];
-  /** The context after entry `at`: known only for the last entry (the log does not hold it). */
+  /**
+   * The context after entry `at` (contextAt.ts: as the job entered the state it was in then);
+   * absent when the log does not hold it.
+   */
   contextAt?: unknown;
   now: number;
   chart: { machine: string; version: number } | null;
+  /** The XState machines its states invoke, each its own chart, lit while its child runs. */
+  invoked: InvokedMachine[];
   readOnly: boolean;
 }
 
@@ -51,6 +58,7 @@ export async function jobView(
   const present = at === null || at === log.length - 1;
   const { snapshot, ...record } = job;
   void snapshot;
+  const ctx = present ? job.context : contextAt(log, at, job.context);
   return {
     job: record,
     log,
@@ -58,9 +66,10 @@ export async function jobView(
     marks: source ? marksAt(source.graph, job, upTo, present) : null,
     next: source && present && !FINISHED.has(job.status) ? acceptedEvents(source, job) : [],
     timers: pendingTimers(job),
-    ...(present ? { contextAt: job.context } : {}),
+    ...(ctx !== undefined ? { contextAt: ctx } : {}),
     now,
     chart: source ? { machine: job.machine, version: job.version } : null,
+    invoked: source ? invokedMachines(source.graph, job, !FINISHED.has(job.status)) : [],
     readOnly,
   };
 }

@@ -6,6 +6,7 @@
 
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
+import { ContextLog } from './contextLog.js';
 import { pipelineSnapshotText } from './pipelineEnding.js';
 
 export class CheckpointWriter {
@@ -17,6 +18,8 @@ export class CheckpointWriter {
   lastHeld: string;
   /** The state value (JSON) last logged: states are logged as they are entered, not as written. */
   private loggedState = '';
+  /** What of the context the log holds: each `state` entry carries what changed in it. */
+  private readonly contextLog = new ContextLog();
 
   /** `lastKey`: `<machine snapshot JSON>|<timers JSON>|<held JSON>` of what is stored already. */
   constructor(
@@ -30,28 +33,33 @@ export class CheckpointWriter {
   /**
    * Logs a `state` entry for a state the machine settled in, unless it is the one logged last.
    * Called at each settled macrostep: several fast steps share one write, and the log still
-   * names every state they passed through, in order.
+   * names every state they passed through, in order, each with the context it was entered with
+   * (contextLog.ts: only what changed, large values noted, not kept).
    */
-  entered(stateText: string): void {
+  entered(stateText: string, context: unknown): void {
     if (stateText === this.loggedState) return;
     this.loggedState = stateText;
     this.job.observeState(stateText);
-    this.pending.push(`{"type":"state","state":${stateText}}`);
+    this.pending.push(`{"type":"state",${this.contextLog.fields(context)}"state":${stateText}}`);
   }
 
-  /** Writes `{l, w, t, h?}` with the pending entries (and the state's, if not logged yet). */
+  /**
+   * Writes `{l, w, t, h?}` with the pending entries (and the state's, if not logged yet, with
+   * `context`: the machine's now).
+   */
   write(
     life: LifecycleSnapshot,
     wText: string,
     tText: string,
     stateText: string,
+    context: unknown,
     inboxConsumed: number,
     hText = '',
   ): void {
     const key = `${wText}|${tText}|${hText}`;
     if (key === this.lastKey && this.pending.length === 0) return;
     this.lastKey = key;
-    this.entered(stateText);
+    this.entered(stateText, context);
     const log = this.pending;
     this.pending = [];
     this.lastState = stateText;

@@ -135,7 +135,7 @@ export async function runCompiledPipeline(
       return;
     }
     held.retry(offer, host.now(), checkpoints.pending);
-    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), inboxConsumed, held.text());
+    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), context, inboxConsumed, held.text());
     held.wakeAtExpiry(host.now(), markDirty);
   };
   const markDirty = () => {
@@ -227,7 +227,7 @@ export async function runCompiledPipeline(
   if (c.hasInbox || job.inboxSignal) readInbox();
 
   while (!failure && state!.step) {
-    checkpoints.entered(JSON.stringify(state!.name));
+    checkpoints.entered(JSON.stringify(state!.name), context);
     markDirty();
     const step = state!.step;
     let ev: AnyEvent;

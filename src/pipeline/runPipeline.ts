@@ -206,7 +206,8 @@ export async function runPipeline(
     lastTimers = timers;
     const wText = persistedJson(actor);
     const tText = timers.length === 0 ? '[]' : toJson(timers, 'snapshot', 't');
-    checkpoints.write(life, wText, tText, stateText(), inboxConsumed, held.text());
+    const context = actor.getSnapshot().context;
+    checkpoints.write(life, wText, tText, stateText(), context, inboxConsumed, held.text());
     held.wakeAtExpiry(host.now(), markDirty);
     if (!inboxReading && fanSetups === 0 && isParkable(actor)) {
       const wakeAt = earliestOf(earliestDue(timers), held.earliestExpiry());
@@ -330,7 +331,7 @@ export async function runPipeline(
       next: (snap) => {
         try {
           resume.noteMachine(root, snap);
-          if (snap.status === 'active') checkpoints.entered(JSON.stringify(snap.value));
+          if (snap.status === 'active') checkpoints.entered(JSON.stringify(snap.value), snap.context);
           watchChildren(snap as { children?: Record<string, AnyActorRef | undefined> });
           markDirty();
         } catch (err) {

@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, RedisStore, Supervisor, defineJob } from '../../src/index.js';
-import { jobMarks, machineGraph, nextEvents } from '../../src/chart/index.js';
+import { jobMarks, machineGraph, nextEvents, toMermaid } from '../../src/chart/index.js';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 import type { AnyDefinition, JobRecord } from '../../src/index.js';
 import { approval, splitMerge } from './fixtures/machines.js';
@@ -54,6 +54,25 @@ describe('jobMarks', () => {
         'approval.awaitingDecision->approval.publishing': 1,
         'approval.publishing->approval.published': 1,
       });
+    });
+  });
+
+  it('marks where a cancelled pipeline stopped instead of lighting it as if it still ran there', async () => {
+    await run([approval], async (client) => {
+      const graph = machineGraph(approval);
+      const id = await client.enqueue('approval', { documentId: 'd2' });
+      await eventually(async () => (await client.get(id))?.status === 'waiting', 10_000);
+      await client.cancel(id);
+      await eventually(async () => (await client.get(id))?.status === 'cancelled', 10_000);
+      const marks = jobMarks((await client.get(id))!, await client.events(id), graph);
+      assert.deepEqual(marks.active, [], 'nothing runs any more');
+      assert.deepEqual(marks.stopped, ['approval.awaitingDecision']);
+      assert.equal(marks.ended, 'cancelled');
+      assert.deepEqual(marks.visits, { 'approval.requesting': 1, 'approval.awaitingDecision': 1 });
+      // The Mermaid chart says the same: the stopped state has its own class, not `active`.
+      const mermaid = toMermaid(graph, marks);
+      assert.match(mermaid, /class approval_awaitingDecision stopped/);
+      assert.doesNotMatch(mermaid, /class \S+ active/);
     });
   });
 

@@ -130,6 +130,11 @@ describe('dashboard job page', () => {
     await page.locator(`.timeline li[data-entry="${parkedAt}"]`).click();
     await page.locator('[data-state-id="approval.awaitingDecision"][data-active="true"]').waitFor(WAIT);
     assert.equal(await published.getAttribute('data-visits'), '0', 'published not yet entered at that entry');
+    // ... and the context as it was then: no decision yet, nothing published.
+    const context = page.locator('details[data-json="context"]');
+    await context.filter({ hasText: '"decidedBy": null' }).waitFor(WAIT);
+    assert.doesNotMatch((await context.textContent()) ?? '', /https:\/\/docs/);
+    await page.locator('.notice', { hasText: 'the context as the job entered the state' }).waitFor(WAIT);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -156,6 +161,11 @@ describe('dashboard job page', () => {
     await page.locator('[data-job-status="cancelled"]').waitFor(WAIT);
     await page.locator('.next-events li', { hasText: 'Nothing: the job has finished.' }).waitFor(WAIT);
     await page.locator('[data-child-id][data-status="cancelled"]').nth(2).waitFor(WAIT);
+    // The parent no longer runs in the state it was cancelled in: marked stopped, not lit.
+    const counting = page.locator('[data-state-id="splitMerge.counting"]');
+    await counting.and(page.locator('[data-stopped="true"]')).waitFor(WAIT);
+    assert.equal(await page.locator('[data-active="true"]').count(), 0, 'no state lit as running');
+    assert.match((await counting.getAttribute('aria-label')) ?? '', /stopped here \(cancelled\)/);
     assert.equal(await page.locator('[data-child-id][data-status="queued"]').count(), 0);
     for (const c of (await client.get(id))?.children?.jobs ?? []) {
       assert.equal((await client.get(c.id, { queue: c.queue }))?.status, 'cancelled', `child ${c.id}`);

@@ -9,24 +9,29 @@ import type { Heat, Marks } from './types.js';
 
 const svgCache = new Map<string, Promise<string>>();
 
-function chartSvgText(machine: string, version: number): Promise<string> {
-  const key = `${machine}@${version}`;
+function chartSvgText(machine: string, version: number, invoked?: string): Promise<string> {
+  const key = `${machine}@${version}${invoked ? `:${invoked}` : ''}`;
   let p = svgCache.get(key);
   if (!p) {
-    p = getText(`${DASH}/charts/${encodeURIComponent(machine)}/${version}.svg`);
+    const query = invoked ? `?invoked=${encodeURIComponent(invoked)}` : '';
+    p = getText(`${DASH}/charts/${encodeURIComponent(machine)}/${version}.svg${query}`);
     p.catch(() => svgCache.delete(key));
     svgCache.set(key, p);
   }
   return p;
 }
 
-/** Draws the chart of machine@version into `container` (replacing what was there). */
+/**
+ * Draws the chart of machine@version into `container` (replacing what was there); `invoked`
+ * (`<state id>:<invoke id>`): the chart of the machine that state invokes instead.
+ */
 export async function drawChart(
   container: HTMLElement,
   machine: string,
   version: number,
+  invoked?: string,
 ): Promise<SVGSVGElement> {
-  const text = await chartSvgText(machine, version);
+  const text = await chartSvgText(machine, version, invoked);
   const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
   const svg = document.importNode(doc.documentElement, true) as unknown as SVGSVGElement;
   container.replaceChildren(svg);
@@ -57,6 +62,7 @@ function setCountText(el: SVGElement, visits: number): void {
 /** Lights the active states and marks visited states and taken transitions with their counts. */
 export function applyMarks(container: HTMLElement, marks: Marks): void {
   const active = new Set(marks.active);
+  const stopped = new Set(marks.stopped);
   // The root (drawn first) holds everything: it is never dimmed.
   const root = container.querySelector('[data-state-id]');
   for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
@@ -64,15 +70,20 @@ export function applyMarks(container: HTMLElement, marks: Marks): void {
     const isRoot = g === root;
     const visits = marks.visits[id] ?? 0;
     const isActive = active.has(id);
+    const isStopped = stopped.has(id);
     if (isActive) g.setAttribute('data-active', 'true');
     else g.removeAttribute('data-active');
+    if (isStopped) g.setAttribute('data-stopped', 'true');
+    else g.removeAttribute('data-stopped');
     g.setAttribute('data-visits', String(visits));
     g.classList.toggle('mc-active', isActive);
-    g.classList.toggle('mc-visited', !isRoot && (visits > 0 || isActive));
-    g.classList.toggle('mc-unvisited', !isRoot && visits === 0 && !isActive);
+    g.classList.toggle('mc-stopped', isStopped);
+    g.classList.toggle('mc-visited', !isRoot && (visits > 0 || isActive || isStopped));
+    g.classList.toggle('mc-unvisited', !isRoot && visits === 0 && !isActive && !isStopped);
     setCountText(g, visits);
     const parts = [g.dataset.baseLabel || `state ${id}`];
     if (isActive) parts.push('active');
+    if (isStopped) parts.push(`stopped here (${marks.ended ?? 'ended'})`);
     parts.push(`entered ${visits} ${visits === 1 ? 'time' : 'times'}`);
     g.setAttribute('aria-label', parts.join(', '));
   }
@@ -82,6 +93,19 @@ export function applyMarks(container: HTMLElement, marks: Marks): void {
     e.classList.toggle('mc-taken', n > 0);
     e.classList.toggle('mc-untaken', n === 0);
     setCountText(e, n);
+  }
+}
+
+/** Lights `active` (an invoked machine's states now) and nothing else: it has no log of its own. */
+export function lightStates(container: HTMLElement, active: readonly string[]): void {
+  const on = new Set(active);
+  for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
+    const isActive = on.has(g.dataset.stateId!);
+    if (isActive) g.setAttribute('data-active', 'true');
+    else g.removeAttribute('data-active');
+    g.classList.toggle('mc-active', isActive);
+    const base = g.dataset.baseLabel || `state ${g.dataset.stateId}`;
+    g.setAttribute('aria-label', isActive ? `${base}, active` : base);
   }
 }
 

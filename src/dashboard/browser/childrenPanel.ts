@@ -86,7 +86,10 @@ export class ChildrenPanel {
 class ChildList {
   readonly el = h('ul', { class: 'tree' });
   rows: ChildRow[] = [];
-  private cursors: (string | null)[] = [null];
+  /** How many pages of 50 are shown ("More children" adds one); kept across refreshes. */
+  private pages = 1;
+  private running: Promise<void> | null = null;
+  private again = false;
   private readonly open = new Map<string, ChildList>();
 
   constructor(
@@ -94,20 +97,39 @@ class ChildList {
     private readonly changed: () => void,
   ) {}
 
-  /** Reads again every page read so far (statuses change live). */
-  async refresh(): Promise<void> {
+  /**
+   * Reads again every page shown (statuses change live). Live updates come faster than a read
+   * of many pages: one read runs at a time, and a refresh asked for meanwhile runs once after it
+   * (overlapping reads used to race and drop the pages "More children" had added).
+   */
+  refresh(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.read();
+        } while (this.again);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async read(): Promise<void> {
     const rows: ChildRow[] = [];
     let cursor: string | null = null;
-    const pages = this.cursors.length;
-    this.cursors = [null];
-    for (let i = 0; i < pages; i++) {
+    for (let i = 0; i < this.pages; i++) {
       const page: ChildrenPage = await getJson<ChildrenPage>(
         `${DASH}/jobs/${encodeURIComponent(this.parentId)}/children${qs({ cursor, limit: 50 })}`,
       );
       rows.push(...page.jobs);
       cursor = page.cursor;
       if (!cursor) break;
-      this.cursors.push(cursor);
     }
     this.rows = rows;
     this.render(cursor);
@@ -130,7 +152,7 @@ class ChildList {
                   type: 'button',
                   class: 'ghost',
                   onclick: () => {
-                    this.cursors.push(more);
+                    this.pages++;
                     void this.refresh();
                   },
                 },

@@ -5,7 +5,7 @@
 import { ChildrenPanel } from './childrenPanel.js';
 import { ActionsPanel } from './actionsPanel.js';
 import { DASH, getJson, qs } from './api.js';
-import { applyMarks, drawChart } from './chart.js';
+import { applyMarks, drawChart, lightStates } from './chart.js';
 import { h, notice, statusBadge } from './dom.js';
 import { duration, stateText, time } from './format.js';
 import { jsonView } from './jsonView.js';
@@ -41,6 +41,12 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     h(
       'span',
       {},
+      h('span', { class: 'swatch', style: 'border: 2px dashed var(--bad)' }),
+      'stopped (cancelled or failed there)',
+    ),
+    h(
+      'span',
+      {},
       h('span', { class: 'swatch', style: 'background: var(--muted); opacity: 0.4' }),
       'not taken',
     ),
@@ -52,6 +58,14 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     chartBox,
     legend,
   );
+  // Each machine a state invokes: its own chart, drawn once, lit while its child runs.
+  const invokedPanel = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Invoked machines' },
+    h('h2', {}, 'Invoked machines'),
+  );
+  const invokedBoxes = new Map<string, HTMLElement>();
+  invokedPanel.hidden = view.invoked.length === 0;
   const actions = new ActionsPanel(id);
   const timers = new TimersPanel();
   const data = h('section', { class: 'panel', 'aria-label': 'Data' }, h('h2', {}, 'Data'));
@@ -67,19 +81,37 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     h(
       'div',
       { class: 'grid' },
-      h('div', {}, chartPanel, timeline.el),
+      h('div', {}, chartPanel, invokedPanel, timeline.el),
       h('div', {}, actions.el, timers.el, data, children.el),
     ),
   );
 
-  if (view.chart) await drawChart(chartBox, view.chart.machine, view.chart.version);
-  else
+  if (view.chart) {
+    await drawChart(chartBox, view.chart.machine, view.chart.version);
+    for (const inv of view.invoked) {
+      const box = h('div', { 'aria-label': `Chart of the machine ${inv.invoke} runs` });
+      invokedPanel.append(
+        h(
+          'div',
+          { 'data-invoked': inv.key },
+          h('h3', {}, `${inv.invoke} (${inv.src}), invoked in ${stateText(inv.state)}`),
+          box,
+        ),
+      );
+      invokedBoxes.set(inv.key, box);
+      await drawChart(box, view.chart.machine, view.chart.version, inv.key);
+    }
+  } else
     chartBox.replaceChildren(notice('This job has no chart: its machine is a simple job (load and work).'));
 
   const render = (v: JobView) => {
     view = v;
     renderHeader(header, v);
     // While scrubbing, the chart and data stay as of the chosen entry; the rest moves on.
+    for (const inv of v.invoked) {
+      const box = invokedBoxes.get(inv.key);
+      if (box) lightStates(box, inv.active ?? []);
+    }
     if (timeline.selected === null) {
       if (v.marks) applyMarks(chartBox, v.marks);
       renderData(dataBody, v, null);
@@ -199,7 +231,9 @@ function renderData(el: HTMLElement, v: JobView, at: number | null): void {
   if (at !== null) {
     blocks.push(
       notice(
-        `As of entry ${at + 1} of the audit log${v.contextAt === undefined ? ' (the log does not hold the context of that moment; shown is the latest)' : ''}.`,
+        v.contextAt === undefined
+          ? `As of entry ${at + 1} of the audit log. The log holds no context for that moment (a simple job, or one logged before states carried their context): the context shown is the latest.`
+          : `As of entry ${at + 1} of the audit log: the context as the job entered the state it was in then (values too large for the log are noted, not kept).`,
       ),
     );
   }

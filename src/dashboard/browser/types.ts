@@ -37,6 +37,9 @@ export interface AuditEntry {
 export interface Marks {
   /** Full XState ids of the active states (ancestors included, the root left out). */
   active: string[];
+  /** Where a cancelled or failed pipeline ended (it runs there no more), and why. */
+  stopped: string[];
+  ended?: string;
   /** Times each state was entered, by full id. */
   visits: Record<string, number>;
   /** Times each transition was taken, by `${source}->${target}` (full ids). */
@@ -66,6 +69,8 @@ export interface JobView {
   /** Redis's clock when the view was read: countdowns are drawn against it. */
   now: number;
   chart: { machine: string; version: number } | null;
+  /** XState machines its states invoke (`key`: `<state id>:<invoke id>`), lit while running. */
+  invoked: { key: string; state: string; invoke: string; src: string; active: string[] | null }[];
   readOnly: boolean;
 }
 

@@ -5,19 +5,22 @@
 import type { CommitOp } from '../types.js';
 
 const STATE_PREFIX = '{"type":"state","state":';
+/** A state entry with more than its state (the context it carries, src/pipeline/contextLog.ts). */
+const STATE_ENTRY = '{"type":"state",';
 
 /**
  * A run of `state` entries in one write (the states a pipeline passed through between two
  * writes) is stored as ONE entry, `{"type":"state","state":A,"then":[B,C]}`: a log field each
  * costs Redis a listpack entry per job. decodeEvents.ts expands it back into one entry per state,
- * at the same time, so the audit log reads the same.
+ * at the same time, so the audit log reads the same. The first may carry more (its context
+ * changes); those after it only when they are bare states (their context did not change).
  */
 export function compactStates(log: readonly string[]): readonly string[] {
   let out: string[] | undefined;
   for (let i = 0; i < log.length; i++) {
     const e = log[i]!;
     const next = log[i + 1];
-    if (!e.startsWith(STATE_PREFIX) || next === undefined || !next.startsWith(STATE_PREFIX)) {
+    if (!e.startsWith(STATE_ENTRY) || next === undefined || !next.startsWith(STATE_PREFIX)) {
       out?.push(e);
       continue;
     }
