@@ -63,6 +63,14 @@ describe('HTTP API body encoding', () => {
     }
   });
 
+  it('answers 400 naming delayMs to a delay past ten years (its run time would lose precision)', async () => {
+    for (const delayMs of ['1e300', '9007199254740993', '315360000001']) {
+      const res = await post(`{"machine":"echo","input":1,"delayMs":${delayMs}}`);
+      assert.equal(res.status, 400, delayMs);
+      assert.equal(res.json.error.field, 'delayMs');
+    }
+  });
+
   it('still takes large finite numbers and text that merely looks like one', async () => {
     const res = await post('{"machine":"echo","input":{"n":1e300,"s":"1e400","t":"\\u0031e999"}}');
     assert.equal(res.status, 202);

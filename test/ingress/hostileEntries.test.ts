@@ -33,6 +33,7 @@ describe('ingress hostile entries', () => {
       [JSON.stringify({ machine: 'echo', input: 1, priority: 3 }), /priority/],
       [JSON.stringify({ machine: 'echo', input: 1, delayMs: '10' }), /delayMs/],
       [JSON.stringify({ machine: 'echo', input: 1, delayMs: -1 }), /delayMs/],
+      [JSON.stringify({ machine: 'echo', input: 1, delayMs: 1e300 }), /delayMs/],
       [JSON.stringify({ machine: 'echo', input: 1, maxAttempts: 1.5 }), /maxAttempts/],
       [JSON.stringify({ machine: 'echo', input: 1, maxAttempts: 1e6 }), /maxAttempts/],
       [JSON.stringify({ machine: 'echo', input: 1, id: 123 }), /'id'/],
