@@ -136,6 +136,7 @@ describe('ingress list (producers without Machinist)', () => {
     const entry = JSON.stringify({ machine: 'echo', input: 7, id: 'same' });
     await redisCliLpush(redis, h.key('ingress'), [entry]);
     const client = h.client();
+    await eventually(() => client.get('same'), 10_000); // drained soon after the push, not at once
     await client.waitForResult('same', { timeoutMs: 10_000, queue: 'default' });
     await redisCliLpush(redis, h.key('ingress'), [entry]);
     await eventually(async () => (await h.raw.llen(h.key('ingress'))) === 0, 10_000);
