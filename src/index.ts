@@ -28,6 +28,7 @@ export type {
 } from './client/jobTypes.js';
 export type { AnyDefinition } from './runtime/registry.js';
 export type { EnqueueOptions, WebhookOptions } from './client/validateEnqueue.js';
+export { MAX_DELAY_MS } from './client/validateEnqueue.js';
 export { verifyWebhook } from './webhooks/signature.js';
 export type { VerifyWebhookArgs } from './webhooks/signature.js';
 export type { WebhookSettings, DeliveryResult } from './webhooks/WebhookDispatcher.js';

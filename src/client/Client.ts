@@ -295,17 +295,22 @@ export class Client<D extends AnyDefinition = never> {
   /**
    * Resolves with the job's record when it reaches done, failed or cancelled; rejects with a
    * TimeoutError after `timeoutMs` (default 30 s) and with JOB_NOT_FOUND for an unknown id.
-   * Given an id from a typed enqueue, `output` has that job's output type.
+   * Given an id from a typed enqueue, `output` has that job's output type. `signal` ends the
+   * wait early (rejecting with its reason), and with it the watch on the job.
    */
   async waitForResult<Output = unknown>(
     id: JobId<Output> | string,
-    options: { timeoutMs?: number; queue?: string } = {},
+    options: { timeoutMs?: number; queue?: string; signal?: AbortSignal } = {},
   ): Promise<JobRecord<Output>> {
     return (await this.waitFor(id, options)) as JobRecord<Output>;
   }
 
-  private async waitFor(id: string, options: { timeoutMs?: number; queue?: string }): Promise<JobRecord> {
+  private async waitFor(
+    id: string,
+    options: { timeoutMs?: number; queue?: string; signal?: AbortSignal },
+  ): Promise<JobRecord> {
     const timeoutMs = options.timeoutMs ?? 30_000;
+    options.signal?.throwIfAborted();
     let queue = options.queue;
     if (!queue) {
       // Which queue holds it. The waiter reads the record again after it has registered (see
@@ -328,10 +333,15 @@ export class Client<D extends AnyDefinition = never> {
         ),
       timeoutMs,
     );
+    const outer = options.signal;
+    const onOuterAbort = () => ac.abort(outer!.reason);
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
     try {
       return await waiter.wait(id, ac.signal, () => new JobNotFoundError(id, queue));
     } finally {
       clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
     }
   }
 

@@ -11,6 +11,12 @@ import {
   jsonNestsDeeper,
 } from '../runtime/inputLimits.js';
 
+/**
+ * Longest delayMs: ten years. A job's run time is now + delay in ms, kept exact (a safe integer)
+ * in Redis and in records; a delay of 1e300 would store a run time nothing can read back.
+ */
+export const MAX_DELAY_MS = 315_360_000_000;
+
 export interface EnqueueOptions {
   queue?: string;
   priority?: Priority;
@@ -140,9 +146,12 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
     fail('priority', "must be 'critical', 'high', 'normal' or 'low'");
   if (
     o.delayMs !== undefined &&
-    (typeof o.delayMs !== 'number' || !Number.isFinite(o.delayMs) || o.delayMs < 0)
+    (typeof o.delayMs !== 'number' ||
+      !Number.isFinite(o.delayMs) ||
+      o.delayMs < 0 ||
+      o.delayMs > MAX_DELAY_MS)
   )
-    fail('delayMs', 'must be a number >= 0');
+    fail('delayMs', `must be a number from 0 to ${MAX_DELAY_MS} (ten years)`);
   if (
     o.maxAttempts !== undefined &&
     (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1 || o.maxAttempts > 1000)

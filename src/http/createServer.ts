@@ -12,7 +12,12 @@
 // within 1 s), having written nothing unless the error says `maybeApplied`. A 202 is only
 // ever sent after the enqueue's script has returned.
 
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type RawServerDefault,
+} from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import { pino, type Logger } from 'pino';
@@ -23,7 +28,7 @@ import { assertQueueName } from '../store/keys.js';
 import type { Store } from '../store/types.js';
 import type { ApiContext } from './ApiContext.js';
 import { installAuth, parseTokenList, TokenTable, type TokenSpec } from './auth.js';
-import { installErrorReplies } from './errorReply.js';
+import { errorReply, installErrorReplies } from './errorReply.js';
 import { EventHub } from './EventHub.js';
 import { installJsonBody } from './jsonBody.js';
 import { errorSchema, jobSchema } from './schemas.js';
@@ -118,6 +123,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // Unknown body fields are refused (400 naming them), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
     return503OnClosing: true,
+    // What the router refuses before any route (a bad percent-escape, an over-long parameter)
+    // gets the one error shape too.
+    frameworkErrors: (err, _request, reply: FastifyReply) => {
+      const { status, body } = errorReply(err, bodyLimit);
+      void reply.code(status).send(body);
+    },
   }) as unknown as FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger>;
 
   const api: ApiContext = {

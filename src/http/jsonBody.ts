@@ -1,40 +1,27 @@
-// The API's one JSON body parser. Refuses, before anything reads the body: nesting deeper than
-// the limit (the runtime's own input limit, inputLimits.ts, so what the API accepts a worker can
-// store), and the keys `__proto__`, `constructor` and `prototype` anywhere (prototype
-// pollution: no handler should have to think about them). Fastify enforces the size limit
-// (413) before this runs, and answers 415 for a body that does not say it is JSON.
+// The API's one JSON body parser: the body read as bytes and parsed strictly
+// (runtime/strictJson.ts), so it refuses, before anything reads the body: bytes that are not
+// UTF-8, numbers past the double range, nesting deeper than the limit (the runtime's own input
+// limit, inputLimits.ts, so what the API accepts a worker can store), and the keys `__proto__`,
+// `constructor` and `prototype` anywhere (prototype pollution: no handler should have to think
+// about them). Fastify enforces the size limit (413) before this runs, and answers 415 for a
+// body that does not say it is JSON.
 
 import type { FastifyInstance } from 'fastify';
-import { jsonNestsDeeper } from '../runtime/inputLimits.js';
+import { parseStrictJson, StrictJsonError } from '../runtime/strictJson.js';
 import { HttpError } from './errorReply.js';
 
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** Whether the text could hold a forbidden key at all (an escaped key shows as `\u`). */
-function mayHoldForbiddenKey(text: string): boolean {
-  return (
-    text.includes('__proto__') ||
-    text.includes('constructor') ||
-    text.includes('prototype') ||
-    text.includes('\\u')
-  );
-}
-
-/** Parses a JSON body, refusing forbidden keys and nesting deeper than `maxDepth`. */
-export function parseJsonBody(text: string, maxDepth: number): unknown {
-  if (text.trim() === '') return undefined;
-  if (jsonNestsDeeper(text, maxDepth))
-    throw new HttpError('TOO_DEEP', `the body nests arrays and objects deeper than ${maxDepth} levels`);
+/** Parses a JSON body, refusing what parseStrictJson refuses, each as a 400 naming it. */
+export function parseJsonBody(body: string | Uint8Array, maxDepth: number): unknown {
+  if (typeof body === 'string' ? body.trim() === '' : body.length === 0) return undefined;
   try {
-    if (!mayHoldForbiddenKey(text)) return JSON.parse(text);
-    return JSON.parse(text, function (key, value: unknown) {
-      if (FORBIDDEN.has(key))
-        throw new HttpError('FORBIDDEN_KEY', `the key '${key}' is not allowed`, { field: key });
-      return value;
-    });
+    return parseStrictJson(body, maxDepth);
   } catch (err) {
-    if (err instanceof HttpError) throw err;
-    throw new HttpError('INVALID_JSON', `the body is not valid JSON: ${(err as Error).message}`);
+    if (!(err instanceof StrictJsonError)) throw err;
+    if (err.problem === 'TOO_DEEP')
+      throw new HttpError('TOO_DEEP', `the body nests arrays and objects deeper than ${maxDepth} levels`);
+    if (err.problem === 'FORBIDDEN_KEY')
+      throw new HttpError('FORBIDDEN_KEY', err.message, { field: err.key });
+    throw new HttpError('INVALID_JSON', `the body is not valid JSON: ${err.message}`);
   }
 }
 
@@ -48,11 +35,12 @@ export function installJsonBody(app: FastifyInstance, maxDepth: number): void {
     done: (err: Error | null, value?: unknown) => void,
   ) => {
     try {
-      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8'), maxDepth));
+      done(null, parseJsonBody(body, maxDepth));
     } catch (err) {
       done(err as Error);
     }
   };
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
-  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parser);
+  // As bytes: decoded strictly, not to U+FFFD.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser);
+  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'buffer' }, parser);
 }

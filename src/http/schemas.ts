@@ -2,6 +2,7 @@
 // them and @fastify/swagger turns them into the OpenAPI document, so the document is the code.
 
 import { BAND_PRIORITY_NAMES } from '../store/types.js';
+import { MAX_DELAY_MS } from '../client/validateEnqueue.js';
 
 export const STATUSES = ['queued', 'loading', 'working', 'waiting', 'done', 'failed', 'cancelled'] as const;
 
@@ -105,7 +106,7 @@ export const enqueueBody = {
     input: { description: 'the job input: any JSON' },
     queue: queueName,
     priority: { type: 'string', enum: BAND_PRIORITY_NAMES },
-    delayMs: { type: 'number', minimum: 0 },
+    delayMs: { type: 'number', minimum: 0, maximum: MAX_DELAY_MS },
     maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
     idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },

@@ -1,10 +1,11 @@
 // What one ingress entry (docs/ingress.md) becomes: a job, checked exactly as Client.enqueue
 // checks one (client/buildNewJob.ts), or the broken set with a reason naming what is wrong.
 
-import { TextDecoder } from 'node:util';
 import { buildNewJob, newJobId } from '../client/buildNewJob.js';
 import type { EnqueueOptions } from '../client/validateEnqueue.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
+import { MAX_INPUT_DEPTH } from '../runtime/inputLimits.js';
+import { parseStrictJson, StrictJsonError } from '../runtime/strictJson.js';
 import type { Registry } from '../runtime/registry.js';
 import type { IngressDecision } from '../store/types.js';
 
@@ -12,7 +13,6 @@ import type { IngressDecision } from '../store/types.js';
 const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts']);
 /** A producer's own job id: it becomes part of Redis keys and of comma-joined id lists. */
 const OWN_ID = /^[A-Za-z0-9._-]{1,128}$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function parseIngressEntry(
   raw: Buffer,
@@ -30,9 +30,14 @@ export function parseIngressEntry(
     );
   let entry: unknown;
   try {
-    entry = JSON.parse(utf8.decode(raw));
+    // Strictly, as the HTTP API parses a body: the input in the entry plus the entry itself.
+    entry = parseStrictJson(raw, MAX_INPUT_DEPTH + 1);
   } catch (err) {
-    return broken('INGRESS_UNDECODABLE', `entry is not UTF-8 JSON: ${(err as Error).message}`);
+    const problem = err instanceof StrictJsonError ? err.problem : 'INVALID_JSON';
+    const message = (err as Error).message;
+    if (problem === 'NOT_UTF8' || problem === 'INVALID_JSON')
+      return broken('INGRESS_UNDECODABLE', `entry is not UTF-8 JSON: ${message}`);
+    return broken('INGRESS_INVALID', `entry refused: ${message}`);
   }
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
     return broken('INGRESS_INVALID', 'entry must be a JSON object');

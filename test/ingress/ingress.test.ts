@@ -42,6 +42,9 @@ describe('ingress list (producers without Machinist)', () => {
       JSON.stringify({ machine: 'echo', input: { n: 3 }, id: 'order-42', delayMs: 50 }),
     ]);
     const client = h.client();
+    // The drain makes it soon after the push, not before redis-cli returns: a wait on an id
+    // that does not exist yet is JOB_NOT_FOUND.
+    await eventually(() => client.get('order-42'), 10_000);
     const rec = await client.waitForResult('order-42', { timeoutMs: 10_000, queue: 'default' });
     assert.deepEqual(rec.output, { n: 3 });
     const jobs = (await eventually(async () => {
@@ -133,6 +136,7 @@ describe('ingress list (producers without Machinist)', () => {
     const entry = JSON.stringify({ machine: 'echo', input: 7, id: 'same' });
     await redisCliLpush(redis, h.key('ingress'), [entry]);
     const client = h.client();
+    await eventually(() => client.get('same'), 10_000); // drained soon after the push, not at once
     await client.waitForResult('same', { timeoutMs: 10_000, queue: 'default' });
     await redisCliLpush(redis, h.key('ingress'), [entry]);
     await eventually(async () => (await h.raw.llen(h.key('ingress'))) === 0, 10_000);

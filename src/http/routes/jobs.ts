@@ -43,6 +43,9 @@ interface SendBody {
 type IdParams = { id: string };
 type QueueQuery = { queue?: string };
 
+/** A `?wait` whose client disconnected (its 202 goes nowhere). */
+class ClientLeftError extends Error {}
+
 const location = (id: string): string => `/jobs/${encodeURIComponent(id)}`;
 
 /** The one Idempotency-Key header value, or undefined; refused when repeated. */
@@ -90,20 +93,32 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       const id = await api.client.enqueue(machine, input, options);
       void reply.header('location', location(id));
       if (waitMs !== undefined && waitMs > 0) {
+        // A client that leaves ends its wait: the watch on the job and the server's blocking
+        // read are not held for nobody until the wait would have passed.
+        const left = new AbortController();
+        const onClose = () => {
+          if (!reply.raw.writableFinished) left.abort(new ClientLeftError());
+        };
+        reply.raw.once('close', onClose);
         try {
           const job = await api.client.waitForResult(id, {
             timeoutMs: waitMs,
             queue: options.queue ?? api.defaultQueue,
+            signal: left.signal,
           });
           return reply.code(200).send(jobView(job));
         } catch (err) {
-          // The job is stored either way: not finished in time (or not seen finishing) is a 202.
+          // The job is stored either way: not finished in time (or not seen finishing, or no
+          // client left to see it) is a 202.
           if (
+            !(err instanceof ClientLeftError) &&
             !(err instanceof TimeoutError) &&
             !(err instanceof RedisUnavailableError) &&
             !(err instanceof JobNotFoundError)
           )
             throw err;
+        } finally {
+          reply.raw.off('close', onClose);
         }
       }
       return reply.code(202).send({ job_id: id });

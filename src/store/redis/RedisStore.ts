@@ -215,9 +215,12 @@ export class RedisStore implements Store {
     return this.calls.call('list', (c) => listJobs.list(c, query), { ids: { queue: query.queue } });
   }
 
-  async now(): Promise<number> {
-    const [seconds, micros] = await this.redis.time();
-    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  /** Bounded (REDIS_UNAVAILABLE after commandTimeoutMs): the API's and dashboard's reads use it. */
+  now(): Promise<number> {
+    return this.calls.call('now', async (c) => {
+      const [seconds, micros] = await c.redis.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    });
   }
 
   async readInbox(queue: string, id: string, from: number): Promise<string[]> {
@@ -385,6 +388,14 @@ export class RedisStore implements Store {
   }
 
   readEvents(queue: string, cursor: string, blockMs: number, count = 500): Promise<QueueEvent[]> {
+    // A read that does not block is bounded like any client call (the dashboard's overview
+    // reads pages of the stream); a blocking one is its caller's to bound (EventHub).
+    if (blockMs <= 0)
+      return this.calls.call(
+        'readEvents',
+        (c) => eventOps.readEvents(c, () => c.redis, queue, cursor, 0, count),
+        { ids: { queue } },
+      );
     return eventOps.readEvents(
       this.ctx,
       () => this.blockingReader('events:' + queue),
@@ -428,7 +439,7 @@ export class RedisStore implements Store {
   }
 
   lastEventCursor(queue: string): Promise<string> {
-    return eventOps.lastEventCursor(this.ctx, queue);
+    return this.calls.call('lastEventCursor', (c) => eventOps.lastEventCursor(c, queue), { ids: { queue } });
   }
 
   async evictionPolicy(): Promise<string | null> {
