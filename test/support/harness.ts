@@ -2,32 +2,28 @@
 // a cleanup that stops every one of them (a test that fails half-way leaves nothing running).
 
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { Client, RedisStore, Supervisor } from '../../src/index.js';
-import type { ClientOptions, RedisStoreOptions, SupervisorOptions } from '../../src/index.js';
+import { RedisStore } from '../../src/index.js';
+import type { RedisStoreOptions } from '../../src/index.js';
 import { uniquePrefix, type TestRedis } from './redis.js';
+import { StoreWorld } from './storeWorld.js';
 
-/**
- * The tests' timing profile: lease 1 s, heartbeat 250 ms, reaper 200 ms. Short enough that a
- * dead worker's job is requeued within about 1.2 s, long enough that a live one on a loaded
- * 2-core machine keeps its lease.
- */
-export const FAST = { leaseMs: 1000, heartbeatMs: 250, reaperIntervalMs: 200 } as const;
+export { FAST } from './storeWorld.js';
 
-export class Harness {
-  readonly prefix = uniquePrefix();
-  readonly store: RedisStore;
+export class Harness extends StoreWorld<RedisStore> {
+  readonly prefix: string;
   /** A plain connection for looking at (or hand-writing) keys. */
   readonly raw: Redis;
-  private readonly supervisors: Supervisor[] = [];
-  private readonly clients: Client[] = [];
-  private readonly stores: RedisStore[] = [];
+  private readonly stores: RedisStore[];
 
   constructor(
     readonly redis: TestRedis,
     storeOptions: Omit<RedisStoreOptions, 'url' | 'prefix'> = {},
   ) {
-    this.store = this.newStore(storeOptions);
+    const prefix = uniquePrefix();
+    const store = new RedisStore({ url: redis.url, prefix, ...storeOptions });
+    super(store);
+    this.prefix = prefix;
+    this.stores = [store];
     this.raw = new Redis(redis.url);
   }
 
@@ -35,26 +31,6 @@ export class Harness {
     const s = new RedisStore({ url: this.redis.url, prefix: this.prefix, ...options });
     this.stores.push(s);
     return s;
-  }
-
-  /** A supervisor with the fast timing profile, not yet started. */
-  supervisor(options: Partial<SupervisorOptions> & Pick<SupervisorOptions, 'jobs'>): Supervisor {
-    const logger = pino({ level: process.env.MACHINIST_LOG ?? 'silent' });
-    const s = new Supervisor({ store: this.store, concurrency: 4, logger, ...FAST, ...options });
-    this.supervisors.push(s);
-    return s;
-  }
-
-  async started(options: Partial<SupervisorOptions> & Pick<SupervisorOptions, 'jobs'>): Promise<Supervisor> {
-    const s = this.supervisor(options);
-    await s.start();
-    return s;
-  }
-
-  client(options: Partial<ClientOptions> = {}): Client {
-    const c = new Client({ store: this.store, ...options });
-    this.clients.push(c);
-    return c;
   }
 
   /** Key of the queue's index or of one job, as the store lays them out. */
@@ -89,8 +65,7 @@ export class Harness {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.supervisors.map((s) => s.stop({ graceMs: 0 }).catch(() => undefined)));
-    for (const c of this.clients) c.close();
+    await this.stopAll();
     await Promise.all(this.stores.map((s) => s.close()));
     this.raw.disconnect();
   }
