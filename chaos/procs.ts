@@ -32,7 +32,11 @@ export function spawnProc(
     env: options.env ?? process.env,
     stdio: ['ignore', options.stdout ?? 'ignore', options.stderr ?? 'inherit'],
   });
-  if (child.pid === undefined) throw new Error(`could not spawn ${command}`);
+  if (child.pid === undefined) {
+    // The 'error' event follows (ENOENT...): the throw below reports it, not a crash of the run.
+    child.once('error', () => {});
+    throw new Error(`could not start ${command}: is it installed (on PATH)?`);
+  }
   const pid = child.pid;
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>(

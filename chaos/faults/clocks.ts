@@ -2,6 +2,7 @@
 // preloaded into the worker process). Leases, claims and durable timers are on Redis TIME, so
 // neither worker steals the other's jobs nor fires a timer early or late: 0 duplicates.
 
+import { spawnSync } from 'node:child_process';
 import { Cluster } from '../cluster.js';
 import { produceMix } from '../mix.js';
 import { contractTargets, exampleNotes, settleAndCheck, target, type Scenario } from '../scenario.js';
@@ -11,6 +12,8 @@ export const t8: Scenario = {
   title: 'Two workers with clocks skewed +-120 s',
   quick: true,
   async run(env) {
+    if (spawnSync('faketime', ['-f', '+0s', 'true']).status !== 0)
+      throw new Error(`T8 needs faketime (Debian's package faketime; .ci/run installs it)`);
     const startedAt = Date.now();
     const cluster = await Cluster.start(env.worker);
     let ok = false;

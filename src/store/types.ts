@@ -197,6 +197,13 @@ export interface CancelOutcome {
 export interface ReapResult {
   requeued: string[];
   failed: string[];
+  /**
+   * Ms until the next reap has work: the earliest running job's lease passes (0: one already
+   * has, past this call's batch), or, for a caller the lock turned away, the lock lapses if that
+   * is later. Absent when no job runs. The reaper sleeps no longer than this (LeaseKeeper), so a
+   * dead worker's jobs are requeued when their lease ends, not a reaper interval later.
+   */
+  nextDueMs?: number;
 }
 
 export interface QueueEvent {
@@ -279,9 +286,9 @@ export interface Store {
   now(): Promise<number>;
   /** Events sent to a job, from position `from` of its inbox on. */
   readInbox(queue: string, id: string, from: number): Promise<string[]>;
-  /** Appends an event to a job's inbox and wakes the job (parked) or its worker (running). */
   /**
-   * Appends an event to a job's inbox once per `eventId`: a resent send (a reply lost across a
+   * Appends an event to a job's inbox and wakes the job (parked) or its worker (running), once
+   * per `eventId`: a resent send (a reply lost across a
    * reconnect) is not delivered twice. Resolves false when that id was delivered already.
    */
   send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean>;
@@ -289,7 +296,8 @@ export interface Store {
   heartbeat(queue: string, leases: { id: string; token: string }[], leaseMs: number): Promise<LeaseState[]>;
   /**
    * Requeues (or fails past the budget) jobs whose lease passed; trims retention indexes. One
-   * reap per `lockMs` (default 100) runs per queue, whoever calls: the others return nothing.
+   * reap per `lockMs` (default 100) runs per queue, whoever calls: the others return nothing
+   * but `nextDueMs`. The lock lapses early when a lease passes sooner, for the reap that is due.
    */
   reap(queue: string, options: { maxLeaseRequeues: number; lockMs?: number }): Promise<ReapResult>;
   /**

@@ -2,11 +2,16 @@
 // that requeues jobs whose lease passed (any worker's), and the sweep that aborts attempts
 // past their deadline. Each runs on its own timer while the supervisor runs.
 //
-// Invariant:
+// The reaper sleeps until the earliest running lease passes (the store says when: nextDueMs),
+// and never longer than the reaper interval: a crashed worker's jobs are requeued at their
+// lease's end, not up to an interval later, and an idle cluster still reaps once an interval.
+//
+// Invariants:
 //   LEASES  every running job not already lost has its lease extended by each heartbeat,
 //           aborted runs included, until their final write lands. A failed heartbeat loses no
 //           lease by itself, and a worker whose heartbeats fail does not reap (it would requeue
 //           its own running jobs the moment Redis is back).
+//   REAPING  while the supervisor runs, exactly one reap is in flight or one timer set for it.
 
 import type { Logger } from 'pino';
 import type { Store } from '../store/types.js';
@@ -16,6 +21,10 @@ import { OutageLog } from './OutageLog.js';
 
 /** How often the deadline sweep looks for attempts past their timeout. */
 const DEADLINE_SWEEP_MS = 20;
+/** Past a lease's end: Redis's clock and this process's timers agree only to a millisecond. */
+const REAP_SLACK_MS = 2;
+/** The shortest sleep between reaps (a backlog past one call's batch is due at once). */
+const MIN_REAP_GAP_MS = 5;
 
 export interface LeaseKeeperOptions {
   store: Store;
@@ -37,7 +46,8 @@ export class LeaseKeeper {
   private readonly heartbeatOutage: OutageLog;
   private readonly reaperOutage: OutageLog;
   private heartbeatInFlight: Promise<void> | undefined;
-  private reapInFlight = false;
+  private reapTimer: NodeJS.Timeout | undefined;
+  private running = false;
   /** A failed heartbeat's early retry (LEASES: renewed as soon as Redis takes it again). */
   private heartbeatRetry: NodeJS.Timeout | undefined;
   private timers: NodeJS.Timeout[] = [];
@@ -48,8 +58,8 @@ export class LeaseKeeper {
   }
 
   start(): void {
+    this.running = true;
     this.timers.push(setInterval(() => void this.heartbeat(), this.o.heartbeatMs));
-    this.timers.push(setInterval(() => void this.reap(), this.o.reaperIntervalMs));
     this.timers.push(setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS));
     for (const t of this.timers) t.unref();
     // Reap once now rather than a reaper interval from now: a worker that starts is often the
@@ -59,9 +69,11 @@ export class LeaseKeeper {
   }
 
   stop(): void {
+    this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     clearTimeout(this.heartbeatRetry);
+    clearTimeout(this.reapTimer);
   }
 
   /**
@@ -122,9 +134,9 @@ export class LeaseKeeper {
     }
   }
 
+  /** One reap, then the timer for the next (REAPING: the only place either is started). */
   private async reap(): Promise<void> {
-    if (this.reapInFlight) return;
-    this.reapInFlight = true;
+    let sleepMs = this.o.reaperIntervalMs;
     try {
       if (this.heartbeatOutage.failing) {
         await this.heartbeat();
@@ -133,13 +145,21 @@ export class LeaseKeeper {
       const r = await this.o.store.reap(this.o.queue, { maxLeaseRequeues: this.o.maxLeaseRequeues });
       await this.o.store.relayOutbox(this.o.queue);
       this.reaperOutage.recovered();
+      if (r.nextDueMs !== undefined)
+        sleepMs = Math.max(MIN_REAP_GAP_MS, Math.min(sleepMs, r.nextDueMs + REAP_SLACK_MS));
       if (r.requeued.length > 0) this.o.onRequeued?.(r.requeued.length);
-      if (r.requeued.length || r.failed.length) this.o.log.warn(r, 'reaped expired leases');
+      if (r.requeued.length || r.failed.length)
+        this.o.log.warn({ requeued: r.requeued, failed: r.failed }, 'reaped expired leases');
     } catch (err) {
       if (redisErrorKind(err) === 'transient') this.reaperOutage.failed(err);
       else this.o.log.error({ err }, 'reaper call refused by Redis');
     } finally {
-      this.reapInFlight = false;
+      if (this.running) {
+        // One chain even across a stop and start with a reap in flight: the later timer wins.
+        clearTimeout(this.reapTimer);
+        this.reapTimer = setTimeout(() => void this.reap(), sleepMs);
+        this.reapTimer.unref();
+      }
     }
   }
 }

@@ -67,7 +67,10 @@ export interface SupervisorOptions {
   leaseMs?: number;
   /** How often leases are extended. Default 10 s (must be below leaseMs). */
   heartbeatMs?: number;
-  /** How often expired leases are looked for. Default 5 s. */
+  /**
+   * The longest wait between looks for expired leases. Default 5 s. (The reaper also wakes when
+   * the earliest running lease passes, so a dead worker's jobs are requeued at their lease's end.)
+   */
   reaperIntervalMs?: number;
   /** Lease requeues a job may have before it fails with LEASE_EXPIRED. Default 5. */
   maxLeaseRequeues?: number;

@@ -82,4 +82,32 @@ describe('crash', () => {
     // Lease 1 s + reaper 200 ms, with slack for a loaded machine.
     assert.ok(recoveredIn < 5000, `recovered ${recoveredIn} ms after the kill`);
   });
+
+  it('requeues a killed worker’s jobs when their lease passes, not at the next reaper interval', async () => {
+    h = new Harness(redis);
+    const w = spawnWorker(redis, h.prefix);
+    child = w.child;
+    await w.ready;
+    const ids = await h.client().enqueueMany([0, 1].map((n) => ({ machine: 'slow', input: { n } })));
+    await eventually(() => ids.every((id) => w.started.has(id)), 10_000);
+
+    // The survivor is running before the crash, and its reaper interval (60 s) is far longer
+    // than the lease (1 s): only a reap timed by the lease's end requeues the jobs in seconds.
+    const slow = defineJob({ name: 'slow', work: () => 'recovered' });
+    await h.started({ jobs: [slow], leaseMs: 1000, heartbeatMs: 250, reaperIntervalMs: 60_000 });
+    const exited = new Promise((r) => child!.once('exit', r));
+    const killedAt = Date.now();
+    child.kill('SIGKILL');
+    await exited;
+
+    const client = h.client({ jobs: [slow] });
+    for (const id of ids) {
+      const rec = await client.waitForResult(id, { timeoutMs: 15_000 });
+      assert.equal(rec.status, 'done');
+      assert.equal(rec.leaseRequeues, 1);
+    }
+    const recoveredIn = Date.now() - killedAt;
+    // The lease (1 s) and slack for a loaded machine, far below the 60 s interval.
+    assert.ok(recoveredIn < 6000, `recovered ${recoveredIn} ms after the kill`);
+  });
 });

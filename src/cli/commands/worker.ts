@@ -44,7 +44,9 @@ export function workerCommand(globals: () => GlobalOptions): Command {
     .option('--lease-ms <ms>', 'lease length', integer(1), 30_000)
     .option('--heartbeat-ms <ms>', 'lease extension interval (below --lease-ms)', integer(1), 10_000)
     .addOption(
-      new Option('--reaper-interval-ms <ms>', 'how often expired leases are requeued').argParser(integer(1)),
+      new Option('--reaper-interval-ms <ms>', 'longest wait between looks for expired leases').argParser(
+        integer(1),
+      ),
     )
     .option(
       '--grace-ms <ms>',

@@ -308,11 +308,17 @@ export class MemoryStore implements Store {
 
   reap(queue: string, options: { maxLeaseRequeues: number; lockMs?: number }): Promise<ReapResult> {
     return this.op(() => {
-      // Single flight per interval (a rate limit, on the process's own clock, not a stored time).
+      // Single flight per interval (a rate limit, on the process's own clock, not a stored time),
+      // lapsing by the time the earliest lease passes, as reap-7.lua's lock does.
       const t = performance.now();
-      if ((this.reapLock.get(queue) ?? -Infinity) > t) return { requeued: [], failed: [] };
-      this.reapLock.set(queue, t + (options.lockMs ?? 100));
-      return leaseOps.reap(this.ctx, this.queue(queue), options.maxLeaseRequeues);
+      const q = this.queue(queue);
+      const lockedFor = (this.reapLock.get(queue) ?? -Infinity) - t;
+      if (lockedFor > 0) return leaseOps.withNextDue(this.ctx, q, { requeued: [], failed: [] }, lockedFor);
+      const r = leaseOps.reap(this.ctx, q, options.maxLeaseRequeues);
+      const lockMs = options.lockMs ?? 100;
+      const due = r.nextDueMs ?? 0;
+      this.reapLock.set(queue, t + (due > 0 ? Math.min(lockMs, due) : lockMs));
+      return r;
     });
   }
 

@@ -61,7 +61,22 @@ export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number
   // the status index, and stay listed in `dead` or `broken`.
   q.index.failed.popUpTo(ctx.now - ctx.finishedTtlMs, Infinity);
   sweep(ctx, q);
-  return { requeued, failed };
+  return withNextDue(ctx, q, { requeued, failed }, 0);
+}
+
+/**
+ * Adds `nextDueMs`: when the earliest running lease passes, or `lockedForMs` from now if later
+ * (a caller the reaper's lock turned away); left out when no job runs.
+ */
+export function withNextDue(
+  ctx: MemoryContext,
+  q: QueueState,
+  r: ReapResult,
+  lockedForMs: number,
+): ReapResult {
+  const first = q.index.active.first();
+  if (!first) return r;
+  return { ...r, nextDueMs: Math.max(0, first.score - ctx.now, Math.ceil(lockedForMs)) };
 }
 
 /**

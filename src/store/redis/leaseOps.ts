@@ -32,10 +32,10 @@ export async function reap(
     'reap',
     [k.active, k.queued, k.failed, k.dead, k.events, k.marker, k.cancelled],
     [k.base, ctx.eventsMaxLen, options.maxLeaseRequeues, ctx.finishedTtlMs, options.lockMs ?? 100],
-  )) as [string[], string[]] | null;
-  if (!res) return { requeued: [], failed: [] };
-  await sweep(ctx, queue);
-  return { requeued: res[0], failed: res[1] };
+  )) as [string[], string[], number, number];
+  const [requeued, failed, due, ran] = res;
+  if (ran === 1) await sweep(ctx, queue);
+  return due >= 0 ? { requeued, failed, nextDueMs: due } : { requeued, failed };
 }
 
 /**

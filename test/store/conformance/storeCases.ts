@@ -105,6 +105,23 @@ export function storeCases(factory: StoreFactory): void {
     );
   });
 
+  test('tells the reaper when the earliest lease passes, and lets its lock lapse by then', async (store) => {
+    const idle = await store.reap('default', { maxLeaseRequeues: 1, lockMs: 1 });
+    assert.equal(idle.nextDueMs, undefined, 'no job runs: nothing is due');
+    const id = await enqueueOne(store);
+    await claim(store, { leaseMs: 400 });
+    await sleep(5);
+    const r = await store.reap('default', { maxLeaseRequeues: 1, lockMs: 60_000 });
+    assert.deepEqual(r.requeued, []);
+    assert.ok(r.nextDueMs !== undefined && r.nextDueMs > 200 && r.nextDueMs <= 400, `due in ${r.nextDueMs}`);
+    // A caller inside the lock reaps nothing and is told the same time, not the lock's minute.
+    const locked = await store.reap('default', { maxLeaseRequeues: 1, lockMs: 60_000 });
+    assert.deepEqual(locked.requeued, []);
+    assert.ok(locked.nextDueMs !== undefined && locked.nextDueMs <= 400, `due in ${locked.nextDueMs}`);
+    await sleep(locked.nextDueMs + 20);
+    assert.deepEqual((await store.reap('default', { maxLeaseRequeues: 1, lockMs: 60_000 })).requeued, [id]);
+  });
+
   test('retries after the backoff delay with the next attempt, logging why', async (store) => {
     const id = await enqueueOne(store);
     const [c] = await claim(store);

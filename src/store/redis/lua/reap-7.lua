@@ -2,10 +2,13 @@
 trims the failed index to the retention window (done and cancelled records and their index
 entries are deleted by sweep-2.lua, which RedisStore.reap runs after this). Safe to run from
 every worker at once: each step is idempotent, and a single-flight lock keeps the work to one
-runner per interval.
+runner per interval. The lock is a rate limit, never a delay: it lapses by the time the
+earliest running lease passes, so the reap that is due then is not turned away.
 KEYS: 1 active, 2 queued, 3 failed, 4 dead, 5 events, 6 marker, 7 cancelled
 ARGV: 1 key prefix, 2 events max length, 3 max lease requeues, 4 retention ms, 5 lock ms
-Returns { requeued ids, failed ids } or false when another worker holds the lock.
+Returns { requeued ids, failed ids, next due ms, ran }: next due is the ms until the earliest
+running lease passes (for a caller the lock turned away: or until the lock lapses, if later),
+-1 when no job runs; ran is 0 when another worker held the lock (and nothing was done).
 ]]
 --@include common
 --@include lifecycle
@@ -15,7 +18,20 @@ local maxReq, lockMs = tonumber(ARGV[3]), tonumber(ARGV[5])
 if not LC.ttl or not maxReq or not lockMs or lockMs <= 0 then
   return redis.error_reply('BAD_REAP bad budget, retention or lock ms')
 end
-if not redis.call('SET', LC.kp .. 'reaplock', '1', 'NX', 'PX', lockMs) then return false end
+local lockKey = LC.kp .. 'reaplock'
+
+-- Ms until the earliest running lease passes (0: one has already), -1 when none runs.
+local function dueIn(now)
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  if #first == 0 then return -1 end
+  return math.max(0, tonumber(first[2]) - now)
+end
+
+if not redis.call('SET', lockKey, '1', 'NX', 'PX', lockMs) then
+  local due = dueIn(nowMs())
+  if due >= 0 then due = math.max(due, redis.call('PTTL', lockKey)) end
+  return { {}, {}, due, 0 }
+end
 LC.now = nowMs()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', LC.now, 'LIMIT', 0, 500)
 local requeued, failed = {}, {}
@@ -44,4 +60,7 @@ lcFlush()
 -- Failed records are dead letters (kept until purged, see purgeDead-3.lua); older than the
 -- window they drop out of the status index, and stay listed in `dead` or `broken`.
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', LC.now - LC.ttl)
-return { requeued, failed }
+local due = dueIn(LC.now)
+-- (A lease passed already, past this call's batch, leaves the lock as it is: one batch per lock.)
+if due > 0 and due < lockMs then redis.call('PEXPIRE', lockKey, due) end
+return { requeued, failed, due, 1 }
