@@ -46,13 +46,15 @@ export async function machineHeat(
     }
   }
   const now = await store.now();
+  // A final state has no stay (the job ends as it enters it): it gets no dwell time.
+  const finals = new Set(graph.nodes.filter((n) => n.kind === 'final').map((n) => n.id));
   const dwell = new Map<string, number[]>();
   const logs = await Promise.all(
     sample.map((j) => store.getLog(j.id, j.queue).catch(() => [] as AuditEntry[])),
   );
   sample.forEach((j, i) => {
     for (const { ids, ms } of stateIntervals(graph, logs[i]!.slice(-LOG_TAIL), j.finishedAt ?? now)) {
-      for (const id of ids) dwell.set(id, [...(dwell.get(id) ?? []), ms]);
+      for (const id of ids) if (!finals.has(id)) dwell.set(id, [...(dwell.get(id) ?? []), ms]);
     }
   });
   const states: Record<string, HeatState> = {};

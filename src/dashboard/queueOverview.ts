@@ -13,6 +13,13 @@ export interface QueueOverview {
   minutes: { at: number; done: number; failed: number }[];
   /** True when the stream did not reach back to the window's start (or the read cap was hit). */
   partial: boolean;
+  /**
+   * When the stream does not reach back to the window's start: the time of its oldest event
+   * (a young queue, or a busy one whose stream was trimmed: the stream cannot tell which).
+   */
+  heldSince: number | null;
+  /** The read cap was hit: the counts are of the first READ_CAP events only. */
+  capped: boolean;
 }
 
 const MINUTE = 60_000;
@@ -40,7 +47,8 @@ async function overviewOf(store: Store, queue: string, now: number, minutes: num
   let cursor = `${firstMinute - 1}-99999999`;
   let read = 0;
   const finished = new Set<string>();
-  let partial = oldest !== null && oldest > firstMinute;
+  const heldSince = oldest !== null && oldest > firstMinute ? oldest : null;
+  let capped = false;
   for (;;) {
     const batch = await store.readEvents(queue, cursor, 0, 5000);
     for (const e of batch) {
@@ -56,12 +64,12 @@ async function overviewOf(store: Store, queue: string, now: number, minutes: num
     read += batch.length;
     if (batch.length < 5000) break;
     if (read >= READ_CAP) {
-      partial = true;
+      capped = true;
       break;
     }
     cursor = batch[batch.length - 1]!.cursor;
   }
-  return { queue, counts, minutes: buckets, partial };
+  return { queue, counts, minutes: buckets, partial: heldSince !== null || capped, heldSince, capped };
 }
 
 /** The time of the stream's oldest entry still held, or null when it is empty. */

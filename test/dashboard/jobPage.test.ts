@@ -100,6 +100,12 @@ describe('dashboard job page', () => {
 
     // The chart element is kept from here on: a marker on it must survive the live update.
     await page.evaluate(`document.querySelector('#chart svg').drawnOnce = true`);
+    // Every text the header's live indicator shows from here on.
+    await page.evaluate(`{
+      const el = document.getElementById('live');
+      window.liveTexts = [el.textContent];
+      new MutationObserver(() => window.liveTexts.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+    }`);
     await page.selectOption('select[name="type"]', 'APPROVE');
     await page.fill('textarea[name="payload"]', '{"by": "reviewer@example.com"}');
     await page.click('button:has-text("Send event")');
@@ -122,6 +128,11 @@ describe('dashboard job page', () => {
       url: 'https://docs/doc-7',
     });
     await screenshot(page, 'approval-done');
+    // The job's stream ended because the job did, not because the connection failed: the header
+    // never says "reconnecting…" (a reconnect would have come 500 ms after the end).
+    await page.waitForTimeout(1500);
+    const texts = await page.evaluate<string[]>('window.liveTexts');
+    assert.ok(!texts.includes('reconnecting…'), `the live indicator showed: ${texts.join(' → ')}`);
 
     // The scrubber shows the chart as it was after an earlier entry.
     const parkedAt = await page
@@ -178,6 +189,9 @@ describe('dashboard job page', () => {
   it('draws the queues overview, the jobs list and every machine with its heat map', async () => {
     const { page, errors } = await open('#/');
     await page.locator('[data-queue="default"] [data-count="done"]').waitFor(WAIT);
+    // A queue younger than the window: its events reach back to its start, nothing was lost.
+    const summary = (await page.locator('[data-queue="default"] p.muted').textContent()) ?? '';
+    assert.match(summary, /^\d+ done, \d+ failed in 15 min( \(events held since [^)]+\))?$/, summary);
     await screenshot(page, 'overview');
     await page.goto(`${url}/#/jobs?queue=default&machine=approval`);
     await page.locator('tr[data-job-id]').first().waitFor(WAIT);

@@ -76,5 +76,7 @@ describe('machine heat map', () => {
     assert.ok(req.p50 !== null && req.p50 >= NOTIFY_MS / 2, `requesting p50 ${req.p50}`);
     assert.ok(req.p95! >= req.p50, 'p95 >= p50');
     assert.equal(typeof states['approval.awaitingDecision']?.p50, 'number');
+    // A final state has no stay (the job ends as it enters it): no dwell time, not "0 ms".
+    assert.equal(states['approval.published']?.p50 ?? null, null, 'no dwell for a final state');
   });
 });

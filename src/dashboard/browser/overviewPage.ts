@@ -62,12 +62,14 @@ function queueCard(q: QueueOverview): HTMLElement {
     h('h2', {}, h('a', { href: `#/jobs?queue=${encodeURIComponent(q.queue)}` }, q.queue)),
     counts,
     sparkline(q.minutes),
-    h(
-      'p',
-      { class: 'muted' },
-      `${done} done, ${failed} failed in ${q.minutes.length} min${q.partial ? ' (the event stream holds less than that)' : ''}`,
-    ),
+    h('p', { class: 'muted' }, `${done} done, ${failed} failed in ${q.minutes.length} min${windowNote(q)}`),
   );
+}
+
+/** Why the counts may cover less than the window (the stream is young or trimmed, or too big). */
+function windowNote(q: QueueOverview): string {
+  if (q.capped) return ' (more events than one look reads: counts are partial)';
+  return q.heldSince !== null ? ` (events held since ${time(q.heldSince)})` : '';
 }
 
 /** The status a count's link filters the jobs list by (the indexes are named after statuses). */

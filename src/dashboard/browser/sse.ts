@@ -37,12 +37,17 @@ export function openSse(path: string, onMessage: (m: SseMessage) => void, done?:
           if (m.id) lastId = m.id;
           onMessage(m);
         });
-        if (done?.()) return setLive(ctrl, null);
       } catch {
         if (ctrl.signal.aborted) return;
+        // A failed connection: say so while waiting to try again.
+        setLive(ctrl, false);
       }
-      setLive(ctrl, false);
+      // Ended by the server (the job finished, or the server closed the stream): not a fault.
+      // The page may learn it is done only after the last message (a refresh it started), so
+      // it is asked again after the wait, before reconnecting.
+      if (done?.()) return setLive(ctrl, null);
       await new Promise((r) => setTimeout(r, backoff));
+      if (done?.()) return setLive(ctrl, null);
       backoff = Math.min(backoff * 2, 10_000);
     }
   };

@@ -79,6 +79,8 @@ export interface QueueOverview {
   counts: Record<string, number>;
   minutes: { at: number; done: number; failed: number }[];
   partial: boolean;
+  heldSince: number | null;
+  capped: boolean;
 }
 
 export interface Config {
