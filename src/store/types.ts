@@ -264,6 +264,8 @@ export interface ConnectionChange {
  */
 export interface Store {
   readonly prefix: string;
+  /** Which backend this is, for what reports on it (GET /healthz says what it checked). */
+  readonly kind: 'redis' | 'memory';
   /** Adds jobs atomically per queue; idempotency keys dedupe. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
   /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */
