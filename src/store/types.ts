@@ -170,16 +170,22 @@ export interface BrokenEntry {
 
 /** What becomes of one ingress entry (docs/ingress.md): a job, or the broken set with a reason. */
 export type IngressDecision =
+  | { job: NewJob; ownId: false }
   | {
       job: NewJob;
-      /** The id is the producer's: an existing job of that id consumes the entry. */ ownId: boolean;
+      /**
+       * The id is the producer's: an existing job of that id and machine consumes the entry; one
+       * of another machine sends it to the broken set under `spareId` (ID_CONFLICT).
+       */
+      ownId: true;
+      spareId: string;
     }
   | { id: string; reason: string };
 
 export interface IngressDrained {
   made: number;
   broken: number;
-  /** Entries whose producer-given id named an existing job (consumed, nothing made). */
+  /** Entries whose producer-given id named an existing job of their machine (consumed, nothing made). */
   existing: number;
   /** Other supervisors kept taking the entries first; nothing was done this time. */
   contended?: boolean;
