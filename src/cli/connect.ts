@@ -9,6 +9,12 @@ import { CliError } from './CliError.js';
 export interface GlobalOptions {
   redis: string;
   prefix: string;
+  /**
+   * Redis was asked for: --redis given on the command line (whatever its value, the default URL
+   * included) or REDIS_URL set. Otherwise `redis` is only the default, which `dev` does not
+   * assume is there.
+   */
+  redisChosen: boolean;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';

@@ -30,7 +30,11 @@ const program = new Command('machinist')
     process.env.MACHINIST_PREFIX || 'machinist',
   );
 
-const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+const globals = (): GlobalOptions => ({
+  ...program.opts<Omit<GlobalOptions, 'redisChosen'>>(),
+  // Where the value came from, not what it is: `--redis redis://127.0.0.1:6379` is a choice too.
+  redisChosen: program.getOptionValueSource('redis') === 'cli' || Boolean(process.env.REDIS_URL),
+});
 for (const make of [
   workerCommand,
   enqueueCommand,

@@ -81,6 +81,15 @@ export function validateWebhook(machine: string, w: unknown): void {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       fail(field, `must be an http: or https: URL, not ${url.protocol}`, v);
+    // A URL is copied into logs, events and the dashboard: a secret in it would leak there.
+    // The receiver authenticates deliveries by their signature (`secret`) instead.
+    if (url.username !== '' || url.password !== '') {
+      fail(
+        field,
+        'must not carry credentials (user:password@); sign deliveries with webhook.secret instead',
+        `${url.protocol}//***@${url.host}…`,
+      );
+    }
   }
   if (o.secret !== undefined) {
     const bytes = typeof o.secret === 'string' ? secretBytes(o.secret) : null;

@@ -170,16 +170,22 @@ export interface BrokenEntry {
 
 /** What becomes of one ingress entry (docs/ingress.md): a job, or the broken set with a reason. */
 export type IngressDecision =
+  | { job: NewJob; ownId: false }
   | {
       job: NewJob;
-      /** The id is the producer's: an existing job of that id consumes the entry. */ ownId: boolean;
+      /**
+       * The id is the producer's: an existing job of that id and machine consumes the entry; one
+       * of another machine sends it to the broken set under `spareId` (ID_CONFLICT).
+       */
+      ownId: true;
+      spareId: string;
     }
   | { id: string; reason: string };
 
 export interface IngressDrained {
   made: number;
   broken: number;
-  /** Entries whose producer-given id named an existing job (consumed, nothing made). */
+  /** Entries whose producer-given id named an existing job of their machine (consumed, nothing made). */
   existing: number;
   /** Other supervisors kept taking the entries first; nothing was done this time. */
   contended?: boolean;
@@ -264,6 +270,8 @@ export interface ConnectionChange {
  */
 export interface Store {
   readonly prefix: string;
+  /** Which backend this is, for what reports on it (GET /healthz says what it checked). */
+  readonly kind: 'redis' | 'memory';
   /** Adds jobs atomically per queue; idempotency keys dedupe. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
   /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */

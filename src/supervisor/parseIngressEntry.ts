@@ -69,8 +69,9 @@ export function parseIngressEntry(
       { version: def.version, maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
       limits,
     );
-    if (typeof e.id === 'string') job.id = e.id;
-    return { job, ownId: typeof e.id === 'string' };
+    if (typeof e.id !== 'string') return { job, ownId: false };
+    job.id = e.id;
+    return { job, ownId: true, spareId: newJobId() };
   } catch (err) {
     return broken('INGRESS_INVALID', (err as Error).message);
   }

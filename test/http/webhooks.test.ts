@@ -70,4 +70,22 @@ describe('HTTP: webhooks of a job submitted over HTTP', () => {
     const list = await api.call('GET', '/jobs?machine=add');
     assert.equal(list.json.jobs.length, 1, 'only the first test’s job exists');
   });
+
+  it('refuses webhook URLs that carry credentials with 400 naming the field, and makes no job', async () => {
+    for (const [body, field] of [
+      [{ webhookUrl: 'https://ada:s3cr3t@hooks.example.com/final' }, 'webhook.url'],
+      [{ stateWebhookUrl: 'https://ada:s3cr3t@hooks.example.com/state' }, 'webhook.stateUrl'],
+    ] as const) {
+      const res = await api.call('POST', '/jobs', {
+        body: { machine: 'add', input: { a: 1, b: 2 }, ...body },
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.error.code, 'INVALID_INPUT', res.text);
+      assert.equal(res.json.error.field, field, res.text);
+      assert.match(res.json.error.message, /credentials/, res.text);
+      assert.doesNotMatch(res.text, /s3cr3t/, 'the answer does not repeat the secret');
+    }
+    const list = await api.call('GET', '/jobs?machine=add');
+    assert.equal(list.json.jobs.length, 1, 'only the first test’s job exists');
+  });
 });

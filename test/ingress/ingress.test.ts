@@ -145,6 +145,40 @@ describe('ingress list (producers without Machinist)', () => {
     assert.equal((await client.get('same'))?.status, 'done');
   });
 
+  it("sets aside an entry whose id names another machine's job, naming the conflict, and leaves that job alone", async () => {
+    h = new Harness(redis);
+    const other = defineJob({ name: 'other', work: () => 'other ran' });
+    await h.started({ jobs: [echo, other] });
+    const client = h.client();
+    await redisCliLpush(redis, h.key('ingress'), [
+      JSON.stringify({ machine: 'echo', input: 7, id: 'taken' }),
+    ]);
+    await eventually(() => client.get('taken'), 10_000);
+    await client.waitForResult('taken', { timeoutMs: 10_000, queue: 'default' });
+    // Another producer picks the same id for another machine: once in a batch of its own, and
+    // once in the same batch as the job it collides with.
+    const clash = JSON.stringify({ machine: 'other', input: 1, id: 'taken' });
+    const firstInBatch = JSON.stringify({ machine: 'echo', input: 8, id: 'fresh' });
+    const clashInBatch = JSON.stringify({ machine: 'other', input: 2, id: 'fresh' });
+    await redisCliLpush(redis, h.key('ingress'), [clash]);
+    await redisCliLpush(redis, h.key('ingress'), [firstInBatch, clashInBatch]);
+    const broken = (await eventually(async () => {
+      const b = await client.broken({ limit: 100 });
+      return b.length === 2 && b;
+    }, 10_000)) as BrokenEntry[];
+    const byRaw = new Map(broken.map((b) => [b.raw, b]));
+    assert.match(byRaw.get(clash)!.reason, /^ID_CONFLICT: .*'taken'.*'echo'/);
+    assert.match(byRaw.get(clashInBatch)!.reason, /^ID_CONFLICT: .*'fresh'.*'echo'/);
+    for (const b of broken) assert.notEqual(b.id, 'taken', 'set aside under a new id');
+    const taken = await client.get('taken');
+    assert.equal(taken?.machine, 'echo');
+    assert.equal(taken?.status, 'done');
+    assert.equal((await client.events('taken')).filter((e) => e.type === 'enqueued').length, 1);
+    const fresh = await client.waitForResult('fresh', { timeoutMs: 10_000, queue: 'default' });
+    assert.equal(fresh.machine, 'echo');
+    assert.equal(fresh.output, 8);
+  });
+
   it('makes every entry exactly one job when a supervisor is SIGKILLed mid-drain', async () => {
     h = new Harness(redis);
     const N = 30_000;

@@ -106,6 +106,10 @@ describe('webhooks: SSRF guard', () => {
       [{ url: 'https://a.example/', secret: 'plain' }, 'webhook.secret'],
       [{ url: 'https://a.example/', bogus: 1 }, 'webhook.bogus'],
       ['https://a.example/', 'webhook'],
+      // Credentials in a URL would be copied into logs, events and the dashboard.
+      [{ url: 'https://user:pass@a.example/hook' }, 'webhook.url'],
+      [{ url: 'https://token@a.example/hook' }, 'webhook.url'],
+      [{ stateUrl: 'http://:secret@a.example/' }, 'webhook.stateUrl'],
     ];
     for (const [webhook, field] of cases) {
       await assert.rejects(

@@ -1,15 +1,15 @@
 // `machinist dev` (`npm start`): Machinist on one machine with nothing installed. The HTTP API,
 // the dashboard (with its actions: this is for trying things) and a worker for the example
-// pipelines of machines/demo.ts, and a few demo jobs to look at. With REDIS_URL set (or
-// --redis) it uses that Redis; without it the embedded MemoryStore, which --data keeps in a
-// file across restarts. Ctrl-C stops it (runServer.ts).
+// pipelines of machines/demo.ts, and a few demo jobs to look at. With REDIS_URL set (or --redis
+// given, whatever its value) it uses that Redis; without either the embedded MemoryStore, which
+// --data keeps in a file across restarts. Ctrl-C stops it (runServer.ts).
 
 import { Command } from 'commander';
 import { MemoryStore } from '../../store/memory/MemoryStore.js';
 import type { Store } from '../../store/types.js';
 import { Client } from '../../client/Client.js';
 import { devJobs, devSeed } from '../../../machines/demo.js';
-import { DEFAULT_REDIS_URL, openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
 import { integer } from '../parseOptions.js';
 import { workerLogger } from '../logOutput.js';
 import { listenAddress, runServer } from '../runServer.js';
@@ -39,9 +39,8 @@ export function devCommand(globals: () => GlobalOptions): Command {
 
 async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
   const address = listenAddress(opts);
-  const useRedis = Boolean(process.env.REDIS_URL) || globals.redis !== DEFAULT_REDIS_URL;
   let store: Store;
-  if (useRedis) {
+  if (globals.redisChosen) {
     store = await openStore(globals, true);
     console.log(`machinist dev: Redis at ${safeUrl(globals.redis)}, prefix '${globals.prefix}'`);
   } else {

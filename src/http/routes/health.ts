@@ -1,5 +1,6 @@
-// GET /healthz: the server answers and Redis does (one bounded read); 503 when it does not.
-// GET /openapi.json: the document @fastify/swagger builds from the routes' schemas.
+// GET /healthz: the server answers and its store does (one bounded read); 503 when it does not.
+// The answer names the store it checked, so a server on the embedded MemoryStore does not claim
+// a Redis it never had. GET /openapi.json: the document @fastify/swagger builds from the routes.
 
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
@@ -10,17 +11,29 @@ export function healthRoutes(app: FastifyInstance, api: ApiContext): void {
     '/healthz',
     {
       schema: {
-        summary: 'Liveness, with Redis reachable',
+        summary: 'Liveness, with the store reachable',
+        description:
+          "`store` names the backend checked. On Redis the answer keeps `redis: 'reachable'` (what it said before `store` was added).",
         tags: ['health'],
         response: {
-          200: { type: 'object', properties: { status: { type: 'string' }, redis: { type: 'string' } } },
+          200: {
+            type: 'object',
+            required: ['status', 'store'],
+            properties: {
+              status: { type: 'string', enum: ['ok'] },
+              store: { type: 'string', enum: ['redis', 'memory'] },
+              redis: { type: 'string', enum: ['reachable'], description: 'only when `store` is redis' },
+            },
+          },
           503: ref('Error'),
         },
       },
     },
     async () => {
       await api.store.queues();
-      return { status: 'ok', redis: 'reachable' };
+      return api.store.kind === 'redis'
+        ? { status: 'ok', store: 'redis', redis: 'reachable' }
+        : { status: 'ok', store: api.store.kind };
     },
   );
 

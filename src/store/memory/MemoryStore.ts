@@ -76,6 +76,7 @@ const DAY = 24 * 3600 * 1000;
 const RESULT_TTL_MS = 60_000;
 
 export class MemoryStore implements Store {
+  readonly kind = 'memory';
   readonly prefix: string;
   readonly finishedTtlMs: number;
   readonly idempotencyTtlMs: number;

@@ -82,6 +82,7 @@ const DAY = 24 * 3600 * 1000;
 const resultsReader = (queue: string, watcherId: string): string => `results:${queue}:${watcherId}`;
 
 export class RedisStore implements Store {
+  readonly kind = 'redis';
   readonly prefix: string;
   readonly redis: Redis;
   private readonly scripts: Record<string, ScriptRunner>;

@@ -27,7 +27,7 @@ export async function drainIngress(
     for (const raw of entries) {
       const sha = createHash('sha1').update(raw).digest('hex');
       const d = decide(raw);
-      if ('reason' in d) args.push(sha, 'B', d.id, d.reason, '', '', '', '', '', '');
+      if ('reason' in d) args.push(sha, 'B', d.id, d.reason, '', '', '', '', '', '', '');
       else {
         const j = d.job;
         args.push(
@@ -41,6 +41,8 @@ export async function drainIngress(
           j.delayMs,
           j.maxAttempts,
           j.options ?? '',
+          // Where the entry goes if its id names another machine's job (ID_CONFLICT).
+          d.ownId ? d.spareId : '',
         );
       }
     }
