@@ -1,8 +1,12 @@
 // Webhooks on the embedded MemoryStore (what `npm start` runs without REDIS_URL): a Supervisor
-// and a Client on one MemoryStore deliver signed hooks to a local receiver, retrying a 500.
+// and a Client on one MemoryStore deliver signed hooks to a local receiver, retrying a 500; a
+// delivery still owed when the process stops is kept in the data file and sent after a restart.
 
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineJob, verifyWebhook, type DeliveryResult } from '../../src/index.js';
 import { eventually } from '../support/redis.js';
 import { MemoryHarness } from '../support/memoryHarness.js';
@@ -58,5 +62,46 @@ describe('webhooks on a MemoryStore', () => {
           .join() === 'queued,working,done',
       10_000,
     );
+  });
+
+  it('keeps a delivery still owed in the data file, and sends it after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'f-memhooks-'));
+    try {
+      const file = join(dir, 'data.json');
+      // A port nothing listens on yet: the receiver is down.
+      rx = await new Receiver().start();
+      const port = rx.port;
+      await rx.stop();
+      const results: DeliveryResult[] = [];
+      const job = defineJob({ name: 'j', work: () => 'out' });
+      const secret = newSecret();
+      const first = new MemoryHarness({ dataFile: file });
+      h = first;
+      await first.started({
+        jobs: [job],
+        webhooks: { ...FAST_HOOKS, onDelivery: (r) => results.push(r) },
+        webhookAllowHosts: ['127.0.0.1'],
+      });
+      const id = await first
+        .client({ jobs: [job] })
+        .enqueue('j', null, { webhook: { url: `http://127.0.0.1:${port}/final`, secret } });
+      await eventually(() => results.includes('retrying'), 10_000);
+      await first.close();
+
+      rx = await new Receiver().start(port);
+      h = new MemoryHarness({ dataFile: file });
+      await h.started({ jobs: [job], webhooks: FAST_HOOKS, webhookAllowHosts: ['127.0.0.1'] });
+      // Nothing runs the job again (it is done): only the kept chain can send this.
+      await eventually(() => rx.at('/final').length === 1, 10_000);
+      const got = rx.at('/final')[0]!;
+      assert.equal(
+        verifyWebhook({ secret, headers: got.headers as Record<string, string>, body: got.body }),
+        true,
+      );
+      assert.equal((JSON.parse(got.body) as { data: { id: string } }).data.id, id);
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
