@@ -86,6 +86,9 @@ export async function createTestHarness<D extends AnyDefinition>(
         heartbeatMs: 10_000,
         reaperIntervalMs: 200,
         idleWaitMs: 50,
+        // A unit test must not POST to the URLs its jobs name: webhooks are tested with a
+        // Supervisor of one's own and a local receiver (docs/testing.md).
+        webhooks: false,
       }),
   );
   const client = new Client<D>({ store, jobs: options.jobs, queue: queues[0] });

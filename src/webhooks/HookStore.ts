@@ -1,5 +1,7 @@
-// What the webhook dispatcher needs of a store (RedisStore.webhookStore; see WebhookDispatcher.ts
-// for what each piece of state is for). One instance serves one queue.
+// What the webhook dispatcher needs of a store (RedisStore.webhookStore, MemoryStore.webhookStore;
+// see WebhookDispatcher.ts for what each piece of state is for). One instance serves one queue.
+// The writes both backends make alike are in hookWrites.ts; test/webhooks/hookStore/ holds them
+// to one suite.
 
 import type { QueueEvent } from '../store/types.js';
 

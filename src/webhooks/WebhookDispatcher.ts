@@ -47,6 +47,7 @@
 import type { Logger } from 'pino';
 import { FINISHED, type QueueEvent } from '../store/types.js';
 import type { HookMessage, HookSchedule, HookStore, HookedJob } from './HookStore.js';
+import { hookChain } from './hookWrites.js';
 import { sendWebhook } from './sendWebhook.js';
 import { signWebhook } from './signature.js';
 
@@ -278,7 +279,7 @@ export class WebhookDispatcher {
         if (j.status === status && j.state) state = parseOr(j.state, null);
         const data = { jobId: id, queue: this.o.queue, status, state, at: e.at };
         s.messages.push({
-          chain: `${id}|s`,
+          chain: hookChain(id, 's'),
           message: message(`msg_${id}_${e.cursor}_s`, stateUrl, secret, 'job.status', data, now),
         });
       }
@@ -289,7 +290,7 @@ export class WebhookDispatcher {
         const record = await this.o.getRecord(id);
         if (record) {
           s.messages.push({
-            chain: `${id}|f`,
+            chain: hookChain(id, 'f'),
             message: message(`msg_${id}_${e.cursor}_f`, url, secret, 'job.finished', record, now),
           });
         }

@@ -46,9 +46,11 @@ import * as jobOps from './jobOps.js';
 import * as leaseOps from './leaseOps.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { toRecord, type MemoryJob } from './MemoryJob.js';
+import { MemoryHookStore } from './MemoryHookStore.js';
 import { MemoryLifecycle } from './MemoryLifecycle.js';
 import { QueueState } from './QueueState.js';
 import { Bell, ControlBus, WorkMarker } from './signals.js';
+import type { HookStore } from '../../webhooks/HookStore.js';
 import { encodeData, readDataFile, writeDataFile, writeDataFileSync } from './snapshotFile.js';
 
 export interface MemoryStoreOptions {
@@ -341,6 +343,18 @@ export class MemoryStore implements Store {
     if (this.closed) inner.close();
     else this.waiters.add(waiter);
     return waiter;
+  }
+
+  /**
+   * The webhook dispatcher's state for one queue (src/webhooks/WebhookDispatcher.ts), in this
+   * store and its data file, so a Supervisor on a MemoryStore delivers webhooks as on Redis.
+   */
+  webhookStore(queue: string): HookStore {
+    assertQueueName(queue);
+    return new MemoryHookStore({
+      run: (fn, writes) => this.op(() => fn(this.queue(queue), this.ctx), writes),
+      readEvents: (cursor, blockMs, count) => this.readEvents(queue, cursor, blockMs, count),
+    });
   }
 
   subscribeControl(

@@ -1,8 +1,9 @@
 // One queue's data in a MemoryStore: what RedisStore keeps under the queue's hash tag (job
 // records, status indexes, fan-out records, children indexes, the outbox, idempotency keys, the
-// event stream), as plain maps and sorted sets.
+// event stream, the webhook dispatcher's state), as plain maps and sorted sets.
 
 import type { QueueEvent } from '../types.js';
+import { HookState } from './HookState.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { ZSet } from './ZSet.js';
 
@@ -52,6 +53,8 @@ export class QueueState {
   /** The capped event stream; `cursor` numbers its entries. */
   events: QueueEvent[] = [];
   eventSeq = 0;
+  /** The webhook dispatcher's state (hooked, hookdue, hookq:*, hookmeta:*, hookcursor, hooklease). */
+  hooks = new HookState();
 
   constructor(readonly name: string) {
     this.index = Object.fromEntries(INDEX_NAMES.map((n) => [n, new ZSet()])) as Record<MemoryIndex, ZSet>;

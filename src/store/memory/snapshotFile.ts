@@ -3,7 +3,7 @@
 // either the previous file or the new one, never half of one. Results waiting for watchers are
 // not kept (the watchers are gone with the process), and neither are leases: a job that was
 // running when the file was written belongs to no live worker after a restart (its lease is due
-// at once, and the first reap requeues it).
+// at once, and the first reap requeues it). Webhook deliveries that wait are kept (HookState.ts).
 
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { dirname, basename, join } from 'node:path';
 import { MachinistError } from '../../errors.js';
 import type { MachineInfo } from '../types.js';
 import type { MemoryJob } from './MemoryJob.js';
+import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
 
@@ -46,6 +47,7 @@ export function encodeData(data: StoreData): string {
     fans: [...q.fans].map(([k, f]) => [k, { ...f, results: [...f.results] }]),
     children: [...q.children].map(([k, c]) => [k, { ids: c.ids.entries(), expiresAt: c.expiresAt }]),
     idempotency: [...q.idempotency],
+    hooks: q.hooks.toJSON(),
   }));
   return JSON.stringify({
     format: FORMAT,
@@ -90,6 +92,7 @@ export function decodeData(text: string, file: string): StoreData {
     for (const [k, c] of qd.children)
       q.children.set(k, { ids: zset(c.ids), expiresAt: c.expiresAt ?? undefined });
     for (const [k, i] of qd.idempotency) q.idempotency.set(k, i);
+    q.hooks = HookState.fromJSON(qd.hooks);
     queues.set(q.name, q);
   }
   return {

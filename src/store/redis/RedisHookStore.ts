@@ -2,14 +2,12 @@
 // key is under the queue's hash tag; the one multi-key change (schedule) is one MULTI, fenced
 // by WATCH on the lease so a dispatcher whose lease passed writes nothing.
 
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { QueueKeys } from '../keys.js';
 import type { QueueEvent } from '../types.js';
 import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../../webhooks/HookStore.js';
+import { hookedJobOf, writeDisable, writeSchedule, type HookWriter } from '../../webhooks/hookWrites.js';
 import { decodeStreamEntries } from './decodeEvents.js';
-
-/** How long a finished job's hook record (410 flags) outlives its final event: past the give-up age. */
-const META_TTL_MS = 48 * 3600 * 1000;
 
 export class RedisHookStore implements HookStore {
   private reader: Redis | undefined;
@@ -95,20 +93,8 @@ export class RedisHookStore implements HookStore {
     ids.forEach((id, i) => {
       const [opt, st, s] = res[i * 2]![1] as (string | null)[];
       const [last, offs, offf] = res[i * 2 + 1]![1] as (string | null)[];
-      let webhook: HookedJob['webhook'] | undefined;
-      try {
-        webhook = opt ? (JSON.parse(opt) as { webhook?: HookedJob['webhook'] }).webhook : undefined;
-      } catch {
-        webhook = undefined;
-      }
-      if (!webhook) return;
-      out.set(id, {
-        webhook,
-        status: st ?? null,
-        state: s ?? null,
-        last: last ?? null,
-        off: { s: offs === '1', f: offf === '1' },
-      });
+      const job = hookedJobOf(opt, st, s, { last, offs, offf });
+      if (job) out.set(id, job);
     });
     return out;
   }
@@ -124,16 +110,7 @@ export class RedisHookStore implements HookStore {
       return false;
     }
     const m = this.redis.multi();
-    for (const { chain, message } of s.messages) {
-      m.rpush(this.k.hookChain(chain), JSON.stringify(message));
-      m.zadd(this.k.hookDue, 'NX', now, chain);
-    }
-    for (const [id, status] of s.last) m.hset(this.k.hookMeta(id), 'last', status);
-    if (s.finished.length > 0) {
-      m.zrem(this.k.hooked, ...s.finished);
-      for (const id of s.finished) m.pexpire(this.k.hookMeta(id), META_TTL_MS);
-    }
-    m.set(this.k.hookCursor, s.cursor);
+    writeSchedule(this.writer(m), s, now);
     return (await m.exec()) !== null;
   }
 
@@ -170,14 +147,23 @@ export class RedisHookStore implements HookStore {
   }
 
   async disable(jobId: string, kind: 's' | 'f'): Promise<void> {
-    const chain = `${jobId}|${kind}`;
-    await this.redis
-      .multi()
-      .hset(this.k.hookMeta(jobId), `off${kind}`, '1')
-      .pexpire(this.k.hookMeta(jobId), META_TTL_MS)
-      .del(this.k.hookChain(chain))
-      .zrem(this.k.hookDue, chain)
-      .exec();
+    const m = this.redis.multi();
+    writeDisable(this.writer(m), jobId, kind);
+    await m.exec();
+  }
+
+  /** The shared schedule and disable rules (hookWrites.ts), as commands queued on a MULTI. */
+  private writer(m: ChainableCommander): HookWriter {
+    const k = this.k;
+    return {
+      append: (chain, message) => void m.rpush(k.hookChain(chain), JSON.stringify(message)),
+      dueUnlessListed: (chain, at) => void m.zadd(k.hookDue, 'NX', at, chain),
+      dropChain: (chain) => void m.del(k.hookChain(chain)).zrem(k.hookDue, chain),
+      setMeta: (id, field, value) => void m.hset(k.hookMeta(id), field, value),
+      expireMeta: (id, ms) => void m.pexpire(k.hookMeta(id), ms),
+      unhook: (ids) => void m.zrem(k.hooked, ...ids),
+      setCursor: (cursor) => void m.set(k.hookCursor, cursor),
+    };
   }
 
   async oldestHooked(limit: number): Promise<{ id: string; at: number }[]> {

@@ -1,0 +1,86 @@
+// What a HookStore writes for `schedule` and `disable`, and how it reads a job's hooks: the rules
+// every backend must keep alike, written once here. A backend supplies the primitive steps (a
+// Redis MULTI, or MemoryStore's maps) and makes the whole of one call atomic.
+
+import type { HookMessage, HookSchedule, HookedJob } from './HookStore.js';
+
+/**
+ * How long a finished job's hook record (last status, 410 flags) outlives its final event: past
+ * the dispatcher's give-up age (24 h), so a late retry still sees a 410 it got.
+ */
+export const HOOK_META_TTL_MS = 48 * 3600 * 1000;
+
+/** The chain of a job's state hooks ('s') or of its final hook ('f'). */
+export function hookChain(jobId: string, kind: 's' | 'f'): string {
+  return `${jobId}|${kind}`;
+}
+
+/** A job's hook record: the last status told, and the receivers that answered 410. */
+export type HookMetaField = 'last' | 'offs' | 'offf';
+
+/** The primitive steps of one atomic write, as each backend makes them. */
+export interface HookWriter {
+  /** Appends to the chain's end. */
+  append(chain: string, message: HookMessage): void;
+  /** Lists the chain as due at `at`, unless it is listed already (ZADD NX). */
+  dueUnlessListed(chain: string, at: number): void;
+  /** Takes the chain off the due list and drops its messages. */
+  dropChain(chain: string): void;
+  setMeta(jobId: string, field: HookMetaField, value: string): void;
+  /** The job's hook record is deleted `ms` from now. */
+  expireMeta(jobId: string, ms: number): void;
+  unhook(ids: string[]): void;
+  setCursor(cursor: string): void;
+}
+
+/**
+ * HookStore.schedule's writes (the lease check is the caller's): a new message joins its
+ * chain's end and the chain is due now unless it is already due (a chain waiting for a retry
+ * keeps its time: order within a chain is never broken); a finished job leaves the hooked list
+ * and its record starts to expire.
+ */
+export function writeSchedule(w: HookWriter, s: HookSchedule, now: number): void {
+  for (const { chain, message } of s.messages) {
+    w.append(chain, message);
+    w.dueUnlessListed(chain, now);
+  }
+  for (const [id, status] of s.last) w.setMeta(id, 'last', status);
+  if (s.finished.length > 0) {
+    w.unhook(s.finished);
+    for (const id of s.finished) w.expireMeta(id, HOOK_META_TTL_MS);
+  }
+  w.setCursor(s.cursor);
+}
+
+/** HookStore.disable's writes: the 410 is remembered (and expires), and the chain is dropped. */
+export function writeDisable(w: HookWriter, jobId: string, kind: 's' | 'f'): void {
+  w.setMeta(jobId, kind === 's' ? 'offs' : 'offf', '1');
+  w.expireMeta(jobId, HOOK_META_TTL_MS);
+  w.dropChain(hookChain(jobId, kind));
+}
+
+/**
+ * A job's hooks as the dispatcher needs them, from the job's stored fields (options JSON,
+ * status, state) and its hook record; undefined when it has no record or no hooks.
+ */
+export function hookedJobOf(
+  options: string | null | undefined,
+  status: string | null | undefined,
+  state: string | null | undefined,
+  meta: Partial<Record<HookMetaField, string | null>>,
+): HookedJob | undefined {
+  let webhook: HookedJob['webhook'] | undefined;
+  try {
+    webhook = options ? (JSON.parse(options) as { webhook?: HookedJob['webhook'] }).webhook : undefined;
+  } catch {
+    webhook = undefined;
+  }
+  if (!webhook) return undefined;
+  return {
+    webhook,
+    status: status ?? null,
+    state: state ?? null,
+    last: meta.last ?? null,
+    off: { s: meta.offs === '1', f: meta.offf === '1' },
+  };
+}
