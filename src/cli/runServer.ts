@@ -61,7 +61,7 @@ export interface RunServerOptions {
   queue: string;
   dashboard: ServerOptions['dashboard'];
   /** Also run a supervisor for `jobs` on `queue`. */
-  worker?: { concurrency: number; graceMs: number; logger?: Logger };
+  worker?: { concurrency: number; graceMs: number; logger?: Logger; webhookAllowHosts?: string[] };
   /** Closes the store (and whatever else the command opened) at the end. */
   close(): Promise<void>;
 }
@@ -101,6 +101,7 @@ export async function runServer(o: RunServerOptions): Promise<RunningServer> {
         jobs: o.jobs,
         queue: o.queue,
         concurrency: o.worker.concurrency,
+        webhookAllowHosts: o.worker.webhookAllowHosts,
         observers: metrics ? [metrics] : [],
         ...(o.worker.logger ? { logger: o.worker.logger } : {}),
       });

@@ -5,7 +5,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RedisStore } from '../../src/index.js';
+import { Client, RedisStore } from '../../src/index.js';
+import { Receiver } from '../webhooks/receiver.js';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -152,6 +153,26 @@ describe('machinist CLI', () => {
     worker.child.kill('SIGINT');
     assert.equal(await worker.exit, 143, worker.output());
     assert.equal((await store.getJob(id))?.status, 'queued');
+  });
+
+  it('delivers webhooks to a private host that --webhook-allow-hosts opens, and names a bad host', async () => {
+    fresh();
+    const receiver = await new Receiver().start();
+    try {
+      // The SSRF guard refuses loopback unless the operator opens it.
+      const worker = await startWorker('--webhook-allow-hosts', 'hooks.internal, 127.0.0.1');
+      const client = new Client({ store });
+      const id = await client.enqueue('echo', { n: 2 }, { webhook: { url: receiver.url('/hook') } });
+      await eventually(() => receiver.received.some((r) => r.path === '/hook'), 15_000);
+      assert.match(receiver.received.find((r) => r.path === '/hook')!.body, new RegExp(id));
+      worker.child.kill('SIGTERM');
+      assert.equal(await worker.exit, 0, worker.output());
+    } finally {
+      await receiver.stop();
+    }
+    const bad = await cli('worker', '--jobs', JOBS, '--webhook-allow-hosts', 'ok.example,not a host');
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--webhook-allow-hosts.*'not a host'/);
   });
 
   it('names the problem in one line and exits non-zero', async () => {

@@ -13,6 +13,7 @@ import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
 import { integer } from '../parseOptions.js';
 import { workerLogger } from '../logOutput.js';
 import { listenAddress, runServer } from '../runServer.js';
+import { webhookAllowHostsOption } from '../webhookAllowHosts.js';
 
 interface DevOptions {
   port?: number;
@@ -20,6 +21,7 @@ interface DevOptions {
   data?: string;
   /** commander's `--no-seed`. */
   seed: boolean;
+  webhookAllowHosts?: string[];
 }
 
 const QUEUE = 'default';
@@ -34,6 +36,7 @@ export function devCommand(globals: () => GlobalOptions): Command {
     .option('--host <host>', 'address to listen on (env HOST; default 127.0.0.1)')
     .option('--data <file>', 'without Redis: keep the jobs in this file across restarts')
     .option('--no-seed', 'enqueue no demo jobs')
+    .addOption(webhookAllowHostsOption())
     .action(async (opts: DevOptions) => runDev(globals(), opts));
 }
 
@@ -64,6 +67,7 @@ async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
       concurrency: 10,
       graceMs: 5_000,
       logger: workerLogger(process.env.MACHINIST_LOG || 'info', undefined),
+      webhookAllowHosts: opts.webhookAllowHosts,
     },
     close: async () => {
       client.close();

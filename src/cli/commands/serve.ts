@@ -10,6 +10,7 @@ import { loadJobs } from '../loadJobs.js';
 import { integer } from '../parseOptions.js';
 import { CliError } from '../CliError.js';
 import { listenAddress, runServer } from '../runServer.js';
+import { webhookAllowHostsOption } from '../webhookAllowHosts.js';
 
 interface ServeOptions {
   port?: number;
@@ -23,6 +24,7 @@ interface ServeOptions {
   /** commander's `--no-dashboard`: false leaves the dashboard out. */
   dashboard: boolean;
   dashboardActions?: boolean;
+  webhookAllowHosts?: string[];
 }
 
 /**
@@ -54,6 +56,7 @@ export function serveCommand(globals: () => GlobalOptions): Command {
     )
     .option('--no-dashboard', 'serve the API without the web dashboard at /')
     .option('--dashboard-actions', 'let the dashboard cancel, send events and retry (default: read-only)')
+    .addOption(webhookAllowHostsOption())
     .action(async (opts: ServeOptions) => runServe(globals(), opts));
 }
 
@@ -69,7 +72,9 @@ async function runServe(globals: GlobalOptions, opts: ServeOptions): Promise<voi
     jobs,
     queue: opts.queue,
     dashboard: opts.dashboard && { actions: opts.dashboardActions === true },
-    worker: opts.worker ? { concurrency: opts.concurrency, graceMs: opts.graceMs } : undefined,
+    worker: opts.worker
+      ? { concurrency: opts.concurrency, graceMs: opts.graceMs, webhookAllowHosts: opts.webhookAllowHosts }
+      : undefined,
     close: () => store.close(),
   });
   const what = jobs

@@ -13,6 +13,7 @@ import { CliError } from '../CliError.js';
 import { MachinistMetrics } from '../../metrics/MachinistMetrics.js';
 import { startMetricsServer, type MetricsServer } from '../../metrics/metricsServer.js';
 import { workerLogger, type LogFormat } from '../logOutput.js';
+import { webhookAllowHostsOption } from '../webhookAllowHosts.js';
 
 interface WorkerOptions {
   jobs: string;
@@ -27,6 +28,7 @@ interface WorkerOptions {
   metricsPort?: number;
   metricsHost: string;
   maxPayloadBytes?: number;
+  webhookAllowHosts?: string[];
   logFormat?: LogFormat;
   logLevel: string;
 }
@@ -67,6 +69,7 @@ export function workerCommand(globals: () => GlobalOptions): Command {
     )
     .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
     .option('--max-payload-bytes <n>', 'largest job input it runs (default 1 MiB)', integer(1))
+    .addOption(webhookAllowHostsOption())
     .addOption(
       new Option(
         '--log-format <format>',
@@ -100,6 +103,7 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
       allowEviction: opts.allowEviction,
       acceptChangedMachines: opts.acceptChangedMachines,
       maxPayloadBytes: opts.maxPayloadBytes,
+      webhookAllowHosts: opts.webhookAllowHosts,
       // Job starts and ends at info, Redis outages at warn (logConnectionChanges) and back at info.
       logger: workerLogger(opts.logLevel, opts.logFormat),
     });
