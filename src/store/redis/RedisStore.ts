@@ -109,6 +109,11 @@ export class RedisStore implements Store {
     return k;
   }
 
+  /** Runs one of lua/ on the supervisors' connection (tests call scripts directly through it). */
+  private run(name: string, keys: string[], args: (string | number)[]): Promise<any> {
+    return this.ctx.run(name, keys, args);
+  }
+
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
    * the same ones, and enqueue-5 does not create a job twice under one id. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]> {
