@@ -7,6 +7,9 @@ import type { Redis } from 'ioredis';
 import type { WorkWaiter } from '../types.js';
 import { RedisWorkWaiter } from './RedisWorkWaiter.js';
 
+/** The `readers` key of a results watcher's connection. */
+const resultsKey = (queue: string, watcherId: string): string => `results:${queue}:${watcherId}`;
+
 export class RedisConnections {
   /** Open work waiters (one per running supervisor), each on its own connection. */
   private readonly waiters = new Set<RedisWorkWaiter>();
@@ -34,7 +37,13 @@ export class RedisConnections {
     return reader;
   }
 
-  endReader(key: string): void {
+  /** A results watcher's reader (RedisStore.readResults), opened by `open`. */
+  resultsReader(queue: string, watcherId: string, open: () => Redis): Redis {
+    return this.reader(resultsKey(queue, watcherId), open);
+  }
+
+  endResults(queue: string, watcherId: string): void {
+    const key = resultsKey(queue, watcherId);
     this.readers.get(key)?.disconnect();
     this.readers.delete(key);
   }

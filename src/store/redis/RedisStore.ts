@@ -56,9 +56,6 @@ import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOp
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-/** The `readers` key of a watcher's blocking connection. */
-const resultsReader = (queue: string, watcherId: string): string => `results:${queue}:${watcherId}`;
-
 export class RedisStore implements Store {
   readonly prefix: string;
   readonly redis: Redis;
@@ -323,7 +320,7 @@ export class RedisStore implements Store {
 
   /** Over a fail-fast reader of its own: a wait learns of an outage within `commandTimeoutMs`. */
   readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {
-    const r = this.connections.reader(resultsReader(queue, watcherId), () => this.calls.reader());
+    const r = this.connections.resultsReader(queue, watcherId, () => this.calls.reader());
     return this.calls.call('waitForResult', (c) => resultOps.readResults(c, r, queue, watcherId, blockMs), {
       ids: { queue },
       reader: r,
@@ -332,7 +329,7 @@ export class RedisStore implements Store {
   }
 
   endResults(queue: string, watcherId: string): void {
-    this.connections.endReader(resultsReader(queue, watcherId));
+    this.connections.endResults(queue, watcherId);
   }
 
   lastEventCursor(queue: string): Promise<string> {
