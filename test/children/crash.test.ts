@@ -2,12 +2,13 @@
 // the right terminal state exactly once.
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, RedisStore } from '../../src/index.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { killFixture, spawnFixture } from '../support/spawnFixture.js';
 
 const N = 20;
 
@@ -17,19 +18,13 @@ describe('fan-out crash cases', () => {
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
   afterEach(() => {
-    for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+    for (const w of workers.splice(0)) killFixture(w);
   });
 
   async function worker(env: Record<string, string>): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/fanWorker.ts'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const { child, ready } = spawnFixture('fanWorker.ts', env);
     workers.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => d.toString().includes('READY') && resolve());
-      child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-    });
+    await ready;
     return child;
   }
 

@@ -1,38 +1,10 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { defineJob } from '../../src/index.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
-
-const FIXTURE = fileURLToPath(new URL('../fixtures/worker.ts', import.meta.url));
-
-function spawnWorker(
-  redis: TestRedis,
-  prefix: string,
-): { child: ChildProcess; started: Set<string>; ready: Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: { ...process.env, REDIS_URL: redis.url, PREFIX: prefix, MACHINIST_LOG: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const started = new Set<string>();
-  let buf = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-    child.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        if (line === 'READY') resolve();
-        else if (line.startsWith('STARTED ')) started.add(line.slice(8));
-      }
-    });
-  });
-  ready.catch(() => {});
-  return { child, started, ready };
-}
+import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
 
 describe('crash', () => {
   let redis: TestRedis;
@@ -41,13 +13,13 @@ describe('crash', () => {
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
   afterEach(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killFixture(child);
     await h.close();
   });
 
   it('completes every job of a worker killed with SIGKILL mid-job, on another supervisor after lease expiry', async () => {
     h = new Harness(redis);
-    const w = spawnWorker(redis, h.prefix);
+    const w = spawnFixture('worker.ts', fixtureEnv(redis, h.prefix));
     child = w.child;
     await w.ready;
     const ids = await h.client().enqueueMany([0, 1, 2].map((n) => ({ machine: 'slow', input: { n } })));
@@ -85,7 +57,7 @@ describe('crash', () => {
 
   it('requeues a killed worker’s jobs when their lease passes, not at the next reaper interval', async () => {
     h = new Harness(redis);
-    const w = spawnWorker(redis, h.prefix);
+    const w = spawnFixture('worker.ts', fixtureEnv(redis, h.prefix));
     child = w.child;
     await w.ready;
     const ids = await h.client().enqueueMany([0, 1].map((n) => ({ machine: 'slow', input: { n } })));

@@ -5,13 +5,11 @@
 // UNREGISTERED_ACTOR. The worker process and its other jobs go on. The worker is a real child process: a throw nothing catches would kill it.
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
 import { allJobs, poisonPipelines } from '../fixtures/poisonJobs.js';
-
-const FIXTURE = fileURLToPath(new URL('../fixtures/poisonWorker.ts', import.meta.url));
 
 const UNSERIALIZABLE = 'UNSERIALIZABLE_SNAPSHOT';
 const UNREGISTERED = 'UNREGISTERED_ACTOR';
@@ -40,7 +38,7 @@ describe('jobs whose state cannot be stored, or that spawn what no worker can ru
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
   afterEach(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killFixture(child);
     await h.close();
   });
 
@@ -50,16 +48,11 @@ describe('jobs whose state cannot be stored, or that spawn what no worker can ru
       assert.equal(def.compiled !== null, def.name.endsWith('Compiled'), `${def.name} runtime`);
 
     h = new Harness(redis);
-    child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-      env: { ...process.env, REDIS_URL: redis.url, PREFIX: h.prefix, MACHINIST_LOG: 'silent' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const worker = spawnFixture('poisonWorker.ts', fixtureEnv(redis, h.prefix));
+    child = worker.child;
     let exited: string | undefined;
     child.once('exit', (code, signal) => (exited = `code ${code} signal ${signal}`));
-    await new Promise<void>((resolve, reject) => {
-      child!.once('exit', () => reject(new Error('worker exited before READY')));
-      child!.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve());
-    });
+    await worker.ready;
 
     const client = h.client({ jobs: allJobs });
     const items: { machine: string; input?: unknown }[] = [];

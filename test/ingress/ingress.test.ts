@@ -1,14 +1,13 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { defineJob, type BrokenEntry, type JobRecord } from '../../src/index.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
 
 const run = promisify(execFile);
-const FIXTURE = fileURLToPath(new URL('../fixtures/ingressWorker.ts', import.meta.url));
 
 /** A producer that is not Machinist: redis-cli pushing entries as any language would. */
 async function redisCliLpush(redis: TestRedis, key: string, entries: string[]): Promise<void> {
@@ -23,7 +22,7 @@ describe('ingress list (producers without Machinist)', () => {
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
   afterEach(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killFixture(child);
     await h.close();
   });
 
@@ -187,10 +186,7 @@ describe('ingress list (producers without Machinist)', () => {
       const chunk = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ machine: 'noop', input: s + i }));
       await h.raw.lpush(key, ...chunk);
     }
-    child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-      env: { ...process.env, REDIS_URL: redis.url, PREFIX: h.prefix, MACHINIST_LOG: 'silent' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    child = spawnFixture('ingressWorker.ts', fixtureEnv(redis, h.prefix)).child;
     // Killed once it has moved some entries and not all.
     await eventually(async () => (await h.raw.llen(key)) < N - 500, 30_000, 5);
     const exited = new Promise((r) => child!.once('exit', r));

@@ -1,28 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, RedisStore } from '../../src/index.js';
 import { ingestPipeline } from '../../machines/ingest.js';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
-
-function startWorker(env: Record<string, string>, waitFor: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/ingestWorker.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const seen = new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes(waitFor)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${waitFor}`)));
-  });
-  return { child, seen };
-}
+import { killFixture, spawnFixture, type Fixture } from '../support/spawnFixture.js';
 
 describe('pipeline checkpoints', () => {
   let redis: TestRedis;
@@ -39,20 +23,18 @@ describe('pipeline checkpoints', () => {
       jobs: [ingestPipeline({ fetchDocument: async () => '', indexDocument: async () => '' })],
     });
     const env = { REDIS_URL: redis.url, PREFIX: prefix, RUN_LOG: runLog };
-    const workers: ReturnType<typeof startWorker>[] = [];
+    const workers: Fixture[] = [];
     try {
-      const first = startWorker({ ...env, HANG_AT_INDEX: '1' }, 'READY');
+      const first = spawnFixture('ingestWorker.ts', { ...env, HANG_AT_INDEX: '1' });
       workers.push(first);
-      await first.seen;
+      await first.ready;
       const id = await client.enqueue('ingest', { url: 'u1' });
-      await new Promise<void>((resolve) =>
-        first.child.stdout.on('data', (d: Buffer) => d.toString().includes('INDEXING') && resolve()),
-      );
+      await first.printed('INDEXING');
       // Step 3 may start before the checkpoint that entered it lands (checkpoints are pipelined,
       // not awaited): the kill must come after it, or steps 1 and 2 would rightly run again.
       await eventually(async () => (await client.get(id))?.state === 'indexing');
       process.kill(first.child.pid!, 'SIGKILL');
-      const second = startWorker({ ...env, HANG_AT_INDEX: '0' }, 'READY');
+      const second = spawnFixture('ingestWorker.ts', { ...env, HANG_AT_INDEX: '0' });
       workers.push(second);
       const done = await client.waitForResult(id, { timeoutMs: 10_000 });
       assert.equal(done.status, 'done');
@@ -68,7 +50,7 @@ describe('pipeline checkpoints', () => {
       assert.ok((await client.events(id)).some((e) => e.type === 'lease-requeued'));
     } finally {
       // Even when an assertion failed: a live worker would keep this test process running.
-      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+      for (const w of workers) killFixture(w.child);
       client.close();
       await store.close();
     }

@@ -6,16 +6,14 @@
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
 import { TARGET, liveActorPipelines } from '../fixtures/liveActorJobs.js';
-
-const FIXTURE = fileURLToPath(new URL('../fixtures/liveActorWorker.ts', import.meta.url));
 
 interface Line {
   what: string;
@@ -30,27 +28,18 @@ describe('callback and observable actors across a worker crash', () => {
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
   afterEach(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const c of children) killFixture(c);
     children.length = 0;
     await h.close();
   });
 
   async function startWorker(runLog: string): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-      env: {
-        ...process.env,
-        REDIS_URL: redis.url,
-        PREFIX: h.prefix,
-        RUN_LOG: runLog,
-        MACHINIST_LOG: 'silent',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+    const { child, ready } = spawnFixture('liveActorWorker.ts', {
+      ...fixtureEnv(redis, h.prefix),
+      RUN_LOG: runLog,
     });
     children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-      child.stdout.on('data', (d: Buffer) => d.toString().includes('READY') && resolve());
-    });
+    await ready;
     return child;
   }
 

@@ -1,14 +1,12 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
 import { defineJob } from '../../src/index.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
 import { Receiver, newSecret } from './receiver.js';
-
-const FIXTURE = fileURLToPath(new URL('../fixtures/webhookWorker.ts', import.meta.url));
 
 describe('webhooks: durability', () => {
   let redis: TestRedis;
@@ -18,7 +16,7 @@ describe('webhooks: durability', () => {
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
   afterEach(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killFixture(child);
     await h.close();
     await rx?.stop();
   });
@@ -29,14 +27,9 @@ describe('webhooks: durability', () => {
     const probe = await new Receiver().start();
     const port = probe.port;
     await probe.stop();
-    child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-      env: { ...process.env, REDIS_URL: redis.url, PREFIX: h.prefix, MACHINIST_LOG: 'silent' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child!.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-      child!.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve());
-    });
+    const worker = spawnFixture('webhookWorker.ts', fixtureEnv(redis, h.prefix));
+    child = worker.child;
+    await worker.ready;
     const secret = newSecret();
     const client = h.client();
     const id = await client.enqueue(

@@ -1,6 +1,8 @@
 // Follows the store's patient connection (the one supervisors' calls wait on) from ioredis's
 // events and reports each change between reachable and unreachable once: a supervisor logs the
 // outage as one warning and its end as one info line, not a line per failed reconnect attempt.
+// It also tells of each reconnect (every 'ready' after the first), after which the server may
+// have lost its data.
 
 import type { Redis } from 'ioredis';
 import type { ConnectionChange } from '../types.js';
@@ -12,10 +14,16 @@ export class ConnectionWatch {
   private downSince = 0;
   private lastError: unknown;
   private closed = false;
+  private everReady = false;
+  private readonly reconnectListeners = new Set<() => void>();
   readonly address: string;
 
   constructor(redis: Redis) {
     this.address = addressOf(redis);
+    redis.on('ready', () => {
+      if (!this.everReady) return void (this.everReady = true);
+      for (const l of [...this.reconnectListeners]) l();
+    });
     redis.on('error', (err: unknown) => {
       this.lastError = err;
       this.down();
@@ -34,6 +42,12 @@ export class ConnectionWatch {
     this.listeners.add(listener);
     if (this.state === 'down') listener({ up: false, address: this.address, error: this.lastError });
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` on each reconnect (not the first connect); returns an unsubscribe. */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
   }
 
   /** The store is closing: its connection going away is not an outage. */

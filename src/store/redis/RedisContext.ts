@@ -2,6 +2,7 @@
 
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../keys.js';
+import { defineScripts } from './scripts.js';
 
 export interface RedisContext {
   readonly redis: Redis;
@@ -12,4 +13,20 @@ export interface RedisContext {
   readonly eventsMaxLen: number;
   /** Retention of finished records (and TTL of a finished parent's fan-out keys). */
   readonly finishedTtlMs: number;
+}
+
+/** A context over `redis`, with the scripts loaded on that connection. */
+export function redisContext(
+  redis: Redis,
+  settings: Pick<RedisContext, 'prefix' | 'keys' | 'eventsMaxLen' | 'finishedTtlMs'>,
+): RedisContext {
+  const scripts = defineScripts(redis);
+  return {
+    redis,
+    prefix: settings.prefix,
+    keys: settings.keys,
+    run: (name, keys, args) => scripts[name]!(keys, args),
+    eventsMaxLen: settings.eventsMaxLen,
+    finishedTtlMs: settings.finishedTtlMs,
+  };
 }

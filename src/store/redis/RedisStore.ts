@@ -7,7 +7,7 @@
 // reads, cancel, send, results) go over a fail-fast connection and give up after
 // `commandTimeoutMs` with REDIS_UNAVAILABLE, having written nothing that could land later.
 
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import { assertQueueName, queueKeys, queuesKey, registryKey, type QueueKeys } from '../keys.js';
 import {
   type AuditEntry,
@@ -33,8 +33,7 @@ import {
   type Store,
   type WorkWaiter,
 } from '../types.js';
-import { defineScripts, type ScriptRunner } from './scripts.js';
-import type { RedisContext } from './RedisContext.js';
+import { redisContext, type RedisContext } from './RedisContext.js';
 import { BoundedCalls } from './BoundedCalls.js';
 import { ConnectionWatch } from './ConnectionWatch.js';
 import * as fanOps from './fanOutOps.js';
@@ -51,54 +50,21 @@ import * as ingressOps from './ingressOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../../webhooks/HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
-import { RedisWorkWaiter } from './RedisWorkWaiter.js';
+import { RedisConnections } from './RedisConnections.js';
+import * as serverOps from './serverOps.js';
+import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOptions.js';
 
-export interface RedisStoreOptions {
-  /** redis:// URL; or pass `redis` options. Default redis://127.0.0.1:6379. */
-  url?: string;
-  redis?: RedisOptions;
-  /** Key prefix per deployment. Default 'machinist'. */
-  prefix?: string;
-  /**
-   * How long finished (done/cancelled) records are kept. Default 7 days. Records are deleted
-   * by the supervisors' reaper from the done and cancelled indexes (no TTL per record).
-   */
-  finishedTtlMs?: number;
-  /** How long an idempotency key keeps naming its job. Default 7 days. */
-  idempotencyTtlMs?: number;
-  /** Approximate cap of each queue's event stream. Default 10,000. */
-  eventsMaxLen?: number;
-  /**
-   * How long a client call (enqueue, get, cancel, send, waitForResult's reads, list, dead
-   * letters, ...) keeps trying while Redis does not answer, before it rejects with
-   * RedisUnavailableError (`REDIS_UNAVAILABLE`, naming the server). Supervisors retry their own
-   * calls without limit. Default 5,000 ms.
-   */
-  commandTimeoutMs?: number;
-}
-
-const DAY = 24 * 3600 * 1000;
-/** The `readers` key of a watcher's blocking connection. */
-const resultsReader = (queue: string, watcherId: string): string => `results:${queue}:${watcherId}`;
+export type { RedisStoreOptions } from './redisStoreOptions.js';
 
 export class RedisStore implements Store {
   readonly kind = 'redis';
   readonly prefix: string;
   readonly redis: Redis;
-  private readonly scripts: Record<string, ScriptRunner>;
-  private readonly finishedTtlMs: number;
   private readonly idemTtlMs: number;
-  private readonly eventsMaxLen: number;
   private readonly keyCache = new Map<string, QueueKeys>();
   private readonly knownQueues = new Set<string>();
-  /** Open work waiters (one per running supervisor), each on its own connection. */
-  private readonly waiters = new Set<RedisWorkWaiter>();
-  /** Blocking connections: one per queue for readEvents, one per watcher for readResults. */
-  private readers = new Map<string, Redis>();
-  private subscriber: Redis | undefined;
-  private closed = false;
-  private everReady = false;
-  private readonly reconnectListeners = new Set<() => void>();
+  /** Waiters, blocking readers and the control subscriber: connections of their own. */
+  private readonly connections: RedisConnections;
   private readonly ctx: RedisContext;
   /** Client calls: a fail-fast connection, retried until `commandTimeoutMs`. */
   private readonly calls: BoundedCalls;
@@ -107,46 +73,23 @@ export class RedisStore implements Store {
   readonly commandTimeoutMs: number;
 
   constructor(options: RedisStoreOptions = {}) {
-    this.prefix = options.prefix ?? 'machinist';
-    if (!/^[A-Za-z0-9._:-]{1,64}$/.test(this.prefix))
-      throw new TypeError(`invalid key prefix '${this.prefix}'`);
-    this.finishedTtlMs = options.finishedTtlMs ?? 7 * DAY;
-    // An idempotency key must not outlive the record it names (it would return an expired id).
-    this.idemTtlMs = Math.min(options.idempotencyTtlMs ?? 7 * DAY, this.finishedTtlMs);
-    this.eventsMaxLen = options.eventsMaxLen ?? 10_000;
-    const redisOptions: RedisOptions = { maxRetriesPerRequest: null, ...options.redis };
-    this.redis = options.url ? new Redis(options.url, redisOptions) : new Redis(redisOptions);
+    const o = resolveRedisStoreOptions(options);
+    this.prefix = o.prefix;
+    this.idemTtlMs = o.idempotencyTtlMs;
+    this.commandTimeoutMs = o.commandTimeoutMs;
+    this.redis = o.url ? new Redis(o.url, o.redis) : new Redis(o.redis);
     this.redis.on('error', () => {
       // ioredis reconnects by itself; a command in flight fails to its caller.
     });
-    this.redis.on('ready', () => {
-      if (!this.everReady) return void (this.everReady = true);
-      // The server may have lost its data (a restart without AOF, a failover): queues this
-      // store added to the queue set are added again on their next enqueue.
-      this.knownQueues.clear();
-      for (const l of [...this.reconnectListeners]) l();
-    });
     // ioredis reconnects by itself and re-sends what was waiting; the watch reports outages.
     this.connection = new ConnectionWatch(this.redis);
-    this.scripts = defineScripts(this.redis);
-    this.ctx = this.contextFor(this.redis, this.scripts);
-    const timeoutMs = options.commandTimeoutMs ?? 5_000;
-    if (!(timeoutMs > 0)) throw new TypeError('RedisStore: commandTimeoutMs must be a number > 0');
-    this.commandTimeoutMs = timeoutMs;
-    this.calls = new BoundedCalls(this.redis, timeoutMs, (conn) =>
-      this.contextFor(conn, defineScripts(conn)),
-    );
-  }
-
-  private contextFor(redis: Redis, scripts: Record<string, ScriptRunner>): RedisContext {
-    return {
-      redis,
-      prefix: this.prefix,
-      keys: (queue) => this.keys(queue),
-      run: (name, keys, args) => scripts[name]!(keys, args),
-      eventsMaxLen: this.eventsMaxLen,
-      finishedTtlMs: this.finishedTtlMs,
-    };
+    // The server may have lost its data (a restart without AOF, a failover): queues this
+    // store added to the queue set are added again on their next enqueue.
+    this.connection.onReconnect(() => this.knownQueues.clear());
+    this.connections = new RedisConnections(this.redis);
+    const settings = { ...o, keys: (queue: string) => this.keys(queue) };
+    this.ctx = redisContext(this.redis, settings);
+    this.calls = new BoundedCalls(this.redis, this.commandTimeoutMs, (conn) => redisContext(conn, settings));
   }
 
   /** See Store.watchConnection: the supervisors' connection going unreachable and back. */
@@ -164,8 +107,9 @@ export class RedisStore implements Store {
     return k;
   }
 
+  /** Runs one of lua/ on the supervisors' connection (tests call scripts directly through it). */
   private run(name: string, keys: string[], args: (string | number)[]): Promise<any> {
-    return this.scripts[name]!(keys, args);
+    return this.ctx.run(name, keys, args);
   }
 
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
@@ -175,10 +119,7 @@ export class RedisStore implements Store {
     return this.calls.call(
       'enqueue',
       (c) => enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues),
-      {
-        ids,
-        writes: true,
-      },
+      { ids, writes: true },
     );
   }
 
@@ -218,14 +159,11 @@ export class RedisStore implements Store {
 
   /** Bounded (REDIS_UNAVAILABLE after commandTimeoutMs): the API's and dashboard's reads use it. */
   now(): Promise<number> {
-    return this.calls.call('now', async (c) => {
-      const [seconds, micros] = await c.redis.time();
-      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    });
+    return this.calls.call('now', (c) => serverOps.serverTime(c.redis));
   }
 
-  async readInbox(queue: string, id: string, from: number): Promise<string[]> {
-    return this.redis.lrange(this.keys(queue).inbox(id), from, -1);
+  readInbox(queue: string, id: string, from: number): Promise<string[]> {
+    return jobOps.readInbox(this.ctx, queue, id, from);
   }
 
   /** The event id makes a resend safe: send-5 takes one id once. */
@@ -250,10 +188,7 @@ export class RedisStore implements Store {
   }
 
   workWaiter(queue: string): WorkWaiter {
-    const waiter = new RedisWorkWaiter(this.redis, this.keys(queue).marker, (w) => this.waiters.delete(w));
-    if (this.closed) waiter.close();
-    else this.waiters.add(waiter);
-    return waiter;
+    return this.connections.waiter(this.keys(queue).marker);
   }
 
   /** See Store.drainIngress (lua/drainIngress-7.lua); waits out an outage like a supervisor's calls. */
@@ -271,15 +206,9 @@ export class RedisStore implements Store {
    * blocked command per timeout (no polling).
    */
   ingressWaiter(queue: string): WorkWaiter {
-    const waiter = new RedisWorkWaiter(
-      this.redis,
-      this.keys(queue).ingress,
-      (w) => this.waiters.delete(w),
-      (conn, key, seconds) => conn.blmove(key, key, 'RIGHT', 'RIGHT', seconds),
+    return this.connections.waiter(this.keys(queue).ingress, (conn, key, seconds) =>
+      conn.blmove(key, key, 'RIGHT', 'RIGHT', seconds),
     );
-    if (this.closed) waiter.close();
-    else this.waiters.add(waiter);
-    return waiter;
   }
 
   /**
@@ -291,47 +220,27 @@ export class RedisStore implements Store {
   }
 
   /** Listens for control messages addressed to one worker (one subscriber connection for all). */
-  async subscribeControl(
+  subscribeControl(
     queue: string,
     workerId: string,
     onMessage: (message: string) => void,
   ): Promise<() => Promise<void>> {
-    const channel = this.keys(queue).control(workerId);
-    if (!this.subscriber) {
-      this.subscriber = this.redis.duplicate();
-      this.subscriber.on('error', () => {});
-    }
-    const subscriber = this.subscriber;
-    const listener = (ch: string, msg: string) => {
-      if (ch === channel) onMessage(msg);
-    };
-    subscriber.on('message', listener);
-    await subscriber.subscribe(channel);
-    return async () => {
-      subscriber.off('message', listener);
-      await subscriber.unsubscribe(channel).catch(() => undefined);
-    };
+    return this.connections.subscribe(this.keys(queue).control(workerId), onMessage);
   }
 
   getJob(id: string, queue?: string): Promise<JobRecord | null> {
     return this.calls.call('get', (c) => jobOps.getJob(c, id, queue), { ids: { jobId: id, queue } });
   }
 
-  async jobStatus(
-    id: string,
-    queue: string,
-  ): Promise<{ status: JobStatus; cancelRequested: boolean } | null> {
-    const [st, cx] = await this.redis.hmget(this.keys(queue).job(id), 'st', 'cx');
-    return st ? { status: st as JobStatus, cancelRequested: cx === '1' } : null;
+  jobStatus(id: string, queue: string): Promise<{ status: JobStatus; cancelRequested: boolean } | null> {
+    return jobOps.jobStatus(this.ctx, id, queue);
   }
 
   getLog(id: string, queue?: string): Promise<AuditEntry[]> {
     return this.calls.call(
       'events',
       async (c) => eventOps.getLog(c, id, await jobOps.queueOf(c, id, queue)),
-      {
-        ids: { jobId: id, queue },
-      },
+      { ids: { jobId: id, queue } },
     );
   }
 
@@ -377,17 +286,6 @@ export class RedisStore implements Store {
     });
   }
 
-  /** A connection of its own for a blocking read (it is held while the read blocks). */
-  private blockingReader(key: string): Redis {
-    let reader = this.readers.get(key);
-    if (!reader) {
-      reader = this.redis.duplicate();
-      reader.on('error', () => {});
-      this.readers.set(key, reader);
-    }
-    return reader;
-  }
-
   readEvents(queue: string, cursor: string, blockMs: number, count = 500): Promise<QueueEvent[]> {
     // A read that does not block is bounded like any client call (the dashboard's overview
     // reads pages of the stream); a blocking one is its caller's to bound (EventHub).
@@ -399,7 +297,8 @@ export class RedisStore implements Store {
       );
     return eventOps.readEvents(
       this.ctx,
-      () => this.blockingReader('events:' + queue),
+      // A connection of its own: it is held while the read blocks.
+      () => this.connections.reader('events:' + queue),
       queue,
       cursor,
       blockMs,
@@ -422,10 +321,7 @@ export class RedisStore implements Store {
 
   /** Over a fail-fast reader of its own: a wait learns of an outage within `commandTimeoutMs`. */
   readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {
-    const key = resultsReader(queue, watcherId);
-    let reader = this.readers.get(key);
-    if (!reader) this.readers.set(key, (reader = this.calls.reader()));
-    const r = reader;
+    const r = this.connections.resultsReader(queue, watcherId, () => this.calls.reader());
     return this.calls.call('waitForResult', (c) => resultOps.readResults(c, r, queue, watcherId, blockMs), {
       ids: { queue },
       reader: r,
@@ -434,36 +330,23 @@ export class RedisStore implements Store {
   }
 
   endResults(queue: string, watcherId: string): void {
-    const key = resultsReader(queue, watcherId);
-    this.readers.get(key)?.disconnect();
-    this.readers.delete(key);
+    this.connections.endResults(queue, watcherId);
   }
 
   lastEventCursor(queue: string): Promise<string> {
     return this.calls.call('lastEventCursor', (c) => eventOps.lastEventCursor(c, queue), { ids: { queue } });
   }
 
-  async evictionPolicy(): Promise<string | null> {
-    try {
-      const res = await this.redis.config('GET', 'maxmemory-policy');
-      return res[1] ?? null;
-    } catch {
-      return null; // CONFIG refused (managed Redis, ACL): the caller cannot check
-    }
+  evictionPolicy(): Promise<string | null> {
+    return serverOps.evictionPolicy(this.redis);
   }
 
-  async appendOnly(): Promise<boolean | null> {
-    try {
-      const res = await this.redis.config('GET', 'appendonly');
-      return res[1] === undefined ? null : res[1] === 'yes';
-    } catch {
-      return null; // CONFIG refused (managed Redis, ACL): the caller cannot check
-    }
+  appendOnly(): Promise<boolean | null> {
+    return serverOps.appendOnly(this.redis);
   }
 
   onReconnect(listener: () => void): () => void {
-    this.reconnectListeners.add(listener);
-    return () => this.reconnectListeners.delete(listener);
+    return this.connection.onReconnect(listener);
   }
 
   registerMachines(machines: MachineInfo[], options: { replaceFingerprints?: boolean } = {}): Promise<void> {
@@ -492,7 +375,7 @@ export class RedisStore implements Store {
   }
 
   queues(): Promise<string[]> {
-    return this.calls.call('queues', async (c) => (await c.redis.smembers(queuesKey(this.prefix))).sort());
+    return this.calls.call('queues', (c) => registryOps.queues(c));
   }
 
   async forgetQueue(queue: string): Promise<void> {
@@ -510,19 +393,9 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const w of [...this.waiters]) w.close();
+    this.connections.close();
     this.connection.close();
-    for (const r of this.readers.values()) r.disconnect();
-    this.readers.clear();
-    this.subscriber?.disconnect();
     this.calls.close();
-    // QUIT lets the replies to what was sent arrive first; it never comes from a Redis that is
-    // down (it waits behind the offline queue), so it is bounded.
-    const quit = this.redis.quit().catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([quit, new Promise((r) => (timer = setTimeout(r, 1_000)))]);
-    clearTimeout(timer);
-    this.redis.disconnect();
+    await serverOps.quit(this.redis);
   }
 }

@@ -73,3 +73,18 @@ export async function send(
     throw fromScriptError(err, { jobId: id, queue });
   }
 }
+
+/** A job's status and cancel flag (a supervisor reads a child's parent before it runs the child). */
+export async function jobStatus(
+  ctx: RedisContext,
+  id: string,
+  queue: string,
+): Promise<{ status: JobStatus; cancelRequested: boolean } | null> {
+  const [st, cx] = await ctx.redis.hmget(ctx.keys(queue).job(id), 'st', 'cx');
+  return st ? { status: st as JobStatus, cancelRequested: cx === '1' } : null;
+}
+
+/** The events sent to job `id` from index `from` on. */
+export function readInbox(ctx: RedisContext, queue: string, id: string, from: number): Promise<string[]> {
+  return ctx.redis.lrange(ctx.keys(queue).inbox(id), from, -1);
+}

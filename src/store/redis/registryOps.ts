@@ -6,6 +6,7 @@
 import type { MachineInfo } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { mergeMachine } from '../mergeMachine.js';
+import { queuesKey } from '../keys.js';
 
 /** Merges `machines` into the registry hash (mergeMachine.ts: what is kept from each side). */
 export async function registerMachines(
@@ -31,4 +32,9 @@ export async function registerQueue(ctx: RedisContext, key: string, queue: strin
 export async function machines(ctx: RedisContext, key: string): Promise<MachineInfo[]> {
   const all = await ctx.redis.hgetall(key);
   return Object.values(all).map((v) => JSON.parse(v) as MachineInfo);
+}
+
+/** Every queue in the queue set, sorted. */
+export async function queues(ctx: RedisContext): Promise<string[]> {
+  return (await ctx.redis.smembers(queuesKey(ctx.prefix))).sort();
 }

@@ -12,6 +12,7 @@ include/lifecycle.lua), so a lost message cannot lose the cancel.
 ]]
 --@include common
 --@include lifecycle
+--@include fankeys
 --@include fanin
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local id, reason = ARGV[4], ARGV[5]

@@ -30,6 +30,7 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 ]]
 --@include common
 --@include lifecycle
+--@include fankeys
 --@include fanin
 --@include promote
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])

@@ -7,6 +7,7 @@ Returns 1 when recorded, 0 when already recorded (or the record is gone).
 ]]
 --@include common
 --@include lifecycle
+--@include fankeys
 --@include fanin
 LC.kp, LC.maxLen, LC.ttl, LC.now = ARGV[1], ARGV[7], tonumber(ARGV[8]) or 0, nowMs()
 local r = fanIn(ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])

@@ -6,6 +6,7 @@ KEYS: 1 dead, 2 failed, 3 broken
 ARGV: 1 key prefix, 2 finished TTL ms, 3 limit, 4 (optional) the one job id
 Returns the number of entries purged by this call (0 for an id in neither set).
 ]]
+--@include fankeys
 local kp, ttl, limit, only = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 if not ttl or ttl <= 0 or not limit or limit < 1 then
   return redis.error_reply('BAD_PURGE bad retention or limit')
@@ -19,9 +20,7 @@ local function expireJob(id, fromBroken)
   redis.call('PEXPIRE', jk, ttl)
   if fg then
     redis.call('PEXPIRE', kp .. 'children:' .. id, ttl)
-    for line in string.gmatch(fg, '[^\n]+') do
-      redis.call('PEXPIRE', kp .. 'fan:' .. id .. ':' .. string.match(line, '^([^\t]*)'), ttl)
-    end
+    for _, fk in ipairs(fanKeys(kp, id, fg)) do redis.call('PEXPIRE', fk, ttl) end
   end
   redis.call('ZREM', KEYS[2], id)
   if fromBroken then redis.call('HDEL', kp .. 'brokenwhy', id) end

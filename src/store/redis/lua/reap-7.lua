@@ -12,6 +12,7 @@ running lease passes (for a caller the lock turned away: or until the lock lapse
 ]]
 --@include common
 --@include lifecycle
+--@include fankeys
 --@include fanin
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[4])
 local maxReq, lockMs = tonumber(ARGV[3]), tonumber(ARGV[5])

@@ -16,6 +16,7 @@ Errors: JOB_NOT_FOUND <id> when it is in neither set or has no record.
 ]]
 --@include common
 --@include lifecycle
+--@include fankeys
 --@include fanin
 LC.kp, LC.maxLen = ARGV[1], ARGV[2]
 local id = ARGV[3]
@@ -43,8 +44,7 @@ redis.call('HDEL', j.jk, unpack(drop))
 redis.call('PERSIST', j.jk)
 if j.fg then
   redis.call('PERSIST', LC.kp .. 'children:' .. id)
-  for line in string.gmatch(j.fg, '[^\n]+') do
-    local fk = LC.kp .. 'fan:' .. id .. ':' .. string.match(line, '^([^\t]*)')
+  for _, fk in ipairs(fanKeys(LC.kp, id, j.fg)) do
     local rec = redis.call('HGETALL', fk)
     local dropped, failedDropped = {}, 0
     for i = 1, #rec, 2 do

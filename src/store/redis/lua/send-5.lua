@@ -8,6 +8,7 @@ Errors: JOB_NOT_FOUND <id>; JOB_FINISHED <id> <status>; BAD_SEND <why>.
 ]]
 --@include common
 --@include lifecycle
+--@include fankeys
 --@include fanin
 LC.kp, LC.maxLen = ARGV[1], ARGV[2]
 local id, event, etype, eid = ARGV[3], ARGV[4], ARGV[5], ARGV[6]

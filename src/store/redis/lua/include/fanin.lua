@@ -1,11 +1,11 @@
--- Child -> parent delivery (fan-in); included after lifecycle. Records one child's outcome in
+-- Child -> parent delivery (fan-in); included after lifecycle and fankeys. Records one child's outcome in
 -- its parent's fan-out record, at most once per child, and wakes the parent when the set it
 -- awaits is complete: all done, or (failFast) the first failure. O(1) commands per child,
 -- whatever the fan-out's size. The parent lives on LC.kp's queue: callers run in its slot
 -- (fanIn-2.lua, the outbox relay, sets LC.kp to the parent's queue).
 local function fanIn(parentId, group, index, status, result)
   local pkp = LC.kp
-  local fk = pkp .. 'fan:' .. parentId .. ':' .. group
+  local fk = fanKey(pkp, parentId, group)
   local meta = redis.call('HMGET', fk, 'n', 'p', 'x')
   if not meta[1] then return 0 end
   if redis.call('HSETNX', fk, 'r' .. index, result) == 0 then return 0 end
@@ -53,10 +53,6 @@ end
 
 -- A parent that ended done or cancelled takes its fan-out records with it: they expire with
 -- its record. (A failed parent is a dead letter: its records stay until it is purged or redriven.)
-local function expireFans(id, fg, ttl)
-  for line in string.gmatch(fg, '[^\n]+') do
-    local group = string.match(line, '^([^\t]*)')
-    redis.call('PEXPIRE', LC.kp .. 'fan:' .. id .. ':' .. group, ttl)
-  end
+LCH.expireFans = function(id, fg)
+  for _, fk in ipairs(fanKeys(LC.kp, id, fg)) do redis.call('PEXPIRE', fk, LC.ttl) end
 end
-LCH.expireFans = function(id, fg) expireFans(id, fg, LC.ttl) end

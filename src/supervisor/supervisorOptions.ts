@@ -1,0 +1,165 @@
+// A supervisor's options, their defaults and their checks: resolveSupervisorOptions() turns the
+// options a user passes into the settings a Supervisor runs with, or throws a TypeError naming
+// the option that is wrong, before anything is built.
+
+import { hostname } from 'node:os';
+import { monotonicFactory } from 'ulid';
+import { pino, type Logger } from 'pino';
+import type { Store } from '../store/types.js';
+import type { AnyDefinition } from '../runtime/registry.js';
+import { assertQueueName } from '../store/keys.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
+import type { WebhookSettings } from '../webhooks/WebhookDispatcher.js';
+import type { JobObserver } from '../runtime/JobObserver.js';
+
+export interface SupervisorOptions {
+  store: Store;
+  jobs: readonly AnyDefinition[];
+  queue?: string;
+  /** Jobs run at once. Default 10. */
+  concurrency?: number;
+  /** Lease length; a job whose lease is not extended in time is requeued. Default 30 s. */
+  leaseMs?: number;
+  /** How often leases are extended. Default 10 s (must be below leaseMs). */
+  heartbeatMs?: number;
+  /**
+   * The longest wait between looks for expired leases. Default 5 s. (The reaper also wakes when
+   * the earliest running lease passes, so a dead worker's jobs are requeued at their lease's end.)
+   */
+  reaperIntervalMs?: number;
+  /** Lease requeues a job may have before it fails with LEASE_EXPIRED. Default 5. */
+  maxLeaseRequeues?: number;
+  /** Longest idle block before looking again. Default 5 s. */
+  idleWaitMs?: number;
+  workerId?: string;
+  /**
+   * Largest job input this supervisor runs, serialized (UTF-8 bytes); a larger one (written by
+   * something other than a Client, which refuses it) is set aside as broken, INPUT_TOO_LARGE.
+   * Default 1 MiB, the Client's default.
+   */
+  maxPayloadBytes?: number;
+  /**
+   * Start even when Redis may evict keys (any maxmemory-policy but noeviction). An evicted job
+   * is a lost job, so by default start() refuses with EVICTING_REDIS. Default false.
+   */
+  allowEviction?: boolean;
+  /**
+   * How often this supervisor writes its machines and queue to the registry again, which
+   * restores them after Redis lost its data without a reconnect (FLUSHALL); a reconnect writes
+   * them at once. Default 30 s.
+   */
+  registryRefreshMs?: number;
+  /**
+   * Start although a pipeline's definition differs from the one registered for its name and
+   * version (start() refuses with MACHINE_CHANGED otherwise): true, or the changes accepted as
+   * 'name@version' (or 'name' for all its versions). The registry then holds this definition.
+   */
+  acceptChangedMachines?: boolean | readonly string[];
+  /**
+   * Move entries foreign producers push onto the queue's ingress list into jobs
+   * (docs/ingress.md). Costs one blocking connection. Default true (when the store has one).
+   */
+  ingress?: boolean;
+  /**
+   * Deliver the webhooks jobs of this queue asked for (docs/webhooks.md): true (default),
+   * false, or settings (retries, deadline, onDelivery, ...). Costs one EXISTS per 30 s while no
+   * job of the queue has hooks.
+   */
+  webhooks?: boolean | WebhookSettings;
+  /**
+   * Hosts webhooks may reach although they are not public addresses (the SSRF guard refuses
+   * loopback, private, link-local, ... otherwise): names or IPs, optionally `host:port`.
+   */
+  webhookAllowHosts?: readonly string[];
+  logger?: Logger;
+  /**
+   * Told of each attempt's start, states and end, and of lease requeues: e.g. a
+   * `MachinistMetrics` (src/metrics). None by default.
+   */
+  observers?: readonly JobObserver[];
+  /**
+   * Trace attempts with OpenTelemetry when `@opentelemetry/api` is installed and a tracer
+   * provider is registered (a `process <queue>` span per attempt, linked to the enqueue's
+   * `publish` span; a child span per pipeline state). Default true; without a provider it
+   * starts no span.
+   */
+  tracing?: boolean;
+}
+
+export interface StopResult {
+  /** True when jobs were still running at the end of the grace period and were requeued. */
+  forced: boolean;
+  requeued: number;
+}
+
+/** The options with every default filled in and checked. */
+export interface SupervisorSettings {
+  readonly store: Store;
+  readonly jobs: readonly AnyDefinition[];
+  readonly queue: string;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  readonly reaperIntervalMs: number;
+  readonly maxLeaseRequeues: number;
+  readonly idleWaitMs: number;
+  readonly workerId: string;
+  readonly maxPayloadBytes: number;
+  readonly allowEviction: boolean;
+  readonly registryRefreshMs: number;
+  readonly acceptChangedMachines: boolean | readonly string[];
+  readonly ingress: boolean;
+  /** Undefined: no webhook deliveries (turned off, or the store keeps no hooks). */
+  readonly webhooks: WebhookSettings | undefined;
+  readonly log: Logger;
+  readonly observers: readonly JobObserver[];
+  readonly tracing: boolean;
+}
+
+const ulid = monotonicFactory();
+
+export function resolveSupervisorOptions(options: SupervisorOptions): SupervisorSettings {
+  if (!options?.store) throw new TypeError('Supervisor: store is required');
+  const queue = options.queue ?? 'default';
+  assertQueueName(queue);
+  const numbers = {
+    concurrency: options.concurrency ?? 10,
+    leaseMs: options.leaseMs ?? 30_000,
+    heartbeatMs: options.heartbeatMs ?? 10_000,
+    reaperIntervalMs: options.reaperIntervalMs ?? 5_000,
+    idleWaitMs: options.idleWaitMs ?? 5_000,
+    registryRefreshMs: options.registryRefreshMs ?? 30_000,
+    maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+  };
+  for (const [k, v] of Object.entries(numbers)) {
+    if (!Number.isFinite(v) || v <= 0)
+      throw new TypeError(`Supervisor: ${k} must be a number > 0 (got ${v})`);
+  }
+  if (!Number.isInteger(numbers.concurrency))
+    throw new TypeError('Supervisor: concurrency must be an integer');
+  if (numbers.heartbeatMs >= numbers.leaseMs)
+    throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
+  let webhooks: WebhookSettings | undefined;
+  if (options.webhooks !== false && options.store.webhookStore) {
+    const settings = typeof options.webhooks === 'object' ? options.webhooks : {};
+    webhooks = {
+      ...settings,
+      allowHosts: [...(settings.allowHosts ?? []), ...(options.webhookAllowHosts ?? [])],
+    };
+  }
+  return {
+    ...numbers,
+    store: options.store,
+    jobs: options.jobs ?? [],
+    queue,
+    maxLeaseRequeues: options.maxLeaseRequeues ?? 5,
+    workerId: options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`,
+    allowEviction: options.allowEviction ?? false,
+    acceptChangedMachines: options.acceptChangedMachines ?? false,
+    ingress: options.ingress !== false,
+    webhooks,
+    log: options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' }),
+    observers: options.observers ?? [],
+    tracing: options.tracing ?? true,
+  };
+}
