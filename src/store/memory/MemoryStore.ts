@@ -51,7 +51,9 @@ import { MemoryLifecycle } from './MemoryLifecycle.js';
 import { QueueState } from './QueueState.js';
 import { Bell, ControlBus, WorkMarker } from './signals.js';
 import type { HookStore } from '../../webhooks/HookStore.js';
-import { encodeData, readDataFile, writeDataFile, writeDataFileSync } from './snapshotFile.js';
+import { encodeData, readDataFile } from './snapshotFile.js';
+import { DataFileWriter } from './DataFileWriter.js';
+import { ResultBox } from './ResultBox.js';
 
 export interface MemoryStoreOptions {
   /** The store's clock (ms since epoch): every stored time is on it. Default Date.now. */
@@ -74,8 +76,6 @@ export interface MemoryStoreOptions {
 }
 
 const DAY = 24 * 3600 * 1000;
-/** How long a pushed result waits for its watcher (RESULT_TTL_MS in lua/include/common.lua). */
-const RESULT_TTL_MS = 60_000;
 
 export class MemoryStore implements Store {
   readonly kind = 'memory';
@@ -92,17 +92,13 @@ export class MemoryStore implements Store {
   private readonly waiters = new Set<WorkWaiter>();
   private readonly control = new ControlBus();
   private readonly events = new Bell();
-  private readonly resultBell = new Bell();
-  private readonly results = new Map<string, { records: JobRecord[]; expiresAt: number }>();
+  private readonly results: ResultBox;
   /** This operation's clock reading, and the queues whose idle supervisors it wakes. */
   private opNow = 0;
   private readonly toWake = new Set<QueueState>();
   private readonly ctx: MemoryContext;
-  private readonly dataFile: string | undefined;
-  private readonly flushMs: number;
-  private flushTimer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> | undefined;
-  private dirty = false;
+  /** The data file's writer, when there is one. */
+  private readonly writer: DataFileWriter | undefined;
   private closed = false;
   /** Lease requeues the reaper made, by real time: a single-flight lock per queue (reaplock). */
   private readonly reapLock = new Map<string, number>();
@@ -110,18 +106,19 @@ export class MemoryStore implements Store {
   constructor(options: MemoryStoreOptions = {}) {
     this.prefix = options.prefix ?? 'memory';
     this.clock = options.now ?? Date.now;
+    this.results = new ResultBox(this.clock);
     this.finishedTtlMs = options.finishedTtlMs ?? 7 * DAY;
     // An idempotency key must not outlive the record it names.
     this.idempotencyTtlMs = Math.min(options.idempotencyTtlMs ?? 7 * DAY, this.finishedTtlMs);
     this.eventsMaxLen = options.eventsMaxLen ?? 10_000;
-    this.flushMs = options.flushMs ?? 100;
+    const flushMs = options.flushMs ?? 100;
     for (const [k, v] of Object.entries({
       finishedTtlMs: this.finishedTtlMs,
       idempotencyTtlMs: this.idempotencyTtlMs,
       eventsMaxLen: this.eventsMaxLen,
     }))
       if (!(v > 0)) throw new TypeError(`MemoryStore: ${k} must be a number > 0 (got ${v})`);
-    if (!(this.flushMs >= 0)) throw new TypeError(`MemoryStore: flushMs must be a number >= 0`);
+    if (!(flushMs >= 0)) throw new TypeError(`MemoryStore: flushMs must be a number >= 0`);
     const opNow = () => this.opNow;
     this.lc = new MemoryLifecycle({
       get now() {
@@ -145,10 +142,10 @@ export class MemoryStore implements Store {
       publish: (q, w, m) => this.control.publish(q.name, w, m),
       emit: (q, jobId, type, status) => this.emit(q, jobId, type, status),
     };
-    this.dataFile = options.dataFile;
-    if (this.dataFile) {
-      const data = readDataFile(this.dataFile);
+    if (options.dataFile) {
+      const data = readDataFile(options.dataFile);
       if (data) ({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry } = data);
+      this.writer = new DataFileWriter(options.dataFile, flushMs, () => this.encode());
     }
   }
 
@@ -162,7 +159,7 @@ export class MemoryStore implements Store {
       const out = fn();
       for (const q of this.toWake) this.marker(q.name).ring();
       this.toWake.clear();
-      if (writes) this.changed();
+      if (writes) this.writer?.changed();
       return Promise.resolve(out);
     } catch (err) {
       this.toWake.clear();
@@ -204,15 +201,7 @@ export class MemoryStore implements Store {
   }
 
   private pushResult(q: QueueState, job: MemoryJob): void {
-    const record = toRecord(job, q.name);
-    for (const watcher of job.watchers ?? []) {
-      const key = `${q.name}\n${watcher}`;
-      const list = this.results.get(key) ?? { records: [], expiresAt: 0 };
-      list.records.push(record);
-      list.expiresAt = this.opNow + RESULT_TTL_MS;
-      this.results.set(key, list);
-    }
-    this.resultBell.ring();
+    this.results.push(q.name, job.watchers ?? [], toRecord(job, q.name), this.opNow);
   }
 
   /** The queue holding job `id` (`queue` when given and it holds it), searched in name order. */
@@ -477,20 +466,8 @@ export class MemoryStore implements Store {
     }, false);
   }
 
-  async readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {
-    const key = `${queue}\n${watcherId}`;
-    const until = performance.now() + blockMs;
-    for (;;) {
-      const list = this.results.get(key);
-      if (list && list.expiresAt <= this.clock()) this.results.delete(key);
-      else if (list && list.records.length > 0) {
-        this.results.delete(key);
-        return list.records;
-      }
-      const left = until - performance.now();
-      if (left <= 0 || this.closed) return [];
-      await this.resultBell.wait(left);
-    }
+  readResults(queue: string, watcherId: string, blockMs: number): Promise<JobRecord[]> {
+    return this.results.take(queue, watcherId, blockMs, () => this.closed);
   }
 
   endResults(_queue: string, _watcherId: string): void {
@@ -595,46 +572,25 @@ export class MemoryStore implements Store {
 
   /** Writes the data file now (when there is one and something changed). */
   async flush(): Promise<void> {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    while (this.writing) await this.writing;
-    if (!this.dataFile || !this.dirty) return;
-    this.dirty = false;
-    this.writing = writeDataFile(this.dataFile, this.encode()).finally(() => (this.writing = undefined));
-    await this.writing;
+    await this.writer?.flush();
   }
 
   private encode(): string {
     return encodeData({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry });
   }
 
-  private changed(): void {
-    if (!this.dataFile || this.closed) return;
-    this.dirty = true;
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = undefined;
-      this.flush().catch(() => {
-        // Kept dirty: the next change (or close) writes again.
-        this.dirty = true;
-      });
-    }, this.flushMs);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
+    await this.writer?.close();
     this.closed = true;
-    clearTimeout(this.flushTimer);
     for (const w of [...this.waiters]) w.close();
     this.events.ring();
-    this.resultBell.ring();
+    this.results.wakeAll();
   }
 
   /** The last write, blocking: for a process that exits without awaiting close(). */
   flushSync(): void {
-    if (!this.dataFile || !this.dirty) return;
-    this.dirty = false;
-    writeDataFileSync(this.dataFile, this.encode());
+    this.writer?.flushSync();
   }
 }
 
