@@ -84,3 +84,12 @@ export function hookedJobOf(
     off: { s: meta.offs === '1', f: meta.offf === '1' },
   };
 }
+
+/**
+ * Whether a job's options ask for webhooks. A job that runs again (a redriven dead letter) is
+ * listed as hooked again with this, as enqueue lists a new one: the dispatcher took it off the
+ * list when it told its first end, and would otherwise say nothing of the new run.
+ */
+export function hasWebhook(options: string | null | undefined): boolean {
+  return hookedJobOf(options, null, null, {}) !== undefined;
+}

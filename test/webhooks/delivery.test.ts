@@ -5,6 +5,7 @@ import { defineJob, verifyWebhook, type DeliveryResult } from '../../src/index.j
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 import { Receiver, newSecret } from './receiver.js';
+import { redrivenDeadLetterIsToldAgain } from './redriveCase.js';
 
 const FAST_HOOKS = { retryDelayMs: 100, maxDelayMs: 400, idleCheckMs: 200 };
 
@@ -64,6 +65,12 @@ describe('webhooks: delivery', () => {
       false,
       'a stale timestamp fails',
     );
+  });
+
+  it('POSTs the final record again for a dead letter that was redriven and then finished', async () => {
+    h = new Harness(redis);
+    rx = await new Receiver().start();
+    await redrivenDeadLetterIsToldAgain(h, rx);
   });
 
   it('POSTs every status change in order for a job that retries', async () => {

@@ -11,6 +11,7 @@ import { defineJob, verifyWebhook, type DeliveryResult } from '../../src/index.j
 import { eventually } from '../support/redis.js';
 import { MemoryHarness } from '../support/memoryHarness.js';
 import { Receiver, newSecret } from './receiver.js';
+import { redrivenDeadLetterIsToldAgain } from './redriveCase.js';
 
 const FAST_HOOKS = { retryDelayMs: 100, maxDelayMs: 400, idleCheckMs: 200 };
 
@@ -62,6 +63,12 @@ describe('webhooks on a MemoryStore', () => {
           .join() === 'queued,working,done',
       10_000,
     );
+  });
+
+  it('tells the end of a redriven dead letter’s new run too', async () => {
+    h = new MemoryHarness();
+    rx = await new Receiver().start();
+    await redrivenDeadLetterIsToldAgain(h, rx);
   });
 
   it('keeps a delivery still owed in the data file, and sends it after a restart', async () => {

@@ -1,6 +1,7 @@
 // What a client does to one job on MemoryStore, as lua/cancel-8.lua, send-5.lua and
 // retryDead-6.lua on Redis: cancel it, send it an event, put a dead letter back in line.
 
+import { hasWebhook } from '../../webhooks/hookWrites.js';
 import { JobFinishedError, JobNotFoundError, MachinistError } from '../../errors.js';
 import type { CancelOutcome } from '../types.js';
 import { FINAL } from './lifecycleTable.js';
@@ -93,6 +94,8 @@ export function retryDead(ctx: MemoryContext, q: QueueState, id: string): void {
     q.index.broken.delete(id);
     throw new JobNotFoundError(id, q.name);
   }
+  // Runs again: listed for the webhook dispatcher again (hookWrites.hasWebhook).
+  if (hasWebhook(j.options) && !q.hooks.hooked.has(id)) q.hooks.hooked.add(id, ctx.now);
   delete j.error;
   delete j.finishedAt;
   delete j.output;
