@@ -37,6 +37,11 @@ export class HookState {
   /** The dispatcher lease: its holder and until when (performance.now()). Not kept in the file. */
   lease: { owner: string; until: number } | undefined;
 
+  /** Lists a job with hooks for the dispatcher; a job listed already keeps its time (ZADD NX). */
+  list(id: string, now: number): void {
+    if (!this.hooked.has(id)) this.hooked.add(id, now);
+  }
+
   /** A job's hook record, unless it has expired by `now`. */
   liveMeta(id: string, now: number): HookMeta | undefined {
     const m = this.meta.get(id);

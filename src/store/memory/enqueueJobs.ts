@@ -74,7 +74,7 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
     }
     // Listed in the same step that makes the job, so the dispatcher knows of its hooks by its
     // first event; a job not made here (it exists, or its idempotency key names another) is not.
-    if (nj.hooked && !q.hooks.hooked.has(id)) q.hooks.hooked.add(id, now);
+    if (nj.hooked) q.hooks.list(id, now);
     ctx.lc.create(q, job);
     return { id, created: true };
   });

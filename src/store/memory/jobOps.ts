@@ -95,7 +95,7 @@ export function retryDead(ctx: MemoryContext, q: QueueState, id: string): void {
     throw new JobNotFoundError(id, q.name);
   }
   // Runs again: listed for the webhook dispatcher again (hookWrites.hasWebhook).
-  if (hasWebhook(j.options) && !q.hooks.hooked.has(id)) q.hooks.hooked.add(id, ctx.now);
+  if (hasWebhook(j.options)) q.hooks.list(id, ctx.now);
   delete j.error;
   delete j.finishedAt;
   delete j.output;

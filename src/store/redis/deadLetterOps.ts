@@ -7,6 +7,7 @@ import type { RedisContext } from './RedisContext.js';
 import { getMany } from './listJobs.js';
 import { queueOf } from './jobOps.js';
 import { hasWebhook } from '../../webhooks/hookWrites.js';
+import { listHooked } from './enqueueOps.js';
 
 export async function deadLetters(ctx: RedisContext, queue: string, limit: number): Promise<DeadLetter[]> {
   const k = ctx.keys(queue);
@@ -40,10 +41,8 @@ export async function broken(ctx: RedisContext, queue: string, limit: number): P
 export async function retryDeadLetter(ctx: RedisContext, id: string, queue?: string): Promise<void> {
   const q = await queueOf(ctx, id, queue);
   const k = ctx.keys(q);
-  // Listed BEFORE it runs again, as enqueueOps lists a new job (a listing left by a redrive the
-  // script refuses is dropped by the dispatcher's sweep).
-  if (hasWebhook(await ctx.redis.hget(k.job(id), 'opt')))
-    await ctx.redis.zadd(k.hooked, 'NX', Date.now(), id);
+  // Runs again: listed for the webhook dispatcher again (enqueueOps.listHooked).
+  if (hasWebhook(await ctx.redis.hget(k.job(id), 'opt'))) await listHooked(ctx, q, [id]);
   try {
     await ctx.run(
       'retryDead',

@@ -18,14 +18,11 @@ export async function enqueue(
     await ctx.redis.sadd(queuesKey(ctx.prefix), queue);
     knownQueues.add(queue);
   }
-  const hooked = jobs.filter((j) => j.hooked);
-  if (hooked.length > 0) {
-    // Listed BEFORE the job exists, so the webhook dispatcher never sees one of its events
-    // without knowing it has hooks. A listing whose job was never made (the script failed, an
-    // idempotency key named another job) is dropped by the dispatcher's sweep.
-    const now = Date.now();
-    await ctx.redis.zadd(k.hooked, 'NX', ...hooked.flatMap((j) => [now, j.id]));
-  }
+  await listHooked(
+    ctx,
+    queue,
+    jobs.filter((j) => j.hooked).map((j) => j.id),
+  );
   const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length];
   for (const j of jobs) {
     // The rarely used fields travel as one JSON array, '' when all are empty (see enqueue-5.lua).
@@ -56,4 +53,16 @@ export async function enqueue(
   const out: EnqueueResult[] = [];
   for (let i = 0; i < res.length; i += 2) out.push({ id: String(res[i]), created: res[i + 1] === 1 });
   return out;
+}
+
+/**
+ * Lists jobs with hooks for the webhook dispatcher, BEFORE they are made (or run again), so it
+ * never sees one of their events without knowing of their hooks; a job listed already keeps its
+ * time (ZADD NX). A listing whose job was never made (the script failed, an idempotency key
+ * named another job, a redrive was refused) is dropped by the dispatcher's sweep.
+ */
+export async function listHooked(ctx: RedisContext, queue: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const now = Date.now();
+  await ctx.redis.zadd(ctx.keys(queue).hooked, 'NX', ...ids.flatMap((id) => [now, id]));
 }
