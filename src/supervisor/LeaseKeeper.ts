@@ -10,7 +10,8 @@
 //   LEASES  every running job not already lost has its lease extended by each heartbeat,
 //           aborted runs included, until their final write lands. A failed heartbeat loses no
 //           lease by itself, and a worker whose heartbeats fail does not reap (it would requeue
-//           its own running jobs the moment Redis is back).
+//           its own running jobs the moment Redis is back). A 'lost' for a run whose ending
+//           write is queued is left to that write's answer (no false "lease lost").
 //   REAPING  while the supervisor runs, exactly one reap is in flight or one timer set for it.
 
 import type { Logger } from 'pino';
@@ -111,7 +112,10 @@ export class LeaseKeeper {
       this.heartbeatOutage.recovered();
       states.forEach((s, i) => {
         const job = jobs[i]!;
-        if (s === 'lost') this.o.onLeaseLost(job.id, job.token, 'heartbeat');
+        // A run whose ending write is queued or in flight: that write may have landed before
+        // this heartbeat (its ending clears the lease), so 'lost' says nothing yet. The write's
+        // own answer decides: a refusal reports the lease lost (CommitPump.committed).
+        if (s === 'lost' && !job.released) this.o.onLeaseLost(job.id, job.token, 'heartbeat');
         else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
       });
     } catch (err) {
