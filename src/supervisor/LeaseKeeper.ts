@@ -19,6 +19,7 @@ import type { Store } from '../store/types.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
 import { OutageLog } from './OutageLog.js';
+import type { OutboxRelay } from './OutboxRelay.js';
 
 /** How often the deadline sweep looks for attempts past their timeout. */
 const DEADLINE_SWEEP_MS = 20;
@@ -29,6 +30,8 @@ const MIN_REAP_GAP_MS = 5;
 
 export interface LeaseKeeperOptions {
   store: Store;
+  /** The queue's outbox relay (single flight), run after every reap. */
+  outbox: OutboxRelay;
   queue: string;
   log: Logger;
   /** The supervisor's running jobs (read only). */
@@ -147,7 +150,7 @@ export class LeaseKeeper {
         if (this.heartbeatOutage.failing) return;
       }
       const r = await this.o.store.reap(this.o.queue, { maxLeaseRequeues: this.o.maxLeaseRequeues });
-      await this.o.store.relayOutbox(this.o.queue);
+      await this.o.outbox.relay();
       this.reaperOutage.recovered();
       if (r.nextDueMs !== undefined)
         sleepMs = Math.max(MIN_REAP_GAP_MS, Math.min(sleepMs, r.nextDueMs + REAP_SLACK_MS));

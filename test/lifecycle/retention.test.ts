@@ -10,7 +10,8 @@ import { defineJob, definePipeline, fanOut, NonRetryableError } from '../../src/
 import { eventually, sleep, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 
-const TTL = 300;
+// The shortest retention the supervisor takes: its leaseMs 1000 + reaperIntervalMs 100.
+const TTL = 1100;
 
 describe('retention of everything a job leaves', () => {
   let redis: TestRedis;

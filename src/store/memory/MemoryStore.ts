@@ -36,6 +36,7 @@ import {
   type QueueCounts,
   type QueueEvent,
   type ReapResult,
+  type RelayResult,
   type Store,
   type WorkWaiter,
 } from '../types.js';
@@ -255,8 +256,9 @@ export class MemoryStore implements Store {
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
+    token?: string,
   ): Promise<FanState> {
-    return this.op(() => fanOps.fanOpen(this.ctx, this.queue(queue), parentId, group, total, policy));
+    return this.op(() => fanOps.fanOpen(this.ctx, this.queue(queue), parentId, group, total, policy, token));
   }
 
   fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]> {
@@ -278,7 +280,7 @@ export class MemoryStore implements Store {
     }, false);
   }
 
-  relayOutbox(queue: string): Promise<number> {
+  relayOutbox(queue: string): Promise<RelayResult> {
     return this.op(() => fanOps.relayOutbox(this.ctx, this.queue(queue)));
   }
 

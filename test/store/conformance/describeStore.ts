@@ -6,8 +6,10 @@ import { describe } from 'node:test';
 import type { StoreFactory } from './storeFactory.js';
 import { storeCases } from './storeCases.js';
 import { runtimeCases } from './runtimeCases.js';
+import { childCases } from './childCases.js';
 
 export function describeStore(factory: StoreFactory): void {
   describe(`${factory.name}: the Store interface`, () => storeCases(factory));
+  describe(`${factory.name}: fan-out and retention`, () => childCases(factory));
   describe(`${factory.name}: under a Supervisor and a Client`, () => runtimeCases(factory));
 }
