@@ -48,6 +48,7 @@ import * as leaseOps from './leaseOps.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { toRecord, type MemoryJob } from './MemoryJob.js';
 import { MemoryHookStore } from './MemoryHookStore.js';
+import { resolveFailedRetention } from '../retention.js';
 import { MemoryLifecycle } from './MemoryLifecycle.js';
 import { QueueState } from './QueueState.js';
 import { Bell, ControlBus, WorkMarker } from './signals.js';
@@ -70,6 +71,10 @@ export interface MemoryStoreOptions {
   prefix?: string;
   /** How long finished (done/cancelled) records are kept. Default 7 days. */
   finishedTtlMs?: number;
+  /** How long failed records (dead letters, broken jobs) are kept. Default 7 days. */
+  failedTtlMs?: number;
+  /** The most dead letters (and, apart, broken jobs) a queue keeps; the oldest go first. Default 10,000. */
+  deadLetterMax?: number;
   /** How long an idempotency key keeps naming its job. Default 7 days. */
   idempotencyTtlMs?: number;
   /** Approximate cap of each queue's event stream. Default 10,000. */
@@ -112,6 +117,7 @@ export class MemoryStore implements Store {
     // An idempotency key must not outlive the record it names.
     this.idempotencyTtlMs = Math.min(options.idempotencyTtlMs ?? 7 * DAY, this.finishedTtlMs);
     this.eventsMaxLen = options.eventsMaxLen ?? 10_000;
+    const failed = resolveFailedRetention('MemoryStore', options);
     const flushMs = options.flushMs ?? 100;
     for (const [k, v] of Object.entries({
       finishedTtlMs: this.finishedTtlMs,
@@ -137,6 +143,7 @@ export class MemoryStore implements Store {
         return opNow();
       },
       finishedTtlMs: this.finishedTtlMs,
+      ...failed,
       idempotencyTtlMs: this.idempotencyTtlMs,
       queue: (name) => this.queue(name),
       job: (q, id) => this.liveJob(q, id),

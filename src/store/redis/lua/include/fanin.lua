@@ -55,7 +55,7 @@ LCH.notifyParent = function(jk, id, status, result)
 end
 
 -- A parent that ended done or cancelled takes its fan-out records with it: they expire with
--- its record. (A failed parent is a dead letter: its records stay until it is purged or redriven.)
+-- its record. (A failed parent is a dead letter: its records stay until it is purged, redriven or retired.)
 LCH.expireFans = function(id, fg)
   for _, fk in ipairs(fanKeys(LC.kp, id, fg)) do redis.call('PEXPIRE', fk, LC.ttl) end
 end
