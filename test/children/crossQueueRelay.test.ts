@@ -7,10 +7,11 @@
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { pino } from 'pino';
 import { assign, setup } from 'xstate';
 import { defineJob, definePipeline, fanOut } from '../../src/index.js';
 import type { RelayResult, Store } from '../../src/store/types.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 import { MemoryHarness } from '../support/memoryHarness.js';
 import type { StoreWorld } from '../support/storeWorld.js';
@@ -122,6 +123,20 @@ describe('parents whose children run on another queue, with a short retention', 
   it('RedisStore: every parent ends done; one relay per queue at a time', { timeout: 60_000 }, async () => {
     world = new Harness(redis, { finishedTtlMs: TTL });
     await everyParentEndsDone(world);
+  });
+
+  it('logs an outbox entry it cannot deliver, never drops one silently', async () => {
+    world = new Harness(redis);
+    const lines: { msg: string; entry?: string; why?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+    // An entry an older version wrote (the bare child id), whose child record retention deleted.
+    await world.raw.zadd(world.key('outbox', 'kids'), 1, '01JGONE0000000000000000000');
+    await world.started({ jobs, queue: 'kids', logger });
+    await eventually(() => lines.some((l) => l.msg.includes('outbox entry dropped')));
+    const line = lines.find((l) => l.msg.includes('outbox entry dropped'))!;
+    assert.equal(line.entry, '01JGONE0000000000000000000');
+    assert.equal(line.why, 'the child record is gone');
+    assert.equal(await world.raw.zcard(world.key('outbox', 'kids')), 0);
   });
 
   it('MemoryStore: every parent ends done; one relay per queue at a time', { timeout: 60_000 }, async () => {
