@@ -75,6 +75,26 @@ export class JobFinishedError extends MachinistError {
   }
 }
 
+/**
+ * A retention setting below what the supervisor needs to keep its promises: a finished record
+ * must outlive the lease of a worker that may still act on it and the reap after that lease
+ * (`floorMs` = leaseMs + reaperIntervalMs). `field` names the option. Refused at start.
+ */
+export class RetentionTooShortError extends MachinistError {
+  constructor(
+    field: string,
+    readonly valueMs: number,
+    readonly floorMs: number,
+    why: string,
+  ) {
+    super(
+      'RETENTION_TOO_SHORT',
+      `${field} ${valueMs} ms is below the safe floor of ${floorMs} ms (${why}); raise ${field} to at least ${floorMs}`,
+      { field },
+    );
+  }
+}
+
 /** A write by a worker whose lease has passed: the job belongs to someone else now. */
 export class LeaseLostError extends MachinistError {
   constructor(jobId: string) {

@@ -66,6 +66,7 @@ export {
   JobNotFoundError,
   JobFinishedError,
   LeaseLostError,
+  RetentionTooShortError,
   TimeoutError,
   UnserializableSnapshotError,
   RedisUnavailableError,

@@ -373,13 +373,18 @@ export class Client<D extends AnyDefinition = never> {
     }
   }
 
-  /** Enqueues the children of one fan-out group; ids are deterministic, so a repeat is a no-op. */
+  /**
+   * Enqueues the children of one fan-out group; ids are deterministic, so a repeat is a no-op.
+   * `parentToken`: the parent's lease token (its run's fan-out): refused with LEASE_LOST once
+   * the parent no longer holds it (see NewJob.parentToken).
+   */
   async enqueueChildren(
     parentId: string,
     parentQueue: string,
     group: string,
     jobs: readonly ChildJob[],
     revive?: ReadonlySet<number>,
+    parentToken?: string,
   ): Promise<void> {
     const CHUNK = 1000;
     for (let start = 0; start < jobs.length; start += CHUNK) {
@@ -399,6 +404,7 @@ export class Client<D extends AnyDefinition = never> {
         job.parentQueue = queue === parentQueue ? '' : parentQueue;
         job.group = group;
         job.index = index;
+        if (parentToken) job.parentToken = parentToken;
         if (revive?.has(index)) job.revive = true;
         // A child's publish span covers building it; its write is the parent's batch below.
         publish?.end();

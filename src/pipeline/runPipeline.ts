@@ -149,8 +149,8 @@ export async function runPipeline(
   const fanHost: FanOutHost = {
     queue: host.queue,
     parentId: c.id,
-    fanOpen: (group, total, policy) => host.fanOpen(c.id, group, total, policy),
-    enqueueChildren: (group, jobs, revive) => host.enqueueChildren(c.id, group, jobs, revive),
+    fanOpen: (group, total, policy) => host.fanOpen(c.id, job.token, group, total, policy),
+    enqueueChildren: (group, jobs, revive) => host.enqueueChildren(c.id, job.token, group, jobs, revive),
     cancelJob: (id, queue) => host.cancelTree(id, queue),
     nextFanIn: (signal) =>
       new Promise<void>((resolve, reject) => {

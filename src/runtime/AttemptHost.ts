@@ -27,17 +27,25 @@ export interface AttemptHost {
   now: () => number;
   /** Events sent to a job of this queue, from position `from` of its inbox on. */
   readInbox: (jobId: string, from: number) => Promise<string[]>;
-  /** Opens a parent's fan-out record once, and returns what it holds so far. */
+  /**
+   * Opens a parent's fan-out record once, and returns what it holds so far. Fenced by the
+   * parent's lease `token`: LeaseLostError (LEASE_LOST) once the parent's lease has passed.
+   */
   fanOpen: (
     parentId: string,
+    token: string,
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
   ) => Promise<FanState>;
-  /** Enqueues a parent's children for one fan-out group (idempotent: their ids are deterministic). */
-  /** `revive`: indexes of children to make anew if they ended failed or cancelled (a redrive). */
+  /**
+   * Enqueues a parent's children for one fan-out group (idempotent: their ids are deterministic),
+   * fenced by the parent's lease `token` (see NewJob.parentToken). `revive`: indexes of children
+   * to make anew if they ended failed or cancelled (a redrive).
+   */
   enqueueChildren: (
     parentId: string,
+    token: string,
     group: string,
     jobs: readonly ChildJob[],
     revive?: ReadonlySet<number>,

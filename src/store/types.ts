@@ -53,10 +53,28 @@ export interface NewJob {
   group?: string;
   index?: number;
   /**
+   * For a child: its parent's lease token (the fan-out is the parent's run writing). A child on
+   * its parent's queue is made only while the parent holds it (THE FENCE: LEASE_LOST, nothing
+   * made); one on another queue (another hash slot) is fenced by the fenced fanOpen its parent's
+   * run made just before, and at its claim (a child of a finished or missing parent ends
+   * cancelled without running).
+   */
+  parentToken?: string;
+  /**
    * A child of a redriven parent's fan-out (FanState.revive): an existing child that ended
    * failed or cancelled is made anew under its id instead of being left as it is.
    */
   revive?: boolean;
+}
+
+/** What one relay of a queue's outbox did. */
+export interface RelayResult {
+  /** Entries delivered to their parent's fan-out record (a repeat counts, and changes nothing). */
+  relayed: number;
+  /** Entries that could not be delivered and were taken out, with why (the caller logs them). */
+  dropped: { entry: string; why: string }[];
+  /** The call took a full batch: more entries may wait. */
+  more: boolean;
 }
 
 /** A parent's fan-out record: how many children, how many finished, and their outcomes. */
@@ -272,24 +290,34 @@ export interface Store {
   readonly prefix: string;
   /** Which backend this is, for what reports on it (GET /healthz says what it checked). */
   readonly kind: 'redis' | 'memory';
+  /** How long finished (done, cancelled) records are kept (ms): a supervisor checks its floor. */
+  readonly finishedTtlMs: number;
   /** Adds jobs atomically per queue; idempotency keys dedupe. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
   /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */
   commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult>;
-  /** Opens a parent's fan-out record once, and returns what it holds so far. */
+  /**
+   * Opens a parent's fan-out record once, and returns what it holds so far. With `token` (the
+   * parent's lease token: a worker's call), fenced: refused with LEASE_LOST unless the parent
+   * holds it. Nothing is made for a parent that does not exist.
+   */
   fanOpen(
     queue: string,
     parentId: string,
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
+    token?: string,
   ): Promise<FanState>;
   /** The fan-out groups of a parent: name, child count, children finished. */
   fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]>;
   /** Ids of a parent's children that live on `queue`, in fan-out order. */
   childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]>;
-  /** Delivers finished children to parents on other queues; returns how many were relayed. */
-  relayOutbox(queue: string): Promise<number>;
+  /**
+   * Delivers up to a batch of finished children to parents on other queues (the queue's outbox
+   * entries carry each child's outcome, so a child's record deleted by retention loses nothing).
+   */
+  relayOutbox(queue: string): Promise<RelayResult>;
   /** Redis's clock (ms): what stored times (run-at, expiries) are compared with. */
   now(): Promise<number>;
   /** Events sent to a job, from position `from` of its inbox on. */

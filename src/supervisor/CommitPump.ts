@@ -38,6 +38,7 @@
 //                 again after a capped backoff, and nothing else is sent meanwhile.
 
 import type { Logger } from 'pino';
+import type { OutboxRelay } from './OutboxRelay.js';
 import type { CommitOp, CommitResult, Store, ClaimedJob, WorkWaiter } from '../store/types.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { RedisClock } from './RedisClock.js';
@@ -62,6 +63,8 @@ export interface CommitPumpOptions {
   onLeaseLost: (id: string, token: string, why: string) => void;
   /** Set from every commit's reply (Redis time); read for the idle wait's bound. */
   clock: RedisClock;
+  /** The queue's outbox relay (single flight), asked for when a cross-queue child ended. */
+  outbox: OutboxRelay;
 }
 
 interface PendingWrite {
@@ -89,6 +92,7 @@ export class CommitPump implements JobHost {
   private readonly startJob: (c: ClaimedJob) => void;
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
   private readonly clock: RedisClock;
+  private readonly outbox: OutboxRelay;
 
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
   private readonly crossQueueChildren = new Set<string>();
@@ -136,6 +140,7 @@ export class CommitPump implements JobHost {
     this.startJob = options.startJob;
     this.onLeaseLost = options.onLeaseLost;
     this.clock = options.clock;
+    this.outbox = options.outbox;
     this.outage = new OutageLog(this.log, 'commits');
   }
 
@@ -346,8 +351,8 @@ export class CommitPump implements JobHost {
       batch.some((p) => this.crossQueueChildren.has(p.op.id) && p.op.kind !== 'checkpoint')
     ) {
       for (const p of batch) this.crossQueueChildren.delete(p.op.id);
-      void this.store
-        .relayOutbox(this.queue)
+      void this.outbox
+        .relay()
         .catch((err) => this.log.warn({ err }, 'outbox relay failed; the reaper retries'));
     }
     for (const c of res.claimed) {

@@ -10,7 +10,8 @@
 //   LEASES  every running job not already lost has its lease extended by each heartbeat,
 //           aborted runs included, until their final write lands. A failed heartbeat loses no
 //           lease by itself, and a worker whose heartbeats fail does not reap (it would requeue
-//           its own running jobs the moment Redis is back).
+//           its own running jobs the moment Redis is back). A 'lost' for a run whose ending
+//           write is queued is left to that write's answer (no false "lease lost").
 //   REAPING  while the supervisor runs, exactly one reap is in flight or one timer set for it.
 
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import type { Store } from '../store/types.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
 import { OutageLog } from './OutageLog.js';
+import type { OutboxRelay } from './OutboxRelay.js';
 
 /** How often the deadline sweep looks for attempts past their timeout. */
 const DEADLINE_SWEEP_MS = 20;
@@ -28,6 +30,8 @@ const MIN_REAP_GAP_MS = 5;
 
 export interface LeaseKeeperOptions {
   store: Store;
+  /** The queue's outbox relay (single flight), run after every reap. */
+  outbox: OutboxRelay;
   queue: string;
   log: Logger;
   /** The supervisor's running jobs (read only). */
@@ -111,7 +115,10 @@ export class LeaseKeeper {
       this.heartbeatOutage.recovered();
       states.forEach((s, i) => {
         const job = jobs[i]!;
-        if (s === 'lost') this.o.onLeaseLost(job.id, job.token, 'heartbeat');
+        // A run whose ending write is queued or in flight: that write may have landed before
+        // this heartbeat (its ending clears the lease), so 'lost' says nothing yet. The write's
+        // own answer decides: a refusal reports the lease lost (CommitPump.committed).
+        if (s === 'lost' && !job.released) this.o.onLeaseLost(job.id, job.token, 'heartbeat');
         else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
       });
     } catch (err) {
@@ -143,7 +150,7 @@ export class LeaseKeeper {
         if (this.heartbeatOutage.failing) return;
       }
       const r = await this.o.store.reap(this.o.queue, { maxLeaseRequeues: this.o.maxLeaseRequeues });
-      await this.o.store.relayOutbox(this.o.queue);
+      await this.o.outbox.relay();
       this.reaperOutage.recovered();
       if (r.nextDueMs !== undefined)
         sleepMs = Math.max(MIN_REAP_GAP_MS, Math.min(sleepMs, r.nextDueMs + REAP_SLACK_MS));

@@ -25,6 +25,8 @@ import { RedisUnavailableError } from '../errors.js';
 import { LeaseKeeper } from './LeaseKeeper.js';
 import { checkRedisSettings } from './checkRedisSettings.js';
 import { checkDefinitions } from './checkDefinitions.js';
+import { OutboxRelay } from './OutboxRelay.js';
+import { checkRetention } from './checkRetention.js';
 import { logConnectionChanges } from './logConnectionChanges.js';
 import { Client } from '../client/Client.js';
 import { IngressDrain } from './IngressDrain.js';
@@ -67,6 +69,7 @@ export class Supervisor {
   private unsubscribe: (() => Promise<void>) | undefined;
   /** Heartbeat, reaper and deadline sweep (LEASES). */
   private readonly leases: LeaseKeeper;
+  private readonly outbox: OutboxRelay;
   private unwatchConnection: (() => void) | undefined;
   /** Foreign producers' entries into jobs (undefined when turned off). */
   private readonly ingress: IngressDrain | undefined;
@@ -107,8 +110,12 @@ export class Supervisor {
       hooksStarted: () => this.webhooks?.poke(),
       run: (job) => runClaimedJob(this, job),
     });
+    // One relay of this queue's outbox at a time, for the pump and the reaper alike.
+    const outbox = new OutboxRelay(this.store, this.queue, this.log);
+    this.outbox = outbox;
     this.leases = new LeaseKeeper({
       store: this.store,
+      outbox,
       queue: this.queue,
       log: this.log,
       running: this.runs.running,
@@ -144,9 +151,10 @@ export class Supervisor {
       log,
       now: () => this.clock.now(),
       readInbox: (id, from) => store.readInbox(queue, id, from),
-      fanOpen: (parentId, group, total, policy) => store.fanOpen(queue, parentId, group, total, policy),
-      enqueueChildren: (parentId, group, jobs, revive) =>
-        this.untilRedisAnswers(() => client.enqueueChildren(parentId, queue, group, jobs, revive)),
+      fanOpen: (parentId, token, group, total, policy) =>
+        store.fanOpen(queue, parentId, group, total, policy, token),
+      enqueueChildren: (parentId, token, group, jobs, revive) =>
+        this.untilRedisAnswers(() => client.enqueueChildren(parentId, queue, group, jobs, revive, token)),
       cancelTree: (id, childQueue) =>
         this.untilRedisAnswers(async () => void (await client.cancel(id, { queue: childQueue }))),
     };
@@ -195,6 +203,7 @@ export class Supervisor {
       startJob: (c) => this.runs.start(c),
       onLeaseLost: (id, token, why) => this.runs.leaseLost(id, token, why),
       clock: this.clock,
+      outbox: this.outbox,
     });
   }
 
@@ -221,6 +230,7 @@ export class Supervisor {
     // Before anything is written: a definition none of whose jobs could run here (a pipeline on
     // an unsupported XState) refuses the start rather than fail or corrupt its jobs later.
     this.registry.preflight();
+    checkRetention(this.store, this.leaseMs, this.reaperIntervalMs);
     this.unwatchConnection = logConnectionChanges(this.store, this.log);
     try {
       await checkRedisSettings(this.store, this.log, {

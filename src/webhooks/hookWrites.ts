@@ -4,11 +4,11 @@
 
 import type { HookMessage, HookSchedule, HookedJob } from './HookStore.js';
 
-/**
- * How long a finished job's hook record (last status, 410 flags) outlives its final event: past
- * the dispatcher's give-up age (24 h), so a late retry still sees a 410 it got.
+/*
+ * A job's hook record (last status, 410 flags) lives as long as the job's record: the store's
+ * retention deletes both together (lua/sweep-5.lua, MemoryStore's leaseOps.sweep; a purged dead
+ * letter's expire together), so a dead letter redriven days later still knows the 410s it got.
  */
-export const HOOK_META_TTL_MS = 48 * 3600 * 1000;
 
 /** The chain of a job's state hooks ('s') or of its final hook ('f'). */
 export function hookChain(jobId: string, kind: 's' | 'f'): string {
@@ -27,8 +27,6 @@ export interface HookWriter {
   /** Takes the chain off the due list and drops its messages. */
   dropChain(chain: string): void;
   setMeta(jobId: string, field: HookMetaField, value: string): void;
-  /** The job's hook record is deleted `ms` from now. */
-  expireMeta(jobId: string, ms: number): void;
   unhook(ids: string[]): void;
   setCursor(cursor: string): void;
 }
@@ -37,7 +35,7 @@ export interface HookWriter {
  * HookStore.schedule's writes (the lease check is the caller's): a new message joins its
  * chain's end and the chain is due now unless it is already due (a chain waiting for a retry
  * keeps its time: order within a chain is never broken); a finished job leaves the hooked list
- * and its record starts to expire.
+ * (its hook record stays as long as the job's record).
  */
 export function writeSchedule(w: HookWriter, s: HookSchedule, now: number): void {
   for (const { chain, message } of s.messages) {
@@ -45,17 +43,13 @@ export function writeSchedule(w: HookWriter, s: HookSchedule, now: number): void
     w.dueUnlessListed(chain, now);
   }
   for (const [id, status] of s.last) w.setMeta(id, 'last', status);
-  if (s.finished.length > 0) {
-    w.unhook(s.finished);
-    for (const id of s.finished) w.expireMeta(id, HOOK_META_TTL_MS);
-  }
+  if (s.finished.length > 0) w.unhook(s.finished);
   w.setCursor(s.cursor);
 }
 
-/** HookStore.disable's writes: the 410 is remembered (and expires), and the chain is dropped. */
+/** HookStore.disable's writes: the 410 is remembered (as long as the job), and the chain is dropped. */
 export function writeDisable(w: HookWriter, jobId: string, kind: 's' | 'f'): void {
   w.setMeta(jobId, kind === 's' ? 'offs' : 'offf', '1');
-  w.expireMeta(jobId, HOOK_META_TTL_MS);
   w.dropChain(hookChain(jobId, kind));
 }
 

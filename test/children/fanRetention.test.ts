@@ -13,7 +13,8 @@ describe('retention of fan-out bookkeeping', () => {
 
   it('lets the fan-out record and children index expire with the parent', async () => {
     const prefix = uniquePrefix('fanret');
-    const store = new RedisStore({ url: redis.url, prefix, finishedTtlMs: 300 });
+    // The shortest retention the supervisor below takes: leaseMs 1000 + reaperIntervalMs 200.
+    const store = new RedisStore({ url: redis.url, prefix, finishedTtlMs: 1200 });
     const echo = defineJob({ name: 'echo', work: async ({ input }: { input: number }) => input });
     const machine = setup({ actors: { fanOut } }).createMachine({
       initial: 'fan',

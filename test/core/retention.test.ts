@@ -41,7 +41,8 @@ describe('retention', () => {
 
   it('deletes done and cancelled records after finishedTtlMs, with their index entries; keeps dead letters and live jobs', async () => {
     h = new Harness(redis);
-    const store = h.newStore({ finishedTtlMs: 300 });
+    // The shortest retention a supervisor takes: its leaseMs 1000 + reaperIntervalMs 200.
+    const store = h.newStore({ finishedTtlMs: 1200 });
     const job = defineJob({
       name: 'r',
       work: ({ input }: { input: string }) => {
@@ -63,7 +64,7 @@ describe('retention', () => {
     // The reaper (every 200 ms here) sweeps the indexes.
     await eventually(
       async () => (await client.get(id)) === null && (await client.get(cancelled)) === null,
-      3000,
+      4000,
     );
     assert.equal(await h.raw.exists(h.key(`job:${id}`), h.key(`job:${cancelled}`)), 0);
     assert.equal(await h.raw.zscore(h.key('done'), id), null);

@@ -11,6 +11,9 @@ export interface MemoryContext {
   /** The store's clock, read once when the operation began. */
   readonly now: number;
   readonly finishedTtlMs: number;
+  /** Retention of failed records (dead letters, broken jobs), and the cap of each set. */
+  readonly failedTtlMs: number;
+  readonly deadLetterMax: number;
   readonly idempotencyTtlMs: number;
   /** The queue's data, made on first use. */
   queue(name: string): QueueState;

@@ -167,12 +167,6 @@ function writer(q: QueueState, ctx: MemoryContext): HookWriter {
       if (m) m[field] = value;
       else h.meta.set(id, { [field]: value });
     },
-    expireMeta: (id, ms) => {
-      const m = h.liveMeta(id, ctx.now);
-      if (!m) return; // PEXPIRE on a missing key does nothing
-      m.expiresAt = ctx.now + ms;
-      h.metaExpiry.add(id, m.expiresAt);
-    },
     unhook: (ids) => {
       for (const id of ids) h.hooked.delete(id);
     },

@@ -23,6 +23,7 @@ import type { JobStatus } from '../types.js';
 import { FINAL, UPDATABLE, guardMove, type Refusal } from './lifecycleTable.js';
 import { appendLog, type MemoryJob } from './MemoryJob.js';
 import { QueueState } from './QueueState.js';
+import { encodeOutboxEntry, fanInOutcome } from '../outboxEntry.js';
 
 /** Queue scores: priority band in the high bits, FIFO sequence below (BAND in common.lua). */
 export const BAND = 17592186044416;
@@ -185,15 +186,7 @@ export class MemoryLifecycle {
       this.host.pushResult(q, j);
       delete j.watchers;
     }
-    if (j.parentId !== undefined) {
-      const outcome =
-        to === 'done'
-          ? `{"s":"done","o":${o.output}}`
-          : to === 'failed'
-            ? `{"s":"failed","e":${o.error}}`
-            : '{"s":"cancelled"}';
-      this.notifyParent(q, j, to, outcome);
-    }
+    if (j.parentId !== undefined) this.notifyParent(q, j, to, fanInOutcome(to, o.output, o.error));
     if (j.fanGroups && to !== 'failed') this.expireFans(q, j);
   }
 
@@ -254,7 +247,19 @@ export class MemoryLifecycle {
     const children = q.children.get(j.parentId!);
     if (children) children.expiresAt = this.host.now + this.host.finishedTtlMs;
     if (!j.parentQueue) this.fanIn(q, j.parentId!, j.group ?? '', j.index ?? 0, status, outcome);
-    else q.index.outbox.add(j.id, this.host.now);
+    else {
+      // The entry carries the outcome: the relay never needs this record (retention may delete it).
+      const entry = encodeOutboxEntry({
+        childId: j.id,
+        parentId: j.parentId!,
+        parentQueue: j.parentQueue,
+        group: j.group ?? '',
+        index: String(j.index ?? 0),
+        status,
+        outcome,
+      });
+      q.index.outbox.add(entry, this.host.now);
+    }
   }
 
   /**

@@ -36,6 +36,7 @@ import {
   type QueueCounts,
   type QueueEvent,
   type ReapResult,
+  type RelayResult,
   type Store,
   type WorkWaiter,
 } from '../types.js';
@@ -47,6 +48,7 @@ import * as leaseOps from './leaseOps.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { toRecord, type MemoryJob } from './MemoryJob.js';
 import { MemoryHookStore } from './MemoryHookStore.js';
+import { resolveFailedRetention } from '../retention.js';
 import { MemoryLifecycle } from './MemoryLifecycle.js';
 import { QueueState } from './QueueState.js';
 import { Bell, ControlBus, WorkMarker } from './signals.js';
@@ -69,6 +71,10 @@ export interface MemoryStoreOptions {
   prefix?: string;
   /** How long finished (done/cancelled) records are kept. Default 7 days. */
   finishedTtlMs?: number;
+  /** How long failed records (dead letters, broken jobs) are kept. Default 7 days. */
+  failedTtlMs?: number;
+  /** The most dead letters (and, apart, broken jobs) a queue keeps; the oldest go first. Default 10,000. */
+  deadLetterMax?: number;
   /** How long an idempotency key keeps naming its job. Default 7 days. */
   idempotencyTtlMs?: number;
   /** Approximate cap of each queue's event stream. Default 10,000. */
@@ -111,6 +117,7 @@ export class MemoryStore implements Store {
     // An idempotency key must not outlive the record it names.
     this.idempotencyTtlMs = Math.min(options.idempotencyTtlMs ?? 7 * DAY, this.finishedTtlMs);
     this.eventsMaxLen = options.eventsMaxLen ?? 10_000;
+    const failed = resolveFailedRetention('MemoryStore', options);
     const flushMs = options.flushMs ?? 100;
     for (const [k, v] of Object.entries({
       finishedTtlMs: this.finishedTtlMs,
@@ -136,6 +143,7 @@ export class MemoryStore implements Store {
         return opNow();
       },
       finishedTtlMs: this.finishedTtlMs,
+      ...failed,
       idempotencyTtlMs: this.idempotencyTtlMs,
       queue: (name) => this.queue(name),
       job: (q, id) => this.liveJob(q, id),
@@ -255,8 +263,9 @@ export class MemoryStore implements Store {
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
+    token?: string,
   ): Promise<FanState> {
-    return this.op(() => fanOps.fanOpen(this.ctx, this.queue(queue), parentId, group, total, policy));
+    return this.op(() => fanOps.fanOpen(this.ctx, this.queue(queue), parentId, group, total, policy, token));
   }
 
   fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]> {
@@ -278,7 +287,7 @@ export class MemoryStore implements Store {
     }, false);
   }
 
-  relayOutbox(queue: string): Promise<number> {
+  relayOutbox(queue: string): Promise<RelayResult> {
     return this.op(() => fanOps.relayOutbox(this.ctx, this.queue(queue)));
   }
 

@@ -4,7 +4,7 @@
 // revived child (a redriven parent's fan-out) that ended failed or cancelled; an idempotency key
 // that names a job returns that job's id.
 
-import { MachinistError } from '../../errors.js';
+import { LeaseLostError, MachinistError } from '../../errors.js';
 import type { EnqueueResult, NewJob } from '../types.js';
 import { BAND } from './MemoryLifecycle.js';
 import type { MemoryContext } from './MemoryContext.js';
@@ -30,6 +30,11 @@ export function checkEnqueue(jobs: readonly NewJob[]): void {
 export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly NewJob[]): EnqueueResult[] {
   checkEnqueue(jobs);
   const q = ctx.queue(queue);
+  // THE FENCE for children on their parent's queue: the fan-out of a worker whose lease passed
+  // makes nothing (as enqueue-5.lua; one on another queue is fenced by its parent's fanOpen).
+  for (const nj of jobs)
+    if (nj.parentId && nj.parentToken && !nj.parentQueue && ctx.job(q, nj.parentId)?.token !== nj.parentToken)
+      throw new LeaseLostError(nj.parentId);
   const { now } = ctx;
   const seq = q.seq;
   q.seq += jobs.length;

@@ -1,4 +1,4 @@
-// Leases and retention on MemoryStore, as lua/heartbeat-1.lua, reap-7.lua, sweep-2.lua and
+// Leases and retention on MemoryStore, as lua/heartbeat-1.lua, reap-7.lua, sweep-5.lua and
 // purgeDead-3.lua on Redis: extending a worker's leases, requeueing (or failing, past their
 // budget) jobs whose lease passed, deleting finished records past the retention window, and
 // purging dead letters.
@@ -57,7 +57,7 @@ export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number
       if ('moved' in r && r.moved === 'queued') requeued.push(id);
     }
   }
-  // Failed records are dead letters (kept until purged); older than the window they drop out of
+  // Failed records are dead letters (kept for failedTtlMs, or until purged); older than the window they drop out of
   // the status index, and stay listed in `dead` or `broken`.
   q.index.failed.popUpTo(ctx.now - ctx.finishedTtlMs, Infinity);
   sweep(ctx, q);
@@ -80,17 +80,34 @@ export function withNextDue(
 }
 
 /**
- * Retention: deletes done and cancelled records that finished before the window (while their
- * status is still that of the index), and what expired: purged dead letters, fan-out records
- * and children indexes of finished parents, idempotency keys.
+ * Retention, as lua/sweep-5.lua: deletes done and cancelled records that finished before now -
+ * finishedTtlMs, failed ones (dead letters, broken jobs) that failed before now - failedTtlMs,
+ * and the oldest dead letters and broken jobs past deadLetterMax each; then what expired: purged
+ * dead letters, fan-out records and children indexes of finished parents, idempotency keys.
+ * Returns the largest count removed from one index.
  */
 export function sweep(ctx: MemoryContext, q: QueueState): number {
-  const cutoff = ctx.now - ctx.finishedTtlMs;
   let most = 0;
-  for (const status of ['done', 'cancelled'] as const) {
-    const old = q.index[status].popUpTo(cutoff, Infinity);
-    for (const { member } of old) if (q.jobs.get(member)?.status === status) q.jobs.delete(member);
+  const windows = [
+    ['done', 'done', ctx.finishedTtlMs],
+    ['cancelled', 'cancelled', ctx.finishedTtlMs],
+    ['dead', 'failed', ctx.failedTtlMs],
+    ['broken', 'failed', ctx.failedTtlMs],
+  ] as const;
+  for (const [index, status, ttl] of windows) {
+    const old = q.index[index].popUpTo(ctx.now - ttl, Infinity);
+    for (const { member } of old) retire(q, member, status);
     most = Math.max(most, old.length);
+  }
+  for (const index of ['dead', 'broken'] as const) {
+    const over = q.index[index].size - ctx.deadLetterMax;
+    if (over <= 0) continue;
+    const oldest = q.index[index].range(0, over);
+    for (const { member } of oldest) {
+      q.index[index].delete(member);
+      retire(q, member, 'failed');
+    }
+    most = Math.max(most, oldest.length);
   }
   for (const [id, j] of q.jobs) if (j.expiresAt !== undefined && j.expiresAt <= ctx.now) q.jobs.delete(id);
   for (const [k, f] of q.fans) if (f.expiresAt !== undefined && f.expiresAt <= ctx.now) q.fans.delete(k);
@@ -98,6 +115,25 @@ export function sweep(ctx: MemoryContext, q: QueueState): number {
     if (c.expiresAt !== undefined && c.expiresAt <= ctx.now) q.children.delete(k);
   for (const [k, i] of q.idempotency) if (i.expiresAt <= ctx.now) q.idempotency.delete(k);
   return most;
+}
+
+/**
+ * THE RETENTION RULE, written once: a record whose index entry is past its window (or cap) is
+ * deleted only while its status is still that of the index, with what only it needs: its
+ * webhook bookkeeping, and for a failed parent its fan-out records and children index (a done or
+ * cancelled parent's expire by themselves: MemoryLifecycle.expireFans).
+ */
+function retire(q: QueueState, id: string, status: 'done' | 'cancelled' | 'failed'): void {
+  const j = q.jobs.get(id);
+  if (j?.status !== status) return;
+  q.jobs.delete(id);
+  q.hooks.meta.delete(id);
+  q.hooks.metaExpiry.delete(id);
+  if (status !== 'failed') return;
+  for (const g of j.fanGroups ?? []) q.fans.delete(QueueState.fanKey(id, g.group));
+  if (j.fanGroups) q.children.delete(id);
+  q.brokenWhy.delete(id);
+  for (const index of ['failed', 'dead', 'broken'] as const) q.index[index].delete(id);
 }
 
 /** Empties the dead-letter and broken sets; each record then expires like a finished job. */
@@ -113,10 +149,18 @@ export function purgeDead(ctx: MemoryContext, q: QueueState, only?: string): num
   return purged;
 }
 
-/** One dead or broken entry purged: its record (and a parent's fan-out records) expire like a finished job's. */
+/**
+ * One dead or broken entry purged: its record (its webhook bookkeeping, a parent's fan-out
+ * records) expire like a finished job's.
+ */
 function purgeOne(ctx: MemoryContext, q: QueueState, id: string, set: 'dead' | 'broken'): void {
   const expiresAt = ctx.now + ctx.finishedTtlMs;
   const j = q.jobs.get(id);
+  const meta = q.hooks.meta.get(id);
+  if (meta) {
+    meta.expiresAt = expiresAt;
+    q.hooks.metaExpiry.add(id, expiresAt);
+  }
   if (j) {
     j.expiresAt = expiresAt;
     const children = q.children.get(id);

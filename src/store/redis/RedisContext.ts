@@ -13,12 +13,18 @@ export interface RedisContext {
   readonly eventsMaxLen: number;
   /** Retention of finished records (and TTL of a finished parent's fan-out keys). */
   readonly finishedTtlMs: number;
+  /** Retention of failed records (dead letters, broken jobs), and the cap of each set. */
+  readonly failedTtlMs: number;
+  readonly deadLetterMax: number;
 }
 
 /** A context over `redis`, with the scripts loaded on that connection. */
 export function redisContext(
   redis: Redis,
-  settings: Pick<RedisContext, 'prefix' | 'keys' | 'eventsMaxLen' | 'finishedTtlMs'>,
+  settings: Pick<
+    RedisContext,
+    'prefix' | 'keys' | 'eventsMaxLen' | 'finishedTtlMs' | 'failedTtlMs' | 'deadLetterMax'
+  >,
 ): RedisContext {
   const scripts = defineScripts(redis);
   return {
@@ -28,5 +34,7 @@ export function redisContext(
     run: (name, keys, args) => scripts[name]!(keys, args),
     eventsMaxLen: settings.eventsMaxLen,
     finishedTtlMs: settings.finishedTtlMs,
+    failedTtlMs: settings.failedTtlMs,
+    deadLetterMax: settings.deadLetterMax,
   };
 }

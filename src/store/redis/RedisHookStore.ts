@@ -160,7 +160,6 @@ export class RedisHookStore implements HookStore {
       dueUnlessListed: (chain, at) => void m.zadd(k.hookDue, 'NX', at, chain),
       dropChain: (chain) => void m.del(k.hookChain(chain)).zrem(k.hookDue, chain),
       setMeta: (id, field, value) => void m.hset(k.hookMeta(id), field, value),
-      expireMeta: (id, ms) => void m.pexpire(k.hookMeta(id), ms),
       unhook: (ids) => void m.zrem(k.hooked, ...ids),
       setCursor: (cursor) => void m.set(k.hookCursor, cursor),
     };

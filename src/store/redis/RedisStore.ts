@@ -30,6 +30,7 @@ import {
   type NewJob,
   type QueueEvent,
   type ReapResult,
+  type RelayResult,
   type Store,
   type WorkWaiter,
 } from '../types.js';
@@ -71,10 +72,12 @@ export class RedisStore implements Store {
   private readonly connection: ConnectionWatch;
   /** How long a client call keeps trying before REDIS_UNAVAILABLE (`RedisStoreOptions.commandTimeoutMs`). */
   readonly commandTimeoutMs: number;
+  readonly finishedTtlMs: number;
 
   constructor(options: RedisStoreOptions = {}) {
     const o = resolveRedisStoreOptions(options);
     this.prefix = o.prefix;
+    this.finishedTtlMs = o.finishedTtlMs;
     this.idemTtlMs = o.idempotencyTtlMs;
     this.commandTimeoutMs = o.commandTimeoutMs;
     this.redis = o.url ? new Redis(o.url, o.redis) : new Redis(o.redis);
@@ -133,8 +136,9 @@ export class RedisStore implements Store {
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
+    token?: string,
   ): Promise<FanState> {
-    return fanOps.fanOpen(this.ctx, queue, parentId, group, total, policy);
+    return fanOps.fanOpen(this.ctx, queue, parentId, group, total, policy, token);
   }
 
   fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]> {
@@ -149,7 +153,7 @@ export class RedisStore implements Store {
     });
   }
 
-  relayOutbox(queue: string): Promise<number> {
+  relayOutbox(queue: string): Promise<RelayResult> {
     return fanOps.relayOutbox(this.ctx, queue);
   }
 

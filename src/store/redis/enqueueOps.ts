@@ -1,6 +1,7 @@
 // Adding jobs on Redis (lua/enqueue-5.lua): a batch for one queue in one atomic call, the rare
 // fields packed so that most jobs cost the script no parsing.
 
+import { fromScriptError } from '../../errors.js';
 import { queuesKey } from '../keys.js';
 import type { EnqueueResult, NewJob } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
@@ -33,7 +34,8 @@ export async function enqueue(
       j.parentQueue ||
       j.group ||
       j.index !== undefined ||
-      j.revive
+      j.revive ||
+      j.parentToken
         ? JSON.stringify([
             j.idempotencyKey ?? '',
             j.parentId ?? '',
@@ -42,12 +44,19 @@ export async function enqueue(
             j.group ?? '',
             j.index === undefined ? '' : String(j.index),
             j.revive ? '1' : '',
+            j.parentToken ?? '',
           ])
         : '';
     args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
   }
-  const res = (await ctx.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as
-    number | (string | number)[];
+  let res: number | (string | number)[];
+  try {
+    res = (await ctx.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as
+      number | (string | number)[];
+  } catch (err) {
+    // LEASE_LOST <parent id>: a child's parent no longer holds the lease its fan-out carried.
+    throw fromScriptError(err, { queue });
+  }
   // A number: every job was created under its own id.
   if (typeof res === 'number') return jobs.map((j) => ({ id: j.id, created: true }));
   const out: EnqueueResult[] = [];

@@ -1,11 +1,11 @@
 // Leases and retention on Redis: the heartbeat that extends a worker's leases (lua/heartbeat-1.lua),
 // the reaper that requeues or fails jobs whose lease passed (lua/reap-7.lua), and the sweep that
-// deletes finished records past the retention window (lua/sweep-2.lua), run after each reap.
+// deletes ended records past their retention window or cap (lua/sweep-5.lua), run after each reap.
 
 import type { LeaseState, ReapResult } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 
-/** Records one sweep-2.lua call deletes per index at most (~1-2 ms of Redis time). */
+/** Records one sweep-5.lua call deletes per index at most (~1-2 ms of Redis time). */
 const SWEEP_LIMIT = 500;
 
 export async function heartbeat(
@@ -39,7 +39,8 @@ export async function reap(
 }
 
 /**
- * Retention: deletes done and cancelled records older than `finishedTtlMs` (sweep-2.lua),
+ * Retention: deletes done and cancelled records older than `finishedTtlMs`, failed ones older
+ * than `failedTtlMs` or past the `deadLetterMax` cap (sweep-5.lua),
  * SWEEP_LIMIT per index per call, again while a call comes back full, for at most ~1 s (what
  * is left waits for the next reap). Runs after each reap that held the reaper's lock.
  */
@@ -48,7 +49,13 @@ export async function sweep(ctx: RedisContext, queue: string): Promise<number> {
   const t0 = performance.now();
   let total = 0;
   for (;;) {
-    const n = Number(await ctx.run('sweep', [k.done, k.cancelled], [k.base, ctx.finishedTtlMs, SWEEP_LIMIT]));
+    const n = Number(
+      await ctx.run(
+        'sweep',
+        [k.done, k.cancelled, k.dead, k.broken, k.failed],
+        [k.base, ctx.finishedTtlMs, SWEEP_LIMIT, ctx.failedTtlMs, ctx.deadLetterMax],
+      ),
+    );
     total += n;
     if (n < SWEEP_LIMIT || performance.now() - t0 > 1000) return total;
   }

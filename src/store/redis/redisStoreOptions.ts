@@ -2,6 +2,7 @@
 // TypeError naming the option that is wrong before any connection is opened.
 
 import type { RedisOptions } from 'ioredis';
+import { resolveFailedRetention } from '../retention.js';
 
 export interface RedisStoreOptions {
   /** redis:// URL; or pass `redis` options. Default redis://127.0.0.1:6379. */
@@ -14,6 +15,13 @@ export interface RedisStoreOptions {
    * by the supervisors' reaper from the done and cancelled indexes (no TTL per record).
    */
   finishedTtlMs?: number;
+  /**
+   * How long failed records (dead letters, jobs set aside as broken) are kept after they
+   * failed. Default 7 days. Deleted by the same sweep, with their webhook bookkeeping.
+   */
+  failedTtlMs?: number;
+  /** The most dead letters (and, apart, broken jobs) a queue keeps; the oldest go first. Default 10,000. */
+  deadLetterMax?: number;
   /** How long an idempotency key keeps naming its job. Default 7 days. */
   idempotencyTtlMs?: number;
   /** Approximate cap of each queue's event stream. Default 10,000. */
@@ -35,6 +43,8 @@ export interface RedisStoreSettings {
   readonly redis: RedisOptions;
   readonly prefix: string;
   readonly finishedTtlMs: number;
+  readonly failedTtlMs: number;
+  readonly deadLetterMax: number;
   readonly idempotencyTtlMs: number;
   readonly eventsMaxLen: number;
   readonly commandTimeoutMs: number;
@@ -46,11 +56,14 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): RedisStore
   const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
   if (!(commandTimeoutMs > 0)) throw new TypeError('RedisStore: commandTimeoutMs must be a number > 0');
   const finishedTtlMs = options.finishedTtlMs ?? 7 * DAY;
+  const { failedTtlMs, deadLetterMax } = resolveFailedRetention('RedisStore', options);
   return {
     url: options.url,
     redis: { maxRetriesPerRequest: null, ...options.redis },
     prefix,
     finishedTtlMs,
+    failedTtlMs,
+    deadLetterMax,
     // An idempotency key must not outlive the record it names (it would return an expired id).
     idempotencyTtlMs: Math.min(options.idempotencyTtlMs ?? 7 * DAY, finishedTtlMs),
     eventsMaxLen: options.eventsMaxLen ?? 10_000,

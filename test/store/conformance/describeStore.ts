@@ -6,8 +6,12 @@ import { describe } from 'node:test';
 import type { StoreFactory } from './storeFactory.js';
 import { storeCases } from './storeCases.js';
 import { runtimeCases } from './runtimeCases.js';
+import { childCases } from './childCases.js';
+import { retentionCases } from './retentionCases.js';
 
 export function describeStore(factory: StoreFactory): void {
   describe(`${factory.name}: the Store interface`, () => storeCases(factory));
+  describe(`${factory.name}: fan-out and retention`, () => childCases(factory));
+  describe(`${factory.name}: retention of failed records`, () => retentionCases(factory));
   describe(`${factory.name}: under a Supervisor and a Client`, () => runtimeCases(factory));
 }

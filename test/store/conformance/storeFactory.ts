@@ -5,6 +5,8 @@ import type { Store } from '../../../src/store/types.js';
 
 export interface StoreOptions {
   finishedTtlMs?: number;
+  failedTtlMs?: number;
+  deadLetterMax?: number;
 }
 
 export interface StoreFactory {

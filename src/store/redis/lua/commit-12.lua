@@ -2,7 +2,7 @@
 KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 done, 9 failed,
       10 cancelled, 11 dead, 12 broken (the lifecycle derives the same keys from the prefix)
 ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished parent's fan-out
-      keys; records themselves are deleted by sweep-2.lua), 4 worker id, 5 lease ms,
+      keys; records themselves are deleted by sweep-5.lua), 4 worker id, 5 lease ms,
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|", 8 op count,
       then per op: kind, id, token, f1, f2, f3, f4, f5, log entries joined by "\n" (9 values;
       kind@version, e.g. park@2, when the op's snapshot is of another version of the machine than

@@ -5,7 +5,7 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
   id, machine, version, input JSON, band, delayMs, maxAttempts, extras|''
   extras (rare, so most jobs cost no parsing): a JSON array
   [idempotencyKey|'', parentId|'', options|'', parent's queue|'' (when not this one),
-   fan-out group|'', index in the fan-out|'', revive ('1'|'')]
+   fan-out group|'', index in the fan-out|'', revive ('1'|''), parent's lease token|'']
 Returns: the number of jobs when every job was created under its own id; otherwise flat
 {id1, created1, id2, created2, ...}; created is 0 when a job with that id exists already (a
 client that resends an enqueue whose reply was lost gets the job it made, never a reset one;
@@ -13,7 +13,9 @@ a parent that re-runs its fan-out after a crash does not fan out twice), or when
 idempotency key named an existing job, whose id is returned instead.
 A child enqueued with revive '1' (a redriven parent's fan-out, see retryDead-6.lua) whose
 existing record ended failed or cancelled is made anew under its id.
-Errors: BAD_ENQUEUE <job index> <why> when an argument is malformed; nothing is written then.
+Errors: BAD_ENQUEUE <job index> <why> when an argument is malformed; LEASE_LOST <parent id> when a
+child on its parent's queue comes with a lease token its parent does not hold (THE FENCE: the
+fan-out of a worker whose lease passed). Nothing is written then.
 Derived keys (job, idem, children index) carry the queue's hash tag.
 ]]
 --@include common
@@ -50,11 +52,22 @@ for i = 0, n - 1 do
   if ARGV[b + 7] ~= '' then
     local ok, x = pcall(cjson.decode, ARGV[b + 7])
     if not ok or type(x) ~= 'table' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' extras') end
-    for k = 1, 7 do
+    for k = 1, 8 do
       if x[k] == nil or x[k] == cjson.null then x[k] = '' end
       x[k] = tostring(x[k])
     end
     extras[i] = x
+  end
+end
+-- THE FENCE for children on their parent's queue (the parent's slot is this one), once per parent.
+local fenced = {}
+for i = 0, n - 1 do
+  local x = extras[i]
+  if x and x[2] ~= '' and x[4] == '' and x[8] ~= '' and not fenced[x[2]] then
+    if redis.call('HGET', kp .. 'job:' .. x[2], 'tk') ~= x[8] then
+      return redis.error_reply('LEASE_LOST ' .. x[2])
+    end
+    fenced[x[2]] = true
   end
 end
 local now = nowMs()

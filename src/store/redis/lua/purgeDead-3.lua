@@ -13,11 +13,13 @@ if not ttl or ttl <= 0 or not limit or limit < 1 then
 end
 if only == '' then only = nil end
 
--- The record, its fan-out records and children index expire like a finished job's.
+-- The record, its webhook bookkeeping, its fan-out records and children index expire like a
+-- finished job's.
 local function expireJob(id, fromBroken)
   local jk = kp .. 'job:' .. id
   local fg = redis.call('HGET', jk, 'fg')
   redis.call('PEXPIRE', jk, ttl)
+  redis.call('PEXPIRE', kp .. 'hookmeta:' .. id, ttl)
   if fg then
     redis.call('PEXPIRE', kp .. 'children:' .. id, ttl)
     for _, fk in ipairs(fanKeys(kp, id, fg)) do redis.call('PEXPIRE', fk, ttl) end

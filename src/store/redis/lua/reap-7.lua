@@ -1,6 +1,6 @@
 --[[ reap: requeues jobs whose lease passed, fails those past their lease-requeue budget, and
 trims the failed index to the retention window (done and cancelled records and their index
-entries are deleted by sweep-2.lua, which RedisStore.reap runs after this). Safe to run from
+entries are deleted by sweep-5.lua, which RedisStore.reap runs after this). Safe to run from
 every worker at once: each step is idempotent, and a single-flight lock keeps the work to one
 runner per interval. The lock is a rate limit, never a delay: it lapses by the time the
 earliest running lease passes, so the reap that is due then is not turned away.
@@ -58,7 +58,7 @@ for _, id in ipairs(expired) do
   end
 end
 lcFlush()
--- Failed records are dead letters (kept until purged, see purgeDead-3.lua); older than the
+-- Failed records are dead letters (kept for failedTtlMs, see sweep-5.lua, or until purged); older than the
 -- window they drop out of the status index, and stay listed in `dead` or `broken`.
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', LC.now - LC.ttl)
 local due = dueIn(LC.now)

@@ -37,8 +37,8 @@ end
 
 -- Called by lcMove when a child reaches done / failed / cancelled. A child of a parent on the
 -- same queue is delivered here, atomically with its ending; one on another queue (another hash
--- slot) is put in this queue's outbox, which workers relay (at least once; fanIn is idempotent
--- per child).
+-- slot) is put in this queue's outbox with its outcome, which workers relay (at least once;
+-- fanIn is idempotent per child).
 LCH.notifyParent = function(jk, id, status, result)
   local c = redis.call('HMGET', jk, 'par', 'pq', 'pg', 'pi')
   if not c[1] then return end
@@ -47,12 +47,15 @@ LCH.notifyParent = function(jk, id, status, result)
   if not c[2] or c[2] == '' then
     fanIn(c[1], c[3], c[4], status, result)
   else
-    redis.call('ZADD', LC.kp .. 'outbox', LC.now, id)
+    -- The entry carries what the parent's fan-in needs (src/store/outboxEntry.ts): the relay
+    -- never reads this record, which retention may have deleted by then.
+    local entry = cjson.encode({ id, c[1], c[2], c[3] or '', c[4] or '0', status, result })
+    redis.call('ZADD', LC.kp .. 'outbox', LC.now, entry)
   end
 end
 
 -- A parent that ended done or cancelled takes its fan-out records with it: they expire with
--- its record. (A failed parent is a dead letter: its records stay until it is purged or redriven.)
+-- its record. (A failed parent is a dead letter: its records stay until it is purged, redriven or retired.)
 LCH.expireFans = function(id, fg)
   for _, fk in ipairs(fanKeys(LC.kp, id, fg)) do redis.call('PEXPIRE', fk, LC.ttl) end
 end

@@ -10,7 +10,7 @@
 --   loading    `active` (by lease deadline)
 --   working    `active`
 --   waiting    `waiting` (by park time), and `delayed` too while it has a wake-up time
---   done       `done` (finish time; sweep-2.lua deletes it after the retention window)
+--   done       `done` (finish time; sweep-5.lua deletes it after the retention window)
 --   failed     `failed` and `dead` (a dead letter) or `broken` (no supervisor could run it)
 --   cancelled  `cancelled` (like done)
 --
@@ -25,7 +25,7 @@
 -- lease token, the inbox (list, position, sent-event ids), the fan-in wake flag, the run-at
 -- time; tells the job's watchers (pushResult), its parent (notifyParent) and the stream; a done
 -- or cancelled parent's fan-out records expire with it (a failed one's stay with the dead
--- letter until it is purged or redriven).
+-- letter until it is purged, redriven or retired by sweep-5.lua).
 
 -- from -> to -> the event of machines/job.ts that makes the move (REDRIVE starts a new
 -- lifecycle from a dead letter, so the machine, where `failed` is final, does not show it).
