@@ -33,6 +33,7 @@ import { combineObservers, type JobObserver } from '../runtime/JobObserver.js';
 import { attemptTracer } from '../tracing/attemptTracer.js';
 import { RunningJobs } from './RunningJobs.js';
 import { subscribeControl } from './controlChannel.js';
+import { listenForStrayErrors } from './strayErrors.js';
 import { resolveSupervisorOptions, type StopResult, type SupervisorOptions } from './supervisorOptions.js';
 
 export type { StopResult, SupervisorOptions } from './supervisorOptions.js';
@@ -78,6 +79,9 @@ export class Supervisor {
   private readonly tracing: boolean;
   /** Every observer in one (set by start(): the tracer is loaded then); undefined: none. */
   private observer: JobObserver | undefined;
+  private readonly isolateStrayErrors: boolean;
+  /** Turns this supervisor's share of the stray-error handlers off (set while started). */
+  private unlistenStray: (() => void) | undefined;
 
   constructor(options: SupervisorOptions) {
     const o = resolveSupervisorOptions(options);
@@ -98,6 +102,7 @@ export class Supervisor {
     this.workerId = o.workerId;
     this.log = o.log;
     this.webhookSettings = o.webhooks;
+    this.isolateStrayErrors = o.isolateStrayErrors;
     this.runs = new RunningJobs({
       queue: this.queue,
       registry: this.registry,
@@ -106,6 +111,7 @@ export class Supervisor {
       observer: () => this.observer,
       hooksStarted: () => this.webhooks?.poke(),
       run: (job) => runClaimedJob(this, job),
+      isolateStrayErrors: o.isolateStrayErrors,
     });
     this.leases = new LeaseKeeper({
       store: this.store,
@@ -213,6 +219,8 @@ export class Supervisor {
       this.state = 'running';
     } catch (err) {
       this.state = 'stopped';
+      this.unlistenStray?.();
+      this.unlistenStray = undefined;
       throw err;
     }
   }
@@ -237,6 +245,8 @@ export class Supervisor {
     await this.registryRefresh.start();
     this.unsubscribe = await subscribeControl(this.store, this.queue, this.workerId, this.runs.running);
     this.leases.start();
+    // Before the first claim: a job's stray error MUST find the handlers in place.
+    if (this.isolateStrayErrors) this.unlistenStray = listenForStrayErrors(this.log);
     this.pump = this.newPump();
     this.pump.start();
     this.ingress?.start();
@@ -307,6 +317,9 @@ export class Supervisor {
     this.unsubscribe = undefined;
     this.unwatchConnection?.();
     this.unwatchConnection = undefined;
+    // After the drain: the attempts it waited for are still covered to their ending writes.
+    this.unlistenStray?.();
+    this.unlistenStray = undefined;
     this.log.info({ forced, requeued }, 'supervisor stopped');
     return { forced, requeued };
   }

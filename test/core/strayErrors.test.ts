@@ -1,0 +1,68 @@
+// An error a job's own code raises where nothing awaits it (a throw from a timer, a rejection
+// no one handles) fails that job's attempt, and only it: the `machinist worker` process lives
+// on, the other jobs in flight finish, and the failed attempt is retried per the job's policy.
+// A real worker process: without the isolation, Node's default kills it at the first such error.
+
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { killCliWorker, startCliWorker, type CliWorker } from '../support/cliWorker.js';
+import { Client, RedisStore } from '../../src/index.js';
+
+const JOBS = 'test/fixtures/strayJobs.ts';
+
+/** Each stray job and the message its attempts must fail with. */
+const STRAY: Record<string, string> = {
+  timerThrow: 'thrown from a timer',
+  unawaitedReject: 'rejected, never awaited',
+  strayCompiled: 'thrown from a timer in strayCompiled',
+  strayXstate: 'thrown from a timer in strayXstate',
+};
+
+describe('stray errors in a job (machinist worker)', () => {
+  let redis: TestRedis;
+  let store: RedisStore | undefined;
+  let worker: CliWorker | undefined;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(async () => {
+    killCliWorker(worker);
+    await store?.close();
+  });
+
+  it('fail the attempt of the job that raised them (retried per its policy), while the worker lives on and the other jobs end done', async () => {
+    const prefix = uniquePrefix('stray');
+    store = new RedisStore({ url: redis.url, prefix });
+    const w = (worker = await startCliWorker(redis, prefix, JOBS, '--concurrency', '10'));
+    let exited: string | undefined;
+    void w.exited.then((how) => (exited = how));
+    const client = new Client({ store });
+    // Healthy jobs first: in flight when the stray errors are raised.
+    const healthy = await client.enqueueMany([0, 1, 2].map((n) => ({ machine: 'steady', input: n })));
+    const stray = await client.enqueueMany(Object.keys(STRAY).map((machine) => ({ machine })));
+    const records = await Promise.all(
+      [...healthy, ...stray].map((id) => client.waitForResult(id, { timeoutMs: 15_000 }).catch((e) => e)),
+    );
+    assert.equal(exited, undefined, `the worker process is alive; it printed:\n${w.output()}`);
+    for (const [i, id] of healthy.entries()) {
+      const rec = await client.get(id);
+      assert.equal(rec?.status, 'done', `steady ${i}`);
+      assert.equal(rec?.output, i * 2);
+    }
+    for (const [i, [machine, message]] of Object.entries(STRAY).entries()) {
+      const rec = await client.get(stray[i]!);
+      assert.equal(rec?.status, 'failed', `${machine}: ${JSON.stringify(records[healthy.length + i])}`);
+      assert.equal(rec?.attempts, 2, `${machine} was retried once (maxAttempts 2)`);
+      assert.equal(rec?.error?.message, message, machine);
+      // The worker's log names the job it failed.
+      const logged = w
+        .logLines()
+        .filter((l) => l.jobId === stray[i] && /failing its attempt/.test(String(l.msg)));
+      assert.equal(logged.length, 2, `${machine}: one log line per failed attempt`);
+    }
+    client.close();
+    // Still serving, and stops as a healthy worker does.
+    w.child.kill('SIGTERM');
+    assert.equal(await w.exited, 'code 0', w.output());
+  });
+});
