@@ -14,9 +14,9 @@
 //                                  it is logged at fatal and the process exits with code 1, as
 //                                  Node would have (the leases of its jobs pass, and they re-run).
 //
-// Not attributed (logged as "in no attempt"): a throw inside a queueMicrotask callback (Node
-// runs it outside the queuing code's async context), and errors of code that captured no
-// context (a native addon's callback).
+// Not attributed (logged as "in no attempt"): on Node 20, a throw inside a queueMicrotask
+// callback (Node 20 runs it outside the queuing code's async context; Node 24 attributes it),
+// and errors of code that captured no context (a native addon's callback).
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';

@@ -1,11 +1,12 @@
 // An error a job's own code raises where nothing awaits it (a throw from a timer, a rejection
 // no one handles) fails that job's attempt, and only it: the `machinist worker` process lives
 // on, the other jobs in flight finish, and the failed attempt is retried per the job's policy.
-// A real worker process: without the isolation, Node's default kills it at the first such error.
+// An error left behind by an attempt that has ended is logged and fails nothing. A real worker
+// process: without the isolation, Node's default kills it at the first such error.
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 import { killCliWorker, startCliWorker, type CliWorker } from '../support/cliWorker.js';
 import { Client, RedisStore } from '../../src/index.js';
 
@@ -40,8 +41,11 @@ describe('stray errors in a job (machinist worker)', () => {
     // Healthy jobs first: in flight when the stray errors are raised.
     const healthy = await client.enqueueMany([0, 1, 2].map((n) => ({ machine: 'steady', input: n })));
     const stray = await client.enqueueMany(Object.keys(STRAY).map((machine) => ({ machine })));
+    const late = await client.enqueue('lateThrow');
     const records = await Promise.all(
-      [...healthy, ...stray].map((id) => client.waitForResult(id, { timeoutMs: 15_000 }).catch((e) => e)),
+      [...healthy, ...stray, late].map((id) =>
+        client.waitForResult(id, { timeoutMs: 15_000 }).catch((e) => e),
+      ),
     );
     assert.equal(exited, undefined, `the worker process is alive; it printed:\n${w.output()}`);
     for (const [i, id] of healthy.entries()) {
@@ -60,6 +64,11 @@ describe('stray errors in a job (machinist worker)', () => {
         .filter((l) => l.jobId === stray[i] && /failing its attempt/.test(String(l.msg)));
       assert.equal(logged.length, 2, `${machine}: one log line per failed attempt`);
     }
+    // An error left behind by an attempt that ended is logged (warn), and fails nothing.
+    assert.equal((await client.get(late))?.status, 'done');
+    await eventually(() =>
+      w.logLines().some((l) => l.jobId === late && /after its attempt 1 ended/.test(String(l.msg))),
+    );
     client.close();
     // Still serving, and stops as a healthy worker does.
     w.child.kill('SIGTERM');
