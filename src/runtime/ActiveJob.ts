@@ -7,7 +7,8 @@ import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
- * itself failed (its snapshot cannot be stored) and ends as a failure with that error.
+ * itself failed (its snapshot cannot be stored, or its code raised a stray error) and ends as a
+ * failure with that error.
  */
 export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
 
