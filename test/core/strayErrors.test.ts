@@ -8,6 +8,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 import { killCliWorker, startCliWorker, type CliWorker } from '../support/cliWorker.js';
+import { spawn } from 'node:child_process';
+import { ROOT, MAIN } from '../support/cli.js';
 import { Client, RedisStore } from '../../src/index.js';
 
 const JOBS = 'test/fixtures/strayJobs.ts';
@@ -73,5 +75,46 @@ describe('stray errors in a job (machinist worker)', () => {
     // Still serving, and stops as a healthy worker does.
     w.child.kill('SIGTERM');
     assert.equal(await w.exited, 'code 0', w.output());
+  });
+  it('fail only their own job under `machinist serve --worker` too', async () => {
+    const prefix = uniquePrefix('stray-serve');
+    store = new RedisStore({ url: redis.url, prefix });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', MAIN, '--redis', redis.url, '--prefix', prefix].concat([
+        'serve',
+        '--port',
+        '0',
+        '--jobs',
+        JOBS,
+        '--worker',
+      ]),
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, MACHINIST_TOKENS: 'stray-token' },
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await eventually(() => /listening on http/.test(out) || child.exitCode !== null, 20_000);
+      const client = new Client({ store });
+      const ids = await client.enqueueMany([
+        { machine: 'steady', input: 5 },
+        { machine: 'timerThrow' },
+        { machine: 'unawaitedReject' },
+      ]);
+      await Promise.allSettled(ids.map((id) => client.waitForResult(id, { timeoutMs: 15_000 })));
+      assert.equal(child.exitCode, null, `the server process is alive:\n${out}`);
+      const [steady, timer, reject] = await Promise.all(ids.map((id) => client.get(id)));
+      assert.deepEqual([steady?.status, steady?.output], ['done', 10]);
+      assert.deepEqual([timer?.status, timer?.error?.message], ['failed', 'thrown from a timer']);
+      assert.deepEqual([reject?.status, reject?.error?.message], ['failed', 'rejected, never awaited']);
+      client.close();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
