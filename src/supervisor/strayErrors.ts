@@ -14,6 +14,10 @@
 //                                  it is logged at fatal and the process exits with code 1, as
 //                                  Node would have (the leases of its jobs pass, and they re-run).
 //
+// Cost: on Node 20 a scope makes each `await` 0.4-0.8 us dearer (AsyncLocalStorage runs on
+// promise hooks there); on Node 24 nothing measurable (bench/probes/strayScopeCost.ts). Hence an
+// option, off by default for library users; the CLI's processes turn it on.
+//
 // Not attributed (logged as "in no attempt"): on Node 20, a throw inside a queueMicrotask
 // callback (Node 20 runs it outside the queuing code's async context; Node 24 attributes it),
 // and errors of code that captured no context (a native addon's callback).
