@@ -7,7 +7,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 import { killCliWorker, startCliWorker, type CliWorker } from '../support/cliWorker.js';
-import { Client, RedisStore, defineJob } from '../../src/index.js';
+import { Client, NonRetryableError, RedisStore, RetryLaterError, defineJob } from '../../src/index.js';
+import { crossError, reviveError } from '../../src/runtime/sandbox/sandboxMessages.js';
 
 const JOBS = 'test/fixtures/sandboxJobs.ts';
 
@@ -47,6 +48,7 @@ describe('sandboxed jobs (machinist worker)', () => {
         refuses: await enqueue('refuses'),
         missingExport: await enqueue('missingExport'),
         reporter: await enqueue('reporter', 21),
+        loader: await enqueue('loader', 7),
         steady2: await enqueue('steady', 2),
       };
       await Promise.allSettled(
@@ -95,6 +97,8 @@ describe('sandboxed jobs (machinist worker)', () => {
         inThread: true,
       });
       assert.deepEqual(reporter.progress, { half: true });
+      const loader = await rec(ids.loader);
+      assert.deepEqual([loader.status, loader.output], ['done', { product: 21, dateCrossed: true }]);
 
       w.child.kill('SIGTERM');
       assert.equal(await w.exited, 'code 0', w.output());
@@ -108,6 +112,19 @@ describe('sandboxed jobs (machinist worker)', () => {
     await client.cancel(id);
     await eventually(() => w.output().includes('THREAD SAW ABORT cancel'), 10_000);
     await eventually(async () => (await client.get(id))?.status === 'cancelled', 10_000);
+  });
+
+  it('brings an error back across the thread boundary with its code, nonRetryable and class (RetryLaterError)', () => {
+    const later = reviveError(crossError(new RetryLaterError(50, 'busy')));
+    assert.ok(later instanceof RetryLaterError);
+    assert.deepEqual([later.delayMs, later.message, later.code], [50, 'busy', 'RETRY_LATER']);
+    const final = reviveError(crossError(new NonRetryableError('no', { code: 'BAD' })));
+    assert.deepEqual(
+      [final.name, (final as { code?: string }).code, (final as { nonRetryable?: boolean }).nonRetryable],
+      ['NonRetryableError', 'BAD', true],
+    );
+    const plain = reviveError(crossError('a string'));
+    assert.deepEqual([plain.name, plain.message], ['Error', 'a string']);
   });
 
   it('refuses a sandbox option it cannot run when the job is defined', () => {
