@@ -21,7 +21,8 @@ import { CommitPump } from './CommitPump.js';
 import { RedisClock } from './RedisClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { RegistryRefresh } from './RegistryRefresh.js';
-import { RedisUnavailableError } from '../errors.js';
+import { RedisUnavailableError, SandboxError } from '../errors.js';
+import { inSandboxThread } from '../runtime/sandbox/sandboxThreadMark.js';
 import { LeaseKeeper } from './LeaseKeeper.js';
 import { checkRedisSettings } from './checkRedisSettings.js';
 import { checkDefinitions } from './checkDefinitions.js';
@@ -209,6 +210,12 @@ export class Supervisor {
    * progress is waited for first); starting a running one throws.
    */
   async start(): Promise<void> {
+    if (inSandboxThread())
+      throw new SandboxError(
+        'SANDBOX_LOAD',
+        "Supervisor.start() was called in a sandbox thread: the module a sandboxed job names (sandbox: 'thread' names the module that called defineJob) is imported again in each thread and must only define jobs; start the Supervisor from another module",
+        { queue: this.queue },
+      );
     if (this.state === 'stopping') await this.transition;
     if (this.state !== 'stopped') throw new Error('Supervisor: already started');
     this.state = 'starting';

@@ -6,6 +6,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { killFixture, spawnFixture } from '../support/spawnFixture.js';
 import { killCliWorker, startCliWorker, type CliWorker } from '../support/cliWorker.js';
 import { Client, NonRetryableError, RedisStore, RetryLaterError, defineJob } from '../../src/index.js';
 import { crossError, reviveError } from '../../src/runtime/sandbox/sandboxMessages.js';
@@ -112,6 +113,23 @@ describe('sandboxed jobs (machinist worker)', () => {
     await client.cancel(id);
     await eventually(() => w.output().includes('THREAD SAW ABORT cancel'), 10_000);
     await eventually(async () => (await client.get(id))?.status === 'cancelled', 10_000);
+  });
+
+  it('fails, for good and saying why, a job whose module starts a Supervisor when the thread imports it', async () => {
+    const prefix = uniquePrefix('sandbox-self');
+    store = new RedisStore({ url: redis.url, prefix });
+    const fixture = spawnFixture('selfStartingWorker.ts', { REDIS_URL: redis.url, PREFIX: prefix });
+    try {
+      await fixture.ready;
+      const c = (client = new Client({ store }));
+      const id = await c.enqueue('inline');
+      await c.waitForResult(id, { timeoutMs: 30_000 }).catch(() => undefined);
+      const rec = await c.get(id);
+      assert.deepEqual([rec?.status, rec?.error?.code, rec?.attempts], ['failed', 'SANDBOX_LOAD', 1]);
+      assert.match(rec!.error!.message, /Supervisor\.start\(\) was called in a sandbox thread/);
+    } finally {
+      killFixture(fixture.child);
+    }
   });
 
   it('brings an error back across the thread boundary with its code, nonRetryable and class (RetryLaterError)', () => {

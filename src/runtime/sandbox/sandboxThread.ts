@@ -6,6 +6,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxError } from '../../errors.js';
+import { markSandboxThread } from './sandboxThreadMark.js';
 import {
   crossError,
   reviveError,
@@ -49,6 +50,7 @@ async function main(port: NonNullable<typeof parentPort>, start: SandboxStart): 
     if (m.type === 'abort') controller.abort(reviveError(m.reason));
   });
   const post = (m: FromThread) => port.postMessage(m);
+  markSandboxThread();
   try {
     const work = findWork((await import(start.href)) as Record<string, unknown>, start);
     const output = await work({
