@@ -295,3 +295,16 @@ export function fromScriptError(err: unknown, ids: ErrorIds = {}): unknown {
       return err;
   }
 }
+
+/**
+ * A sandboxed job's thread (defineJob `sandbox`) ended without an answer: SANDBOX_EXITED (it
+ * exited, e.g. `process.exit` in the job's code), or its work could not be found: SANDBOX_LOAD
+ * (the module has no such export, or it is not a function or a job definition; not retried).
+ */
+export class SandboxError extends MachinistError {
+  override readonly nonRetryable: boolean;
+  constructor(code: 'SANDBOX_EXITED' | 'SANDBOX_LOAD', message: string, ids: ErrorIds = {}) {
+    super(code, message, ids);
+    this.nonRetryable = code === 'SANDBOX_LOAD';
+  }
+}

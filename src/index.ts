@@ -2,6 +2,7 @@
 export { defineJob } from './runtime/defineJob.js';
 export type { JobDefinition, WorkArgs, LoadArgs, DefineJobOptions } from './runtime/defineJob.js';
 export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
+export type { SandboxOption, SandboxOptions } from './runtime/sandbox/sandboxSpec.js';
 export { definePipeline } from './pipeline/definePipeline.js';
 export type { DefinePipelineOptions } from './pipeline/definePipeline.js';
 export type { PipelineDefinition } from './pipeline/PipelineDefinition.js';
@@ -76,6 +77,7 @@ export {
   UnrestorableSnapshotError,
   NonRetryableError,
   RetryLaterError,
+  SandboxError,
   toStoredError,
 } from './errors.js';
 export type { StoredError } from './errors.js';

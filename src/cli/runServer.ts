@@ -103,6 +103,8 @@ export async function runServer(o: RunServerOptions): Promise<RunningServer> {
         concurrency: o.worker.concurrency,
         webhookAllowHosts: o.worker.webhookAllowHosts,
         observers: metrics ? [metrics] : [],
+        // One job's stray error fails that job, not the server and every job in it.
+        isolateStrayErrors: true,
         ...(o.worker.logger ? { logger: o.worker.logger } : {}),
       });
   } catch (err) {

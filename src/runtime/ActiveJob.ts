@@ -7,7 +7,8 @@ import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
- * itself failed (its snapshot cannot be stored) and ends as a failure with that error.
+ * itself failed (its snapshot cannot be stored, or its code raised a stray error) and ends as a
+ * failure with that error.
  */
 export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
 
@@ -44,8 +45,8 @@ export class ActiveJob {
   readonly id: string;
   readonly token: string;
   abortReason: AbortReason | null = null;
-  /** The error the signal carries once aborted. */
-  abortError: AbortedError | null = null;
+  /** The error the signal carries once aborted (an AbortedError, or the error that failed it). */
+  abortError: Error | null = null;
   /** When the attempt times out (performance.now() ms: a duration, so never the wall clock;
    * 0 = no deadline). The supervisor's deadline sweep aborts the job with 'timeout' once it
    * passes: no timer per job. */
@@ -100,10 +101,12 @@ export class ActiveJob {
     return this.controller.signal;
   }
 
-  abort(reason: AbortReason, message: string): void {
+  /** `error`: what the signal carries and the attempt fails with, when not an AbortedError (a
+   * stray error of the job's own code: supervisor/strayErrors.ts). */
+  abort(reason: AbortReason, message: string, error: Error = new AbortedError(reason, message)): void {
     if (this.abortReason) return;
     this.abortReason = reason;
-    const err = (this.abortError = new AbortedError(reason, message));
+    const err = (this.abortError = error);
     this.controller?.abort(err);
     const reject = this.raceReject;
     this.raceReject = undefined;

@@ -4,7 +4,9 @@
 import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from './backoff.js';
 import type { AttemptRunner } from './AttemptHost.js';
-import { runSimpleJob } from './runSimpleJob.js';
+import { runSimpleJob, type SimpleJobLogic } from './runSimpleJob.js';
+import { callerModule, resolveSandbox, type SandboxOption, type SandboxSpec } from './sandbox/sandboxSpec.js';
+import { sandboxWork } from './sandbox/runInSandbox.js';
 
 export interface WorkArgs<I, L> {
   input: I;
@@ -33,6 +35,8 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends 
   readonly retry?: RetryPolicy;
   /** Per-attempt time limit; on expiry the signal fires and the attempt fails. Default 300 s. */
   readonly timeoutMs: number;
+  /** Where a sandbox thread finds this job's work; undefined: it runs in the worker's thread. */
+  readonly sandbox: SandboxSpec | undefined;
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
   /** Phantom types for the client (client/jobTypes.ts); never set. */
@@ -46,6 +50,15 @@ export interface DefineJobOptions<I, O, L, N extends string = string> {
   work: (args: WorkArgs<I, L>) => Promise<O> | O;
   retry?: RetryPolicy;
   timeoutMs?: number;
+  /**
+   * Runs `work` in a worker_threads thread of its own for each attempt: work that blocks the
+   * event loop or crashes fails that attempt only (timeoutMs terminates the thread). `'thread'`:
+   * the thread imports the module that called defineJob and runs this definition's `work`;
+   * `{ module, export }` names the module and export. `load` runs in the worker's thread.
+   * docs/guide.md, Sandboxed jobs.
+   * @example defineJob({ name: 'render', sandbox: 'thread', timeoutMs: 60_000, work: renderPdf })
+   */
+  sandbox?: SandboxOption;
 }
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -104,6 +117,12 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, machine, version, timeoutMs);
   validateRetry(options.retry, where, machine);
+  const sandbox =
+    options.sandbox === undefined
+      ? undefined
+      : resolveSandbox(options.sandbox, where, machine, callerModule(defineJob));
+  // A sandboxed job's attempts run a work that hands the call to a thread (runInSandbox.ts).
+  let logic: SimpleJobLogic | undefined;
   const def: JobDefinition<I, O, L, N> = {
     kind: 'job',
     name: options.name,
@@ -112,8 +131,10 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
     work: options.work,
     retry: options.retry,
     timeoutMs,
+    sandbox,
     runAttempt: (job, input, attemptTimeoutMs, host) =>
-      runSimpleJob(job, def, input, attemptTimeoutMs, host.queue),
+      runSimpleJob(job, logic ?? def, input, attemptTimeoutMs, host.queue),
   };
+  if (sandbox) logic = { load: def.load, retry: def.retry, work: sandboxWork(sandbox) };
   return def;
 }

@@ -17,6 +17,7 @@ import { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptInfo, JobObserver } from '../runtime/JobObserver.js';
 import type { CommitPump } from './CommitPump.js';
 import type { StopResult } from './supervisorOptions.js';
+import { outsideStrayScope, runInStrayScope, type StrayScope } from './strayErrors.js';
 
 /** How the worker's log names the write that ended a run. */
 const ENDINGS: Record<string, string> = {
@@ -41,6 +42,8 @@ export interface RunningJobsOptions {
   hooksStarted(): void;
   /** Runs a claimed job to its ending write. */
   run(job: ActiveJob): Promise<void>;
+  /** Run each attempt in a stray-error scope naming it (strayErrors.ts). */
+  readonly isolateStrayErrors: boolean;
 }
 
 export class RunningJobs {
@@ -59,7 +62,13 @@ export class RunningJobs {
   start(c: ClaimedJob): void {
     const { log } = this.o;
     const pump = this.o.pump();
-    const job = new ActiveJob(c, pump);
+    const isolate = this.o.isolateStrayErrors;
+    // The pump's timers and callbacks serve every job: they MUST NOT run in the scope of the job
+    // whose write happened to start them (a stray error there would fail that job).
+    const job = new ActiveJob(
+      c,
+      isolate ? { queue: pump.queue, write: (op, j) => outsideStrayScope(() => pump.write(op, j)) } : pump,
+    );
     // The same job claimed again by this worker: the old run's lease is gone (its event loop
     // stalled past it, and the reaper requeued it). Replaced here, it would leave the running
     // set with no heartbeat and no deadline, and go on working: it MUST be aborted (unless it
@@ -83,8 +92,7 @@ export class RunningJobs {
     if (c.options?.includes('"webhook"')) this.o.hooksStarted();
     const observer = this.o.observer();
     if (observer !== undefined) job.watch = observer.attemptStarted(this.attemptInfo(c));
-    void this.o
-      .run(job)
+    void (isolate ? runInStrayScope(this.strayScope(job), () => this.o.run(job)) : this.o.run(job))
       .catch((err) => log.error({ err, jobId: c.id }, 'job runner failed'))
       .finally(() => {
         // A run that lost its lease before its ending write: its watch ends here.
@@ -106,6 +114,20 @@ export class RunningJobs {
         if (this.running.size === 0) this.drained?.();
         this.o.pump().kick();
       });
+  }
+
+  /** Names the attempt for its stray errors, and fails it with one while it still runs. */
+  private strayScope(job: ActiveJob): StrayScope {
+    return {
+      jobId: job.id,
+      attempt: job.claimed.attempt,
+      log: this.o.log,
+      fail: (err) => {
+        if (job.released || job.abortReason !== null || this.running.get(job.id) !== job) return false;
+        job.abort('failed', err.message, err);
+        return true;
+      },
+    };
   }
 
   private attemptInfo(c: ClaimedJob): AttemptInfo {

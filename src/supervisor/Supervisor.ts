@@ -21,7 +21,8 @@ import { CommitPump } from './CommitPump.js';
 import { RedisClock } from './RedisClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { RegistryRefresh } from './RegistryRefresh.js';
-import { RedisUnavailableError } from '../errors.js';
+import { RedisUnavailableError, SandboxError } from '../errors.js';
+import { inSandboxThread } from '../runtime/sandbox/sandboxThreadMark.js';
 import { LeaseKeeper } from './LeaseKeeper.js';
 import { checkRedisSettings } from './checkRedisSettings.js';
 import { checkDefinitions } from './checkDefinitions.js';
@@ -35,6 +36,7 @@ import { combineObservers, type JobObserver } from '../runtime/JobObserver.js';
 import { attemptTracer } from '../tracing/attemptTracer.js';
 import { RunningJobs } from './RunningJobs.js';
 import { subscribeControl } from './controlChannel.js';
+import { listenForStrayErrors } from './strayErrors.js';
 import { resolveSupervisorOptions, type StopResult, type SupervisorOptions } from './supervisorOptions.js';
 
 export type { StopResult, SupervisorOptions } from './supervisorOptions.js';
@@ -81,6 +83,9 @@ export class Supervisor {
   private readonly tracing: boolean;
   /** Every observer in one (set by start(): the tracer is loaded then); undefined: none. */
   private observer: JobObserver | undefined;
+  private readonly isolateStrayErrors: boolean;
+  /** Turns this supervisor's share of the stray-error handlers off (set while started). */
+  private unlistenStray: (() => void) | undefined;
 
   constructor(options: SupervisorOptions) {
     const o = resolveSupervisorOptions(options);
@@ -101,6 +106,7 @@ export class Supervisor {
     this.workerId = o.workerId;
     this.log = o.log;
     this.webhookSettings = o.webhooks;
+    this.isolateStrayErrors = o.isolateStrayErrors;
     this.runs = new RunningJobs({
       queue: this.queue,
       registry: this.registry,
@@ -109,6 +115,7 @@ export class Supervisor {
       observer: () => this.observer,
       hooksStarted: () => this.webhooks?.poke(),
       run: (job) => runClaimedJob(this, job),
+      isolateStrayErrors: o.isolateStrayErrors,
     });
     // One relay of this queue's outbox at a time, for the pump and the reaper alike.
     const outbox = new OutboxRelay(this.store, this.queue, this.log);
@@ -212,6 +219,12 @@ export class Supervisor {
    * progress is waited for first); starting a running one throws.
    */
   async start(): Promise<void> {
+    if (inSandboxThread())
+      throw new SandboxError(
+        'SANDBOX_LOAD',
+        "Supervisor.start() was called in a sandbox thread: the module a sandboxed job names (sandbox: 'thread' names the module that called defineJob) is imported again in each thread and must only define jobs; start the Supervisor from another module",
+        { queue: this.queue },
+      );
     if (this.state === 'stopping') await this.transition;
     if (this.state !== 'stopped') throw new Error('Supervisor: already started');
     this.state = 'starting';
@@ -222,6 +235,8 @@ export class Supervisor {
       this.state = 'running';
     } catch (err) {
       this.state = 'stopped';
+      this.unlistenStray?.();
+      this.unlistenStray = undefined;
       throw err;
     }
   }
@@ -247,6 +262,8 @@ export class Supervisor {
     await this.registryRefresh.start();
     this.unsubscribe = await subscribeControl(this.store, this.queue, this.workerId, this.runs.running);
     this.leases.start();
+    // Before the first claim: a job's stray error MUST find the handlers in place.
+    if (this.isolateStrayErrors) this.unlistenStray = listenForStrayErrors(this.log);
     this.pump = this.newPump();
     this.pump.start();
     this.ingress?.start();
@@ -317,6 +334,9 @@ export class Supervisor {
     this.unsubscribe = undefined;
     this.unwatchConnection?.();
     this.unwatchConnection = undefined;
+    // After the drain: the attempts it waited for are still covered to their ending writes.
+    this.unlistenStray?.();
+    this.unlistenStray = undefined;
     this.log.info({ forced, requeued }, 'supervisor stopped');
     return { forced, requeued };
   }

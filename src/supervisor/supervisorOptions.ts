@@ -84,6 +84,16 @@ export interface SupervisorOptions {
    * starts no span.
    */
   tracing?: boolean;
+  /**
+   * While started, an error a job's own code throws or rejects where nothing awaits it (a throw
+   * from a timer, an unhandled rejection) fails that job's attempt (its retry policy applies)
+   * instead of ending the process; one with no job is logged. Installs process-wide
+   * `uncaughtException` / `unhandledRejection` handlers on start (one pair, shared by every
+   * supervisor of the process) and removes them on stop. Default false; `machinist worker`,
+   * `serve --worker` and `dev` turn it on. docs/production.md, Stray errors.
+   * @example new Supervisor({ store, jobs, isolateStrayErrors: true })
+   */
+  isolateStrayErrors?: boolean;
 }
 
 export interface StopResult {
@@ -114,6 +124,7 @@ export interface SupervisorSettings {
   readonly log: Logger;
   readonly observers: readonly JobObserver[];
   readonly tracing: boolean;
+  readonly isolateStrayErrors: boolean;
 }
 
 const ulid = monotonicFactory();
@@ -161,5 +172,6 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
     log: options.logger ?? pino({ name: 'machinist', level: process.env.MACHINIST_LOG ?? 'warn' }),
     observers: options.observers ?? [],
     tracing: options.tracing ?? true,
+    isolateStrayErrors: options.isolateStrayErrors === true,
   };
 }

@@ -106,6 +106,8 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
       webhookAllowHosts: opts.webhookAllowHosts,
       // Job starts and ends at info, Redis outages at warn (logConnectionChanges) and back at info.
       logger: workerLogger(opts.logLevel, opts.logFormat),
+      // One job's stray error fails that job, not the worker and every job in it.
+      isolateStrayErrors: true,
     });
   } catch (err) {
     await store.close();
