@@ -322,7 +322,8 @@ export interface Store {
   drainIngress?(
     queue: string,
     max: number,
-    decide: (raw: Buffer) => IngressDecision,
+    /** A Promise when the machine's input schema validates asynchronously. */
+    decide: (raw: Buffer) => IngressDecision | Promise<IngressDecision>,
   ): Promise<IngressDrained>;
   /** A waiter that returns when the queue's ingress list holds entries (or the timeout passes). */
   ingressWaiter?(queue: string): WorkWaiter;
