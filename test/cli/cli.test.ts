@@ -175,6 +175,25 @@ describe('machinist CLI', () => {
     assert.match(bad.stderr, /--webhook-allow-hosts.*'not a host'/);
   });
 
+  it("checks the input against the job's schema with --jobs, naming the field, and writes nothing", async () => {
+    fresh();
+    const SCHEMA_JOBS = 'test/cli/fixtures/schemaJobs.ts';
+    const none = await cli('enqueue', '--jobs', SCHEMA_JOBS, 'resize');
+    assert.equal(none.code, 2, none.stderr);
+    assert.match(
+      none.stderr.trim(),
+      /^machinist: input of 'resize' does not match its schema: input: .+ \[INVALID_INPUT\]$/,
+    );
+    const bad = await cli('enqueue', '--jobs', SCHEMA_JOBS, 'resize', '{"url":"a.png","sizes":[1,"x"]}');
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /input\.sizes\[1\]: .+\[INVALID_INPUT\]/);
+    assert.equal((await store.list({ queue: 'default', limit: 10 })).jobs.length, 0, 'nothing was written');
+    const ok = await cli('enqueue', '--jobs', SCHEMA_JOBS, 'resize', '{"url":"a.png"}');
+    assert.equal(ok.code, 0, ok.stderr);
+    const job = await store.getJob(ok.stdout.trim());
+    assert.deepEqual(job?.input, { url: 'a.png', sizes: [640] }, "stored as the schema's output");
+  });
+
   it('names the problem in one line and exits non-zero', async () => {
     fresh();
     const unknown = await cli('enqueue', 'no-such-machine', '{}');

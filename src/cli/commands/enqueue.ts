@@ -1,6 +1,7 @@
 // `machinist enqueue <machine> [json|@file|-]`: adds a job and prints its id; with --wait, also
 // waits for its result (exit 0 when done, 1 when it failed, was cancelled or did not finish in
-// time), showing a live progress line (state, attempt, progress) on a terminal.
+// time), showing a live progress line (state, attempt, progress) on a terminal. With --jobs, the
+// input is checked against the definition's input schema first (the Client's check).
 
 import { Command } from 'commander';
 import type { Client } from '../../client/Client.js';
@@ -8,6 +9,7 @@ import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import { EXIT } from '../CliError.js';
 import { withClient, type GlobalOptions } from '../connect.js';
 import { value } from '../format.js';
+import { loadJobs } from '../loadJobs.js';
 import { integer, priority } from '../parseOptions.js';
 import { readJson } from '../readInput.js';
 import { printJob } from './status.js';
@@ -16,6 +18,7 @@ interface EnqueueCliOptions extends EnqueueOptions {
   wait?: number;
   json?: boolean;
   maxPayloadBytes?: number;
+  jobs?: string;
 }
 
 const PROGRESS_EVERY_MS = 250;
@@ -69,10 +72,15 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
       'largest input accepted (default 1 MiB; workers have their own limit)',
       integer(1),
     )
+    .option(
+      '--jobs <module>',
+      'the definitions (as for `machinist worker`): the machine must be one of them, and the input is checked against its input schema',
+    )
     .option('--wait <ms>', 'wait up to this long for the result and print it', integer(1))
     .option('--json', 'with --wait: print the job record as JSON')
     .action(async (machine: string, inputArg: string | undefined, opts: EnqueueCliOptions) => {
       const input = await readJson(inputArg, 'input');
+      const jobs = opts.jobs ? await loadJobs(opts.jobs) : undefined;
       await withClient(
         globals(),
         async (client) => {
@@ -98,7 +106,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
           else printJob(job);
           if (job.status !== 'done') process.exitCode = EXIT.failed;
         },
-        { maxPayloadBytes: opts.maxPayloadBytes },
+        { maxPayloadBytes: opts.maxPayloadBytes, jobs },
       );
     });
 }
