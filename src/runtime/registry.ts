@@ -116,7 +116,8 @@ export class Registry {
         versions: [...vs.keys()].sort((a, b) => a - b),
         hasLoad: latest.kind === 'job' && Boolean(latest.load),
         definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
-        maxAttempts: (latest as { retry?: { maxAttempts?: number } }).retry?.maxAttempts,
+        maxAttempts: latest.retry?.maxAttempts,
+        ...(latest.input ? { inputSchema: true } : {}),
         ...(Object.keys(fingerprints).length > 0 ? { fingerprints } : {}),
         ...(Object.keys(graphs).length > 0 ? { graphs } : {}),
       };

@@ -231,6 +231,11 @@ export interface MachineInfo {
   /** The latest version's retry.maxAttempts, so clients without the definitions enqueue with it. */
   maxAttempts?: number;
   /**
+   * The latest version declares an input schema (defineJob's `input`): a client without the
+   * definitions cannot check an input against it (the CLI says so).
+   */
+  inputSchema?: boolean;
+  /**
    * Each pipeline version's fingerprint (by version): the definition its stored jobs were
    * written by. The first one registered for a version stays unless replaced on purpose.
    */

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, RedisStore } from '../../src/index.js';
+import { Registry } from '../../src/runtime/registry.js';
+import { resize } from './fixtures/schemaJobs.js';
 import { Receiver } from '../webhooks/receiver.js';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 
@@ -192,6 +194,13 @@ describe('machinist CLI', () => {
     assert.equal(ok.code, 0, ok.stderr);
     const job = await store.getJob(ok.stdout.trim());
     assert.deepEqual(job?.input, { url: 'a.png', sizes: [640] }, "stored as the schema's output");
+    assert.equal(ok.stderr, '');
+
+    // Without --jobs the CLI has only the registry: it cannot check, and says so.
+    await store.registerMachines(new Registry([resize]).info());
+    const unchecked = await cli('enqueue', 'resize', '{"url":"a.png"}');
+    assert.equal(unchecked.code, 0, unchecked.stderr);
+    assert.match(unchecked.stderr, /'resize' declares an input schema, which was not checked \(pass --jobs/);
   });
 
   it('names the problem in one line and exits non-zero', async () => {

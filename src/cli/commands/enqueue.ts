@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import type { Store } from '../../store/types.js';
 import { EXIT } from '../CliError.js';
 import { withClient, type GlobalOptions } from '../connect.js';
 import { value } from '../format.js';
@@ -56,6 +57,18 @@ function progressLine(client: Client, id: string, queue: string | undefined): ()
   };
 }
 
+/**
+ * Says on stderr that the input went unchecked when the machine declares an input schema (the
+ * registry says so) but this command has not its code: the user learns of --jobs.
+ */
+async function warnUnchecked(store: Store, machine: string): Promise<void> {
+  const info = (await store.machines().catch(() => [])).find((m) => m.name === machine);
+  if (info?.inputSchema)
+    console.error(
+      `machinist: warning: '${machine}' declares an input schema, which was not checked (pass --jobs <module> to check it)`,
+    );
+}
+
 export function enqueueCommand(globals: () => GlobalOptions): Command {
   return new Command('enqueue')
     .description('enqueue a job of a machine a worker has registered; prints its id')
@@ -83,7 +96,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
       const jobs = opts.jobs ? await loadJobs(opts.jobs) : undefined;
       await withClient(
         globals(),
-        async (client) => {
+        async (client, store) => {
           const options: EnqueueOptions = {
             queue: opts.queue,
             priority: opts.priority,
@@ -93,6 +106,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             timeoutMs: opts.timeoutMs,
           };
           const id = await client.enqueue(machine, input, options);
+          if (!jobs) await warnUnchecked(store, machine);
           if (opts.wait === undefined) return void console.log(id);
           if (!opts.json) console.log(id);
           const stop = progressLine(client, id, opts.queue);
