@@ -61,6 +61,7 @@ export type {
 export {
   MachinistError,
   ValidationError,
+  InputSchemaError,
   DefinitionError,
   PipelineDefinitionError,
   UnknownMachineError,
@@ -80,7 +81,8 @@ export {
   SandboxError,
   toStoredError,
 } from './errors.js';
-export type { StoredError } from './errors.js';
+export type { StoredError, InputIssue } from './errors.js';
+export type { InputSchema } from './client/checkInput.js';
 export { jobMachine } from '../machines/job.js';
 export { createServer, serverMetrics } from './http/createServer.js';
 export type { ServerOptions } from './http/createServer.js';

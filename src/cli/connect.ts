@@ -3,6 +3,7 @@
 
 import { Redis } from 'ioredis';
 import { Client } from '../client/Client.js';
+import type { AnyDefinition } from '../runtime/registry.js';
 import { RedisStore } from '../store/redis/RedisStore.js';
 import { CliError } from './CliError.js';
 
@@ -79,14 +80,21 @@ export async function openStore(
   }
 }
 
-/** Runs `fn` with a client (checking machine names against the registry in Redis), then closes both. */
+/**
+ * Runs `fn` with a client, then closes both. Machine names are checked against the registry in
+ * Redis, or against `jobs` when given (their input schemas too).
+ */
 export async function withClient<T>(
   globals: GlobalOptions,
   fn: (client: Client, store: RedisStore) => Promise<T>,
-  options: { maxPayloadBytes?: number } = {},
+  options: { maxPayloadBytes?: number; jobs?: readonly AnyDefinition[] } = {},
 ): Promise<T> {
   const store = await openStore(globals);
-  const client = new Client({ store, maxPayloadBytes: options.maxPayloadBytes });
+  const client = new Client<never>({
+    store,
+    maxPayloadBytes: options.maxPayloadBytes,
+    jobs: options.jobs as never,
+  });
   try {
     return await fn(client, store);
   } finally {

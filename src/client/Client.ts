@@ -22,7 +22,8 @@ import {
   type Store,
 } from '../store/types.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
-import { buildNewJob } from './buildNewJob.js';
+import { buildNewJob, type BuiltJob, type MachineFacts } from './buildNewJob.js';
+import type { InputSchema } from './checkInput.js';
 import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { assertQueueName, childId } from '../store/keys.js';
@@ -55,6 +56,12 @@ export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   /** Largest accepted input, serialized. Default 1 MiB. */
   maxPayloadBytes?: number;
   /**
+   * @internal A supervisor's own definitions: the children its jobs enqueue are checked against
+   * their input schemas (for the version the registry says runs). Unlike `jobs`, other names are
+   * still taken, through the published registry.
+   */
+  inputSchemasFrom?: Registry;
+  /**
    * With `@opentelemetry/api` installed and a tracer provider registered, each enqueue is a
    * `publish <queue>` span whose context is stored with the job (its attempts link to it).
    * Default true; false never loads the API.
@@ -80,6 +87,7 @@ const ENQUEUE_CHUNK = 1000;
 export class Client<D extends AnyDefinition = never> {
   readonly store: Store;
   private readonly local: Registry | undefined;
+  private readonly schemasFrom: Registry | undefined;
   private readonly defaultQueue: string;
   private readonly maxPayloadBytes: number;
   private remote: { at: number; byName: Map<string, MachineInfo> } | undefined;
@@ -90,6 +98,7 @@ export class Client<D extends AnyDefinition = never> {
     if (!options?.store) throw new TypeError('Client: store is required');
     this.store = options.store;
     this.local = options.jobs ? new Registry(options.jobs) : undefined;
+    this.schemasFrom = options.inputSchemasFrom;
     this.defaultQueue = options.queue ?? 'default';
     assertQueueName(this.defaultQueue);
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
@@ -123,7 +132,9 @@ export class Client<D extends AnyDefinition = never> {
     const loading = this.tracingLoad();
     if (loading) await loading;
     const m = this.machineInfo(name);
-    const p = this.prepare(name, input, options, m instanceof Promise ? await m : m);
+    const prepared = this.prepare(name, input, options, m instanceof Promise ? await m : m);
+    // Awaited only when it is a Promise (an async input schema): calls made in one tick still batch.
+    const p = prepared instanceof Promise ? await prepared : prepared;
     const written = new Promise<string>((resolve, reject) => {
       let b = this.autoBatch;
       if (!b) {
@@ -187,7 +198,8 @@ export class Client<D extends AnyDefinition = never> {
       // Resolved without a microtask when the machine is known locally (or cached).
       const name = machineName(item.machine);
       const m = this.machineInfo(name);
-      const p = this.prepare(name, item.input, item.options, m instanceof Promise ? await m : m);
+      const prepared = this.prepare(name, item.input, item.options, m instanceof Promise ? await m : m);
+      const p = prepared instanceof Promise ? await prepared : prepared;
       if (p.publish) spans.push(p.publish);
       const list = byQueue.get(p.queue);
       if (list) list.push({ index, job: p.job });
@@ -207,12 +219,13 @@ export class Client<D extends AnyDefinition = never> {
     return ids;
   }
 
+  /** One job built (buildNewJob: every check); a Promise only when its input schema is async. */
   private prepare(
     machine: string,
     input: unknown,
     options: EnqueueOptions | undefined,
-    info: { version: number; maxAttempts: number },
-  ): { queue: string; job: NewJob; publish?: PublishSpan } {
+    info: MachineFacts,
+  ): Prepared | Promise<Prepared> {
     // Loaded by tracingLoad() before any prepare; undefined/null: no tracing here.
     const api = this.tracing ? otelLoaded() : undefined;
     let publish: PublishSpan | undefined;
@@ -224,28 +237,40 @@ export class Client<D extends AnyDefinition = never> {
       { queue: this.defaultQueue, maxPayloadBytes: this.maxPayloadBytes },
       api ? (queue, id) => (publish = startPublishSpan(api, queue, id, machine))?.traceparent : undefined,
     );
-    return publish ? { ...built, publish } : built;
+    const withSpan = (b: BuiltJob): Prepared => (publish ? { ...b, publish } : b);
+    return built instanceof Promise ? built.then(withSpan) : withSpan(built);
   }
 
-  /** The machine's newest version and default maxAttempts; synchronous when known locally or cached. */
-  private machineInfo(
-    machine: string,
-  ): { version: number; maxAttempts: number } | Promise<{ version: number; maxAttempts: number }> {
+  /**
+   * The machine's newest version, default maxAttempts and input schema (when its definition is
+   * known here); synchronous when known locally or cached.
+   */
+  private machineInfo(machine: string): MachineFacts | Promise<MachineFacts> {
     if (typeof machine !== 'string' || machine.length === 0)
       throw new ValidationError('machine must be a non-empty string', { field: 'machine' });
     if (this.local) {
-      const def = this.local.latest(machine) as
-        (AnyDefinition & { retry?: { maxAttempts?: number } }) | undefined;
+      const def = this.local.latest(machine);
       if (!def) throw new UnknownMachineError(machine, { field: 'machine' });
-      return { version: def.version, maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
+      return factsOf(def);
     }
     const info =
       this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS
         ? this.remote.byName.get(machine)
         : undefined;
     if (info)
-      return { version: Math.max(...info.versions), maxAttempts: info.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
-    return this.versionOf(machine).then((version) => ({ version, maxAttempts: this.maxAttemptsOf(machine) }));
+      return this.withSchema(machine, {
+        version: Math.max(...info.versions),
+        maxAttempts: info.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      });
+    return this.versionOf(machine).then((version) =>
+      this.withSchema(machine, { version, maxAttempts: this.maxAttemptsOf(machine) }),
+    );
+  }
+
+  /** The registry's facts, with the input schema of that version when inputSchemasFrom has it. */
+  private withSchema(machine: string, facts: MachineFacts): MachineFacts {
+    const def = this.schemasFrom?.get(machine, facts.version);
+    return def?.input ? { ...facts, input: def.input } : facts;
   }
 
   private async versionOf(machine: string): Promise<number> {
@@ -392,12 +417,13 @@ export class Client<D extends AnyDefinition = never> {
       for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
         const spec = jobs[index]!;
         const m = this.machineInfo(spec.machine);
-        const { queue, job, publish } = this.prepare(
+        const prepared = this.prepare(
           spec.machine,
           spec.input,
           { queue: spec.queue ?? parentQueue, priority: spec.priority },
           m instanceof Promise ? await m : m,
         );
+        const { queue, job, publish } = prepared instanceof Promise ? await prepared : prepared;
         // The one place a job gets a parent (public enqueue options refuse parentId).
         job.parentId = parentId;
         job.id = childId(parentId, group, index);
@@ -506,6 +532,18 @@ export class Client<D extends AnyDefinition = never> {
     for (const w of this.waiters.values()) w.close();
     this.waiters.clear();
   }
+}
+
+type Prepared = BuiltJob & { publish?: PublishSpan };
+
+/** What a definition says of its jobs at enqueue: version, default maxAttempts, input schema. */
+function factsOf(def: AnyDefinition): MachineFacts {
+  const facts: MachineFacts = {
+    version: def.version,
+    maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+  };
+  if (def.input) facts.input = def.input as InputSchema;
+  return facts;
 }
 
 /** The name a job reference stands for: the string, or a definition's name. */

@@ -4,15 +4,32 @@
 import { monotonicFactory } from 'ulid';
 import { PRIORITY_BAND, type NewJob } from '../store/types.js';
 import { serializeInput, validateOptions, type EnqueueOptions } from './validateEnqueue.js';
+import { checkInput, type InputSchema } from './checkInput.js';
 
 const ulid = monotonicFactory();
 
 /** A new job id: a ULID (time-ordered, so ids sort by creation). */
 export const newJobId = (): string => ulid();
 
+/** What an enqueue knows of the machine: its newest version, default maxAttempts, input schema. */
+export interface MachineFacts {
+  version: number;
+  maxAttempts: number;
+  /** The definition's input schema (that version's), when the enqueuer has the definition. */
+  input?: InputSchema;
+}
+
+export interface BuiltJob {
+  queue: string;
+  job: NewJob;
+}
+
 /**
- * Validates `options` and `input` (ValidationError naming the field) and builds the job for
- * `Store.enqueue`. `info`: the machine's newest version and its default maxAttempts.
+ * Validates `options` and `input` (ValidationError naming the field; InputSchemaError when the
+ * definition's schema refuses the input) and builds the job for `Store.enqueue`.
+ * The stored input is the schema's output (defaults and transforms applied): the machine then
+ * gets the type its definition declares, and a transform runs once, not again at each attempt.
+ * Synchronous unless the schema validates asynchronously (then a Promise).
  * `trace`, when tracing: starts the enqueue's span for the job and returns its traceparent
  * (undefined when no provider records it), which travels in the job's options (its attempts link to it).
  */
@@ -20,11 +37,24 @@ export function buildNewJob(
   machine: string,
   input: unknown,
   options: EnqueueOptions | undefined,
-  info: { version: number; maxAttempts: number },
+  info: MachineFacts,
   defaults: { queue: string; maxPayloadBytes: number },
   trace?: (queue: string, id: string) => string | undefined,
-): { queue: string; job: NewJob } {
+): BuiltJob | Promise<BuiltJob> {
   validateOptions(machine, options);
+  const checked = checkInput(machine, info.input, input);
+  const build = (c: { value: unknown }) => jobOf(machine, c.value, options, info, defaults, trace);
+  return checked instanceof Promise ? checked.then(build) : build(checked);
+}
+
+function jobOf(
+  machine: string,
+  input: unknown,
+  options: EnqueueOptions | undefined,
+  info: MachineFacts,
+  defaults: { queue: string; maxPayloadBytes: number },
+  trace?: (queue: string, id: string) => string | undefined,
+): BuiltJob {
   const text = serializeInput(machine, input, defaults.maxPayloadBytes);
   const o = options ?? {};
   const queue = o.queue ?? defaults.queue;

@@ -4,7 +4,7 @@
 // its details).
 
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { MachinistError, RedisUnavailableError } from '../errors.js';
+import { InputSchemaError, MachinistError, RedisUnavailableError, type InputIssue } from '../errors.js';
 
 /** HTTP status of each Machinist error code the API can meet. */
 const STATUS_OF_CODE: Readonly<Record<string, number>> = {
@@ -44,6 +44,8 @@ export interface ErrorBody {
     machine?: string;
     queue?: string;
     maybeApplied?: boolean;
+    /** Every problem the job's input schema found (`field` is the first one's path). */
+    issues?: InputIssue[];
   };
 }
 
@@ -64,6 +66,7 @@ export function errorReply(
     const body: ErrorBody = { error: { code: err.code, message: err.message } };
     for (const k of ['field', 'jobId', 'machine', 'queue'] as const) if (err[k]) body.error[k] = err[k];
     if (err instanceof RedisUnavailableError) body.error.maybeApplied = err.maybeApplied;
+    if (err instanceof InputSchemaError) body.error.issues = [...err.issues];
     return { status, body, internal: status === 500 };
   }
   const fe = err as Partial<FastifyError>;

@@ -26,6 +26,16 @@ export const errorSchema = {
         machine: { type: 'string' },
         queue: { type: 'string' },
         maybeApplied: { type: 'boolean' },
+        issues: {
+          type: 'array',
+          description:
+            "What the job's input schema refused (INVALID_INPUT): each problem's path and message.",
+          items: {
+            type: 'object',
+            required: ['path', 'message'],
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
       },
     },
   },

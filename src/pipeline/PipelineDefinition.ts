@@ -7,15 +7,20 @@ import type { RetryPolicy } from '../runtime/backoff.js';
 import type { AttemptRunner } from '../runtime/AttemptHost.js';
 import type { CompiledPipeline } from './compileSteps.js';
 import type { MigrateFunction } from './migrate.js';
+import type { InputSchema } from '../client/checkInput.js';
 
+/** `E`: the input `enqueue` takes: the machine's, or the input schema's input type. */
 export interface PipelineDefinition<
   TMachine extends AnyStateMachine = AnyStateMachine,
   N extends string = string,
+  E = InputFrom<TMachine>,
 > {
   readonly kind: 'pipeline';
   readonly name: N;
   readonly version: number;
   readonly machine: TMachine;
+  /** The input schema checked at enqueue; the machine gets its output. */
+  readonly input?: InputSchema<E, InputFrom<TMachine>>;
   readonly retry?: RetryPolicy;
   /** Limit on one attempt's running time (time parked does not count). Default 300 s. */
   readonly timeoutMs: number;
@@ -45,5 +50,5 @@ export interface PipelineDefinition<
    */
   readonly preflight: () => void;
   /** Phantom types for the client (client/jobTypes.ts): the machine's `types`; never set. */
-  readonly __types?: { input: InputFrom<TMachine>; output: OutputFrom<TMachine> };
+  readonly __types?: { input: E; output: OutputFrom<TMachine> };
 }

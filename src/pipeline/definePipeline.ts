@@ -3,10 +3,16 @@
 // `setup({ actors })`, invokes need explicit ids). `after` delays are supported durably (see
 // timers.ts).
 
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, InputFrom } from 'xstate';
 import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
-import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  validateInputSchema,
+  validateName,
+  validateVersionAndTimeout,
+} from '../runtime/defineJob.js';
+import type { InputSchema } from '../client/checkInput.js';
 import { compileSteps } from './compileSteps.js';
 import { checkMachine } from './checkMachine.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
@@ -15,10 +21,19 @@ import { assertXstateSupported } from './xstateCompat.js';
 import type { MigrateFunction } from './migrate.js';
 import { machineFingerprint } from './fingerprint.js';
 
-export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N extends string = string> {
+export interface DefinePipelineOptions<
+  TMachine extends AnyStateMachine,
+  N extends string = string,
+  E = InputFrom<TMachine>,
+> {
   name: N;
   version?: number;
   machine: TMachine;
+  /**
+   * A schema for the input (any Standard Schema), checked at every enqueue as for defineJob;
+   * its output must be the machine's input type, and is what the machine is started with.
+   */
+  input?: InputSchema<E, InputFrom<TMachine>>;
   retry?: RetryPolicy;
   timeoutMs?: number;
   /**
@@ -44,9 +59,11 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N exten
  * @example
  * const ingest = definePipeline({ name: 'ingest', version: 1, machine: ingestMachine });
  */
-export function definePipeline<TMachine extends AnyStateMachine, N extends string = string>(
-  options: DefinePipelineOptions<TMachine, N>,
-): PipelineDefinition<TMachine, N> {
+export function definePipeline<
+  TMachine extends AnyStateMachine,
+  N extends string = string,
+  E = InputFrom<TMachine>,
+>(options: DefinePipelineOptions<TMachine, N, E>): PipelineDefinition<TMachine, N, E> {
   validateName(options?.name, 'definePipeline');
   const where = `definePipeline('${options.name}')`;
   const machine = options.machine;
@@ -60,6 +77,7 @@ export function definePipeline<TMachine extends AnyStateMachine, N extends strin
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, options.name, version, timeoutMs);
   validateRetry(options.retry, where, options.name);
+  validateInputSchema(options.input, where, options.name);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
     throw new DefinitionError(`${where}: migrate must be a function`, {
       machine: options.name,
@@ -77,11 +95,12 @@ export function definePipeline<TMachine extends AnyStateMachine, N extends strin
   } catch {
     definitionJson = undefined;
   }
-  const def: PipelineDefinition<TMachine, N> = {
+  const def: PipelineDefinition<TMachine, N, E> = {
     kind: 'pipeline',
     name: options.name,
     version,
     machine,
+    input: options.input,
     retry: options.retry,
     timeoutMs,
     migrate: options.migrate,

@@ -7,6 +7,7 @@ import type { AttemptRunner } from './AttemptHost.js';
 import { runSimpleJob, type SimpleJobLogic } from './runSimpleJob.js';
 import { callerModule, resolveSandbox, type SandboxOption, type SandboxSpec } from './sandbox/sandboxSpec.js';
 import { sandboxWork } from './sandbox/runInSandbox.js';
+import { isInputSchema, type InputSchema } from '../client/checkInput.js';
 
 export interface WorkArgs<I, L> {
   input: I;
@@ -26,10 +27,16 @@ export interface WorkArgs<I, L> {
 
 export type LoadArgs<I> = Omit<WorkArgs<I, undefined>, 'loaded'>;
 
-export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends string = string> {
+/**
+ * `I`: the input `work` gets; `E`: the input `enqueue` takes, the same unless an input schema
+ * transforms (its input type, while `I` is its output type).
+ */
+export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends string = string, E = I> {
   readonly kind: 'job';
   readonly name: N;
   readonly version: number;
+  /** The input schema (Standard Schema) every enqueue is checked against; the job gets its output. */
+  readonly input?: InputSchema<E, I>;
   readonly load?: (args: LoadArgs<I>) => Promise<L> | L;
   readonly work: (args: WorkArgs<I, L>) => Promise<O> | O;
   readonly retry?: RetryPolicy;
@@ -40,12 +47,19 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends 
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
   /** Phantom types for the client (client/jobTypes.ts); never set. */
-  readonly __types?: { input: I; output: O };
+  readonly __types?: { input: E; output: O };
 }
 
-export interface DefineJobOptions<I, O, L, N extends string = string> {
+export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
   name: N;
   version?: number;
+  /**
+   * A schema for the input (any Standard Schema: zod, valibot, arktype, ...), checked at every
+   * enqueue (Client, HTTP API, CLI, ingress): an input it refuses is refused with an
+   * InputSchemaError naming the field, and nothing is written. The job is stored with, and
+   * `work` gets, the schema's output (defaults and transforms applied).
+   */
+  input?: InputSchema<E, I>;
   load?: (args: LoadArgs<I>) => Promise<L> | L;
   work: (args: WorkArgs<I, L>) => Promise<O> | O;
   retry?: RetryPolicy;
@@ -93,19 +107,35 @@ export function validateVersionAndTimeout(
   }
 }
 
+/** Refuses an `input` option that is not a Standard Schema (v1) at definition time. */
+export function validateInputSchema(schema: unknown, where: string, machine: string): void {
+  if (schema !== undefined && !isInputSchema(schema))
+    throw new DefinitionError(
+      `${where}: input must be a Standard Schema (zod, valibot, arktype, ...: an object with '~standard' version 1 and a validate function)`,
+      { machine, field: 'input' },
+    );
+}
+
 /**
  * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout. The
- * input type comes from `work`'s (or `load`'s) annotation, the output from what `work` returns,
- * the name as written: a `Client` given this definition checks all three.
+ * input type comes from the `input` schema when there is one, else from `work`'s (or `load`'s)
+ * annotation; the output from what `work` returns, the name as written: a `Client` given this
+ * definition checks all three.
  * @example
  * const resize = defineJob({
  *   name: 'resize',
  *   work: async ({ input }: { input: { path: string } }) => ({ out: await shrink(input.path) }),
  * });
+ * @example
+ * const thumb = defineJob({
+ *   name: 'thumb',
+ *   input: z.object({ path: z.string(), width: z.number().int().default(640) }),
+ *   work: async ({ input }) => shrink(input.path, input.width), // width: number
+ * });
  */
-export function defineJob<I = unknown, O = unknown, L = undefined, N extends string = string>(
-  options: DefineJobOptions<I, O, L, N>,
-): JobDefinition<I, O, L, N> {
+export function defineJob<I = unknown, O = unknown, L = undefined, N extends string = string, E = I>(
+  options: DefineJobOptions<I, O, L, N, E>,
+): JobDefinition<I, O, L, N, E> {
   const where = `defineJob(${JSON.stringify(options?.name)})`;
   validateName(options?.name, 'defineJob');
   const machine = options.name;
@@ -117,16 +147,18 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, machine, version, timeoutMs);
   validateRetry(options.retry, where, machine);
+  validateInputSchema(options.input, where, machine);
   const sandbox =
     options.sandbox === undefined
       ? undefined
       : resolveSandbox(options.sandbox, where, machine, callerModule(defineJob));
   // A sandboxed job's attempts run a work that hands the call to a thread (runInSandbox.ts).
   let logic: SimpleJobLogic | undefined;
-  const def: JobDefinition<I, O, L, N> = {
+  const def: JobDefinition<I, O, L, N, E> = {
     kind: 'job',
     name: options.name,
     version,
+    input: options.input,
     load: options.load,
     work: options.work,
     retry: options.retry,

@@ -5,6 +5,7 @@ import type { JobDefinition } from './defineJob.js';
 import type { MachineInfo } from '../store/types.js';
 import type { AttemptRunner } from './AttemptHost.js';
 import type { MachineGraph } from '../chart/chartModel.js';
+import type { InputSchema } from '../client/checkInput.js';
 import { machineGraph } from '../chart/machineGraph.js';
 
 /** Anything `Supervisor({ jobs })` accepts: `defineJob` and (from the pipelines issue) `definePipeline`. */
@@ -16,6 +17,9 @@ export interface PipelineLike {
   readonly name: string;
   readonly version: number;
   readonly timeoutMs: number;
+  readonly retry?: { maxAttempts?: number };
+  /** The input schema checked at enqueue (definePipeline's `input`). */
+  readonly input?: InputSchema;
   readonly definitionJson?: unknown;
   readonly fingerprint?: string;
   /** Only whether there is one matters here (a newer version may take an older job). */
@@ -112,7 +116,8 @@ export class Registry {
         versions: [...vs.keys()].sort((a, b) => a - b),
         hasLoad: latest.kind === 'job' && Boolean(latest.load),
         definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
-        maxAttempts: (latest as { retry?: { maxAttempts?: number } }).retry?.maxAttempts,
+        maxAttempts: latest.retry?.maxAttempts,
+        ...(latest.input ? { inputSchema: true } : {}),
         ...(Object.keys(fingerprints).length > 0 ? { fingerprints } : {}),
         ...(Object.keys(graphs).length > 0 ? { graphs } : {}),
       };

@@ -249,6 +249,11 @@ export interface MachineInfo {
   /** The latest version's retry.maxAttempts, so clients without the definitions enqueue with it. */
   maxAttempts?: number;
   /**
+   * The latest version declares an input schema (defineJob's `input`): a client without the
+   * definitions cannot check an input against it (the CLI says so).
+   */
+  inputSchema?: boolean;
+  /**
    * Each pipeline version's fingerprint (by version): the definition its stored jobs were
    * written by. The first one registered for a version stays unless replaced on purpose.
    */
@@ -350,7 +355,8 @@ export interface Store {
   drainIngress?(
     queue: string,
     max: number,
-    decide: (raw: Buffer) => IngressDecision,
+    /** A Promise when the machine's input schema validates asynchronously. */
+    decide: (raw: Buffer) => IngressDecision | Promise<IngressDecision>,
   ): Promise<IngressDrained>;
   /** A waiter that returns when the queue's ingress list holds entries (or the timeout passes). */
   ingressWaiter?(queue: string): WorkWaiter;

@@ -133,8 +133,9 @@ export class Supervisor {
       onLeaseLost: (id, token, why) => this.runs.leaseLost(id, token, why),
       onRequeued: (count) => this.observer?.leaseRequeued?.(count),
     });
-    // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry).
-    const client = new Client({ store: this.store, queue: this.queue });
+    // Enqueues child jobs and walks subtrees to cancel them (names checked against the registry;
+    // inputs against the input schemas of the definitions this supervisor has).
+    const client = new Client({ store: this.store, queue: this.queue, inputSchemasFrom: this.registry });
     this.client = client;
     this.registryRefresh = new RegistryRefresh(
       this.store,

@@ -1,13 +1,32 @@
 // What one ingress entry (docs/ingress.md) becomes: a job, checked exactly as Client.enqueue
-// checks one (client/buildNewJob.ts), or the broken set with a reason naming what is wrong.
+// checks one (client/buildNewJob.ts, the definition's input schema included), or the broken set
+// with a reason naming what is wrong.
 
-import { buildNewJob, newJobId } from '../client/buildNewJob.js';
+import { buildNewJob, newJobId, type BuiltJob } from '../client/buildNewJob.js';
+import type { InputSchema } from '../client/checkInput.js';
+import { InputSchemaError } from '../errors.js';
 import type { EnqueueOptions } from '../client/validateEnqueue.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { MAX_INPUT_DEPTH } from '../runtime/inputLimits.js';
 import { parseStrictJson, StrictJsonError } from '../runtime/strictJson.js';
 import type { Registry } from '../runtime/registry.js';
 import type { IngressDecision } from '../store/types.js';
+
+/**
+ * What an entry may take beyond its input: the fields (priority, id, ...) and their punctuation
+ * are at most a few hundred bytes, so 4 KiB on top of the input's allowance never refuses a
+ * well-formed entry, even with a small `maxPayloadBytes`.
+ */
+export const INGRESS_ENTRY_SLACK_BYTES = 4096;
+
+/**
+ * Largest entry parsed: twice the input limit (an input written with escapes or spacing may
+ * take up to about twice its compact size) plus the slack for the other fields. A larger entry is
+ * set aside unparsed (INGRESS_TOO_LARGE); a smaller one still has its input checked exactly.
+ */
+export function ingressEntryLimit(maxPayloadBytes: number): number {
+  return maxPayloadBytes * 2 + INGRESS_ENTRY_SLACK_BYTES;
+}
 
 /** The fields an entry may have; any other is refused (a misspelt "priorty" is not ignored). */
 const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts']);
@@ -18,15 +37,16 @@ export function parseIngressEntry(
   raw: Buffer,
   registry: Registry,
   limits: { queue: string; maxPayloadBytes: number },
-): IngressDecision {
+): IngressDecision | Promise<IngressDecision> {
   const broken = (code: string, why: string): IngressDecision => ({
     id: newJobId(),
     reason: `${code}: ${why}`,
   });
-  if (raw.length > limits.maxPayloadBytes * 2 + 4096)
+  if (raw.length > ingressEntryLimit(limits.maxPayloadBytes))
     return broken(
       'INGRESS_TOO_LARGE',
-      `entry is ${raw.length} bytes (input limit ${limits.maxPayloadBytes})`,
+      `entry is ${raw.length} bytes, over the ${ingressEntryLimit(limits.maxPayloadBytes)}-byte limit ` +
+        `(twice the ${limits.maxPayloadBytes}-byte input limit, plus ${INGRESS_ENTRY_SLACK_BYTES})`,
     );
   let entry: unknown;
   try {
@@ -51,7 +71,7 @@ export function parseIngressEntry(
   if (!('input' in e)) return broken('INGRESS_INVALID', "field 'input' is missing (null is an input)");
   if (e.id !== undefined && (typeof e.id !== 'string' || !OWN_ID.test(e.id)))
     return broken('INGRESS_INVALID', "field 'id' must be 1-128 of letters, digits, '.', '_', '-'");
-  const def = registry.latest(e.machine) as { version: number; retry?: { maxAttempts?: number } } | undefined;
+  const def = registry.latest(e.machine);
   if (!def)
     return broken(
       'UNKNOWN_MACHINE',
@@ -61,18 +81,30 @@ export function parseIngressEntry(
   if (e.priority !== undefined) options.priority = e.priority as EnqueueOptions['priority'];
   if (e.delayMs !== undefined) options.delayMs = e.delayMs as number;
   if (e.maxAttempts !== undefined) options.maxAttempts = e.maxAttempts as number;
-  try {
-    const { job } = buildNewJob(
-      e.machine,
-      e.input,
-      options,
-      { version: def.version, maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
-      limits,
-    );
+  const refused = (err: unknown): IngressDecision =>
+    // An input the machine's schema refuses is told apart from an entry that is malformed.
+    err instanceof InputSchemaError
+      ? broken(err.code, err.message)
+      : broken('INGRESS_INVALID', (err as Error).message);
+  const decided = ({ job }: BuiltJob): IngressDecision => {
     if (typeof e.id !== 'string') return { job, ownId: false };
     job.id = e.id;
     return { job, ownId: true, spareId: newJobId() };
+  };
+  try {
+    const built = buildNewJob(
+      e.machine,
+      e.input,
+      options,
+      {
+        version: def.version,
+        maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        input: def.input as InputSchema | undefined,
+      },
+      limits,
+    );
+    return built instanceof Promise ? built.then(decided, refused) : decided(built);
   } catch (err) {
-    return broken('INGRESS_INVALID', (err as Error).message);
+    return refused(err);
   }
 }

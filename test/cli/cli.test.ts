@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, RedisStore } from '../../src/index.js';
+import { Registry } from '../../src/runtime/registry.js';
+import { resize } from './fixtures/schemaJobs.js';
 import { Receiver } from '../webhooks/receiver.js';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 
@@ -173,6 +175,32 @@ describe('machinist CLI', () => {
     const bad = await cli('worker', '--jobs', JOBS, '--webhook-allow-hosts', 'ok.example,not a host');
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /--webhook-allow-hosts.*'not a host'/);
+  });
+
+  it("checks the input against the job's schema with --jobs, naming the field, and writes nothing", async () => {
+    fresh();
+    const SCHEMA_JOBS = 'test/cli/fixtures/schemaJobs.ts';
+    const none = await cli('enqueue', '--jobs', SCHEMA_JOBS, 'resize');
+    assert.equal(none.code, 2, none.stderr);
+    assert.match(
+      none.stderr.trim(),
+      /^machinist: input of 'resize' does not match its schema: input: .+ \[INVALID_INPUT\]$/,
+    );
+    const bad = await cli('enqueue', '--jobs', SCHEMA_JOBS, 'resize', '{"url":"a.png","sizes":[1,"x"]}');
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /input\.sizes\[1\]: .+\[INVALID_INPUT\]/);
+    assert.equal((await store.list({ queue: 'default', limit: 10 })).jobs.length, 0, 'nothing was written');
+    const ok = await cli('enqueue', '--jobs', SCHEMA_JOBS, 'resize', '{"url":"a.png"}');
+    assert.equal(ok.code, 0, ok.stderr);
+    const job = await store.getJob(ok.stdout.trim());
+    assert.deepEqual(job?.input, { url: 'a.png', sizes: [640] }, "stored as the schema's output");
+    assert.equal(ok.stderr, '');
+
+    // Without --jobs the CLI has only the registry: it cannot check, and says so.
+    await store.registerMachines(new Registry([resize]).info());
+    const unchecked = await cli('enqueue', 'resize', '{"url":"a.png"}');
+    assert.equal(unchecked.code, 0, unchecked.stderr);
+    assert.match(unchecked.stderr, /'resize' declares an input schema, which was not checked \(pass --jobs/);
   });
 
   it('names the problem in one line and exits non-zero', async () => {

@@ -3,11 +3,17 @@
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { z } from 'zod';
 import { defineJob } from '../../src/index.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startApi, type Api } from '../support/api.js';
 
 const echo = defineJob({ name: 'echo', work: ({ input }: { input: unknown }) => input });
+const resize = defineJob({
+  name: 'resize',
+  input: z.object({ url: z.string(), sizes: z.array(z.number()) }),
+  work: ({ input }) => input.sizes.map((s) => `${input.url}@${s.toFixed(0)}`),
+});
 
 describe('HTTP API bad input', () => {
   let redis: TestRedis;
@@ -23,6 +29,25 @@ describe('HTTP API bad input', () => {
   });
 
   const json = { 'content-type': 'application/json' };
+
+  it("answers 400 naming the field for an input the job's schema refuses, or no input", async () => {
+    api = await startApi(redis, { jobs: [resize] });
+    const bad = await api.call('POST', '/jobs', {
+      body: { machine: 'resize', input: { url: 'a', sizes: [1, 'x'] } },
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error.code, 'INVALID_INPUT');
+    assert.equal(bad.json.error.machine, 'resize');
+    assert.equal(bad.json.error.field, 'input.sizes[1]');
+    assert.match(bad.json.error.message, /input\.sizes\[1\]/);
+    assert.deepEqual(
+      bad.json.error.issues.map((i: { path: string }) => i.path),
+      ['input.sizes[1]'],
+    );
+    const none = await api.call('POST', '/jobs', { body: { machine: 'resize' } });
+    assert.equal(none.status, 400);
+    assert.equal(none.json.error.field, 'input');
+  });
 
   it('answers 413 for a body over the limit', async () => {
     api = await startApi(redis, { jobs: [echo], bodyLimit: 10_000 });

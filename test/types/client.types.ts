@@ -3,6 +3,7 @@
 // must be an error, every other line must compile. Never run.
 
 import { setup } from 'xstate';
+import { z } from 'zod';
 import {
   Client,
   defineJob,
@@ -168,5 +169,44 @@ defineJob({
   work: async ({ input, loaded }: WorkArgs<ResizeInput, Uint8Array>) => loaded.length + input.width,
 });
 
+// An input schema types the job: `work` gets the schema's output (defaults applied), and
+// enqueue takes the schema's input (what it accepts, a defaulted field optional).
+const crop = defineJob({
+  name: 'crop',
+  input: z.object({ url: z.string(), width: z.number().default(640) }),
+  work: ({ input }) => {
+    is<{ url: string; width: number }>()(input);
+    return input.width;
+  },
+});
+const pdf = definePipeline({
+  name: 'pdf',
+  machine: ingestMachine,
+  input: z.object({ url: z.string().url() }),
+});
+// @ts-expect-error -- a pipeline's schema must give the machine's input type
+definePipeline({ name: 'badpdf', machine: ingestMachine, input: z.object({ href: z.string() }) });
+defineJob({
+  name: 'clash',
+  // @ts-expect-error -- work's annotation must agree with the schema's output
+  input: z.object({ n: z.number() }),
+  work: ({ input }: { input: { n: string } }) => input.n,
+});
+
+async function schemaTyped(): Promise<void> {
+  const client = new Client({ store, jobs: [crop, pdf] });
+  const id = await client.enqueue('crop', { url: 'a.png' }); // width has a default
+  is<JobId<number>>()(id);
+  await client.enqueue(crop, { url: 'a.png', width: 10 });
+  // @ts-expect-error -- the schema's input type is checked
+  await client.enqueue('crop', { url: 1 });
+  // @ts-expect-error -- and its required fields
+  await client.enqueue('crop', { width: 1 });
+  is<JobId<{ pages: number }>>()(await client.enqueue('pdf', { url: 'https://x' }));
+  // @ts-expect-error -- pdf's schema takes { url }
+  await client.enqueue('pdf', { href: 'https://x' });
+}
+
 void typed;
 void untyped;
+void schemaTyped;

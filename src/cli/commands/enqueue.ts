@@ -1,13 +1,16 @@
 // `machinist enqueue <machine> [json|@file|-]`: adds a job and prints its id; with --wait, also
 // waits for its result (exit 0 when done, 1 when it failed, was cancelled or did not finish in
-// time), showing a live progress line (state, attempt, progress) on a terminal.
+// time), showing a live progress line (state, attempt, progress) on a terminal. With --jobs, the
+// input is checked against the definition's input schema first (the Client's check).
 
 import { Command } from 'commander';
 import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import type { Store } from '../../store/types.js';
 import { EXIT } from '../CliError.js';
 import { withClient, type GlobalOptions } from '../connect.js';
 import { value } from '../format.js';
+import { loadJobs } from '../loadJobs.js';
 import { integer, priority } from '../parseOptions.js';
 import { readJson } from '../readInput.js';
 import { printJob } from './status.js';
@@ -16,6 +19,7 @@ interface EnqueueCliOptions extends EnqueueOptions {
   wait?: number;
   json?: boolean;
   maxPayloadBytes?: number;
+  jobs?: string;
 }
 
 const PROGRESS_EVERY_MS = 250;
@@ -53,6 +57,18 @@ function progressLine(client: Client, id: string, queue: string | undefined): ()
   };
 }
 
+/**
+ * Says on stderr that the input went unchecked when the machine declares an input schema (the
+ * registry says so) but this command has not its code: the user learns of --jobs.
+ */
+async function warnUnchecked(store: Store, machine: string): Promise<void> {
+  const info = (await store.machines().catch(() => [])).find((m) => m.name === machine);
+  if (info?.inputSchema)
+    console.error(
+      `machinist: warning: '${machine}' declares an input schema, which was not checked (pass --jobs <module> to check it)`,
+    );
+}
+
 export function enqueueCommand(globals: () => GlobalOptions): Command {
   return new Command('enqueue')
     .description('enqueue a job of a machine a worker has registered; prints its id')
@@ -69,13 +85,18 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
       'largest input accepted (default 1 MiB; workers have their own limit)',
       integer(1),
     )
+    .option(
+      '--jobs <module>',
+      'the definitions (as for `machinist worker`): the machine must be one of them, and the input is checked against its input schema',
+    )
     .option('--wait <ms>', 'wait up to this long for the result and print it', integer(1))
     .option('--json', 'with --wait: print the job record as JSON')
     .action(async (machine: string, inputArg: string | undefined, opts: EnqueueCliOptions) => {
       const input = await readJson(inputArg, 'input');
+      const jobs = opts.jobs ? await loadJobs(opts.jobs) : undefined;
       await withClient(
         globals(),
-        async (client) => {
+        async (client, store) => {
           const options: EnqueueOptions = {
             queue: opts.queue,
             priority: opts.priority,
@@ -85,6 +106,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             timeoutMs: opts.timeoutMs,
           };
           const id = await client.enqueue(machine, input, options);
+          if (!jobs) await warnUnchecked(store, machine);
           if (opts.wait === undefined) return void console.log(id);
           if (!opts.json) console.log(id);
           const stop = progressLine(client, id, opts.queue);
@@ -98,7 +120,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
           else printJob(job);
           if (job.status !== 'done') process.exitCode = EXIT.failed;
         },
-        { maxPayloadBytes: opts.maxPayloadBytes },
+        { maxPayloadBytes: opts.maxPayloadBytes, jobs },
       );
     });
 }

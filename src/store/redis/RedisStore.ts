@@ -199,7 +199,7 @@ export class RedisStore implements Store {
   drainIngress(
     queue: string,
     max: number,
-    decide: (raw: Buffer) => IngressDecision,
+    decide: (raw: Buffer) => IngressDecision | Promise<IngressDecision>,
   ): Promise<IngressDrained> {
     return ingressOps.drainIngress(this.ctx, queue, max, decide);
   }

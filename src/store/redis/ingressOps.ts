@@ -14,7 +14,7 @@ export async function drainIngress(
   ctx: RedisContext,
   queue: string,
   max: number,
-  decide: (raw: Buffer) => IngressDecision,
+  decide: (raw: Buffer) => IngressDecision | Promise<IngressDecision>,
 ): Promise<IngressDrained> {
   const k = ctx.keys(queue);
   for (let attempt = 1; ; attempt++) {
@@ -26,7 +26,8 @@ export async function drainIngress(
     const args: (string | number)[] = [k.base, ctx.eventsMaxLen, entries.length, BROKEN_RAW_CAP];
     for (const raw of entries) {
       const sha = createHash('sha1').update(raw).digest('hex');
-      const d = decide(raw);
+      const decision = decide(raw);
+      const d = decision instanceof Promise ? await decision : decision;
       if ('reason' in d) args.push(sha, 'B', d.id, d.reason, '', '', '', '', '', '', '');
       else {
         const j = d.job;
