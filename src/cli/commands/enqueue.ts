@@ -3,10 +3,10 @@
 // time), showing a live progress line (state, attempt, progress) on a terminal.
 
 import { Command } from 'commander';
-import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import { EXIT } from '../CliError.js';
-import { withClient, type GlobalOptions } from '../connect.js';
+import type { CliBackend } from '../backend/CliBackend.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { value } from '../format.js';
 import { integer, priority } from '../parseOptions.js';
 import { readJson } from '../readInput.js';
@@ -24,14 +24,14 @@ const PROGRESS_EVERY_MS = 250;
  * Redraws one line on stderr while the job runs: its status, state, attempt and progress.
  * Only on a terminal; piped output gets nothing extra. Returns the function that stops it.
  */
-function progressLine(client: Client, id: string, queue: string | undefined): () => void {
+function progressLine(backend: CliBackend, id: string, queue: string | undefined): () => void {
   const out = process.stderr;
   if (!out.isTTY) return () => {};
   let stopped = false;
   let shown = '';
   const draw = async () => {
     while (!stopped) {
-      const job = await client.get(id, { queue }).catch(() => null);
+      const job = await backend.get(id, queue).catch(() => null);
       if (stopped) break;
       if (job) {
         const line =
@@ -73,9 +73,9 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
     .option('--json', 'with --wait: print the job record as JSON')
     .action(async (machine: string, inputArg: string | undefined, opts: EnqueueCliOptions) => {
       const input = await readJson(inputArg, 'input');
-      await withClient(
+      await withBackend(
         globals(),
-        async (client) => {
+        async (backend) => {
           const options: EnqueueOptions = {
             queue: opts.queue,
             priority: opts.priority,
@@ -84,13 +84,13 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             maxAttempts: opts.maxAttempts,
             timeoutMs: opts.timeoutMs,
           };
-          const id = await client.enqueue(machine, input, options);
+          const id = await backend.enqueue(machine, input, options);
           if (opts.wait === undefined) return void console.log(id);
           if (!opts.json) console.log(id);
-          const stop = progressLine(client, id, opts.queue);
+          const stop = progressLine(backend, id, opts.queue);
           let job;
           try {
-            job = await client.waitForResult(id, { timeoutMs: opts.wait, queue: opts.queue });
+            job = await backend.waitForResult(id, { timeoutMs: opts.wait, queue: opts.queue });
           } finally {
             stop();
           }
