@@ -148,6 +148,13 @@ describe('the CLI on a running `machinist dev` (--url)', () => {
     ok(a);
     const approval = a.stdout.trim();
     await untilStatus(dev, approval, 'waiting');
+    // Its decision deadline is a pipeline timer: in the snapshot the API leaves out, served as `timers`.
+    const waiting = await cli('status', approval);
+    ok(waiting);
+    assert.match(
+      waiting.stdout,
+      /^timers\n {2}after deadline in approval\.awaitingDecision: due \S+ \(in 59m \d+s\)$/m,
+    );
     const cancel = await cli('cancel', approval);
     ok(cancel);
     assert.equal(cancel.stdout.trim(), `cancelled ${approval}`);
