@@ -73,8 +73,9 @@ export interface MachineGraph {
 
 /**
  * What a job adds to its machine's chart: the states active now, how often each state was
- * entered and each transition taken (from its audit log). Keys of `edgeVisits` are
- * `${source}->${target}` with full state ids. A pipeline that was cancelled or failed runs no
+ * entered and each transition taken (from its audit log). Keys of `edgeVisits` are the
+ * GraphEdge ids (`job.working:3`): two transitions between the same states (FAIL and REQUEUE
+ * from working to queued) are counted apart. A pipeline that was cancelled or failed runs no
  * state any more: `active` is empty and `stopped` names the state(s) it ended in, `ended` why.
  */
 export interface ChartMarks {

@@ -17,6 +17,7 @@ export type { ChartLayout, LayoutNode, LayoutEdge, LayoutInitial, Point } from '
 export { edgeLabel } from './edgeLabel.js';
 export { stateValueIds, leafStateIds } from './stateValueIds.js';
 export { jobMarks, stateHistory, currentStateValue } from './jobMarks.js';
+export { jobChart, type JobReader } from './jobChart.js';
 export { nextEvents } from './nextEvents.js';
 export { toMermaid, mermaidIds } from './toMermaid.js';
 export { toDot } from './toDot.js';

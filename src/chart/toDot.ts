@@ -68,7 +68,7 @@ export function toDot(graph: MachineGraph, marks?: ChartMarks): string {
       // Graphviz refuses ltail when the head is inside the tail's cluster (a root `on` to a child).
       if (isCluster(e.source) && !within(t, e.source)) attrs.push(`ltail=${q(`cluster_${e.source}`)}`);
       if (isCluster(t) && t !== e.source) attrs.push(`lhead=${q(`cluster_${t}`)}`);
-      const n = marks?.edgeVisits[`${e.source}->${t}`];
+      const n = marks?.edgeVisits[e.id];
       if (n) attrs.push('color="#1d4ed8"', 'penwidth=2', `xlabel=${q(`×${n}`)}`);
       else if (marks) attrs.push('color="#94a3b8"', 'fontcolor="#94a3b8"');
       lines.push(`  ${point(e.source)} -> ${point(t)} [${attrs.join(', ')}];`);

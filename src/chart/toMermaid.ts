@@ -95,6 +95,6 @@ export function toMermaid(graph: MachineGraph, marks?: ChartMarks): string {
 }
 
 function edgeLine(e: GraphEdge, target: string, mid: Map<string, string>, marks?: ChartMarks): string {
-  const label = clean(edgeLabel(e)) + times(marks?.edgeVisits[`${e.source}->${target}`]);
+  const label = clean(edgeLabel(e)) + times(marks?.edgeVisits[e.id]);
   return `${mid.get(e.source)} --> ${mid.get(target)} : ${label}`;
 }

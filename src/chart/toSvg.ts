@@ -92,12 +92,13 @@ export function toSvg(layout: ChartLayout, marks?: ChartMarks): string {
   }
   out.push('</g>', '<g class="mc-edges">');
   for (const e of layout.edges) {
-    const visits = marks?.edgeVisits[`${e.source}->${e.target}`];
+    const visits = marks?.edgeVisits[e.edgeId];
     const classes = ['mc-edge'];
     if (marks) classes.push(visits ? 'mc-taken' : 'mc-untaken');
     const attrs = [
       `class="${classes.join(' ')}"`,
       `data-edge-id="${escapeXml(e.id)}"`,
+      `data-transition-id="${escapeXml(e.edgeId)}"`,
       `data-event="${escapeXml(e.event)}"`,
       `data-source="${escapeXml(e.source)}"`,
       `data-target="${escapeXml(e.target)}"`,

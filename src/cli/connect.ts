@@ -1,15 +1,25 @@
-// Global options (--redis, --prefix) and the store and client built from them. Redis is probed
-// once up front so an unreachable server is one clear line, not a command hanging on retries.
+// Global options (--redis, --prefix, --url, --token) and what the commands talk to: a store
+// built from them (Redis, probed once up front so an unreachable server is one clear line, not a
+// command hanging on retries), or with --url the HTTP API of a running server (`npm start`).
 
 import { Redis } from 'ioredis';
 import { Client } from '../client/Client.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import { RedisStore } from '../store/redis/RedisStore.js';
-import { CliError } from './CliError.js';
+import type { CliBackend } from './backend/CliBackend.js';
+import { HttpBackend } from './backend/HttpBackend.js';
+import { StoreBackend } from './backend/StoreBackend.js';
+import { CliError, EXIT } from './CliError.js';
 
 export interface GlobalOptions {
   redis: string;
   prefix: string;
+  /** A running server's API (--url, MACHINIST_URL): the job commands go through it. */
+  url?: string;
+  /** Its bearer token (--token, MACHINIST_TOKEN). */
+  token?: string;
+  /** --url was on the command line (a command that runs on a store refuses it; the variable it ignores). */
+  urlFlag?: boolean;
   /**
    * Redis was asked for: --redis given on the command line (whatever its value, the default URL
    * included) or REDIS_URL set. Otherwise `redis` is only the default, which `dev` does not
@@ -31,7 +41,8 @@ export function safeUrl(url: string): string {
   }
 }
 
-async function probe(url: string): Promise<void> {
+/** Connects to `url` once; `chosen`: the URL was asked for (else it is only the default). */
+export async function probe(url: string, chosen: boolean): Promise<void> {
   let conn: Redis;
   try {
     conn = new Redis(url, {
@@ -52,7 +63,12 @@ async function probe(url: string): Promise<void> {
     await conn.ping();
   } catch (err) {
     const why = (cause ?? (err as Error)).message || 'connection failed';
-    throw new CliError(`cannot reach Redis at ${safeUrl(url)}: ${why}`);
+    // Nothing was asked for: say what was tried, and how to reach what `npm start` runs.
+    const hint = chosen
+      ? ''
+      : ' (the default: no --redis, REDIS_URL, --url or MACHINIST_URL given). A `machinist dev` ' +
+        '(npm start) or `serve` is reached with --url and the address it prints';
+    throw new CliError(`cannot reach Redis at ${safeUrl(url)}: ${why}${hint}`);
   } finally {
     conn.disconnect();
   }
@@ -67,7 +83,12 @@ export async function openStore(
   longLived = false,
   options: { commandTimeoutMs?: number } = {},
 ): Promise<RedisStore> {
-  await probe(globals.redis);
+  if (globals.urlFlag)
+    throw new CliError(
+      "--url reaches a running server's API; this command runs on a store itself: give --redis",
+      EXIT.usage,
+    );
+  await probe(globals.redis, globals.redisChosen);
   try {
     return new RedisStore({
       url: globals.redis,
@@ -80,25 +101,33 @@ export async function openStore(
   }
 }
 
-/**
- * Runs `fn` with a client, then closes both. Machine names are checked against the registry in
- * Redis, or against `jobs` when given (their input schemas too).
- */
-export async function withClient<T>(
+/** What the job commands talk to: the HTTP API with --url (MACHINIST_URL), else the store of --redis. */
+export async function openBackend(
   globals: GlobalOptions,
-  fn: (client: Client, store: RedisStore) => Promise<T>,
-  options: { maxPayloadBytes?: number; jobs?: readonly AnyDefinition[] } = {},
-): Promise<T> {
+  options: { maxPayloadBytes?: number; local?: readonly AnyDefinition[] } = {},
+): Promise<CliBackend> {
+  if (globals.url) return new HttpBackend(globals.url, globals.token);
   const store = await openStore(globals);
+  // Given the definitions (--jobs), the Client checks inputs against their schemas too.
   const client = new Client<never>({
     store,
     maxPayloadBytes: options.maxPayloadBytes,
-    jobs: options.jobs as never,
+    jobs: options.local?.length ? (options.local as never) : undefined,
   });
+  const where = `Redis at ${safeUrl(globals.redis)}, prefix '${globals.prefix}'`;
+  return new StoreBackend(store, client, where, options.local);
+}
+
+/** Runs `fn` with the backend of the global options, then closes it. */
+export async function withBackend<T>(
+  globals: GlobalOptions,
+  fn: (backend: CliBackend) => Promise<T>,
+  options: { maxPayloadBytes?: number; local?: readonly AnyDefinition[] } = {},
+): Promise<T> {
+  const backend = await openBackend(globals, options);
   try {
-    return await fn(client, store);
+    return await fn(backend);
   } finally {
-    client.close();
-    await store.close();
+    await backend.close();
   }
 }

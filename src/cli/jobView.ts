@@ -3,6 +3,7 @@
 // time, a parked job's wake-up) with countdowns, the events the state accepts, and the last
 // audit entries.
 
+import { storedTimersOf, type PendingTimerView } from '../pipeline/timers.js';
 import type { AuditEntry, JobRecord } from '../store/types.js';
 import { time } from './format.js';
 
@@ -28,13 +29,11 @@ const AFTER = /^xstate\.after\.(.+?)\.([^.]+(?:\.[^.]+)*)$/;
 /** Timers the job waits on, soonest first. */
 export function pendingTimers(job: JobRecord): PendingTimer[] {
   const out: PendingTimer[] = [];
-  const stored = (
-    job.snapshot as { t?: { event?: { type?: unknown }; dueAt?: unknown; target?: string }[] } | null
-  )?.t;
+  // A record read over HTTP has no snapshot: the API serves its timers beside it.
+  const stored = (job as { timers?: PendingTimerView[] }).timers ?? storedTimersOf(job.snapshot);
   if (job.status !== 'done' && job.status !== 'failed' && job.status !== 'cancelled') {
-    for (const t of stored ?? []) {
-      if (typeof t.dueAt !== 'number') continue;
-      const type = typeof t.event?.type === 'string' ? t.event.type : 'event';
+    for (const t of stored) {
+      const type = t.event;
       const after = AFTER.exec(type);
       // An `after` event names its delay and its state: xstate.after.<delay>.<state id>.
       const what = after

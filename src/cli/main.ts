@@ -5,6 +5,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { DEFAULT_REDIS_URL, type GlobalOptions } from './connect.js';
+import { CliError, EXIT } from './CliError.js';
 import { describeError } from './describeError.js';
 import { packageVersion } from './version.js';
 import { workerCommand } from './commands/worker.js';
@@ -28,13 +29,28 @@ const program = new Command('machinist')
     '--prefix <prefix>',
     'key prefix of the deployment (env MACHINIST_PREFIX)',
     process.env.MACHINIST_PREFIX || 'machinist',
-  );
+  )
+  .option(
+    '--url <url>',
+    "a running server's HTTP API, as `machinist dev` (npm start) prints it (env MACHINIST_URL): the job commands go through it instead of Redis",
+  )
+  .option('--token <token>', 'bearer token for --url (env MACHINIST_TOKEN)');
 
-const globals = (): GlobalOptions => ({
-  ...program.opts<Omit<GlobalOptions, 'redisChosen'>>(),
-  // Where the value came from, not what it is: `--redis redis://127.0.0.1:6379` is a choice too.
-  redisChosen: program.getOptionValueSource('redis') === 'cli' || Boolean(process.env.REDIS_URL),
-});
+const globals = (): GlobalOptions => {
+  const opts = program.opts<{ redis: string; prefix: string; url?: string; token?: string }>();
+  const redisFlag = program.getOptionValueSource('redis') === 'cli';
+  if (redisFlag && opts.url !== undefined) throw new CliError('give --url or --redis, not both', EXIT.usage);
+  return {
+    redis: opts.redis,
+    prefix: opts.prefix,
+    // A flag beats the other's environment variable: --redis over MACHINIST_URL, --url over REDIS_URL.
+    url: opts.url ?? (redisFlag ? undefined : process.env.MACHINIST_URL || undefined),
+    token: opts.token ?? (process.env.MACHINIST_TOKEN || undefined),
+    urlFlag: opts.url !== undefined,
+    // Where the value came from, not what it is: `--redis redis://127.0.0.1:6379` is a choice too.
+    redisChosen: redisFlag || Boolean(process.env.REDIS_URL),
+  };
+};
 for (const make of [
   workerCommand,
   enqueueCommand,

@@ -33,11 +33,13 @@ import { EventHub } from './EventHub.js';
 import { installJsonBody } from './jsonBody.js';
 import { errorSchema, jobSchema } from './schemas.js';
 import type { SseStream } from './SseStream.js';
+import { chartRoutes } from './routes/charts.js';
 import { deadLetterRoutes } from './routes/deadLetters.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { liveRoutes } from './routes/live.js';
 import { machineRoutes } from './routes/machines.js';
+import { queueRoutes } from './routes/queues.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
 import {
@@ -178,6 +180,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     liveRoutes(routes, api);
     deadLetterRoutes(routes, api);
     machineRoutes(routes, api);
+    chartRoutes(routes, api);
+    queueRoutes(routes, api);
     healthRoutes(routes, api);
   });
   if (options.dashboard !== false)

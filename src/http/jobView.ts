@@ -1,11 +1,13 @@
 // A job record as the API shows it: everything but the persisted snapshot, which is the
-// runtime's storage form (XState's persisted shape); `state` and `context` carry what it says.
+// runtime's storage form (XState's persisted shape); `state` and `context` carry what it says,
+// `timers` the pipeline timers it holds (its `after` delays and delayed events).
 
-import type { JobRecord } from '../store/types.js';
+import { storedTimersOf, type PendingTimerView } from '../pipeline/timers.js';
+import { FINISHED, type JobRecord } from '../store/types.js';
 
-export type JobView = Omit<JobRecord, 'snapshot'>;
+export type JobView = Omit<JobRecord, 'snapshot'> & { timers: PendingTimerView[] };
 
 export function jobView(job: JobRecord): JobView {
-  const { snapshot: _snapshot, ...view } = job;
-  return view;
+  const { snapshot, ...view } = job;
+  return { ...view, timers: FINISHED.has(job.status) ? [] : storedTimersOf(snapshot) };
 }

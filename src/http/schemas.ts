@@ -73,6 +73,15 @@ export const jobSchema = {
     updatedAt: { type: 'number' },
     finishedAt: { type: ['number', 'null'] },
     cancelRequested: { type: 'boolean' },
+    timers: {
+      type: 'array',
+      description:
+        'a pipeline’s pending timers, soonest first: its `after` delays (`xstate.after.<delay>.<state id>`) and delayed events',
+      items: {
+        type: 'object',
+        properties: { event: { type: 'string' }, dueAt: { type: 'number' }, target: { type: 'string' } },
+      },
+    },
     children: {
       type: 'object',
       properties: {

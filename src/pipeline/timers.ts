@@ -108,3 +108,32 @@ export function earliestDue(timers: readonly StoredTimer[]): number | null {
   for (const t of timers) if (min === null || t.dueAt < min) min = t.dueAt;
   return min;
 }
+
+/** A pending timer as the API and the CLI show it. */
+export interface PendingTimerView {
+  /** The event it sends (`xstate.after.<delay>.<state id>` for an `after`). */
+  event: string;
+  dueAt: number;
+  /** The invoke path of the actor it is sent to, when not the job's machine itself. */
+  target?: string;
+}
+
+/**
+ * The timers a stored pipeline snapshot holds (its `t`), soonest first; none for anything else.
+ * The API serves them with the record (its `timers`), which leaves the snapshot out.
+ */
+export function storedTimersOf(snapshot: unknown): PendingTimerView[] {
+  const t = (snapshot as { t?: unknown } | null | undefined)?.t;
+  if (!Array.isArray(t)) return [];
+  const out: PendingTimerView[] = [];
+  for (const x of t as Partial<StoredTimer>[]) {
+    if (typeof x?.dueAt !== 'number') continue;
+    const type = (x.event as { type?: unknown } | undefined)?.type;
+    out.push({
+      event: typeof type === 'string' ? type : 'event',
+      dueAt: x.dueAt,
+      ...(x.target ? { target: x.target } : {}),
+    });
+  }
+  return out.sort((a, b) => a.dueAt - b.dueAt);
+}

@@ -118,6 +118,29 @@ describe('machinist CLI', () => {
     assert.equal(await worker.exit, 0, worker.output());
   });
 
+  it('cancel stops the whole subtree: a parent waiting on its children, and the children running', async () => {
+    fresh();
+    // The last --jobs wins: a parent that fans out two long sleepers.
+    const worker = await startWorker('--jobs', 'test/cli/fixtures/fanJobs.ts', '--heartbeat-ms', '200');
+    const client = new Client({ store });
+    try {
+      const parent = (await cli('enqueue', 'sleepyParent')).stdout.trim();
+      const children = async () => (await client.list({ parentId: parent, limit: 10 })).jobs;
+      await eventually(
+        async () => (await children()).filter((c) => c.status === 'working').length === 2,
+        15_000,
+      );
+      const r = await cli('cancel', parent);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.trim(), `cancelled ${parent}`);
+      await eventually(async () => (await children()).every((c) => c.status === 'cancelled'), 10_000);
+    } finally {
+      client.close();
+      worker.child.kill('SIGTERM');
+      await worker.exit;
+    }
+  });
+
   it('exits 143 when a job outlives --grace-ms, and that job is queued again at once', async () => {
     fresh();
     // A long lease: the job can only be queued again this soon if shutdown requeued it.

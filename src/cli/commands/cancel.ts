@@ -1,7 +1,7 @@
 // `machinist cancel <id>`: cancels a job; a running one stops within one heartbeat.
 
 import { Command } from 'commander';
-import { withClient, type GlobalOptions } from '../connect.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { CliError } from '../CliError.js';
 
 export function cancelCommand(globals: () => GlobalOptions): Command {
@@ -10,12 +10,12 @@ export function cancelCommand(globals: () => GlobalOptions): Command {
     .argument('<id>', 'job id')
     .option('-q, --queue <name>', "the job's queue (default: looked up across queues)")
     .action(async (id: string, opts: { queue?: string }) => {
-      await withClient(globals(), async (_client, store) => {
-        const r = await store.cancel(id, opts.queue);
-        if (r.result === 'finished')
+      await withBackend(globals(), async (backend) => {
+        const r = await backend.cancel(id, opts.queue);
+        if (!r.cancelled)
           throw new CliError(`job ${id} has already finished (${r.status}); nothing to cancel`);
         console.log(
-          r.result === 'cancelled'
+          r.status === 'cancelled'
             ? `cancelled ${id}`
             : `cancel requested for ${id} (${r.status}); its worker stops it`,
         );

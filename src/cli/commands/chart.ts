@@ -1,20 +1,19 @@
 // `machinist chart <machine[@version]|job-id>`: draws a machine's state chart as Mermaid
 // (default), DOT, SVG (the dashboard's layout) or JSON. Given a job id, the job's active states
 // and the states and transitions it went through are marked. The chart comes from the registry
-// supervisors publish, or from `--jobs <module>` (then a machine needs no Redis at all).
+// supervisors publish, or from `--jobs <module>` (then a machine needs no Redis at all); with
+// --url, from the server (a job's chart and marks are the server's: GET /jobs/{id}/chart).
 
 import { Command, Option } from 'commander';
 import { chartFor, parseMachineRef } from '../../chart/chartSource.js';
 import type { ChartMarks, MachineGraph } from '../../chart/chartModel.js';
-import { jobMarks } from '../../chart/jobMarks.js';
 import { layoutGraph } from '../../chart/layoutGraph.js';
 import { toDot } from '../../chart/toDot.js';
 import { toJson } from '../../chart/toJson.js';
 import { toMermaid } from '../../chart/toMermaid.js';
 import { toSvg } from '../../chart/toSvg.js';
-import { JobNotFoundError } from '../../errors.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
-import { withClient, type GlobalOptions } from '../connect.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { loadJobs } from '../loadJobs.js';
 
 type Format = 'mermaid' | 'dot' | 'svg' | 'json';
@@ -61,20 +60,22 @@ export function chartCommand(globals: () => GlobalOptions): Command {
           return void process.stdout.write(
             await render(chartFor(name, version, [], local), undefined, opts.format),
           );
-        return withClient(globals(), async (_client, store) => {
-          const graph = chartFor(name, version, await store.machines(), local);
-          process.stdout.write(await render(graph, undefined, opts.format));
-        });
+        return withBackend(
+          globals(),
+          async (backend) => {
+            const graph = await backend.machineChart(name, version);
+            process.stdout.write(await render(graph, undefined, opts.format));
+          },
+          { local },
+        );
       }
-      await withClient(globals(), async (client, store) => {
-        const job = await client.get(target, { queue: opts.queue });
-        if (!job) throw new JobNotFoundError(target, opts.queue);
-        const [log, machines] = await Promise.all([
-          client.events(target, { queue: job.queue }),
-          store.machines(),
-        ]);
-        const graph = chartFor(job.machine, job.version, machines, local);
-        process.stdout.write(await render(graph, jobMarks(job, log, graph), opts.format));
-      });
+      await withBackend(
+        globals(),
+        async (backend) => {
+          const { graph, marks } = await backend.jobChart(target, opts.queue);
+          process.stdout.write(await render(graph, marks, opts.format));
+        },
+        { local },
+      );
     });
 }

@@ -9,7 +9,9 @@ import { MemoryStore } from '../../store/memory/MemoryStore.js';
 import type { Store } from '../../store/types.js';
 import { Client } from '../../client/Client.js';
 import { devJobs, devSeed } from '../../../machines/demo.js';
+import { CliError, EXIT } from '../CliError.js';
 import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { cliLine } from '../cliLine.js';
 import { integer } from '../parseOptions.js';
 import { workerLogger } from '../logOutput.js';
 import { listenAddress, runServer } from '../runServer.js';
@@ -41,6 +43,8 @@ export function devCommand(globals: () => GlobalOptions): Command {
 }
 
 async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
+  if (globals.urlFlag)
+    throw new CliError("--url reaches a running server's API; `dev` starts one itself", EXIT.usage);
   const address = listenAddress(opts);
   let store: Store;
   if (globals.redisChosen) {
@@ -76,6 +80,9 @@ async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
   });
   const base = url.replace(/\/$/, '');
   console.log(`machinist dev: dashboard at ${base}/  (API: ${base}/openapi.json; Ctrl-C stops)`);
+  // The CLI reaches this process's jobs only through its API (the embedded store is in here).
+  const token = address.tokens.length > 0 ? ' --token <a token of MACHINIST_TOKENS>' : '';
+  console.log(`machinist dev: the CLI on these jobs: ${cliLine()} --url ${base}${token} ls`);
   // A store that kept jobs from an earlier run (--data, a Redis) is not seeded again.
   const kept = Object.values(await store.counts(QUEUE)).reduce((a, b) => a + b, 0);
   if (!opts.seed || kept > 0) return;

@@ -2,7 +2,7 @@
 // (records a supervisor could not run, e.g. UNKNOWN_MACHINE); `retry` puts either back in line.
 
 import { Command } from 'commander';
-import { withClient, type GlobalOptions } from '../connect.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { integer } from '../parseOptions.js';
 import { errorLine, json, table, time, value } from '../format.js';
 
@@ -15,10 +15,10 @@ export function dlqCommand(globals: () => GlobalOptions): Command {
     .option('-n, --limit <n>', 'at most this many of each', integer(1), 100)
     .option('--json', 'print { dead, broken } as JSON')
     .action(async (opts: { queue: string; limit: number; json?: boolean }) => {
-      await withClient(globals(), async (client) => {
+      await withBackend(globals(), async (backend) => {
         const [dead, broken] = await Promise.all([
-          client.deadLetters({ queue: opts.queue, limit: opts.limit }),
-          client.broken({ queue: opts.queue, limit: opts.limit }),
+          backend.deadLetters(opts.queue, opts.limit),
+          backend.broken(opts.queue, opts.limit),
         ]);
         if (opts.json) return void console.log(json({ dead, broken }));
         console.log(`dead letters in '${opts.queue}': ${dead.length}`);
@@ -48,8 +48,8 @@ export function dlqCommand(globals: () => GlobalOptions): Command {
     .argument('<id>', 'job id')
     .option('-q, --queue <name>', "the job's queue (default: looked up across queues)")
     .action(async (id: string, opts: { queue?: string }) => {
-      await withClient(globals(), async (client) => {
-        await client.retryDeadLetter(id, { queue: opts.queue });
+      await withBackend(globals(), async (backend) => {
+        await backend.retryDeadLetter(id, opts.queue);
         console.log(`requeued ${id}`);
       });
     });
@@ -58,8 +58,8 @@ export function dlqCommand(globals: () => GlobalOptions): Command {
     .description("empty a queue's dead letters (their records then expire like any finished job)")
     .option('-q, --queue <name>', 'queue', 'default')
     .action(async (opts: { queue: string }) => {
-      await withClient(globals(), async (client) => {
-        const n = await client.purgeDeadLetters({ queue: opts.queue });
+      await withBackend(globals(), async (backend) => {
+        const n = await backend.purgeDeadLetters(opts.queue);
         console.log(`purged ${n} dead letter(s) from '${opts.queue}'`);
       });
     });

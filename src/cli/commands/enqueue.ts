@@ -4,11 +4,10 @@
 // input is checked against the definition's input schema first (the Client's check).
 
 import { Command } from 'commander';
-import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
-import type { Store } from '../../store/types.js';
 import { EXIT } from '../CliError.js';
-import { withClient, type GlobalOptions } from '../connect.js';
+import type { CliBackend } from '../backend/CliBackend.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { value } from '../format.js';
 import { loadJobs } from '../loadJobs.js';
 import { integer, priority } from '../parseOptions.js';
@@ -28,14 +27,14 @@ const PROGRESS_EVERY_MS = 250;
  * Redraws one line on stderr while the job runs: its status, state, attempt and progress.
  * Only on a terminal; piped output gets nothing extra. Returns the function that stops it.
  */
-function progressLine(client: Client, id: string, queue: string | undefined): () => void {
+function progressLine(backend: CliBackend, id: string, queue: string | undefined): () => void {
   const out = process.stderr;
   if (!out.isTTY) return () => {};
   let stopped = false;
   let shown = '';
   const draw = async () => {
     while (!stopped) {
-      const job = await client.get(id, { queue }).catch(() => null);
+      const job = await backend.get(id, queue).catch(() => null);
       if (stopped) break;
       if (job) {
         const line =
@@ -61,9 +60,8 @@ function progressLine(client: Client, id: string, queue: string | undefined): ()
  * Says on stderr that the input went unchecked when the machine declares an input schema (the
  * registry says so) but this command has not its code: the user learns of --jobs.
  */
-async function warnUnchecked(store: Store, machine: string): Promise<void> {
-  const info = (await store.machines().catch(() => [])).find((m) => m.name === machine);
-  if (info?.inputSchema)
+async function warnUnchecked(backend: CliBackend, machine: string): Promise<void> {
+  if (await backend.uncheckedSchema(machine).catch(() => false))
     console.error(
       `machinist: warning: '${machine}' declares an input schema, which was not checked (pass --jobs <module> to check it)`,
     );
@@ -94,9 +92,9 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
     .action(async (machine: string, inputArg: string | undefined, opts: EnqueueCliOptions) => {
       const input = await readJson(inputArg, 'input');
       const jobs = opts.jobs ? await loadJobs(opts.jobs) : undefined;
-      await withClient(
+      await withBackend(
         globals(),
-        async (client, store) => {
+        async (backend) => {
           const options: EnqueueOptions = {
             queue: opts.queue,
             priority: opts.priority,
@@ -105,14 +103,14 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             maxAttempts: opts.maxAttempts,
             timeoutMs: opts.timeoutMs,
           };
-          const id = await client.enqueue(machine, input, options);
-          if (!jobs) await warnUnchecked(store, machine);
+          const id = await backend.enqueue(machine, input, options);
+          if (!jobs) await warnUnchecked(backend, machine);
           if (opts.wait === undefined) return void console.log(id);
           if (!opts.json) console.log(id);
-          const stop = progressLine(client, id, opts.queue);
+          const stop = progressLine(backend, id, opts.queue);
           let job;
           try {
-            job = await client.waitForResult(id, { timeoutMs: opts.wait, queue: opts.queue });
+            job = await backend.waitForResult(id, { timeoutMs: opts.wait, queue: opts.queue });
           } finally {
             stop();
           }
@@ -120,7 +118,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
           else printJob(job);
           if (job.status !== 'done') process.exitCode = EXIT.failed;
         },
-        { maxPayloadBytes: opts.maxPayloadBytes, jobs },
+        { maxPayloadBytes: opts.maxPayloadBytes, local: jobs },
       );
     });
 }

@@ -3,7 +3,7 @@
 
 import { Command } from 'commander';
 import { FINISHED } from '../../store/types.js';
-import { withClient, type GlobalOptions } from '../connect.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { json } from '../format.js';
 import { auditLine } from '../jobView.js';
 import { integer } from '../parseOptions.js';
@@ -25,9 +25,9 @@ export function eventsCommand(globals: () => GlobalOptions): Command {
     .option('-f, --follow', 'keep printing new entries until the job finishes (Ctrl-C stops)')
     .option('--interval-ms <ms>', 'with --follow: how often to look', integer(50), 500)
     .action(async (id: string, opts: EventsOptions) => {
-      await withClient(globals(), async (client) => {
+      await withBackend(globals(), async (backend) => {
         if (!opts.follow) {
-          const log = await client.events(id, { queue: opts.queue });
+          const log = await backend.events(id, opts.queue);
           if (opts.json) return void console.log(json(log));
           for (const e of log) console.log(auditLine(e));
           return;
@@ -37,8 +37,8 @@ export function eventsCommand(globals: () => GlobalOptions): Command {
         let seen = 0;
         await pollUntil(opts.intervalMs, async () => {
           // The status first: a finished job's log read after it holds its last entry.
-          const job = await client.get(id, { queue: opts.queue });
-          const log = await client.events(id, { queue: job?.queue ?? opts.queue });
+          const job = await backend.get(id, opts.queue);
+          const log = await backend.events(id, job?.queue ?? opts.queue);
           let from = Math.min(seen, log.length);
           if (printed && JSON.stringify(log[from - 1]) !== JSON.stringify(printed)) {
             // Older entries were dropped: find the last printed one again.

@@ -3,7 +3,7 @@
 
 import { Command } from 'commander';
 import type { JobStatus } from '../../store/types.js';
-import { withClient, type GlobalOptions } from '../connect.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { integer, status } from '../parseOptions.js';
 import { json, table, time, value } from '../format.js';
 
@@ -30,8 +30,8 @@ export function lsCommand(globals: () => GlobalOptions): Command {
     .option('--cursor <cursor>', 'continue from the cursor a previous page printed')
     .option('--json', 'print { jobs, cursor } as JSON')
     .action(async (opts: LsOptions) => {
-      await withClient(globals(), async (client) => {
-        const page = await client.list({
+      await withBackend(globals(), async (backend) => {
+        const page = await backend.list({
           queue: opts.queue,
           status: opts.status,
           machine: opts.machine,

@@ -2,7 +2,7 @@
 
 import { Command } from 'commander';
 import { CliError, EXIT } from '../CliError.js';
-import { withClient, type GlobalOptions } from '../connect.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { integer } from '../parseOptions.js';
 import { readJson } from '../readInput.js';
 
@@ -39,10 +39,10 @@ export function sendCommand(globals: () => GlobalOptions): Command {
       )
         throw new CliError('event must be a JSON object with a string "type"', EXIT.usage);
       const typed = event as { type: string };
-      await withClient(
+      await withBackend(
         globals(),
-        async (client) => {
-          await client.send(id, typed, {
+        async (backend) => {
+          await backend.send(id, typed, {
             queue: opts.queue,
             eventId: opts.eventId,
             to: opts.to,

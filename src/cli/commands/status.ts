@@ -3,14 +3,12 @@
 // last audit entries. `--watch` redraws it as it changes until the job finishes.
 
 import { Command } from 'commander';
-import { chartFor } from '../../chart/chartSource.js';
 import { nextEvents } from '../../chart/nextEvents.js';
 import { JobNotFoundError } from '../../errors.js';
-import type { Client } from '../../client/Client.js';
-import type { RedisStore } from '../../store/redis/RedisStore.js';
 import { FINISHED, type JobRecord } from '../../store/types.js';
+import type { CliBackend } from '../backend/CliBackend.js';
 import { EXIT } from '../CliError.js';
-import { withClient, type GlobalOptions } from '../connect.js';
+import { withBackend, type GlobalOptions } from '../connect.js';
 import { errorLine, json, time, value } from '../format.js';
 import { statusSections } from '../jobView.js';
 import { integer } from '../parseOptions.js';
@@ -56,18 +54,14 @@ interface StatusOptions {
 }
 
 /** The record and everything status prints with it; throws JOB_NOT_FOUND. */
-async function view(client: Client, store: RedisStore, id: string, opts: StatusOptions) {
-  const job = await client.get(id, { queue: opts.queue });
+async function view(backend: CliBackend, id: string, opts: StatusOptions) {
+  const job = await backend.get(id, opts.queue);
   if (!job) throw new JobNotFoundError(id, opts.queue);
-  const [log, now, machines] = await Promise.all([
-    client.events(id, { queue: job.queue }),
-    store.now(),
-    store.machines(),
-  ]);
+  const [log, now] = await Promise.all([backend.events(id, job.queue), backend.now()]);
   let accepts: string[] | null = null;
   if (!FINISHED.has(job.status)) {
     try {
-      const graph = chartFor(job.machine, job.version, machines);
+      const graph = await backend.machineChart(job.machine, job.version);
       if (graph.kind === 'pipeline') accepts = nextEvents(graph, job.state);
     } catch {
       // No chart for this machine here: the section is left out, the rest still shows.
@@ -90,17 +84,17 @@ export function statusCommand(globals: () => GlobalOptions): Command {
     .option('--interval-ms <ms>', 'with --watch: how often to look', integer(50), 500)
     .option('-n, --events <n>', 'how many of the last audit entries to show', integer(0), 5)
     .action(async (id: string, opts: StatusOptions) => {
-      await withClient(globals(), async (client, store) => {
+      await withBackend(globals(), async (backend) => {
         if (opts.json && !opts.watch) {
-          const job = await client.get(id, { queue: opts.queue });
+          const job = await backend.get(id, opts.queue);
           if (!job) throw new JobNotFoundError(id, opts.queue);
           return void console.log(json(job));
         }
-        if (!opts.watch) return void console.log((await view(client, store, id, opts)).text);
+        if (!opts.watch) return void console.log((await view(backend, id, opts)).text);
         const tty = process.stdout.isTTY;
         let last = '';
         await pollUntil(opts.intervalMs, async () => {
-          const { job, text } = await view(client, store, id, opts);
+          const { job, text } = await view(backend, id, opts);
           const shown = opts.json ? json(job) : text;
           // Countdowns change every second: on a terminal the view is redrawn in place;
           // piped, a new view is printed only when the job itself changed.

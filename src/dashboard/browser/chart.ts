@@ -88,7 +88,7 @@ export function applyMarks(container: HTMLElement, marks: Marks): void {
     g.setAttribute('aria-label', parts.join(', '));
   }
   for (const e of container.querySelectorAll<SVGGElement>('[data-edge-id]')) {
-    const n = marks.edgeVisits[`${e.dataset.source}->${e.dataset.target}`] ?? 0;
+    const n = marks.edgeVisits[e.dataset.transitionId ?? ''] ?? 0;
     e.setAttribute('data-visits', String(n));
     e.classList.toggle('mc-taken', n > 0);
     e.classList.toggle('mc-untaken', n === 0);

@@ -42,7 +42,7 @@ export interface Marks {
   ended?: string;
   /** Times each state was entered, by full id. */
   visits: Record<string, number>;
-  /** Times each transition was taken, by `${source}->${target}` (full ids). */
+  /** Times each transition was taken, by the graph edge's id (`job.working:3`). */
   edgeVisits: Record<string, number>;
 }
 

@@ -1,4 +1,6 @@
-// Dead letters: jobs that failed for good. List them, put one back in line, or purge one.
+// Dead letters: jobs that failed for good. List them, put one back in line, purge one or a
+// queue's all. Broken jobs (records no supervisor could run, e.g. UNKNOWN_MACHINE) are listed
+// beside them; retry and purge take either.
 
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
@@ -29,6 +31,70 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
     async (request) => {
       const { queue, limit } = request.query as { queue?: string; limit?: number };
       return { deadLetters: await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit }) };
+    },
+  );
+
+  app.get(
+    '/broken-jobs',
+    {
+      schema: {
+        summary: 'Broken jobs of a queue, newest first',
+        description:
+          'Records a supervisor could not run (an unknown machine, an unreadable ingress entry). `POST /dead-letters/{id}/retry` puts one back in line.',
+        tags: ['dead letters'],
+        security: bearerSecurity,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { queue: queueName, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              brokenJobs: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    queue: { type: 'string' },
+                    reason: { type: 'string' },
+                    at: { type: 'number' },
+                    raw: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+          ...errorReplies,
+        },
+      },
+    },
+    async (request) => {
+      const { queue, limit } = request.query as { queue?: string; limit?: number };
+      return { brokenJobs: await api.client.broken({ queue: queue ?? api.defaultQueue, limit }) };
+    },
+  );
+
+  app.delete(
+    '/dead-letters',
+    {
+      schema: {
+        summary: 'Purge every dead letter of a queue',
+        description: 'Their records then expire like finished jobs’. `purged` is how many there were.',
+        tags: ['dead letters'],
+        security: bearerSecurity,
+        querystring: { type: 'object', additionalProperties: false, properties: { queue: queueName } },
+        response: {
+          200: { type: 'object', properties: { queue: { type: 'string' }, purged: { type: 'integer' } } },
+          ...errorReplies,
+        },
+      },
+    },
+    async (request) => {
+      const queue = (request.query as { queue?: string }).queue ?? api.defaultQueue;
+      return { queue, purged: await api.client.purgeDeadLetters({ queue }) };
     },
   );
 

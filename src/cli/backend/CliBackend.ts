@@ -1,0 +1,47 @@
+// What the CLI's job commands (enqueue, status, events, send, ls, cancel, dlq, chart, stats) need
+// from a deployment, as one interface: a store opened from --redis (StoreBackend.ts), or the
+// HTTP API of a running `machinist serve` / `dev` (`--url`, HttpBackend.ts). The commands use
+// only this, so each reads the same whichever it talks to.
+
+import type { ChartMarks, MachineGraph } from '../../chart/chartModel.js';
+import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import type { SendOptions } from '../../client/validateSend.js';
+import type {
+  AuditEntry,
+  BrokenEntry,
+  DeadLetter,
+  JobRecord,
+  JobStatus,
+  ListQuery,
+  QueueCounts,
+} from '../../store/types.js';
+
+export interface CliBackend {
+  /** Where the commands' data comes from, for messages: `Redis at redis://…, prefix 'x'`, `http://…`. */
+  readonly where: string;
+  enqueue(machine: string, input: unknown, options: EnqueueOptions): Promise<string>;
+  /** True when the machine declares an input schema that this backend's enqueue did not check. */
+  uncheckedSchema(machine: string): Promise<boolean>;
+  /** The job's record, null when there is none. Over HTTP it has no `snapshot`. */
+  get(id: string, queue?: string): Promise<JobRecord | null>;
+  /** Resolves with the finished record; rejects with TIMEOUT after `timeoutMs`, JOB_NOT_FOUND. */
+  waitForResult(id: string, options: { timeoutMs: number; queue?: string }): Promise<JobRecord>;
+  events(id: string, queue?: string): Promise<AuditEntry[]>;
+  send(id: string, event: { type: string; [key: string]: unknown }, options: SendOptions): Promise<void>;
+  list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }>;
+  /** Cancels the job and its subtree: false when it had already finished; `status` is its status after. */
+  cancel(id: string, queue?: string): Promise<{ cancelled: boolean; status: JobStatus }>;
+  deadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
+  broken(queue: string, limit: number): Promise<BrokenEntry[]>;
+  retryDeadLetter(id: string, queue?: string): Promise<void>;
+  purgeDeadLetters(queue: string): Promise<number>;
+  /** Job counts per status of each queue (only `queue` when given). */
+  counts(queue?: string): Promise<Record<string, QueueCounts>>;
+  /** The chart model of name@version (newest when none is given); UNKNOWN_MACHINE, NO_CHART. */
+  machineChart(name: string, version?: number): Promise<MachineGraph>;
+  /** A job's machine chart and its marks (active states, states and transitions it went through). */
+  jobChart(id: string, queue?: string): Promise<{ graph: MachineGraph; marks: ChartMarks }>;
+  /** The deployment's clock (countdowns to timers). */
+  now(): Promise<number>;
+  close(): Promise<void>;
+}

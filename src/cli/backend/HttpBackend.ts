@@ -1,0 +1,234 @@
+// The CLI through the HTTP API of a running `machinist serve` or `dev` (`--url`, MACHINIST_URL):
+// what `npm start` runs on its embedded store can only be reached this way. Each call is one
+// request (Node's fetch) to a route of docs/http.md; the server's error body becomes the same
+// typed error the store path throws (JOB_NOT_FOUND is `no job <id>`, UNKNOWN_MACHINE exit 3),
+// and what only HTTP has (a refused token, a server that cannot reach its store, nothing
+// listening) one clear line.
+
+import type { ChartMarks, MachineGraph } from '../../chart/chartModel.js';
+import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import type { SendOptions } from '../../client/validateSend.js';
+import { JobNotFoundError, MachinistError, TimeoutError } from '../../errors.js';
+import {
+  FINISHED,
+  type AuditEntry,
+  type BrokenEntry,
+  type DeadLetter,
+  type JobRecord,
+  type JobStatus,
+  type ListQuery,
+  type QueueCounts,
+} from '../../store/types.js';
+import { CliError, EXIT } from '../CliError.js';
+import type { CliBackend } from './CliBackend.js';
+
+/** A request the server does not answer in this long fails (no route the CLI uses holds one). */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** How often waitForResult looks at the job (the API's ?wait is for a submit only). */
+const POLL_MS = 200;
+
+type Query = Record<string, string | number | undefined>;
+
+interface ErrorBody {
+  error?: {
+    code?: string;
+    message?: string;
+    jobId?: string;
+    machine?: string;
+    queue?: string;
+    field?: string;
+  };
+}
+
+const path = (...parts: string[]): string =>
+  parts.map((p) => (p.startsWith('/') ? p : `/${encodeURIComponent(p)}`)).join('');
+
+/** A record as the API sends it: no persisted snapshot (docs/http.md); `state` and `context` say it. */
+const record = (view: unknown): JobRecord => ({ snapshot: null, ...(view as object) }) as JobRecord;
+
+export class HttpBackend implements CliBackend {
+  readonly where: string;
+
+  constructor(
+    url: string,
+    private readonly token: string | undefined,
+  ) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new CliError(`invalid --url '${url}': expected http://host:port`, EXIT.usage);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new CliError(`invalid --url '${url}': expected an http:// or https:// URL`, EXIT.usage);
+    this.where = parsed.toString().replace(/\/+$/, '');
+  }
+
+  /** The reply's JSON for a 2xx; anything else thrown as the error it stands for. */
+  private async call<T>(method: string, route: string, query: Query = {}, body?: unknown): Promise<T> {
+    const url = new URL(this.where + route);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why =
+        (err as Error).name === 'TimeoutError'
+          ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`
+          : (cause?.code ?? cause?.message ?? (err as Error).message);
+      throw new CliError(`cannot reach Machinist at ${this.where}: ${why}`);
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new CliError(
+        `${this.where} answered ${method} ${route} with ${res.status} and no JSON: is it Machinist?`,
+      );
+    }
+    if (res.ok) return parsed as T;
+    throw this.failure(res.status, method, route, (parsed as ErrorBody | undefined)?.error);
+  }
+
+  private failure(status: number, method: string, route: string, e: ErrorBody['error']): Error {
+    const code = e?.code ?? `HTTP_${status}`;
+    const message = e?.message ?? `${method} ${route} answered ${status}`;
+    if (status === 401)
+      return new CliError(
+        this.token
+          ? `${this.where} refused the token (--token, MACHINIST_TOKEN): ${message} [${code}]`
+          : `${this.where} needs a token: give --token or set MACHINIST_TOKEN [${code}]`,
+      );
+    if (status === 403)
+      return new CliError(
+        `the token may not ${method === 'GET' ? 'read' : 'write'} at ${this.where} [${code}]`,
+      );
+    if (status === 503)
+      return new CliError(`the server at ${this.where} cannot reach its store: ${message} [${code}]`);
+    if (code === 'JOB_NOT_FOUND' && e?.jobId) return new JobNotFoundError(e.jobId, e.queue);
+    // A route this server does not have (a release before it): not "no such job".
+    if (status === 404 && code === 'NOT_FOUND' && !e?.machine)
+      return new CliError(`${this.where} has no ${method} ${route}: ${message} [${code}]`);
+    return new MachinistError(code, message, {
+      jobId: e?.jobId,
+      machine: e?.machine,
+      queue: e?.queue,
+      field: e?.field,
+    });
+  }
+
+  /** The server checks inputs against the definitions it was given (`serve --jobs`, `dev`). */
+  async uncheckedSchema(): Promise<boolean> {
+    return false;
+  }
+
+  async enqueue(machine: string, input: unknown, options: EnqueueOptions): Promise<string> {
+    const body: Record<string, unknown> = { machine };
+    if (input !== undefined) body.input = input;
+    for (const [k, v] of Object.entries(options)) if (v !== undefined) body[k] = v;
+    return (await this.call<{ job_id: string }>('POST', '/jobs', {}, body)).job_id;
+  }
+
+  async get(id: string, queue?: string): Promise<JobRecord | null> {
+    try {
+      return record(await this.call('GET', path('/jobs', id), { queue }));
+    } catch (err) {
+      if (err instanceof JobNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  async waitForResult(id: string, options: { timeoutMs: number; queue?: string }): Promise<JobRecord> {
+    const end = Date.now() + options.timeoutMs;
+    for (;;) {
+      const job = await this.get(id, options.queue);
+      if (!job) throw new JobNotFoundError(id, options.queue);
+      if (FINISHED.has(job.status)) return job;
+      if (Date.now() >= end)
+        throw new TimeoutError(`job ${id} did not finish within ${options.timeoutMs} ms`, {
+          jobId: id,
+          queue: job.queue,
+        });
+      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, end - Date.now()))));
+    }
+  }
+
+  async events(id: string, queue?: string): Promise<AuditEntry[]> {
+    return (await this.call<{ events: AuditEntry[] }>('GET', path('/jobs', id, '/events'), { queue })).events;
+  }
+
+  async send(
+    id: string,
+    event: { type: string; [key: string]: unknown },
+    options: SendOptions,
+  ): Promise<void> {
+    const { queue, ...rest } = options;
+    const body: Record<string, unknown> = { event };
+    for (const [k, v] of Object.entries(rest)) if (v !== undefined) body[k] = v;
+    await this.call('POST', path('/jobs', id, '/events'), { queue }, body);
+  }
+
+  async list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+    const page = await this.call<{ jobs: unknown[]; cursor: string | null }>('GET', '/jobs', { ...query });
+    return { jobs: page.jobs.map(record), cursor: page.cursor };
+  }
+
+  async cancel(id: string, queue?: string): Promise<{ cancelled: boolean; status: JobStatus }> {
+    const r = await this.call<{ cancelled: boolean }>('POST', path('/jobs', id, '/cancel'), { queue });
+    const job = await this.get(id, queue);
+    return { cancelled: r.cancelled, status: job?.status ?? 'cancelled' };
+  }
+
+  async deadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
+    return (await this.call<{ deadLetters: DeadLetter[] }>('GET', '/dead-letters', { queue, limit }))
+      .deadLetters;
+  }
+
+  async broken(queue: string, limit: number): Promise<BrokenEntry[]> {
+    return (await this.call<{ brokenJobs: BrokenEntry[] }>('GET', '/broken-jobs', { queue, limit }))
+      .brokenJobs;
+  }
+
+  async retryDeadLetter(id: string, queue?: string): Promise<void> {
+    await this.call('POST', path('/dead-letters', id, '/retry'), { queue });
+  }
+
+  async purgeDeadLetters(queue: string): Promise<number> {
+    return (await this.call<{ purged: number }>('DELETE', '/dead-letters', { queue })).purged;
+  }
+
+  async counts(queue?: string): Promise<Record<string, QueueCounts>> {
+    const r = await this.call<{ queues: { name: string; counts: QueueCounts }[] }>('GET', '/queues', {
+      queue,
+    });
+    return Object.fromEntries(r.queues.map((q) => [q.name, q.counts]));
+  }
+
+  machineChart(name: string, version?: number): Promise<MachineGraph> {
+    return this.call('GET', path('/machines', name, '/chart'), { version });
+  }
+
+  jobChart(id: string, queue?: string): Promise<{ graph: MachineGraph; marks: ChartMarks }> {
+    return this.call('GET', path('/jobs', id, '/chart'), { queue });
+  }
+
+  /**
+   * The API serves no clock: countdowns use this machine's. A server elsewhere whose clock is
+   * skewed shows its due times right and the countdowns off by the skew.
+   */
+  now(): Promise<number> {
+    return Promise.resolve(Date.now());
+  }
+
+  async close(): Promise<void> {}
+}

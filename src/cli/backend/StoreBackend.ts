@@ -1,0 +1,95 @@
+// The CLI on a store it opened itself (--redis): every call goes through the library's Client
+// (its checks, its subtree cancel), or the store for what the Client has no method for.
+
+import { chartFor } from '../../chart/chartSource.js';
+import { jobChart } from '../../chart/jobChart.js';
+import type { Client } from '../../client/Client.js';
+import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import type { SendOptions } from '../../client/validateSend.js';
+import type { AnyDefinition } from '../../runtime/registry.js';
+import type { ListQuery, QueueCounts, Store } from '../../store/types.js';
+import type { CliBackend } from './CliBackend.js';
+
+export class StoreBackend implements CliBackend {
+  constructor(
+    private readonly store: Store,
+    private readonly client: Client,
+    readonly where: string,
+    /** Definitions of `--jobs`: charts are drawn from them first. */
+    private readonly local: readonly AnyDefinition[] = [],
+  ) {}
+
+  enqueue(machine: string, input: unknown, options: EnqueueOptions): Promise<string> {
+    return this.client.enqueue(machine, input, options);
+  }
+
+  async uncheckedSchema(machine: string): Promise<boolean> {
+    if (this.local.some((d) => d.name === machine)) return false;
+    return (await this.store.machines()).some((m) => m.name === machine && m.inputSchema === true);
+  }
+
+  get(id: string, queue?: string) {
+    return this.client.get(id, { queue });
+  }
+
+  waitForResult(id: string, options: { timeoutMs: number; queue?: string }) {
+    return this.client.waitForResult(id, options);
+  }
+
+  events(id: string, queue?: string) {
+    return this.client.events(id, { queue });
+  }
+
+  send(id: string, event: { type: string; [key: string]: unknown }, options: SendOptions): Promise<void> {
+    return this.client.send(id, event, options);
+  }
+
+  list(query: ListQuery) {
+    return this.client.list(query);
+  }
+
+  async cancel(id: string, queue?: string) {
+    const cancelled = await this.client.cancel(id, { queue });
+    const job = await this.client.get(id, { queue });
+    return { cancelled, status: job?.status ?? 'cancelled' };
+  }
+
+  deadLetters(queue: string, limit: number) {
+    return this.client.deadLetters({ queue, limit });
+  }
+
+  broken(queue: string, limit: number) {
+    return this.client.broken({ queue, limit });
+  }
+
+  retryDeadLetter(id: string, queue?: string): Promise<void> {
+    return this.client.retryDeadLetter(id, { queue });
+  }
+
+  purgeDeadLetters(queue: string): Promise<number> {
+    return this.client.purgeDeadLetters({ queue });
+  }
+
+  async counts(queue?: string): Promise<Record<string, QueueCounts>> {
+    const all: Record<string, QueueCounts> = {};
+    for (const q of queue ? [queue] : await this.store.queues()) all[q] = await this.store.counts(q);
+    return all;
+  }
+
+  async machineChart(name: string, version?: number) {
+    return chartFor(name, version, await this.store.machines(), this.local);
+  }
+
+  async jobChart(id: string, queue?: string) {
+    return jobChart(this.client, () => this.store.machines(), id, { queue, local: this.local });
+  }
+
+  now(): Promise<number> {
+    return this.store.now();
+  }
+
+  async close(): Promise<void> {
+    this.client.close();
+    await this.store.close();
+  }
+}
