@@ -217,6 +217,30 @@ export class UnregisteredActorError extends MachinistError {
   }
 }
 
+/**
+ * A pipeline machine's own code threw while it took an event: an action (`assign`, entry, exit),
+ * a guard, an invoke's `input` mapper, the context factory or `output`. That code is
+ * deterministic (the machine runs it on the same state and event every time), so retrying would
+ * fail the same way: the job fails at once, in the state it was in (`state`), and keeps the
+ * snapshot a redrive resumes from after a fixed deploy. `event` is the event's type
+ * (`xstate.init` at the start). The thrown value is the `cause`. A step (promise actor) that
+ * rejects is not this: it follows the retry policy.
+ */
+export class MachineActionError extends MachinistError {
+  override readonly nonRetryable = true;
+  readonly event: string;
+  constructor(ids: ErrorIds & { state: string; event: string }, cause: unknown) {
+    const err = toError(cause);
+    super(
+      'ACTION_FAILED',
+      `machine code threw in state '${ids.state}' on event '${ids.event}': ${err.name}: ${err.message}`,
+      { jobId: ids.jobId, machine: ids.machine, state: ids.state },
+      { cause },
+    );
+    this.event = ids.event;
+  }
+}
+
 /** Thrown by work: requeue after `delayMs` without using up an attempt (e.g. a rate limit). */
 export class RetryLaterError extends MachinistError {
   readonly delayMs: number;

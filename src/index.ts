@@ -72,6 +72,7 @@ export {
   UnknownStateError,
   MachineChangedError,
   UnregisteredActorError,
+  MachineActionError,
   UnrestorableSnapshotError,
   NonRetryableError,
   RetryLaterError,

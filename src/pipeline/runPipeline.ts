@@ -28,6 +28,7 @@ import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
 import {
+  MachineActionError,
   UnknownStateError,
   UnregisteredActorError,
   UnrestorableSnapshotError,
@@ -38,6 +39,7 @@ import { offerEvent } from './offerEvent.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { HeldEvents } from './heldEvents.js';
 import { pipelineError } from './unregisteredActor.js';
+import { ActorRejections, eventInProcess, machineFault, stateName } from './machineFault.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -64,7 +66,8 @@ function unstorable(err: unknown): UnserializableSnapshotError | UnregisteredAct
 
 type Outcome =
   | { kind: 'done' }
-  | { kind: 'error'; error: unknown }
+  /** `event`: the machine itself errored, taking that event (machineFault.ts). */
+  | { kind: 'error'; error: unknown; event?: string }
   | { kind: 'park'; wakeAt: number | null }
   | { kind: 'aborted' };
 
@@ -140,6 +143,8 @@ export async function runPipeline(
   const dueTimes = new TimerDueTimes(host.now);
   /** What a retry resumes from if the machine errors: the tree as it last ran (resumePoint.ts). */
   const resume = new ResumePoint();
+  /** What its invoked actors rejected with: not the machine's own code (machineFault.ts). */
+  const rejections = new ActorRejections();
   let inboxReading: Promise<void> | undefined;
   // A fan-out whose children are not yet durably enqueued MUST NOT park: if the worker died
   // after parking, nothing would ever wake the parent.
@@ -301,12 +306,16 @@ export async function runPipeline(
     // XState reports a throw from an observer with a bare `throw` in a timer, which would kill
     // the worker: the observers below catch everything and fail this job instead.
     const root = actor;
+    // An actor that errors swaps its mailbox for a new one before telling its observers: the
+    // one it was processing the event from is this one (machineFault.ts eventInProcess).
+    const mailbox = (actor as unknown as { mailbox?: unknown }).mailbox;
     const watched = new WeakSet<object>();
     const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
       for (const child of Object.values(snapshot.children ?? {})) {
         if (!child) continue;
         if (!isMachineLogic((child as { logic?: unknown }).logic)) {
           resume.noteActor(child);
+          rejections.note(child);
           continue;
         }
         if (watched.has(child)) continue;
@@ -339,7 +348,7 @@ export async function runPipeline(
         }
       },
       complete: () => settle({ kind: 'done' }),
-      error: (error) => settle({ kind: 'error', error }),
+      error: (error) => settle({ kind: 'error', error, event: eventInProcess(mailbox) ?? 'xstate.init' }),
     });
     job.signal.addEventListener('abort', () => settle({ kind: 'aborted' }), { once: true });
     job.onInbox = readInbox;
@@ -348,7 +357,8 @@ export async function runPipeline(
     actor.start();
     resume.noteMachine(root, actor.getSnapshot());
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
-    if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
+    if (actor.getSnapshot().status === 'error')
+      settle({ kind: 'error', error: actor.getSnapshot().error, event: 'xstate.init' });
     if (migrated) {
       // The migrate may have left timers of states that are gone, and states without theirs.
       const r = reconcileTimers(actor, storedTimers, host.now());
@@ -378,6 +388,14 @@ export async function runPipeline(
   job.onFanIn = undefined;
   clearTimeout(timer);
   const snap = actor?.getSnapshot();
+  // The user's state the run ended in (an errored machine keeps the state it errored in; one
+  // whose context could not even be made has none: its initial state).
+  const endValue = (): unknown => {
+    const value = (snap as { value?: unknown } | undefined)?.value;
+    if (value !== undefined) return value;
+    const initial = (def.machine.config as { initial?: unknown }).initial;
+    return typeof initial === 'string' ? initial : undefined;
+  };
   try {
     if (result.kind === 'done') {
       held.dropAll(checkpoints.pending);
@@ -412,7 +430,17 @@ export async function runPipeline(
         ],
       });
     } else {
-      const thrown = result.kind === 'error' ? pipelineError(result.error) : job.signal.reason;
+      const thrown =
+        result.kind !== 'error'
+          ? job.signal.reason
+          : result.event === undefined
+            ? pipelineError(result.error)
+            : machineFault(pipelineError(result.error), rejections.has(result.error), {
+                jobId: c.id,
+                machine: def.name,
+                state: stateName(endValue() ?? ''),
+                event: result.event,
+              });
       // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
       const storable =
         !(thrown instanceof UnserializableSnapshotError) &&
@@ -425,11 +453,16 @@ export async function runPipeline(
           : !storable
             ? undefined
             : actor
-              ? persistedSnapshot(actor)
+              ? thrown instanceof MachineActionError
+                ? // Stored without children, as XState stores a machine an unhandled actor
+                  // error stopped (it keeps the event's sender when its own code threw): the
+                  // actors are stopped either way, and the compiled runtime stores the same.
+                  { ...(persistedSnapshot(actor) as object), children: {} }
+                : persistedSnapshot(actor)
               : stored?.w,
         lastActive: lastActive && resume.persisted(def.machine, lastActive),
         timers: lastTimers,
-        stateText: checkpoints.lastState,
+        stateText: endValue() === undefined ? checkpoints.lastState : JSON.stringify(endValue()),
         log: checkpoints.pending,
         heldText: checkpoints.lastHeld,
       });

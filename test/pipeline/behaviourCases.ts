@@ -293,11 +293,10 @@ export const cases: Case[] = [
     },
   },
   {
-    name: 'an assign that throws errors the machine, and the retry re-runs that state’s step',
+    name: 'an assign that throws fails the job at once (ACTION_FAILED naming the state and event), in its state',
     compiles: true,
-    machine: (probe) => {
-      let throws = 1;
-      return setup({ actors: { work: step(async () => void probe.calls.push('work')) } }).createMachine({
+    machine: (probe) =>
+      setup({ actors: { work: step(async () => void probe.calls.push('work')) } }).createMachine({
         initial: 'a',
         context: { x: 0 },
         states: {
@@ -309,22 +308,103 @@ export const cases: Case[] = [
               onDone: {
                 target: 'b',
                 actions: assign(() => {
-                  if (throws-- > 0) throw new Error('assign blew up');
-                  return { x: 1 };
+                  throw new TypeError('assign blew up');
                 }),
               },
             },
           },
           b: { type: 'final' },
         },
-      });
+      }),
+    retry: retryFast(3),
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.attempts, 1, 'not retried: the same event would throw again');
+      assert.deepEqual(r.calls, ['work']);
+      assert.equal(r.record.state, 'a', "the user's state, not 'failed'");
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      assert.equal(r.record.error?.name, 'MachineActionError');
+      assert.equal(
+        r.record.error?.message,
+        "machine code threw in state 'a' on event 'xstate.done.actor.w': TypeError: assign blew up",
+      );
+      assert.ok(r.deadLettered);
+      assert.equal(types(r).filter((t) => t === 'retry-scheduled').length, 0);
     },
+  },
+  {
+    name: 'a guard that throws on a step error fails the job at once, in its state',
+    compiles: true,
+    machine: (probe) =>
+      setup({
+        actors: {
+          one: step(async () => void probe.calls.push('one')),
+          bad: step(async () => {
+            probe.calls.push('bad');
+            throw new Error('service down');
+          }),
+        },
+      }).createMachine({
+        initial: 's1',
+        states: {
+          s1: { invoke: { id: 'one', src: 'one', input: probe.mapper(() => undefined), onDone: 's2' } },
+          s2: {
+            invoke: {
+              id: 'bad',
+              src: 'bad',
+              onDone: 'end',
+              onError: {
+                target: 'end',
+                guard: ({ event }) => (event.error as { missing: { deep: boolean } }).missing.deep,
+              },
+            },
+          },
+          end: { type: 'final' },
+        },
+      }),
+    retry: retryFast(3),
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.attempts, 1);
+      assert.deepEqual(r.calls, ['one', 'bad']);
+      assert.equal(r.record.state, 's2');
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      // XState reports a guard that threw with its own Error (the compiled runtime says the same).
+      assert.equal(
+        r.record.error?.message,
+        "machine code threw in state 's2' on event 'xstate.error.actor.bad': Error: Unable to evaluate guard " +
+          "in transition for event 'xstate.error.actor.bad' in state node '(machine).s2':\n" +
+          "Cannot read properties of undefined (reading 'deep')",
+      );
+    },
+  },
+  {
+    name: 'a step that rejects with no onError follows the retry policy, then fails in its state',
+    compiles: true,
+    machine: (probe) =>
+      setup({
+        actors: {
+          down: step(async ({ attempt }) => {
+            probe.calls.push(`down@${attempt}`);
+            throw Object.assign(new Error('service down'), { code: 'E_DOWN' });
+          }),
+        },
+      }).createMachine({
+        initial: 'calling',
+        states: {
+          calling: {
+            invoke: { id: 'down', src: 'down', input: probe.mapper(() => undefined), onDone: 'end' },
+          },
+          end: { type: 'final' },
+        },
+      }),
     retry: retryFast(2),
     expect: (r) => {
-      assert.equal(r.record.status, 'done');
+      assert.equal(r.record.status, 'failed');
       assert.equal(r.record.attempts, 2);
-      assert.equal(r.record.error?.message, 'assign blew up');
-      assert.deepEqual(r.calls, ['work', 'work']);
+      assert.deepEqual(r.calls, ['down@1', 'down@2']);
+      assert.equal(r.record.state, 'calling', "the user's state, not 'failed'");
+      assert.equal(r.record.error?.code, 'E_DOWN');
     },
   },
   {
