@@ -6,8 +6,10 @@ import { describe } from 'node:test';
 import type { StoreFactory } from './storeFactory.js';
 import { storeCases } from './storeCases.js';
 import { runtimeCases } from './runtimeCases.js';
+import { retryCases } from './retryCases.js';
 
 export function describeStore(factory: StoreFactory): void {
   describe(`${factory.name}: the Store interface`, () => storeCases(factory));
   describe(`${factory.name}: under a Supervisor and a Client`, () => runtimeCases(factory));
+  describe(`${factory.name}: attempts that end in error, retry-later or stall`, () => retryCases(factory));
 }
