@@ -252,6 +252,25 @@ export class RetryLaterError extends MachinistError {
   }
 }
 
+/**
+ * The job's work asked to retry later (RetryLaterError) more often than its definition's
+ * `retry.retryLater.maxRetries` allows: the job fails at once (a dead letter), the last
+ * RetryLaterError as its `cause`. Like an unreachable target given up on after so many tries.
+ */
+export class RetryLaterExhaustedError extends MachinistError {
+  override readonly nonRetryable = true;
+  readonly retryLaters: number;
+  constructor(retryLaters: number, maxRetries: number, ids: ErrorIds, cause: unknown) {
+    super(
+      'RETRY_LATER_EXHAUSTED',
+      `asked to retry later ${retryLaters} times (at most ${maxRetries}): ${toError(cause).message}`,
+      ids,
+      { cause },
+    );
+    this.retryLaters = retryLaters;
+  }
+}
+
 /** The form an error takes in a job record: plain JSON (XState would turn an Error into {}). */
 export interface StoredError {
   name: string;

@@ -76,6 +76,7 @@ export {
   UnrestorableSnapshotError,
   NonRetryableError,
   RetryLaterError,
+  RetryLaterExhaustedError,
   toStoredError,
 } from './errors.js';
 export type { StoredError } from './errors.js';

@@ -6,7 +6,12 @@
 import type { AnyStateMachine } from 'xstate';
 import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
-import { DEFAULT_TIMEOUT_MS, validateName, validateVersionAndTimeout } from '../runtime/defineJob.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  validateName,
+  validateStallTimeout,
+  validateVersionAndTimeout,
+} from '../runtime/defineJob.js';
 import { compileSteps } from './compileSteps.js';
 import { checkMachine } from './checkMachine.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
@@ -21,6 +26,12 @@ export interface DefinePipelineOptions<TMachine extends AnyStateMachine, N exten
   machine: TMachine;
   retry?: RetryPolicy;
   timeoutMs?: number;
+  /**
+   * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)
+   * for this long (ms), with STALLED (the retry policy applies), beside the wall-clock
+   * `timeoutMs`: a long job that keeps reporting runs on. Default: none.
+   */
+  stallTimeoutMs?: number;
   /**
    * Upgrades a job stored by an older version: gets its persisted machine snapshot, the version
    * that stored it and its pending timers; returns the snapshot for this version, or
@@ -60,6 +71,7 @@ export function definePipeline<TMachine extends AnyStateMachine, N extends strin
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, options.name, version, timeoutMs);
   validateRetry(options.retry, where, options.name);
+  validateStallTimeout(where, options.name, options.stallTimeoutMs);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
     throw new DefinitionError(`${where}: migrate must be a function`, {
       machine: options.name,
@@ -84,6 +96,7 @@ export function definePipeline<TMachine extends AnyStateMachine, N extends strin
     machine,
     retry: options.retry,
     timeoutMs,
+    stallTimeoutMs: options.stallTimeoutMs,
     migrate: options.migrate,
     definitionJson,
     fingerprint: machineFingerprint(machine),

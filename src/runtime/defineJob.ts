@@ -33,6 +33,12 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends 
   readonly retry?: RetryPolicy;
   /** Per-attempt time limit; on expiry the signal fires and the attempt fails. Default 300 s. */
   readonly timeoutMs: number;
+  /**
+   * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)
+   * for this long (ms), with STALLED (the retry policy applies), beside the wall-clock
+   * `timeoutMs`: a long job that keeps reporting runs on. Default: none.
+   */
+  readonly stallTimeoutMs?: number;
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
   /** Phantom types for the client (client/jobTypes.ts); never set. */
@@ -46,6 +52,8 @@ export interface DefineJobOptions<I, O, L, N extends string = string> {
   work: (args: WorkArgs<I, L>) => Promise<O> | O;
   retry?: RetryPolicy;
   timeoutMs?: number;
+  /** See JobDefinition.stallTimeoutMs. */
+  stallTimeoutMs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -80,6 +88,19 @@ export function validateVersionAndTimeout(
   }
 }
 
+/** `stallTimeoutMs`, when given, is a number > 0 (DefinitionError naming the field else). */
+export function validateStallTimeout(where: string, machine: string, stallTimeoutMs: unknown): void {
+  if (stallTimeoutMs === undefined) return;
+  if (typeof stallTimeoutMs !== 'number' || !Number.isFinite(stallTimeoutMs) || stallTimeoutMs <= 0)
+    throw new DefinitionError(
+      `${where}: stallTimeoutMs must be a number > 0 (got ${JSON.stringify(stallTimeoutMs)})`,
+      {
+        machine,
+        field: 'stallTimeoutMs',
+      },
+    );
+}
+
 /**
  * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout. The
  * input type comes from `work`'s (or `load`'s) annotation, the output from what `work` returns,
@@ -104,6 +125,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, machine, version, timeoutMs);
   validateRetry(options.retry, where, machine);
+  validateStallTimeout(where, machine, options.stallTimeoutMs);
   const def: JobDefinition<I, O, L, N> = {
     kind: 'job',
     name: options.name,
@@ -112,6 +134,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
     work: options.work,
     retry: options.retry,
     timeoutMs,
+    stallTimeoutMs: options.stallTimeoutMs,
     runAttempt: (job, input, attemptTimeoutMs, host) =>
       runSimpleJob(job, def, input, attemptTimeoutMs, host.queue),
   };

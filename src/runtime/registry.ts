@@ -16,6 +16,7 @@ export interface PipelineLike {
   readonly name: string;
   readonly version: number;
   readonly timeoutMs: number;
+  readonly stallTimeoutMs?: number;
   readonly definitionJson?: unknown;
   readonly fingerprint?: string;
   /** Only whether there is one matters here (a newer version may take an older job). */

@@ -19,7 +19,7 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
 import { OutageLog } from './OutageLog.js';
 
-/** How often the deadline sweep looks for attempts past their timeout. */
+/** How often the deadline sweep looks for attempts past their timeout or stall timeout. */
 const DEADLINE_SWEEP_MS = 20;
 /** Past a lease's end: Redis's clock and this process's timers agree only to a millisecond. */
 const REAP_SLACK_MS = 2;
@@ -87,6 +87,9 @@ export class LeaseKeeper {
       if (job.deadline !== 0 && job.deadline <= now) {
         job.deadline = 0;
         job.abort('timeout', `attempt timed out after ${job.timeoutMs} ms`);
+      } else if (job.stallDeadline !== 0 && job.stallDeadline <= now) {
+        job.stallDeadline = 0;
+        job.abort('stalled', `attempt reported no progress for ${job.stallMs} ms`);
       }
     }
   }
