@@ -35,7 +35,7 @@ import {
   UnserializableSnapshotError,
 } from '../errors.js';
 import { missingState } from './knownStates.js';
-import { offerEvent } from './offerEvent.js';
+import { notOffered, offerEvent } from './offerEvent.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { HeldEvents } from './heldEvents.js';
 import { pipelineError } from './unregisteredActor.js';
@@ -236,8 +236,17 @@ export async function runPipeline(
     setImmediate(flush);
   };
 
-  const deliver = (texts: string[]) => {
-    for (const text of texts) {
+  /** Offers events read from the inbox; false once the machine cannot take any more. */
+  const deliver = (texts: string[]): boolean => {
+    for (const [i, text] of texts.entries()) {
+      const status = actor!.getSnapshot().status;
+      if (status !== 'active') {
+        // An earlier event of this batch errored (or ended) the machine: these are not offered,
+        // nor counted as taken in (offerEvent.ts notOffered says what becomes of them).
+        checkpoints.pending.push(...notOffered(texts.slice(i), actor!.getSnapshot()));
+        markDirty();
+        return false;
+      }
       inboxConsumed++;
       const msg = parseInboxEvent(text);
       if (!msg) {
@@ -247,6 +256,7 @@ export async function runPipeline(
       held.receive(msg, offer, host.now(), checkpoints.pending, actor!.getSnapshot().value);
     }
     markDirty();
+    return true;
   };
   let readAgain = false;
   const readInbox = () => {
@@ -262,8 +272,9 @@ export async function runPipeline(
           readAgain = false;
           const texts = await host.readInbox(c.id, inboxConsumed);
           if (detached) break;
-          if (texts.length > 0) deliver(texts);
-          else if (!readAgain) break;
+          if (texts.length > 0) {
+            if (!deliver(texts)) break;
+          } else if (!readAgain) break;
         }
       } catch (err) {
         host.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');

@@ -601,6 +601,65 @@ export const cases: Case[] = [
       ),
   },
   {
+    name: 'events sent in a retry backoff are offered when it runs again; those after one that errored the machine stay unoffered, and the log says so',
+    compiles: false,
+    machine: (probe) => {
+      let fails = 1;
+      return setup({
+        actors: {
+          flaky: step(async ({ attempt }) => {
+            probe.calls.push(`flaky@${attempt}`);
+            if (fails-- > 0) throw new Error('flaky');
+            return probe.release.promise;
+          }),
+        },
+      }).createMachine({
+        initial: 'a',
+        context: { notes: 0 },
+        states: {
+          a: {
+            invoke: { id: 'f', src: 'flaky', onDone: 'end' },
+            on: {
+              NOTE: { actions: assign({ notes: ({ context }) => context.notes + 1 }) },
+              BAD: {
+                actions: assign(() => {
+                  throw new Error('bad event');
+                }),
+              },
+            },
+          },
+          end: { type: 'final' },
+        },
+      });
+    },
+    retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 300 } },
+    drive: async ({ id, client }) => {
+      await eventually(async () => {
+        const rec = await client.get(id);
+        return rec?.status === 'queued' && rec.attempts === 2;
+      });
+      // In its backoff: read all at once by the next attempt.
+      await client.send(id, { type: 'NOTE' });
+      await client.send(id, { type: 'BAD' });
+      await client.send(id, { type: 'NOTE' });
+      await client.waitForResult(id, { timeoutMs: 5000 });
+    },
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      assert.equal(r.record.attempts, 2);
+      const events = r.log.filter((e) => String(e.type).startsWith('event')).map((e) => JSON.stringify(e));
+      assert.deepEqual(events, [
+        '{"type":"event-received","event":"NOTE"}',
+        '{"type":"event-received","event":"BAD"}',
+        '{"type":"event-received","event":"NOTE"}',
+        '{"type":"event","event":"NOTE"}',
+        '{"type":"event","event":"BAD"}',
+        '{"type":"event-ignored","event":"NOTE","state":"a","reason":"the machine errored taking an earlier event (status \'error\'): not offered in this attempt; a retry offers it again"}',
+      ]);
+    },
+  },
+  {
     name: 'a failed step in a nested state is retried with its input',
     compiles: false,
     machine: (probe) =>
