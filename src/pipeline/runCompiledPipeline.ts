@@ -4,9 +4,10 @@
 //              cancel, lease loss and shutdown end the wait at once); its result picks the
 //              transition (guards, assigns), which enters the next step's state or a final one;
 //   done       a final state: the machine's output is the job's output;
-//   error      a step's error no onError handles, or a guard / assign / input / output mapper
-//              that threw: the lifecycle's retry policy decides, and a retry resumes at the
-//              state that failed (its step runs again, the steps before it do not);
+//   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
+//              retry resumes at the state that failed (its step runs again, the steps before it
+//              do not); a guard / assign / input / output mapper that threw fails the job at
+//              once (MachineActionError: machineFault.ts), resumable there by a redrive;
 //   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
 // It never parks: every non-final state runs a step, so there is always code running.
 //

@@ -1,8 +1,10 @@
 // Runs a pipeline job: restores its machine from the last checkpoint, feeds it the events in
 // its inbox, persists each settled macrostep, and ends the attempt in one of four ways:
 //   done     the machine reached a final state: its output is the job's output;
-//   error    the machine errored: the lifecycle's retry policy decides (a retry resumes from
-//            the last checkpoint, so completed steps do not run again);
+//   error    the machine errored: an invoked actor's rejection no onError took follows the
+//            lifecycle's retry policy (a retry resumes from the last checkpoint, so completed
+//            steps do not run again); its own code that threw fails the job at once
+//            (MachineActionError: machineFault.ts);
 //   park     nothing runs and it only waits (events, timers, child jobs): persist, give up the
 //            slot, stop the actor; the store wakes the job when its wait is over;
 //   aborted  timeout / cancel / shutdown / lease lost (see settle.ts).
