@@ -20,6 +20,8 @@ export class Probe {
   readonly aborted: string[] = [];
   /** Opened by a case's driver to let a waiting step finish. */
   readonly release = gate();
+  /** Set by a case's driver: the deploy that fixed the machine's code has happened. */
+  fixed = false;
 
   /** An input mapper that notes whether it ran on XState. */
   mapper<A, T>(fn: (args: A) => T): (args: A) => T {
@@ -339,6 +341,55 @@ export const cases: Case[] = [
       );
       assert.ok(r.deadLettered);
       assert.equal(types(r).filter((t) => t === 'retry-scheduled').length, 0);
+    },
+  },
+  {
+    name: 'a job its machine’s code failed resumes at that state when its dead letter is redriven after the fix',
+    compiles: true,
+    machine: (probe) =>
+      setup({
+        actors: {
+          one: step(async () => void probe.calls.push('one')),
+          two: step(async () => {
+            probe.calls.push('two');
+            return 2;
+          }),
+        },
+      }).createMachine({
+        initial: 's1',
+        context: { got: 0 },
+        states: {
+          s1: { invoke: { id: 'one', src: 'one', input: probe.mapper(() => undefined), onDone: 's2' } },
+          s2: {
+            invoke: {
+              id: 'two',
+              src: 'two',
+              onDone: {
+                target: 'end',
+                actions: assign(({ event }) => {
+                  if (!probe.fixed) throw new Error('bug in the assign');
+                  return { got: event.output };
+                }),
+              },
+            },
+          },
+          end: { type: 'final' },
+        },
+        output: ({ context }) => context.got,
+      }),
+    retry: retryFast(3),
+    drive: async ({ id, client, probe }) => {
+      const failed = await client.waitForResult(id, { timeoutMs: 5000 });
+      assert.deepEqual([failed.status, failed.state, failed.error?.code], ['failed', 's2', 'ACTION_FAILED']);
+      probe.fixed = true; // the fixed code is deployed
+      await client.retryDeadLetter(id);
+      await client.waitForResult(id, { timeoutMs: 5000 });
+    },
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.equal(r.record.output, 2);
+      assert.deepEqual(r.calls, ['one', 'two', 'two'], 'step one did not run again');
+      assert.ok(types(r).includes('redriven'));
     },
   },
   {

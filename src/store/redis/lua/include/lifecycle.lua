@@ -23,9 +23,8 @@
 --
 -- Entering a final status (done, failed, cancelled) clears what only a live job needs: the
 -- lease token, the inbox (list, position, sent-event ids), the fan-in wake flag, the run-at
--- time; a done job drops the error of an earlier attempt (its audit log keeps it: a done record
--- reports no error); tells the job's watchers (pushResult), its parent (notifyParent) and the
--- stream; a done or cancelled parent's fan-out records expire with it (a failed one's stay with the dead
+-- time; tells the job's watchers (pushResult), its parent (notifyParent) and the stream; a done
+-- or cancelled parent's fan-out records expire with it (a failed one's stay with the dead
 -- letter until it is purged or redriven).
 
 -- from -> to -> the event of machines/job.ts that makes the move (REDRIVE starts a new
@@ -207,6 +206,8 @@ end
 --   consumed waiting: inbox events the parked snapshot has taken in
 --   cancelLog  the audit entry if the cancel guard turns the move into a cancel
 -- Returns the status the job is in after the move.
+-- A done job also drops the error of an earlier attempt (`e`): a done record reports no error,
+-- its audit log keeps each failed attempt's (MemoryLifecycle.finish does the same).
 local DROP_FAILED, DROP_DONE, DROP_CANCELLED = { 'tk' }, { 'tk', 'qs', 'e' }, { 'tk', 'qs' }
 
 local function lcMove(j, to, o, set)
