@@ -261,6 +261,30 @@ export class UnregisteredActorError extends MachinistError {
   }
 }
 
+/**
+ * A pipeline machine's own code threw while it took an event: an action (`assign`, entry, exit),
+ * a guard, an invoke's `input` mapper, the context factory or `output`. That code is
+ * deterministic (the machine runs it on the same state and event every time), so retrying would
+ * fail the same way: the job fails at once, in the state it was in (`state`), and keeps the
+ * snapshot a redrive resumes from after a fixed deploy. `event` is the event's type
+ * (`xstate.init` at the start). The thrown value is the `cause`. A step (promise actor) that
+ * rejects is not this: it follows the retry policy.
+ */
+export class MachineActionError extends MachinistError {
+  override readonly nonRetryable = true;
+  readonly event: string;
+  constructor(ids: ErrorIds & { state: string; event: string }, cause: unknown) {
+    const err = toError(cause);
+    super(
+      'ACTION_FAILED',
+      `machine code threw in state '${ids.state}' on event '${ids.event}': ${err.name}: ${err.message}`,
+      { jobId: ids.jobId, machine: ids.machine, state: ids.state },
+      { cause },
+    );
+    this.event = ids.event;
+  }
+}
+
 /** Thrown by work: requeue after `delayMs` without using up an attempt (e.g. a rate limit). */
 export class RetryLaterError extends MachinistError {
   readonly delayMs: number;
@@ -269,6 +293,25 @@ export class RetryLaterError extends MachinistError {
     if (!Number.isFinite(delayMs) || delayMs < 0)
       throw new TypeError('RetryLaterError: delayMs must be >= 0');
     this.delayMs = delayMs;
+  }
+}
+
+/**
+ * The job's work asked to retry later (RetryLaterError) more often than its definition's
+ * `retry.retryLater.maxRetries` allows: the job fails at once (a dead letter), the last
+ * RetryLaterError as its `cause`. Like an unreachable target given up on after so many tries.
+ */
+export class RetryLaterExhaustedError extends MachinistError {
+  override readonly nonRetryable = true;
+  readonly retryLaters: number;
+  constructor(retryLaters: number, maxRetries: number, ids: ErrorIds, cause: unknown) {
+    super(
+      'RETRY_LATER_EXHAUSTED',
+      `asked to retry later ${retryLaters} times (at most ${maxRetries}): ${toError(cause).message}`,
+      ids,
+      { cause },
+    );
+    this.retryLaters = retryLaters;
   }
 }
 

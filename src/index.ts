@@ -75,10 +75,12 @@ export {
   UnknownStateError,
   MachineChangedError,
   UnregisteredActorError,
+  MachineActionError,
   UnrestorableSnapshotError,
   NonRetryableError,
   RetryLaterError,
   SandboxError,
+  RetryLaterExhaustedError,
   toStoredError,
 } from './errors.js';
 export type { StoredError, InputIssue } from './errors.js';

@@ -24,6 +24,8 @@ export interface PipelineDefinition<
   readonly retry?: RetryPolicy;
   /** Limit on one attempt's running time (time parked does not count). Default 300 s. */
   readonly timeoutMs: number;
+  /** Fails an attempt that reported no progress for this long (STALLED): see definePipeline. */
+  readonly stallTimeoutMs?: number;
   /**
    * Upgrades a snapshot stored by an older version of this pipeline; returns the persisted
    * machine snapshot for this version, or `{ snapshot, timers }` to change its pending timers

@@ -78,7 +78,12 @@ function resolveOutput(mapper: unknown, context: Ctx, event: AnyEvent): unknown 
   return typeof mapper === 'function' ? mapper({ context, event, self: undefined }) : mapper;
 }
 
-function compileGuard(machine: AnyStateMachine, where: string, guard: unknown): CompiledTransition['guard'] {
+function compileGuard(
+  machine: AnyStateMachine,
+  where: string,
+  guard: unknown,
+  nodeId: string,
+): CompiledTransition['guard'] {
   if (guard === undefined) return null;
   const impls = (machine.implementations.guards ?? {}) as Record<string, unknown>;
   const isInline = typeof guard === 'function';
@@ -90,8 +95,21 @@ function compileGuard(machine: AnyStateMachine, where: string, guard: unknown): 
     );
   const params = isInline || typeof guard === 'string' ? undefined : (guard as { params?: unknown }).params;
   const fn = resolved as (args: { context: Ctx; event: AnyEvent }, params: unknown) => boolean;
-  return (context, event) =>
-    Boolean(fn({ context, event }, typeof params === 'function' ? params({ context, event }) : params));
+  const label = isInline ? '' : `'${name}' `;
+  return (context, event) => {
+    try {
+      return Boolean(
+        fn({ context, event }, typeof params === 'function' ? params({ context, event }) : params),
+      );
+    } catch (err) {
+      // As XState reports a guard that threw, without a cause as it has none: the job's error
+      // is the same on both runtimes.
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(
+        `Unable to evaluate guard ${label}in transition for event '${event.type}' in state node '${nodeId}':\n${(err as Error)?.message}`,
+      );
+    }
+  };
 }
 
 function compileAction(
@@ -167,7 +185,7 @@ function compileTransitions(
     if (t.reenter) refuse(`${where}: reenter`);
     return {
       target: target[0]!.key,
-      guard: compileGuard(machine, where, t.guard),
+      guard: compileGuard(machine, where, t.guard, node.id),
       assigns: (t.actions ?? []).map((a) => compileAction(machine, where, a)),
     };
   });

@@ -10,6 +10,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   validateInputSchema,
   validateName,
+  validateStallTimeout,
   validateVersionAndTimeout,
 } from '../runtime/defineJob.js';
 import type { InputSchema } from '../client/checkInput.js';
@@ -36,6 +37,12 @@ export interface DefinePipelineOptions<
   input?: InputSchema<E, InputFrom<TMachine>>;
   retry?: RetryPolicy;
   timeoutMs?: number;
+  /**
+   * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)
+   * for this long (ms), with STALLED (the retry policy applies), beside the wall-clock
+   * `timeoutMs`: a long job that keeps reporting runs on. Default: none.
+   */
+  stallTimeoutMs?: number;
   /**
    * Upgrades a job stored by an older version: gets its persisted machine snapshot, the version
    * that stored it and its pending timers; returns the snapshot for this version, or
@@ -78,6 +85,7 @@ export function definePipeline<
   validateVersionAndTimeout(where, options.name, version, timeoutMs);
   validateRetry(options.retry, where, options.name);
   validateInputSchema(options.input, where, options.name);
+  validateStallTimeout(where, options.name, options.stallTimeoutMs);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
     throw new DefinitionError(`${where}: migrate must be a function`, {
       machine: options.name,
@@ -103,6 +111,7 @@ export function definePipeline<
     input: options.input,
     retry: options.retry,
     timeoutMs,
+    stallTimeoutMs: options.stallTimeoutMs,
     migrate: options.migrate,
     definitionJson,
     fingerprint: machineFingerprint(machine),

@@ -3,7 +3,7 @@
 // reason is returned for the log; any other live actor (a callback) is sent it as it is.
 
 import type { AnyActorRef } from 'xstate';
-import type { InboxEvent } from '../runtime/inboxEvent.js';
+import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { isMachineLogic } from './parkable.js';
 import { whyIgnored } from './whyIgnored.js';
 import { machineTakes, type Offered } from './heldEvents.js';
@@ -24,7 +24,10 @@ export function offerEvent(root: AnyActorRef, msg: InboxEvent): Offered {
   const target = actorAt(root, msg.to);
   const status = (target?.getSnapshot() as { status?: string } | undefined)?.status;
   if (!target || status !== 'active') {
-    return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
+    // The root itself not running is not a missing actor (runPipeline offers nothing then).
+    const reason =
+      msg.to === undefined ? `the machine is not running (status '${status}')` : `no actor at '${msg.to}'`;
+    return { taken: false, missing: true, reason };
   }
   if (isMachineLogic((target as { logic?: unknown }).logic)) {
     const snap = target.getSnapshot() as { can: (e: unknown) => boolean };
@@ -41,4 +44,27 @@ export function offerEvent(root: AnyActorRef, msg: InboxEvent): Offered {
     }
   }
   return { taken: true, send: () => target.send(msg.event) };
+}
+
+/**
+ * The log entries for inbox events (as read) a machine that is no longer active was not offered.
+ * The attempt's ending does not move the stored inbox position, so a retry reads and offers them
+ * again; a job that fails drops its inbox with them.
+ */
+export function notOffered(
+  texts: readonly string[],
+  snapshot: { status: string; value?: unknown },
+): string[] {
+  const reason =
+    snapshot.status === 'error'
+      ? "the machine errored taking an earlier event (status 'error'): not offered in this attempt; a retry offers it again"
+      : `the machine is no longer running (status '${snapshot.status}')`;
+  return texts.map((text) =>
+    JSON.stringify({
+      type: 'event-ignored',
+      event: parseInboxEvent(text)?.event.type,
+      state: snapshot.value,
+      reason,
+    }),
+  );
 }

@@ -4,9 +4,10 @@
 //              cancel, lease loss and shutdown end the wait at once); its result picks the
 //              transition (guards, assigns), which enters the next step's state or a final one;
 //   done       a final state: the machine's output is the job's output;
-//   error      a step's error no onError handles, or a guard / assign / input / output mapper
-//              that threw: the lifecycle's retry policy decides, and a retry resumes at the
-//              state that failed (its step runs again, the steps before it do not);
+//   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
+//              retry resumes at the state that failed (its step runs again, the steps before it
+//              do not); a guard / assign / input / output mapper that threw fails the job at
+//              once (MachineActionError: machineFault.ts), resumable there by a redrive;
 //   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
 // It never parks: every non-final state runs a step, so there is always code running.
 //
@@ -28,6 +29,7 @@ import { noTransition } from './whyIgnored.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { HeldEvents, type Offered } from './heldEvents.js';
 import { pipelineError } from './unregisteredActor.js';
+import { machineFault } from './machineFault.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -117,8 +119,9 @@ export async function runCompiledPipeline(
   let inboxConsumed = c.inbox;
   let flushScheduled = false;
   let finished = false;
-  /** Why the machine errored; `unstorable`: its snapshot cannot be stored, so none is. */
-  let failure: { thrown: unknown; lastActive: unknown; unstorable?: boolean } | undefined;
+  /** Why the machine errored; `unstorable`: its snapshot cannot be stored, so none is; `event`:
+   * the machine's own code threw taking that event (machineFault.ts). */
+  let failure: { thrown: unknown; lastActive: unknown; unstorable?: boolean; event?: string } | undefined;
 
   const persisted = () => persistedStepState(state, context, stepInput);
   const flush = () => {
@@ -200,7 +203,7 @@ export async function runCompiledPipeline(
       stepInput = nextInput;
       return target;
     } catch (err) {
-      failure = { thrown: err, lastActive };
+      failure = { thrown: err, lastActive, event: ev.type };
       return null;
     }
   };
@@ -221,7 +224,7 @@ export async function runCompiledPipeline(
     // XState errors the machine when its context or first input cannot be computed.
     context ??= {};
     state ??= compiled.states.get(compiled.initial)!;
-    failure = { thrown: err, lastActive: undefined };
+    failure = { thrown: err, lastActive: undefined, event: 'xstate.init' };
   }
   job.onInbox = readInbox;
   if (c.hasInbox || job.inboxSignal) readInbox();
@@ -283,8 +286,18 @@ export async function runCompiledPipeline(
     });
   }
   const aborted = !failure; // the loop left a step state only by an abort or a failure
+  const thrown = aborted
+    ? job.signal.reason
+    : failure!.event === undefined
+      ? pipelineError(failure!.thrown)
+      : machineFault(pipelineError(failure!.thrown), false, {
+          jobId: c.id,
+          machine: def.name,
+          state: state!.name,
+          event: failure!.event,
+        });
   await writePipelineFailure(job, life, def, timeoutMs, {
-    thrown: aborted ? job.signal.reason : pipelineError(failure!.thrown),
+    thrown,
     // What the XState runtime stores: the running state when aborted, the errored machine else.
     persisted: aborted
       ? persisted()
@@ -300,7 +313,7 @@ export async function runCompiledPipeline(
           },
     lastActive: aborted ? undefined : failure!.lastActive,
     timers: [],
-    stateText: checkpoints.lastState,
+    stateText: JSON.stringify(state!.name),
     log: checkpoints.pending,
     heldText: checkpoints.lastHeld,
   });

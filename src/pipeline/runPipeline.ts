@@ -1,8 +1,10 @@
 // Runs a pipeline job: restores its machine from the last checkpoint, feeds it the events in
 // its inbox, persists each settled macrostep, and ends the attempt in one of four ways:
 //   done     the machine reached a final state: its output is the job's output;
-//   error    the machine errored: the lifecycle's retry policy decides (a retry resumes from
-//            the last checkpoint, so completed steps do not run again);
+//   error    the machine errored: an invoked actor's rejection no onError took follows the
+//            lifecycle's retry policy (a retry resumes from the last checkpoint, so completed
+//            steps do not run again); its own code that threw fails the job at once
+//            (MachineActionError: machineFault.ts);
 //   park     nothing runs and it only waits (events, timers, child jobs): persist, give up the
 //            slot, stop the actor; the store wakes the job when its wait is over;
 //   aborted  timeout / cancel / shutdown / lease lost (see settle.ts).
@@ -28,16 +30,18 @@ import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
 import {
+  MachineActionError,
   UnknownStateError,
   UnregisteredActorError,
   UnrestorableSnapshotError,
   UnserializableSnapshotError,
 } from '../errors.js';
 import { missingState } from './knownStates.js';
-import { offerEvent } from './offerEvent.js';
+import { notOffered, offerEvent } from './offerEvent.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { HeldEvents } from './heldEvents.js';
 import { pipelineError } from './unregisteredActor.js';
+import { ActorRejections, eventInProcess, machineFault, stateName } from './machineFault.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -64,7 +68,8 @@ function unstorable(err: unknown): UnserializableSnapshotError | UnregisteredAct
 
 type Outcome =
   | { kind: 'done' }
-  | { kind: 'error'; error: unknown }
+  /** `event`: the machine itself errored, taking that event (machineFault.ts). */
+  | { kind: 'error'; error: unknown; event?: string }
   | { kind: 'park'; wakeAt: number | null }
   | { kind: 'aborted' };
 
@@ -140,6 +145,8 @@ export async function runPipeline(
   const dueTimes = new TimerDueTimes(host.now);
   /** What a retry resumes from if the machine errors: the tree as it last ran (resumePoint.ts). */
   const resume = new ResumePoint();
+  /** What its invoked actors rejected with: not the machine's own code (machineFault.ts). */
+  const rejections = new ActorRejections();
   let inboxReading: Promise<void> | undefined;
   // A fan-out whose children are not yet durably enqueued MUST NOT park: if the worker died
   // after parking, nothing would ever wake the parent.
@@ -231,8 +238,17 @@ export async function runPipeline(
     setImmediate(flush);
   };
 
-  const deliver = (texts: string[]) => {
-    for (const text of texts) {
+  /** Offers events read from the inbox; false once the machine cannot take any more. */
+  const deliver = (texts: string[]): boolean => {
+    for (const [i, text] of texts.entries()) {
+      const status = actor!.getSnapshot().status;
+      if (status !== 'active') {
+        // An earlier event of this batch errored (or ended) the machine: these are not offered,
+        // nor counted as taken in (offerEvent.ts notOffered says what becomes of them).
+        checkpoints.pending.push(...notOffered(texts.slice(i), actor!.getSnapshot()));
+        markDirty();
+        return false;
+      }
       inboxConsumed++;
       const msg = parseInboxEvent(text);
       if (!msg) {
@@ -242,6 +258,7 @@ export async function runPipeline(
       held.receive(msg, offer, host.now(), checkpoints.pending, actor!.getSnapshot().value);
     }
     markDirty();
+    return true;
   };
   let readAgain = false;
   const readInbox = () => {
@@ -257,8 +274,9 @@ export async function runPipeline(
           readAgain = false;
           const texts = await host.readInbox(c.id, inboxConsumed);
           if (detached) break;
-          if (texts.length > 0) deliver(texts);
-          else if (!readAgain) break;
+          if (texts.length > 0) {
+            if (!deliver(texts)) break;
+          } else if (!readAgain) break;
         }
       } catch (err) {
         host.log.warn({ err, jobId: c.id }, 'reading inbox failed; the job will read it again when it parks');
@@ -301,12 +319,16 @@ export async function runPipeline(
     // XState reports a throw from an observer with a bare `throw` in a timer, which would kill
     // the worker: the observers below catch everything and fail this job instead.
     const root = actor;
+    // An actor that errors swaps its mailbox for a new one before telling its observers: the
+    // one it was processing the event from is this one (machineFault.ts eventInProcess).
+    const mailbox = (actor as unknown as { mailbox?: unknown }).mailbox;
     const watched = new WeakSet<object>();
     const watchChildren = (snapshot: { children?: Record<string, AnyActorRef | undefined> }) => {
       for (const child of Object.values(snapshot.children ?? {})) {
         if (!child) continue;
         if (!isMachineLogic((child as { logic?: unknown }).logic)) {
           resume.noteActor(child);
+          rejections.note(child);
           continue;
         }
         if (watched.has(child)) continue;
@@ -339,7 +361,7 @@ export async function runPipeline(
         }
       },
       complete: () => settle({ kind: 'done' }),
-      error: (error) => settle({ kind: 'error', error }),
+      error: (error) => settle({ kind: 'error', error, event: eventInProcess(mailbox) ?? 'xstate.init' }),
     });
     job.signal.addEventListener('abort', () => settle({ kind: 'aborted' }), { once: true });
     job.onInbox = readInbox;
@@ -348,7 +370,8 @@ export async function runPipeline(
     actor.start();
     resume.noteMachine(root, actor.getSnapshot());
     watchChildren(actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> });
-    if (actor.getSnapshot().status === 'error') settle({ kind: 'error', error: actor.getSnapshot().error });
+    if (actor.getSnapshot().status === 'error')
+      settle({ kind: 'error', error: actor.getSnapshot().error, event: 'xstate.init' });
     if (migrated) {
       // The migrate may have left timers of states that are gone, and states without theirs.
       const r = reconcileTimers(actor, storedTimers, host.now());
@@ -378,6 +401,14 @@ export async function runPipeline(
   job.onFanIn = undefined;
   clearTimeout(timer);
   const snap = actor?.getSnapshot();
+  // The user's state the run ended in (an errored machine keeps the state it errored in; one
+  // whose context could not even be made has none: its initial state).
+  const endValue = (): unknown => {
+    const value = (snap as { value?: unknown } | undefined)?.value;
+    if (value !== undefined) return value;
+    const initial = (def.machine.config as { initial?: unknown }).initial;
+    return typeof initial === 'string' ? initial : undefined;
+  };
   try {
     if (result.kind === 'done') {
       held.dropAll(checkpoints.pending);
@@ -412,7 +443,17 @@ export async function runPipeline(
         ],
       });
     } else {
-      const thrown = result.kind === 'error' ? pipelineError(result.error) : job.signal.reason;
+      const thrown =
+        result.kind !== 'error'
+          ? job.signal.reason
+          : result.event === undefined
+            ? pipelineError(result.error)
+            : machineFault(pipelineError(result.error), rejections.has(result.error), {
+                jobId: c.id,
+                machine: def.name,
+                state: stateName(endValue() ?? ''),
+                event: result.event,
+              });
       // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
       const storable =
         !(thrown instanceof UnserializableSnapshotError) &&
@@ -425,11 +466,16 @@ export async function runPipeline(
           : !storable
             ? undefined
             : actor
-              ? persistedSnapshot(actor)
+              ? thrown instanceof MachineActionError
+                ? // Stored without children, as XState stores a machine an unhandled actor
+                  // error stopped (it keeps the event's sender when its own code threw): the
+                  // actors are stopped either way, and the compiled runtime stores the same.
+                  { ...(persistedSnapshot(actor) as object), children: {} }
+                : persistedSnapshot(actor)
               : stored?.w,
         lastActive: lastActive && resume.persisted(def.machine, lastActive),
         timers: lastTimers,
-        stateText: checkpoints.lastState,
+        stateText: endValue() === undefined ? checkpoints.lastState : JSON.stringify(endValue()),
         log: checkpoints.pending,
         heldText: checkpoints.lastHeld,
       });

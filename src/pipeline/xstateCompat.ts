@@ -1,7 +1,8 @@
 // The XState internals the pipeline runtime relies on, checked on a tiny actor before a
 // supervisor runs pipelines. Machinist reads fields XState does not promise to keep: the
 // system's scheduled events and its scheduler (timers.ts: durable `after` delays), an actor's
-// `_parent` (jobScope.ts: invoke paths) and `logic` (parkable.ts), and the layout of a persisted
+// `_parent` (jobScope.ts: invoke paths) and `logic` (parkable.ts), its `mailbox._current` (the
+// event in process, named by a MachineActionError: machineFault.ts), and the layout of a persisted
 // snapshot, which the compiled runner writes itself (runCompiledPipeline.ts). On an XState whose
 // internals moved these would not fail loudly: timers would be lost or misfire and snapshots
 // would not restore. So Supervisor.start() refuses (XSTATE_UNSUPPORTED, naming the installed
@@ -81,6 +82,9 @@ function problem(actor: AnyActor): string | null {
   );
   (scheduler.cancel as (...a: unknown[]) => void)(actor, 'probe');
   if (!rescheduled) return 'scheduler.schedule does not list the event in _scheduledEvents';
+
+  const mailbox = (actor as unknown as { mailbox?: object }).mailbox;
+  if (!mailbox || !('_current' in mailbox)) return 'an actor has no mailbox._current';
 
   const children = (actor.getSnapshot() as { children?: Record<string, AnyActor | undefined> }).children;
   for (const id of ['step', 'child']) {

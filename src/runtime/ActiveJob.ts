@@ -10,7 +10,7 @@ import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
  * itself failed (its snapshot cannot be stored, or its code raised a stray error) and ends as a
  * failure with that error.
  */
-export type AbortReason = 'timeout' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
+export type AbortReason = 'timeout' | 'stalled' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
 
 export class AbortedError extends Error {
   constructor(
@@ -52,6 +52,11 @@ export class ActiveJob {
    * passes: no timer per job. */
   deadline = 0;
   timeoutMs = 0;
+  /** The definition's `stallTimeoutMs` (0: none), and when the attempt stalls (performance.now()
+   * ms, 0 = never) unless it reports progress or its machine enters a state before: the same
+   * sweep aborts it with 'stalled'. Each report moves it on (one subtraction, no timer). */
+  stallMs = 0;
+  stallDeadline = 0;
   /** The kind of the write that ended this run (done, fail, retry, park, ...), for the worker's log. */
   ending: Exclude<CommitOp['kind'], 'checkpoint'> | undefined;
   /** Set by the supervisor when the job queued the write that ends its run (its slot is free). */
@@ -155,6 +160,7 @@ export class ActiveJob {
 
   /** The machine settled in a state (`valueText`: its value as JSON): told to the watch, if any. */
   observeState(valueText: string): void {
+    if (this.stallMs !== 0) this.stallDeadline = performance.now() + this.stallMs;
     if (this.watch === undefined) return;
     try {
       this.watch.state(valueText);
@@ -186,6 +192,7 @@ export class ActiveJob {
 
   private reportProgress(value: unknown): void {
     if (this.finished) return;
+    if (this.stallMs !== 0) this.stallDeadline = performance.now() + this.stallMs;
     const text = toJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;
@@ -232,5 +239,6 @@ export class ActiveJob {
     this.progressTimer?.();
     if (this.abortReason !== 'lease-lost') this.flushProgress();
     this.finished = true;
+    this.stallDeadline = 0;
   }
 }

@@ -14,6 +14,32 @@ export interface RetryPolicy {
   /** Runs in all, first included. Default 4 (1 run + 3 retries). */
   maxAttempts?: number;
   backoff?: BackoffPolicy;
+  /** How `RetryLaterError`s grow and how many are allowed (default: as thrown, unbounded). */
+  retryLater?: RetryLaterPolicy;
+}
+
+/**
+ * The n-th retry-later of a job (0-based) waits `delayMs * growth^n`, at most `maxDelayMs`; past
+ * `maxRetries` of them the job fails with RetryLaterExhaustedError (RETRY_LATER_EXHAUSTED).
+ * Retry-laters are counted over the job's life (its attempts share the count); a redrive of its
+ * dead letter starts the count over.
+ */
+export interface RetryLaterPolicy {
+  /** Factor each retry-later's delay is multiplied by over the one before (>= 1; default 1). */
+  growth?: number;
+  /** The longest a grown delay may be (ms); a delay thrown larger is kept. Default: no cap. */
+  maxDelayMs?: number;
+  /** How many retry-laters a job may make; the next one fails the job. Default: no bound. */
+  maxRetries?: number;
+}
+
+/** The delay of a job's retry-later number `n` (0-based) that asked for `delayMs`. */
+export function retryLaterDelay(policy: RetryLaterPolicy | undefined, n: number, delayMs: number): number {
+  const growth = policy?.growth ?? 1;
+  if (growth === 1) return delayMs;
+  const grown = delayMs * growth ** n;
+  const max = policy?.maxDelayMs;
+  return Math.round(max !== undefined ? Math.max(delayMs, Math.min(grown, max)) : grown);
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 4;
@@ -60,4 +86,21 @@ export function validateRetry(retry: RetryPolicy | undefined, where: string, mac
       throw refuse('retry.backoff.maxDelayMs', 'must be a number >= 0');
     }
   }
+  const later = retry.retryLater as Record<string, unknown> | undefined;
+  if (later === undefined) return;
+  if (typeof later !== 'object' || later === null)
+    throw refuse('retry.retryLater', 'must be an object { growth?, maxDelayMs?, maxRetries? }');
+  const { growth, maxDelayMs, maxRetries } = later;
+  if (growth !== undefined && (typeof growth !== 'number' || !Number.isFinite(growth) || growth < 1))
+    throw refuse('retry.retryLater.growth', `must be a number >= 1 (got ${JSON.stringify(growth)})`);
+  if (
+    maxDelayMs !== undefined &&
+    (typeof maxDelayMs !== 'number' || !Number.isFinite(maxDelayMs) || maxDelayMs < 0)
+  )
+    throw refuse('retry.retryLater.maxDelayMs', `must be a number >= 0 (got ${JSON.stringify(maxDelayMs)})`);
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || (maxRetries as number) < 0))
+    throw refuse(
+      'retry.retryLater.maxRetries',
+      `must be an integer >= 0 (got ${JSON.stringify(maxRetries)})`,
+    );
 }

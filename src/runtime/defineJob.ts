@@ -44,6 +44,12 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends 
   readonly timeoutMs: number;
   /** Where a sandbox thread finds this job's work; undefined: it runs in the worker's thread. */
   readonly sandbox: SandboxSpec | undefined;
+  /**
+   * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)
+   * for this long (ms), with STALLED (the retry policy applies), beside the wall-clock
+   * `timeoutMs`: a long job that keeps reporting runs on. Default: none.
+   */
+  readonly stallTimeoutMs?: number;
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
   /** Phantom types for the client (client/jobTypes.ts); never set. */
@@ -73,6 +79,8 @@ export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
    * @example defineJob({ name: 'render', sandbox: 'thread', timeoutMs: 60_000, work: renderPdf })
    */
   sandbox?: SandboxOption;
+  /** See JobDefinition.stallTimeoutMs. */
+  stallTimeoutMs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -116,6 +124,16 @@ export function validateInputSchema(schema: unknown, where: string, machine: str
     );
 }
 
+/** `stallTimeoutMs`, when given, is a number > 0 (DefinitionError naming the field else). */
+export function validateStallTimeout(where: string, machine: string, stallTimeoutMs: unknown): void {
+  if (stallTimeoutMs === undefined) return;
+  if (typeof stallTimeoutMs !== 'number' || !Number.isFinite(stallTimeoutMs) || stallTimeoutMs <= 0)
+    throw new DefinitionError(
+      `${where}: stallTimeoutMs must be a number > 0 (got ${JSON.stringify(stallTimeoutMs)})`,
+      { machine, field: 'stallTimeoutMs' },
+    );
+}
+
 /**
  * Defines a job: optional `load`, then `work`, with retries and a per-attempt timeout. The
  * input type comes from the `input` schema when there is one, else from `work`'s (or `load`'s)
@@ -154,6 +172,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
       : resolveSandbox(options.sandbox, where, machine, callerModule(defineJob));
   // A sandboxed job's attempts run a work that hands the call to a thread (runInSandbox.ts).
   let logic: SimpleJobLogic | undefined;
+  validateStallTimeout(where, machine, options.stallTimeoutMs);
   const def: JobDefinition<I, O, L, N, E> = {
     kind: 'job',
     name: options.name,
@@ -164,6 +183,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
     retry: options.retry,
     timeoutMs,
     sandbox,
+    stallTimeoutMs: options.stallTimeoutMs,
     runAttempt: (job, input, attemptTimeoutMs, host) =>
       runSimpleJob(job, logic ?? def, input, attemptTimeoutMs, host.queue),
   };

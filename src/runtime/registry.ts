@@ -20,6 +20,7 @@ export interface PipelineLike {
   readonly retry?: { maxAttempts?: number };
   /** The input schema checked at enqueue (definePipeline's `input`). */
   readonly input?: InputSchema;
+  readonly stallTimeoutMs?: number;
   readonly definitionJson?: unknown;
   readonly fingerprint?: string;
   /** Only whether there is one matters here (a newer version may take an older job). */

@@ -1,8 +1,14 @@
 // How an attempt that did not succeed ends, for simple jobs and pipelines alike. The order of
 // the checks matters: a lost lease wins over everything (the job is someone else's now).
 
-import { NonRetryableError, RetryLaterError, toStoredError, type StoredError } from '../errors.js';
-import { backoffDelay, type RetryPolicy } from './backoff.js';
+import {
+  NonRetryableError,
+  RetryLaterError,
+  RetryLaterExhaustedError,
+  toStoredError,
+  type StoredError,
+} from '../errors.js';
+import { backoffDelay, retryLaterDelay, type RetryPolicy } from './backoff.js';
 import { lifecycleState, persistLifecycle, stepLifecycle } from './lifecycle.js';
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from './ActiveJob.js';
@@ -22,9 +28,10 @@ export interface SettleOptions {
 export async function settleFailure(
   job: ActiveJob,
   life: LifecycleSnapshot,
-  thrown: unknown,
+  failure: unknown,
   options: SettleOptions,
 ): Promise<void> {
+  let thrown = failure;
   job.end();
   const base = { id: job.id, token: job.token };
   const before = options.log ?? [];
@@ -53,19 +60,30 @@ export async function settleFailure(
       break;
   }
   if (thrown instanceof RetryLaterError) {
-    await job.write({
-      ...base,
-      kind: 'retry',
-      error: JSON.stringify(toStoredError(thrown)),
-      delayMs: thrown.delayMs,
-      attempt: life.context.attempt,
-      snapshot: options.resumeSnapshot,
-      log: [
-        ...before,
-        JSON.stringify({ type: 'retry-later', delayMs: thrown.delayMs, attempt: life.context.attempt }),
-      ],
-    });
-    return;
+    // Counted over the job's life (the store keeps the count): `retry.retryLater` grows the
+    // delay with it and bounds it.
+    const policy = options.retry?.retryLater;
+    const n = job.claimed.retryLaters;
+    if (policy?.maxRetries !== undefined && n >= policy.maxRetries) {
+      const ids = { jobId: job.id, machine: job.claimed.machine };
+      thrown = new RetryLaterExhaustedError(n + 1, policy.maxRetries, ids, thrown);
+    } else {
+      const delayMs = retryLaterDelay(policy, n, thrown.delayMs);
+      await job.write({
+        ...base,
+        kind: 'retry',
+        error: JSON.stringify(toStoredError(thrown)),
+        delayMs,
+        attempt: life.context.attempt,
+        snapshot: options.resumeSnapshot,
+        retryLaters: n + 1,
+        log: [
+          ...before,
+          JSON.stringify({ type: 'retry-later', delayMs, attempt: life.context.attempt, retryLaters: n + 1 }),
+        ],
+      });
+      return;
+    }
   }
   const error: StoredError =
     job.abortReason === 'timeout'
@@ -74,7 +92,13 @@ export async function settleFailure(
           code: 'TIMEOUT',
           message: `attempt ${life.context.attempt} timed out after ${options.timeoutMs} ms`,
         }
-      : toStoredError(thrown);
+      : job.abortReason === 'stalled'
+        ? {
+            name: 'StalledError',
+            code: 'STALLED',
+            message: `attempt ${life.context.attempt} reported no progress for ${job.stallMs} ms`,
+          }
+        : toStoredError(thrown);
   const final =
     thrown instanceof NonRetryableError || (thrown as { nonRetryable?: unknown })?.nonRetryable === true;
   const next = stepLifecycle(life, { type: 'FAIL', error, final, retryAt: 0 });

@@ -15,6 +15,8 @@ export interface ClaimedJob {
   maxAttempts: number;
   status: JobStatus;
   leaseRequeues: number;
+  /** How many times its work asked to retry later (RetryLaterError) so far; a redrive resets it. */
+  retryLaters: number;
   parentId: string | undefined;
   /** The parent's queue when it is not this one. */
   parentQueue: string | undefined;
@@ -83,6 +85,8 @@ export type CommitOp =
       delayMs: number;
       attempt: number;
       snapshot?: string;
+      /** A retry-later: the job's retry-laters so far, this one included (absent: kept). */
+      retryLaters?: number;
       log: string[];
     } & SnapshotVersion)
   | ({

@@ -21,7 +21,7 @@ import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
 import { OutageLog } from './OutageLog.js';
 import type { OutboxRelay } from './OutboxRelay.js';
 
-/** How often the deadline sweep looks for attempts past their timeout. */
+/** How often the deadline sweep looks for attempts past their timeout or stall timeout. */
 const DEADLINE_SWEEP_MS = 20;
 /** Past a lease's end: Redis's clock and this process's timers agree only to a millisecond. */
 const REAP_SLACK_MS = 2;
@@ -91,6 +91,9 @@ export class LeaseKeeper {
       if (job.deadline !== 0 && job.deadline <= now) {
         job.deadline = 0;
         job.abort('timeout', `attempt timed out after ${job.timeoutMs} ms`);
+      } else if (job.stallDeadline !== 0 && job.stallDeadline <= now) {
+        job.stallDeadline = 0;
+        job.abort('stalled', `attempt reported no progress for ${job.stallMs} ms`);
       }
     }
   }

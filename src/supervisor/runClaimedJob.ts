@@ -112,6 +112,11 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
   } catch (err) {
     return void (await broken('UNDECODABLE', `job options are not valid JSON: ${(err as Error).message}`));
   }
+  if (def.stallTimeoutMs !== undefined) {
+    // Armed at the start: an attempt that never reports anything stalls too.
+    job.stallMs = def.stallTimeoutMs;
+    job.stallDeadline = performance.now() + def.stallTimeoutMs;
+  }
   try {
     // Each definition carries its runner (runSimpleJob, runPipeline): see runtime/AttemptHost.ts.
     await def.runAttempt(job, input, timeoutMs, sup.attemptHost);

@@ -61,6 +61,7 @@ describe('commit wire format', () => {
         parentQueue: undefined,
         hasInbox: false,
         parentState: undefined,
+        retryLaters: 0,
       },
     );
     assert.match(a.token, /^w1:\d+$/);

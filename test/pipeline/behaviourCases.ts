@@ -20,6 +20,8 @@ export class Probe {
   readonly aborted: string[] = [];
   /** Opened by a case's driver to let a waiting step finish. */
   readonly release = gate();
+  /** Set by a case's driver: the deploy that fixed the machine's code has happened. */
+  fixed = false;
 
   /** An input mapper that notes whether it ran on XState. */
   mapper<A, T>(fn: (args: A) => T): (args: A) => T {
@@ -227,7 +229,7 @@ export const cases: Case[] = [
     expect: (r) => assert.deepEqual(r.record.output, { total: 8, path: ['small'], final: { last: 'small' } }),
   },
   {
-    name: 'a failed step is retried from that step with its input, and its error is stored as JSON',
+    name: 'a failed step is retried from that step with its input; its error stays in the log, not on the done record',
     compiles: true,
     machine: (p) => threeSteps(p, 'b', 2),
     retry: retryFast(3),
@@ -236,8 +238,17 @@ export const cases: Case[] = [
       assert.equal(r.record.output, 4);
       assert.equal(r.record.attempts, 3);
       assert.deepEqual(r.calls, ['a@1:{"v":1}', 'b@1:{"v":2}', 'b@2:{"v":2}', 'b@3:{"v":2}', 'c@3:{"v":3}']);
-      assert.equal(r.record.error?.message, 'b failed');
-      assert.equal(r.record.error?.code, 'E_FLAKY');
+      assert.equal(r.record.error, null, 'a done job has no error');
+      const retried = r.log.filter((e) => e.type === 'retry-scheduled') as {
+        error?: { message?: string; code?: string };
+      }[];
+      assert.deepEqual(
+        retried.map((e) => [e.error?.message, e.error?.code]),
+        [
+          ['b failed', 'E_FLAKY'],
+          ['b failed', 'E_FLAKY'],
+        ],
+      );
     },
   },
   {
@@ -293,11 +304,10 @@ export const cases: Case[] = [
     },
   },
   {
-    name: 'an assign that throws errors the machine, and the retry re-runs that state’s step',
+    name: 'an assign that throws fails the job at once (ACTION_FAILED naming the state and event), in its state',
     compiles: true,
-    machine: (probe) => {
-      let throws = 1;
-      return setup({ actors: { work: step(async () => void probe.calls.push('work')) } }).createMachine({
+    machine: (probe) =>
+      setup({ actors: { work: step(async () => void probe.calls.push('work')) } }).createMachine({
         initial: 'a',
         context: { x: 0 },
         states: {
@@ -309,22 +319,152 @@ export const cases: Case[] = [
               onDone: {
                 target: 'b',
                 actions: assign(() => {
-                  if (throws-- > 0) throw new Error('assign blew up');
-                  return { x: 1 };
+                  throw new TypeError('assign blew up');
                 }),
               },
             },
           },
           b: { type: 'final' },
         },
-      });
+      }),
+    retry: retryFast(3),
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.attempts, 1, 'not retried: the same event would throw again');
+      assert.deepEqual(r.calls, ['work']);
+      assert.equal(r.record.state, 'a', "the user's state, not 'failed'");
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      assert.equal(r.record.error?.name, 'MachineActionError');
+      assert.equal(
+        r.record.error?.message,
+        "machine code threw in state 'a' on event 'xstate.done.actor.w': TypeError: assign blew up",
+      );
+      assert.ok(r.deadLettered);
+      assert.equal(types(r).filter((t) => t === 'retry-scheduled').length, 0);
     },
-    retry: retryFast(2),
+  },
+  {
+    name: 'a job its machine’s code failed resumes at that state when its dead letter is redriven after the fix',
+    compiles: true,
+    machine: (probe) =>
+      setup({
+        actors: {
+          one: step(async () => void probe.calls.push('one')),
+          two: step(async () => {
+            probe.calls.push('two');
+            return 2;
+          }),
+        },
+      }).createMachine({
+        initial: 's1',
+        context: { got: 0 },
+        states: {
+          s1: { invoke: { id: 'one', src: 'one', input: probe.mapper(() => undefined), onDone: 's2' } },
+          s2: {
+            invoke: {
+              id: 'two',
+              src: 'two',
+              onDone: {
+                target: 'end',
+                actions: assign(({ event }) => {
+                  if (!probe.fixed) throw new Error('bug in the assign');
+                  return { got: event.output };
+                }),
+              },
+            },
+          },
+          end: { type: 'final' },
+        },
+        output: ({ context }) => context.got,
+      }),
+    retry: retryFast(3),
+    drive: async ({ id, client, probe }) => {
+      const failed = await client.waitForResult(id, { timeoutMs: 5000 });
+      assert.deepEqual([failed.status, failed.state, failed.error?.code], ['failed', 's2', 'ACTION_FAILED']);
+      probe.fixed = true; // the fixed code is deployed
+      await client.retryDeadLetter(id);
+      await client.waitForResult(id, { timeoutMs: 5000 });
+    },
     expect: (r) => {
       assert.equal(r.record.status, 'done');
+      assert.equal(r.record.output, 2);
+      assert.deepEqual(r.calls, ['one', 'two', 'two'], 'step one did not run again');
+      assert.ok(types(r).includes('redriven'));
+    },
+  },
+  {
+    name: 'a guard that throws on a step error fails the job at once, in its state',
+    compiles: true,
+    machine: (probe) =>
+      setup({
+        actors: {
+          one: step(async () => void probe.calls.push('one')),
+          bad: step(async () => {
+            probe.calls.push('bad');
+            throw new Error('service down');
+          }),
+        },
+      }).createMachine({
+        initial: 's1',
+        states: {
+          s1: { invoke: { id: 'one', src: 'one', input: probe.mapper(() => undefined), onDone: 's2' } },
+          s2: {
+            invoke: {
+              id: 'bad',
+              src: 'bad',
+              onDone: 'end',
+              onError: {
+                target: 'end',
+                guard: ({ event }) => (event.error as { missing: { deep: boolean } }).missing.deep,
+              },
+            },
+          },
+          end: { type: 'final' },
+        },
+      }),
+    retry: retryFast(3),
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.attempts, 1);
+      assert.deepEqual(r.calls, ['one', 'bad']);
+      assert.equal(r.record.state, 's2');
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      // XState reports a guard that threw with its own Error (the compiled runtime says the same).
+      assert.equal(
+        r.record.error?.message,
+        "machine code threw in state 's2' on event 'xstate.error.actor.bad': Error: Unable to evaluate guard " +
+          "in transition for event 'xstate.error.actor.bad' in state node '(machine).s2':\n" +
+          "Cannot read properties of undefined (reading 'deep')",
+      );
+    },
+  },
+  {
+    name: 'a step that rejects with no onError follows the retry policy, then fails in its state',
+    compiles: true,
+    machine: (probe) =>
+      setup({
+        actors: {
+          down: step(async ({ attempt }) => {
+            probe.calls.push(`down@${attempt}`);
+            throw Object.assign(new Error('service down'), { code: 'E_DOWN' });
+          }),
+        },
+      }).createMachine({
+        initial: 'calling',
+        states: {
+          calling: {
+            invoke: { id: 'down', src: 'down', input: probe.mapper(() => undefined), onDone: 'end' },
+          },
+          end: { type: 'final' },
+        },
+      }),
+    retry: retryFast(2),
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
       assert.equal(r.record.attempts, 2);
-      assert.equal(r.record.error?.message, 'assign blew up');
-      assert.deepEqual(r.calls, ['work', 'work']);
+      assert.deepEqual(r.calls, ['down@1', 'down@2']);
+      assert.equal(r.record.state, 'calling', "the user's state, not 'failed'");
+      assert.equal(r.record.error?.code, 'E_DOWN');
     },
   },
   {
@@ -510,6 +650,65 @@ export const cases: Case[] = [
         ),
         JSON.stringify(r.log),
       ),
+  },
+  {
+    name: 'events sent in a retry backoff are offered when it runs again; those after one that errored the machine stay unoffered, and the log says so',
+    compiles: false,
+    machine: (probe) => {
+      let fails = 1;
+      return setup({
+        actors: {
+          flaky: step(async ({ attempt }) => {
+            probe.calls.push(`flaky@${attempt}`);
+            if (fails-- > 0) throw new Error('flaky');
+            return probe.release.promise;
+          }),
+        },
+      }).createMachine({
+        initial: 'a',
+        context: { notes: 0 },
+        states: {
+          a: {
+            invoke: { id: 'f', src: 'flaky', onDone: 'end' },
+            on: {
+              NOTE: { actions: assign({ notes: ({ context }) => context.notes + 1 }) },
+              BAD: {
+                actions: assign(() => {
+                  throw new Error('bad event');
+                }),
+              },
+            },
+          },
+          end: { type: 'final' },
+        },
+      });
+    },
+    retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 300 } },
+    drive: async ({ id, client }) => {
+      await eventually(async () => {
+        const rec = await client.get(id);
+        return rec?.status === 'queued' && rec.attempts === 2;
+      });
+      // In its backoff: read all at once by the next attempt.
+      await client.send(id, { type: 'NOTE' });
+      await client.send(id, { type: 'BAD' });
+      await client.send(id, { type: 'NOTE' });
+      await client.waitForResult(id, { timeoutMs: 5000 });
+    },
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      assert.equal(r.record.attempts, 2);
+      const events = r.log.filter((e) => String(e.type).startsWith('event')).map((e) => JSON.stringify(e));
+      assert.deepEqual(events, [
+        '{"type":"event-received","event":"NOTE"}',
+        '{"type":"event-received","event":"BAD"}',
+        '{"type":"event-received","event":"NOTE"}',
+        '{"type":"event","event":"NOTE"}',
+        '{"type":"event","event":"BAD"}',
+        '{"type":"event-ignored","event":"NOTE","state":"a","reason":"the machine errored taking an earlier event (status \'error\'): not offered in this attempt; a retry offers it again"}',
+      ]);
+    },
   },
   {
     name: 'a failed step in a nested state is retried with its input',

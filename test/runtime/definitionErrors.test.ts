@@ -53,6 +53,30 @@ describe('definition errors', () => {
     );
   });
 
+  it('refuses a bad retry.retryLater or stallTimeoutMs naming the field, on jobs and pipelines', () => {
+    const job = (o: Partial<DefineJobOptions<unknown, unknown, unknown>>) => () =>
+      defineJob({ name: 'j', work, ...o });
+    const later = (retryLater: unknown) => job({ retry: { retryLater: retryLater as never } });
+    const field = (f: string) => ({ field: f, machine: 'j' });
+    refuses(later(3), 'INVALID_DEFINITION', field('retry.retryLater'), /must be an object/);
+    refuses(later({ growth: 0.5 }), 'INVALID_DEFINITION', field('retry.retryLater.growth'), />= 1/);
+    refuses(later({ maxDelayMs: -1 }), 'INVALID_DEFINITION', field('retry.retryLater.maxDelayMs'), />= 0/);
+    refuses(
+      later({ maxRetries: 1.5 }),
+      'INVALID_DEFINITION',
+      field('retry.retryLater.maxRetries'),
+      /integer/,
+    );
+    refuses(job({ stallTimeoutMs: 0 }), 'INVALID_DEFINITION', field('stallTimeoutMs'), /stallTimeoutMs/);
+    refuses(
+      () => definePipeline({ name: 'p', machine, stallTimeoutMs: 'soon' as never }),
+      'INVALID_DEFINITION',
+      { field: 'stallTimeoutMs', machine: 'p' },
+      /stallTimeoutMs must be a number > 0/,
+    );
+    assert.doesNotThrow(later({ growth: 2, maxDelayMs: 60_000, maxRetries: 0 }));
+  });
+
   it('definePipeline refuses bad options with DefinitionError naming the field', () => {
     refuses(
       () => definePipeline({ name: 'p', machine: {} as never }),

@@ -22,6 +22,7 @@ interface WorkerOptions {
   leaseMs: number;
   heartbeatMs: number;
   reaperIntervalMs?: number;
+  maxLeaseRequeues?: number;
   graceMs: number;
   allowEviction?: boolean;
   acceptChangedMachines?: string[];
@@ -49,6 +50,12 @@ export function workerCommand(globals: () => GlobalOptions): Command {
       new Option('--reaper-interval-ms <ms>', 'longest wait between looks for expired leases').argParser(
         integer(1),
       ),
+    )
+    .addOption(
+      new Option(
+        '--max-lease-requeues <n>',
+        'lease requeues a job may have (its worker died or stalled) before it fails with LEASE_EXPIRED (default 5)',
+      ).argParser(integer(0)),
     )
     .option(
       '--grace-ms <ms>',
@@ -100,6 +107,7 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
       leaseMs: opts.leaseMs,
       heartbeatMs: opts.heartbeatMs,
       reaperIntervalMs: opts.reaperIntervalMs,
+      maxLeaseRequeues: opts.maxLeaseRequeues,
       allowEviction: opts.allowEviction,
       acceptChangedMachines: opts.acceptChangedMachines,
       maxPayloadBytes: opts.maxPayloadBytes,

@@ -18,6 +18,7 @@ export interface MemoryJob {
   attempt?: number; // a
   maxAttempts: number; // ma
   leaseRequeues?: number; // lr
+  retryLaters?: number; // rl
   band: number; // pr
   progress?: string; // p (JSON)
   parentId?: string; // par

@@ -170,6 +170,8 @@ export class MemoryLifecycle {
     delete j.token;
     // A done or cancelled record keeps no place in line (a redriven dead letter keeps its own).
     if (to !== 'failed') delete j.queueScore;
+    // A done job reports no error: the audit log keeps the failed attempts' (lifecycle.lua).
+    if (to === 'done') delete j.error;
     delete j.runAt;
     delete j.inbox;
     delete j.inboxIds;

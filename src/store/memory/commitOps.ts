@@ -122,7 +122,12 @@ export function applyOps(
         r = lc.move(q, job, 'cancelled', { ...base, kind: 'cancelled' });
         break;
       case 'retry':
-        Object.assign(set, { error: op.error, attempt: op.attempt, snapshot: given(op.snapshot) });
+        Object.assign(set, {
+          error: op.error,
+          attempt: op.attempt,
+          snapshot: given(op.snapshot),
+          retryLaters: op.retryLaters,
+        });
         // Even with no delay a retry goes behind the jobs waiting in its band (fresh place).
         r = lc.move(q, job, 'queued', {
           ...base,
@@ -245,6 +250,7 @@ export function claimJobs(
       maxAttempts: j.maxAttempts,
       status,
       leaseRequeues: j.leaseRequeues ?? 0,
+      retryLaters: j.retryLaters ?? 0,
       parentId: j.parentId,
       parentQueue: j.parentQueue || undefined,
       options: j.options,

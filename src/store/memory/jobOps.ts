@@ -131,7 +131,7 @@ export function retryDead(ctx: MemoryContext, q: QueueState, id: string): void {
   }
   ctx.lc.move(q, j, 'queued', {
     kind: 'redriven',
-    set: { attempt: 1, leaseRequeues: 0 },
+    set: { attempt: 1, leaseRequeues: 0, retryLaters: 0 },
     log: ['{"type":"redriven"}'],
   });
 }

@@ -71,6 +71,7 @@ export async function commitRoundTrip(
       parentQueue: rare?.[6] || undefined,
       hasInbox: rare?.[7] === '1',
       parentState: (rare?.[8] || undefined) as ClaimedJob['parentState'],
+      retryLaters: Number(rare?.[9]) || 0,
     });
   }
   return {

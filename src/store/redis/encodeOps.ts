@@ -79,6 +79,7 @@ export function encodeOps(ops: readonly CommitOp[], args: (string | number)[]): 
         f2 = Math.max(0, Math.round(op.delayMs));
         f3 = op.attempt;
         f4 = op.snapshot ?? '';
+        f5 = op.retryLaters ?? '';
         break;
       case 'cancelled':
         f2 = op.snapshot ?? '';

@@ -8,10 +8,12 @@ import { storeCases } from './storeCases.js';
 import { runtimeCases } from './runtimeCases.js';
 import { childCases } from './childCases.js';
 import { retentionCases } from './retentionCases.js';
+import { retryCases } from './retryCases.js';
 
 export function describeStore(factory: StoreFactory): void {
   describe(`${factory.name}: the Store interface`, () => storeCases(factory));
   describe(`${factory.name}: fan-out and retention`, () => childCases(factory));
   describe(`${factory.name}: retention of failed records`, () => retentionCases(factory));
   describe(`${factory.name}: under a Supervisor and a Client`, () => runtimeCases(factory));
+  describe(`${factory.name}: attempts that end in error, retry-later or stall`, () => retryCases(factory));
 }

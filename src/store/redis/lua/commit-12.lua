@@ -13,7 +13,7 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
               f5 inbox events consumed in all|''
   done: f1 output, f2 snapshot|'' (derived from st/a/ma), f3 state
   fail: f1 error, f2 snapshot, f3 state, f4 the snapshot a redrive resumes from|''
-  retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|''
+  retry: f1 error, f2 delay ms, f3 next attempt, f4 snapshot|'', f5 retry-laters so far|'' (kept)
   cancelled: f2 snapshot|'', f3 state|''         requeue: -
   park: f1 wake-at ms|'', f2 snapshot, f3 state, f5 inbox events consumed in all|''
   broken: f1 error
@@ -21,7 +21,8 @@ Returns { written (1|0 per op), claimed, next due ms|false, Redis time ms }; cla
 values per job: id, token, machine, version, input, max attempts, status, then '' or a nested
 array { snapshot, attempt, lease requeues, parent id, options, inbox position, parent queue,
 has inbox, parent state ('live' for a child whose parent is on this queue: one that is not is
-ended cancelled here, not claimed) } (each '' when absent; most jobs have none of them).
+ended cancelled here, not claimed), retry-laters } (each '' when absent; most jobs have none of
+them).
 Errors: BAD_COMMIT <op index> <why> when an argument is malformed; nothing is written then.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token (lcGuard in
@@ -68,6 +69,7 @@ for i = 1, nOps do
     elseif kind == 'retry' then
       if not isCount(f2) then return bad(i, 'retry delay') end
       if not isCount(ARGV[b + 5]) or tonumber(ARGV[b + 5]) < 1 then return bad(i, 'retry attempt') end
+      if f5 ~= '' and not isCount(f5) then return bad(i, 'retry-later count') end
     elseif kind == 'park' then
       if f1 ~= '' and not isCount(f1) then return bad(i, 'wake time') end
       if f5 ~= '' and not isCount(f5) then return bad(i, 'inbox position') end
@@ -143,7 +145,7 @@ for i = 1, nOps do
       lcMove(j, 'cancelled', { kind = 'cancelled', log = log, set = set })
     elseif kind == 'retry' then
       put(set, 'e', f1); put(set, 'a', f3)
-      put(set, 'sn', f4)
+      put(set, 'sn', f4); put(set, 'rl', f5)
       -- Even with no delay a retry goes behind the jobs waiting in its band (fresh place).
       lcMove(j, 'queued', { kind = 'retry', log = log, set = set, runAt = now + tonumber(f2),
         fresh = true, cancelLog = '{"type":"cancelled","reason":"cancel requested; not retried"}' })
@@ -179,7 +181,7 @@ if want > 0 then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction.
-      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct')
+      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl')
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil
@@ -220,10 +222,10 @@ if want > 0 then
         claimed[n0 + 6] = r[6] or ''
         claimed[n0 + 7] = st
         -- The fields most jobs do not have, as one nested reply, or '' when none is set.
-        if r[4] or r[5] or r[7] or r[8] or r[9] or r[11] or r[12] or r[13] then
+        if r[4] or r[5] or r[7] or r[8] or r[9] or r[11] or r[12] or r[13] or r[15] then
           local parentState = ''
           if r[8] and (not r[12] or r[12] == '') then parentState = 'live' end
-          claimed[n0 + 8] = { r[4] or '', r[5] or '', r[7] or '', r[8] or '', r[9] or '', r[11] or '0', r[12] or '', r[13] or '', parentState }
+          claimed[n0 + 8] = { r[4] or '', r[5] or '', r[7] or '', r[8] or '', r[9] or '', r[11] or '0', r[12] or '', r[13] or '', parentState, r[15] or '' }
         else
           claimed[n0 + 8] = ''
         end

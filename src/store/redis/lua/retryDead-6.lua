@@ -33,7 +33,7 @@ end
 LC.now = nowMs()
 local r = redis.call('HMGET', j.jk, 'rs', 'm')
 if not r[2] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
-local drop = { 'e', 'fa', 'o', 'cx', 'rs' }
+local drop = { 'e', 'fa', 'o', 'cx', 'rs', 'rl' }
 local set = { 'a', 1, 'lr', 0 }
 if r[1] then
   set[#set + 1] = 'sn'; set[#set + 1] = r[1]

@@ -206,7 +206,9 @@ end
 --   consumed waiting: inbox events the parked snapshot has taken in
 --   cancelLog  the audit entry if the cancel guard turns the move into a cancel
 -- Returns the status the job is in after the move.
-local DROP_FAILED, DROP_ENDED = { 'tk' }, { 'tk', 'qs' }
+-- A done job also drops the error of an earlier attempt (`e`): a done record reports no error,
+-- its audit log keeps each failed attempt's (MemoryLifecycle.finish does the same).
+local DROP_FAILED, DROP_DONE, DROP_CANCELLED = { 'tk' }, { 'tk', 'qs', 'e' }, { 'tk', 'qs' }
 
 local function lcMove(j, to, o, set)
   local id, jk, now = j.id, j.jk, LC.now
@@ -236,7 +238,7 @@ local function lcMove(j, to, o, set)
     -- A done or cancelled record keeps no place in line (a redriven dead letter needs its own).
     -- Only fields that can be there are named: `fw` is a parent's, `io` comes with an inbox.
     -- `ra` is only on a queued or parked job (a running one had it cleared when it was due).
-    local drop = to == 'failed' and DROP_FAILED or DROP_ENDED
+    local drop = to == 'failed' and DROP_FAILED or to == 'done' and DROP_DONE or DROP_CANCELLED
     if j.ib or j.fg or j.st == 'queued' or j.st == 'waiting' then
       drop = { unpack(drop) }
       if j.st == 'queued' or j.st == 'waiting' then drop[#drop + 1] = 'ra' end
@@ -338,7 +340,7 @@ local function lcDonePlain(id, token, output)
   end
   if not UPDATABLE[r[1]] then return 0 end
   redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', LC.now)
-  redis.call('HDEL', jk, 'tk', 'qs')
+  redis.call('HDEL', jk, 'tk', 'qs', 'e')
   lcRemove('active', id)
   lcIndex('done', LC.now, id)
   lcMoved[id] = lcTell(id, 'done', 'done') * 2 + 1
