@@ -2,6 +2,7 @@
 // valid JSON is returned as its raw text rather than failing the whole read.
 
 import type { StoredError } from '../../errors.js';
+import { reviveValue } from '../../runtime/valueCodec.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from '../types.js';
 
 export const JOB_FIELDS = [
@@ -36,6 +37,31 @@ function parse(text: string | null | undefined): unknown {
   }
 }
 
+/** A job's value (input, output, progress) as it held it: the value codec's text decoded. */
+function value(text: string | null | undefined): unknown {
+  const v = parse(text);
+  try {
+    return reviveValue(v);
+  } catch {
+    return v; // an envelope superjson cannot read: shown as stored rather than failing the read
+  }
+}
+
+/** The machine's (or else the lifecycle's) context: `w` is the value codec's form. */
+function contextOf(snapshot: { l?: { context?: unknown }; w?: unknown } | null): unknown {
+  if (snapshot?.w !== undefined) {
+    let w: unknown = snapshot.w;
+    try {
+      w = reviveValue(w);
+    } catch {
+      // shown as stored
+    }
+    const context = (w as { context?: unknown } | null)?.context;
+    if (context !== undefined) return context;
+  }
+  return snapshot?.l?.context ?? null;
+}
+
 const num = (s: string | null | undefined): number | null =>
   s === null || s === undefined || s === '' ? null : Number(s);
 
@@ -55,7 +81,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
   if (!m) return null;
   let snapshot = parse(sn) as {
     l?: { value?: unknown; context?: unknown };
-    w?: { context?: unknown };
+    w?: unknown;
   } | null;
   // A simple job's done snapshot is not stored when the record's fields give it (see
   // lifecycle.ts successPath): rebuild it.
@@ -68,9 +94,9 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     version: Number(ver),
     status: (st ?? 'queued') as JobStatus,
     state: parse(s) ?? st,
-    context: snapshot?.w?.context ?? snapshot?.l?.context ?? null,
-    input: parse(input),
-    output: parse(o),
+    context: contextOf(snapshot),
+    input: value(input),
+    output: value(o),
     error: parse(e) as StoredError | null,
     // `a` is written only from the second attempt on (absent = 1); a job never claimed (no
     // claim time `ct`, which a claim sets and nothing clears) has made no attempt yet.
@@ -78,7 +104,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     maxAttempts: num(ma) ?? 1,
     leaseRequeues: num(lr) ?? 0,
     priority: BAND_PRIORITY_NAMES[num(pr) ?? 2] ?? 'normal',
-    progress: parse(p),
+    progress: value(p),
     parentId: par ?? null,
     runAt: num(ra),
     createdAt: num(ca) ?? 0,
