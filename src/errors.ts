@@ -169,13 +169,23 @@ export class UnknownStateError extends MachinistError {
   override readonly nonRetryable = true;
   constructor(
     readonly version: number,
-    where: { jobId: string; machine: string; state: string; child?: string; migratedFrom?: number },
+    where: {
+      jobId: string;
+      machine: string;
+      state: string;
+      child?: string;
+      migratedFrom?: number;
+      /** The state is one a history state remembers (by id), not an active one. */
+      history?: boolean;
+    },
   ) {
     super(
       'UNKNOWN_STATE',
       `machine '${where.machine}' version ${version} has no state '${where.state}'` +
         (where.child ? ` in its child '${where.child}'` : '') +
-        `, which job ${where.jobId}'s snapshot is in` +
+        (where.history
+          ? `, which job ${where.jobId}'s snapshot remembers in its history (historyValue)`
+          : `, which job ${where.jobId}'s snapshot is in`) +
         (where.migratedFrom !== undefined ? ` (migrated from version ${where.migratedFrom})` : '') +
         ': deploy a definition that has it, or a migrate that maps it, then redrive the job',
       { jobId: where.jobId, machine: where.machine, state: where.state },
