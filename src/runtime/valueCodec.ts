@@ -63,7 +63,14 @@ class Refused extends Error {
   }
 }
 
-const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+/**
+ * Paths are built only to name a refused value: the walk runs first without them (`track`
+ * false: every path is ''), and again with them only when it refuses, since a path string per
+ * value would cost the checkpoint path about half again (bench/codec.ts).
+ */
+let track = false;
+const join = (path: string, key: string) => (!track ? '' : path ? `${path}.${key}` : key);
+const at = (path: string, step: string) => (track ? path + step : '');
 const className = (v: object) => (v.constructor as { name?: string } | undefined)?.name || 'anonymous';
 
 /**
@@ -128,7 +135,7 @@ function classifyObject(o: object, path: string, depth: number): boolean {
   }
   if (Array.isArray(fields)) {
     for (let i = 0; i < fields.length; i++)
-      if (classify(fields[i], `${path}[${i}]`, depth + 1, true)) special = true;
+      if (classify(fields[i], at(path, `[${i}]`), depth + 1, true)) special = true;
     return special;
   }
   for (const key in fields) {
@@ -140,10 +147,10 @@ function classifyObject(o: object, path: string, depth: number): boolean {
 function classifyMap(m: Map<unknown, unknown>, path: string, depth: number): boolean {
   let i = 0;
   for (const [k, v] of m) {
-    classify(k, `${path}[key ${i}]`, depth + 1, true);
+    classify(k, at(path, `[key ${i}]`), depth + 1, true);
     classify(
       v,
-      typeof k === 'string' ? `${path}.get(${JSON.stringify(k)})` : `${path}[value ${i}]`,
+      at(path, typeof k === 'string' ? `.get(${JSON.stringify(k)})` : `[value ${i}]`),
       depth + 1,
       true,
     );
@@ -154,8 +161,26 @@ function classifyMap(m: Map<unknown, unknown>, path: string, depth: number): boo
 
 function classifySet(s: Set<unknown>, path: string, depth: number): boolean {
   let i = 0;
-  for (const v of s) classify(v, `${path}[${i++}]`, depth + 1, true);
+  for (const v of s) classify(v, at(path, `[${i++}]`), depth + 1, true);
   return true;
+}
+
+/** classify from the root: the fast walk, then, when it refuses, the walk that names the path. */
+function classifyRoot(value: unknown, root: string): boolean {
+  try {
+    return classify(value, '', 0, false);
+  } catch (err) {
+    ancestors.length = 0;
+    if (!(err instanceof Refused)) throw err;
+  }
+  track = true;
+  try {
+    classify(value, root, 0, false);
+  } finally {
+    track = false;
+    ancestors.length = 0;
+  }
+  throw new Error('valueCodec: the second walk did not refuse what the first did'); // cannot happen
 }
 
 /**
@@ -164,10 +189,9 @@ function classifySet(s: Set<unknown>, path: string, depth: number): boolean {
  */
 export function findUnstorable(value: unknown, root = ''): Refusal | undefined {
   try {
-    classify(value, root, 0, false);
+    classifyRoot(value, root);
     return undefined;
   } catch (err) {
-    ancestors.length = 0;
     if (err instanceof Refused) return err.refusal;
     throw err;
   }
@@ -182,9 +206,8 @@ export function findUnstorable(value: unknown, root = ''): Refusal | undefined {
 export function encodeValue(value: unknown, what: string, root = what): string {
   let envelope: boolean;
   try {
-    envelope = classify(value, root, 0, false);
+    envelope = classifyRoot(value, root);
   } catch (err) {
-    ancestors.length = 0;
     if (err instanceof Refused) throw new UnserializableSnapshotError(what, err.refusal);
     throw err;
   }
@@ -248,9 +271,8 @@ export function decodeValue(text: string): unknown {
  */
 export function wireValue(value: unknown): unknown {
   try {
-    if (!classify(value, '', 0, false) && !markedLikeEnvelope(value)) return value;
+    if (!classifyRoot(value, '') && !markedLikeEnvelope(value)) return value;
   } catch {
-    ancestors.length = 0;
     return value;
   }
   return envelopeOf(value);

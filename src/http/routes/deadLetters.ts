@@ -1,5 +1,6 @@
 // Dead letters: jobs that failed for good. List them, put one back in line, or purge one.
 
+import { wireValue } from '../../runtime/valueCodec.js';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
@@ -28,7 +29,9 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
     },
     async (request) => {
       const { queue, limit } = request.query as { queue?: string; limit?: number };
-      return { deadLetters: await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit }) };
+      const list = await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit });
+      // Inputs in their stored form, as job records show them (docs/http.md#values).
+      return { deadLetters: list.map((d) => ({ ...d, input: wireValue(d.input) })) };
     },
   );
 
