@@ -6,11 +6,19 @@
 
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual, inspect } from 'node:util';
-import { assign, setup } from 'xstate';
+import {
+  assign,
+  createActor,
+  setup,
+  toPromise,
+  waitFor,
+  type AnyEventObject,
+  type AnyStateMachine,
+} from 'xstate';
 import { defineJob, fanOut, step } from '../../src/index.js';
 import { untilAborted } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
-import type { Case, Probe } from './behaviourCases.js';
+import { Probe, type Case } from './behaviourCases.js';
 
 /** Every kind of value plain JSON would change, as a step returns it. */
 const rich = () => ({
@@ -49,43 +57,106 @@ class Money {
   constructor(readonly cents: number) {}
 }
 
+/** Steps that stamp every kind of value into the context, hold (a restart comes here), and check it. */
+function richMachine(probe: Probe) {
+  return setup({
+    actors: {
+      stamp: step(async () => rich()),
+      hold: step(async ({ signal }) => Promise.race([probe.release.promise, untilAborted(signal)])),
+      check: checking(probe, () => ({ from: new Date(Date.UTC(2025, 11, 31)), v: rich() })),
+    },
+  }).createMachine({
+    initial: 'stamping',
+    context: ({ input }: { input: { from: Date } }) => ({ from: input.from, v: null }),
+    states: {
+      stamping: {
+        invoke: {
+          id: 'stamp',
+          src: 'stamp',
+          input: probe.mapper(() => undefined),
+          onDone: { target: 'holding', actions: assign({ v: ({ event }) => event.output }) },
+        },
+      },
+      holding: { invoke: { id: 'hold', src: 'hold', onDone: 'checking' } },
+      checking: {
+        invoke: {
+          id: 'check',
+          src: 'check',
+          input: ({ context }: { context: unknown }) => context,
+          onDone: 'end',
+        },
+      },
+      end: { type: 'final' },
+    },
+    output: ({ context }) => context.v,
+  });
+}
+
+/** Parks waiting for STAMP (a Date in the event), then checks the context. */
+function parkingMachine(probe: Probe) {
+  return setup({
+    actors: {
+      check: checking(probe, () => ({ ...started(), stampedAt: STAMPED_AT })),
+    },
+  }).createMachine({
+    initial: 'waiting',
+    context: () => ({ ...started(), stampedAt: null as Date | null }),
+    states: {
+      waiting: {
+        on: {
+          STAMP: {
+            target: 'checking',
+            actions: assign({ stampedAt: ({ event }) => (event as unknown as { at: Date }).at }),
+          },
+        },
+      },
+      checking: {
+        invoke: {
+          id: 'check',
+          src: 'check',
+          input: probe.mapper(({ context }: { context: unknown }) => context),
+          onDone: { target: 'end' },
+        },
+      },
+      end: { type: 'final' },
+    },
+    output: ({ context }) => ({
+      days: Math.round((context.stampedAt!.getTime() - context.startedAt.getTime()) / 86_400_000),
+      seen: context.seen,
+      tags: context.tags,
+    }),
+  });
+}
+
+/** A probe whose release is open: for a run that waits on nothing. */
+function opened(): Probe {
+  const p = new Probe();
+  p.release.open();
+  return p;
+}
+
+/** The output plain XState gives for the machine, in memory, sent `events` in turn. */
+async function plainXState(
+  machine: AnyStateMachine,
+  input: unknown,
+  events: AnyEventObject[],
+): Promise<unknown> {
+  const actor = createActor(machine, { input });
+  const done = toPromise(actor);
+  actor.start();
+  for (const event of events) {
+    await waitFor(actor, (snap) => snap.can(event));
+    actor.send(event);
+  }
+  return done;
+}
+
 export const valueCases: Case[] = [
   {
     name: 'a Date, Map, Set, BigInt, RegExp, NaN and undefined in an array in context come back exactly after a worker restart',
     compiles: true,
     input: { from: new Date(Date.UTC(2025, 11, 31)) },
-    machine: (probe) =>
-      setup({
-        actors: {
-          stamp: step(async () => rich()),
-          hold: step(async ({ signal }) => Promise.race([probe.release.promise, untilAborted(signal)])),
-          check: checking(probe, () => ({ from: new Date(Date.UTC(2025, 11, 31)), v: rich() })),
-        },
-      }).createMachine({
-        initial: 'stamping',
-        context: ({ input }: { input: { from: Date } }) => ({ from: input.from, v: null }),
-        states: {
-          stamping: {
-            invoke: {
-              id: 'stamp',
-              src: 'stamp',
-              input: probe.mapper(() => undefined),
-              onDone: { target: 'holding', actions: assign({ v: ({ event }) => event.output }) },
-            },
-          },
-          holding: { invoke: { id: 'hold', src: 'hold', onDone: 'checking' } },
-          checking: {
-            invoke: {
-              id: 'check',
-              src: 'check',
-              input: ({ context }: { context: unknown }) => context,
-              onDone: 'end',
-            },
-          },
-          end: { type: 'final' },
-        },
-        output: ({ context }) => context.v,
-      }),
+    machine: (probe) => richMachine(probe),
     drive: async ({ id, client, probe, restart }) => {
       await eventually(async () => (await client.get(id))?.state === 'holding');
       const held = await client.get(id);
@@ -95,6 +166,8 @@ export const valueCases: Case[] = [
       const done = await client.waitForResult(id, { timeoutMs: 8000 });
       assert.equal(done.status, 'done', JSON.stringify(done.error));
       assert.ok(isDeepStrictEqual(done.output, rich()), inspect(done.output));
+      const plain = await plainXState(richMachine(opened()), { from: new Date(Date.UTC(2025, 11, 31)) }, []);
+      assert.ok(isDeepStrictEqual(done.output, plain), 'the output plain XState gives');
     },
     expect: (r) => {
       assert.equal(r.record.status, 'done');
@@ -104,39 +177,7 @@ export const valueCases: Case[] = [
   {
     name: 'a Date in a sent event and a Date, Map and Set in context come back exactly after the job parks and every worker restarts',
     compiles: false,
-    machine: (probe) =>
-      setup({
-        actors: {
-          check: checking(probe, () => ({ ...started(), stampedAt: STAMPED_AT })),
-        },
-      }).createMachine({
-        initial: 'waiting',
-        context: () => ({ ...started(), stampedAt: null as Date | null }),
-        states: {
-          waiting: {
-            on: {
-              STAMP: {
-                target: 'checking',
-                actions: assign({ stampedAt: ({ event }) => (event as unknown as { at: Date }).at }),
-              },
-            },
-          },
-          checking: {
-            invoke: {
-              id: 'check',
-              src: 'check',
-              input: probe.mapper(({ context }: { context: unknown }) => context),
-              onDone: { target: 'end' },
-            },
-          },
-          end: { type: 'final' },
-        },
-        output: ({ context }) => ({
-          days: Math.round((context.stampedAt!.getTime() - context.startedAt.getTime()) / 86_400_000),
-          seen: context.seen,
-          tags: context.tags,
-        }),
-      }),
+    machine: (probe) => parkingMachine(probe),
     drive: async ({ id, client, restart }) => {
       await eventually(async () => (await client.get(id))?.status === 'waiting');
       await restart();
@@ -145,6 +186,10 @@ export const valueCases: Case[] = [
       assert.equal(done.status, 'done', JSON.stringify(done.error));
       const { seen, tags } = started();
       assert.ok(isDeepStrictEqual(done.output, { days: 157, seen, tags }), inspect(done.output));
+      const plain = await plainXState(parkingMachine(opened()), undefined, [
+        { type: 'STAMP', at: STAMPED_AT },
+      ]);
+      assert.ok(isDeepStrictEqual(done.output, plain), 'the output plain XState gives');
     },
     expect: (r) => {
       assert.equal(r.record.status, 'done');
