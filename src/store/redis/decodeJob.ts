@@ -47,19 +47,28 @@ function value(text: string | null | undefined): unknown {
   }
 }
 
-/** The machine's (or else the lifecycle's) context: `w` is the value codec's form. */
-function contextOf(snapshot: { l?: { context?: unknown }; w?: unknown } | null): unknown {
-  if (snapshot?.w !== undefined) {
-    let w: unknown = snapshot.w;
+type StoredSnapshot = { l?: { value?: unknown; context?: unknown }; w?: unknown; t?: unknown; h?: unknown };
+
+/**
+ * The stored snapshot with its machine snapshot, timers and held events (`w`, `t`, `h`: each
+ * its own value codec text) as the job held them, so every reader (the context below, the
+ * dashboard's timers and children, `client.get().snapshot`) sees a Date as a Date. The same object
+ * when no part is in an envelope.
+ */
+function revivedParts(snapshot: StoredSnapshot): StoredSnapshot {
+  let out = snapshot;
+  for (const part of ['w', 't', 'h'] as const) {
+    const stored = snapshot[part];
+    if (stored === undefined) continue;
+    let revived: unknown;
     try {
-      w = reviveValue(w);
+      revived = reviveValue(stored);
     } catch {
-      // shown as stored
+      continue; // an envelope superjson cannot read: shown as stored rather than failing the read
     }
-    const context = (w as { context?: unknown } | null)?.context;
-    if (context !== undefined) return context;
+    if (revived !== stored) out = { ...out, [part]: revived };
   }
-  return snapshot?.l?.context ?? null;
+  return out;
 }
 
 const num = (s: string | null | undefined): number | null =>
@@ -79,10 +88,8 @@ function lastUpdate(...times: (string | null | undefined)[]): number {
 export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
   const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx, ct] = v;
   if (!m) return null;
-  let snapshot = parse(sn) as {
-    l?: { value?: unknown; context?: unknown };
-    w?: unknown;
-  } | null;
+  let snapshot = parse(sn) as StoredSnapshot | null;
+  if (snapshot && typeof snapshot === 'object') snapshot = revivedParts(snapshot);
   // A simple job's done snapshot is not stored when the record's fields give it (see
   // lifecycle.ts successPath): rebuild it.
   if (snapshot === null && st === 'done')
@@ -94,7 +101,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     version: Number(ver),
     status: (st ?? 'queued') as JobStatus,
     state: parse(s) ?? st,
-    context: contextOf(snapshot),
+    context: (snapshot?.w as { context?: unknown } | undefined)?.context ?? snapshot?.l?.context ?? null,
     input: value(input),
     output: value(o),
     error: parse(e) as StoredError | null,
