@@ -5,7 +5,7 @@
 // It prints one line per step and exits 0 when every job ended as expected.
 
 import { assign, setup } from 'xstate';
-import { Client, definePipeline, defineJob, RedisStore, Supervisor } from '../src/index.js';
+import { Client, definePipeline, defineJob, RedisStore, renameStates, Supervisor } from '../src/index.js';
 import type { WorkArgs } from '../src/index.js';
 
 const store = new RedisStore({
@@ -58,10 +58,9 @@ const reminderV2 = definePipeline({
     },
     output: ({ context }) => ({ sent: context.note }),
   }),
-  migrate: (snapshot, fromVersion) => {
-    const s = snapshot as { value?: unknown };
-    return fromVersion === 1 && s.value === 'cooling' ? { ...s, value: 'waiting' } : snapshot;
-  },
+  // renameStates renames in the snapshot's value and in what its history states remember.
+  migrate: (snapshot, fromVersion) =>
+    fromVersion === 1 ? renameStates(snapshot, { cooling: 'waiting' }) : snapshot,
 });
 
 function check(ok: boolean, what: string): void {

@@ -180,9 +180,9 @@ export class UnrestorableSnapshotError extends MachinistError {
 }
 
 /**
- * A value a job must store (its output, progress, context, machine snapshot) that JSON cannot
- * hold: a BigInt, a cycle, a toJSON() that throws, an actor spawned from inline logic (it could
- * never be restored). Retrying cannot help: the job fails at once. `field` is the path to the
+ * A value a job must store (its output, progress, context, machine snapshot) that the value
+ * codec (runtime/valueCodec.ts) cannot bring back exactly: a class instance, a function, a cycle,
+ * a toJSON() that throws, an actor spawned from inline logic (it could never be restored). Retrying cannot help: the job fails at once. `field` is the path to the
  * value when it can be found (`context.items[2].size`), also named in the message.
  */
 export class UnserializableSnapshotError extends MachinistError {
@@ -213,13 +213,23 @@ export class UnknownStateError extends MachinistError {
   override readonly nonRetryable = true;
   constructor(
     readonly version: number,
-    where: { jobId: string; machine: string; state: string; child?: string; migratedFrom?: number },
+    where: {
+      jobId: string;
+      machine: string;
+      state: string;
+      child?: string;
+      migratedFrom?: number;
+      /** The state is one a history state remembers (by id), not an active one. */
+      history?: boolean;
+    },
   ) {
     super(
       'UNKNOWN_STATE',
       `machine '${where.machine}' version ${version} has no state '${where.state}'` +
         (where.child ? ` in its child '${where.child}'` : '') +
-        `, which job ${where.jobId}'s snapshot is in` +
+        (where.history
+          ? `, which job ${where.jobId}'s snapshot remembers in its history (historyValue)`
+          : `, which job ${where.jobId}'s snapshot is in`) +
         (where.migratedFrom !== undefined ? ` (migrated from version ${where.migratedFrom})` : '') +
         ': deploy a definition that has it, or a migrate that maps it, then redrive the job',
       { jobId: where.jobId, machine: where.machine, state: where.state },

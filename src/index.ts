@@ -12,6 +12,7 @@ export { fanOut, ChildJobFailedError } from './pipeline/fanOut.js';
 export type { FanOutInput, FanOutJob, ChildOutcome } from './pipeline/fanOut.js';
 export type { StepArgs } from './pipeline/step.js';
 export type { MigrateFunction, MigratedSnapshot } from './pipeline/migrate.js';
+export { renameStates } from './pipeline/renameStates.js';
 export type { StoredTimer as PipelineTimer } from './pipeline/timers.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';

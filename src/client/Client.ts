@@ -470,6 +470,7 @@ export class Client<D extends AnyDefinition = never> {
       `event ${event.type}`,
       encodeInboxEvent(event, { ...delivery, expiresAt }),
       this.maxPayloadBytes,
+      'event',
     );
     // The id makes the send idempotent: a resend (by ioredis after a reconnect, or by the caller
     // with the same eventId) is taken once.

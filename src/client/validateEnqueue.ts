@@ -1,7 +1,8 @@
 // Checks an enqueue before anything is written: every refusal is a ValidationError naming the
 // field, and the job it would have been.
 
-import { ValidationError } from '../errors.js';
+import { MachinistError, ValidationError } from '../errors.js';
+import { toJson } from '../runtime/toJson.js';
 import { assertQueueName } from '../store/keys.js';
 import { PRIORITY_BAND, type Priority } from '../store/types.js';
 import {
@@ -106,21 +107,23 @@ export function secretBytes(secret: string): Buffer | null {
   return Buffer.from(b64, 'base64');
 }
 
-export function serializeInput(machine: string, input: unknown, maxBytes: number): string {
-  let text: string | undefined;
+/**
+ * The stored text of a job's input (or of a sent event: `what` 'event'), in the value codec
+ * (valueCodec.ts: a Date comes back a Date); a ValidationError naming the path of what it
+ * cannot store (a class instance, a function, a cycle), its size or its depth past the limits.
+ */
+export function serializeInput(machine: string, input: unknown, maxBytes: number, what = 'input'): string {
+  let text: string;
   try {
-    text = JSON.stringify(input === undefined ? null : input);
+    text = toJson(input === undefined ? null : input, what);
   } catch (err) {
-    throw new ValidationError(`input of '${machine}' is not JSON-serializable: ${(err as Error).message}`, {
-      field: 'input',
-      machine,
-    });
-  }
-  if (text === undefined) {
-    throw new ValidationError(`input of '${machine}' is not JSON-serializable (a function or symbol)`, {
-      field: 'input',
-      machine,
-    });
+    // The message names the path (`input.order.price`); `field` stays the argument's name.
+    const why =
+      err instanceof MachinistError
+        ? err.message.replace(/^the job's \w+ cannot be stored as JSON: /, '')
+        : String(err);
+    const label = what === 'input' ? `input of '${machine}'` : machine;
+    throw new ValidationError(`${label} cannot be stored: ${why}`, { field: 'input', machine });
   }
   const bytes = jsonBytesOver(text, maxBytes);
   if (bytes !== null) {

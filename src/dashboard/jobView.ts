@@ -2,6 +2,7 @@
 // the chart's marks (as of the whole log, or of its first `at + 1` entries when scrubbing), the
 // events it accepts now, its pending timers, and Redis's clock for the countdowns.
 
+import { wireRecord, wireValue } from '../runtime/valueCodec.js';
 import type { Client } from '../client/Client.js';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import type { AuditEntry, JobRecord, Store } from '../store/types.js';
@@ -58,9 +59,11 @@ export async function jobView(
   const present = at === null || at === log.length - 1;
   const { snapshot, ...record } = job;
   void snapshot;
-  const ctx = present ? job.context : contextAt(log, at, job.context);
+  // The log holds the context in the value codec's JSON form; the present one is shown alike.
+  const shown = wireValue(job.context);
+  const ctx = present ? shown : contextAt(log, at, shown);
   return {
-    job: record,
+    job: wireRecord(record),
     log,
     at,
     marks: source ? marksAt(source.graph, job, upTo, present) : null,

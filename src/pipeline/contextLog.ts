@@ -9,6 +9,8 @@
 // fields go BEFORE "state" in the entry: compactStates (src/store/redis/encodeOps.ts) folds the
 // bare states that follow an entry into it, never one that carries context.
 
+import { encodeValue } from '../runtime/valueCodec.js';
+
 export const VALUE_CAP = 512;
 export const ENTRY_CAP = 2048;
 
@@ -20,10 +22,17 @@ export function notKept(chars: number): string {
 function valueText(value: unknown, budget: number): string {
   let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    // As the checkpoint stores it: a Date (say) in the codec's envelope, as HTTP readers get it.
+    text = encodeValue(value, 'context');
   } catch {
-    // The checkpoint itself reports a context it cannot store; the log only notes it.
-    return JSON.stringify('(not kept in the audit log: not JSON)');
+    // The live context, not the persisted one: an actor ref (which the snapshot stores as a
+    // reference) is logged as its toJSON gives it. What the checkpoint cannot store it reports
+    // itself; the log only notes it.
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      return JSON.stringify('(not kept in the audit log: not JSON)');
+    }
   }
   if (text === undefined) return 'null';
   return text.length > Math.min(VALUE_CAP, budget) ? JSON.stringify(notKept(text.length)) : text;

@@ -2,6 +2,7 @@
 // their ids are deterministic), then waits for the store to say the set is complete, and turns
 // the children's outcomes into the step's output or failure.
 
+import { reviveValue } from '../runtime/valueCodec.js';
 import { ValidationError, type StoredError } from '../errors.js';
 import type { FanState } from '../store/types.js';
 import { childId } from '../store/keys.js';
@@ -76,7 +77,9 @@ export async function runFanOut(
     }
     const r = JSON.parse(text) as { s: ChildOutcome['status']; o?: unknown; e?: StoredError };
     const o: ChildOutcome =
-      r.s === 'done' ? { id, status: 'done', output: r.o ?? null } : { id, status: r.s, error: r.e ?? null };
+      r.s === 'done'
+        ? { id, status: 'done', output: reviveValue(r.o ?? null) }
+        : { id, status: r.s, error: r.e ?? null };
     if (r.s !== 'done' && !firstFailure) firstFailure = o;
     outcomes.push(o);
   }

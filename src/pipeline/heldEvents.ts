@@ -9,6 +9,8 @@
 
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import { encodeInboxEvent, decodeInboxEvent } from '../runtime/inboxEvent.js';
+import { toJson } from '../runtime/toJson.js';
+import { reviveValue } from '../runtime/valueCodec.js';
 import { matchesDescriptor, type IgnoredReason } from './whyIgnored.js';
 
 /**
@@ -37,7 +39,9 @@ export class HeldEvents {
   private timerAt = 0;
 
   /** `stored`: the `h` of the job's snapshot (envelopes as the inbox holds them). */
-  constructor(stored: unknown) {
+  constructor(storedH: unknown) {
+    // Held events with a Date (say) are stored in the codec's envelope (valueCodec.ts).
+    const stored = reviveValue(storedH);
     if (!Array.isArray(stored)) return;
     for (const entry of stored) {
       const msg = decodeInboxEvent(entry);
@@ -135,7 +139,12 @@ export class HeldEvents {
   /** The `h` to store (JSON), or '' when nothing is held. */
   text(): string {
     if (this.held.length === 0) return '';
-    return JSON.stringify(this.held.map((m) => encodeInboxEvent(m.event, m)));
+    // Every held event was stored once already (in the inbox): the codec cannot refuse it.
+    return toJson(
+      this.held.map((m) => encodeInboxEvent(m.event, m)),
+      'snapshot',
+      'h',
+    );
   }
 }
 

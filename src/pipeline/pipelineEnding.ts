@@ -101,15 +101,12 @@ export async function writePipelineFailure(
   try {
     if (end.persisted !== undefined) machineJson = toJson(end.persisted, 'snapshot', '');
     if (end.lastActive !== undefined)
-      resumeSnapshot = toJson(
-        {
-          l: persistLifecycle(life),
-          w: end.lastActive,
-          t: end.timers,
-          ...(end.heldText ? { h: JSON.parse(end.heldText) as unknown } : {}),
-        },
-        'snapshot',
-        '',
+      // Part by part, as every checkpoint: each part is its own codec text (valueCodec.ts).
+      resumeSnapshot = pipelineSnapshotText(
+        life,
+        toJson(end.lastActive, 'snapshot', ''),
+        toJson(end.timers, 'snapshot', 't'),
+        end.heldText,
       );
   } catch (err) {
     thrown = err;

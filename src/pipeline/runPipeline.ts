@@ -29,6 +29,7 @@ import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
+import { reviveValue } from '../runtime/valueCodec.js';
 import {
   MachineActionError,
   UnknownStateError,
@@ -84,8 +85,9 @@ export async function runPipeline(
   const stored: StoredPipelineSnapshot | null = c.snapshot
     ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot)
     : null;
-  let machineSnapshot = stored?.w;
-  let storedTimers: StoredTimer[] = stored?.t ?? [];
+  // Each part is its own value codec text (valueCodec.ts): a Date in the context comes back a Date.
+  let machineSnapshot = reviveValue(stored?.w);
+  let storedTimers = (reviveValue(stored?.t) as StoredTimer[] | undefined) ?? [];
   const migrated = machineSnapshot !== undefined && c.version !== def.version;
   if (migrated) {
     // Supervisor only hands us another version's snapshot when this definition can migrate it.

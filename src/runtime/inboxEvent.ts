@@ -5,6 +5,8 @@
 // never mix up: old inboxes and plain sends read as before, and the store needs no change to
 // carry the options.
 
+import { decodeValue } from './valueCodec.js';
+
 export type InboxEventBody = { type: string; [key: string]: unknown };
 
 /** Delivery options of one sent event (`Client.send`). */
@@ -54,11 +56,11 @@ export function decodeInboxEvent(value: unknown): InboxEvent | null {
   return out;
 }
 
-/** An inbox entry as stored (JSON text); null when it is not JSON or not an event. */
+/** An inbox entry as stored (the value codec's JSON text); null when it is not JSON or not an event. */
 export function parseInboxEvent(text: string): InboxEvent | null {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = decodeValue(text); // an event that holds a Date (say) is in the codec's envelope
   } catch {
     return null;
   }

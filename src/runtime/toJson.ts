@@ -1,9 +1,12 @@
-// The one way a job's values (output, progress, snapshots) become stored JSON. A value JSON cannot
-// hold is the job's fault, not the worker's: it MUST fail that job alone, with an
-// UnserializableSnapshotError that names the path to the value, and never throw where nothing
-// catches it (a timer, an XState subscription), which would take the worker and all its jobs down.
+// The one way a job's values (input, output, progress, snapshots, events) become stored JSON,
+// through the value codec (valueCodec.ts: plain JSON as it is, a Date, Map, Set... in its
+// envelope). A value it cannot store is the job's fault, not the worker's: it MUST fail that job
+// alone, with an UnserializableSnapshotError that names the path to the value, and never throw
+// where nothing catches it (a timer, an XState subscription), which would take the worker and
+// all its jobs down.
 
 import { UnserializableSnapshotError } from '../errors.js';
+import { encodeValue } from './valueCodec.js';
 
 /** Deeper than this, the search for the culprit gives up (the error then names no path). */
 const MAX_DEPTH = 200;
@@ -14,17 +17,17 @@ export interface Unserializable {
 }
 
 /**
- * JSON text of `value` (`undefined` becomes 'null'). Throws UnserializableSnapshotError for the
- * job's `what` ('output', 'snapshot'), with the culprit's path under `root` (default: `what`).
+ * Stored JSON text of `value` (`undefined` becomes 'null'). Throws UnserializableSnapshotError
+ * for the job's `what` ('output', 'snapshot'), with the culprit's path under `root` (default:
+ * `what`).
  */
 export function toJson(value: unknown, what: string, root = what): string {
-  let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    return encodeValue(value, what, root);
   } catch (err) {
+    if (err instanceof UnserializableSnapshotError) throw err;
     throw unserializable(value, what, err, root);
   }
-  return text ?? 'null';
 }
 
 /** The error for `value`, which JSON.stringify refused with `cause`. */
@@ -51,7 +54,6 @@ export function findUnserializable(
 ): Unserializable | undefined {
   const ancestors: object[] = [];
   const walk = (v: unknown, path: string, depth: number): Unserializable | undefined => {
-    if (typeof v === 'bigint') return { path, reason: 'a BigInt' };
     if (v === null || typeof v !== 'object' || depth > MAX_DEPTH || opaque?.(v)) return undefined;
     if (ancestors.includes(v)) return { path, reason: 'a circular reference' };
     const toJSON = (v as { toJSON?: unknown }).toJSON;

@@ -5,6 +5,7 @@
 // (over maxPayloadBytes, nested too deep), then hands the job to its runner. Every path
 // ends the job with a write: a runner that throws fails the job rather than leave it leased.
 
+import { decodeValue } from '../runtime/valueCodec.js';
 import type { Logger } from 'pino';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
@@ -100,7 +101,7 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
   let input: unknown;
   let timeoutMs = def.timeoutMs;
   try {
-    input = c.input === undefined ? undefined : JSON.parse(c.input);
+    input = c.input === undefined ? undefined : decodeValue(c.input);
   } catch (err) {
     return void (await broken('UNDECODABLE', `job input is not valid JSON: ${(err as Error).message}`));
   }

@@ -44,6 +44,7 @@
 // message was popped, leaves it to be sent again by the next leader with the same webhook-id,
 // which is what receivers deduplicate on.
 
+import { wireRecord } from '../runtime/valueCodec.js';
 import type { Logger } from 'pino';
 import { FINISHED, type QueueEvent } from '../store/types.js';
 import type { HookMessage, HookSchedule, HookStore, HookedJob } from './HookStore.js';
@@ -287,7 +288,9 @@ export class WebhookDispatcher {
     if (FINISHED.has(status)) {
       s.finished.push(id);
       if (url && !j.off.f) {
-        const record = await this.o.getRecord(id);
+        const got = await this.o.getRecord(id);
+        // As the HTTP API shows it: a Date (say) in the value codec's envelope, not its toJSON.
+        const record = got && typeof got === 'object' ? wireRecord(got) : got;
         if (record) {
           s.messages.push({
             chain: hookChain(id, 'f'),

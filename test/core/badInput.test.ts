@@ -63,11 +63,19 @@ describe('bad input', () => {
     );
   });
 
-  it('refuses input that is not JSON-serializable: a BigInt, a cycle, a function', async () => {
+  it('refuses input the value codec cannot store, naming its path: a class instance, a cycle, a function', async () => {
     fresh();
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
-    for (const input of [{ n: 10n }, cyclic, () => 1]) {
+    class Money {
+      cents = 1;
+    }
+    const cases: [unknown, RegExp][] = [
+      [{ order: { price: new Money() } }, /class instance \(Money\) at input\.order\.price$/],
+      [cyclic, /circular reference at input\.self$/],
+      [() => 1, /a function at input$/],
+    ];
+    for (const [input, where] of cases) {
       await refuses(
         h,
         () => client.enqueue('ok', input),
@@ -75,7 +83,8 @@ describe('bad input', () => {
           assert.ok(err instanceof ValidationError, String(err));
           assert.equal(err.code, 'INVALID_INPUT');
           assert.equal(err.field, 'input');
-          assert.match(err.message, /not JSON-serializable/);
+          assert.match(err.message, /^input of 'ok' cannot be stored: /);
+          assert.match(err.message, where);
         },
       );
     }

@@ -1,4 +1,4 @@
-// A job whose state cannot be stored as JSON (a BigInt or a cycle in its context, output or
+// A job whose state cannot be stored (a class instance or a cycle in its context, output or
 // progress; an inline actor spawned in an assign) fails alone, at once and for good, with
 // UNSERIALIZABLE_SNAPSHOT naming where the value is; one that spawns a name not registered in
 // setup({ actors }) where no static check sees it (an assign, an enqueueActions) fails so with
@@ -16,8 +16,8 @@ const UNREGISTERED = 'UNREGISTERED_ACTOR';
 
 /** Each poison job's error code, and where its bad value is, as the error must name it. */
 const POISON: Record<string, [string, RegExp]> = {
-  bigCompiled: [UNSERIALIZABLE, /BigInt at context\.bad\b/],
-  bigXstate: [UNSERIALIZABLE, /BigInt at context\.bad\b/],
+  classCompiled: [UNSERIALIZABLE, /class instance \(Money\) at context\.bad\b/],
+  classXstate: [UNSERIALIZABLE, /class instance \(Money\) at context\.bad\b/],
   cycleCompiled: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
   cycleXstate: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
   spawnCompiled: [UNSERIALIZABLE, /inline child actor/],
@@ -27,7 +27,7 @@ const POISON: Record<string, [string, RegExp]> = {
   registeredSpawnCompiled: ['SPAWN_IN_COMPILED_PIPELINE', /spawns 'second'.*pass compile: false/],
   enqueuedGhostXstate: [UNREGISTERED, /child 'g' .*not registered in setup\(\{ actors \}\)/],
   enqueuedInlineXstate: [UNSERIALIZABLE, /inline child actor at children\.g\b/],
-  bigOutput: [UNSERIALIZABLE, /BigInt at output\.total\b/],
+  classOutput: [UNSERIALIZABLE, /class instance \(Money\) at output\.total\b/],
   cycleProgress: [UNSERIALIZABLE, /circular reference at progress\.step\.self\b/],
 };
 

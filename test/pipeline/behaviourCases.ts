@@ -7,6 +7,7 @@ import { assign, setup, type AnyStateMachine } from 'xstate';
 import { RetryLaterError, defineJob, fanOut, step } from '../../src/index.js';
 import type { Client, JobRecord, RetryPolicy, Supervisor } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
+import { encodeValue } from '../../src/runtime/valueCodec.js';
 import { gate, untilAborted } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 
@@ -1103,7 +1104,8 @@ export function normalised(rec: JobRecord, log: Record<string, unknown>[]): Pick
   const norm = <T>(value: T): T =>
     value === undefined
       ? value
-      : (JSON.parse(JSON.stringify(value).replaceAll(rec.id, '<id>'), (k, v: unknown) =>
+      : // The stored form (a Date in the codec's envelope): both runs must also agree on types.
+        (JSON.parse(encodeValue(value, 'value').replaceAll(rec.id, '<id>'), (k, v: unknown) =>
           TIMES.has(k) && typeof v === 'number' ? '<time>' : k === 'stack' ? firstLine(v) : v,
         ) as T);
   return {

@@ -18,6 +18,7 @@ import type { Store } from '../../src/store/types.js';
 import { gate } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 import { Probe, cases, normalised, type Case, type Result } from './behaviourCases.js';
+import { valueCases } from './valueCases.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
 export interface BehaviourWorld {
@@ -56,7 +57,7 @@ export function behaviourSuite(world: () => BehaviourWorld): void {
     } satisfies Result;
   }
 
-  for (const [i, c] of cases.entries()) {
+  for (const [i, c] of [...cases, ...valueCases].entries()) {
     it(c.name, async () => {
       const h = world();
       try {

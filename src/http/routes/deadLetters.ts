@@ -2,6 +2,7 @@
 // queue's all. Broken jobs (records no supervisor could run, e.g. UNKNOWN_MACHINE) are listed
 // beside them; retry and purge take either.
 
+import { wireValue } from '../../runtime/valueCodec.js';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
@@ -30,7 +31,9 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
     },
     async (request) => {
       const { queue, limit } = request.query as { queue?: string; limit?: number };
-      return { deadLetters: await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit }) };
+      const list = await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit });
+      // Inputs in their stored form, as job records show them (docs/http.md#values).
+      return { deadLetters: list.map((d) => ({ ...d, input: wireValue(d.input) })) };
     },
   );
 

@@ -2,6 +2,7 @@
 // valid JSON is returned as its raw text rather than failing the whole read.
 
 import type { StoredError } from '../../errors.js';
+import { reviveValue } from '../../runtime/valueCodec.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from '../types.js';
 
 export const JOB_FIELDS = [
@@ -36,6 +37,40 @@ function parse(text: string | null | undefined): unknown {
   }
 }
 
+/** A job's value (input, output, progress) as it held it: the value codec's text decoded. */
+function value(text: string | null | undefined): unknown {
+  const v = parse(text);
+  try {
+    return reviveValue(v);
+  } catch {
+    return v; // an envelope superjson cannot read: shown as stored rather than failing the read
+  }
+}
+
+type StoredSnapshot = { l?: { value?: unknown; context?: unknown }; w?: unknown; t?: unknown; h?: unknown };
+
+/**
+ * The stored snapshot with its machine snapshot, timers and held events (`w`, `t`, `h`: each
+ * its own value codec text) as the job held them, so every reader (the context below, the
+ * dashboard's timers and children, `client.get().snapshot`) sees a Date as a Date. The same object
+ * when no part is in an envelope.
+ */
+function revivedParts(snapshot: StoredSnapshot): StoredSnapshot {
+  let out = snapshot;
+  for (const part of ['w', 't', 'h'] as const) {
+    const stored = snapshot[part];
+    if (stored === undefined) continue;
+    let revived: unknown;
+    try {
+      revived = reviveValue(stored);
+    } catch {
+      continue; // an envelope superjson cannot read: shown as stored rather than failing the read
+    }
+    if (revived !== stored) out = { ...out, [part]: revived };
+  }
+  return out;
+}
+
 const num = (s: string | null | undefined): number | null =>
   s === null || s === undefined || s === '' ? null : Number(s);
 
@@ -53,10 +88,8 @@ function lastUpdate(...times: (string | null | undefined)[]): number {
 export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
   const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx, ct] = v;
   if (!m) return null;
-  let snapshot = parse(sn) as {
-    l?: { value?: unknown; context?: unknown };
-    w?: { context?: unknown };
-  } | null;
+  let snapshot = parse(sn) as StoredSnapshot | null;
+  if (snapshot && typeof snapshot === 'object') snapshot = revivedParts(snapshot);
   // A simple job's done snapshot is not stored when the record's fields give it (see
   // lifecycle.ts successPath): rebuild it.
   if (snapshot === null && st === 'done')
@@ -68,9 +101,9 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     version: Number(ver),
     status: (st ?? 'queued') as JobStatus,
     state: parse(s) ?? st,
-    context: snapshot?.w?.context ?? snapshot?.l?.context ?? null,
-    input: parse(input),
-    output: parse(o),
+    context: (snapshot?.w as { context?: unknown } | undefined)?.context ?? snapshot?.l?.context ?? null,
+    input: value(input),
+    output: value(o),
     error: parse(e) as StoredError | null,
     // `a` is written only from the second attempt on (absent = 1); a job never claimed (no
     // claim time `ct`, which a claim sets and nothing clears) has made no attempt yet.
@@ -78,7 +111,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     maxAttempts: num(ma) ?? 1,
     leaseRequeues: num(lr) ?? 0,
     priority: BAND_PRIORITY_NAMES[num(pr) ?? 2] ?? 'normal',
-    progress: parse(p),
+    progress: value(p),
     parentId: par ?? null,
     runAt: num(ra),
     createdAt: num(ca) ?? 0,
