@@ -31,6 +31,7 @@ import { installAuth, parseTokenList, TokenTable, type TokenSpec } from './auth.
 import { errorReply, installErrorReplies } from './errorReply.js';
 import { EventHub } from './EventHub.js';
 import { installJsonBody } from './jsonBody.js';
+import { toOpenApi30 } from './openapi30.js';
 import { errorSchema, jobSchema } from './schemas.js';
 import type { SseStream } from './SseStream.js';
 import { deadLetterRoutes } from './routes/deadLetters.js';
@@ -159,6 +160,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
+    // The routes' draft-07 schemas, said the OpenAPI 3.0 way (openapi30.ts).
+    transformObject: (doc) => toOpenApi30('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,

@@ -3,7 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
-import { bearerSecurity, deadLetterSchema, errorReplies, idParams, queueQuery } from '../schemas.js';
+import {
+  bearerSecurity,
+  bodyErrorReplies,
+  deadLetterSchema,
+  errorReplies,
+  idParams,
+  queueQuery,
+} from '../schemas.js';
 
 const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
 
@@ -43,7 +50,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
         querystring: queueQuery,
         response: {
           200: { type: 'object', properties: { job_id: { type: 'string' }, status: { type: 'string' } } },
-          ...errorReplies,
+          ...bodyErrorReplies,
         },
       },
     },
@@ -68,7 +75,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
         querystring: queueQuery,
         response: {
           200: { type: 'object', properties: { job_id: { type: 'string' }, purged: { type: 'boolean' } } },
-          ...errorReplies,
+          ...bodyErrorReplies,
         },
       },
     },
