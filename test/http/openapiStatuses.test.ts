@@ -110,6 +110,13 @@ describe('HTTP API statuses and the OpenAPI document', () => {
         path: `${job}/stream`,
         headers: { 'last-event-id': 'not-an-id' },
       },
+      {
+        method: 'GET',
+        route: '/jobs/{id}/stream',
+        path: `${job}/stream`,
+        headers: { 'last-event-id': '99999999999999-0:job' }, // after the final record: 204
+      },
+      { method: 'GET', route: '/jobs/{id}/stream', path: `${job}/stream` },
       { method: 'GET', route: '/events', path: '/events?queue=nowhere' },
       { method: 'GET', route: '/events', path: '/events', headers: { 'last-event-id': 'x' } },
       { method: 'GET', route: '/dead-letters', path: '/dead-letters' },
