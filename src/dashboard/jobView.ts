@@ -3,6 +3,7 @@
 // events it accepts now, its pending timers, and Redis's clock for the countdowns.
 
 import type { Client } from '../client/Client.js';
+import { jobView as recordView } from '../http/jobView.js';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import type { AuditEntry, JobRecord, Store } from '../store/types.js';
 import { acceptedEvents, marksAt, type ChartMarks } from './chartKit.js';
@@ -39,6 +40,8 @@ export async function jobView(
   id: string,
   at: number | null,
   readOnly: boolean,
+  /** Show the error's stack (the API's rule for this caller: http/errorStacks.ts). */
+  stacks = true,
 ): Promise<JobView> {
   // Through the Client: its record carries the children's summary.
   const job = await client.get(id);
@@ -56,9 +59,8 @@ export async function jobView(
   }
   const upTo = at === null ? log : log.slice(0, at + 1);
   const present = at === null || at === log.length - 1;
-  const { snapshot, ...record } = job;
-  void snapshot;
-  const ctx = present ? job.context : contextAt(log, at, job.context);
+  const record = recordView(job, stacks);
+  const ctx = present ? record.context : contextAt(log, at, record.context);
   return {
     job: record,
     log,

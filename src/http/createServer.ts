@@ -29,6 +29,7 @@ import type { Store } from '../store/types.js';
 import type { ApiContext } from './ApiContext.js';
 import { installAuth, parseTokenList, TokenTable, type TokenSpec } from './auth.js';
 import { errorReply, installErrorReplies } from './errorReply.js';
+import { stackPolicy } from './errorStacks.js';
 import { EventHub } from './EventHub.js';
 import { installJsonBody } from './jsonBody.js';
 import { toOpenApi30 } from './openapi30.js';
@@ -84,6 +85,11 @@ export interface ServerOptions {
    * none. Default: one of the server's own, with the store's queue depths (serverMetrics(app)).
    */
   metrics?: MachinistMetrics | false;
+  /**
+   * Show failed jobs' error stacks (server file paths) to every caller. Default false: only to
+   * callers with a write token (and on a server without auth), read-only tokens get none.
+   */
+  exposeErrorStacks?: boolean;
 }
 
 const metricsOf = new WeakMap<FastifyInstance, MachinistMetrics>();
@@ -144,6 +150,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     defaultQueue: queue,
     maxWaitMs: options.maxWaitMs ?? 120_000,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    showStacks: stackPolicy({ expose: options.exposeErrorStacks === true, auth }),
   };
 
   installJsonBody(app, options.maxDepth ?? MAX_INPUT_DEPTH + 1);
@@ -184,7 +191,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     healthRoutes(routes, api);
   });
   if (options.dashboard !== false)
-    void app.register(dashboardPlugin, { ...options.dashboard, store: options.store, jobs: options.jobs });
+    void app.register(dashboardPlugin, {
+      ...options.dashboard,
+      store: options.store,
+      jobs: options.jobs,
+      showStacks: api.showStacks,
+    });
 
   // Live streams never end by themselves: end them, or close() would wait for them.
   app.addHook('preClose', (done) => {

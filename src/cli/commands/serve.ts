@@ -25,6 +25,7 @@ interface ServeOptions {
   dashboard: boolean;
   dashboardActions?: boolean;
   webhookAllowHosts?: string[];
+  exposeErrorStacks?: boolean;
 }
 
 /**
@@ -56,6 +57,10 @@ export function serveCommand(globals: () => GlobalOptions): Command {
     )
     .option('--no-dashboard', 'serve the API without the web dashboard at /')
     .option('--dashboard-actions', 'let the dashboard cancel, send events and retry (default: read-only)')
+    .option(
+      '--expose-error-stacks',
+      "show failed jobs' error stacks to every caller (default: only to write tokens)",
+    )
     .addOption(webhookAllowHostsOption())
     .action(async (opts: ServeOptions) => runServe(globals(), opts));
 }
@@ -72,6 +77,7 @@ async function runServe(globals: GlobalOptions, opts: ServeOptions): Promise<voi
     jobs,
     queue: opts.queue,
     dashboard: opts.dashboard && { actions: opts.dashboardActions === true },
+    server: { exposeErrorStacks: opts.exposeErrorStacks === true },
     worker: opts.worker
       ? { concurrency: opts.concurrency, graceMs: opts.graceMs, webhookAllowHosts: opts.webhookAllowHosts }
       : undefined,

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
+import { withoutStack } from '../errorStacks.js';
 import {
   bearerSecurity,
   bodyErrorReplies,
@@ -35,7 +36,9 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
     },
     async (request) => {
       const { queue, limit } = request.query as { queue?: string; limit?: number };
-      return { deadLetters: await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit }) };
+      const deadLetters = await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit });
+      if (api.showStacks(request)) return { deadLetters };
+      return { deadLetters: deadLetters.map((d) => ({ ...d, error: withoutStack(d.error) })) };
     },
   );
 

@@ -107,7 +107,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
             queue: options.queue ?? api.defaultQueue,
             signal: left.signal,
           });
-          return reply.code(200).send(jobView(job));
+          return reply.code(200).send(jobView(job, api.showStacks(request)));
         } catch (err) {
           // The job is stored either way: not finished in time (or not seen finishing, or no
           // client left to see it) is a 202.
@@ -145,6 +145,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       },
     },
     async (request) => {
+      const stacks = api.showStacks(request);
       const q = request.query as {
         queue?: string;
         status?: JobStatus;
@@ -154,7 +155,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
         limit?: number;
       };
       const page = await api.client.list({ ...q, queue: q.queue ?? api.defaultQueue });
-      return { jobs: page.jobs.map(jobView), cursor: page.cursor };
+      return { jobs: page.jobs.map((j) => jobView(j, stacks)), cursor: page.cursor };
     },
   );
 
@@ -175,7 +176,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       const { queue } = request.query as QueueQuery;
       const job = await api.client.get(id, { queue });
       if (!job) throw new JobNotFoundError(id, queue);
-      return jobView(job);
+      return jobView(job, api.showStacks(request));
     },
   );
 

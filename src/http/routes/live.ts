@@ -97,6 +97,8 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
       const { id } = request.params as { id: string };
       const { queue } = request.query as { queue?: string };
       const from = lastEventId(request);
+      const stacks = api.showStacks(request);
+      const view = (record: JobRecord) => jobView(record, stacks);
       const first = await api.store.getJob(id, queue);
       if (!first) throw new JobNotFoundError(id, queue);
       const sub = await api.hub.subscribe(first.queue, from?.cursor);
@@ -106,7 +108,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
         job = await api.client.get(id, { queue: first.queue });
         if (!job) throw new JobNotFoundError(id, queue);
         if (FINISHED.has(job.status)) {
-          const messages = await finishedJobMessages(api, job, sub.start, from);
+          const messages = await finishedJobMessages(api, view, job, sub.start, from);
           if (messages.length === 0) {
             sub.close();
             return reply.code(204).send();
@@ -127,7 +129,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
         finishing = true;
         try {
           const last = await api.client.get(id, { queue: first.queue });
-          if (last) stream.send({ id: recordId(at), event: 'job', data: jobView(last) });
+          if (last) stream.send({ id: recordId(at), event: 'job', data: view(last) });
         } catch {
           // the client reads the record itself; the stream still ends
         }
@@ -140,7 +142,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
           if (finishes(e)) return void finish(e.cursor);
         }
       };
-      if (from === undefined) stream.send({ id: recordId(sub.start), event: 'job', data: jobView(job) });
+      if (from === undefined) stream.send({ id: recordId(sub.start), event: 'job', data: view(job) });
       else send(sub.replay);
       sub.listen(send);
     },
@@ -161,11 +163,12 @@ interface SseMessage {
  */
 async function finishedJobMessages(
   api: ApiContext,
+  view: (record: JobRecord) => unknown,
   job: JobRecord,
   start: string,
   from: ResumePoint | undefined,
 ): Promise<SseMessage[]> {
-  const record = (at: string): SseMessage => ({ id: recordId(at), event: 'job', data: jobView(job) });
+  const record = (at: string): SseMessage => ({ id: recordId(at), event: 'job', data: view(job) });
   const mine = (await api.hub.readAfter(job.queue, from?.cursor ?? start)).filter((e) => e.jobId === job.id);
   const end = mine.findIndex(finishes);
   // A new stream: the record, as of its finishing event when that came after `start` (so a resume
