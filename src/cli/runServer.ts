@@ -61,7 +61,10 @@ export interface RunServerOptions {
   queue: string;
   dashboard: ServerOptions['dashboard'];
   /** createServer's error-stack and connection limits (`serve` flags); createServer's defaults otherwise. */
-  server?: Pick<ServerOptions, 'exposeErrorStacks'>;
+  server?: Pick<
+    ServerOptions,
+    'exposeErrorStacks' | 'requestTimeoutMs' | 'connectionTimeoutMs' | 'maxConnections'
+  >;
   /** Also run a supervisor for `jobs` on `queue`. */
   worker?: { concurrency: number; graceMs: number; logger?: Logger; webhookAllowHosts?: string[] };
   /** Closes the store (and whatever else the command opened) at the end. */

@@ -31,6 +31,7 @@ import { installAuth, parseTokenList, TokenTable, type TokenSpec } from './auth.
 import { errorReply, installErrorReplies } from './errorReply.js';
 import { stackPolicy } from './errorStacks.js';
 import { EventHub } from './EventHub.js';
+import { connectionLimits, type ConnectionLimitOptions } from './connectionLimits.js';
 import { installJsonBody } from './jsonBody.js';
 import { toOpenApi30 } from './openapi30.js';
 import { errorSchema, jobSchema } from './schemas.js';
@@ -48,7 +49,7 @@ import {
   type DashboardOptions,
 } from '../dashboard/dashboardPlugin.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends ConnectionLimitOptions {
   store: Store;
   /** Definitions the server knows (names, input checks, charts) without asking the registry. */
   jobs?: readonly AnyDefinition[];
@@ -72,6 +73,9 @@ export interface ServerOptions {
   maxWaitMs?: number;
   /** How often an idle live stream gets a comment (keeps proxies from closing it). Default 15 s. */
   heartbeatMs?: number;
+  // ConnectionLimitOptions (connectionLimits.ts): requestTimeoutMs (default 30 s: the whole
+  // request must arrive within it, else 408), connectionTimeoutMs (default maxWaitMs + 30 s: a
+  // silent socket is closed), maxConnections (default 10,000: past it sockets are closed).
   /** A pino logger, or false for none. Default: pino at MACHINIST_LOG (default 'warn'). */
   logger?: Logger | false;
   /**
@@ -118,6 +122,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const queue = options.queue ?? 'default';
   assertQueueName(queue);
   const bodyLimit = options.bodyLimit ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  const maxWaitMs = options.maxWaitMs ?? 120_000;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const limits = connectionLimits(options, maxWaitMs, heartbeatMs);
 
   const logger =
     options.logger === false
@@ -127,6 +134,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
     // Unknown body fields are refused (400 naming them), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
     return503OnClosing: true,
@@ -137,6 +147,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       void reply.code(status).send(body);
     },
   }) as unknown as FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger>;
+  app.server.maxConnections = limits.maxConnections;
 
   const api: ApiContext = {
     store: options.store,
@@ -148,8 +159,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }),
     streams: new Set<SseStream>(),
     defaultQueue: queue,
-    maxWaitMs: options.maxWaitMs ?? 120_000,
-    heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxWaitMs,
+    heartbeatMs,
     showStacks: stackPolicy({ expose: options.exposeErrorStacks === true, auth }),
   };
 
