@@ -40,6 +40,7 @@ import type {
 import { encodeInboxEvent } from '../runtime/inboxEvent.js';
 import { validateSend, type SendOptions } from './validateSend.js';
 import { loadOtel, otelLoaded } from '../tracing/otel.js';
+import type { Context } from '@opentelemetry/api';
 import { startPublishSpan, type PublishSpan } from '../tracing/publishSpan.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
@@ -207,11 +208,13 @@ export class Client<D extends AnyDefinition = never> {
     return ids;
   }
 
+  /** `child`: a fan-out child's fixed id and its parent attempt's trace context. */
   private prepare(
     machine: string,
     input: unknown,
     options: EnqueueOptions | undefined,
     info: { version: number; maxAttempts: number },
+    child?: { id: string; trace: unknown },
   ): { queue: string; job: NewJob; publish?: PublishSpan } {
     // Loaded by tracingLoad() before any prepare; undefined/null: no tracing here.
     const api = this.tracing ? otelLoaded() : undefined;
@@ -222,7 +225,12 @@ export class Client<D extends AnyDefinition = never> {
       options,
       info,
       { queue: this.defaultQueue, maxPayloadBytes: this.maxPayloadBytes },
-      api ? (queue, id) => (publish = startPublishSpan(api, queue, id, machine))?.traceparent : undefined,
+      api
+        ? (queue, id) =>
+            (publish = startPublishSpan(api, queue, id, machine, child?.trace as Context | undefined))
+              ?.traceparent
+        : undefined,
+      child?.id,
     );
     return publish ? { ...built, publish } : built;
   }
@@ -373,13 +381,18 @@ export class Client<D extends AnyDefinition = never> {
     }
   }
 
-  /** Enqueues the children of one fan-out group; ids are deterministic, so a repeat is a no-op. */
+  /**
+   * Enqueues the children of one fan-out group; ids are deterministic, so a repeat is a no-op.
+   * `trace`: the parent attempt's trace context (an OpenTelemetry Context), under which each
+   * child's publish span starts.
+   */
   async enqueueChildren(
     parentId: string,
     parentQueue: string,
     group: string,
     jobs: readonly ChildJob[],
     revive?: ReadonlySet<number>,
+    trace?: unknown,
   ): Promise<void> {
     const CHUNK = 1000;
     for (let start = 0; start < jobs.length; start += CHUNK) {
@@ -392,10 +405,11 @@ export class Client<D extends AnyDefinition = never> {
           spec.input,
           { queue: spec.queue ?? parentQueue, priority: spec.priority },
           m instanceof Promise ? await m : m,
+          // The child's id is fixed before its publish span starts: the span carries it.
+          { id: childId(parentId, group, index), trace },
         );
         // The one place a job gets a parent (public enqueue options refuse parentId).
         job.parentId = parentId;
-        job.id = childId(parentId, group, index);
         job.parentQueue = queue === parentQueue ? '' : parentQueue;
         job.group = group;
         job.index = index;

@@ -15,6 +15,8 @@ export const newJobId = (): string => ulid();
  * `Store.enqueue`. `info`: the machine's newest version and its default maxAttempts.
  * `trace`, when tracing: starts the enqueue's span for the job and returns its traceparent
  * (undefined when no provider records it), which travels in the job's options (its attempts link to it).
+ * `id`: the job's id when it is fixed beforehand (a fan-out child's), else a new one; the span
+ * is started with the id the job is stored under.
  */
 export function buildNewJob(
   machine: string,
@@ -23,12 +25,13 @@ export function buildNewJob(
   info: { version: number; maxAttempts: number },
   defaults: { queue: string; maxPayloadBytes: number },
   trace?: (queue: string, id: string) => string | undefined,
+  fixedId?: string,
 ): { queue: string; job: NewJob } {
   validateOptions(machine, options);
   const text = serializeInput(machine, input, defaults.maxPayloadBytes);
   const o = options ?? {};
   const queue = o.queue ?? defaults.queue;
-  const id = newJobId();
+  const id = fixedId ?? newJobId();
   // Per-job options, as the worker reads them (runClaimedJob: timeoutMs; the webhook
   // dispatcher: webhook; tracing: traceparent).
   const perJob: { timeoutMs?: number; webhook?: EnqueueOptions['webhook']; traceparent?: string } = {};

@@ -150,7 +150,8 @@ export async function runPipeline(
     queue: host.queue,
     parentId: c.id,
     fanOpen: (group, total, policy) => host.fanOpen(c.id, group, total, policy),
-    enqueueChildren: (group, jobs, revive) => host.enqueueChildren(c.id, group, jobs, revive),
+    enqueueChildren: (group, jobs, revive) =>
+      host.enqueueChildren(c.id, group, jobs, revive, job.traceContext()),
     cancelJob: (id, queue) => host.cancelTree(id, queue),
     nextFanIn: (signal) =>
       new Promise<void>((resolve, reject) => {

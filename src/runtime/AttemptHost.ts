@@ -36,11 +36,13 @@ export interface AttemptHost {
   ) => Promise<FanState>;
   /** Enqueues a parent's children for one fan-out group (idempotent: their ids are deterministic). */
   /** `revive`: indexes of children to make anew if they ended failed or cancelled (a redrive). */
+  /** `trace`: the parent attempt's trace context (ActiveJob.traceContext), for the publish spans. */
   enqueueChildren: (
     parentId: string,
     group: string,
     jobs: readonly ChildJob[],
     revive?: ReadonlySet<number>,
+    trace?: unknown,
   ) => Promise<void>;
   /** Cancels a job and its whole subtree. */
   cancelTree: (id: string, queue: string) => Promise<void>;

@@ -145,8 +145,8 @@ export class Supervisor {
       now: () => this.clock.now(),
       readInbox: (id, from) => store.readInbox(queue, id, from),
       fanOpen: (parentId, group, total, policy) => store.fanOpen(queue, parentId, group, total, policy),
-      enqueueChildren: (parentId, group, jobs, revive) =>
-        this.untilRedisAnswers(() => client.enqueueChildren(parentId, queue, group, jobs, revive)),
+      enqueueChildren: (parentId, group, jobs, revive, trace) =>
+        this.untilRedisAnswers(() => client.enqueueChildren(parentId, queue, group, jobs, revive, trace)),
       cancelTree: (id, childQueue) =>
         this.untilRedisAnswers(async () => void (await client.cancel(id, { queue: childQueue }))),
     };
