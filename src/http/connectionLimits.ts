@@ -12,8 +12,11 @@
 //   stream holds one.
 
 export interface ConnectionLimitOptions {
+  /** The whole request (headers and body) must arrive within it, else 408. Default 30 s. */
   requestTimeoutMs?: number;
+  /** A socket silent this long is closed; longer than maxWaitMs and heartbeatMs. Default maxWaitMs + 30 s. */
   connectionTimeoutMs?: number;
+  /** Sockets past it are closed at once (each live stream holds one). Default 10,000. */
   maxConnections?: number;
 }
 

@@ -73,9 +73,7 @@ export interface ServerOptions extends ConnectionLimitOptions {
   maxWaitMs?: number;
   /** How often an idle live stream gets a comment (keeps proxies from closing it). Default 15 s. */
   heartbeatMs?: number;
-  // ConnectionLimitOptions (connectionLimits.ts): requestTimeoutMs (default 30 s: the whole
-  // request must arrive within it, else 408), connectionTimeoutMs (default maxWaitMs + 30 s: a
-  // silent socket is closed), maxConnections (default 10,000: past it sockets are closed).
+  // requestTimeoutMs, connectionTimeoutMs, maxConnections: ConnectionLimitOptions (connectionLimits.ts).
   /** A pino logger, or false for none. Default: pino at MACHINIST_LOG (default 'warn'). */
   logger?: Logger | false;
   /**
