@@ -60,6 +60,11 @@ export interface RunServerOptions {
   jobs?: readonly AnyDefinition[];
   queue: string;
   dashboard: ServerOptions['dashboard'];
+  /** createServer's error-stack and connection limits (`serve` flags); createServer's defaults otherwise. */
+  server?: Pick<
+    ServerOptions,
+    'exposeErrorStacks' | 'requestTimeoutMs' | 'connectionTimeoutMs' | 'maxConnections'
+  >;
   /** Also run a supervisor for `jobs` on `queue`. */
   worker?: { concurrency: number; graceMs: number; logger?: Logger; webhookAllowHosts?: string[] };
   /** Closes the store (and whatever else the command opened) at the end. */
@@ -92,6 +97,7 @@ export async function runServer(o: RunServerOptions): Promise<RunningServer> {
       tokens: o.address.tokens,
       auth: o.address.tokens.length > 0,
       dashboard: o.dashboard,
+      ...o.server,
     });
     // The in-process supervisor's jobs and webhooks count in the server's /metrics.
     const metrics = serverMetrics(app);

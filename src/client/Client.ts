@@ -41,6 +41,7 @@ import type {
 import { encodeInboxEvent } from '../runtime/inboxEvent.js';
 import { validateSend, type SendOptions } from './validateSend.js';
 import { loadOtel, otelLoaded } from '../tracing/otel.js';
+import type { Context } from '@opentelemetry/api';
 import { startPublishSpan, type PublishSpan } from '../tracing/publishSpan.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
@@ -219,12 +220,16 @@ export class Client<D extends AnyDefinition = never> {
     return ids;
   }
 
-  /** One job built (buildNewJob: every check); a Promise only when its input schema is async. */
+  /**
+   * One job built (buildNewJob: every check); a Promise only when its input schema is async.
+   * `child`: a fan-out child's fixed id and its parent attempt's trace context.
+   */
   private prepare(
     machine: string,
     input: unknown,
     options: EnqueueOptions | undefined,
     info: MachineFacts,
+    child?: { id: string; trace: unknown },
   ): Prepared | Promise<Prepared> {
     // Loaded by tracingLoad() before any prepare; undefined/null: no tracing here.
     const api = this.tracing ? otelLoaded() : undefined;
@@ -235,7 +240,12 @@ export class Client<D extends AnyDefinition = never> {
       options,
       info,
       { queue: this.defaultQueue, maxPayloadBytes: this.maxPayloadBytes },
-      api ? (queue, id) => (publish = startPublishSpan(api, queue, id, machine))?.traceparent : undefined,
+      api
+        ? (queue, id) =>
+            (publish = startPublishSpan(api, queue, id, machine, child?.trace as Context | undefined))
+              ?.traceparent
+        : undefined,
+      child?.id,
     );
     const withSpan = (b: BuiltJob): Prepared => (publish ? { ...b, publish } : b);
     return built instanceof Promise ? built.then(withSpan) : withSpan(built);
@@ -402,6 +412,8 @@ export class Client<D extends AnyDefinition = never> {
    * Enqueues the children of one fan-out group; ids are deterministic, so a repeat is a no-op.
    * `parentToken`: the parent's lease token (its run's fan-out): refused with LEASE_LOST once
    * the parent no longer holds it (see NewJob.parentToken).
+   * `trace`: the parent attempt's trace context (an OpenTelemetry Context), under which each
+   * child's publish span starts.
    */
   async enqueueChildren(
     parentId: string,
@@ -410,6 +422,7 @@ export class Client<D extends AnyDefinition = never> {
     jobs: readonly ChildJob[],
     revive?: ReadonlySet<number>,
     parentToken?: string,
+    trace?: unknown,
   ): Promise<void> {
     const CHUNK = 1000;
     for (let start = 0; start < jobs.length; start += CHUNK) {
@@ -422,11 +435,12 @@ export class Client<D extends AnyDefinition = never> {
           spec.input,
           { queue: spec.queue ?? parentQueue, priority: spec.priority },
           m instanceof Promise ? await m : m,
+          // The child's id is fixed before its publish span starts: the span carries it.
+          { id: childId(parentId, group, index), trace },
         );
         const { queue, job, publish } = prepared instanceof Promise ? await prepared : prepared;
         // The one place a job gets a parent (public enqueue options refuse parentId).
         job.parentId = parentId;
-        job.id = childId(parentId, group, index);
         job.parentQueue = queue === parentQueue ? '' : parentQueue;
         job.group = group;
         job.index = index;

@@ -32,6 +32,8 @@ export interface BuiltJob {
  * Synchronous unless the schema validates asynchronously (then a Promise).
  * `trace`, when tracing: starts the enqueue's span for the job and returns its traceparent
  * (undefined when no provider records it), which travels in the job's options (its attempts link to it).
+ * `id`: the job's id when it is fixed beforehand (a fan-out child's), else a new one; the span
+ * is started with the id the job is stored under.
  */
 export function buildNewJob(
   machine: string,
@@ -40,10 +42,11 @@ export function buildNewJob(
   info: MachineFacts,
   defaults: { queue: string; maxPayloadBytes: number },
   trace?: (queue: string, id: string) => string | undefined,
+  fixedId?: string,
 ): BuiltJob | Promise<BuiltJob> {
   validateOptions(machine, options);
   const checked = checkInput(machine, info.input, input);
-  const build = (c: { value: unknown }) => jobOf(machine, c.value, options, info, defaults, trace);
+  const build = (c: { value: unknown }) => jobOf(machine, c.value, options, info, defaults, trace, fixedId);
   return checked instanceof Promise ? checked.then(build) : build(checked);
 }
 
@@ -54,11 +57,12 @@ function jobOf(
   info: MachineFacts,
   defaults: { queue: string; maxPayloadBytes: number },
   trace?: (queue: string, id: string) => string | undefined,
+  fixedId?: string,
 ): BuiltJob {
   const text = serializeInput(machine, input, defaults.maxPayloadBytes);
   const o = options ?? {};
   const queue = o.queue ?? defaults.queue;
-  const id = newJobId();
+  const id = fixedId ?? newJobId();
   // Per-job options, as the worker reads them (runClaimedJob: timeoutMs; the webhook
   // dispatcher: webhook; tracing: traceparent).
   const perJob: { timeoutMs?: number; webhook?: EnqueueOptions['webhook']; traceparent?: string } = {};

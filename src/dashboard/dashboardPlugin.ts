@@ -28,6 +28,8 @@ export interface DashboardOptions {
    */
   actions?: boolean;
   title?: string;
+  /** Whether a request is shown failed jobs' error stacks (the API's rule; default: yes). */
+  showStacks?: (request: FastifyRequest) => boolean;
 }
 
 /**
@@ -86,7 +88,8 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     hidden,
     async (req) => {
       const at = req.query.at === undefined ? null : boundedInt(req.query.at, 'at', 0, 0, 1_000_000);
-      return jobView(store, client, definitions, req.params.id, at, readOnly);
+      const stacks = options.showStacks?.(req) ?? true;
+      return jobView(store, client, definitions, req.params.id, at, readOnly, stacks);
     },
   );
 

@@ -2,8 +2,8 @@
 // the chart's marks (as of the whole log, or of its first `at + 1` entries when scrubbing), the
 // events it accepts now, its pending timers, and Redis's clock for the countdowns.
 
-import { wireRecord, wireValue } from '../runtime/valueCodec.js';
 import type { Client } from '../client/Client.js';
+import { jobView as recordView } from '../http/jobView.js';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import type { AuditEntry, JobRecord, Store } from '../store/types.js';
 import { acceptedEvents, marksAt, type ChartMarks } from './chartKit.js';
@@ -40,6 +40,8 @@ export async function jobView(
   id: string,
   at: number | null,
   readOnly: boolean,
+  /** Show the error's stack (the API's rule for this caller: http/errorStacks.ts). */
+  stacks = true,
 ): Promise<JobView> {
   // Through the Client: its record carries the children's summary.
   const job = await client.get(id);
@@ -57,13 +59,12 @@ export async function jobView(
   }
   const upTo = at === null ? log : log.slice(0, at + 1);
   const present = at === null || at === log.length - 1;
-  const { snapshot, ...record } = job;
-  void snapshot;
-  // The log holds the context in the value codec's JSON form; the present one is shown alike.
-  const shown = wireValue(job.context);
-  const ctx = present ? shown : contextAt(log, at, shown);
+  // The record as the API shows it: values in the codec's JSON form (as the log holds the
+  // context), stacks only for a caller allowed to see them.
+  const record = recordView(job, stacks);
+  const ctx = present ? record.context : contextAt(log, at, record.context);
   return {
-    job: wireRecord(record),
+    job: record,
     log,
     at,
     marks: source ? marksAt(source.graph, job, upTo, present) : null,

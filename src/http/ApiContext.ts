@@ -2,6 +2,7 @@
 // writes exactly as the library does), the store for reads the client has no method for, the
 // definitions the server was given, the live-event hub, and the limits.
 
+import type { FastifyRequest } from 'fastify';
 import type { Client } from '../client/Client.js';
 import type { Registry } from '../runtime/registry.js';
 import type { Store } from '../store/types.js';
@@ -19,4 +20,6 @@ export interface ApiContext {
   defaultQueue: string;
   maxWaitMs: number;
   heartbeatMs: number;
+  /** Whether this caller is shown error stacks (errorStacks.ts). */
+  showStacks: (request: FastifyRequest) => boolean;
 }

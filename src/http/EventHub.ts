@@ -112,6 +112,14 @@ export class EventHub {
     };
   }
 
+  /**
+   * Every event after `from` (exclusive) up to the stream's end now, read in pages without
+   * blocking and within `readTimeoutMs` a page (else REDIS_UNAVAILABLE).
+   */
+  readAfter(queue: string, from: string): Promise<QueueEvent[]> {
+    return this.readBetween(queue, from);
+  }
+
   /** Stops every poller (each ends within one block). */
   close(): void {
     this.closed = true;
@@ -161,14 +169,14 @@ export class EventHub {
     })();
   }
 
-  /** Events after `from` up to and including `until`, read in pages without blocking. */
-  private async readBetween(queue: string, from: string, until: string): Promise<QueueEvent[]> {
+  /** Events after `from` up to and including `until` (or the end), read in pages without blocking. */
+  private async readBetween(queue: string, from: string, until?: string): Promise<QueueEvent[]> {
     const out: QueueEvent[] = [];
     let cursor = from;
     for (;;) {
       const page = await this.bounded(this.store.readEvents(queue, cursor, 0, REPLAY_PAGE), queue);
       for (const e of page) {
-        if (compareCursors(e.cursor, until) > 0) return out;
+        if (until !== undefined && compareCursors(e.cursor, until) > 0) return out;
         out.push(e);
       }
       if (page.length < REPLAY_PAGE) return out;

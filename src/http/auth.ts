@@ -76,6 +76,14 @@ declare module 'fastify' {
   }
 }
 
+/** Each checked request's token scopes (open routes and servers without auth have none). */
+const scopesOfRequest = new WeakMap<FastifyRequest, ReadonlySet<Scope>>();
+
+/** The scopes of the token a request was let in with; undefined when none was checked. */
+export function requestScopes(request: FastifyRequest): ReadonlySet<Scope> | undefined {
+  return scopesOfRequest.get(request);
+}
+
 function requiredScope(request: FastifyRequest): Scope {
   return (
     request.routeOptions.config?.scope ??
@@ -96,6 +104,7 @@ export function installAuth(app: FastifyInstance, table: TokenTable, openRoutes:
     if (!m) throw new HttpError('UNAUTHORIZED', 'a bearer token is required (Authorization: Bearer <token>)');
     const scopes = table.scopesOf(m[1]!);
     if (!scopes) throw new HttpError('UNAUTHORIZED', 'the bearer token is not valid');
+    scopesOfRequest.set(request, scopes);
     const needed = requiredScope(request);
     if (!scopes.has(needed)) throw new HttpError('FORBIDDEN', `this token lacks the '${needed}' scope`);
   });

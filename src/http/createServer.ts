@@ -29,8 +29,11 @@ import type { Store } from '../store/types.js';
 import type { ApiContext } from './ApiContext.js';
 import { installAuth, parseTokenList, TokenTable, type TokenSpec } from './auth.js';
 import { errorReply, installErrorReplies } from './errorReply.js';
+import { stackPolicy } from './errorStacks.js';
 import { EventHub } from './EventHub.js';
+import { connectionLimits, type ConnectionLimitOptions } from './connectionLimits.js';
 import { installJsonBody } from './jsonBody.js';
+import { toOpenApi30 } from './openapi30.js';
 import { errorSchema, jobSchema } from './schemas.js';
 import type { SseStream } from './SseStream.js';
 import { chartRoutes } from './routes/charts.js';
@@ -48,7 +51,7 @@ import {
   type DashboardOptions,
 } from '../dashboard/dashboardPlugin.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends ConnectionLimitOptions {
   store: Store;
   /** Definitions the server knows (names, input checks, charts) without asking the registry. */
   jobs?: readonly AnyDefinition[];
@@ -72,6 +75,7 @@ export interface ServerOptions {
   maxWaitMs?: number;
   /** How often an idle live stream gets a comment (keeps proxies from closing it). Default 15 s. */
   heartbeatMs?: number;
+  // requestTimeoutMs, connectionTimeoutMs, maxConnections: ConnectionLimitOptions (connectionLimits.ts).
   /** A pino logger, or false for none. Default: pino at MACHINIST_LOG (default 'warn'). */
   logger?: Logger | false;
   /**
@@ -85,6 +89,11 @@ export interface ServerOptions {
    * none. Default: one of the server's own, with the store's queue depths (serverMetrics(app)).
    */
   metrics?: MachinistMetrics | false;
+  /**
+   * Show failed jobs' error stacks (server file paths) to every caller. Default false: only to
+   * callers with a write token (and on a server without auth), read-only tokens get none.
+   */
+  exposeErrorStacks?: boolean;
 }
 
 const metricsOf = new WeakMap<FastifyInstance, MachinistMetrics>();
@@ -113,6 +122,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const queue = options.queue ?? 'default';
   assertQueueName(queue);
   const bodyLimit = options.bodyLimit ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  const maxWaitMs = options.maxWaitMs ?? 120_000;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const limits = connectionLimits(options, maxWaitMs, heartbeatMs);
 
   const logger =
     options.logger === false
@@ -122,6 +134,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
     // Unknown body fields are refused (400 naming them), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
     return503OnClosing: true,
@@ -132,6 +147,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       void reply.code(status).send(body);
     },
   }) as unknown as FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger>;
+  app.server.maxConnections = limits.maxConnections;
 
   const api: ApiContext = {
     store: options.store,
@@ -143,8 +159,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }),
     streams: new Set<SseStream>(),
     defaultQueue: queue,
-    maxWaitMs: options.maxWaitMs ?? 120_000,
-    heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxWaitMs,
+    heartbeatMs,
+    showStacks: stackPolicy({ expose: options.exposeErrorStacks === true, auth }),
   };
 
   installJsonBody(app, options.maxDepth ?? MAX_INPUT_DEPTH + 1);
@@ -161,6 +178,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
+    // The routes' draft-07 schemas, said the OpenAPI 3.0 way (openapi30.ts).
+    transformObject: (doc) => toOpenApi30('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
@@ -185,7 +204,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     healthRoutes(routes, api);
   });
   if (options.dashboard !== false)
-    void app.register(dashboardPlugin, { ...options.dashboard, store: options.store, jobs: options.jobs });
+    void app.register(dashboardPlugin, {
+      ...options.dashboard,
+      store: options.store,
+      jobs: options.jobs,
+      showStacks: api.showStacks,
+    });
 
   // Live streams never end by themselves: end them, or close() would wait for them.
   app.addHook('preClose', (done) => {

@@ -125,6 +125,9 @@ export function installErrorReplies(app: FastifyInstance, bodyLimit: number): vo
     const { status, body, internal } = errorReply(err, bodyLimit);
     if (internal) request.log.error({ err }, 'request failed');
     if (status === 401) void reply.header('www-authenticate', 'Bearer realm="machinist"');
+    // Refused before its body has all arrived (a bad token, too large, not JSON): close the
+    // connection with the answer, rather than read the rest at whatever pace the client sends.
+    if (!request.raw.complete) void reply.header('connection', 'close');
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -113,8 +113,16 @@ export const errorReplies = {
   401: ref('Error'),
   403: ref('Error'),
   404: ref('Error'),
+  // INTERNAL: what no other code names (logged by the server; the body says nothing more).
+  500: ref('Error'),
   503: ref('Error'),
 } as const;
+
+/**
+ * Error replies of a route that takes a body (POST, DELETE): Fastify reads any body sent, whether
+ * the route wants one or not, so each can answer 413 (too large) and 415 (not JSON).
+ */
+export const bodyErrorReplies = { ...errorReplies, 413: ref('Error'), 415: ref('Error') } as const;
 
 export const enqueueBody = {
   type: 'object',

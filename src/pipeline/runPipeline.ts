@@ -159,7 +159,8 @@ export async function runPipeline(
     queue: host.queue,
     parentId: c.id,
     fanOpen: (group, total, policy) => host.fanOpen(c.id, job.token, group, total, policy),
-    enqueueChildren: (group, jobs, revive) => host.enqueueChildren(c.id, job.token, group, jobs, revive),
+    enqueueChildren: (group, jobs, revive) =>
+      host.enqueueChildren(c.id, job.token, group, jobs, revive, job.traceContext()),
     cancelJob: (id, queue) => host.cancelTree(id, queue),
     nextFanIn: (signal) =>
       new Promise<void>((resolve, reject) => {

@@ -169,6 +169,15 @@ export class ActiveJob {
     }
   }
 
+  /** The watch's active trace context (JobObserver.ts), if any: what the attempt starts hangs under it. */
+  traceContext(): unknown {
+    try {
+      return this.watch?.trace?.();
+    } catch {
+      return undefined; // as above
+    }
+  }
+
   /** Ends the watch, once: by the ending write's outcome, or by the run leaving without one. */
   endWatch(how: AttemptEnd, finalState?: string): void {
     const w = this.watch;

@@ -41,7 +41,8 @@ export interface AttemptHost {
   /**
    * Enqueues a parent's children for one fan-out group (idempotent: their ids are deterministic),
    * fenced by the parent's lease `token` (see NewJob.parentToken). `revive`: indexes of children
-   * to make anew if they ended failed or cancelled (a redrive).
+   * to make anew if they ended failed or cancelled (a redrive). `trace`: the parent attempt's
+   * trace context (ActiveJob.traceContext), for the publish spans.
    */
   enqueueChildren: (
     parentId: string,
@@ -49,6 +50,7 @@ export interface AttemptHost {
     group: string,
     jobs: readonly ChildJob[],
     revive?: ReadonlySet<number>,
+    trace?: unknown,
   ) => Promise<void>;
   /** Cancels a job and its whole subtree. */
   cancelTree: (id: string, queue: string) => Promise<void>;

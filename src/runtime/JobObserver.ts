@@ -34,6 +34,11 @@ export interface AttemptWatch {
   state(valueText: string): void;
   /** The attempt ended; `finalState` (JSON) is the state the machine ended in, if written. */
   end(how: AttemptEnd, finalState?: string): void;
+  /**
+   * The attempt's active trace context now (an OpenTelemetry Context: its current step's span,
+   * else the attempt's), for the work it starts (its children's publish spans hang under it).
+   */
+  trace?(): unknown;
 }
 
 export interface JobObserver {
@@ -56,6 +61,7 @@ export function combineObservers(list: readonly (JobObserver | undefined)[]): Jo
       return {
         state: (v) => watches.forEach((w) => w.state(v)),
         end: (how, final) => watches.forEach((w) => w.end(how, final)),
+        trace: () => watches.find((w) => w.trace !== undefined)?.trace?.(),
       };
     },
     leaseRequeued: (count) => all.forEach((o) => o.leaseRequeued?.(count)),

@@ -161,8 +161,10 @@ export class Supervisor {
       readInbox: (id, from) => store.readInbox(queue, id, from),
       fanOpen: (parentId, token, group, total, policy) =>
         store.fanOpen(queue, parentId, group, total, policy, token),
-      enqueueChildren: (parentId, token, group, jobs, revive) =>
-        this.untilRedisAnswers(() => client.enqueueChildren(parentId, queue, group, jobs, revive, token)),
+      enqueueChildren: (parentId, token, group, jobs, revive, trace) =>
+        this.untilRedisAnswers(() =>
+          client.enqueueChildren(parentId, queue, group, jobs, revive, token, trace),
+        ),
       cancelTree: (id, childQueue) =>
         this.untilRedisAnswers(async () => void (await client.cancel(id, { queue: childQueue }))),
     };

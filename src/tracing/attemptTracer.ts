@@ -84,6 +84,10 @@ class AttemptSpans implements AttemptWatch {
     );
   }
 
+  trace(): Context {
+    return this.step ? this.api.trace.setSpan(this.api.ROOT_CONTEXT, this.step) : this.ctx;
+  }
+
   end(how: AttemptEnd): void {
     this.step?.end();
     this.span.setAttribute('machinist.outcome', how);

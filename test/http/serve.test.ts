@@ -4,6 +4,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 
@@ -98,5 +99,44 @@ describe('machinist serve', () => {
     const open = run(['serve', '--port', '0', '--host', '0.0.0.0'], {});
     assert.equal(await open.exit, 1);
     assert.match(open.output(), /MACHINIST_TOKENS/);
+  });
+
+  it('applies --max-connections and --request-timeout-ms (and takes --expose-error-stacks)', async () => {
+    const s = await serve(
+      ['--port', '0', '--max-connections', '2', '--request-timeout-ms', '500', '--expose-error-stacks'],
+      { MACHINIST_TOKENS: `${TOKEN},read-only-token:read` },
+    );
+    const { port } = new URL(s.url);
+    const sockets = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const socket = connect(Number(port), '127.0.0.1');
+        const state = { socket, closed: false, received: '' };
+        socket.setEncoding('utf8');
+        socket.on('data', (d: string) => (state.received += d));
+        socket.on('close', () => (state.closed = true));
+        socket.on('error', () => (state.closed = true));
+        await new Promise((r) => socket.once('connect', r).once('close', r));
+        return state;
+      }),
+    );
+    try {
+      // Two past the cap are closed at once; the two within it, sending a body that never ends,
+      // are closed by the request timeout with a 408.
+      for (const c of sockets.filter((x) => !x.closed))
+        c.socket.write(
+          `POST /jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+        );
+      await eventually(() => sockets.every((c) => c.closed), 15_000, 50);
+      assert.equal(sockets.filter((c) => c.received.startsWith('HTTP/1.1 408')).length, 2);
+    } finally {
+      for (const c of sockets) c.socket.destroy();
+    }
+    const doc = await fetch(`${s.url}/openapi.json`, {
+      headers: { authorization: 'Bearer read-only-token' },
+    });
+    assert.equal(doc.status, 200, 'a read-only token is let in');
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exit, 0, s.output());
   });
 });

@@ -25,6 +25,10 @@ interface ServeOptions {
   dashboard: boolean;
   dashboardActions?: boolean;
   webhookAllowHosts?: string[];
+  exposeErrorStacks?: boolean;
+  requestTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+  maxConnections?: number;
 }
 
 /**
@@ -56,6 +60,21 @@ export function serveCommand(globals: () => GlobalOptions): Command {
     )
     .option('--no-dashboard', 'serve the API without the web dashboard at /')
     .option('--dashboard-actions', 'let the dashboard cancel, send events and retry (default: read-only)')
+    .option(
+      '--expose-error-stacks',
+      "show failed jobs' error stacks to every caller (default: only to write tokens)",
+    )
+    .option(
+      '--request-timeout-ms <ms>',
+      'a request (headers and body) must arrive within this, else 408 (default 30000)',
+      integer(1),
+    )
+    .option(
+      '--connection-timeout-ms <ms>',
+      'a connection silent for this long is closed (default: the longest ?wait + 30000)',
+      integer(1),
+    )
+    .option('--max-connections <n>', 'connections past this are closed at once (default 10000)', integer(1))
     .addOption(webhookAllowHostsOption())
     .action(async (opts: ServeOptions) => runServe(globals(), opts));
 }
@@ -72,6 +91,12 @@ async function runServe(globals: GlobalOptions, opts: ServeOptions): Promise<voi
     jobs,
     queue: opts.queue,
     dashboard: opts.dashboard && { actions: opts.dashboardActions === true },
+    server: {
+      exposeErrorStacks: opts.exposeErrorStacks === true,
+      requestTimeoutMs: opts.requestTimeoutMs,
+      connectionTimeoutMs: opts.connectionTimeoutMs,
+      maxConnections: opts.maxConnections,
+    },
     worker: opts.worker
       ? { concurrency: opts.concurrency, graceMs: opts.graceMs, webhookAllowHosts: opts.webhookAllowHosts }
       : undefined,

@@ -30,6 +30,8 @@ export function openSse(path: string, onMessage: (m: SseMessage) => void, done?:
         const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders() };
         if (lastId) headers['last-event-id'] = lastId;
         const res = await fetch(path, { headers, signal: ctrl.signal });
+        // A resume of a job stream after its final record: nothing more will come.
+        if (res.status === 204) return setLive(ctrl, null);
         if (!res.ok || !res.body) throw new Error(`${res.status}`);
         setLive(ctrl, true);
         backoff = 500;

@@ -6,7 +6,15 @@ import { wireValue } from '../../runtime/valueCodec.js';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
-import { bearerSecurity, deadLetterSchema, errorReplies, idParams, queueQuery } from '../schemas.js';
+import { withoutStack } from '../errorStacks.js';
+import {
+  bearerSecurity,
+  bodyErrorReplies,
+  deadLetterSchema,
+  errorReplies,
+  idParams,
+  queueQuery,
+} from '../schemas.js';
 
 const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
 
@@ -32,8 +40,14 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
     async (request) => {
       const { queue, limit } = request.query as { queue?: string; limit?: number };
       const list = await api.client.deadLetters({ queue: queue ?? api.defaultQueue, limit });
+      const stacks = api.showStacks(request);
       // Inputs in their stored form, as job records show them (docs/http.md#values).
-      return { deadLetters: list.map((d) => ({ ...d, input: wireValue(d.input) })) };
+      const deadLetters = list.map((d) => ({
+        ...d,
+        input: wireValue(d.input),
+        error: stacks ? d.error : withoutStack(d.error),
+      }));
+      return { deadLetters };
     },
   );
 
@@ -112,7 +126,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
         querystring: queueQuery,
         response: {
           200: { type: 'object', properties: { job_id: { type: 'string' }, status: { type: 'string' } } },
-          ...errorReplies,
+          ...bodyErrorReplies,
         },
       },
     },
@@ -137,7 +151,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
         querystring: queueQuery,
         response: {
           200: { type: 'object', properties: { job_id: { type: 'string' }, purged: { type: 'boolean' } } },
-          ...errorReplies,
+          ...bodyErrorReplies,
         },
       },
     },

@@ -25,6 +25,7 @@ export function healthRoutes(app: FastifyInstance, api: ApiContext): void {
               redis: { type: 'string', enum: ['reachable'], description: 'only when `store` is redis' },
             },
           },
+          500: ref('Error'),
           503: ref('Error'),
         },
       },
@@ -39,7 +40,19 @@ export function healthRoutes(app: FastifyInstance, api: ApiContext): void {
 
   app.get(
     '/openapi.json',
-    { schema: { summary: 'This document (OpenAPI 3)', tags: ['health'], security: bearerSecurity } },
+    {
+      schema: {
+        summary: 'This document (OpenAPI 3)',
+        tags: ['health'],
+        security: bearerSecurity,
+        response: {
+          200: { description: 'the OpenAPI 3.0.3 document', type: 'object', additionalProperties: true },
+          401: ref('Error'),
+          403: ref('Error'),
+          500: ref('Error'),
+        },
+      },
+    },
     async () => app.swagger(),
   );
 }

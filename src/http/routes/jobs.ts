@@ -13,6 +13,7 @@ import { parseWait } from '../parseWait.js';
 import {
   auditEntry,
   bearerSecurity,
+  bodyErrorReplies,
   enqueueBody,
   enqueueQuery,
   errorReplies,
@@ -71,7 +72,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
         },
         querystring: enqueueQuery,
         body: enqueueBody,
-        response: { 200: ref('Job'), 202: jobIdReply, 413: ref('Error'), 415: ref('Error'), ...errorReplies },
+        response: { 200: ref('Job'), 202: jobIdReply, ...bodyErrorReplies },
       },
     },
     async (request, reply) => {
@@ -106,7 +107,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
             queue: options.queue ?? api.defaultQueue,
             signal: left.signal,
           });
-          return reply.code(200).send(jobView(job));
+          return reply.code(200).send(jobView(job, api.showStacks(request)));
         } catch (err) {
           // The job is stored either way: not finished in time (or not seen finishing, or no
           // client left to see it) is a 202.
@@ -144,6 +145,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       },
     },
     async (request) => {
+      const stacks = api.showStacks(request);
       const q = request.query as {
         queue?: string;
         status?: JobStatus;
@@ -153,7 +155,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
         limit?: number;
       };
       const page = await api.client.list({ ...q, queue: q.queue ?? api.defaultQueue });
-      return { jobs: page.jobs.map(jobView), cursor: page.cursor };
+      return { jobs: page.jobs.map((j) => jobView(j, stacks)), cursor: page.cursor };
     },
   );
 
@@ -174,7 +176,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       const { queue } = request.query as QueueQuery;
       const job = await api.client.get(id, { queue });
       if (!job) throw new JobNotFoundError(id, queue);
-      return jobView(job);
+      return jobView(job, api.showStacks(request));
     },
   );
 
@@ -216,7 +218,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
             type: 'object',
             properties: { job_id: { type: 'string' }, cancelled: { type: 'boolean' } },
           },
-          ...errorReplies,
+          ...bodyErrorReplies,
         },
       },
     },
@@ -245,7 +247,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
             properties: { job_id: { type: 'string' }, event_id: { type: 'string' } },
           },
           409: ref('Error'),
-          ...errorReplies,
+          ...bodyErrorReplies,
         },
       },
     },

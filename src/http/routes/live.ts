@@ -1,37 +1,31 @@
 // Live streams as server-sent events, from the queue's event stream (EventHub: one poller per
-// queue however many clients). Each event's `id` is its stream position: a client that
-// reconnects with `Last-Event-ID` gets what it missed, then the live events.
+// queue however many clients). Every message has its own id (streamIds.ts): a client that
+// reconnects with `Last-Event-ID` gets exactly what came after that message, then live events.
 //
 // GET /events?queue=      every lifecycle change on the queue: `data: {jobId,type,status,at}`
 // GET /jobs/:id/stream    one job: first its record (`event: job`; not on a resume), then its
-//                         changes; after it finishes, its final record and the stream ends.
+//                         changes; after it finishes, its final record and the stream ends. A
+//                         resume after the final record answers 204: the standard's way to tell
+//                         EventSource to stop reconnecting.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JobNotFoundError } from '../../errors.js';
-import { FINISHED, type QueueEvent } from '../../store/types.js';
+import { FINISHED, type JobRecord, type QueueEvent } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
-import { CURSOR, type Subscription } from '../EventHub.js';
+import type { Subscription } from '../EventHub.js';
 import { HttpError } from '../errorReply.js';
 import { jobView } from '../jobView.js';
 import { SseStream } from '../SseStream.js';
 import { bearerSecurity, errorReplies, idParams, queueQuery } from '../schemas.js';
+import { parseLastEventId, recordId, type ResumePoint } from '../streamIds.js';
 
 const eventData = (e: QueueEvent) => ({ jobId: e.jobId, type: e.type, status: e.status, at: e.at });
 
-/** The Last-Event-ID header, checked: a stream position. */
-function lastEventId(request: FastifyRequest): string | undefined {
-  const v = request.headers['last-event-id'];
-  if (v === undefined || v === '') return undefined;
-  if (typeof v !== 'string' || !CURSOR.test(v))
-    throw new HttpError(
-      'INVALID_INPUT',
-      `Last-Event-ID must be a stream position such as '1700000000000-0'`,
-      {
-        field: 'Last-Event-ID',
-      },
-    );
-  return v;
-}
+const finishes = (e: QueueEvent): boolean => e.status !== undefined && FINISHED.has(e.status);
+
+/** The Last-Event-ID header, checked. */
+const lastEventId = (request: FastifyRequest): ResumePoint | undefined =>
+  parseLastEventId(request.headers['last-event-id']);
 
 const sseResponse = {
   200: {
@@ -40,6 +34,15 @@ const sseResponse = {
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   },
   ...errorReplies,
+};
+
+const jobStreamResponse = {
+  ...sseResponse,
+  204: {
+    description:
+      'a resume (Last-Event-ID) after the final record of a finished job: nothing more will come (EventSource stops)',
+    type: 'null',
+  },
 };
 
 export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
@@ -63,7 +66,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
     },
     async (request, reply) => {
       const queue = (request.query as { queue?: string }).queue ?? api.defaultQueue;
-      const from = lastEventId(request);
+      const from = lastEventId(request)?.cursor;
       // Only queues that exist: each followed queue holds a connection while followed.
       if (!(await api.store.queues()).includes(queue))
         throw new HttpError('UNKNOWN_QUEUE', `no queue named '${queue}' is known`, { queue });
@@ -87,27 +90,36 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
         params: idParams,
         querystring: queueQuery,
         headers: { type: 'object', properties: { 'last-event-id': { type: 'string' } } },
-        response: sseResponse,
+        response: jobStreamResponse,
       },
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { queue } = request.query as { queue?: string };
       const from = lastEventId(request);
+      const stacks = api.showStacks(request);
+      const view = (record: JobRecord) => jobView(record, stacks);
       const first = await api.store.getJob(id, queue);
       if (!first) throw new JobNotFoundError(id, queue);
-      const sub = await api.hub.subscribe(first.queue, from);
+      const sub = await api.hub.subscribe(first.queue, from?.cursor);
       // Read after subscribing: whatever changes after this read arrives as an event.
       let job;
       try {
         job = await api.client.get(id, { queue: first.queue });
+        if (!job) throw new JobNotFoundError(id, queue);
+        if (FINISHED.has(job.status)) {
+          const messages = await finishedJobMessages(api, view, job, sub.start, from);
+          if (messages.length === 0) {
+            sub.close();
+            return reply.code(204).send();
+          }
+          const stream = open(request, reply, sub);
+          for (const m of messages) stream.send(m);
+          return stream.end();
+        }
       } catch (err) {
         sub.close();
         throw err;
-      }
-      if (!job) {
-        sub.close();
-        throw new JobNotFoundError(id, queue);
       }
       const stream = open(request, reply, sub);
       let finishing = false;
@@ -117,7 +129,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
         finishing = true;
         try {
           const last = await api.client.get(id, { queue: first.queue });
-          if (last) stream.send({ id: at, event: 'job', data: jobView(last) });
+          if (last) stream.send({ id: recordId(at), event: 'job', data: view(last) });
         } catch {
           // the client reads the record itself; the stream still ends
         }
@@ -127,17 +139,46 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
         for (const e of events) {
           if (e.jobId !== id || stream.closed) continue;
           stream.send({ id: e.cursor, data: eventData(e) });
-          if (e.status !== undefined && FINISHED.has(e.status)) return void finish(e.cursor);
+          if (finishes(e)) return void finish(e.cursor);
         }
       };
-      if (from === undefined) stream.send({ id: sub.start, event: 'job', data: jobView(job) });
+      if (from === undefined) stream.send({ id: recordId(sub.start), event: 'job', data: view(job) });
       else send(sub.replay);
-      if (FINISHED.has(job.status)) {
-        if (from === undefined) stream.end();
-        else void finish(sub.start);
-        return;
-      }
       sub.listen(send);
     },
   );
+}
+
+interface SseMessage {
+  id: string;
+  event?: string;
+  data: unknown;
+}
+
+/**
+ * What a stream of a job that has finished sends: exactly what a stream open all along would
+ * have sent after `from` (the start of a new stream: its record). Read to the event stream's end,
+ * not only to `start`: the finishing event may have come after the subscription began. Empty
+ * when the client has the final record already (the route's 204).
+ */
+async function finishedJobMessages(
+  api: ApiContext,
+  view: (record: JobRecord) => unknown,
+  job: JobRecord,
+  start: string,
+  from: ResumePoint | undefined,
+): Promise<SseMessage[]> {
+  const record = (at: string): SseMessage => ({ id: recordId(at), event: 'job', data: view(job) });
+  const mine = (await api.hub.readAfter(job.queue, from?.cursor ?? start)).filter((e) => e.jobId === job.id);
+  const end = mine.findIndex(finishes);
+  // A new stream: the record, as of its finishing event when that came after `start` (so a resume
+  // from it skips that event).
+  if (from === undefined) return [record(end >= 0 ? mine[end]!.cursor : start)];
+  if (end >= 0) {
+    const events = mine.slice(0, end + 1).map((e) => ({ id: e.cursor, data: eventData(e) }));
+    return [...events, record(mine[end]!.cursor)];
+  }
+  // The client saw an event (the finishing one, or one before it that the stream has since
+  // trimmed) but not the final record after it; or it has the final record: nothing more.
+  return from.afterRecord ? [] : [record(from.cursor)];
 }

@@ -85,6 +85,14 @@ function lastUpdate(...times: (string | null | undefined)[]): number {
   return last;
 }
 
+/**
+ * Whether a record's `context` (decodeJob: the machine's own, else the lifecycle's) is the
+ * lifecycle machine's: a simple job's, whose `error` is Machinist's record of the last attempt.
+ */
+export function holdsLifecycleContext(snapshot: unknown): boolean {
+  return (snapshot as { w?: { context?: unknown } } | null)?.w?.context === undefined;
+}
+
 export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
   const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx, ct] = v;
   if (!m) return null;
