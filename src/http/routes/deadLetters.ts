@@ -105,7 +105,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
         querystring: { type: 'object', additionalProperties: false, properties: { queue: queueName } },
         response: {
           200: { type: 'object', properties: { queue: { type: 'string' }, purged: { type: 'integer' } } },
-          ...errorReplies,
+          ...bodyErrorReplies,
         },
       },
     },
