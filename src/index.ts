@@ -69,6 +69,8 @@ export {
   TimeoutError,
   UnserializableSnapshotError,
   RedisUnavailableError,
+  DataFileLockedError,
+  DataFileUnwritableError,
   UnknownStateError,
   MachineChangedError,
   UnregisteredActorError,

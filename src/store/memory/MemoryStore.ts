@@ -53,6 +53,7 @@ import { Bell, ControlBus, WorkMarker } from './signals.js';
 import type { HookStore } from '../../webhooks/HookStore.js';
 import { encodeData, readDataFile } from './snapshotFile.js';
 import { DataFileWriter } from './DataFileWriter.js';
+import { DataFileLock } from './DataFileLock.js';
 import { ResultBox } from './ResultBox.js';
 
 export interface MemoryStoreOptions {
@@ -99,6 +100,8 @@ export class MemoryStore implements Store {
   private readonly ctx: MemoryContext;
   /** The data file's writer, when there is one. */
   private readonly writer: DataFileWriter | undefined;
+  /** This store's hold on the data file (DataFileLock.ts). */
+  private readonly lock: DataFileLock | undefined;
   private closed = false;
   /** Lease requeues the reaper made, by real time: a single-flight lock per queue (reaplock). */
   private readonly reapLock = new Map<string, number>();
@@ -143,7 +146,15 @@ export class MemoryStore implements Store {
       emit: (q, jobId, type, status) => this.emit(q, jobId, type, status),
     };
     if (options.dataFile) {
-      const data = readDataFile(options.dataFile);
+      // Taken before the file is read: what another store holds is not ours to load or write.
+      this.lock = DataFileLock.acquire(options.dataFile);
+      let data;
+      try {
+        data = readDataFile(options.dataFile);
+      } catch (err) {
+        this.lock.release();
+        throw err;
+      }
       if (data) ({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry } = data);
       this.writer = new DataFileWriter(options.dataFile, flushMs, () => this.encode());
     }
@@ -581,7 +592,11 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.writer?.close();
+    try {
+      await this.writer?.close();
+    } finally {
+      this.lock?.release();
+    }
     this.closed = true;
     for (const w of [...this.waiters]) w.close();
     this.events.ring();
