@@ -272,6 +272,8 @@ export interface Store {
   readonly prefix: string;
   /** Which backend this is, for what reports on it (GET /healthz says what it checked). */
   readonly kind: 'redis' | 'memory';
+  /** Why the store cannot take writes now, if it knows (GET /healthz answers 503 with it). */
+  unhealthy?(): Error | undefined;
   /** Adds jobs atomically per queue; idempotency keys dedupe. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
   /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */
