@@ -90,6 +90,13 @@ describe('MemoryStore data file lock', () => {
     await second.close();
   });
 
+  it('refuses a data file in a directory it cannot write, with DATA_FILE_UNWRITABLE', () => {
+    assert.throws(
+      () => new MemoryStore({ dataFile: join(dir, 'no-such-dir', 'jobs.json') }),
+      (err: Error & { code?: string }) => err.code === 'DATA_FILE_UNWRITABLE',
+    );
+  });
+
   it('takes over the lock of a process that died without closing its store', async () => {
     const file = join(dir, 'stale.json');
     const a = start(file, 1);

@@ -4,7 +4,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -52,6 +52,11 @@ describe('MemoryStore data file that cannot be written', () => {
       mkdirSync(sub);
       await eventually(async () => (await health()) === 200, 5000);
       const d = await client.enqueue('double', { n: 4 });
+      assert.equal(
+        JSON.parse(readFileSync(`${file}.lock`, 'utf8')).pid,
+        process.pid,
+        'the lock file, gone with its directory, is back',
+      );
       await app.close();
       client.close();
       await store.close();

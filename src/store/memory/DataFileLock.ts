@@ -10,7 +10,7 @@
 
 import { hostname } from 'node:os';
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { DataFileLockedError, MachinistError } from '../../errors.js';
+import { DataFileLockedError, DataFileUnwritableError, MachinistError } from '../../errors.js';
 
 interface Holder {
   pid: number;
@@ -36,8 +36,7 @@ export class DataFileLock {
   static acquire(file: string): DataFileLock {
     const path = `${file}.lock`;
     const me: Holder = { pid: process.pid, host: hostname() };
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(me) + '\n');
+    const tmp = writeTemp(file, path, me);
     try {
       // Bounded: each turn either takes the lock, refuses, or removes one stale lock.
       for (let turn = 0; turn < 5; turn++) {
@@ -58,18 +57,46 @@ export class DataFileLock {
     }
   }
 
-  /** Removes the lock (once); the file is then free for another store. */
+  /**
+   * Puts the lock file back if it went (its directory was removed and made again while the store
+   * could not write): called when the data file is written again.
+   */
+  restore(file: string): void {
+    if (this.released || readHolder(this.path) !== 'gone') return;
+    const tmp = writeTemp(file, this.path, { pid: process.pid, host: hostname() });
+    try {
+      linkSync(tmp, this.path);
+    } catch {
+      // Another process took it meanwhile: its own start refused nothing, so nothing to undo here.
+    } finally {
+      unlinkSync(tmp);
+    }
+  }
+
+  /** Removes the lock (once), if it is still ours; the file is then free for another store. */
   release(): void {
     if (this.released) return;
     this.released = true;
     heldHere.delete(this.path);
     if (heldHere.size === 0) process.removeListener('exit', releaseAll);
     try {
-      if (readHolder(this.path) !== 'gone') unlinkSync(this.path);
+      const holder = readHolder(this.path);
+      if (holder !== 'gone' && holder?.pid === process.pid) unlinkSync(this.path);
     } catch {
       // Already gone: nothing to release.
     }
   }
+}
+
+/** The lock's content in a temporary file beside it; a directory we cannot write is refused. */
+function writeTemp(file: string, path: string, me: Holder): string {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify(me) + '\n');
+  } catch (err) {
+    throw new DataFileUnwritableError(file, err);
+  }
+  return tmp;
 }
 
 /** The holder named in the lock file, null when it names none (unreadable), 'gone' if no file. */

@@ -30,6 +30,8 @@ export class DataFileWriter {
     /** The store's whole state as the file's text. */
     private readonly encode: () => string,
     private readonly logger: DataFileLogger,
+    /** Told when a write succeeds after a failure. */
+    private readonly onRecovered: () => void = () => {},
     /** How long after a failed write the next is tried. */
     private readonly retryMs = Math.max(flushMs, 250),
   ) {}
@@ -81,6 +83,7 @@ export class DataFileWriter {
   private recovered(): void {
     if (!this.failure) return;
     this.failure = undefined;
+    this.onRecovered();
     this.logger.info(
       { file: this.file },
       `MemoryStore: the data file ${this.file} is written again; writes are taken`,

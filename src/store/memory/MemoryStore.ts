@@ -157,6 +157,7 @@ export class MemoryStore implements Store {
       emit: (q, jobId, type, status) => this.emit(q, jobId, type, status),
     };
     if (options.dataFile) {
+      const file = options.dataFile;
       // Taken before the file is read: what another store holds is not ours to load or write.
       this.lock = DataFileLock.acquire(options.dataFile);
       let data;
@@ -172,6 +173,8 @@ export class MemoryStore implements Store {
         flushMs,
         () => this.encode(),
         options.logger ?? stderrLogger,
+        // The lock file went with its directory: put it back with the data.
+        () => this.lock?.restore(file),
       );
     }
   }
