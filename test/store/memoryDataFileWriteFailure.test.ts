@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { Client, createServer, defineJob } from '../../src/index.js';
+import { Client, createServer, defineJob, Supervisor } from '../../src/index.js';
 import { MemoryStore } from '../../src/store/memory/MemoryStore.js';
 import { eventually } from '../support/redis.js';
 
@@ -69,6 +69,47 @@ describe('MemoryStore data file that cannot be written', () => {
       }
     } finally {
       await app.close();
+      client.close();
+      await store.close().catch(() => {});
+    }
+  });
+
+  it('lets a running job finish once the file can be written again: its refused commit is retried, not treated as a bad write', async () => {
+    const sub = join(dir, 'worker');
+    mkdirSync(sub);
+    const file = join(sub, 'jobs.json');
+    const logger = { error: () => {}, info: () => {} };
+    const store = new MemoryStore({ dataFile: file, flushMs: 5, logger });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const jobs = [
+      defineJob({
+        name: 'gated',
+        work: async ({ input }: { input: { n: number } }) => {
+          await gate;
+          return input.n * 2;
+        },
+      }),
+    ];
+    const sup = new Supervisor({ store, jobs, logger: pino({ level: 'silent' }) });
+    await sup.start();
+    const client = new Client({ store, jobs });
+    try {
+      const id = await client.enqueue('gated', { n: 21 });
+      await eventually(async () => (await client.get(id))?.status === 'working');
+      await store.flush();
+      rmSync(sub, { recursive: true });
+      // A write tried and failed: the store takes no more until the file is back.
+      await store.registerQueue('another');
+      await assert.rejects(store.flush(), { code: 'DATA_FILE_UNWRITABLE' });
+      release();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal((await client.get(id))?.status, 'working', 'its end is not taken while it cannot be kept');
+      mkdirSync(sub);
+      const done = await client.waitForResult(id, { timeoutMs: 10_000 });
+      assert.deepEqual([done.status, done.output], ['done', 42]);
+    } finally {
+      await sup.stop({ graceMs: 0 });
       client.close();
       await store.close().catch(() => {});
     }
