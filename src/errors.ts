@@ -153,6 +153,39 @@ export class RedisUnavailableError extends MachinistError {
   }
 }
 
+/**
+ * A MemoryStore's data file is held by another live process (its lock file, `<file>.lock`, names
+ * it): two stores writing one file would each overwrite the other's acknowledged jobs.
+ */
+export class DataFileLockedError extends MachinistError {
+  readonly file: string;
+  readonly pid: number;
+  constructor(file: string, pid: number, message: string) {
+    super('DATA_FILE_LOCKED', message);
+    this.file = file;
+    this.pid = pid;
+  }
+}
+
+/**
+ * A MemoryStore's data file could not be written (its directory gone, the disk full, no
+ * permission): the store takes no more writes, which it could not keep, until a retry of the
+ * write succeeds. Nothing was written by the call that got this.
+ */
+export class DataFileUnwritableError extends MachinistError {
+  readonly file: string;
+  constructor(file: string, cause: unknown) {
+    super(
+      'DATA_FILE_UNWRITABLE',
+      `MemoryStore: the data file ${file} cannot be written (${(cause as Error)?.message ?? String(cause)}); ` +
+        'no write is taken until it can be',
+      {},
+      { cause },
+    );
+    this.file = file;
+  }
+}
+
 /** Thrown by work: fail the job at once, whatever attempts remain. */
 export class NonRetryableError extends MachinistError {
   override readonly nonRetryable = true;

@@ -73,6 +73,8 @@ export {
   TimeoutError,
   UnserializableSnapshotError,
   RedisUnavailableError,
+  DataFileLockedError,
+  DataFileUnwritableError,
   UnknownStateError,
   MachineChangedError,
   UnregisteredActorError,

@@ -24,6 +24,7 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   REDIS_UNAVAILABLE: 503,
+  DATA_FILE_UNWRITABLE: 503,
 };
 
 /** Fastify's own errors, renamed to the API's codes. */

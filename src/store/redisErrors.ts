@@ -68,6 +68,8 @@ export function redisErrorKind(err: unknown): RedisErrorKind {
     return 'poison';
   }
   if (e.name === 'MaxRetriesPerRequestError' || e.code === 'REDIS_UNAVAILABLE') return 'transient';
+  // A MemoryStore whose data file cannot be written takes writes again once it can.
+  if (e.code === 'DATA_FILE_UNWRITABLE') return 'transient';
   // A socket error: ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, ENOTFOUND, EAI_AGAIN, ...
   if (typeof e.syscall === 'string') return 'transient';
   if (NO_REPLY.test(message)) return 'transient';

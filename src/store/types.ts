@@ -297,6 +297,8 @@ export interface Store {
   readonly kind: 'redis' | 'memory';
   /** How long finished (done, cancelled) records are kept (ms): a supervisor checks its floor. */
   readonly finishedTtlMs: number;
+  /** Why the store cannot take writes now, if it knows (GET /healthz answers 503 with it). */
+  unhealthy?(): Error | undefined;
   /** Adds jobs atomically per queue; idempotency keys dedupe. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]>;
   /** Applies fenced writes, then claims up to `claim.max` due jobs: one round trip. */

@@ -14,6 +14,7 @@ import { Client } from '../client/Client.js';
 import { Supervisor } from '../supervisor/Supervisor.js';
 import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
+import type { JobId } from '../client/jobTypes.js';
 import type { AuditEntry, JobRecord } from '../store/types.js';
 import { MemoryStore } from '../store/memory/MemoryStore.js';
 import { TestClock } from './TestClock.js';
@@ -46,8 +47,11 @@ export interface TestHarness<D extends AnyDefinition> {
    * for an event, a later time or their children are idle.
    */
   runUntilIdle(options?: { timeoutMs?: number }): Promise<void>;
-  /** Runs until idle, then the job's record (it need not have finished). */
-  job(id: string): Promise<JobRecord>;
+  /**
+   * Runs until idle, then the job's record (it need not have finished). Given an id from a typed
+   * enqueue, `output` has that job's output type, as with `client.waitForResult`.
+   */
+  job<Output = unknown>(id: JobId<Output> | string): Promise<JobRecord<Output>>;
   /** The job's audit log. */
   events(id: string): Promise<AuditEntry[]>;
   /** The path a pipeline took: the states of its audit log, in order. */
@@ -137,7 +141,7 @@ export async function createTestHarness<D extends AnyDefinition>(
       await runUntilIdle();
     },
     runUntilIdle,
-    job: async (id) => {
+    job: async <Output>(id: JobId<Output> | string) => {
       await runUntilIdle();
       const job = await client.get(id);
       if (!job) throw new MachinistError('JOB_NOT_FOUND', `job ${id} does not exist`, { jobId: id });

@@ -85,4 +85,51 @@ describe('MemoryStore with a data file', () => {
       },
     );
   });
+
+  // Valid JSON of the wrong shape: each case names the field that is wrong, never a raw TypeError.
+  const queue = (over: Record<string, unknown>) => ({
+    format: 1,
+    queueSet: ['q'],
+    machines: [],
+    queues: [
+      {
+        name: 'q',
+        seq: 0,
+        tok: 0,
+        eventSeq: 0,
+        events: [],
+        jobs: [],
+        index: {},
+        brokenWhy: [],
+        fans: [],
+        children: [],
+        idempotency: [],
+        ...over,
+      },
+    ],
+  });
+  for (const [field, doc] of [
+    ['queues[0].jobs', queue({ jobs: 5 })],
+    ['queues[0].jobs[0].id', queue({ jobs: [{ status: 'queued' }] })],
+    ['queues[0].index.queued', queue({ index: { queued: 'x' } })],
+    ['queues[0].brokenWhy', queue({ brokenWhy: null })],
+    ['queues[0].fans[0]', queue({ fans: [{}] })],
+    ['queues[0].children[0][1].ids', queue({ children: [['p', {}]] })],
+    ['queues[0].hooks.hooked', queue({ hooks: { due: [], chains: [], meta: [], cursor: '0' } })],
+    ['machines[0].name', { ...queue({}), machines: [{}] }],
+    ['queueSet', { ...queue({}), queueSet: 'q' }],
+  ] as const)
+    it(`refuses a data file whose ${field} has the wrong shape, naming that field`, () => {
+      const file = join(dir, 'wrong-shape.json');
+      writeFileSync(file, JSON.stringify(doc));
+      assert.throws(
+        () => new MemoryStore({ dataFile: file }),
+        (err: Error & { code?: string; field?: string }) => {
+          assert.equal(err.code, 'BAD_DATA_FILE', `${err.name}: ${err.message}`);
+          assert.equal(err.field, field);
+          assert.ok(err.message.includes(field) && err.message.includes('wrong-shape.json'), err.message);
+          return true;
+        },
+      );
+    });
 });

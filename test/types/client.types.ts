@@ -15,6 +15,7 @@ import {
   type Store,
   type WorkArgs,
 } from '../../src/index.js';
+import { createTestHarness } from '../../src/testing/index.js';
 
 declare const store: Store;
 
@@ -210,3 +211,18 @@ async function schemaTyped(): Promise<void> {
 void typed;
 void untyped;
 void schemaTyped;
+
+// The test harness's job(id) keeps the output type of a typed id, as waitForResult does.
+async function harness(): Promise<void> {
+  const h = await createTestHarness({ jobs: [resize, ingest] });
+  const id = await h.client.enqueue('resize', { url: 'a', width: 1 });
+  const done = await h.job(id);
+  is<JobRecord<{ path: string }>>()(done);
+  is<{ path: string } | null>()(done.output);
+  // @ts-expect-error -- resize's output has no `pages`
+  void done.output?.pages;
+  const plain = await h.job('01J0000000000000000000000');
+  is<unknown>()(plain.output);
+  await h.close();
+}
+void harness;

@@ -32,6 +32,8 @@ export function healthRoutes(app: FastifyInstance, api: ApiContext): void {
     },
     async () => {
       await api.store.queues();
+      const problem = api.store.unhealthy?.();
+      if (problem) throw problem;
       return api.store.kind === 'redis'
         ? { status: 'ok', store: 'redis', redis: 'reachable' }
         : { status: 'ok', store: api.store.kind };

@@ -10,7 +10,7 @@
 // REDIS_UNAVAILABLE). Without `dataFile` a restart loses everything; with it, at most the
 // writes of the last `flushMs` before a crash.
 
-import { JobNotFoundError } from '../../errors.js';
+import { JobNotFoundError, type DataFileUnwritableError } from '../../errors.js';
 import { assertQueueName } from '../keys.js';
 import { mergeMachine } from '../mergeMachine.js';
 import { listPages, type IndexPages } from '../listPages.js';
@@ -54,7 +54,8 @@ import { QueueState } from './QueueState.js';
 import { Bell, ControlBus, WorkMarker } from './signals.js';
 import type { HookStore } from '../../webhooks/HookStore.js';
 import { encodeData, readDataFile } from './snapshotFile.js';
-import { DataFileWriter } from './DataFileWriter.js';
+import { DataFileWriter, type DataFileLogger } from './DataFileWriter.js';
+import { DataFileLock } from './DataFileLock.js';
 import { ResultBox } from './ResultBox.js';
 
 export interface MemoryStoreOptions {
@@ -67,6 +68,11 @@ export interface MemoryStoreOptions {
   dataFile?: string;
   /** How long after a change the data file is written. Default 100 ms. */
   flushMs?: number;
+  /**
+   * Where a failed write of the data file is told (pino's `(obj, msg)` form; a pino logger fits).
+   * Default: standard error.
+   */
+  logger?: DataFileLogger;
   /** Named in logs and the Store's `prefix`. Default 'memory'. */
   prefix?: string;
   /** How long finished (done/cancelled) records are kept. Default 7 days. */
@@ -82,6 +88,12 @@ export interface MemoryStoreOptions {
 }
 
 const DAY = 24 * 3600 * 1000;
+
+/** Loud by default: a data file that cannot be written must not go unseen. */
+const stderrLogger: DataFileLogger = {
+  error: (_obj, msg) => console.error(msg),
+  info: (_obj, msg) => console.error(msg),
+};
 
 export class MemoryStore implements Store {
   readonly kind = 'memory';
@@ -105,6 +117,8 @@ export class MemoryStore implements Store {
   private readonly ctx: MemoryContext;
   /** The data file's writer, when there is one. */
   private readonly writer: DataFileWriter | undefined;
+  /** This store's hold on the data file (DataFileLock.ts). */
+  private readonly lock: DataFileLock | undefined;
   private closed = false;
   /** Lease requeues the reaper made, by real time: a single-flight lock per queue (reaplock). */
   private readonly reapLock = new Map<string, number>();
@@ -151,9 +165,25 @@ export class MemoryStore implements Store {
       emit: (q, jobId, type, status) => this.emit(q, jobId, type, status),
     };
     if (options.dataFile) {
-      const data = readDataFile(options.dataFile);
+      const file = options.dataFile;
+      // Taken before the file is read: what another store holds is not ours to load or write.
+      this.lock = DataFileLock.acquire(options.dataFile);
+      let data;
+      try {
+        data = readDataFile(options.dataFile);
+      } catch (err) {
+        this.lock.release();
+        throw err;
+      }
       if (data) ({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry } = data);
-      this.writer = new DataFileWriter(options.dataFile, flushMs, () => this.encode());
+      this.writer = new DataFileWriter(
+        options.dataFile,
+        flushMs,
+        () => this.encode(),
+        options.logger ?? stderrLogger,
+        // The lock file went with its directory: put it back with the data.
+        () => this.lock?.restore(file),
+      );
     }
   }
 
@@ -162,6 +192,8 @@ export class MemoryStore implements Store {
    * supervisors it gave work to, and schedules the data file's write when `writes`.
    */
   private op<T>(fn: () => T, writes = true): Promise<T> {
+    // A write the data file cannot keep is refused, not acknowledged (DataFileWriter.ts).
+    if (writes && this.writer?.failure) return Promise.reject(this.writer.failure);
     try {
       this.opNow = this.clock();
       const out = fn();
@@ -579,6 +611,14 @@ export class MemoryStore implements Store {
     for (const m of this.markers.values()) m.ring();
   }
 
+  /**
+   * Why this store cannot take writes now (its data file cannot be written), or undefined:
+   * GET /healthz answers 503 with it.
+   */
+  unhealthy(): DataFileUnwritableError | undefined {
+    return this.writer?.failure;
+  }
+
   /** Writes the data file now (when there is one and something changed). */
   async flush(): Promise<void> {
     await this.writer?.flush();
@@ -590,7 +630,11 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.writer?.close();
+    try {
+      await this.writer?.close();
+    } finally {
+      this.lock?.release();
+    }
     this.closed = true;
     for (const w of [...this.waiters]) w.close();
     this.events.ring();

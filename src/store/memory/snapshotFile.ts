@@ -11,6 +11,7 @@ import { dirname, basename, join } from 'node:path';
 import { MachinistError } from '../../errors.js';
 import type { MachineInfo } from '../types.js';
 import type { MemoryJob } from './MemoryJob.js';
+import { checkDataShape } from './dataFileShape.js';
 import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
@@ -77,6 +78,7 @@ export function decodeData(text: string, file: string): StoreData {
   }
   if (doc?.format !== FORMAT || !Array.isArray(doc.queues))
     throw new MachinistError('BAD_DATA_FILE', `MemoryStore: ${file} is not a data file of format ${FORMAT}`);
+  checkDataShape(doc, file);
   const queues = new Map<string, QueueState>();
   for (const qd of doc.queues) {
     const q = new QueueState(qd.name);
