@@ -220,11 +220,11 @@ describe('waitForResult', () => {
 
   it("the scripts' record fields are decodeJob's, in the same order", () => {
     const lua = readFileSync(
-      new URL('../../src/store/redis/lua/include/common.lua', import.meta.url),
+      new URL('../../src/store/redis/lua/include/pushResult.lua', import.meta.url),
       'utf8',
     );
     const m = /local JOB_FIELDS = \{([^}]*)\}/.exec(lua);
-    assert.ok(m, 'common.lua defines JOB_FIELDS');
+    assert.ok(m, 'pushResult.lua defines JOB_FIELDS');
     const fields = [...m[1]!.matchAll(/'([^']+)'/g)].map((x) => x[1]);
     assert.deepEqual(fields, [...JOB_FIELDS]);
   });

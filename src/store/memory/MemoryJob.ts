@@ -48,7 +48,7 @@ export interface MemoryJob {
   expiresAt?: number;
 }
 
-/** Entries kept per job: the oldest fall out (LOG_CAP in lua/include/common.lua). */
+/** Entries kept per job: the oldest fall out (LOG_CAP in lua/include/addLog.lua). */
 export const LOG_CAP = 1000;
 
 const text = (v: number | string | undefined): string | null => (v === undefined ? null : String(v));

@@ -1,5 +1,5 @@
 // THE LIFECYCLE of MemoryStore: every status change of a job, written once, as lcGuard + lcMove
-// in lua/include/lifecycle.lua are RedisStore's. Operations (commitOps.ts, jobOps.ts, leaseOps.ts, ...) decide
+// in lua/include/lcGuard.lua and lcMove.lua are RedisStore's. Operations (commitOps.ts, jobOps.ts, leaseOps.ts, ...) decide
 // WHICH move a job makes; only `move` makes it. No operation sets `status`, or moves a job
 // between the status indexes, by hand.
 //
@@ -25,7 +25,7 @@ import { appendLog, type MemoryJob } from './MemoryJob.js';
 import { QueueState } from './QueueState.js';
 import { encodeOutboxEntry, fanInOutcome } from '../outboxEntry.js';
 
-/** Queue scores: priority band in the high bits, FIFO sequence below (BAND in common.lua). */
+/** Queue scores: priority band in the high bits, FIFO sequence below (BAND in lua/include/band.lua). */
 export const BAND = 17592186044416;
 
 export interface MoveOptions {
@@ -170,7 +170,7 @@ export class MemoryLifecycle {
     delete j.token;
     // A done or cancelled record keeps no place in line (a redriven dead letter keeps its own).
     if (to !== 'failed') delete j.queueScore;
-    // A done job reports no error: the audit log keeps the failed attempts' (lifecycle.lua).
+    // A done job reports no error: the audit log keeps the failed attempts' (lcMove.lua).
     if (to === 'done') delete j.error;
     delete j.runAt;
     delete j.inbox;

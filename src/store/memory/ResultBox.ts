@@ -5,7 +5,7 @@
 import type { JobRecord } from '../types.js';
 import { Bell } from './signals.js';
 
-/** How long a pushed result waits for its watcher (RESULT_TTL_MS in lua/include/common.lua). */
+/** How long a pushed result waits for its watcher (RESULT_TTL_MS in lua/include/pushResult.lua). */
 const RESULT_TTL_MS = 60_000;
 
 export class ResultBox {

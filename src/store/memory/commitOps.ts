@@ -176,7 +176,7 @@ function brokenReason(error: string): string {
 
 /**
  * Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake time
- * came) into `queued`, behind the jobs already waiting in their band (promote.lua).
+ * came) into `queued`, behind the jobs already waiting in their band (promoteDue.lua).
  */
 export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): number {
   const due = q.index.delayed.popUpTo(now, 1000);

@@ -1,5 +1,5 @@
 // The lifecycle table MemoryStore moves jobs by: the same `from -> to` edges, with the event of
-// machines/job.ts that makes each, as EDGES in lua/include/lifecycle.lua (RedisStore's). It is a
+// machines/job.ts that makes each, as EDGES in lua/include/lcEdges.lua (RedisStore's). It is a
 // copy by necessity (Lua cannot import TypeScript) but never a second version:
 // test/lifecycle/lifecycleTable.test.ts evaluates the Lua table in Redis and requires it equal
 // to this one, key for key, as it requires both equal to the machine.

@@ -8,12 +8,17 @@ Errors: JOB_NOT_FOUND <id>.
 A running job (loading, working, with a lease) gets `cx` set: its worker hears of it on its
 control channel at once, or at its next heartbeat; and whatever its attempt writes next but a
 finish (a retry, a park, a requeue), and any claim, ends it cancelled (the CANCEL GUARD in
-include/lifecycle.lua), so a lost message cannot lose the cancel.
+include/lcMove.lua), so a lost message cannot lose the cancel.
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcEdges"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
+--- @include "addLog"
+--- @include "emit"
+--- @include "tokenWorker"
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local id, reason = ARGV[4], ARGV[5]
 if not LC.ttl then return redis.error_reply('BAD_CANCEL bad retention') end

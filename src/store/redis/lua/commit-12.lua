@@ -26,14 +26,22 @@ them).
 Errors: BAD_COMMIT <op index> <why> when an argument is malformed; nothing is written then.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token (lcGuard in
-include/lifecycle.lua). A worker whose lease passed (reaped, requeued, claimed by another) MUST
+include/lcMove.lua). A worker whose lease passed (reaped, requeued, claimed by another) MUST
 NOT change the job: its op is skipped and reported 0, and the worker drops the job.
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
---@include promote
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcEdges"
+--- @include "lcRead"
+--- @include "lcGuard"
+--- @include "lcMove"
+--- @include "lcDonePlain"
+--- @include "lcClaim"
+--- @include "lcSetBroken"
+--- @include "lcBatch"
+--- @include "promoteDue"
+--- @include "addLog"
+--- @include "splitEntries"
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local nOps = tonumber(ARGV[8])
@@ -206,7 +214,7 @@ if want > 0 then
         if hasLoadSet and not r[4] and string.find(loadSet, '|' .. r[1] .. '|', 1, true) then st = 'loading' end
         -- Short on purpose (the hash stays a compact listpack): no worker field (the token
         -- names it), `ct` is the claim time (and the update time, see decodeJob), and the first
-        -- claim of a job whose log is still implicit logs nothing (see addLog in common.lua).
+        -- claim of a job whose log is still implicit logs nothing (see include/addLog.lua).
         local entry = nil
         local a = r[5] and tonumber(r[5]) or 1
         if r[10] or r[14] or a > 1 then

@@ -23,8 +23,12 @@ Errors: BAD_INGRESS <entry index> <why> when an argument is malformed; nothing i
 The record a job gets is the one enqueue-5.lua writes for the same job (no parent, no
 idempotency key); test/ingress/ingress.test.ts compares the two.
 ]]
---@include common
---@include lifecycle
+--- @include "nowMs"
+--- @include "band"
+--- @include "lcState"
+--- @include "lcCreate"
+--- @include "lcSetBroken"
+--- @include "lcBatch"
 local kp, maxLen, n, rawCap = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local PER = 11
 if not n or n < 1 or n % 1 ~= 0 or not rawCap or #ARGV ~= 4 + n * PER then

@@ -18,8 +18,13 @@ child on its parent's queue comes with a lease token its parent does not hold (T
 fan-out of a worker whose lease passed). Nothing is written then.
 Derived keys (job, idem, children index) carry the queue's hash tag.
 ]]
---@include common
---@include lifecycle
+--- @include "nowMs"
+--- @include "band"
+--- @include "lcState"
+--- @include "lcCreate"
+--- @include "lcForget"
+--- @include "lcBatch"
+--- @include "addLog"
 local kp = ARGV[1]
 local maxLen = ARGV[2]
 local idemTtl = tonumber(ARGV[3])
@@ -112,7 +117,7 @@ for i = 0, n - 1 do
     local delay = delays[i]
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
-    -- now, no log field: its "enqueued" entry is implicit (`ca`, see addLog in common.lua).
+    -- now, no log field: its "enqueued" entry is implicit (`ca`, see include/addLog.lua).
     local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued',
       'qs', score, 'ma', ARGV[b + 6], 'ca', now }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end

@@ -6,7 +6,7 @@ Returns per pair: 0 held (extended), 1 lost (token differs: the worker MUST drop
 2 held and a cancel was requested (the worker aborts the job and ends it cancelled).
 Errors: BAD_HEARTBEAT <why>.
 ]]
---@include common
+--- @include "nowMs"
 local kp, leaseMs = ARGV[1], tonumber(ARGV[2])
 if not leaseMs or leaseMs <= 0 or #ARGV % 2 ~= 0 then
   return redis.error_reply('BAD_HEARTBEAT lease ms or id/token pairs')

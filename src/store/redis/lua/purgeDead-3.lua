@@ -6,7 +6,7 @@ KEYS: 1 dead, 2 failed, 3 broken
 ARGV: 1 key prefix, 2 finished TTL ms, 3 limit, 4 (optional) the one job id
 Returns the number of entries purged by this call (0 for an id in neither set).
 ]]
---@include fankeys
+--- @include "fanKeys"
 local kp, ttl, limit, only = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 if not ttl or ttl <= 0 or not limit or limit < 1 then
   return redis.error_reply('BAD_PURGE bad retention or limit')

@@ -10,10 +10,11 @@ Returns { requeued ids, failed ids, next due ms, ran }: next due is the ms until
 running lease passes (for a caller the lock turned away: or until the lock lapses, if later),
 -1 when no job runs; ran is 0 when another worker held the lock (and nothing was done).
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[4])
 local maxReq, lockMs = tonumber(ARGV[3]), tonumber(ARGV[5])
 if not LC.ttl or not maxReq or not lockMs or lockMs <= 0 then

@@ -14,10 +14,12 @@ KEYS: 1 dead, 2 broken, 3 failed, 4 queued, 5 events, 6 marker
 ARGV: 1 key prefix, 2 events max length, 3 job id
 Errors: JOB_NOT_FOUND <id> when it is in neither set or has no record.
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
+--- @include "fanKeys"
 LC.kp, LC.maxLen = ARGV[1], ARGV[2]
 local id = ARGV[3]
 local inDead = redis.call('ZSCORE', KEYS[1], id)

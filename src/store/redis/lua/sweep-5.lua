@@ -11,13 +11,13 @@ THE RETENTION RULE, written once (`retire` below): a record is deleted only whil
 still that of the index (a record is never re-created under an id whose entry is still here, but
 a stray entry must not delete a live job), and with it what only it needs: its webhook
 bookkeeping (`hookmeta:<id>`), and for a failed parent its fan-out records and children index
-(a done or cancelled parent's expire by TTL: expireFans in include/fanin.lua).
+(a done or cancelled parent's expire by TTL: expireFans in include/lcMove.lua).
 
 Why not a TTL per record: an expires entry (~37 B) and a PEXPIRE per finished job; the indexes
 hold the finish times already. Purged dead letters get a TTL instead (purgeDead-3.lua).
 ]]
---@include common
---@include fankeys
+--- @include "nowMs"
+--- @include "fanKeys"
 local kp, ttl, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local failedTtl, deadMax = tonumber(ARGV[4]), tonumber(ARGV[5])
 if not ttl or not limit or limit < 1 or not failedTtl or not deadMax or deadMax < 0 then

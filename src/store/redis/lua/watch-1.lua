@@ -1,13 +1,13 @@
 --[[ watch: reads a job's record and, unless it has finished, adds a watcher to its `wt` field,
 in one step: a finish either shows in this read or comes after it, and then pushes the record
-to the watcher's result list (pushResult in include/common.lua). Nothing can fall between.
+to the watcher's result list (include/pushResult.lua). Nothing can fall between.
 With ARGV[2] 'off' it takes the watcher off instead (a wait that gave up), so the ids of
 waiters that are gone do not pile up on a job that runs for long.
 KEYS[1] the job's record
 ARGV[1] watcher id, ARGV[2] 'off' | ''
 Returns the record's JOB_FIELDS values (all nil when there is no record); with 'off', 1.
 ]]
---@include common
+--- @include "pushResult"
 if ARGV[2] == 'off' then
   local wt = redis.call('HGET', KEYS[1], 'wt')
   if not wt then return 1 end
