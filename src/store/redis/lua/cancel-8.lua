@@ -19,6 +19,7 @@ include/lcMove.lua), so a lost message cannot lose the cancel.
 --- @include "addLog"
 --- @include "emit"
 --- @include "tokenWorker"
+local eventsKey = KEYS[5]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local id, reason = ARGV[4], ARGV[5]
 if not LC.ttl then return redis.error_reply('BAD_CANCEL bad retention') end
@@ -34,7 +35,7 @@ if (j.st == 'loading' or j.st == 'working') and worker then
     local args = { 'cx', '1', 'ua', LC.now }
     addLog(args, j.jk, j.ls, LC.now, { '{"type":"cancel-requested","reason":' .. cjson.encode(reason) .. '}' })
     redis.call('HSET', j.jk, unpack(args))
-    emit(KEYS[5], LC.maxLen, LC.now, id, 'cancel-requested', j.st)
+    emit(eventsKey, LC.maxLen, LC.now, id, 'cancel-requested', j.st)
   end
   redis.call('PUBLISH', LC.kp .. 'ctl:' .. worker, 'cancel ' .. id)
   return { 'requested', j.st, kids }

@@ -25,6 +25,8 @@ Derived keys (job, idem, children index) carry the queue's hash tag.
 --- @include "lcForget"
 --- @include "lcBatch"
 --- @include "addLog"
+-- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
+local metaKey = KEYS[3]
 local kp = ARGV[1]
 local maxLen = ARGV[2]
 local idemTtl = tonumber(ARGV[3])
@@ -77,7 +79,7 @@ for i = 0, n - 1 do
 end
 local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
-local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
+local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
 local out = {}
 local allCreated = true
 -- Most batches create every job: one EXISTS over all their keys saves a look-up per job.

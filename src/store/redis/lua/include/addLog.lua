@@ -27,14 +27,14 @@ local function addLog(args, jobKey, ls, now, entries)
   ls = tonumber(ls)
   if not ls then
     ls = 0
-    local t = redis.call('HMGET', jobKey, 'ca', 'ct')
-    if t[1] then
+    local ca, ct = unpack(redis.call('HMGET', jobKey, 'ca', 'ct'))
+    if ca then
       ls = 1
-      args[#args + 1] = 'l1'; args[#args + 1] = t[1] .. ' enqueued'
+      args[#args + 1] = 'l1'; args[#args + 1] = ca .. ' enqueued'
     end
-    if t[2] then
+    if ct then
       ls = ls + 1
-      args[#args + 1] = 'l' .. ls; args[#args + 1] = t[2] .. ' claimed'
+      args[#args + 1] = 'l' .. ls; args[#args + 1] = ct .. ' claimed'
     end
   end
   for _, e in ipairs(entries) do

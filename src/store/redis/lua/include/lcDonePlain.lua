@@ -11,15 +11,15 @@
 local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
-  local r = redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt')
-  if token == '' or r[2] ~= token then return 0 end
-  if r[3] or r[4] or r[5] or r[6] or r[7] or lcMoved[id] then
-    local j = { id = id, jk = jk, st = r[1], tk = r[2], ls = r[3], ib = r[4], par = r[5], fg = r[6], wt = r[7] }
+  local st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+  if token == '' or tk ~= token then return 0 end
+  if ls or ib or par or fg or wt or lcMoved[id] then
+    local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt }
     if lcGuard(j, 'done', token) then return 0 end
-    lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not r[3], output = output }, { 'o', output })
+    lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })
     return 1
   end
-  if not UPDATABLE[r[1]] then return 0 end
+  if not UPDATABLE[st] then return 0 end
   redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', LC.now)
   redis.call('HDEL', jk, 'tk', 'qs', 'e')
   lcRemove('active', id)

@@ -54,20 +54,20 @@ local lcMove
 local function fanIn(parentId, group, index, status, result)
   local pkp = LC.kp
   local fk = fanKey(pkp, parentId, group)
-  local meta = redis.call('HMGET', fk, 'n', 'p', 'x')
-  if not meta[1] then return 0 end
+  local total, policy, fired = unpack(redis.call('HMGET', fk, 'n', 'p', 'x'))
+  if not total then return 0 end
   if redis.call('HSETNX', fk, 'r' .. index, result) == 0 then return 0 end
   local d = redis.call('HINCRBY', fk, 'd', 1)
-  local n = tonumber(meta[1])
+  local n = tonumber(total)
   local complete = d >= n
   if status ~= 'done' then
     redis.call('HINCRBY', fk, 'f', 1)
-    if meta[2] == 'failFast' then complete = true end
+    if policy == 'failFast' then complete = true end
   end
   local p = lcRead(parentId)
   if not p.st then return 1 end
   redis.call('HSET', p.jk, 'p', '{"children":{"done":' .. d .. ',"total":' .. n .. '}}')
-  if complete and meta[3] ~= '1' then
+  if complete and fired ~= '1' then
     redis.call('HSET', fk, 'x', '1')
     if p.st == 'waiting' then
       lcMove(p, 'queued', { kind = 'fan-in' })
@@ -88,16 +88,16 @@ end
 -- slot) is put in this queue's outbox with its outcome, which workers relay (at least once;
 -- fanIn is idempotent per child).
 local function notifyParent(jk, id, status, result)
-  local c = redis.call('HMGET', jk, 'par', 'pq', 'pg', 'pi')
-  if not c[1] then return end
+  local par, pq, pg, pi = unpack(redis.call('HMGET', jk, 'par', 'pq', 'pg', 'pi'))
+  if not par then return end
   -- The parent's index of its children on this queue lives as long as the children do.
-  redis.call('PEXPIRE', LC.kp .. 'children:' .. c[1], LC.ttl)
-  if not c[2] or c[2] == '' then
-    fanIn(c[1], c[3], c[4], status, result)
+  redis.call('PEXPIRE', LC.kp .. 'children:' .. par, LC.ttl)
+  if not pq or pq == '' then
+    fanIn(par, pg, pi, status, result)
   else
     -- The entry carries what the parent's fan-in needs (src/store/outboxEntry.ts): the relay
     -- never reads this record, which retention may have deleted by then.
-    local entry = cjson.encode({ id, c[1], c[2], c[3] or '', c[4] or '0', status, result })
+    local entry = cjson.encode({ id, par, pq, pg or '', pi or '0', status, result })
     redis.call('ZADD', LC.kp .. 'outbox', LC.now, entry)
   end
 end
@@ -134,8 +134,8 @@ lcMove = function(j, to, o, set)
     if prev % 2 == 1 then lcFlush() else minPos = prev / 2 end
   end
   if not FINAL[to] and not j.full then
-    local r = redis.call('HMGET', jk, 'cx', 'qs', 'lr', 'ra', 'pr')
-    j.cx, j.qs, j.lr, j.ra, j.pr, j.full = r[1], r[2], r[3], r[4], r[5], true
+    j.cx, j.qs, j.lr, j.ra, j.pr = unpack(redis.call('HMGET', jk, 'cx', 'qs', 'lr', 'ra', 'pr'))
+    j.full = true
   end
   if j.cx == '1' and not FINAL[to] and not (UPDATABLE[to] and j.st == to) then
     -- THE CANCEL GUARD (see the header).

@@ -6,11 +6,11 @@
 local function lcRead(id, full)
   local jk = LC.kp .. 'job:' .. id
   if not full then
-    local r = redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt')
-    return { id = id, jk = jk, st = r[1], tk = r[2], ls = r[3], ib = r[4], par = r[5], fg = r[6],
-      wt = r[7] }
+    local st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+    return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt }
   end
-  local r = redis.call('HMGET', jk, 'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr')
-  return { id = id, jk = jk, st = r[1], tk = r[2], cx = r[3], ls = r[4], ib = r[5], par = r[6],
-    fg = r[7], wt = r[8], qs = r[9], lr = r[10], ra = r[11], pr = r[12], full = true }
+  local st, tk, cx, ls, ib, par, fg, wt, qs, lr, ra, pr = unpack(redis.call('HMGET', jk,
+    'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr'))
+  return { id = id, jk = jk, st = st, tk = tk, cx = cx, ls = ls, ib = ib, par = par, fg = fg, wt = wt,
+    qs = qs, lr = lr, ra = ra, pr = pr, full = true }
 end
