@@ -3,7 +3,7 @@
 // WHICH move a job makes; only `move` makes it. No operation sets `status`, or moves a job
 // between the status indexes, by hand.
 //
-// THE RULE THAT MUST NEVER BREAK: a move is made only when `guardMove` (lifecycleTable.ts, the
+// THE RULE THAT MUST NEVER BREAK: a move is made only when `guardMove` (src/store/lifecycleTable.ts, the
 // same table and guards as the Lua side, held equal by test/lifecycle/lifecycleTable.test.ts)
 // allows it: the job exists; THE FENCE: a worker's write carries the job's lease token; the
 // move is an edge of EDGES. Then THE CANCEL GUARD, here in `move`: a job whose cancel was
@@ -20,13 +20,11 @@
 // stream, and a done or cancelled parent's fan-out records expire with it.
 
 import type { JobStatus } from '../types.js';
-import { FINAL, UPDATABLE, guardMove, type Refusal } from './lifecycleTable.js';
+import { FINAL, UPDATABLE, guardMove, type Refusal } from '../lifecycleTable.js';
+import { BAND } from '../storeConstants.js';
 import { appendLog, type MemoryJob } from './MemoryJob.js';
 import { QueueState } from './QueueState.js';
 import { encodeOutboxEntry, fanInOutcome } from '../outboxEntry.js';
-
-/** Queue scores: priority band in the high bits, FIFO sequence below (BAND in lua/include/band.lua). */
-export const BAND = 17592186044416;
 
 export interface MoveOptions {
   /** The caller's lease token (THE FENCE); undefined for moves no worker makes. */

@@ -5,10 +5,10 @@
 import { MachinistError } from '../../errors.js';
 import type { ClaimRequest, ClaimedJob, CommitOp } from '../types.js';
 import type { MemoryLifecycle } from './MemoryLifecycle.js';
-import { BAND } from './MemoryLifecycle.js';
+import { BAND } from '../storeConstants.js';
 import type { MemoryJob } from './MemoryJob.js';
 import type { QueueState } from './QueueState.js';
-import { FINAL } from './lifecycleTable.js';
+import { FINAL } from '../lifecycleTable.js';
 
 const TARGET = {
   done: 'done',

@@ -1,11 +1,13 @@
 // Loads the Lua scripts in lua/ (one atomic operation per file, named `<name>-<numKeys>.lua`),
 // inlining the includes they name (`--- @include "name"`, resolved by luaIncludes.ts from
-// lua/include/), and defines each on an ioredis client.
+// lua/include/) after the constants they share with TypeScript (luaConstants.ts), and defines
+// each on an ioredis client.
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { constantsFor } from './luaConstants.js';
 import { assembleLua } from './luaIncludes.js';
 
 const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'lua');
@@ -24,9 +26,13 @@ function readInclude(name: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
-/** `lua` with the includes it names inlined, as the loader sends a script (tests run fragments). */
+/**
+ * `lua` as the loader sends it (tests run fragments): the constants its code names, generated
+ * from TypeScript (luaConstants.ts), then the script with the includes it names inlined.
+ */
 export function withIncludes(lua: string, script = 'inline'): string {
-  return assembleLua(script, lua, readInclude);
+  const assembled = assembleLua(script, lua, readInclude);
+  return constantsFor(assembled) + assembled;
 }
 
 export function loadScripts(): ScriptSource[] {

@@ -12,7 +12,6 @@ include/lcMove.lua), so a lost message cannot lose the cancel.
 ]]
 --- @include "nowMs"
 --- @include "lcState"
---- @include "lcEdges"
 --- @include "lcRead"
 --- @include "lcMove"
 --- @include "lcBatch"

@@ -31,7 +31,6 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 ]]
 --- @include "nowMs"
 --- @include "lcState"
---- @include "lcEdges"
 --- @include "lcRead"
 --- @include "lcGuard"
 --- @include "lcMove"

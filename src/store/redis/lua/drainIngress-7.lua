@@ -24,7 +24,6 @@ The record a job gets is the one enqueue-5.lua writes for the same job (no paren
 idempotency key); test/ingress/ingress.test.ts compares the two.
 ]]
 --- @include "nowMs"
---- @include "band"
 --- @include "lcState"
 --- @include "lcCreate"
 --- @include "lcSetBroken"
@@ -36,7 +35,7 @@ local PER = 11
 if not n or n < 1 or n % 1 ~= 0 or not rawCap or #ARGV ~= 4 + n * PER then
   return redis.error_reply('BAD_INGRESS 0 bad count')
 end
-local BANDS = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
+-- BANDS (a band by its text) and BAND are generated from TypeScript (luaConstants.ts).
 -- NO HALF-APPLIED CALL: everything is checked before the first write.
 local tail = redis.call('LRANGE', ingressKey, -n, -1)
 if #tail < n then return { -1 } end

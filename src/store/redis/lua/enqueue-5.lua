@@ -19,7 +19,6 @@ fan-out of a worker whose lease passed). Nothing is written then.
 Derived keys (job, idem, children index) carry the queue's hash tag.
 ]]
 --- @include "nowMs"
---- @include "band"
 --- @include "lcState"
 --- @include "lcCreate"
 --- @include "lcForget"
@@ -37,7 +36,7 @@ if not idemTtl or idemTtl <= 0 or not n or n < 1 or n % 1 ~= 0 or #ARGV ~= 4 + n
 end
 -- Numbers are parsed once, and the common values not at all: tonumber goes through strtod,
 -- whose cost per job was a large part of an enqueue's when every job parsed three numbers.
-local BANDS = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
+-- BANDS (a band by its text) and BAND are generated from TypeScript (luaConstants.ts).
 local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
 for i = 0, n - 1 do

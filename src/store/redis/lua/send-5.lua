@@ -8,7 +8,6 @@ Errors: JOB_NOT_FOUND <id>; JOB_FINISHED <id> <status>; BAD_SEND <why>.
 ]]
 --- @include "nowMs"
 --- @include "lcState"
---- @include "lcEdges"
 --- @include "lcRead"
 --- @include "lcMove"
 --- @include "lcBatch"

@@ -10,7 +10,7 @@
 -- at `fa` (when `st` is done). enqueue-5 and commit-12 (claim, done) skip the log for exactly
 -- these entries; RedisStore.getLog rebuilds them. Any other entry goes through addLog, which
 -- first writes the implicit entries out (l1, l2) so the order and the stamps stay the same.
-local LOG_CAP = 1000
+-- LOG_CAP is generated from src/store/storeConstants.ts (luaConstants.ts).
 
 -- Entries stamped in this call, by their text: most jobs of a batch log the same entries
 -- ('{"type":"done"}', ...), each is built once per call.

@@ -1,5 +1,4 @@
 --- @include "lcState"
---- @include "lcEdges"
 --- @include "lcBatch"
 --- @include "lcGuard"
 --- @include "lcMove"

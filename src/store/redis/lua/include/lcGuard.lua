@@ -1,4 +1,5 @@
---- @include "lcEdges"
+-- EDGES (from -> to -> event) and UPDATABLE (statuses a write may keep) are generated from
+-- src/store/lifecycleTable.ts (luaConstants.ts), as FINAL is for lcMove.
 -- nil when `j` may move to `to`, else why not: 'missing' | 'fence' | 'status'.
 -- `token`: the caller's lease token (nil for moves no worker makes: cancel, send, reap, redrive).
 local function lcGuard(j, to, token)

@@ -1,4 +1,3 @@
---- @include "lcEdges"
 --- @include "lcState"
 --- @include "lcRead"
 --- @include "lcBatch"
@@ -6,7 +5,6 @@
 --- @include "lcWakeIfEarlier"
 --- @include "addLog"
 --- @include "pushResult"
---- @include "band"
 --- @include "tokenWorker"
 --- @include "fanKey"
 --- @include "fanKeys"

@@ -2,7 +2,6 @@
 --- @include "lcRead"
 --- @include "lcMove"
 --- @include "lcBatch"
---- @include "band"
 -- Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake
 -- time came) into `queued`, behind the jobs already waiting in their priority band. A parked
 -- job's wake-up is its WAKE move (lcMove); a delayed job only changes

@@ -1,9 +1,6 @@
--- The record fields a reader decodes, in the order of JOB_FIELDS in decodeJob.ts (a test keeps
--- the two lists equal).
-local JOB_FIELDS = { 'm', 'v', 'st', 's', 'sn', 'in', 'o', 'e', 'a', 'ma', 'lr', 'pr', 'p', 'par',
-  'ra', 'ca', 'ua', 'fa', 'cx', 'ct' }
--- How long a pushed result waits for its watcher to pop it (one that gave up never will).
-local RESULT_TTL_MS = 60000
+-- JOB_FIELDS (the record fields a reader decodes, in decodeJob.ts's order) and RESULT_TTL_MS (how
+-- long a pushed result waits for its watcher to pop it) are generated from TypeScript
+-- (luaConstants.ts).
 
 -- THE WATCH: a record's `wt` field lists the watchers (ResultWaiter instances, by id, joined by
 -- ',') that wait for the job to finish; watch-1.lua adds them, atomically with the read that
