@@ -418,3 +418,27 @@ export class SandboxError extends MachinistError {
     this.nonRetryable = code === 'SANDBOX_LOAD';
   }
 }
+
+/**
+ * A Lua script whose `--- @include "name"` lines cannot be resolved (src/store/redis/luaIncludes.ts):
+ * LUA_INCLUDE_MISSING when `include` has no file in lua/include/, LUA_INCLUDE_CYCLE when the
+ * includes need each other round (`chain` lists the loop). Thrown when the scripts are loaded,
+ * before anything reaches Redis.
+ */
+export class LuaIncludeError extends MachinistError {
+  readonly script: string;
+  readonly include: string;
+  readonly chain: readonly string[];
+  constructor(code: 'LUA_INCLUDE_MISSING' | 'LUA_INCLUDE_CYCLE', script: string, chain: readonly string[]) {
+    const include = chain[chain.length - 1]!;
+    super(
+      code,
+      code === 'LUA_INCLUDE_MISSING'
+        ? `lua script ${script}: include "${include}" not found in lua/include/ (needed by ${chain.slice(0, -1).join(' -> ')})`
+        : `lua script ${script}: includes form a cycle: ${chain.join(' -> ')}`,
+    );
+    this.script = script;
+    this.include = include;
+    this.chain = chain;
+  }
+}

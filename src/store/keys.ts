@@ -50,7 +50,7 @@ export interface QueueKeys {
   children(id: string): string;
   fan(parentId: string, group: string): string;
   control(workerId: string): string;
-  /** A watcher's list of finished records (pushResult in lua/include/common.lua). */
+  /** A watcher's list of finished records (lua/include/pushResult.lua). */
   result(watcherId: string): string;
 }
 

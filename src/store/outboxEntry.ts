@@ -6,7 +6,7 @@
 // The member of the `outbox` zset is the JSON array
 //   [childId, parentId, parentQueue, group, index, status, outcome]
 // (all strings; `outcome` is the fan-in outcome JSON: {"s":"done","o":...}). Written by
-// notifyParent in lua/include/fanin.lua (RedisStore) and MemoryLifecycle.notifyParent; an entry
+// notifyParent in lua/include/lcMove.lua (RedisStore) and MemoryLifecycle.notifyParent; an entry
 // of an older version is the bare child id, which the relay can deliver only from the record.
 
 export interface OutboxEntry {

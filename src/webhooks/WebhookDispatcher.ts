@@ -3,7 +3,7 @@
 // queue; at most one per queue is the LEADER at a time.
 //
 // Where its work comes from. Every status change of every job is already an entry on the
-// queue's event stream (lua/include/lifecycle.lua). A job with hooks is listed in `hooked`
+// queue's event stream (lua/include/lcBatch.lua). A job with hooks is listed in `hooked`
 // before it is created (enqueueOps.ts); the leader reads the stream from its stored cursor,
 // keeps only the events of listed jobs (one ZMSCORE per batch), turns them into messages, and
 // in ONE fenced MULTI appends them to per-job chains, marks the chains due and moves the

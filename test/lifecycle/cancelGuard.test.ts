@@ -1,6 +1,6 @@
 // A cancel is final: whatever a job's attempt writes after the cancel was asked for (a retry, a
 // requeue, a park) and a lease requeue all end the job cancelled, so a control message that is
-// late or lost cannot let it run again (the CANCEL GUARD in lua/include/lifecycle.lua). A claim
+// late or lost cannot let it run again (the CANCEL GUARD in lua/include/lcMove.lua). A claim
 // needs no check of its own: as each test here shows, no path puts a job with a cancel request
 // back in `queued`, and a job that is not running is cancelled at once.
 

@@ -1,15 +1,15 @@
-// The chart a user sees is the lifecycle that runs: the status moves that lua/include/lifecycle.lua
-// allows (its EDGES table) are exactly the transitions of machines/job.ts, plus REDRIVE (a dead
+// The chart a user sees is the lifecycle that runs: the status moves the Lua allows (its EDGES
+// table, generated from src/store/lifecycleTable.ts) are exactly the transitions of machines/job.ts, plus REDRIVE (a dead
 // letter back in line: a new lifecycle, so the machine, where `failed` is final, cannot show it);
-// and MemoryStore moves jobs by the same table (src/store/memory/lifecycleTable.ts).
+// and MemoryStore moves jobs by the same table (src/store/lifecycleTable.ts, which the Lua's EDGES is generated from).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { jobMachine } from '../../machines/job.js';
-import { includeSource } from '../../src/store/redis/scripts.js';
+import { withIncludes } from '../../src/store/redis/scripts.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { EDGES as MEMORY_EDGES } from '../../src/store/memory/lifecycleTable.js';
+import { EDGES as MEMORY_EDGES } from '../../src/store/lifecycleTable.js';
 
 type Edges = Record<string, Record<string, string>>;
 
@@ -40,7 +40,7 @@ describe('the lifecycle table', () => {
   });
 
   async function luaEdges(): Promise<Edges> {
-    const lua = `${includeSource('common')}\n${includeSource('lifecycle')}\nreturn cjson.encode(EDGES)`;
+    const lua = withIncludes('return cjson.encode(EDGES)\n');
     return JSON.parse((await raw.eval(lua, 0)) as string) as Edges;
   }
 

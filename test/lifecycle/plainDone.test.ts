@@ -1,4 +1,4 @@
-// The plain done (lcDonePlain in lua/include/lifecycle.lua) is a second path for lcMove's done,
+// The plain done (lua/include/lcDonePlain.lua) is a second path for lcMove's done,
 // kept for speed. Both run here on the same kinds of jobs, and must leave the same record,
 // indexes, audit log and stream entries.
 

@@ -4,6 +4,7 @@
 
 import type { AuditEntry, JobRecord, JobStatus } from '../types.js';
 import { decodeJob } from '../redis/decodeJob.js';
+import { LOG_CAP } from '../storeConstants.js';
 
 export interface MemoryJob {
   id: string;
@@ -47,9 +48,6 @@ export interface MemoryJob {
   /** A purged dead letter's expiry (PEXPIRE), in store time. */
   expiresAt?: number;
 }
-
-/** Entries kept per job: the oldest fall out (LOG_CAP in lua/include/common.lua). */
-export const LOG_CAP = 1000;
 
 const text = (v: number | string | undefined): string | null => (v === undefined ? null : String(v));
 

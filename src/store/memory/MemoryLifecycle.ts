@@ -1,9 +1,9 @@
 // THE LIFECYCLE of MemoryStore: every status change of a job, written once, as lcGuard + lcMove
-// in lua/include/lifecycle.lua are RedisStore's. Operations (commitOps.ts, jobOps.ts, leaseOps.ts, ...) decide
+// in lua/include/lcGuard.lua and lcMove.lua are RedisStore's. Operations (commitOps.ts, jobOps.ts, leaseOps.ts, ...) decide
 // WHICH move a job makes; only `move` makes it. No operation sets `status`, or moves a job
 // between the status indexes, by hand.
 //
-// THE RULE THAT MUST NEVER BREAK: a move is made only when `guardMove` (lifecycleTable.ts, the
+// THE RULE THAT MUST NEVER BREAK: a move is made only when `guardMove` (src/store/lifecycleTable.ts, the
 // same table and guards as the Lua side, held equal by test/lifecycle/lifecycleTable.test.ts)
 // allows it: the job exists; THE FENCE: a worker's write carries the job's lease token; the
 // move is an edge of EDGES. Then THE CANCEL GUARD, here in `move`: a job whose cancel was
@@ -20,13 +20,11 @@
 // stream, and a done or cancelled parent's fan-out records expire with it.
 
 import type { JobStatus } from '../types.js';
-import { FINAL, UPDATABLE, guardMove, type Refusal } from './lifecycleTable.js';
+import { FINAL, UPDATABLE, guardMove, type Refusal } from '../lifecycleTable.js';
+import { BAND } from '../storeConstants.js';
 import { appendLog, type MemoryJob } from './MemoryJob.js';
 import { QueueState } from './QueueState.js';
 import { encodeOutboxEntry, fanInOutcome } from '../outboxEntry.js';
-
-/** Queue scores: priority band in the high bits, FIFO sequence below (BAND in common.lua). */
-export const BAND = 17592186044416;
 
 export interface MoveOptions {
   /** The caller's lease token (THE FENCE); undefined for moves no worker makes. */
@@ -170,7 +168,7 @@ export class MemoryLifecycle {
     delete j.token;
     // A done or cancelled record keeps no place in line (a redriven dead letter keeps its own).
     if (to !== 'failed') delete j.queueScore;
-    // A done job reports no error: the audit log keeps the failed attempts' (lifecycle.lua).
+    // A done job reports no error: the audit log keeps the failed attempts' (lcMove.lua).
     if (to === 'done') delete j.error;
     delete j.runAt;
     delete j.inbox;

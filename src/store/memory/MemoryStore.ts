@@ -3,7 +3,7 @@
 // users' unit tests (an injected clock: `now`). Every operation runs to its end synchronously
 // before its promise settles, so each is atomic, as a Lua script is on Redis; every status change
 // goes through MemoryLifecycle.move (MemoryLifecycle.ts: THE RULE, the guards and the table it
-// shares with lua/include/lifecycle.lua).
+// shares with lua/include/lcMove.lua).
 //
 // What cannot hold in one process: a worker in another process (nothing outside this process
 // sees the store), and a Redis outage (there is none: client calls never reject with

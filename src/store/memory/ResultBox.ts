@@ -4,9 +4,7 @@
 
 import type { JobRecord } from '../types.js';
 import { Bell } from './signals.js';
-
-/** How long a pushed result waits for its watcher (RESULT_TTL_MS in lua/include/common.lua). */
-const RESULT_TTL_MS = 60_000;
+import { RESULT_TTL_MS } from '../storeConstants.js';
 
 export class ResultBox {
   private readonly bell = new Bell();

@@ -5,10 +5,10 @@
 import { MachinistError } from '../../errors.js';
 import type { ClaimRequest, ClaimedJob, CommitOp } from '../types.js';
 import type { MemoryLifecycle } from './MemoryLifecycle.js';
-import { BAND } from './MemoryLifecycle.js';
+import { BAND } from '../storeConstants.js';
 import type { MemoryJob } from './MemoryJob.js';
 import type { QueueState } from './QueueState.js';
-import { FINAL } from './lifecycleTable.js';
+import { FINAL } from '../lifecycleTable.js';
 
 const TARGET = {
   done: 'done',
@@ -176,7 +176,7 @@ function brokenReason(error: string): string {
 
 /**
  * Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake time
- * came) into `queued`, behind the jobs already waiting in their band (promote.lua).
+ * came) into `queued`, behind the jobs already waiting in their band (promoteDue.lua).
  */
 export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): number {
   const due = q.index.delayed.popUpTo(now, 1000);

@@ -6,7 +6,7 @@
 
 import { LeaseLostError, MachinistError } from '../../errors.js';
 import type { EnqueueResult, NewJob } from '../types.js';
-import { BAND } from './MemoryLifecycle.js';
+import { BAND } from '../storeConstants.js';
 import type { MemoryContext } from './MemoryContext.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { ZSet } from './ZSet.js';

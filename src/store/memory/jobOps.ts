@@ -4,7 +4,7 @@
 import { hasWebhook } from '../../webhooks/hookWrites.js';
 import { JobFinishedError, JobNotFoundError, MachinistError } from '../../errors.js';
 import type { CancelOutcome } from '../types.js';
-import { FINAL } from './lifecycleTable.js';
+import { FINAL } from '../lifecycleTable.js';
 import { appendLog } from './MemoryJob.js';
 import { tokenWorker } from './MemoryLifecycle.js';
 import type { MemoryContext } from './MemoryContext.js';

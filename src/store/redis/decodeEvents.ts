@@ -5,7 +5,7 @@ import type { AuditEntry, QueueEvent } from '../types.js';
 
 type XReadReply = [string, [string, string[]][]][];
 
-/** A combined entry (field `js`, see emitMany in lua/include/common.lua) is the same transition
+/** A combined entry (field `js`, see lua/include/emitMany.lua) is the same transition
  * of several jobs in one script call: it becomes one event per job, sharing the cursor. */
 export function decodeStreamEntries(res: XReadReply): QueueEvent[] {
   const out: QueueEvent[] = [];
@@ -24,7 +24,7 @@ export function decodeStreamEntries(res: XReadReply): QueueEvent[] {
 }
 
 /**
- * Log fields hold "<at> <type>" or "<at> <JSON without at>" (see lua/include/common.lua). A
+ * Log fields hold "<at> <type>" or "<at> <JSON without at>" (see lua/include/addLog.lua). A
  * `state` entry with `then` (the states one write passed through: compactStates in
  * encodeOps.ts) is one entry per state.
  */
@@ -41,7 +41,7 @@ export function decodeLogEntry(text: string): AuditEntry[] {
 
 /**
  * The log of a job that has no `ls` field: exactly the standard start, which the scripts do not
- * write out (see "IMPLICIT LOG" in lua/include/common.lua): enqueued at `ca`, claimed at `ct`,
+ * write out (see "IMPLICIT LOG" in lua/include/addLog.lua): enqueued at `ca`, claimed at `ct`,
  * done at `fa` when the job is done. The entries are those a written log would hold.
  */
 export function implicitLog(fields: Record<string, string>): AuditEntry[] {

@@ -1,6 +1,6 @@
 // Reading what happened to jobs on Redis: the queue's capped event stream (what dashboards and
 // the CLI follow) and a job's audit log, kept in its record (see "IMPLICIT LOG" in
-// lua/include/common.lua).
+// lua/include/addLog.lua).
 
 import type { Redis } from 'ioredis';
 import { JobNotFoundError } from '../../errors.js';

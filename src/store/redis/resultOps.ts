@@ -1,6 +1,6 @@
 // Waiting for results on Redis: a watcher marks the jobs it waits for (lua/watch-1.lua), and the
 // script that ends such a job pushes its final record to the watcher's list (pushResult in
-// lua/include/common.lua), where one blocking pop collects it. A waiter wakes only for jobs it
+// lua/include/pushResult.lua), where one blocking pop collects it. A waiter wakes only for jobs it
 // waits for, and the wake-up carries the record: no event stream to filter, no read after it.
 
 import type { Redis } from 'ioredis';

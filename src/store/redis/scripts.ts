@@ -1,10 +1,14 @@
 // Loads the Lua scripts in lua/ (one atomic operation per file, named `<name>-<numKeys>.lua`),
-// inlining `--@include <file>` lines from lua/include/, and defines each on an ioredis client.
+// inlining the includes they name (`--- @include "name"`, resolved by luaIncludes.ts from
+// lua/include/) after the constants they share with TypeScript (luaConstants.ts), and defines
+// each on an ioredis client.
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { constantsFor } from './luaConstants.js';
+import { assembleLua } from './luaIncludes.js';
 
 const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'lua');
 
@@ -16,13 +20,19 @@ interface ScriptSource {
 
 let cache: ScriptSource[] | undefined;
 
-/** The text of lua/include/<name>.lua (what `--@include <name>` inlines). */
-export function includeSource(name: string): string {
-  return readFileSync(join(LUA_DIR, 'include', `${name}.lua`), 'utf8');
+/** The text of lua/include/<name>.lua, or undefined when there is no such include. */
+function readInclude(name: string): string | undefined {
+  const file = join(LUA_DIR, 'include', `${name}.lua`);
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
-function inline(source: string): string {
-  return source.replace(/^--@include (\w+)\s*$/gm, (_, name: string) => includeSource(name));
+/**
+ * `lua` as the loader sends it (tests run fragments): the constants its code names, generated
+ * from TypeScript (luaConstants.ts), then the script with the includes it names inlined.
+ */
+export function withIncludes(lua: string, script = 'inline'): string {
+  const assembled = assembleLua(script, lua, readInclude);
+  return constantsFor(assembled) + assembled;
 }
 
 export function loadScripts(): ScriptSource[] {
@@ -34,7 +44,7 @@ export function loadScripts(): ScriptSource[] {
       return {
         name: m[1]!,
         numberOfKeys: Number(m[2]),
-        lua: inline(readFileSync(join(LUA_DIR, file), 'utf8')),
+        lua: withIncludes(readFileSync(join(LUA_DIR, file), 'utf8'), file),
       };
     });
   return cache;

@@ -8,12 +8,17 @@ Errors: JOB_NOT_FOUND <id>.
 A running job (loading, working, with a lease) gets `cx` set: its worker hears of it on its
 control channel at once, or at its next heartbeat; and whatever its attempt writes next but a
 finish (a retry, a park, a requeue), and any claim, ends it cancelled (the CANCEL GUARD in
-include/lifecycle.lua), so a lost message cannot lose the cancel.
+include/lcMove.lua), so a lost message cannot lose the cancel.
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
+--- @include "addLog"
+--- @include "emit"
+--- @include "tokenWorker"
+local eventsKey = KEYS[5]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local id, reason = ARGV[4], ARGV[5]
 if not LC.ttl then return redis.error_reply('BAD_CANCEL bad retention') end
@@ -29,7 +34,7 @@ if (j.st == 'loading' or j.st == 'working') and worker then
     local args = { 'cx', '1', 'ua', LC.now }
     addLog(args, j.jk, j.ls, LC.now, { '{"type":"cancel-requested","reason":' .. cjson.encode(reason) .. '}' })
     redis.call('HSET', j.jk, unpack(args))
-    emit(KEYS[5], LC.maxLen, LC.now, id, 'cancel-requested', j.st)
+    emit(eventsKey, LC.maxLen, LC.now, id, 'cancel-requested', j.st)
   end
   redis.call('PUBLISH', LC.kp .. 'ctl:' .. worker, 'cancel ' .. id)
   return { 'requested', j.st, kids }

@@ -26,14 +26,23 @@ them).
 Errors: BAD_COMMIT <op index> <why> when an argument is malformed; nothing is written then.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token (lcGuard in
-include/lifecycle.lua). A worker whose lease passed (reaped, requeued, claimed by another) MUST
+include/lcMove.lua). A worker whose lease passed (reaped, requeued, claimed by another) MUST
 NOT change the job: its op is skipped and reported 0, and the worker drops the job.
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
---@include promote
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcGuard"
+--- @include "lcMove"
+--- @include "lcDonePlain"
+--- @include "lcClaim"
+--- @include "lcSetBroken"
+--- @include "lcBatch"
+--- @include "promoteDue"
+--- @include "addLog"
+--- @include "splitEntries"
+-- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
+local queuedKey, delayedKey, metaKey, markerKey = KEYS[1], KEYS[2], KEYS[4], KEYS[6]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local nOps = tonumber(ARGV[8])
@@ -170,10 +179,10 @@ local claimed = {}
 local nextDue = false
 if want > 0 then
   promoteDue()
-  local popped = redis.call('ZPOPMIN', KEYS[1], want)
+  local popped = redis.call('ZPOPMIN', queuedKey, want)
   local n = #popped / 2
   if n > 0 then
-    local tok = redis.call('HINCRBY', KEYS[4], 'tok', n) - n
+    local tok = redis.call('HINCRBY', metaKey, 'tok', n) - n
     local deadline = now + leaseMs
     for i = 1, n do
       local id = popped[i * 2 - 1]
@@ -181,17 +190,18 @@ if want > 0 then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction.
-      local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl')
+      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk,
+        'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil
-      if r[8] and (not r[12] or r[12] == '') then
-        local p = redis.call('HMGET', LC.kp .. 'job:' .. r[8], 'st', 'cx')
-        if not p[1] then parentGone = 'missing'
-        elseif p[2] == '1' then parentGone = 'cancelled'
-        elseif FINAL[p[1]] then parentGone = p[1] end
+      if par and (not pq or pq == '') then
+        local pst, pcx = unpack(redis.call('HMGET', LC.kp .. 'job:' .. par, 'st', 'cx'))
+        if not pst then parentGone = 'missing'
+        elseif pcx == '1' then parentGone = 'cancelled'
+        elseif FINAL[pst] then parentGone = pst end
       end
-      if not r[1] then
+      if not m then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         lcSetBroken(id, 'job record missing or has no machine')
       elseif parentGone then
@@ -203,29 +213,30 @@ if want > 0 then
       else
         local token = workerId .. ':' .. (tok + i)
         local st = 'working'
-        if hasLoadSet and not r[4] and string.find(loadSet, '|' .. r[1] .. '|', 1, true) then st = 'loading' end
+        if hasLoadSet and not sn and string.find(loadSet, '|' .. m .. '|', 1, true) then st = 'loading' end
         -- Short on purpose (the hash stays a compact listpack): no worker field (the token
         -- names it), `ct` is the claim time (and the update time, see decodeJob), and the first
-        -- claim of a job whose log is still implicit logs nothing (see addLog in common.lua).
+        -- claim of a job whose log is still implicit logs nothing (see include/addLog.lua).
         local entry = nil
-        local a = r[5] and tonumber(r[5]) or 1
-        if r[10] or r[14] or a > 1 then
+        local a = attempt and tonumber(attempt) or 1
+        if ls or ct or a > 1 then
           entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
         end
-        lcClaim(id, jk, st, token, deadline, r[10], entry)
+        lcClaim(id, jk, st, token, deadline, ls, entry)
         local n0 = #claimed
         claimed[n0 + 1] = id
         claimed[n0 + 2] = token
-        claimed[n0 + 3] = r[1]
-        claimed[n0 + 4] = r[2] or ''
-        claimed[n0 + 5] = r[3] or ''
-        claimed[n0 + 6] = r[6] or ''
+        claimed[n0 + 3] = m
+        claimed[n0 + 4] = v or ''
+        claimed[n0 + 5] = input or ''
+        claimed[n0 + 6] = ma or ''
         claimed[n0 + 7] = st
         -- The fields most jobs do not have, as one nested reply, or '' when none is set.
-        if r[4] or r[5] or r[7] or r[8] or r[9] or r[11] or r[12] or r[13] or r[15] then
+        if sn or attempt or lr or par or opt or io or pq or ib or rl then
           local parentState = ''
-          if r[8] and (not r[12] or r[12] == '') then parentState = 'live' end
-          claimed[n0 + 8] = { r[4] or '', r[5] or '', r[7] or '', r[8] or '', r[9] or '', r[11] or '0', r[12] or '', r[13] or '', parentState, r[15] or '' }
+          if par and (not pq or pq == '') then parentState = 'live' end
+          claimed[n0 + 8] = { sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '', ib or '',
+            parentState, rl or '' }
         else
           claimed[n0 + 8] = ''
         end
@@ -235,9 +246,9 @@ if want > 0 then
   lcFlush()
   if n == want then
     -- There may be more: let another idle supervisor wake and take some.
-    if redis.call('ZCARD', KEYS[1]) > 0 then redis.call('ZADD', KEYS[6], 0, 'w') end
+    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, 0, 'w') end
   else
-    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
     if first[2] then nextDue = first[2] end
   end
 end

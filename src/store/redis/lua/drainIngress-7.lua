@@ -23,16 +23,21 @@ Errors: BAD_INGRESS <entry index> <why> when an argument is malformed; nothing i
 The record a job gets is the one enqueue-5.lua writes for the same job (no parent, no
 idempotency key); test/ingress/ingress.test.ts compares the two.
 ]]
---@include common
---@include lifecycle
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcCreate"
+--- @include "lcSetBroken"
+--- @include "lcBatch"
+-- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
+local ingressKey, metaKey = KEYS[1], KEYS[4]
 local kp, maxLen, n, rawCap = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local PER = 11
 if not n or n < 1 or n % 1 ~= 0 or not rawCap or #ARGV ~= 4 + n * PER then
   return redis.error_reply('BAD_INGRESS 0 bad count')
 end
-local BANDS = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
+-- BANDS (a band by its text) and BAND are generated from TypeScript (luaConstants.ts).
 -- NO HALF-APPLIED CALL: everything is checked before the first write.
-local tail = redis.call('LRANGE', KEYS[1], -n, -1)
+local tail = redis.call('LRANGE', ingressKey, -n, -1)
 if #tail < n then return { -1 } end
 for i = 1, n do
   local b = 5 + (i - 1) * PER
@@ -60,10 +65,10 @@ for i = 1, n do
   if kind ~= 'K' and redis.call('EXISTS', kp .. 'job:' .. id) == 1 then return { -1 } end
 end
 
-redis.call('LTRIM', KEYS[1], 0, -(n + 1))
+redis.call('LTRIM', ingressKey, 0, -(n + 1))
 local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
-local seq = redis.call('HINCRBY', KEYS[4], 'seq', n) - n
+local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
 local made, broken, existing = 0, 0, 0
 
 -- Entry i set aside under `bid`. The raw text stays with the reason (BrokenEntry.raw);

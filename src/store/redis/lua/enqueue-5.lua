@@ -18,8 +18,14 @@ child on its parent's queue comes with a lease token its parent does not hold (T
 fan-out of a worker whose lease passed). Nothing is written then.
 Derived keys (job, idem, children index) carry the queue's hash tag.
 ]]
---@include common
---@include lifecycle
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcCreate"
+--- @include "lcForget"
+--- @include "lcBatch"
+--- @include "addLog"
+-- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
+local metaKey = KEYS[3]
 local kp = ARGV[1]
 local maxLen = ARGV[2]
 local idemTtl = tonumber(ARGV[3])
@@ -30,7 +36,7 @@ if not idemTtl or idemTtl <= 0 or not n or n < 1 or n % 1 ~= 0 or #ARGV ~= 4 + n
 end
 -- Numbers are parsed once, and the common values not at all: tonumber goes through strtod,
 -- whose cost per job was a large part of an enqueue's when every job parsed three numbers.
-local BANDS = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
+-- BANDS (a band by its text) and BAND are generated from TypeScript (luaConstants.ts).
 local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
 for i = 0, n - 1 do
@@ -72,7 +78,7 @@ for i = 0, n - 1 do
 end
 local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
-local seq = redis.call('HINCRBY', KEYS[3], 'seq', n) - n
+local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
 local out = {}
 local allCreated = true
 -- Most batches create every job: one EXISTS over all their keys saves a look-up per job.
@@ -112,7 +118,7 @@ for i = 0, n - 1 do
     local delay = delays[i]
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
-    -- now, no log field: its "enqueued" entry is implicit (`ca`, see addLog in common.lua).
+    -- now, no log field: its "enqueued" entry is implicit (`ca`, see include/addLog.lua).
     local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued',
       'qs', score, 'ma', ARGV[b + 6], 'ca', now }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end

@@ -5,10 +5,10 @@ ARGV: 1 parent queue prefix, 2 parent id, 3 group, 4 child index, 5 status, 6 ou
       7 events max length, 8 retention ms
 Returns 1 when recorded, 0 when already recorded (or the record is gone).
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcMove"
+--- @include "lcBatch"
 LC.kp, LC.maxLen, LC.ttl, LC.now = ARGV[1], ARGV[7], tonumber(ARGV[8]) or 0, nowMs()
 local r = fanIn(ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 lcFlush()

@@ -8,14 +8,15 @@ Errors: LEASE_LOST when a token is given and the parent does not hold it (THE FE
 a worker whose lease passed opens nothing); nothing is written then.
 Nothing is made for a parent that does not exist (no record with only `fg`, in no index).
 ]]
-local p = redis.call('HMGET', KEYS[2], 'st', 'tk')
+local fanRecordKey, parentKey = KEYS[1], KEYS[2]
+local pst, ptk = unpack(redis.call('HMGET', parentKey, 'st', 'tk'))
 local token = ARGV[4]
-if token and token ~= '' and (not p[1] or p[2] ~= token) then
+if token and token ~= '' and (not pst or ptk ~= token) then
   return redis.error_reply('LEASE_LOST')
 end
-if p[1] and redis.call('HSETNX', KEYS[1], 'n', ARGV[1]) == 1 then
-  redis.call('HSET', KEYS[1], 'p', ARGV[2], 'd', 0, 'f', 0)
-  local groups = redis.call('HGET', KEYS[2], 'fg')
-  redis.call('HSET', KEYS[2], 'fg', (groups and (groups .. '\n') or '') .. ARGV[3] .. '\t' .. ARGV[1])
+if pst and redis.call('HSETNX', fanRecordKey, 'n', ARGV[1]) == 1 then
+  redis.call('HSET', fanRecordKey, 'p', ARGV[2], 'd', 0, 'f', 0)
+  local groups = redis.call('HGET', parentKey, 'fg')
+  redis.call('HSET', parentKey, 'fg', (groups and (groups .. '\n') or '') .. ARGV[3] .. '\t' .. ARGV[1])
 end
-return redis.call('HGETALL', KEYS[1])
+return redis.call('HGETALL', fanRecordKey)

@@ -6,7 +6,8 @@ KEYS: 1 dead, 2 failed, 3 broken
 ARGV: 1 key prefix, 2 finished TTL ms, 3 limit, 4 (optional) the one job id
 Returns the number of entries purged by this call (0 for an id in neither set).
 ]]
---@include fankeys
+--- @include "fanKeys"
+local deadKey, failedKey, brokenKey = KEYS[1], KEYS[2], KEYS[3]
 local kp, ttl, limit, only = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 if not ttl or ttl <= 0 or not limit or limit < 1 then
   return redis.error_reply('BAD_PURGE bad retention or limit')
@@ -24,12 +25,12 @@ local function expireJob(id, fromBroken)
     redis.call('PEXPIRE', kp .. 'children:' .. id, ttl)
     for _, fk in ipairs(fanKeys(kp, id, fg)) do redis.call('PEXPIRE', fk, ttl) end
   end
-  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREM', failedKey, id)
   if fromBroken then redis.call('HDEL', kp .. 'brokenwhy', id) end
 end
 
 if only then
-  for k, set in ipairs({ KEYS[1], KEYS[3] }) do
+  for k, set in ipairs({ deadKey, brokenKey }) do
     if redis.call('ZSCORE', set, only) then
       expireJob(only, k == 2)
       redis.call('ZREM', set, only)
@@ -40,7 +41,7 @@ if only then
 end
 
 local purged = 0
-for k, set in ipairs({ KEYS[1], KEYS[3] }) do
+for k, set in ipairs({ deadKey, brokenKey }) do
   local ids = redis.call('ZRANGE', set, 0, limit - purged - 1)
   for _, id in ipairs(ids) do expireJob(id, k == 2) end
   if #ids > 0 then

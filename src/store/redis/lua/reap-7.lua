@@ -10,10 +10,13 @@ Returns { requeued ids, failed ids, next due ms, ran }: next due is the ms until
 running lease passes (for a caller the lock turned away: or until the lock lapses, if later),
 -1 when no job runs; ran is 0 when another worker held the lock (and nothing was done).
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
+-- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
+local activeKey, failedKey = KEYS[1], KEYS[3]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[4])
 local maxReq, lockMs = tonumber(ARGV[3]), tonumber(ARGV[5])
 if not LC.ttl or not maxReq or not lockMs or lockMs <= 0 then
@@ -23,7 +26,7 @@ local lockKey = LC.kp .. 'reaplock'
 
 -- Ms until the earliest running lease passes (0: one has already), -1 when none runs.
 local function dueIn(now)
-  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local first = redis.call('ZRANGE', activeKey, 0, 0, 'WITHSCORES')
   if #first == 0 then return -1 end
   return math.max(0, tonumber(first[2]) - now)
 end
@@ -34,7 +37,7 @@ if not redis.call('SET', lockKey, '1', 'NX', 'PX', lockMs) then
   return { {}, {}, due, 0 }
 end
 LC.now = nowMs()
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', LC.now, 'LIMIT', 0, 500)
+local expired = redis.call('ZRANGEBYSCORE', activeKey, '-inf', LC.now, 'LIMIT', 0, 500)
 local requeued, failed = {}, {}
 for _, id in ipairs(expired) do
   local j = lcRead(id, true)
@@ -60,7 +63,7 @@ end
 lcFlush()
 -- Failed records are dead letters (kept for failedTtlMs, see sweep-5.lua, or until purged); older than the
 -- window they drop out of the status index, and stay listed in `dead` or `broken`.
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', LC.now - LC.ttl)
+redis.call('ZREMRANGEBYSCORE', failedKey, '-inf', LC.now - LC.ttl)
 local due = dueIn(LC.now)
 -- (A lease passed already, past this call's batch, leaves the lock as it is: one batch per lock.)
 if due > 0 and due < lockMs then redis.call('PEXPIRE', lockKey, due) end

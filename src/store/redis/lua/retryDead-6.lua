@@ -14,29 +14,33 @@ KEYS: 1 dead, 2 broken, 3 failed, 4 queued, 5 events, 6 marker
 ARGV: 1 key prefix, 2 events max length, 3 job id
 Errors: JOB_NOT_FOUND <id> when it is in neither set or has no record.
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
+--- @include "fanKeys"
+-- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
+local deadKey, brokenKey = KEYS[1], KEYS[2]
 LC.kp, LC.maxLen = ARGV[1], ARGV[2]
 local id = ARGV[3]
-local inDead = redis.call('ZSCORE', KEYS[1], id)
-local inBroken = redis.call('ZSCORE', KEYS[2], id)
+local inDead = redis.call('ZSCORE', deadKey, id)
+local inBroken = redis.call('ZSCORE', brokenKey, id)
 local j = lcRead(id, true)
 if not (inDead or inBroken) or not j.st then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
 if j.st ~= 'failed' then
   -- Listed but not failed (a record changed by hand): only the listing goes.
-  redis.call('ZREM', KEYS[1], id)
-  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREM', deadKey, id)
+  redis.call('ZREM', brokenKey, id)
   return redis.error_reply('JOB_NOT_FOUND ' .. id)
 end
 LC.now = nowMs()
-local r = redis.call('HMGET', j.jk, 'rs', 'm')
-if not r[2] then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
+local rs, machine = unpack(redis.call('HMGET', j.jk, 'rs', 'm'))
+if not machine then return redis.error_reply('JOB_NOT_FOUND ' .. id) end
 local drop = { 'e', 'fa', 'o', 'cx', 'rs', 'rl' }
 local set = { 'a', 1, 'lr', 0 }
-if r[1] then
-  set[#set + 1] = 'sn'; set[#set + 1] = r[1]
+if rs then
+  set[#set + 1] = 'sn'; set[#set + 1] = rs
 elseif not inBroken then
   drop[#drop + 1] = 'sn'; drop[#drop + 1] = 's'
 end

@@ -6,10 +6,13 @@ Returns 1 when delivered, 0 when an event with that id was delivered already (a 
 resends a send whose reply was lost does not deliver it twice).
 Errors: JOB_NOT_FOUND <id>; JOB_FINISHED <id> <status>; BAD_SEND <why>.
 ]]
---@include common
---@include lifecycle
---@include fankeys
---@include fanin
+--- @include "nowMs"
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
+--- @include "addLog"
+--- @include "emit"
 LC.kp, LC.maxLen = ARGV[1], ARGV[2]
 local id, event, etype, eid = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 if not event or event == '' or not etype or not eid or eid == '' then

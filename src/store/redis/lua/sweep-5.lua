@@ -11,13 +11,14 @@ THE RETENTION RULE, written once (`retire` below): a record is deleted only whil
 still that of the index (a record is never re-created under an id whose entry is still here, but
 a stray entry must not delete a live job), and with it what only it needs: its webhook
 bookkeeping (`hookmeta:<id>`), and for a failed parent its fan-out records and children index
-(a done or cancelled parent's expire by TTL: expireFans in include/fanin.lua).
+(a done or cancelled parent's expire by TTL: expireFans in include/lcMove.lua).
 
 Why not a TTL per record: an expires entry (~37 B) and a PEXPIRE per finished job; the indexes
 hold the finish times already. Purged dead letters get a TTL instead (purgeDead-3.lua).
 ]]
---@include common
---@include fankeys
+--- @include "nowMs"
+--- @include "fanKeys"
+local doneKey, cancelledKey, deadKey, brokenKey, failedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local kp, ttl, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local failedTtl, deadMax = tonumber(ARGV[4]), tonumber(ARGV[5])
 if not ttl or not limit or limit < 1 or not failedTtl or not deadMax or deadMax < 0 then
@@ -32,17 +33,17 @@ local function retire(index, ids, status)
   local gone = {}
   for _, id in ipairs(ids) do
     local jk = kp .. 'job:' .. id
-    local r = redis.call('HMGET', jk, 'st', 'fg')
-    if r[1] == status then
+    local st, fg = unpack(redis.call('HMGET', jk, 'st', 'fg'))
+    if st == status then
       gone[#gone + 1] = jk
       gone[#gone + 1] = kp .. 'hookmeta:' .. id
       if status == 'failed' then
-        if r[2] then
+        if fg then
           gone[#gone + 1] = kp .. 'children:' .. id
-          for _, fk in ipairs(fanKeys(kp, id, r[2])) do gone[#gone + 1] = fk end
+          for _, fk in ipairs(fanKeys(kp, id, fg)) do gone[#gone + 1] = fk end
         end
         redis.call('HDEL', kp .. 'brokenwhy', id)
-        redis.call('ZREM', KEYS[5], id)
+        redis.call('ZREM', failedKey, id)
       end
     end
   end
@@ -53,15 +54,15 @@ end
 local most = 0
 local function note(n) if n > most then most = n end end
 -- The windows: done and cancelled by finishedTtlMs, dead letters and broken jobs by failedTtlMs.
-local windows = { { KEYS[1], 'done', ttl }, { KEYS[2], 'cancelled', ttl }, { KEYS[3], 'failed', failedTtl },
-  { KEYS[4], 'failed', failedTtl } }
+local windows = { { doneKey, 'done', ttl }, { cancelledKey, 'cancelled', ttl }, { deadKey, 'failed', failedTtl },
+  { brokenKey, 'failed', failedTtl } }
 for _, w in ipairs(windows) do
   local ids = redis.call('ZRANGEBYSCORE', w[1], '-inf', now - w[3], 'LIMIT', 0, limit)
   retire(w[1], ids, w[2])
   note(#ids)
 end
 -- The cap: the oldest dead letters (and broken jobs) past deadLetterMax go.
-for _, index in ipairs({ KEYS[3], KEYS[4] }) do
+for _, index in ipairs({ deadKey, brokenKey }) do
   local over = redis.call('ZCARD', index) - deadMax
   if over > 0 then
     local ids = redis.call('ZRANGE', index, 0, math.min(over, limit) - 1)

@@ -1,10 +1,10 @@
-// The lifecycle table MemoryStore moves jobs by: the same `from -> to` edges, with the event of
-// machines/job.ts that makes each, as EDGES in lua/include/lifecycle.lua (RedisStore's). It is a
-// copy by necessity (Lua cannot import TypeScript) but never a second version:
+// The lifecycle table both stores move jobs by: the `from -> to` edges, with the event of
+// machines/job.ts that makes each. MemoryStore reads it here; RedisStore's Lua gets EDGES, FINAL
+// and UPDATABLE generated from it (src/store/redis/luaConstants.ts), so there is no copy.
 // test/lifecycle/lifecycleTable.test.ts evaluates the Lua table in Redis and requires it equal
 // to this one, key for key, as it requires both equal to the machine.
 
-import type { JobStatus } from '../types.js';
+import type { JobStatus } from './types.js';
 
 export const EDGES: Readonly<Record<JobStatus, Readonly<Partial<Record<JobStatus, string>>>>> = {
   queued: { loading: 'CLAIM', working: 'CLAIM', cancelled: 'CANCEL' },

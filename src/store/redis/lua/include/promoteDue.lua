@@ -1,6 +1,10 @@
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcBatch"
 -- Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake
--- time came) into `queued`, behind the jobs already waiting in their priority band. Included
--- after lifecycle: a parked job's wake-up is its WAKE move (lcMove); a delayed job only changes
+-- time came) into `queued`, behind the jobs already waiting in their priority band. A parked
+-- job's wake-up is its WAKE move (lcMove); a delayed job only changes
 -- place. Returns how many entries were due.
 local function promoteDue()
   local kDelayed = LC.kp .. 'delayed'

@@ -1,0 +1,54 @@
+-- The audit log lives in the job hash as fields l1, l2, ... with the count in `ls`, so logging
+-- rides on the HSET a write makes anyway instead of costing a command of its own. At most
+-- LOG_CAP entries are kept: the oldest fall out.
+-- An entry is stored as "<at> <type>" when it is only a type (most are: enqueued, claimed,
+-- done), else "<at> <JSON object without at>": 22 bytes instead of 39 for the common ones,
+-- which keeps a finished job's hash small. RedisStore.getLog turns both back into objects.
+--
+-- IMPLICIT LOG: while a job's log is exactly the standard start, no log field is written and
+-- `ls` is absent: "enqueued" at `ca`, then "claimed" at `ct` (claim of attempt 1), then "done"
+-- at `fa` (when `st` is done). enqueue-5 and commit-12 (claim, done) skip the log for exactly
+-- these entries; RedisStore.getLog rebuilds them. Any other entry goes through addLog, which
+-- first writes the implicit entries out (l1, l2) so the order and the stamps stay the same.
+-- LOG_CAP is generated from src/store/storeConstants.ts (luaConstants.ts).
+
+-- Entries stamped in this call, by their text: most jobs of a batch log the same entries
+-- ('{"type":"done"}', ...), each is built once per call.
+local stamped = {}
+
+local function logText(now, e)
+  local t = string.match(e, '^{"type":"([%w%-]+)"}$')
+  return now .. ' ' .. (t or e)
+end
+
+-- Appends entries (JSON objects without "at") to the HSET argument list `args`; returns the
+-- new ls. `ls` is the stored field as read (nil/false when the log is still implicit).
+local function addLog(args, jobKey, ls, now, entries)
+  ls = tonumber(ls)
+  if not ls then
+    ls = 0
+    local ca, ct = unpack(redis.call('HMGET', jobKey, 'ca', 'ct'))
+    if ca then
+      ls = 1
+      args[#args + 1] = 'l1'; args[#args + 1] = ca .. ' enqueued'
+    end
+    if ct then
+      ls = ls + 1
+      args[#args + 1] = 'l' .. ls; args[#args + 1] = ct .. ' claimed'
+    end
+  end
+  for _, e in ipairs(entries) do
+    ls = ls + 1
+    args[#args + 1] = 'l' .. ls
+    local s = stamped[e]
+    if not s then
+      s = logText(now, e)
+      stamped[e] = s
+    end
+    args[#args + 1] = s
+    if ls > LOG_CAP then redis.call('HDEL', jobKey, 'l' .. (ls - LOG_CAP)) end
+  end
+  args[#args + 1] = 'ls'
+  args[#args + 1] = ls
+  return ls
+end

@@ -1,0 +1,78 @@
+--- @include "lcState"
+--- @include "emitMany"
+-- BATCHED INDEX WRITES: ZREMs and ZADDs are gathered per key and sent by lcFlush, removals
+-- first, in slices below Lua's unpack limit. Stream entries of this call are grouped by
+-- (kind, status): one XADD per group (emitMany), in the order the groups were opened.
+-- ORDER: a job that lcMove moves a second time in one call flushes first when its first move
+-- wrote indexes, or when its new entry would go to a group opened before its last one; so
+-- each job's index writes and stream entries keep their order. (lcCreate and lcClaim move
+-- each job once per call and skip the bookkeeping.)
+local lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
+local lcTold, lcToldKeys = {}, {}
+-- Jobs lcMove moved since the last flush: 2 * (position of their last stream group) + (1 when
+-- that move wrote indexes).
+local lcMoved = {}
+local SLICE = 4000
+
+local function lcRemove(index, id)
+  local t = lcRem[index]
+  if not t then t = {}; lcRem[index] = t; lcRemKeys[#lcRemKeys + 1] = index end
+  t[#t + 1] = id
+end
+
+local function lcIndex(index, score, id)
+  local t = lcAdd[index]
+  if not t then t = {}; lcAdd[index] = t; lcAddKeys[#lcAddKeys + 1] = index end
+  t[#t + 1] = score; t[#t + 1] = id
+end
+
+-- ZADD key with a flat {score, member, ...} list of any length.
+local function zaddMany(key, flat)
+  for s = 1, #flat, SLICE do
+    redis.call('ZADD', key, unpack(flat, s, math.min(s + SLICE - 1, #flat)))
+  end
+end
+
+local function zremMany(key, ids)
+  for s = 1, #ids, SLICE do
+    redis.call('ZREM', key, unpack(ids, s, math.min(s + SLICE - 1, #ids)))
+  end
+end
+
+local function lcFlush()
+  for _, index in ipairs(lcRemKeys) do zremMany(LC.kp .. index, lcRem[index]) end
+  for _, index in ipairs(lcAddKeys) do zaddMany(LC.kp .. index, lcAdd[index]) end
+  lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
+  for _, g in ipairs(lcToldKeys) do
+    emitMany(LC.kp .. 'events', LC.maxLen, LC.now, g.ids, g.kind, g.status)
+  end
+  lcTold, lcToldKeys, lcMoved = {}, {}, {}
+  if LC.wake then
+    -- Wake one idle supervisor: there is new work, or a due time came earlier.
+    redis.call('ZADD', LC.kp .. 'marker', 0, 'w')
+    LC.wake = false
+  end
+end
+
+-- One stream entry for the move (combined with the same moves of other jobs in this call), in
+-- a group opened at or after position `minPos`. Returns the group's position (0: no entry).
+local function lcTell(id, kind, status, minPos)
+  if not kind then return 0 end
+  local byStatus = lcTold[kind]
+  if not byStatus then byStatus = {}; lcTold[kind] = byStatus end
+  local g = byStatus[status]
+  if g and minPos and g.pos < minPos then
+    lcFlush()
+    byStatus = {}
+    lcTold[kind] = byStatus
+    g = nil
+  end
+  if not g then
+    g = { kind = kind, status = status, ids = {}, pos = #lcToldKeys + 1 }
+    byStatus[status] = g
+    lcToldKeys[#lcToldKeys + 1] = g
+  end
+  local ids = g.ids
+  ids[#ids + 1] = id
+  return g.pos
+end

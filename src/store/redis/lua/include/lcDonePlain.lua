@@ -1,0 +1,28 @@
+--- @include "lcState"
+--- @include "lcBatch"
+--- @include "lcGuard"
+--- @include "lcMove"
+-- THE PLAIN DONE: lcMove's done, for the job most jobs are (a running job with no parent,
+-- fan-out, inbox, watcher or audit log of its own, not moved before in this call): the same
+-- writes in a fraction of the Lua. Anything else takes lcMove. test/lifecycle/plainDone.test.ts
+-- runs both on the same jobs and compares the records, indexes and stream they leave.
+-- Returns 1 when written, 0 when refused (THE FENCE, or a status that cannot end done).
+local PLAIN_DONE_LOG = { '{"type":"done"}' }
+local function lcDonePlain(id, token, output)
+  local jk = LC.kp .. 'job:' .. id
+  local st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+  if token == '' or tk ~= token then return 0 end
+  if ls or ib or par or fg or wt or lcMoved[id] then
+    local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt }
+    if lcGuard(j, 'done', token) then return 0 end
+    lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })
+    return 1
+  end
+  if not UPDATABLE[st] then return 0 end
+  redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', LC.now)
+  redis.call('HDEL', jk, 'tk', 'qs', 'e')
+  lcRemove('active', id)
+  lcIndex('done', LC.now, id)
+  lcMoved[id] = lcTell(id, 'done', 'done') * 2 + 1
+  return 1
+end
