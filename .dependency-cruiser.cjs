@@ -19,7 +19,7 @@
 //
 // Everything may import src/errors.ts and machines/job.ts (the lifecycle: the one thing src/
 // takes from machines/). src/ imports no demo pipeline (machines/ but job.ts) and nothing of
-// examples/: `machinist dev` loads machines/demo by path, as `worker --jobs` loads a user's
+// examples/: `machinist dev` loads machines/demo.ts by path, as `worker --jobs` loads a user's
 // module. The two stores do not import each other, and only the edges (cli, testing, index)
 // pick a store: every layer between works on the Store interface. No import cycle at all.
 

@@ -40,8 +40,8 @@ interface SeedJob {
 }
 
 /**
- * machines/demo beside this package's src/: the .ts under tsx (`npm start`), the built .js in
- * dist/ (`machinist dev` installed), the same way round as this file.
+ * machines/demo.ts beside this package's src/: the .ts under tsx (`npm start`), the built .js
+ * in dist/ (`machinist dev` installed), the same way round as this file.
  */
 function demoModulePath(): string {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
