@@ -5,7 +5,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'tmp/**', 'chaos/.build/**', 'scripts/*.mjs', 'eslint.config.js'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'tmp/**',
+      'chaos/.build/**',
+      'scripts/*.mjs',
+      'eslint.config.js',
+      '.dependency-cruiser.cjs',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

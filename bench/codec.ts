@@ -1,9 +1,9 @@
-// The value codec's cost on the checkpoint path (src/runtime/valueCodec.ts): encodeValue against
+// The value codec's cost on the checkpoint path (src/store/valueCodec.ts): encodeValue against
 // the JSON.stringify it replaced, for persisted snapshots of the shape a pipeline writes at every
 // checkpoint. Plain snapshots pay one walk more (classify) and no superjson; only a snapshot that
 // holds a Date (say) pays superjson. Run: npx tsx bench/codec.ts
 import { cpus } from 'node:os';
-import { decodeValue, encodeValue } from '../src/runtime/valueCodec.js';
+import { decodeValue, encodeValue } from '../src/store/valueCodec.js';
 
 const item = (i: number) => ({ id: `item-${i}`, qty: i, price: i * 1.5, tags: ['a', 'b'], ok: i % 2 === 0 });
 const snapshot = (items: number, extra: Record<string, unknown> = {}) => ({

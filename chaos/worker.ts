@@ -19,7 +19,7 @@ const oracle = new OracleWriter(process.env.ORACLE_DIR!, `worker-${pid}`);
 const tokens = new Map<string, string>();
 /**
  * Times in the oracle are the machine's clock: the wall clock, less the skew a faketime worker
- * was started with (T8), so every process's lines share one clock. (Not the worker's RedisClock:
+ * was started with (T8), so every process's lines share one clock. (Not the worker's StoreClock:
  * a commit held through a Redis outage gives it one sample that is off by half the outage.)
  */
 const skewMs = Number(process.env.CLOCK_SKEW_MS ?? 0);

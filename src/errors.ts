@@ -214,7 +214,7 @@ export class UnrestorableSnapshotError extends MachinistError {
 
 /**
  * A value a job must store (its output, progress, context, machine snapshot) that the value
- * codec (runtime/valueCodec.ts) cannot bring back exactly: a class instance, a function, a cycle,
+ * codec (store/valueCodec.ts) cannot bring back exactly: a class instance, a function, a cycle,
  * a toJSON() that throws, an actor spawned from inline logic (it could never be restored). Retrying cannot help: the job fails at once. `field` is the path to the
  * value when it can be found (`context.items[2].size`), also named in the message.
  */

@@ -33,7 +33,7 @@ export type { EnqueueOptions, WebhookOptions } from './client/validateEnqueue.js
 export { MAX_DELAY_MS } from './client/validateEnqueue.js';
 export { verifyWebhook } from './webhooks/signature.js';
 export type { VerifyWebhookArgs } from './webhooks/signature.js';
-export type { WebhookSettings, DeliveryResult } from './webhooks/WebhookDispatcher.js';
+export type { WebhookSettings } from './webhooks/WebhookDispatcher.js';
 export { MachinistMetrics } from './metrics/MachinistMetrics.js';
 export type { MachinistMetricsOptions } from './metrics/MachinistMetrics.js';
 export { registerMetrics, metricsPlugin } from './metrics/metricsPlugin.js';
@@ -42,7 +42,13 @@ export { startMetricsServer } from './metrics/metricsServer.js';
 export type { MetricsServer } from './metrics/metricsServer.js';
 export { SERIES as METRIC_SERIES, WEBHOOK_RESULTS } from './metrics/seriesNames.js';
 export type { WebhookResult } from './metrics/seriesNames.js';
-export type { JobObserver, AttemptWatch, AttemptInfo, AttemptEnd } from './runtime/JobObserver.js';
+export type {
+  JobObserver,
+  AttemptWatch,
+  AttemptInfo,
+  AttemptEnd,
+  DeliveryResult,
+} from './runtime/JobObserver.js';
 export { RedisStore } from './store/redis/RedisStore.js';
 export type { RedisStoreOptions } from './store/redis/RedisStore.js';
 export { MemoryStore } from './store/memory/MemoryStore.js';
@@ -87,7 +93,7 @@ export {
   toStoredError,
 } from './errors.js';
 export type { StoredError, InputIssue } from './errors.js';
-export type { InputSchema } from './client/checkInput.js';
+export type { InputSchema } from './runtime/checkInput.js';
 export { jobMachine } from '../machines/job.js';
 export { createServer, serverMetrics } from './http/createServer.js';
 export type { ServerOptions } from './http/createServer.js';

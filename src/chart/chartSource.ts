@@ -6,8 +6,8 @@ import { jobMachine } from '../../machines/job.js';
 import { MachinistError, UnknownMachineError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { MachineInfo } from '../store/types.js';
-import type { MachineGraph } from './chartModel.js';
-import { graphOfMachine, machineGraph } from './machineGraph.js';
+import type { MachineGraph } from '../store/chartModel.js';
+import { graphOfMachine, machineGraph } from '../pipeline/machineGraph.js';
 
 /** A machine reference as users write it: `name` (its newest version) or `name@version`. */
 export function parseMachineRef(ref: string): { name: string; version?: number } {

@@ -2,7 +2,7 @@
 // for a delay, `always` for an eventless transition, `done(id)` / `error(id)` for an invoke's
 // ending. One function so that Mermaid, DOT, SVG and the dashboard say the same thing.
 
-import type { GraphEdge } from './chartModel.js';
+import type { GraphEdge } from '../store/chartModel.js';
 
 export function edgeLabel(edge: GraphEdge): string {
   let label: string;

@@ -9,8 +9,8 @@ export type {
   EdgeKind,
   StateKind,
   ChartMarks,
-} from './chartModel.js';
-export { machineGraph, graphOfMachine, machineOf } from './machineGraph.js';
+} from '../store/chartModel.js';
+export { machineGraph, graphOfMachine, machineOf } from '../pipeline/machineGraph.js';
 export { chartFor, parseMachineRef } from './chartSource.js';
 export { layoutGraph } from './layoutGraph.js';
 export type { ChartLayout, LayoutNode, LayoutEdge, LayoutInitial, Point } from './layoutGraph.js';

@@ -5,7 +5,7 @@
 import { JobNotFoundError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { AuditEntry, JobRecord, MachineInfo } from '../store/types.js';
-import type { ChartMarks, MachineGraph } from './chartModel.js';
+import type { ChartMarks, MachineGraph } from '../store/chartModel.js';
 import { chartFor } from './chartSource.js';
 import { jobMarks } from './jobMarks.js';
 

@@ -9,7 +9,7 @@
 // through one eventless state.
 
 import type { AuditEntry, JobRecord } from '../store/types.js';
-import type { ChartMarks, GraphEdge, MachineGraph } from './chartModel.js';
+import type { ChartMarks, GraphEdge, MachineGraph } from '../store/chartModel.js';
 import { stateValueIds } from './stateValueIds.js';
 
 /** Lifecycle state a simple job's audit entry moves it to ('claimed' is decided by what follows). */

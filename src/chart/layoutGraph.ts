@@ -7,7 +7,7 @@
 
 import elkModule from 'elkjs/lib/elk.bundled.js';
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
-import type { GraphEdge, GraphNode, MachineGraph, StateKind } from './chartModel.js';
+import type { GraphEdge, GraphNode, MachineGraph, StateKind } from '../store/chartModel.js';
 import { edgeLabel } from './edgeLabel.js';
 
 export interface Point {

@@ -6,9 +6,9 @@
 // nobody can send them.
 
 import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
-import { machineOf } from './machineGraph.js';
+import { machineOf } from '../pipeline/machineGraph.js';
 import type { AnyDefinition } from '../runtime/registry.js';
-import type { MachineGraph } from './chartModel.js';
+import type { MachineGraph } from '../store/chartModel.js';
 import { stateValueIds } from './stateValueIds.js';
 
 function isGraph(v: unknown): v is MachineGraph {

@@ -3,7 +3,7 @@
 // is matched to the chart. Children are looked up by key under their parent, so a state with a
 // custom `id` is found as well.
 
-import type { MachineGraph } from './chartModel.js';
+import type { MachineGraph } from '../store/chartModel.js';
 
 function childIndex(graph: MachineGraph): Map<string, string> {
   const index = new Map<string, string>();

@@ -3,7 +3,7 @@
 // compound state is drawn to its cluster through the cluster's dot (compound=true, lhead/ltail).
 // A job's marks fill the active and visited states and thicken the transitions taken.
 
-import type { ChartMarks, GraphNode, MachineGraph } from './chartModel.js';
+import type { ChartMarks, GraphNode, MachineGraph } from '../store/chartModel.js';
 import { edgeLabel } from './edgeLabel.js';
 
 const q = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;

@@ -4,7 +4,7 @@
 // as its label. A job's marks become classes (`active`, `visited`) and visit counts in labels
 // (Mermaid cannot style one transition of a state diagram, so a taken one shows its count).
 
-import type { ChartMarks, GraphEdge, GraphNode, MachineGraph } from './chartModel.js';
+import type { ChartMarks, GraphEdge, GraphNode, MachineGraph } from '../store/chartModel.js';
 import { edgeLabel } from './edgeLabel.js';
 
 /** Mermaid state ids: letters, digits and `_`, unique in the diagram. */

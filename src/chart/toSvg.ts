@@ -4,7 +4,7 @@
 // dashboard draws the same markup and restyles it through chartStyle.ts's classes; a job's marks
 // change attributes and classes only, never positions.
 
-import type { ChartMarks } from './chartModel.js';
+import type { ChartMarks } from '../store/chartModel.js';
 import type { ChartLayout, LayoutNode, Point } from './layoutGraph.js';
 import { CHART_CSS } from './chartStyle.js';
 

@@ -23,7 +23,7 @@ import {
 } from '../store/types.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
 import { buildNewJob, type BuiltJob, type MachineFacts } from './buildNewJob.js';
-import type { InputSchema } from './checkInput.js';
+import type { InputSchema } from '../runtime/checkInput.js';
 import { ResultWaiter } from './ResultWaiter.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
 import { assertQueueName, childId } from '../store/keys.js';

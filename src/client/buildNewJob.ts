@@ -4,7 +4,7 @@
 import { monotonicFactory } from 'ulid';
 import { PRIORITY_BAND, type NewJob } from '../store/types.js';
 import { serializeInput, validateOptions, type EnqueueOptions } from './validateEnqueue.js';
-import { checkInput, type InputSchema } from './checkInput.js';
+import { checkInput, type InputSchema } from '../runtime/checkInput.js';
 
 const ulid = monotonicFactory();
 

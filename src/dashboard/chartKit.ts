@@ -2,7 +2,7 @@
 // the drawn SVG (unmarked: the page marks it), a job's marks now or as of a point in its log,
 // the states a job sits in, and the events it accepts now.
 
-import type { ChartMarks, MachineGraph } from '../chart/chartModel.js';
+import type { ChartMarks, MachineGraph } from '../store/chartModel.js';
 import { currentStateValue, jobMarks, stateHistory } from '../chart/jobMarks.js';
 import { layoutGraph } from '../chart/layoutGraph.js';
 import { nextEvents as chartNextEvents } from '../chart/nextEvents.js';

@@ -4,7 +4,7 @@
 // then answers "what can happen next", guards included).
 
 import { chartFor } from '../chart/chartSource.js';
-import type { MachineGraph } from '../chart/chartModel.js';
+import type { MachineGraph } from '../store/chartModel.js';
 import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { MachineInfo, Store } from '../store/types.js';

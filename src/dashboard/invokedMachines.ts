@@ -2,7 +2,7 @@
 // on the job page: where it is invoked, and the states the running child is in now, read from the
 // job's snapshot (`w.children[<invoke id>].snapshot.value`, XState's persisted child).
 
-import type { GraphInvoke, MachineGraph } from '../chart/chartModel.js';
+import type { GraphInvoke, MachineGraph } from '../store/chartModel.js';
 import { stateValueIds } from '../chart/stateValueIds.js';
 import type { JobRecord } from '../store/types.js';
 

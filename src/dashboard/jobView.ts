@@ -3,7 +3,7 @@
 // events it accepts now, its pending timers, and Redis's clock for the countdowns.
 
 import type { Client } from '../client/Client.js';
-import { jobView as recordView } from '../http/jobView.js';
+import { jobView as recordView } from '../client/recordView.js';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import type { AuditEntry, JobRecord, Store } from '../store/types.js';
 import { acceptedEvents, marksAt, type ChartMarks } from './chartKit.js';

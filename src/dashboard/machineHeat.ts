@@ -2,7 +2,7 @@
 // state now, and how long jobs stayed in each state (p50/p95) in the audit logs of a sample of
 // its jobs. Bounded reads: a fleet of millions costs the same as a few thousand.
 
-import type { MachineGraph } from '../chart/chartModel.js';
+import type { MachineGraph } from '../store/chartModel.js';
 import { stateHistory } from '../chart/jobMarks.js';
 import { leafStateIds } from '../chart/stateValueIds.js';
 import type { AuditEntry, JobRecord, JobStatus, Store } from '../store/types.js';

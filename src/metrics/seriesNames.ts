@@ -2,7 +2,7 @@
 // same set (MachinistMetrics), so dashboards and alerts see one schema whichever process
 // they scrape. docs/metrics.md says what each means.
 
-import { DELIVERY_RESULTS, type DeliveryResult } from '../webhooks/WebhookDispatcher.js';
+import { DELIVERY_RESULTS, type DeliveryResult } from '../runtime/JobObserver.js';
 
 export const SERIES = {
   jobs: 'machinist_jobs_total',

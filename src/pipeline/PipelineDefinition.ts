@@ -7,7 +7,8 @@ import type { RetryPolicy } from '../runtime/backoff.js';
 import type { AttemptRunner } from '../runtime/AttemptHost.js';
 import type { CompiledPipeline } from './compileSteps.js';
 import type { MigrateFunction } from './migrate.js';
-import type { InputSchema } from '../client/checkInput.js';
+import type { InputSchema } from '../runtime/checkInput.js';
+import type { MachineGraph } from '../store/chartModel.js';
 
 /** `E`: the input `enqueue` takes: the machine's, or the input schema's input type. */
 export interface PipelineDefinition<
@@ -39,6 +40,11 @@ export interface PipelineDefinition<
    * registry holds another one for this name and version (Supervisor acceptChangedMachines).
    */
   readonly fingerprint: string | undefined;
+  /**
+   * @internal The machine's chart model (machineGraph.ts), for the machine registry: carried
+   * by the definition, as its runner is, so that the registry (src/runtime) draws nothing itself.
+   */
+  chart(): MachineGraph;
   /**
    * The step table a step-only machine compiles to (compileSteps.ts), run without XState
    * actors; null when the machine needs the full runtime or `compile: false` was given.

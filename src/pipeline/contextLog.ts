@@ -9,7 +9,7 @@
 // fields go BEFORE "state" in the entry: compactStates (src/store/redis/encodeOps.ts) folds the
 // bare states that follow an entry into it, never one that carries context.
 
-import { encodeValue } from '../runtime/valueCodec.js';
+import { encodeValue } from '../store/valueCodec.js';
 
 export const VALUE_CAP = 512;
 export const ENTRY_CAP = 2048;

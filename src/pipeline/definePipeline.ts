@@ -13,7 +13,7 @@ import {
   validateStallTimeout,
   validateVersionAndTimeout,
 } from '../runtime/defineJob.js';
-import type { InputSchema } from '../client/checkInput.js';
+import type { InputSchema } from '../runtime/checkInput.js';
 import { compileSteps } from './compileSteps.js';
 import { checkMachine } from './checkMachine.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
@@ -21,6 +21,7 @@ import { runPipeline } from './runPipeline.js';
 import { assertXstateSupported } from './xstateCompat.js';
 import type { MigrateFunction } from './migrate.js';
 import { machineFingerprint } from './fingerprint.js';
+import { machineGraph } from './machineGraph.js';
 
 export interface DefinePipelineOptions<
   TMachine extends AnyStateMachine,
@@ -116,6 +117,10 @@ export function definePipeline<
     definitionJson,
     fingerprint: machineFingerprint(machine),
     compiled: options.compile === false ? null : compileSteps(machine),
+    // `this`, not `def`: a copy made with another version ({ ...def, version }) charts as itself.
+    chart() {
+      return machineGraph(this);
+    },
     runAttempt: (job, input, attemptTimeoutMs, host) => runPipeline(job, def, input, attemptTimeoutMs, host),
     preflight: assertXstateSupported,
   };

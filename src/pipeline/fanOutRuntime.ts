@@ -2,7 +2,7 @@
 // their ids are deterministic), then waits for the store to say the set is complete, and turns
 // the children's outcomes into the step's output or failure.
 
-import { reviveValue } from '../runtime/valueCodec.js';
+import { reviveValue } from '../store/valueCodec.js';
 import { ValidationError, type StoredError } from '../errors.js';
 import type { FanState } from '../store/types.js';
 import { childId } from '../store/keys.js';

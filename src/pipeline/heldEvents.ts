@@ -10,7 +10,7 @@
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import { encodeInboxEvent, decodeInboxEvent } from '../runtime/inboxEvent.js';
 import { toJson } from '../runtime/toJson.js';
-import { reviveValue } from '../runtime/valueCodec.js';
+import { reviveValue } from '../store/valueCodec.js';
 import { matchesDescriptor, type IgnoredReason } from './whyIgnored.js';
 
 /**

@@ -29,7 +29,7 @@ import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
 import { toJson } from '../runtime/toJson.js';
-import { reviveValue } from '../runtime/valueCodec.js';
+import { reviveValue } from '../store/valueCodec.js';
 import {
   MachineActionError,
   UnknownStateError,

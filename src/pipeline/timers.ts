@@ -47,7 +47,7 @@ export function actorsByPath(root: AnyActor): Map<string, AnyActorRef> {
 /**
  * Due times in Redis time of one run's scheduled events. XState stamps each with the wall clock
  * (`startedAt = Date.now()`), which NTP may step at any time: so each is placed on Redis's clock
- * (`now`, monotonic: RedisClock.ts) once, when the run first sees it (the same turn of the event
+ * (`now`, monotonic: StoreClock.ts) once, when the run first sees it (the same turn of the event
  * loop it was scheduled in), and keeps that due time after.
  */
 export class TimerDueTimes {

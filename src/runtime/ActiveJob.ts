@@ -3,7 +3,7 @@
 
 import type { ClaimedJob, CommitOp } from '../store/types.js';
 import { toJson } from './toJson.js';
-import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
+import type { AttemptEnd, AttemptWatch } from './attemptWatch.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run

@@ -4,7 +4,20 @@
 // whether to watch it (a tracer without a provider returns nothing).
 
 import type { AnyDefinition } from './registry.js';
-import type { DeliveryResult } from '../webhooks/WebhookDispatcher.js';
+import type { AttemptWatch } from './attemptWatch.js';
+
+// Its own file so that ActiveJob can name it without importing this one (which names the
+// definitions, whose runners import ActiveJob).
+export type { AttemptEnd, AttemptWatch } from './attemptWatch.js';
+
+/**
+ * How one webhook delivery try ended: delivered (2xx), retrying (another try is scheduled),
+ * failed (no try left), disabled (410: the job's further deliveries of that kind are off),
+ * refused (the SSRF guard would not connect). The metrics count by these names. Here, not in
+ * src/webhooks: the observers hear of it, and src/runtime is below src/webhooks.
+ */
+export const DELIVERY_RESULTS = ['delivered', 'retrying', 'failed', 'disabled', 'refused'] as const;
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
 /** A claimed job whose attempt is starting. */
 export interface AttemptInfo {
@@ -19,26 +32,6 @@ export interface AttemptInfo {
   readonly status: string;
   /** The job's per-job options JSON as stored (carries the enqueue's trace context). */
   readonly options: string | undefined;
-}
-
-/**
- * How an attempt ended: the kind of its ending write, or 'lease-lost' when the lease went
- * before (or instead of) that write.
- */
-export type AttemptEnd =
-  'done' | 'failed' | 'retry' | 'cancelled' | 'parked' | 'requeued' | 'broken' | 'lease-lost';
-
-/** Watches one attempt. Called on the job's hot path: implementations must be cheap. */
-export interface AttemptWatch {
-  /** The machine settled in a state; `valueText` is its state value as JSON (as logged). */
-  state(valueText: string): void;
-  /** The attempt ended; `finalState` (JSON) is the state the machine ended in, if written. */
-  end(how: AttemptEnd, finalState?: string): void;
-  /**
-   * The attempt's active trace context now (an OpenTelemetry Context: its current step's span,
-   * else the attempt's), for the work it starts (its children's publish spans hang under it).
-   */
-  trace?(): unknown;
 }
 
 export interface JobObserver {

@@ -7,7 +7,7 @@ import type { AttemptRunner } from './AttemptHost.js';
 import { runSimpleJob, type SimpleJobLogic } from './runSimpleJob.js';
 import { callerModule, resolveSandbox, type SandboxOption, type SandboxSpec } from './sandbox/sandboxSpec.js';
 import { sandboxWork } from './sandbox/runInSandbox.js';
-import { isInputSchema, type InputSchema } from '../client/checkInput.js';
+import { isInputSchema, type InputSchema } from './checkInput.js';
 
 export interface WorkArgs<I, L> {
   input: I;

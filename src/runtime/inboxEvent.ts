@@ -5,7 +5,7 @@
 // never mix up: old inboxes and plain sends read as before, and the store needs no change to
 // carry the options.
 
-import { decodeValue } from './valueCodec.js';
+import { decodeValue } from '../store/valueCodec.js';
 
 export type InboxEventBody = { type: string; [key: string]: unknown };
 

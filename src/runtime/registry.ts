@@ -4,9 +4,8 @@ import { DefinitionError } from '../errors.js';
 import type { JobDefinition } from './defineJob.js';
 import type { MachineInfo } from '../store/types.js';
 import type { AttemptRunner } from './AttemptHost.js';
-import type { MachineGraph } from '../chart/chartModel.js';
-import type { InputSchema } from '../client/checkInput.js';
-import { machineGraph } from '../chart/machineGraph.js';
+import type { MachineGraph } from '../store/chartModel.js';
+import type { InputSchema } from './checkInput.js';
 
 /** Anything `Supervisor({ jobs })` accepts: `defineJob` and (from the pipelines issue) `definePipeline`. */
 export type AnyDefinition = JobDefinition<any, any, any> | PipelineLike;
@@ -23,6 +22,8 @@ export interface PipelineLike {
   readonly stallTimeoutMs?: number;
   readonly definitionJson?: unknown;
   readonly fingerprint?: string;
+  /** Its chart model (definePipeline's, drawn by src/pipeline/machineGraph.ts). */
+  chart?(): MachineGraph;
   /** Only whether there is one matters here (a newer version may take an older job). */
   readonly migrate?: unknown;
   readonly runAttempt: AttemptRunner;
@@ -32,9 +33,9 @@ export interface PipelineLike {
 
 /** A pipeline's chart model for the registry; none (rather than a failed start) if it cannot be drawn. */
 function chartOf(def: PipelineLike): MachineGraph | undefined {
-  if (!(def as { machine?: unknown }).machine) return undefined;
+  if (!(def as { machine?: unknown }).machine || !def.chart) return undefined;
   try {
-    return machineGraph(def);
+    return def.chart();
   } catch {
     return undefined;
   }

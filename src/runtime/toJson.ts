@@ -6,7 +6,7 @@
 // all its jobs down.
 
 import { UnserializableSnapshotError } from '../errors.js';
-import { encodeValue } from './valueCodec.js';
+import { encodeValue } from '../store/valueCodec.js';
 
 /** Deeper than this, the search for the culprit gives up (the error then names no path). */
 const MAX_DEPTH = 200;

@@ -1,7 +1,7 @@
 // The worker's side of the Store: what a claim hands it (ClaimedJob), the fenced writes it
 // commits (CommitOp), and what a commit answers (CommitResult, LeaseState).
 
-import type { JobStatus } from './types.js';
+import type { JobStatus } from './jobStatus.js';
 
 /** What a claim hands the worker: enough to run the job, nothing more. */
 export interface ClaimedJob {

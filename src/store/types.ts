@@ -5,10 +5,14 @@
 // the pipeline behaviour suite runs on both; test/core/ and test/children/ run against RedisStore.
 
 import type { StoredError } from '../errors.js';
-import type { HookStore } from '../webhooks/HookStore.js';
+import type { HookStore } from './HookStore.js';
 
-export type JobStatus = 'queued' | 'loading' | 'working' | 'waiting' | 'done' | 'failed' | 'cancelled';
-export const FINISHED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
+// In files of their own (jobStatus.ts, queueEvent.ts) so that commitTypes.ts and HookStore.ts,
+// which this file names, can name them without importing this file back.
+export { FINISHED, type JobStatus } from './jobStatus.js';
+export type { QueueEvent } from './queueEvent.js';
+import type { JobStatus } from './jobStatus.js';
+import type { QueueEvent } from './queueEvent.js';
 
 /** The indexes `counts` reports, in display order. */
 export const COUNTED = [
@@ -101,7 +105,7 @@ export interface EnqueueResult {
 // What a worker's commit carries and gets back: commitTypes.ts.
 export type { ClaimedJob, CommitOp, ClaimRequest, CommitResult, LeaseState } from './commitTypes.js';
 import type { CommitOp, ClaimRequest, CommitResult, LeaseState } from './commitTypes.js';
-import type { MachineGraph } from '../chart/chartModel.js';
+import type { MachineGraph } from './chartModel.js';
 
 /**
  * A job as stored. `Output` is the job's output type when the record was read through a typed
@@ -230,16 +234,6 @@ export interface ReapResult {
   nextDueMs?: number;
 }
 
-export interface QueueEvent {
-  /** Stream entry id; pass it back to read from there. */
-  cursor: string;
-  jobId: string;
-  type: string;
-  status?: string;
-  at: number;
-  data?: unknown;
-}
-
 export interface MachineInfo {
   name: string;
   versions: number[];
@@ -259,7 +253,7 @@ export interface MachineInfo {
    */
   fingerprints?: Record<string, string>;
   /**
-   * Each pipeline version's chart model (by version; chart/chartModel.ts), so that a process
+   * Each pipeline version's chart model (by version; store/chartModel.ts), so that a process
    * without the machine's code (the CLI, the dashboard) can draw it. Merged per version like
    * `fingerprints`. Simple jobs have none: they all draw the shared lifecycle.
    */
@@ -363,7 +357,7 @@ export interface Store {
   /** A waiter that returns when the queue's ingress list holds entries (or the timeout passes). */
   ingressWaiter?(queue: string): WorkWaiter;
   /**
-   * WEBHOOKS: the dispatcher's durable state for one queue (src/webhooks/HookStore.ts), for
+   * WEBHOOKS: the dispatcher's durable state for one queue (src/store/HookStore.ts), for
    * backends that keep one; a Supervisor delivers no webhooks on a store without it.
    */
   webhookStore?(queue: string): HookStore;

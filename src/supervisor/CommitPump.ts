@@ -34,15 +34,15 @@
 //   POISON        a batch Redis refuses with a script error is split, one suspect per commit
 //                 (claiming nothing), until the write causing it is found; that write alone is
 //                 dropped. A temporary error (OOM, BUSY, LOADING, READONLY, a lost connection:
-//                 src/store/redisErrors.ts) MUST NOT drop anything: the whole batch is sent
+//                 src/store/callErrors.ts) MUST NOT drop anything: the whole batch is sent
 //                 again after a capped backoff, and nothing else is sent meanwhile.
 
 import type { Logger } from 'pino';
 import type { OutboxRelay } from './OutboxRelay.js';
 import type { CommitOp, CommitResult, Store, ClaimedJob, WorkWaiter } from '../store/types.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
-import type { RedisClock } from './RedisClock.js';
-import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
+import type { StoreClock } from '../store/StoreClock.js';
+import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
 
 export interface CommitPumpOptions {
@@ -62,7 +62,7 @@ export interface CommitPumpOptions {
   /** Aborts the run that held `token` (its write was refused or dropped). */
   onLeaseLost: (id: string, token: string, why: string) => void;
   /** Set from every commit's reply (Redis time); read for the idle wait's bound. */
-  clock: RedisClock;
+  clock: StoreClock;
   /** The queue's outbox relay (single flight), asked for when a cross-queue child ended. */
   outbox: OutboxRelay;
 }
@@ -91,7 +91,7 @@ export class CommitPump implements JobHost {
   private readonly running: ReadonlyMap<string, ActiveJob>;
   private readonly startJob: (c: ClaimedJob) => void;
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
-  private readonly clock: RedisClock;
+  private readonly clock: StoreClock;
   private readonly outbox: OutboxRelay;
 
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
@@ -304,7 +304,7 @@ export class CommitPump implements JobHost {
       }
       return true;
     });
-    if (redisErrorKind(err) === 'transient') {
+    if (callErrorKind(err) === 'transient') {
       this.outage.failed(err);
       this.retryAt = Date.now() + backoffMs(this.outage.consecutiveFailures);
       this.requeue(keep);

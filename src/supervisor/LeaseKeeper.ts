@@ -17,7 +17,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/types.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
-import { backoffMs, redisErrorKind } from '../store/redisErrors.js';
+import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
 import type { OutboxRelay } from './OutboxRelay.js';
 
@@ -82,7 +82,7 @@ export class LeaseKeeper {
 
   /**
    * Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job).
-   * Deadlines are on the monotonic clock (performance.now()): see RedisClock.ts.
+   * Deadlines are on the monotonic clock (performance.now()): see StoreClock.ts.
    */
   private sweepDeadlines(): void {
     if (this.o.running.size === 0) return;
@@ -127,7 +127,7 @@ export class LeaseKeeper {
     } catch (err) {
       // A temporary error is retried sooner than the next beat, so leases are renewed as soon
       // as Redis takes writes again (before they can expire, where possible).
-      if (redisErrorKind(err) !== 'transient') {
+      if (callErrorKind(err) !== 'transient') {
         this.o.log.error({ err }, 'heartbeat refused by Redis');
         return;
       }
@@ -161,7 +161,7 @@ export class LeaseKeeper {
       if (r.requeued.length || r.failed.length)
         this.o.log.warn({ requeued: r.requeued, failed: r.failed }, 'reaped expired leases');
     } catch (err) {
-      if (redisErrorKind(err) === 'transient') this.reaperOutage.failed(err);
+      if (callErrorKind(err) === 'transient') this.reaperOutage.failed(err);
       else this.o.log.error({ err }, 'reaper call refused by Redis');
     } finally {
       if (this.running) {

@@ -18,7 +18,7 @@ import { Registry } from '../runtime/registry.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { CommitPump } from './CommitPump.js';
-import { RedisClock } from './RedisClock.js';
+import { StoreClock } from '../store/StoreClock.js';
 import { runClaimedJob } from './runClaimedJob.js';
 import { RegistryRefresh } from './RegistryRefresh.js';
 import { RedisUnavailableError, SandboxError } from '../errors.js';
@@ -62,7 +62,7 @@ export class Supervisor {
   readonly attemptHost: AttemptHost;
   private readonly runs: RunningJobs;
   /** Redis time on the monotonic clock; set by every commit. */
-  private readonly clock = new RedisClock();
+  private readonly clock = new StoreClock();
   /** Claims and writes: every commit goes through here. A fresh one for each start(). */
   private pump: CommitPump;
   private state: 'stopped' | 'starting' | 'running' | 'stopping' = 'stopped';

@@ -3,7 +3,7 @@
 // with a reason naming what is wrong.
 
 import { buildNewJob, newJobId, type BuiltJob } from '../client/buildNewJob.js';
-import type { InputSchema } from '../client/checkInput.js';
+import type { InputSchema } from '../runtime/checkInput.js';
 import { InputSchemaError } from '../errors.js';
 import type { EnqueueOptions } from '../client/validateEnqueue.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';

@@ -5,7 +5,7 @@
 // (over maxPayloadBytes, nested too deep), then hands the job to its runner. Every path
 // ends the job with a write: a runner that throws fails the job rather than leave it leased.
 
-import { decodeValue } from '../runtime/valueCodec.js';
+import { decodeValue } from '../store/valueCodec.js';
 import type { Logger } from 'pino';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';

@@ -44,21 +44,14 @@
 // message was popped, leaves it to be sent again by the next leader with the same webhook-id,
 // which is what receivers deduplicate on.
 
-import { wireRecord } from '../runtime/valueCodec.js';
+import { wireRecord } from '../store/valueCodec.js';
 import type { Logger } from 'pino';
 import { FINISHED, type QueueEvent } from '../store/types.js';
-import type { HookMessage, HookSchedule, HookStore, HookedJob } from './HookStore.js';
-import { hookChain } from './hookWrites.js';
+import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../store/HookStore.js';
+import { hookChain } from '../store/hookWrites.js';
+import type { DeliveryResult } from '../runtime/JobObserver.js';
 import { sendWebhook } from './sendWebhook.js';
 import { signWebhook } from './signature.js';
-
-/**
- * How one delivery try ended: delivered (2xx), retrying (another try is scheduled), failed (no
- * try left), disabled (410: the job's further deliveries of that kind are off), refused (the
- * SSRF guard would not connect). The metrics count by these names.
- */
-export const DELIVERY_RESULTS = ['delivered', 'retrying', 'failed', 'disabled', 'refused'] as const;
-export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
 export interface WebhookSettings {
   /** Hosts (names or IPs, optionally host:port) let through although not public. Default none. */

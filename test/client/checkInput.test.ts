@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { DefinitionError, InputSchemaError, defineJob, definePipeline } from '../../src/index.js';
-import { checkInput, issuePath } from '../../src/client/checkInput.js';
+import { checkInput, issuePath } from '../../src/runtime/checkInput.js';
 import { setup } from 'xstate';
 
 /** A hand-written Standard Schema (as valibot or arktype would give): positive numbers, async. */

@@ -1,7 +1,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { JobNotFoundError, RedisStore, defineJob } from '../../src/index.js';
-import { JOB_FIELDS } from '../../src/store/redis/decodeJob.js';
+import { JOB_FIELDS } from '../../src/store/decodeJob.js';
 import { loadScripts } from '../../src/store/redis/scripts.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness, gate } from '../support/harness.js';

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { mayHaveBeenApplied, redisErrorKind, replyCode } from '../../src/store/redisErrors.js';
+import { mayHaveBeenApplied, callErrorKind, replyCode } from '../../src/store/callErrors.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 
 // The errors are the real ones, from a real server and a real refused connection.
@@ -35,7 +35,7 @@ describe('classifying Redis errors', { skip }, () => {
     try {
       const err = await failure(conn.eval("redis.call('HSET', KEYS[1], 'a', 1) return 1", 1, 'h'));
       assert.match(err.message, /^OOM .*user_script/);
-      assert.equal(redisErrorKind(err), 'transient');
+      assert.equal(callErrorKind(err), 'transient');
       assert.equal(mayHaveBeenApplied(err), false);
     } finally {
       await conn.config('SET', 'maxmemory', '0');
@@ -51,7 +51,7 @@ describe('classifying Redis errors', { skip }, () => {
       await new Promise((r) => setTimeout(r, 100));
       const err = await failure(conn.get('k'));
       assert.match(err.message, /^BUSY/);
-      assert.equal(redisErrorKind(err), 'transient');
+      assert.equal(callErrorKind(err), 'transient');
     } finally {
       await conn.script('KILL');
       await spin;
@@ -63,13 +63,13 @@ describe('classifying Redis errors', { skip }, () => {
   it("takes a script's own runtime errors as poison: sending it again fails again", async () => {
     const runtime = await failure(conn.eval('return nil + 1', 0));
     assert.match(runtime.message, /^ERR user_script/);
-    assert.equal(redisErrorKind(runtime), 'poison');
+    assert.equal(callErrorKind(runtime), 'poison');
     await conn.set('str', 'v');
     const wrongType = await failure(conn.eval("return redis.call('HGET', KEYS[1], 'f')", 1, 'str'));
     assert.match(wrongType.message, /^WRONGTYPE .*user_script/);
-    assert.equal(redisErrorKind(wrongType), 'poison');
+    assert.equal(callErrorKind(wrongType), 'poison');
     const own = await failure(conn.eval("return redis.error_reply('LEASE_LOST j1')", 0));
-    assert.equal(redisErrorKind(own), 'poison');
+    assert.equal(callErrorKind(own), 'poison');
   });
 
   it('takes a refused or missing connection as temporary', async () => {
@@ -77,15 +77,15 @@ describe('classifying Redis errors', { skip }, () => {
     const refused = new Promise<Error>((r) => nobody.once('error', r));
     const offline = await failure(nobody.get('k'));
     assert.match(offline.message, /^Stream isn't writeable/);
-    assert.equal(redisErrorKind(offline), 'transient');
+    assert.equal(callErrorKind(offline), 'transient');
     assert.equal(mayHaveBeenApplied(offline), false);
     const socket = await refused;
     assert.equal((socket as { code?: string }).code, 'ECONNREFUSED');
-    assert.equal(redisErrorKind(socket), 'transient');
+    assert.equal(callErrorKind(socket), 'transient');
     const patient = new Redis({ port: 1, maxRetriesPerRequest: 0 }).on('error', () => {});
     const lost = await failure(patient.get('k'));
     assert.equal(lost.name, 'MaxRetriesPerRequestError');
-    assert.equal(redisErrorKind(lost), 'transient');
+    assert.equal(callErrorKind(lost), 'transient');
     nobody.disconnect();
     patient.disconnect();
   });
@@ -94,7 +94,7 @@ describe('classifying Redis errors', { skip }, () => {
     const wrapped =
       "ERR Error running script (call to f_0a1b): @user_script:3: @user_script: 3: -OOM command not allowed when used memory > 'maxmemory'. ";
     assert.equal(replyCode(wrapped), 'OOM');
-    assert.equal(redisErrorKind({ name: 'ReplyError', message: wrapped }), 'transient');
+    assert.equal(callErrorKind({ name: 'ReplyError', message: wrapped }), 'transient');
     assert.equal(
       replyCode('ERR Error running script (call to f_0a1b): @user_script:3: attempt to call a nil value'),
       'ERR',
@@ -103,7 +103,7 @@ describe('classifying Redis errors', { skip }, () => {
 
   it('takes an error thrown on this side (not by Redis, not by the connection) as poison', () => {
     assert.equal(
-      redisErrorKind(new TypeError("Cannot read properties of undefined (reading 'id')")),
+      callErrorKind(new TypeError("Cannot read properties of undefined (reading 'id')")),
       'poison',
     );
   });

@@ -7,7 +7,7 @@ import { assign, setup, type AnyStateMachine } from 'xstate';
 import { RetryLaterError, defineJob, fanOut, step } from '../../src/index.js';
 import type { Client, JobRecord, RetryPolicy, Supervisor } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
-import { encodeValue } from '../../src/runtime/valueCodec.js';
+import { encodeValue } from '../../src/store/valueCodec.js';
 import { gate, untilAborted } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 

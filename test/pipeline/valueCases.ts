@@ -1,4 +1,4 @@
-// Pipeline cases about the values a job holds (src/runtime/valueCodec.ts), run by the behaviour
+// Pipeline cases about the values a job holds (src/store/valueCodec.ts), run by the behaviour
 // suite on both runtimes and both stores: a value plain JSON cannot carry (Date, Map, Set, BigInt,
 // RegExp, undefined in an array, NaN, Infinity) MUST come back exactly after a checkpoint is
 // restored (a park, a worker restart), as an in-memory XState run would hold it; a class instance

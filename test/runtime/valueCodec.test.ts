@@ -1,4 +1,4 @@
-// The value codec (src/runtime/valueCodec.ts), value by value: plain JSON is stored as plain
+// The value codec (src/store/valueCodec.ts), value by value: plain JSON is stored as plain
 // JSON, byte for byte what JSON.stringify writes; what JSON cannot carry comes back exactly; what
 // the codec cannot bring back is refused with its path; records from before the codec read as
 // they did.
@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
-import { decodeValue, encodeValue, wireValue } from '../../src/runtime/valueCodec.js';
+import { decodeValue, encodeValue, wireValue } from '../../src/store/valueCodec.js';
 import { UnserializableSnapshotError } from '../../src/errors.js';
 
 const roundTrip = (v: unknown) => decodeValue(encodeValue(v, 'value'));

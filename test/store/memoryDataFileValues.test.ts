@@ -1,4 +1,4 @@
-// MemoryStore's data file keeps what a job holds exactly (src/runtime/valueCodec.ts): a job
+// MemoryStore's data file keeps what a job holds exactly (src/store/valueCodec.ts): a job
 // parked with a Date, a Map and a Set in its context, and a Date in its input, resumes in a new
 // store opened on the file with them as they were, and takes an event carrying a Date.
 

@@ -3,7 +3,7 @@
 // HTTP API of a running `machinist serve` / `dev` (`--url`, HttpBackend.ts). The commands use
 // only this, so each reads the same whichever it talks to.
 
-import type { ChartMarks, MachineGraph } from '../../chart/chartModel.js';
+import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
 import type {

@@ -5,7 +5,7 @@
 // and what only HTTP has (a refused token, a server that cannot reach its store, nothing
 // listening) one clear line.
 
-import type { ChartMarks, MachineGraph } from '../../chart/chartModel.js';
+import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
 import { JobNotFoundError, MachinistError, TimeoutError } from '../../errors.js';

@@ -6,7 +6,7 @@
 
 import { Command, Option } from 'commander';
 import { chartFor, parseMachineRef } from '../../chart/chartSource.js';
-import type { ChartMarks, MachineGraph } from '../../chart/chartModel.js';
+import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import { layoutGraph } from '../../chart/layoutGraph.js';
 import { toDot } from '../../chart/toDot.js';
 import { toJson } from '../../chart/toJson.js';

@@ -1,15 +1,19 @@
 // `machinist dev` (`npm start`): Machinist on one machine with nothing installed. The HTTP API,
 // the dashboard (with its actions: this is for trying things) and a worker for the example
-// pipelines of machines/demo.ts, and a few demo jobs to look at. With REDIS_URL set (or --redis
+// pipelines of machines/demo.ts, and a few demo jobs to look at. That module is loaded by path,
+// as `worker --jobs` loads a user's (loadJobs.ts): src/ imports no demo code (the layer rule in
+// .dependency-cruiser.cjs). With REDIS_URL set (or --redis
 // given, whatever its value) it uses that Redis; without either the embedded MemoryStore, which
 // --data keeps in a file across restarts. Ctrl-C stops it (runServer.ts).
 
 import { Command } from 'commander';
 import { MemoryStore } from '../../store/memory/MemoryStore.js';
 import type { Store } from '../../store/types.js';
+import type { AnyDefinition } from '../../runtime/registry.js';
 import { Client } from '../../client/Client.js';
-import { devJobs, devSeed } from '../../../machines/demo.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CliError, EXIT } from '../CliError.js';
+import { loadJobs } from '../loadJobs.js';
 import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
 import { cliLine } from '../cliLine.js';
 import { integer } from '../parseOptions.js';
@@ -27,6 +31,31 @@ interface DevOptions {
 }
 
 const QUEUE = 'default';
+
+/** A job to enqueue at start, as machines/demo.ts lists them (`devSeed`). */
+interface SeedJob {
+  machine: string;
+  input: unknown;
+  note: string;
+}
+
+/**
+ * machines/demo.ts beside this package's src/: the .ts under tsx (`npm start`), the built .js
+ * in dist/ (`machinist dev` installed), the same way round as this file.
+ */
+function demoModulePath(): string {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  return fileURLToPath(new URL(`../../../machines/demo${ext}`, import.meta.url));
+}
+
+/** The demo's definitions, loaded as any --jobs module is, and the jobs it enqueues at start. */
+async function loadDemo(): Promise<{ jobs: AnyDefinition[]; seed: SeedJob[] }> {
+  const file = demoModulePath();
+  const jobs = await loadJobs(file);
+  // The module loadJobs has just imported (one module instance per URL).
+  const mod = (await import(pathToFileURL(file).href)) as { devSeed?: SeedJob[] };
+  return { jobs, seed: mod.devSeed ?? [] };
+}
 
 export function devCommand(globals: () => GlobalOptions): Command {
   return new Command('dev')
@@ -46,6 +75,7 @@ async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
   if (globals.urlFlag)
     throw new CliError("--url reaches a running server's API; `dev` starts one itself", EXIT.usage);
   const address = listenAddress(opts);
+  const { jobs: devJobs, seed: devSeed } = await loadDemo();
   let store: Store;
   if (globals.redisChosen) {
     store = await openStore(globals, true);

@@ -1,5 +1,5 @@
 // Charts: a machine's chart model and a job's marks on its machine's chart, as JSON (the model
-// of src/chart/chartModel.ts), for clients that draw them (`machinist chart --url`, `status`'s
+// of src/store/chartModel.ts), for clients that draw them (`machinist chart --url`, `status`'s
 // accepted events). The chart comes from the definitions the server was given, else from the
 // registry workers publish; a job's marks are read from its record and audit log here, where
 // the whole record is (the API's job view leaves the snapshot out).

@@ -2,11 +2,11 @@
 // queue's all. Broken jobs (records no supervisor could run, e.g. UNKNOWN_MACHINE) are listed
 // beside them; retry and purge take either.
 
-import { wireValue } from '../../runtime/valueCodec.js';
+import { wireValue } from '../../store/valueCodec.js';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
-import { withoutStack } from '../errorStacks.js';
+import { withoutStack } from '../../client/recordView.js';
 import {
   bearerSecurity,
   bodyErrorReplies,

@@ -8,7 +8,7 @@ import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { JobStatus } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
-import { jobView } from '../jobView.js';
+import { jobView } from '../../client/recordView.js';
 import { parseWait } from '../parseWait.js';
 import {
   auditEntry,

@@ -14,7 +14,7 @@ import { FINISHED, type JobRecord, type QueueEvent } from '../../store/types.js'
 import type { ApiContext } from '../ApiContext.js';
 import type { Subscription } from '../EventHub.js';
 import { HttpError } from '../errorReply.js';
-import { jobView } from '../jobView.js';
+import { jobView } from '../../client/recordView.js';
 import { SseStream } from '../SseStream.js';
 import { bearerSecurity, errorReplies, idParams, queueQuery } from '../schemas.js';
 import { parseLastEventId, recordId, type ResumePoint } from '../streamIds.js';

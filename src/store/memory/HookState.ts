@@ -7,8 +7,8 @@
 // a retry is still owed to its receiver (Redis keeps both across a restart too). The lease
 // belongs to a dispatcher of this process, which is gone after a restart, as a job's lease is.
 
-import type { HookMessage } from '../../webhooks/HookStore.js';
-import type { HookMetaField } from '../../webhooks/hookWrites.js';
+import type { HookMessage } from '../HookStore.js';
+import type { HookMetaField } from '../hookWrites.js';
 import { ZSet } from './ZSet.js';
 
 /** A job's hook record (hookmeta:<id>); `expiresAt` in store time, as PEXPIRE on Redis. */

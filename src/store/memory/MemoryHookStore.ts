@@ -4,8 +4,8 @@
 // the writes it shares with Redis are in hookWrites.ts.
 
 import type { QueueEvent } from '../types.js';
-import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../../webhooks/HookStore.js';
-import { hookedJobOf, writeDisable, writeSchedule, type HookWriter } from '../../webhooks/hookWrites.js';
+import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../HookStore.js';
+import { hookedJobOf, writeDisable, writeSchedule, type HookWriter } from '../hookWrites.js';
 import type { MemoryContext } from './MemoryContext.js';
 import type { QueueState } from './QueueState.js';
 

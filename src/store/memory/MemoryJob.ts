@@ -3,7 +3,7 @@
 // decodeJob that reads the hash, so both stores answer reads alike.
 
 import type { AuditEntry, JobRecord, JobStatus } from '../types.js';
-import { decodeJob } from '../redis/decodeJob.js';
+import { decodeJob } from '../decodeJob.js';
 import { LOG_CAP } from '../storeConstants.js';
 
 export interface MemoryJob {

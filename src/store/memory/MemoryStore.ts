@@ -52,7 +52,7 @@ import { resolveFailedRetention } from '../retention.js';
 import { MemoryLifecycle } from './MemoryLifecycle.js';
 import { QueueState } from './QueueState.js';
 import { Bell, ControlBus, WorkMarker } from './signals.js';
-import type { HookStore } from '../../webhooks/HookStore.js';
+import type { HookStore } from '../HookStore.js';
 import { encodeData, readDataFile } from './snapshotFile.js';
 import { DataFileWriter, type DataFileLogger } from './DataFileWriter.js';
 import { DataFileLock } from './DataFileLock.js';

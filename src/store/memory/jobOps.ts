@@ -1,7 +1,7 @@
 // What a client does to one job on MemoryStore, as lua/cancel-8.lua, send-5.lua and
 // retryDead-6.lua on Redis: cancel it, send it an event, put a dead letter back in line.
 
-import { hasWebhook } from '../../webhooks/hookWrites.js';
+import { hasWebhook } from '../hookWrites.js';
 import { JobFinishedError, JobNotFoundError, MachinistError } from '../../errors.js';
 import type { CancelOutcome } from '../types.js';
 import { FINAL } from '../lifecycleTable.js';

@@ -15,7 +15,7 @@
 
 import type { Redis, RedisOptions } from 'ioredis';
 import { RedisUnavailableError, type ErrorIds } from '../../errors.js';
-import { backoffMs, mayHaveBeenApplied, redisErrorKind } from '../redisErrors.js';
+import { backoffMs, mayHaveBeenApplied, callErrorKind } from '../callErrors.js';
 import type { RedisContext } from './RedisContext.js';
 
 /** ioredis options of a connection that never holds a command back (see THE RULE above). */
@@ -100,7 +100,7 @@ export class BoundedCalls {
       try {
         return await this.within(fn(ctx), deadline + (options.blockMs ?? 0), operation, options);
       } catch (err) {
-        if (err instanceof RedisUnavailableError || redisErrorKind(err) !== 'transient') throw err;
+        if (err instanceof RedisUnavailableError || callErrorKind(err) !== 'transient') throw err;
         cause = err;
         if (mayHaveBeenApplied(err)) {
           maybeApplied = true;

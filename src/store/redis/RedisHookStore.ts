@@ -5,8 +5,8 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { QueueKeys } from '../keys.js';
 import type { QueueEvent } from '../types.js';
-import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../../webhooks/HookStore.js';
-import { hookedJobOf, writeDisable, writeSchedule, type HookWriter } from '../../webhooks/hookWrites.js';
+import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../HookStore.js';
+import { hookedJobOf, writeDisable, writeSchedule, type HookWriter } from '../hookWrites.js';
 import { decodeStreamEntries } from './decodeEvents.js';
 
 export class RedisHookStore implements HookStore {

@@ -49,7 +49,7 @@ import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
-import type { HookStore } from '../../webhooks/HookStore.js';
+import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import { RedisConnections } from './RedisConnections.js';
 import * as serverOps from './serverOps.js';

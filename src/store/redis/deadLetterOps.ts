@@ -6,7 +6,7 @@ import { deadLetterOf, type BrokenEntry, type DeadLetter } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { getMany } from './listJobs.js';
 import { queueOf } from './jobOps.js';
-import { hasWebhook } from '../../webhooks/hookWrites.js';
+import { hasWebhook } from '../hookWrites.js';
 import { listHooked } from './enqueueOps.js';
 
 export async function deadLetters(ctx: RedisContext, queue: string, limit: number): Promise<DeadLetter[]> {

@@ -5,7 +5,7 @@ import { JobNotFoundError, fromScriptError } from '../../errors.js';
 import { queuesKey } from '../keys.js';
 import type { CancelOutcome, JobRecord, JobStatus } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
-import { decodeJob, JOB_FIELDS } from './decodeJob.js';
+import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
 
 /** The queue holding job `id` (`queue` when given), or null: one EXISTS per known queue. */
 export async function resolveQueue(ctx: RedisContext, id: string, queue?: string): Promise<string | null> {

@@ -5,7 +5,7 @@ import type { JobRecord, ListQuery } from '../types.js';
 import { listPages, type IndexPages } from '../listPages.js';
 import { COUNTED, type QueueCounts } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
-import { decodeJob, JOB_FIELDS } from './decodeJob.js';
+import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
 
 /** The queue's indexes as listPages reads them (zsets; children by their index in the fan-out). */
 function pagesOf(ctx: RedisContext, queue: string): IndexPages {

@@ -7,7 +7,7 @@
 import { EDGES, FINAL, UPDATABLE } from '../lifecycleTable.js';
 import { BAND, LOG_CAP, RESULT_TTL_MS } from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
-import { JOB_FIELDS } from './decodeJob.js';
+import { JOB_FIELDS } from '../decodeJob.js';
 
 type LuaValue =
   number | string | boolean | readonly LuaValue[] | ReadonlySet<string> | { readonly [k: string]: LuaValue };

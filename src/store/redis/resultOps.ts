@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { JobRecord } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
-import { decodeJob } from './decodeJob.js';
+import { decodeJob } from '../decodeJob.js';
 
 /** Records taken per pop: a commit may finish many watched jobs at once. */
 const POP_COUNT = 1000;

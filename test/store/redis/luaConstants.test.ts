@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { EDGES, FINAL, UPDATABLE } from '../../../src/store/lifecycleTable.js';
 import { BAND, LOG_CAP, RESULT_TTL_MS } from '../../../src/store/storeConstants.js';
 import { PRIORITY_BAND } from '../../../src/store/types.js';
-import { JOB_FIELDS } from '../../../src/store/redis/decodeJob.js';
+import { JOB_FIELDS } from '../../../src/store/decodeJob.js';
 import { LUA_CONSTANTS, constantsFor } from '../../../src/store/redis/luaConstants.js';
 import { loadScripts, withIncludes } from '../../../src/store/redis/scripts.js';
 import { startRedis, type TestRedis } from '../../support/redis.js';

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../../src/store/types.js';
-import type { HookMessage, HookSchedule, HookStore } from '../../../src/webhooks/HookStore.js';
+import type { HookMessage, HookSchedule, HookStore } from '../../../src/store/HookStore.js';
 import { DONE_LOG, claim, newJob, sleep } from '../../store/conformance/support.js';
 
 export interface HookStoreFactory {

@@ -1,4 +1,6 @@
-// The one place that decides what a failed Redis call means: Redis (or the way to it) is not
+// The one place that decides what a failed store call means, for every store (Redis replies and
+// ioredis's no-reply errors; a MemoryStore's unwritable data file), so the supervisor retries a
+// store call without knowing which store it has. A failed Redis call: Redis (or the way to it) is not
 // answering right now and the same call will work later ('transient'), or the call itself is
 // what fails and sending it again fails again ('poison': a script's runtime error on these
 // arguments, a WRONGTYPE inside a script, an exception thrown while encoding it).
@@ -39,7 +41,7 @@ const NO_REPLY =
 /** Of those, the ones whose command may have been sent (and applied) before the connection went. */
 const LOST_IN_FLIGHT = /^(Connection is closed|Command timed out|Socket timeout)/;
 
-export type RedisErrorKind = 'transient' | 'poison';
+export type CallErrorKind = 'transient' | 'poison';
 
 /**
  * The code of a Redis error reply: its first word. Redis 7 keeps the code of an error raised by
@@ -57,7 +59,7 @@ export function replyCode(message: string): string {
 }
 
 /** What a rejected Redis call means: see the file header. */
-export function redisErrorKind(err: unknown): RedisErrorKind {
+export function callErrorKind(err: unknown): CallErrorKind {
   if (typeof err !== 'object' || err === null) return 'poison';
   const e = err as { name?: unknown; message?: unknown; code?: unknown; syscall?: unknown };
   const message = typeof e.message === 'string' ? e.message : '';
@@ -92,7 +94,7 @@ export function mayHaveBeenApplied(err: unknown): boolean {
 }
 
 export function isTransientRedisError(err: unknown): boolean {
-  return redisErrorKind(err) === 'transient';
+  return callErrorKind(err) === 'transient';
 }
 
 /**

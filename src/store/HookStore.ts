@@ -3,7 +3,7 @@
 // The writes both backends make alike are in hookWrites.ts; test/webhooks/hookStore/ holds them
 // to one suite.
 
-import type { QueueEvent } from '../store/types.js';
+import type { QueueEvent } from './queueEvent.js';
 
 /** A delivery waiting in a chain: everything needed to send it again, unchanged. */
 export interface HookMessage {

@@ -5,10 +5,17 @@
 import type { AnyStateMachine } from 'xstate';
 import { jobMachine } from '../../machines/job.js';
 import type { AnyDefinition } from '../runtime/registry.js';
-import { fanOut } from '../pipeline/fanOut.js';
-import { stepFunctionOf } from '../pipeline/step.js';
-import { guardName } from '../pipeline/whyIgnored.js';
-import type { EdgeKind, GraphEdge, GraphInvoke, GraphNode, MachineGraph, StateKind } from './chartModel.js';
+import { fanOut } from './fanOut.js';
+import { stepFunctionOf } from './step.js';
+import { guardName } from './whyIgnored.js';
+import type {
+  EdgeKind,
+  GraphEdge,
+  GraphInvoke,
+  GraphNode,
+  MachineGraph,
+  StateKind,
+} from '../store/chartModel.js';
 
 /** The parts of XState's StateNode this reads (its types are generic beyond use here). */
 interface NodeLike {

@@ -4,13 +4,14 @@
 //
 // Error stacks name the server's files and code paths: shown only to a caller allowed to see
 // them (`stacks`: a write token, or the server's exposeErrorStacks; errorStacks.ts), else the
-// error keeps its name, message, code and causes without their stacks.
+// error keeps its name, message, code and causes without their stacks. Here, below src/http and
+// src/dashboard, because both show a record this way.
 
 import { storedTimersOf, type PendingTimerView } from '../pipeline/timers.js';
-import { wireRecord } from '../runtime/valueCodec.js';
-import { holdsLifecycleContext } from '../store/redis/decodeJob.js';
+import { wireRecord } from '../store/valueCodec.js';
+import { holdsLifecycleContext } from '../store/decodeJob.js';
 import { FINISHED, type JobRecord } from '../store/types.js';
-import { withoutStack } from './errorStacks.js';
+import type { StoredError } from '../errors.js';
 
 export type JobView = Omit<JobRecord, 'snapshot'> & { timers: PendingTimerView[] };
 
@@ -27,4 +28,13 @@ export function jobView(job: JobRecord, stacks: boolean): JobView {
       view.context = { ...ctx, error: withoutStack(ctx.error) };
   }
   return wireRecord(view);
+}
+
+/** The error (a StoredError, or null) without its stack and its causes' stacks. */
+export function withoutStack<T extends StoredError | null | undefined>(error: T): T;
+export function withoutStack(error: unknown): unknown;
+export function withoutStack(error: unknown): unknown {
+  if (error === null || typeof error !== 'object' || Array.isArray(error)) return error;
+  const { stack: _stack, cause, ...rest } = error as StoredError;
+  return cause === undefined ? rest : { ...rest, cause: withoutStack(cause) };
 }

@@ -1,9 +1,9 @@
 // Turns the fields of a job hash into a JobRecord. Decoding is forgiving: a field that is not
 // valid JSON is returned as its raw text rather than failing the whole read.
 
-import type { StoredError } from '../../errors.js';
-import { reviveValue } from '../../runtime/valueCodec.js';
-import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from '../types.js';
+import type { StoredError } from '../errors.js';
+import { reviveValue } from './valueCodec.js';
+import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from './types.js';
 
 export const JOB_FIELDS = [
   'm',
