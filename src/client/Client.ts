@@ -43,6 +43,7 @@ import { validateSend, type SendOptions } from './validateSend.js';
 import { loadOtel, otelLoaded } from '../tracing/otel.js';
 import type { Context } from '@opentelemetry/api';
 import { startPublishSpan, type PublishSpan } from '../tracing/publishSpan.js';
+import { CODE } from '../errorCodes.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -520,7 +521,7 @@ export class Client<D extends AnyDefinition = never> {
     const held = Object.entries(counts).filter(([, n]) => n > 0);
     if (held.length > 0)
       throw new MachinistError(
-        'QUEUE_NOT_EMPTY',
+        CODE.QUEUE_NOT_EMPTY,
         `queue '${queue}' still holds jobs (${held.map(([k, n]) => `${k} ${n}`).join(', ')})`,
         { queue },
       );

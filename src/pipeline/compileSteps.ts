@@ -24,7 +24,8 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { stepFunctionOf, type StepFunction } from './step.js';
 import { inlineChildError } from './persisted.js';
-import { NonRetryableError } from '../errors.js';
+import { MachinistError, NonRetryableError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -64,7 +65,11 @@ export interface CompiledPipeline {
   output(context: Ctx, final: CompiledState, event: AnyEvent): unknown;
 }
 
-class NotCompilable extends Error {}
+class NotCompilable extends MachinistError {
+  constructor(why: string) {
+    super(CODE.NOT_COMPILABLE, why);
+  }
+}
 
 function refuse(why: string): never {
   throw new NotCompilable(why);
@@ -159,7 +164,7 @@ function spawnerOf(machine: AnyStateMachine): (src: unknown) => never {
     // XState would spawn it; no compiled run can, and no check at definition could tell.
     throw new NonRetryableError(
       `an assign spawns '${src}', which a compiled pipeline cannot run; pass compile: false to definePipeline`,
-      { code: 'SPAWN_IN_COMPILED_PIPELINE' },
+      { code: CODE.SPAWN_IN_COMPILED_PIPELINE },
     );
   };
 }

@@ -4,6 +4,8 @@
 import type { ClaimedJob, CommitOp } from '../store/types.js';
 import { toJson } from './toJson.js';
 import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
+import { MachinistError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
@@ -12,13 +14,12 @@ import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
  */
 export type AbortReason = 'timeout' | 'stalled' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
 
-export class AbortedError extends Error {
+export class AbortedError extends MachinistError {
   constructor(
     readonly reason: AbortReason,
     message: string,
   ) {
-    super(message);
-    this.name = 'AbortedError';
+    super(CODE.ABORTED, message);
   }
 }
 

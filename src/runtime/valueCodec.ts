@@ -16,7 +16,8 @@
 // function or symbol value (JSON drops them), an invalid Date.
 
 import { SuperJSON } from 'superjson';
-import { UnserializableSnapshotError } from '../errors.js';
+import { MachinistError, UnserializableSnapshotError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 /** The key that marks an envelope; its value names the codec. */
 export const CODEC_KEY = '$codec';
@@ -57,9 +58,9 @@ export interface Refusal {
 }
 
 /** Why classify stopped: the value cannot be stored, at `path`. */
-class Refused extends Error {
+class Refused extends MachinistError {
   constructor(readonly refusal: Refusal) {
-    super(refusal.reason);
+    super(CODE.UNSERIALIZABLE_SNAPSHOT, refusal.reason);
   }
 }
 

@@ -51,6 +51,8 @@ import type { HookMessage, HookSchedule, HookStore, HookedJob } from './HookStor
 import { hookChain } from './hookWrites.js';
 import { sendWebhook } from './sendWebhook.js';
 import { signWebhook } from './signature.js';
+import { MachinistError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 /**
  * How one delivery try ended: delivered (2xx), retrying (another try is scheduled), failed (no
@@ -98,7 +100,11 @@ const READ_COUNT = 500;
 /** A listed job without a record this long after it was listed was never created. */
 const DANGLING_MS = 10 * 60_000;
 
-class LeaseLost extends Error {}
+class LeaseLost extends MachinistError {
+  constructor() {
+    super(CODE.DELIVERY_LEASE_LOST, "the dispatcher's lease on a delivery chain has passed");
+  }
+}
 
 export class WebhookDispatcher {
   private readonly o: Required<Omit<WebhookDispatcherOptions, 'onDelivery' | 'allowHosts'>> &
