@@ -2,7 +2,7 @@
 // and its coalesced progress. Everything a job's run needs from the supervisor goes through here.
 
 import type { ClaimedJob, CommitOp } from '../store/types.js';
-import { toJson } from './toJson.js';
+import { toStoredJson } from './storedJson.js';
 import type { AttemptEnd, AttemptWatch } from './JobObserver.js';
 import { MachinistError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
@@ -203,7 +203,7 @@ export class ActiveJob {
   private reportProgress(value: unknown): void {
     if (this.finished) return;
     if (this.stallMs !== 0) this.stallDeadline = performance.now() + this.stallMs;
-    const text = toJson(value ?? null, 'progress');
+    const text = toStoredJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;
     const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - performance.now());
