@@ -5,7 +5,7 @@
 // times BullMQ's whole worker per job. Most pipelines are a chain of steps with `assign`s on the
 // way, and for those the transitions can be taken directly.
 //
-// THE RULE: a machine is compiled only when every construct in it is one this file reproduces
+// THE EXACT-COMPILE RULE: a machine is compiled only when every construct in it is one this file reproduces
 // exactly as XState would, and its stored snapshots are XState's persisted snapshots (the full
 // runtime restores what this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events,

@@ -1,7 +1,8 @@
 // THE one encoding of what a job holds (input, context and snapshots, events, progress, output,
-// children's outputs): a value comes back exactly as it was stored, or it is refused when it is
-// stored, naming its path. It MUST NEVER come back silently changed (a Date as a string, a Map as
-// `{}`): that breaks the job only on its first restore, in the user's own code.
+// children's outputs). THE ROUND-TRIP RULE: a value comes back exactly as it was stored, or it
+// is refused when it is stored, naming its path. It MUST NEVER come back silently changed (a
+// Date as a string, a Map as `{}`): that breaks the job only on its first restore, in the
+// user's own code.
 //
 // Plain JSON is stored as plain JSON, exactly as before this codec (other languages, the
 // dashboard and `redis-cli` read it). A value plain JSON cannot carry (Date, Map, Set, BigInt,
