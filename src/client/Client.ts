@@ -425,6 +425,9 @@ export class Client<D extends AnyDefinition = never> {
     parentToken?: string,
     trace?: unknown,
   ): Promise<void> {
+    // Bounded by batch size, not by a promise pool (p-limit): each chunk is one store call per
+    // queue, and chunks go one after the other so that a parent's children are written in index
+    // order and a failed chunk leaves none after it written.
     const CHUNK = 1000;
     for (let start = 0; start < jobs.length; start += CHUNK) {
       const byQueue = new Map<string, NewJob[]>();
