@@ -4,8 +4,6 @@
 
 import { CODE, ERROR_CODES, type ErrorCode, isErrorCode } from './errorCodes.js';
 
-export { CODE, ERROR_CODES, type ErrorCode } from './errorCodes.js';
-
 /**
  * A code given by the user's own work (`new NonRetryableError(message, { code })`): any string,
  * kept apart from the registry's codes so that Machinist's own code cannot make one up inline.
