@@ -1,5 +1,15 @@
-// Every error Machinist raises: a string `code` and the ids it concerns, so callers match on
-// codes, never on message text. `toStoredError` is the one place a thrown value becomes JSON.
+// Every error Machinist raises: a `code` of the registry (errorCodes.ts) and the ids it
+// concerns, so callers match on codes, never on message text. `toStoredError` is the one place
+// a thrown value becomes JSON; `fromScriptError` the one place a Lua error reply becomes an error.
+
+import { CODE, ERROR_CODES, type ErrorCode, isErrorCode } from './errorCodes.js';
+
+/**
+ * A code given by the user's own work (`new NonRetryableError(message, { code })`): any string,
+ * kept apart from the registry's codes so that Machinist's own code cannot make one up inline.
+ */
+export type UserErrorCode = string & { readonly [userCodeBrand]: true };
+declare const userCodeBrand: unique symbol;
 
 export interface ErrorIds {
   jobId?: string;
@@ -10,7 +20,7 @@ export interface ErrorIds {
 }
 
 export class MachinistError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode | UserErrorCode;
   readonly jobId?: string;
   readonly machine?: string;
   readonly queue?: string;
@@ -19,7 +29,12 @@ export class MachinistError extends Error {
   /** True when retrying the same attempt cannot help. */
   readonly nonRetryable: boolean = false;
 
-  constructor(code: string, message: string, ids: ErrorIds = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: ErrorCode | UserErrorCode,
+    message: string,
+    ids: ErrorIds = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -30,7 +45,7 @@ export class MachinistError extends Error {
 /** Enqueue input that cannot be accepted; nothing was written. `field` names the culprit. */
 export class ValidationError extends MachinistError {
   constructor(message: string, ids: ErrorIds = {}) {
-    super('INVALID_INPUT', message, ids);
+    super(CODE.INVALID_INPUT, message, ids);
   }
 }
 
@@ -64,7 +79,7 @@ export class InputSchemaError extends ValidationError {
  */
 export class DefinitionError extends MachinistError {
   constructor(message: string, ids: ErrorIds = {}) {
-    super('INVALID_DEFINITION', message, ids);
+    super(CODE.INVALID_DEFINITION, message, ids);
   }
 }
 
@@ -74,19 +89,19 @@ export class DefinitionError extends MachinistError {
  */
 export class PipelineDefinitionError extends MachinistError {
   constructor(machine: string, state: string, message: string) {
-    super('INVALID_PIPELINE', `definePipeline('${machine}'): ${message}`, { machine, state });
+    super(CODE.INVALID_PIPELINE, `definePipeline('${machine}'): ${message}`, { machine, state });
   }
 }
 
 export class UnknownMachineError extends MachinistError {
   constructor(machine: string, ids: ErrorIds = {}) {
-    super('UNKNOWN_MACHINE', `no job machine named '${machine}' is registered`, { ...ids, machine });
+    super(CODE.UNKNOWN_MACHINE, `no job machine named '${machine}' is registered`, { ...ids, machine });
   }
 }
 
 export class JobNotFoundError extends MachinistError {
   constructor(jobId: string, queue?: string) {
-    super('JOB_NOT_FOUND', `job ${jobId} does not exist${queue ? ` in queue '${queue}'` : ''}`, {
+    super(CODE.JOB_NOT_FOUND, `job ${jobId} does not exist${queue ? ` in queue '${queue}'` : ''}`, {
       jobId,
       queue,
     });
@@ -95,7 +110,7 @@ export class JobNotFoundError extends MachinistError {
 
 export class JobFinishedError extends MachinistError {
   constructor(jobId: string, status: string) {
-    super('JOB_FINISHED', `job ${jobId} has already finished (${status})`, { jobId });
+    super(CODE.JOB_FINISHED, `job ${jobId} has already finished (${status})`, { jobId });
   }
 }
 
@@ -112,7 +127,7 @@ export class RetentionTooShortError extends MachinistError {
     why: string,
   ) {
     super(
-      'RETENTION_TOO_SHORT',
+      CODE.RETENTION_TOO_SHORT,
       `${field} ${valueMs} ms is below the safe floor of ${floorMs} ms (${why}); raise ${field} to at least ${floorMs}`,
       { field },
     );
@@ -122,13 +137,13 @@ export class RetentionTooShortError extends MachinistError {
 /** A write by a worker whose lease has passed: the job belongs to someone else now. */
 export class LeaseLostError extends MachinistError {
   constructor(jobId: string) {
-    super('LEASE_LOST', `lease on job ${jobId} was lost; this worker may no longer write it`, { jobId });
+    super(CODE.LEASE_LOST, `lease on job ${jobId} was lost; this worker may no longer write it`, { jobId });
   }
 }
 
 export class TimeoutError extends MachinistError {
   constructor(message: string, ids: ErrorIds = {}) {
-    super('TIMEOUT', message, ids);
+    super(CODE.TIMEOUT, message, ids);
   }
 }
 
@@ -147,7 +162,7 @@ export class RedisUnavailableError extends MachinistError {
     message: string,
     options: { ids?: ErrorIds; maybeApplied?: boolean; cause?: unknown } = {},
   ) {
-    super('REDIS_UNAVAILABLE', message, options.ids, { cause: options.cause });
+    super(CODE.REDIS_UNAVAILABLE, message, options.ids, { cause: options.cause });
     this.address = address;
     this.maybeApplied = options.maybeApplied ?? false;
   }
@@ -161,7 +176,7 @@ export class DataFileLockedError extends MachinistError {
   readonly file: string;
   readonly pid: number;
   constructor(file: string, pid: number, message: string) {
-    super('DATA_FILE_LOCKED', message);
+    super(CODE.DATA_FILE_LOCKED, message);
     this.file = file;
     this.pid = pid;
   }
@@ -176,7 +191,7 @@ export class DataFileUnwritableError extends MachinistError {
   readonly file: string;
   constructor(file: string, cause: unknown) {
     super(
-      'DATA_FILE_UNWRITABLE',
+      CODE.DATA_FILE_UNWRITABLE,
       `MemoryStore: the data file ${file} cannot be written (${(cause as Error)?.message ?? String(cause)}); ` +
         'no write is taken until it can be',
       {},
@@ -190,7 +205,7 @@ export class DataFileUnwritableError extends MachinistError {
 export class NonRetryableError extends MachinistError {
   override readonly nonRetryable = true;
   constructor(message: string, options?: { code?: string; cause?: unknown }) {
-    super(options?.code ?? 'NON_RETRYABLE', message, {}, options);
+    super((options?.code as UserErrorCode | undefined) ?? CODE.NON_RETRYABLE, message, {}, options);
   }
 }
 
@@ -203,7 +218,7 @@ export class UnrestorableSnapshotError extends MachinistError {
   override readonly nonRetryable = true;
   constructor(jobId: string, machine: string, cause: unknown) {
     super(
-      'UNRESTORABLE_SNAPSHOT',
+      CODE.UNRESTORABLE_SNAPSHOT,
       `the stored snapshot of job ${jobId} cannot be restored by machine '${machine}': ` +
         (cause instanceof Error ? cause.message : String(cause)),
       { jobId, machine },
@@ -226,7 +241,7 @@ export class UnserializableSnapshotError extends MachinistError {
     options?: { cause?: unknown },
   ) {
     super(
-      'UNSERIALIZABLE_SNAPSHOT',
+      CODE.UNSERIALIZABLE_SNAPSHOT,
       `the job's ${what} cannot be stored as JSON: ${problem.reason}` +
         (problem.path ? ` at ${problem.path}` : '') +
         (problem.hint ? ` (${problem.hint})` : ''),
@@ -257,7 +272,7 @@ export class UnknownStateError extends MachinistError {
     },
   ) {
     super(
-      'UNKNOWN_STATE',
+      CODE.UNKNOWN_STATE,
       `machine '${where.machine}' version ${version} has no state '${where.state}'` +
         (where.child ? ` in its child '${where.child}'` : '') +
         (where.history
@@ -282,7 +297,7 @@ export class MachineChangedError extends MachinistError {
     readonly unfinished: number,
   ) {
     super(
-      'MACHINE_CHANGED',
+      CODE.MACHINE_CHANGED,
       `machine '${machine}' version ${version} differs from the definition registered for that version, ` +
         `and ${unfinished} unfinished job${unfinished === 1 ? '' : 's'} of it may have been stored by the registered one: ` +
         `bump the version (with a migrate if those jobs need one), or pass acceptChangedMachines: ['${machine}@${version}'] to run them on this definition`,
@@ -300,7 +315,7 @@ export class MachineChangedError extends MachinistError {
 export class UnregisteredActorError extends MachinistError {
   override readonly nonRetryable = true;
   constructor(message: string, ids: ErrorIds = {}, options?: { cause?: unknown }) {
-    super('UNREGISTERED_ACTOR', message, ids, options);
+    super(CODE.UNREGISTERED_ACTOR, message, ids, options);
   }
 }
 
@@ -319,7 +334,7 @@ export class MachineActionError extends MachinistError {
   constructor(ids: ErrorIds & { state: string; event: string }, cause: unknown) {
     const err = toError(cause);
     super(
-      'ACTION_FAILED',
+      CODE.ACTION_FAILED,
       `machine code threw in state '${ids.state}' on event '${ids.event}': ${err.name}: ${err.message}`,
       { jobId: ids.jobId, machine: ids.machine, state: ids.state },
       { cause },
@@ -332,7 +347,7 @@ export class MachineActionError extends MachinistError {
 export class RetryLaterError extends MachinistError {
   readonly delayMs: number;
   constructor(delayMs: number, message = `retry later in ${delayMs} ms`) {
-    super('RETRY_LATER', message);
+    super(CODE.RETRY_LATER, message);
     if (!Number.isFinite(delayMs) || delayMs < 0)
       throw new TypeError('RetryLaterError: delayMs must be >= 0');
     this.delayMs = delayMs;
@@ -349,7 +364,7 @@ export class RetryLaterExhaustedError extends MachinistError {
   readonly retryLaters: number;
   constructor(retryLaters: number, maxRetries: number, ids: ErrorIds, cause: unknown) {
     super(
-      'RETRY_LATER_EXHAUSTED',
+      CODE.RETRY_LATER_EXHAUSTED,
       `asked to retry later ${retryLaters} times (at most ${maxRetries}): ${toError(cause).message}`,
       ids,
       { cause },
@@ -388,21 +403,27 @@ export function toStoredError(thrown: unknown, depth = 0): StoredError {
   return out;
 }
 
-/** Lua replies `error_reply('CODE detail')`; this maps the code to its class. */
+/**
+ * Lua replies `error_reply('CODE detail')`; this is the one place such a reply becomes an error.
+ * A code the registry marks `lua` becomes its class where it has one (JOB_NOT_FOUND,
+ * JOB_FINISHED, LEASE_LOST), else a MachinistError of that code with the reply as its message
+ * (as MemoryStore throws it). Anything else (not a reply of ours) is returned as it is.
+ */
 export function fromScriptError(err: unknown, ids: ErrorIds = {}): unknown {
   const message = err instanceof Error ? err.message : String(err);
   const m = /^(?:ERR )?([A-Z_]+) ?(.*)$/.exec(message);
   if (!m) return err;
   const [, code, detail = ''] = m;
+  if (!isErrorCode(code) || !('lua' in ERROR_CODES[code])) return err;
   switch (code) {
-    case 'JOB_NOT_FOUND':
+    case CODE.JOB_NOT_FOUND:
       return new JobNotFoundError(ids.jobId ?? detail, ids.queue);
-    case 'JOB_FINISHED':
+    case CODE.JOB_FINISHED:
       return new JobFinishedError(ids.jobId ?? detail, detail.split(' ')[1] ?? 'finished');
-    case 'LEASE_LOST':
+    case CODE.LEASE_LOST:
       return new LeaseLostError(ids.jobId ?? detail);
     default:
-      return err;
+      return new MachinistError(code, message.replace(/^ERR /, ''), ids, { cause: err });
   }
 }
 
@@ -413,9 +434,13 @@ export function fromScriptError(err: unknown, ids: ErrorIds = {}): unknown {
  */
 export class SandboxError extends MachinistError {
   override readonly nonRetryable: boolean;
-  constructor(code: 'SANDBOX_EXITED' | 'SANDBOX_LOAD', message: string, ids: ErrorIds = {}) {
+  constructor(
+    code: typeof CODE.SANDBOX_EXITED | typeof CODE.SANDBOX_LOAD,
+    message: string,
+    ids: ErrorIds = {},
+  ) {
     super(code, message, ids);
-    this.nonRetryable = code === 'SANDBOX_LOAD';
+    this.nonRetryable = code === CODE.SANDBOX_LOAD;
   }
 }
 

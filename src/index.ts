@@ -92,7 +92,9 @@ export {
   RetryLaterExhaustedError,
   toStoredError,
 } from './errors.js';
-export type { StoredError, InputIssue } from './errors.js';
+export type { StoredError, InputIssue, UserErrorCode } from './errors.js';
+export { ERROR_CODES, CODE } from './errorCodes.js';
+export type { ErrorCode, ErrorCodeInfo } from './errorCodes.js';
 export type { InputSchema } from './runtime/checkInput.js';
 export { jobMachine } from '../machines/job.js';
 export { createServer, serverMetrics } from './http/createServer.js';

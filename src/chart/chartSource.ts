@@ -8,6 +8,7 @@ import type { AnyDefinition } from '../runtime/registry.js';
 import type { MachineInfo } from '../store/types.js';
 import type { MachineGraph } from '../store/chartModel.js';
 import { graphOfMachine, machineGraph } from '../pipeline/machineGraph.js';
+import { CODE } from '../errorCodes.js';
 
 /** A machine reference as users write it: `name` (its newest version) or `name@version`. */
 export function parseMachineRef(ref: string): { name: string; version?: number } {
@@ -15,9 +16,13 @@ export function parseMachineRef(ref: string): { name: string; version?: number }
   if (at <= 0) return { name: ref };
   const v = ref.slice(at + 1);
   if (!/^[1-9]\d*$/.test(v))
-    throw new MachinistError('INVALID_INPUT', `'${ref}': the version after '@' must be a whole number >= 1`, {
-      field: 'machine',
-    });
+    throw new MachinistError(
+      CODE.INVALID_INPUT,
+      `'${ref}': the version after '@' must be a whole number >= 1`,
+      {
+        field: 'machine',
+      },
+    );
   return { name: ref.slice(0, at), version: Number(v) };
 }
 
@@ -44,7 +49,7 @@ export function chartFor(
   const v = version ?? Math.max(...info.versions);
   if (!info.versions.includes(v))
     throw new MachinistError(
-      'UNKNOWN_MACHINE',
+      CODE.UNKNOWN_MACHINE,
       `machine '${name}' has no version ${v} (registered: ${info.versions.join(', ')})`,
       { machine: name, field: 'version' },
     );
@@ -53,7 +58,7 @@ export function chartFor(
   const isPipeline = info.definition !== undefined || info.fingerprints?.[String(v)] !== undefined;
   if (!isPipeline) return graphOfMachine(jobMachine, name, v, 'job');
   throw new MachinistError(
-    'NO_CHART',
+    CODE.NO_CHART,
     `machine '${name}@${v}' was registered by a worker that publishes no chart; give its definitions (--jobs <module>)`,
     { machine: name },
   );

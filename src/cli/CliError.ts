@@ -4,6 +4,9 @@
 // option, a bad argument, input that is not JSON); 3 no such job or machine; 130 interrupted
 // (Ctrl-C on a --watch/--follow); 143 a worker that had to force running jobs at shutdown.
 
+import { MachinistError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
+
 export const EXIT = {
   ok: 0,
   failed: 1,
@@ -13,12 +16,12 @@ export const EXIT = {
   forced: 143,
 } as const;
 
-export class CliError extends Error {
+/** A MachinistError (code CLI_ERROR) so that every error has a code; describeError prints it as is. */
+export class CliError extends MachinistError {
   constructor(
     message: string,
     readonly exitCode: number = EXIT.failed,
   ) {
-    super(message);
-    this.name = 'CliError';
+    super(CODE.CLI_ERROR, message);
   }
 }

@@ -5,6 +5,7 @@
 import { CommanderError } from 'commander';
 import { JobNotFoundError, MachinistError } from '../errors.js';
 import { CliError, EXIT } from './CliError.js';
+import { CODE } from '../errorCodes.js';
 
 export function describeError(err: unknown): { message: string; exitCode: number } {
   if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode };
@@ -18,9 +19,9 @@ export function describeError(err: unknown): { message: string; exitCode: number
     return { message: err.message.replace(/^error: /, '').trim(), exitCode: EXIT.usage };
   if (err instanceof MachinistError) {
     const exitCode =
-      err.code === 'UNKNOWN_MACHINE'
+      err.code === CODE.UNKNOWN_MACHINE
         ? EXIT.notFound
-        : err.code === 'INVALID_INPUT'
+        : err.code === CODE.INVALID_INPUT
           ? EXIT.usage
           : EXIT.failed;
     return { message: `${err.message} [${err.code}]`, exitCode };

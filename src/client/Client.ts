@@ -43,6 +43,7 @@ import { validateSend, type SendOptions } from './validateSend.js';
 import { loadOtel, otelLoaded } from '../tracing/otel.js';
 import type { Context } from '@opentelemetry/api';
 import { startPublishSpan, type PublishSpan } from '../tracing/publishSpan.js';
+import { CODE } from '../errorCodes.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -424,6 +425,9 @@ export class Client<D extends AnyDefinition = never> {
     parentToken?: string,
     trace?: unknown,
   ): Promise<void> {
+    // Bounded by batch size, not by a promise pool (p-limit): each chunk is one store call per
+    // queue, and chunks go one after the other so that a parent's children are written in index
+    // order and a failed chunk leaves none after it written.
     const CHUNK = 1000;
     for (let start = 0; start < jobs.length; start += CHUNK) {
       const byQueue = new Map<string, NewJob[]>();
@@ -520,7 +524,7 @@ export class Client<D extends AnyDefinition = never> {
     const held = Object.entries(counts).filter(([, n]) => n > 0);
     if (held.length > 0)
       throw new MachinistError(
-        'QUEUE_NOT_EMPTY',
+        CODE.QUEUE_NOT_EMPTY,
         `queue '${queue}' still holds jobs (${held.map(([k, n]) => `${k} ${n}`).join(', ')})`,
         { queue },
       );

@@ -16,6 +16,7 @@
 import { monotonicFactory } from 'ulid';
 import type { JobRecord, Store } from '../store/types.js';
 import { FINISHED } from '../store/types.js';
+import { CODE } from '../errorCodes.js';
 
 const ulid = monotonicFactory();
 
@@ -122,7 +123,7 @@ export class ResultWaiter {
         } catch (err) {
           // Redis has not answered for the store's bound (REDIS_UNAVAILABLE): every wait learns
           // of it now rather than at its own timeout. Anything else: look again shortly.
-          if ((err as { code?: unknown }).code === 'REDIS_UNAVAILABLE') this.rejectAll(err);
+          if ((err as { code?: unknown }).code === CODE.REDIS_UNAVAILABLE) this.rejectAll(err);
           else await new Promise((r) => setTimeout(r, 250));
         }
       }

@@ -2,7 +2,7 @@
 // field, and the job it would have been.
 
 import { MachinistError, ValidationError } from '../errors.js';
-import { toJson } from '../runtime/toJson.js';
+import { toStoredJson } from '../runtime/storedJson.js';
 import { assertQueueName } from '../store/keys.js';
 import { PRIORITY_BAND, type Priority } from '../store/types.js';
 import {
@@ -115,7 +115,7 @@ export function secretBytes(secret: string): Buffer | null {
 export function serializeInput(machine: string, input: unknown, maxBytes: number, what = 'input'): string {
   let text: string;
   try {
-    text = toJson(input === undefined ? null : input, what);
+    text = toStoredJson(input === undefined ? null : input, what);
   } catch (err) {
     // The message names the path (`input.order.price`); `field` stays the argument's name.
     const why =

@@ -17,6 +17,7 @@ import { jobView } from './jobView.js';
 import { machineHeat } from './machineHeat.js';
 import { queueOverview } from './queueOverview.js';
 import { ASSETS_PATH, DASHBOARD_API, shellHtml } from './shell.js';
+import { CODE } from '../errorCodes.js';
 
 export interface DashboardOptions {
   store: Store;
@@ -68,7 +69,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   app.get<{ Params: { name: string } }>(`${ASSETS_PATH}/:name`, hidden, async (req, reply) => {
     const asset = await readAsset(req.params.name);
     if (!asset)
-      throw new MachinistError('NOT_FOUND', `no dashboard file named ${JSON.stringify(req.params.name)}`);
+      throw new MachinistError(CODE.NOT_FOUND, `no dashboard file named ${JSON.stringify(req.params.name)}`);
     return reply.type(asset.contentType).header('cache-control', 'no-cache').send(asset.body);
   });
 
@@ -122,7 +123,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
         const graph = invokedGraph(source.graph, req.query.invoked);
         if (!graph) {
           throw new MachinistError(
-            'NOT_FOUND',
+            CODE.NOT_FOUND,
             `machine '${req.params.machine}' version ${version} invokes no machine at ${JSON.stringify(req.query.invoked)}`,
             { machine: req.params.machine },
           );
@@ -148,7 +149,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
   async function requireChart(machine: string, version: number): Promise<ChartSource> {
     const source = Number.isInteger(version) ? await definitions.get(machine, version) : null;
     if (!source) {
-      throw new MachinistError('NOT_FOUND', `no chart for machine '${machine}' version ${version}`, {
+      throw new MachinistError(CODE.NOT_FOUND, `no chart for machine '${machine}' version ${version}`, {
         machine,
       });
     }
@@ -178,7 +179,7 @@ function boundedInt(
   const n = Number(text);
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new MachinistError(
-      'INVALID_INPUT',
+      CODE.INVALID_INPUT,
       `${field}: must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`,
       { field },
     );

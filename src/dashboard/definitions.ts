@@ -8,6 +8,7 @@ import type { MachineGraph } from '../store/chartModel.js';
 import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { MachineInfo, Store } from '../store/types.js';
+import { CODE } from '../errorCodes.js';
 
 /** Registry reads are cached this long: a page's live refreshes must not each read it. */
 const REGISTRY_TTL_MS = 5000;
@@ -33,7 +34,7 @@ export class Definitions {
       const graph = chartFor(machine, version, await this.readRegistry(), this.jobs);
       return definition ? { graph, definition } : { graph };
     } catch (err) {
-      if (err instanceof MachinistError && (err.code === 'UNKNOWN_MACHINE' || err.code === 'NO_CHART'))
+      if (err instanceof MachinistError && (err.code === CODE.UNKNOWN_MACHINE || err.code === CODE.NO_CHART))
         return null;
       throw err;
     }

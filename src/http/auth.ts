@@ -11,6 +11,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errorReply.js';
+import { CODE } from '../errorCodes.js';
 
 export type Scope = 'read' | 'write';
 export const SCOPES: readonly Scope[] = ['read', 'write'];
@@ -101,11 +102,12 @@ export function installAuth(app: FastifyInstance, table: TokenTable, openRoutes:
     if (url !== undefined && openRoutes.has(url)) return;
     const header = request.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw new HttpError('UNAUTHORIZED', 'a bearer token is required (Authorization: Bearer <token>)');
+    if (!m)
+      throw new HttpError(CODE.UNAUTHORIZED, 'a bearer token is required (Authorization: Bearer <token>)');
     const scopes = table.scopesOf(m[1]!);
-    if (!scopes) throw new HttpError('UNAUTHORIZED', 'the bearer token is not valid');
+    if (!scopes) throw new HttpError(CODE.UNAUTHORIZED, 'the bearer token is not valid');
     scopesOfRequest.set(request, scopes);
     const needed = requiredScope(request);
-    if (!scopes.has(needed)) throw new HttpError('FORBIDDEN', `this token lacks the '${needed}' scope`);
+    if (!scopes.has(needed)) throw new HttpError(CODE.FORBIDDEN, `this token lacks the '${needed}' scope`);
   });
 }

@@ -4,31 +4,17 @@
 // its details).
 
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { InputSchemaError, MachinistError, RedisUnavailableError, type InputIssue } from '../errors.js';
+import {
+  InputSchemaError,
+  MachinistError,
+  RedisUnavailableError,
+  type ErrorIds,
+  type InputIssue,
+} from '../errors.js';
+import { CODE, type ErrorCode, httpStatusOf } from '../errorCodes.js';
 
-/** HTTP status of each Machinist error code the API can meet. */
-const STATUS_OF_CODE: Readonly<Record<string, number>> = {
-  INVALID_INPUT: 400,
-  INVALID_JSON: 400,
-  FORBIDDEN_KEY: 400,
-  TOO_DEEP: 400,
-  UNKNOWN_MACHINE: 400,
-  JOB_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  UNKNOWN_QUEUE: 404,
-  NOT_DEAD_LETTER: 404,
-  JOB_FINISHED: 409,
-  QUEUE_NOT_EMPTY: 409,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  REDIS_UNAVAILABLE: 503,
-  DATA_FILE_UNWRITABLE: 503,
-};
-
-/** Fastify's own errors, renamed to the API's codes. */
-const FASTIFY_CODES: Readonly<Record<string, string>> = {
+/** Fastify's own errors, renamed to the API's codes (the registry, errorCodes.ts, gives their status). */
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_JSON',
@@ -52,7 +38,7 @@ export interface ErrorBody {
 
 /** An error the API raises itself (auth, a missing route, a dead letter that is none). */
 export class HttpError extends MachinistError {
-  constructor(code: string, message: string, ids: ConstructorParameters<typeof MachinistError>[2] = {}) {
+  constructor(code: ErrorCode, message: string, ids: ErrorIds = {}) {
     super(code, message, ids);
   }
 }
@@ -63,7 +49,7 @@ export function errorReply(
   limit?: number,
 ): { status: number; body: ErrorBody; internal: boolean } {
   if (err instanceof MachinistError) {
-    const status = STATUS_OF_CODE[err.code] ?? 500;
+    const status = httpStatusOf(err.code) ?? 500;
     const body: ErrorBody = { error: { code: err.code, message: err.message } };
     for (const k of ['field', 'jobId', 'machine', 'queue'] as const) if (err[k]) body.error[k] = err[k];
     if (err instanceof RedisUnavailableError) body.error.maybeApplied = err.maybeApplied;
@@ -83,24 +69,24 @@ export function errorReply(
     const where = fe.validationContext ?? 'body';
     return {
       status: 400,
-      body: { error: { code: 'INVALID_INPUT', message: `${where} field '${field}' ${why}`, field } },
+      body: { error: { code: CODE.INVALID_INPUT, message: `${where} field '${field}' ${why}`, field } },
       internal: false,
     };
   }
   const code = fe.code ? FASTIFY_CODES[fe.code] : undefined;
-  if (code === 'PAYLOAD_TOO_LARGE') {
+  if (code === CODE.PAYLOAD_TOO_LARGE) {
     const message = limit
       ? `the request body is over the ${limit}-byte limit`
       : 'the request body is too large';
     return { status: 413, body: { error: { code, message } }, internal: false };
   }
-  if (code === 'UNSUPPORTED_MEDIA_TYPE') {
+  if (code === CODE.UNSUPPORTED_MEDIA_TYPE) {
     const message = 'the request body must be JSON (Content-Type: application/json)';
     return { status: 415, body: { error: { code, message } }, internal: false };
   }
   if (code) {
     return {
-      status: STATUS_OF_CODE[code]!,
+      status: httpStatusOf(code)!,
       body: { error: { code, message: fe.message ?? code } },
       internal: false,
     };
@@ -115,7 +101,7 @@ export function errorReply(
   }
   return {
     status: 500,
-    body: { error: { code: 'INTERNAL', message: 'internal error (logged by the server)' } },
+    body: { error: { code: CODE.INTERNAL, message: 'internal error (logged by the server)' } },
     internal: true,
   };
 }
@@ -133,7 +119,7 @@ export function installErrorReplies(app: FastifyInstance, bodyLimit: number): vo
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
-      error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+      error: { code: CODE.NOT_FOUND, message: `no route ${request.method} ${request.url.split('?')[0]}` },
     } satisfies ErrorBody),
   );
 }

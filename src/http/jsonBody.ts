@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseStrictJson, StrictJsonError } from '../runtime/strictJson.js';
 import { HttpError } from './errorReply.js';
+import { CODE } from '../errorCodes.js';
 
 /** Parses a JSON body, refusing what parseStrictJson refuses, each as a 400 naming it. */
 export function parseJsonBody(body: string | Uint8Array, maxDepth: number): unknown {
@@ -17,11 +18,11 @@ export function parseJsonBody(body: string | Uint8Array, maxDepth: number): unkn
     return parseStrictJson(body, maxDepth);
   } catch (err) {
     if (!(err instanceof StrictJsonError)) throw err;
-    if (err.problem === 'TOO_DEEP')
-      throw new HttpError('TOO_DEEP', `the body nests arrays and objects deeper than ${maxDepth} levels`);
-    if (err.problem === 'FORBIDDEN_KEY')
-      throw new HttpError('FORBIDDEN_KEY', err.message, { field: err.key });
-    throw new HttpError('INVALID_JSON', `the body is not valid JSON: ${err.message}`);
+    if (err.problem === CODE.TOO_DEEP)
+      throw new HttpError(CODE.TOO_DEEP, `the body nests arrays and objects deeper than ${maxDepth} levels`);
+    if (err.problem === CODE.FORBIDDEN_KEY)
+      throw new HttpError(CODE.FORBIDDEN_KEY, err.message, { field: err.key });
+    throw new HttpError(CODE.INVALID_JSON, `the body is not valid JSON: ${err.message}`);
   }
 }
 

@@ -7,6 +7,7 @@
 
 import { HttpError } from './errorReply.js';
 import { CURSOR } from './EventHub.js';
+import { CODE } from '../errorCodes.js';
 
 const RECORD_SUFFIX = ':job';
 
@@ -27,7 +28,7 @@ export function parseLastEventId(value: string | string[] | undefined): ResumePo
   const cursor = afterRecord ? value.slice(0, -RECORD_SUFFIX.length) : value;
   if (typeof cursor !== 'string' || !CURSOR.test(cursor))
     throw new HttpError(
-      'INVALID_INPUT',
+      CODE.INVALID_INPUT,
       `Last-Event-ID must be a message id such as '1700000000000-0' or '1700000000000-0:job'`,
       { field: 'Last-Event-ID' },
     );

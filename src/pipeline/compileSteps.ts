@@ -5,7 +5,7 @@
 // times BullMQ's whole worker per job. Most pipelines are a chain of steps with `assign`s on the
 // way, and for those the transitions can be taken directly.
 //
-// THE RULE: a machine is compiled only when every construct in it is one this file reproduces
+// THE EXACT-COMPILE RULE: a machine is compiled only when every construct in it is one this file reproduces
 // exactly as XState would, and its stored snapshots are XState's persisted snapshots (the full
 // runtime restores what this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events,
@@ -24,7 +24,8 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { stepFunctionOf, type StepFunction } from './step.js';
 import { inlineChildError } from './persisted.js';
-import { NonRetryableError } from '../errors.js';
+import { MachinistError, NonRetryableError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -64,7 +65,11 @@ export interface CompiledPipeline {
   output(context: Ctx, final: CompiledState, event: AnyEvent): unknown;
 }
 
-class NotCompilable extends Error {}
+class NotCompilable extends MachinistError {
+  constructor(why: string) {
+    super(CODE.NOT_COMPILABLE, why);
+  }
+}
 
 function refuse(why: string): never {
   throw new NotCompilable(why);
@@ -159,7 +164,7 @@ function spawnerOf(machine: AnyStateMachine): (src: unknown) => never {
     // XState would spawn it; no compiled run can, and no check at definition could tell.
     throw new NonRetryableError(
       `an assign spawns '${src}', which a compiled pipeline cannot run; pass compile: false to definePipeline`,
-      { code: 'SPAWN_IN_COMPILED_PIPELINE' },
+      { code: CODE.SPAWN_IN_COMPILED_PIPELINE },
     );
   };
 }

@@ -16,6 +16,7 @@ import { MachinistError, type StoredError } from '../errors.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import { actorPath, jobScopeOf } from './jobScope.js';
 import { storeCompletedLogic } from './parkable.js';
+import { CODE } from '../errorCodes.js';
 
 /** One child of a fan-out: `{ machine, input?, queue?, priority? }`. */
 export type FanOutJob = ChildJob;
@@ -54,7 +55,7 @@ export class ChildJobFailedError extends MachinistError {
 export const fanOut = fromPromise<unknown[], FanOutInput>(async ({ input, self, system, signal }) => {
   const scope = jobScopeOf(system as object);
   if (!scope?.fanOut)
-    throw new MachinistError('NOT_IN_PIPELINE', 'fanOut runs only inside a Machinist pipeline job');
+    throw new MachinistError(CODE.NOT_IN_PIPELINE, 'fanOut runs only inside a Machinist pipeline job');
   return scope.fanOut(actorPath(self), input, signal);
 });
 storeCompletedLogic.add(fanOut);

@@ -9,7 +9,7 @@
 
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import { encodeInboxEvent, decodeInboxEvent } from '../runtime/inboxEvent.js';
-import { toJson } from '../runtime/toJson.js';
+import { toStoredJson } from '../runtime/storedJson.js';
 import { reviveValue } from '../store/valueCodec.js';
 import { matchesDescriptor, type IgnoredReason } from './whyIgnored.js';
 
@@ -140,7 +140,7 @@ export class HeldEvents {
   text(): string {
     if (this.held.length === 0) return '';
     // Every held event was stored once already (in the inbox): the codec cannot refuse it.
-    return toJson(
+    return toStoredJson(
       this.held.map((m) => encodeInboxEvent(m.event, m)),
       'snapshot',
       'h',

@@ -7,7 +7,7 @@
 
 import type { AnyActorRef, AnyStateMachine } from 'xstate';
 import { UnserializableSnapshotError } from '../errors.js';
-import { toJson, unserializable } from '../runtime/toJson.js';
+import { toStoredJson, unserializable } from '../runtime/storedJson.js';
 import { assertNoEmptyChild } from './unregisteredActor.js';
 
 interface PersistedNode {
@@ -63,7 +63,7 @@ export function persistedMachineSnapshot(machine: AnyStateMachine, snapshot: unk
 
 /** The actor's persisted snapshot as JSON text. */
 export function persistedJson(actor: AnyActorRef): string {
-  return toJson(persistedSnapshot(actor), 'snapshot', '');
+  return toStoredJson(persistedSnapshot(actor), 'snapshot', '');
 }
 
 /** The error XState would raise on restoring an inline child (compiled runs, which never spawn). */

@@ -6,7 +6,7 @@ import type { LifecycleSnapshot } from '../../machines/job.js';
 import { persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { settleFailure } from '../runtime/settle.js';
-import { toJson } from '../runtime/toJson.js';
+import { toStoredJson } from '../runtime/storedJson.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { StoredTimer } from './timers.js';
 
@@ -51,8 +51,8 @@ export async function writePipelineDone(
   end: { output: unknown; persisted: unknown; value: unknown; log: string[] },
 ): Promise<void> {
   try {
-    const output = toJson(end.output, 'output');
-    const w = toJson(end.persisted, 'snapshot', '');
+    const output = toStoredJson(end.output, 'output');
+    const w = toStoredJson(end.persisted, 'snapshot', '');
     job.end();
     const state = JSON.stringify(end.value);
     await job.write({
@@ -99,13 +99,13 @@ export async function writePipelineFailure(
   let machineJson: string | undefined;
   let resumeSnapshot: string | undefined;
   try {
-    if (end.persisted !== undefined) machineJson = toJson(end.persisted, 'snapshot', '');
+    if (end.persisted !== undefined) machineJson = toStoredJson(end.persisted, 'snapshot', '');
     if (end.lastActive !== undefined)
       // Part by part, as every checkpoint: each part is its own codec text (valueCodec.ts).
       resumeSnapshot = pipelineSnapshotText(
         life,
-        toJson(end.lastActive, 'snapshot', ''),
-        toJson(end.timers, 'snapshot', 't'),
+        toStoredJson(end.lastActive, 'snapshot', ''),
+        toStoredJson(end.timers, 'snapshot', 't'),
         end.heldText,
       );
   } catch (err) {

@@ -24,7 +24,7 @@ import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
 import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter } from './checkpointWriter.js';
-import { toJson } from '../runtime/toJson.js';
+import { toStoredJson } from '../runtime/storedJson.js';
 import { noTransition } from './whyIgnored.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { HeldEvents, type Offered } from './heldEvents.js';
@@ -131,7 +131,7 @@ export async function runCompiledPipeline(
     // that cannot be stored fails this job alone, for good: the step in flight is abandoned.
     let wText: string;
     try {
-      wText = toJson(persisted(), 'snapshot', '');
+      wText = toStoredJson(persisted(), 'snapshot', '');
     } catch (err) {
       failure = { thrown: err, lastActive: undefined, unstorable: true };
       job.abort('failed', (err as Error).message);

@@ -28,7 +28,7 @@ import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers, runMigrate } from './migrate.js';
-import { toJson } from '../runtime/toJson.js';
+import { toStoredJson } from '../runtime/storedJson.js';
 import { reviveValue } from '../store/valueCodec.js';
 import {
   MachineActionError,
@@ -215,7 +215,7 @@ export async function runPipeline(
     const timers = captureTimers(actor, dueTimes);
     lastTimers = timers;
     const wText = persistedJson(actor);
-    const tText = timers.length === 0 ? '[]' : toJson(timers, 'snapshot', 't');
+    const tText = timers.length === 0 ? '[]' : toStoredJson(timers, 'snapshot', 't');
     const context = actor.getSnapshot().context;
     checkpoints.write(life, wText, tText, stateText(), context, inboxConsumed, held.text());
     held.wakeAtExpiry(host.now(), markDirty);
@@ -427,7 +427,7 @@ export async function runPipeline(
       const text = pipelineSnapshotText(
         parked,
         persistedJson(actor!),
-        toJson(timers, 'snapshot', 't'),
+        toStoredJson(timers, 'snapshot', 't'),
         held.text(),
       );
       life = parked;

@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { createActor, fromPromise, setup, type AnyActor } from 'xstate';
 import { MachinistError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 /** The xstate versions Machinist is tested on: package.json's peerDependencies.xstate. */
 export const TESTED_XSTATE = '~5.33.3';
@@ -126,7 +127,7 @@ export function checkXstateInternals(actor: AnyActor, version: string): void {
 
 function unsupported(version: string, why: string): MachinistError {
   return new MachinistError(
-    'XSTATE_UNSUPPORTED',
+    CODE.XSTATE_UNSUPPORTED,
     `xstate ${version} is not supported by Machinist's pipelines (tested on xstate ${TESTED_XSTATE}): ` +
       `${why}. Install a version in that range.`,
   );

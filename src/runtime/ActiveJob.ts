@@ -2,8 +2,10 @@
 // and its coalesced progress. Everything a job's run needs from the supervisor goes through here.
 
 import type { ClaimedJob, CommitOp } from '../store/types.js';
-import { toJson } from './toJson.js';
+import { toStoredJson } from './storedJson.js';
 import type { AttemptEnd, AttemptWatch } from './attemptWatch.js';
+import { MachinistError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
@@ -12,13 +14,12 @@ import type { AttemptEnd, AttemptWatch } from './attemptWatch.js';
  */
 export type AbortReason = 'timeout' | 'stalled' | 'cancel' | 'lease-lost' | 'shutdown' | 'failed';
 
-export class AbortedError extends Error {
+export class AbortedError extends MachinistError {
   constructor(
     readonly reason: AbortReason,
     message: string,
   ) {
-    super(message);
-    this.name = 'AbortedError';
+    super(CODE.ABORTED, message);
   }
 }
 
@@ -202,7 +203,7 @@ export class ActiveJob {
   private reportProgress(value: unknown): void {
     if (this.finished) return;
     if (this.stallMs !== 0) this.stallDeadline = performance.now() + this.stallMs;
-    const text = toJson(value ?? null, 'progress');
+    const text = toStoredJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;
     const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - performance.now());

@@ -10,7 +10,7 @@ import type { RetryPolicy } from './backoff.js';
 import { successPath } from './lifecycle.js';
 import type { ActiveJob } from './ActiveJob.js';
 import { settleFailure } from './settle.js';
-import { toJson } from './toJson.js';
+import { toStoredJson } from './storedJson.js';
 
 /** What runSimpleJob needs of a `defineJob` definition (defineJob.ts types the arguments). */
 export interface SimpleJobLogic {
@@ -78,7 +78,7 @@ export async function runSimpleJob(
     }
     const output = await job.race(def.work(jobArgs(job, input, queue, 'working', loaded)));
     job.deadline = 0;
-    const text = toJson(output, 'output');
+    const text = toStoredJson(output, 'output');
     if (job.abortError) throw job.abortError;
     job.end();
     await job.write({

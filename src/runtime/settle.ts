@@ -12,6 +12,7 @@ import { backoffDelay, retryLaterDelay, type RetryPolicy } from './backoff.js';
 import { lifecycleState, persistLifecycle, stepLifecycle } from './lifecycle.js';
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from './ActiveJob.js';
+import { CODE } from '../errorCodes.js';
 
 export interface SettleOptions {
   retry: RetryPolicy | undefined;
@@ -89,13 +90,13 @@ export async function settleFailure(
     job.abortReason === 'timeout'
       ? {
           name: 'TimeoutError',
-          code: 'TIMEOUT',
+          code: CODE.TIMEOUT,
           message: `attempt ${life.context.attempt} timed out after ${options.timeoutMs} ms`,
         }
       : job.abortReason === 'stalled'
         ? {
             name: 'StalledError',
-            code: 'STALLED',
+            code: CODE.STALLED,
             message: `attempt ${life.context.attempt} reported no progress for ${job.stallMs} ms`,
           }
         : toStoredError(thrown);

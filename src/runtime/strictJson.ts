@@ -7,20 +7,25 @@
 
 import { TextDecoder } from 'node:util';
 import { jsonNestsDeeper } from './inputLimits.js';
+import { CODE, type ErrorCode } from '../errorCodes.js';
+import { MachinistError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
-export type StrictJsonProblem = 'NOT_UTF8' | 'TOO_DEEP' | 'FORBIDDEN_KEY' | 'HUGE_NUMBER' | 'INVALID_JSON';
+export type StrictJsonProblem = Extract<
+  ErrorCode,
+  'NOT_UTF8' | 'TOO_DEEP' | 'FORBIDDEN_KEY' | 'HUGE_NUMBER' | 'INVALID_JSON'
+>;
 
 /** Why a text was refused; `key` names a forbidden key. */
-export class StrictJsonError extends Error {
+export class StrictJsonError extends MachinistError {
   constructor(
     readonly problem: StrictJsonProblem,
     message: string,
     readonly key?: string,
   ) {
-    super(message);
+    super(problem, message, key === undefined ? {} : { field: key });
   }
 }
 
@@ -48,24 +53,24 @@ export function parseStrictJson(input: Uint8Array | string, maxDepth: number): u
   try {
     text = typeof input === 'string' ? input : utf8.decode(input);
   } catch {
-    throw new StrictJsonError('NOT_UTF8', 'the text is not UTF-8');
+    throw new StrictJsonError(CODE.NOT_UTF8, 'the text is not UTF-8');
   }
   if (jsonNestsDeeper(text, maxDepth))
-    throw new StrictJsonError('TOO_DEEP', `arrays and objects nest deeper than ${maxDepth} levels`);
+    throw new StrictJsonError(CODE.TOO_DEEP, `arrays and objects nest deeper than ${maxDepth} levels`);
   try {
     if (!mayHoldForbiddenKey(text) && !mayHoldHugeNumber(text)) return JSON.parse(text);
     return JSON.parse(text, function (key, value: unknown) {
       if (FORBIDDEN.has(key))
-        throw new StrictJsonError('FORBIDDEN_KEY', `the key '${key}' is not allowed`, key);
+        throw new StrictJsonError(CODE.FORBIDDEN_KEY, `the key '${key}' is not allowed`, key);
       if (typeof value === 'number' && !Number.isFinite(value))
         throw new StrictJsonError(
-          'HUGE_NUMBER',
+          CODE.HUGE_NUMBER,
           'a number is past the double range (it would be stored as null)',
         );
       return value;
     });
   } catch (err) {
     if (err instanceof StrictJsonError) throw err;
-    throw new StrictJsonError('INVALID_JSON', `not valid JSON: ${(err as Error).message}`);
+    throw new StrictJsonError(CODE.INVALID_JSON, `not valid JSON: ${(err as Error).message}`);
   }
 }

@@ -1,7 +1,8 @@
 // THE one encoding of what a job holds (input, context and snapshots, events, progress, output,
-// children's outputs): a value comes back exactly as it was stored, or it is refused when it is
-// stored, naming its path. It MUST NEVER come back silently changed (a Date as a string, a Map as
-// `{}`): that breaks the job only on its first restore, in the user's own code.
+// children's outputs). THE ROUND-TRIP RULE: a value comes back exactly as it was stored, or it
+// is refused when it is stored, naming its path. It MUST NEVER come back silently changed (a
+// Date as a string, a Map as `{}`): that breaks the job only on its first restore, in the
+// user's own code.
 //
 // Plain JSON is stored as plain JSON, exactly as before this codec (other languages, the
 // dashboard and `redis-cli` read it). A value plain JSON cannot carry (Date, Map, Set, BigInt,
@@ -16,7 +17,8 @@
 // function or symbol value (JSON drops them), an invalid Date.
 
 import { SuperJSON } from 'superjson';
-import { UnserializableSnapshotError } from '../errors.js';
+import { MachinistError, UnserializableSnapshotError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 /** The key that marks an envelope; its value names the codec. */
 export const CODEC_KEY = '$codec';
@@ -57,9 +59,9 @@ export interface Refusal {
 }
 
 /** Why classify stopped: the value cannot be stored, at `path`. */
-class Refused extends Error {
+class Refused extends MachinistError {
   constructor(readonly refusal: Refusal) {
-    super(refusal.reason);
+    super(CODE.UNSERIALIZABLE_SNAPSHOT, refusal.reason);
   }
 }
 

@@ -25,6 +25,8 @@
 //                 may claim): no job is taken that this worker could not start at once. A slot
 //                 is free as soon as its job queued the write that ends its run (done, fail,
 //                 retry, park, ...): the claim that fills it is applied after that write.
+//                 (Why not a p-limit pool: the slot count sizes each claim in the same round
+//                 trip as the writes; a pool would hold claimed jobs, leased, waiting locally.)
 //   ORDER         a job's writes keep their order: every commit goes over the same connection
 //                 and Redis applies them in the order sent. A failed commit is sent again first
 //                 in line, in the order its writes were queued, minus checkpoints a later write

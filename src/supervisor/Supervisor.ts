@@ -38,6 +38,7 @@ import { RunningJobs } from './RunningJobs.js';
 import { subscribeControl } from './controlChannel.js';
 import { listenForStrayErrors } from './strayErrors.js';
 import { resolveSupervisorOptions, type StopResult, type SupervisorOptions } from './supervisorOptions.js';
+import { CODE } from '../errorCodes.js';
 
 export type { StopResult, SupervisorOptions } from './supervisorOptions.js';
 
@@ -224,7 +225,7 @@ export class Supervisor {
   async start(): Promise<void> {
     if (inSandboxThread())
       throw new SandboxError(
-        'SANDBOX_LOAD',
+        CODE.SANDBOX_LOAD,
         "Supervisor.start() was called in a sandbox thread: the module a sandboxed job names (sandbox: 'thread' names the module that called defineJob) is imported again in each thread and must only define jobs; start the Supervisor from another module",
         { queue: this.queue },
       );

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/types.js';
 import { MachinistError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 export async function checkRedisSettings(
   store: Store,
@@ -15,7 +16,7 @@ export async function checkRedisSettings(
   if (policy === null) log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
   else if (policy !== 'noeviction' && !options.allowEviction) {
     throw new MachinistError(
-      'EVICTING_REDIS',
+      CODE.EVICTING_REDIS,
       `Redis maxmemory-policy is '${policy}': it may evict job records, and an evicted job is lost. ` +
         "Set it to 'noeviction' (or pass allowEviction: true to accept the risk).",
       { queue: options.queue },

@@ -11,6 +11,7 @@ import { MAX_INPUT_DEPTH } from '../runtime/inputLimits.js';
 import { parseStrictJson, StrictJsonError } from '../runtime/strictJson.js';
 import type { Registry } from '../runtime/registry.js';
 import type { IngressDecision } from '../store/types.js';
+import { CODE, type ErrorCode } from '../errorCodes.js';
 
 /**
  * What an entry may take beyond its input: the fields (priority, id, ...) and their punctuation
@@ -38,13 +39,13 @@ export function parseIngressEntry(
   registry: Registry,
   limits: { queue: string; maxPayloadBytes: number },
 ): IngressDecision | Promise<IngressDecision> {
-  const broken = (code: string, why: string): IngressDecision => ({
+  const broken = (code: ErrorCode, why: string): IngressDecision => ({
     id: newJobId(),
     reason: `${code}: ${why}`,
   });
   if (raw.length > ingressEntryLimit(limits.maxPayloadBytes))
     return broken(
-      'INGRESS_TOO_LARGE',
+      CODE.INGRESS_TOO_LARGE,
       `entry is ${raw.length} bytes, over the ${ingressEntryLimit(limits.maxPayloadBytes)}-byte limit ` +
         `(twice the ${limits.maxPayloadBytes}-byte input limit, plus ${INGRESS_ENTRY_SLACK_BYTES})`,
     );
@@ -55,26 +56,26 @@ export function parseIngressEntry(
   } catch (err) {
     const problem = err instanceof StrictJsonError ? err.problem : 'INVALID_JSON';
     const message = (err as Error).message;
-    if (problem === 'NOT_UTF8' || problem === 'INVALID_JSON')
-      return broken('INGRESS_UNDECODABLE', `entry is not UTF-8 JSON: ${message}`);
-    return broken('INGRESS_INVALID', `entry refused: ${message}`);
+    if (problem === CODE.NOT_UTF8 || problem === CODE.INVALID_JSON)
+      return broken(CODE.INGRESS_UNDECODABLE, `entry is not UTF-8 JSON: ${message}`);
+    return broken(CODE.INGRESS_INVALID, `entry refused: ${message}`);
   }
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-    return broken('INGRESS_INVALID', 'entry must be a JSON object');
+    return broken(CODE.INGRESS_INVALID, 'entry must be a JSON object');
   const e = entry as Record<string, unknown>;
   for (const key of Object.keys(e)) {
     if (!FIELDS.has(key))
-      return broken('INGRESS_INVALID', `unknown field '${key}' (known: ${[...FIELDS].join(', ')})`);
+      return broken(CODE.INGRESS_INVALID, `unknown field '${key}' (known: ${[...FIELDS].join(', ')})`);
   }
   if (typeof e.machine !== 'string' || e.machine === '')
-    return broken('INGRESS_INVALID', "field 'machine' must be a non-empty string");
-  if (!('input' in e)) return broken('INGRESS_INVALID', "field 'input' is missing (null is an input)");
+    return broken(CODE.INGRESS_INVALID, "field 'machine' must be a non-empty string");
+  if (!('input' in e)) return broken(CODE.INGRESS_INVALID, "field 'input' is missing (null is an input)");
   if (e.id !== undefined && (typeof e.id !== 'string' || !OWN_ID.test(e.id)))
-    return broken('INGRESS_INVALID', "field 'id' must be 1-128 of letters, digits, '.', '_', '-'");
+    return broken(CODE.INGRESS_INVALID, "field 'id' must be 1-128 of letters, digits, '.', '_', '-'");
   const def = registry.latest(e.machine);
   if (!def)
     return broken(
-      'UNKNOWN_MACHINE',
+      CODE.UNKNOWN_MACHINE,
       `no machine named '${e.machine}' is registered on the supervisor for queue '${limits.queue}'`,
     );
   const options: EnqueueOptions = {};
@@ -84,8 +85,8 @@ export function parseIngressEntry(
   const refused = (err: unknown): IngressDecision =>
     // An input the machine's schema refuses is told apart from an entry that is malformed.
     err instanceof InputSchemaError
-      ? broken(err.code, err.message)
-      : broken('INGRESS_INVALID', (err as Error).message);
+      ? broken(CODE.INVALID_INPUT, err.message)
+      : broken(CODE.INGRESS_INVALID, (err as Error).message);
   const decided = ({ job }: BuiltJob): IngressDecision => {
     if (typeof e.id !== 'string') return { job, ownId: false };
     job.id = e.id;

@@ -14,6 +14,7 @@ import type { Store } from '../store/types.js';
 import { toStoredError } from '../errors.js';
 import { FINISHED } from '../store/types.js';
 import { MAX_INPUT_DEPTH, jsonBytesOver, jsonNestsDeeper } from '../runtime/inputLimits.js';
+import { CODE, type ErrorCode } from '../errorCodes.js';
 
 /** What starting a job needs of its supervisor. */
 export interface ClaimContext {
@@ -30,7 +31,7 @@ export interface ClaimContext {
 
 export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<void> {
   const c = job.claimed;
-  const broken = (code: string, message: string) =>
+  const broken = (code: ErrorCode, message: string) =>
     job.write({
       kind: 'broken',
       id: c.id,
@@ -38,7 +39,7 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       error: JSON.stringify({ name: 'BrokenJobError', code, message }),
       log: [JSON.stringify({ type: 'broken', code, message })],
     });
-  if (!c.machine) return void (await broken('BROKEN_RECORD', 'job record has no machine name'));
+  if (!c.machine) return void (await broken(CODE.BROKEN_RECORD, 'job record has no machine name'));
   // Fields enqueue always writes well: a bad one means the record came from somewhere else.
   for (const [what, value] of [
     ['version', c.version],
@@ -46,7 +47,10 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
     ['max attempts', c.maxAttempts],
   ] as const) {
     if (!Number.isInteger(value) || value < 1)
-      return void (await broken('BROKEN_RECORD', `job record's ${what} is not an integer >= 1 (${value})`));
+      return void (await broken(
+        CODE.BROKEN_RECORD,
+        `job record's ${what} is not an integer >= 1 (${value})`,
+      ));
   }
   // A fresh job runs on the newest registered version; a job with a snapshot needs its own
   // version, or a newer one whose definition can migrate the snapshot.
@@ -59,7 +63,7 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
   if (!def) {
     const known = sup.registry.has(c.machine);
     return void (await broken(
-      known ? 'UNKNOWN_VERSION' : 'UNKNOWN_MACHINE',
+      known ? CODE.UNKNOWN_VERSION : CODE.UNKNOWN_MACHINE,
       known
         ? `machine '${c.machine}' version ${c.version} is not registered on this supervisor (and the job has a snapshot from that version)`
         : `no machine named '${c.machine}' is registered on the supervisor for queue '${sup.queue}'`,
@@ -92,18 +96,21 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
     const bytes = jsonBytesOver(c.input, sup.maxPayloadBytes);
     if (bytes !== null)
       return void (await broken(
-        'INPUT_TOO_LARGE',
+        CODE.INPUT_TOO_LARGE,
         `job input is ${bytes} bytes, over the ${sup.maxPayloadBytes}-byte limit (maxPayloadBytes)`,
       ));
     if (jsonNestsDeeper(c.input))
-      return void (await broken('INPUT_TOO_DEEP', `job input nests deeper than ${MAX_INPUT_DEPTH} levels`));
+      return void (await broken(
+        CODE.INPUT_TOO_DEEP,
+        `job input nests deeper than ${MAX_INPUT_DEPTH} levels`,
+      ));
   }
   let input: unknown;
   let timeoutMs = def.timeoutMs;
   try {
     input = c.input === undefined ? undefined : decodeValue(c.input);
   } catch (err) {
-    return void (await broken('UNDECODABLE', `job input is not valid JSON: ${(err as Error).message}`));
+    return void (await broken(CODE.UNDECODABLE, `job input is not valid JSON: ${(err as Error).message}`));
   }
   try {
     if (c.options) {
@@ -111,7 +118,7 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       if (typeof o?.timeoutMs === 'number') timeoutMs = o.timeoutMs;
     }
   } catch (err) {
-    return void (await broken('UNDECODABLE', `job options are not valid JSON: ${(err as Error).message}`));
+    return void (await broken(CODE.UNDECODABLE, `job options are not valid JSON: ${(err as Error).message}`));
   }
   if (def.stallTimeoutMs !== undefined) {
     // Armed at the start: an attempt that never reports anything stalls too.

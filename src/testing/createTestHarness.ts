@@ -12,12 +12,13 @@
 import { pino } from 'pino';
 import { Client } from '../client/Client.js';
 import { Supervisor } from '../supervisor/Supervisor.js';
-import { MachinistError } from '../errors.js';
+import { JobNotFoundError, MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { JobId } from '../client/jobTypes.js';
 import type { AuditEntry, JobRecord } from '../store/types.js';
 import { MemoryStore } from '../store/memory/MemoryStore.js';
 import { TestClock } from './TestClock.js';
+import { CODE } from '../errorCodes.js';
 
 export interface TestHarnessOptions<D extends AnyDefinition> {
   /** The definitions to run (and to type the client by). */
@@ -120,7 +121,7 @@ export async function createTestHarness<D extends AnyDefinition>(
       if (performance.now() > end) {
         const counts = await Promise.all(queues.map(async (q) => [q, await store.counts(q)] as const));
         throw new MachinistError(
-          'HARNESS_NOT_IDLE',
+          CODE.HARNESS_NOT_IDLE,
           `runUntilIdle: still busy after ${o.timeoutMs ?? timeoutMs} ms: ${JSON.stringify(Object.fromEntries(counts))}`,
         );
       }
@@ -144,7 +145,7 @@ export async function createTestHarness<D extends AnyDefinition>(
     job: async <Output>(id: JobId<Output> | string) => {
       await runUntilIdle();
       const job = await client.get(id);
-      if (!job) throw new MachinistError('JOB_NOT_FOUND', `job ${id} does not exist`, { jobId: id });
+      if (!job) throw new JobNotFoundError(id);
       return job;
     },
     events: (id) => client.events(id),

@@ -29,7 +29,7 @@
 //   STOPPED   stop(): both loops end, deliveries in flight are awaited (their deadline bounds
 //             it), and the lease is released so another supervisor takes over at once.
 //
-// THE RULE THAT MUST NEVER BREAK: a delivery failure MUST NOT reach the job. Nothing here
+// THE DELIVERY-ISOLATION RULE (it must never break): a delivery failure MUST NOT reach the job. Nothing here
 // writes a job record or runs in a job's attempt; every error is caught, logged (pino) and
 // counted (onDelivery), and the loops go on.
 //
@@ -52,6 +52,8 @@ import { hookChain } from '../store/hookWrites.js';
 import type { DeliveryResult } from '../runtime/JobObserver.js';
 import { sendWebhook } from './sendWebhook.js';
 import { signWebhook } from './signature.js';
+import { MachinistError } from '../errors.js';
+import { CODE } from '../errorCodes.js';
 
 export interface WebhookSettings {
   /** Hosts (names or IPs, optionally host:port) let through although not public. Default none. */
@@ -91,7 +93,11 @@ const READ_COUNT = 500;
 /** A listed job without a record this long after it was listed was never created. */
 const DANGLING_MS = 10 * 60_000;
 
-class LeaseLost extends Error {}
+class LeaseLost extends MachinistError {
+  constructor() {
+    super(CODE.DELIVERY_LEASE_LOST, "the dispatcher's lease on a delivery chain has passed");
+  }
+}
 
 export class WebhookDispatcher {
   private readonly o: Required<Omit<WebhookDispatcherOptions, 'onDelivery' | 'allowHosts'>> &
@@ -329,7 +335,13 @@ export class WebhookDispatcher {
     await hooks.unhook(dangling);
   }
 
-  /** Starts a try for each due chain not in flight, up to `concurrency`. */
+  /**
+   * Starts a try for each due chain not in flight, up to `concurrency`. Not a p-limit pool: a
+   * pool queues the work it cannot start yet, and a queued chain would be tried later than it
+   * was read due (its head may have changed, another leader may own it by then); this asks the
+   * store for no more chains than it can start now, keyed by chain so that one chain is never
+   * tried twice at once, and asks again as each try ends.
+   */
   private async deliverDue(): Promise<void> {
     const free = this.o.concurrency - this.inFlight.size;
     if (free <= 0 || this.stopped) return;

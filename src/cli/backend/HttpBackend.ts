@@ -21,6 +21,7 @@ import {
 } from '../../store/types.js';
 import { CliError, EXIT } from '../CliError.js';
 import type { CliBackend } from './CliBackend.js';
+import { CODE, type ErrorCode } from '../../errorCodes.js';
 
 /** A request the server does not answer in this long fails (no route the CLI uses holds one). */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -115,11 +116,12 @@ export class HttpBackend implements CliBackend {
       );
     if (status === 503)
       return new CliError(`the server at ${this.where} cannot reach its store: ${message} [${code}]`);
-    if (code === 'JOB_NOT_FOUND' && e?.jobId) return new JobNotFoundError(e.jobId, e.queue);
+    if (code === CODE.JOB_NOT_FOUND && e?.jobId) return new JobNotFoundError(e.jobId, e.queue);
     // A route this server does not have (a release before it): not "no such job".
-    if (status === 404 && code === 'NOT_FOUND' && !e?.machine)
+    if (status === 404 && code === CODE.NOT_FOUND && !e?.machine)
       return new CliError(`${this.where} has no ${method} ${route}: ${message} [${code}]`);
-    return new MachinistError(code, message, {
+    // The server's code as it sent it (a newer server may send one this release does not know).
+    return new MachinistError(code as ErrorCode, message, {
       jobId: e?.jobId,
       machine: e?.machine,
       queue: e?.queue,

@@ -20,10 +20,15 @@ export function authHeaders(): Record<string, string> {
   return t ? { authorization: `Bearer ${t}` } : {};
 }
 
+/**
+ * A failed API call. The browser bundle does not import the server's errors; `code` is the
+ * registry code the API answered with (src/errorCodes.ts), or undefined when the answer had none.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -39,15 +44,17 @@ async function request(method: string, path: string, body?: unknown): Promise<Re
   });
   if (!res.ok) {
     let message = `${res.status} ${res.statusText}`;
+    let code: string | undefined;
     try {
       // The API answers every failure as { error: { code, message } }.
       const j = (await res.json()) as { error?: { code?: string; message?: string } };
+      code = j.error?.code;
       message = `${res.status} ${j.error?.code ?? ''}: ${j.error?.message ?? res.statusText}`;
     } catch {
       // not JSON: keep the status line
     }
     if (res.status === 401) message += ' (set a token with the Token button)';
-    throw new ApiError(res.status, message);
+    throw new ApiError(res.status, message, code);
   }
   return res;
 }

@@ -15,6 +15,7 @@ import {
   idParams,
   queueQuery,
 } from '../schemas.js';
+import { CODE } from '../../errorCodes.js';
 
 const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
 
@@ -159,7 +160,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
       const { id } = request.params as { id: string };
       const { queue } = request.query as { queue?: string };
       if (!(await api.client.purgeDeadLetter(id, { queue })))
-        throw new HttpError('NOT_DEAD_LETTER', `job ${id} is not a dead letter`, { jobId: id, queue });
+        throw new HttpError(CODE.NOT_DEAD_LETTER, `job ${id} is not a dead letter`, { jobId: id, queue });
       return { job_id: id, purged: true };
     },
   );

@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';
-import { JobNotFoundError, RedisUnavailableError, TimeoutError } from '../../errors.js';
+import { JobNotFoundError, MachinistError, RedisUnavailableError, TimeoutError } from '../../errors.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { JobStatus } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
@@ -24,6 +24,7 @@ import {
   ref,
   sendBody,
 } from '../schemas.js';
+import { CODE } from '../../errorCodes.js';
 
 interface EnqueueBody extends Omit<EnqueueOptions, 'webhook'> {
   machine: string;
@@ -45,14 +46,20 @@ type IdParams = { id: string };
 type QueueQuery = { queue?: string };
 
 /** A `?wait` whose client disconnected (its 202 goes nowhere). */
-class ClientLeftError extends Error {}
+class ClientLeftError extends MachinistError {
+  constructor() {
+    super(CODE.CLIENT_LEFT, 'the client of a ?wait request disconnected');
+  }
+}
 
 const location = (id: string): string => `/jobs/${encodeURIComponent(id)}`;
 
 /** The one Idempotency-Key header value, or undefined; refused when repeated. */
 function headerKey(value: string | string[] | undefined): string | undefined {
   if (Array.isArray(value))
-    throw new HttpError('INVALID_INPUT', 'Idempotency-Key may be given once', { field: 'Idempotency-Key' });
+    throw new HttpError(CODE.INVALID_INPUT, 'Idempotency-Key may be given once', {
+      field: 'Idempotency-Key',
+    });
   return value;
 }
 
@@ -84,7 +91,7 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
         options.webhook = { url: webhookUrl, stateUrl: stateWebhookUrl, secret: webhookSecret };
       const key = headerKey(request.headers['idempotency-key']);
       if (key !== undefined && options.idempotencyKey !== undefined && key !== options.idempotencyKey)
-        throw new HttpError('INVALID_INPUT', 'the Idempotency-Key header and idempotencyKey differ', {
+        throw new HttpError(CODE.INVALID_INPUT, 'the Idempotency-Key header and idempotencyKey differ', {
           field: 'idempotencyKey',
         });
       if (key !== undefined) options.idempotencyKey = key;

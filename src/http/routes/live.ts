@@ -18,6 +18,7 @@ import { jobView } from '../../client/recordView.js';
 import { SseStream } from '../SseStream.js';
 import { bearerSecurity, errorReplies, idParams, queueQuery } from '../schemas.js';
 import { parseLastEventId, recordId, type ResumePoint } from '../streamIds.js';
+import { CODE } from '../../errorCodes.js';
 
 const eventData = (e: QueueEvent) => ({ jobId: e.jobId, type: e.type, status: e.status, at: e.at });
 
@@ -69,7 +70,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
       const from = lastEventId(request)?.cursor;
       // Only queues that exist: each followed queue holds a connection while followed.
       if (!(await api.store.queues()).includes(queue))
-        throw new HttpError('UNKNOWN_QUEUE', `no queue named '${queue}' is known`, { queue });
+        throw new HttpError(CODE.UNKNOWN_QUEUE, `no queue named '${queue}' is known`, { queue });
       const sub = await api.hub.subscribe(queue, from);
       const stream = open(request, reply, sub);
       const send = (events: QueueEvent[]) => {

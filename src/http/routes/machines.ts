@@ -10,6 +10,7 @@ import type { MachineInfo } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
 import { bearerSecurity, errorReplies, machineSummary } from '../schemas.js';
+import { CODE } from '../../errorCodes.js';
 
 interface MachineSummary {
   name: string;
@@ -108,11 +109,12 @@ export function machineRoutes(app: FastifyInstance, api: ApiContext): void {
       const { name } = request.params as { name: string };
       const { version } = request.query as { version?: number };
       const found = (await allMachines(api)).get(name);
-      if (!found) throw new HttpError('NOT_FOUND', `no machine named '${name}' is known`, { machine: name });
+      if (!found)
+        throw new HttpError(CODE.NOT_FOUND, `no machine named '${name}' is known`, { machine: name });
       const def = version !== undefined ? api.local?.get(name, version) : found.local;
       if (version !== undefined && !def)
         throw new HttpError(
-          'NOT_FOUND',
+          CODE.NOT_FOUND,
           `machine '${name}' version ${version} is not one this server was given`,
           {
             machine: name,

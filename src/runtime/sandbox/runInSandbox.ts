@@ -25,6 +25,7 @@ import {
   type SandboxArgs,
   type SandboxStart,
 } from './sandboxMessages.js';
+import { CODE } from '../../errorCodes.js';
 
 /** How long an aborted thread may take to end its work itself before it is terminated. */
 const ABORT_GRACE_MS = 1000;
@@ -117,7 +118,7 @@ function runInSandbox(spec: SandboxSpec, args: SandboxWorkArgs): Promise<unknown
       end(() =>
         reject(
           new SandboxError(
-            'SANDBOX_EXITED',
+            CODE.SANDBOX_EXITED,
             `sandbox: the thread running job ${args.jobId} exited with code ${code} before its work ended`,
             { jobId: args.jobId, machine: spec.jobName },
           ),

@@ -14,6 +14,7 @@ import {
   type SandboxStart,
   type ToThread,
 } from './sandboxMessages.js';
+import { CODE } from '../../errorCodes.js';
 
 type Work = (args: unknown) => unknown;
 
@@ -29,7 +30,7 @@ export function findWork(mod: Record<string, unknown>, start: Omit<SandboxStart,
     if (typeof v === 'function') return v as Work;
     if (isJobDefinition(v)) return v.work;
     throw new SandboxError(
-      'SANDBOX_LOAD',
+      CODE.SANDBOX_LOAD,
       `sandbox: ${href} has no export '${exportName}' that is a function or a job definition`,
       { machine: jobName },
     );
@@ -38,7 +39,7 @@ export function findWork(mod: Record<string, unknown>, start: Omit<SandboxStart,
     for (const d of Array.isArray(v) ? (v as unknown[]) : [v])
       if (isJobDefinition(d) && d.name === jobName) return d.work;
   throw new SandboxError(
-    'SANDBOX_LOAD',
+    CODE.SANDBOX_LOAD,
     `sandbox: no export of ${href} is the job definition '${jobName}': export it, or pass sandbox: { module, export }`,
     { machine: jobName },
   );

@@ -11,6 +11,7 @@
 import { hostname } from 'node:os';
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { DataFileLockedError, DataFileUnwritableError, MachinistError } from '../../errors.js';
+import { CODE } from '../../errorCodes.js';
 
 interface Holder {
   pid: number;
@@ -51,7 +52,7 @@ export class DataFileLock {
         if (holder && isAlive(holder, path)) throw lockedError(file, path, holder);
         removeStale(path, holder);
       }
-      throw new MachinistError('DATA_FILE_LOCKED', `MemoryStore: could not take the lock ${path}`);
+      throw new MachinistError(CODE.DATA_FILE_LOCKED, `MemoryStore: could not take the lock ${path}`);
     } finally {
       unlinkSync(tmp);
     }

@@ -3,7 +3,7 @@
 // WHICH move a job makes; only `move` makes it. No operation sets `status`, or moves a job
 // between the status indexes, by hand.
 //
-// THE RULE THAT MUST NEVER BREAK: a move is made only when `guardMove` (src/store/lifecycleTable.ts, the
+// THE GUARDED-MOVE RULE (it must never break): a move is made only when `guardMove` (src/store/lifecycleTable.ts, the
 // same table and guards as the Lua side, held equal by test/lifecycle/lifecycleTable.test.ts)
 // allows it: the job exists; THE FENCE: a worker's write carries the job's lease token; the
 // move is an edge of EDGES. Then THE CANCEL GUARD, here in `move`: a job whose cancel was

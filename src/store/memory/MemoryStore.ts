@@ -2,7 +2,7 @@
 // run without Redis, single-machine deployments (`dataFile` keeps its jobs across restarts) and
 // users' unit tests (an injected clock: `now`). Every operation runs to its end synchronously
 // before its promise settles, so each is atomic, as a Lua script is on Redis; every status change
-// goes through MemoryLifecycle.move (MemoryLifecycle.ts: THE RULE, the guards and the table it
+// goes through MemoryLifecycle.move (MemoryLifecycle.ts: THE GUARDED-MOVE RULE, the guards and the table it
 // shares with lua/include/lcMove.lua).
 //
 // What cannot hold in one process: a worker in another process (nothing outside this process

@@ -9,6 +9,7 @@ import { BAND } from '../storeConstants.js';
 import type { MemoryJob } from './MemoryJob.js';
 import type { QueueState } from './QueueState.js';
 import { FINAL } from '../lifecycleTable.js';
+import { CODE } from '../../errorCodes.js';
 
 const TARGET = {
   done: 'done',
@@ -22,7 +23,7 @@ const TARGET = {
 
 /** A malformed commit (what BAD_COMMIT reports on Redis): nothing was written. */
 function bad(i: number, why: string): MachinistError {
-  return new MachinistError('BAD_COMMIT', `BAD_COMMIT ${i} ${why}`);
+  return new MachinistError(CODE.BAD_COMMIT, `BAD_COMMIT ${i} ${why}`);
 }
 
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;

@@ -5,6 +5,7 @@
 
 import { MachinistError } from '../../errors.js';
 import { INDEX_NAMES } from './QueueState.js';
+import { CODE } from '../../errorCodes.js';
 
 type Check = (v: unknown, path: string) => void;
 
@@ -12,7 +13,7 @@ type Check = (v: unknown, path: string) => void;
 export function checkDataShape(doc: unknown, file: string): void {
   const fail = (path: string, want: string, got: unknown): never => {
     throw new MachinistError(
-      'BAD_DATA_FILE',
+      CODE.BAD_DATA_FILE,
       `MemoryStore: ${file} is not a valid data file: ${path} should be ${want}, found ${kindOf(got)}`,
       { field: path },
     );

@@ -10,9 +10,10 @@ import { BAND } from '../storeConstants.js';
 import type { MemoryContext } from './MemoryContext.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { ZSet } from './ZSet.js';
+import { CODE } from '../../errorCodes.js';
 
 function bad(i: number, why: string): MachinistError {
-  return new MachinistError('BAD_ENQUEUE', `BAD_ENQUEUE ${i} ${why}`);
+  return new MachinistError(CODE.BAD_ENQUEUE, `BAD_ENQUEUE ${i} ${why}`);
 }
 
 export function checkEnqueue(jobs: readonly NewJob[]): void {

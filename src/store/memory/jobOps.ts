@@ -9,6 +9,7 @@ import { appendLog } from './MemoryJob.js';
 import { tokenWorker } from './MemoryLifecycle.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { QueueState } from './QueueState.js';
+import { CODE } from '../../errorCodes.js';
 
 /**
  * Ends a job that is not running at once; asks a running job's worker to stop it (its `cancel
@@ -55,7 +56,7 @@ export function send(
   eventId: string,
 ): boolean {
   if (!event || typeof eventType !== 'string' || !eventId)
-    throw new MachinistError('BAD_SEND', 'BAD_SEND event, type and event id are required', { jobId: id });
+    throw new MachinistError(CODE.BAD_SEND, 'BAD_SEND event, type and event id are required', { jobId: id });
   const j = ctx.job(q, id);
   if (!j) throw new JobNotFoundError(id, q.name);
   if (FINAL.has(j.status)) throw new JobFinishedError(id, j.status);

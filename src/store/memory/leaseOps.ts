@@ -7,6 +7,7 @@ import { MachinistError } from '../../errors.js';
 import type { LeaseState, ReapResult } from '../types.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { QueueState } from './QueueState.js';
+import { CODE } from '../../errorCodes.js';
 
 export function heartbeat(
   ctx: MemoryContext,
@@ -14,7 +15,8 @@ export function heartbeat(
   leases: readonly { id: string; token: string }[],
   leaseMs: number,
 ): LeaseState[] {
-  if (!(leaseMs > 0)) throw new MachinistError('BAD_HEARTBEAT', 'BAD_HEARTBEAT lease ms or id/token pairs');
+  if (!(leaseMs > 0))
+    throw new MachinistError(CODE.BAD_HEARTBEAT, 'BAD_HEARTBEAT lease ms or id/token pairs');
   return leases.map(({ id, token }) => {
     const j = ctx.job(q, id);
     if (!j || token === '' || j.token !== token) return 'lost';
@@ -26,7 +28,7 @@ export function heartbeat(
 
 /** Jobs whose lease passed: requeued, or failed past `maxLeaseRequeues`; then retention. */
 export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number): ReapResult {
-  if (!Number.isFinite(maxLeaseRequeues)) throw new MachinistError('BAD_REAP', 'BAD_REAP bad budget');
+  if (!Number.isFinite(maxLeaseRequeues)) throw new MachinistError(CODE.BAD_REAP, 'BAD_REAP bad budget');
   const requeued: string[] = [];
   const failed: string[] = [];
   for (const { member: id } of q.index.active.popUpTo(ctx.now, 500)) {
@@ -37,7 +39,7 @@ export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number
       const error = JSON.stringify({
         name: 'LeaseExpiredError',
         message: `lease expired ${lr} times (budget ${maxLeaseRequeues})`,
-        code: 'LEASE_EXPIRED',
+        code: CODE.LEASE_EXPIRED,
       });
       ctx.lc.move(q, j, 'failed', {
         kind: 'failed',

@@ -15,6 +15,7 @@ import { checkDataShape } from './dataFileShape.js';
 import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
+import { CODE } from '../../errorCodes.js';
 
 const FORMAT = 1;
 
@@ -70,14 +71,17 @@ export function decodeData(text: string, file: string): StoreData {
     doc = JSON.parse(text);
   } catch (err) {
     throw new MachinistError(
-      'BAD_DATA_FILE',
+      CODE.BAD_DATA_FILE,
       `MemoryStore: ${file} is not a data file (not JSON)`,
       {},
       { cause: err },
     );
   }
   if (doc?.format !== FORMAT || !Array.isArray(doc.queues))
-    throw new MachinistError('BAD_DATA_FILE', `MemoryStore: ${file} is not a data file of format ${FORMAT}`);
+    throw new MachinistError(
+      CODE.BAD_DATA_FILE,
+      `MemoryStore: ${file} is not a data file of format ${FORMAT}`,
+    );
   checkDataShape(doc, file);
   const queues = new Map<string, QueueState>();
   for (const qd of doc.queues) {

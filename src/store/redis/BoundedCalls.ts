@@ -2,7 +2,7 @@
 // Redis is down gets REDIS_UNAVAILABLE within `RedisStoreOptions.commandTimeoutMs`, naming the
 // server, instead of a promise that waits for as long as the outage lasts.
 //
-// THE RULE: a call that gave up MUST NOT land later as a surprise write. So client calls go over
+// THE NO-LATE-WRITE RULE: a call that gave up MUST NOT land later as a surprise write. So client calls go over
 // a connection of their own that never holds a command back (FAIL_FAST): a command issued while
 // it is down fails at once instead of waiting in ioredis's offline queue, and one in flight when
 // it drops fails instead of being re-sent after the reconnect. The retrying is done here, each
@@ -18,7 +18,7 @@ import { RedisUnavailableError, type ErrorIds } from '../../errors.js';
 import { backoffMs, mayHaveBeenApplied, callErrorKind } from '../callErrors.js';
 import type { RedisContext } from './RedisContext.js';
 
-/** ioredis options of a connection that never holds a command back (see THE RULE above). */
+/** ioredis options of a connection that never holds a command back (see THE NO-LATE-WRITE RULE above). */
 const FAIL_FAST: Partial<RedisOptions> = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,

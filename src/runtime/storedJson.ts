@@ -21,7 +21,7 @@ export interface Unserializable {
  * for the job's `what` ('output', 'snapshot'), with the culprit's path under `root` (default:
  * `what`).
  */
-export function toJson(value: unknown, what: string, root = what): string {
+export function toStoredJson(value: unknown, what: string, root = what): string {
   try {
     return encodeValue(value, what, root);
   } catch (err) {
