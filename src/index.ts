@@ -75,6 +75,7 @@ export {
   RedisUnavailableError,
   DataFileLockedError,
   DataFileUnwritableError,
+  StoreFormatError,
   UnknownStateError,
   MachineChangedError,
   UnregisteredActorError,

@@ -53,6 +53,7 @@ import type { HookStore } from '../../webhooks/HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import { RedisConnections } from './RedisConnections.js';
 import * as serverOps from './serverOps.js';
+import { ensureFormat } from './formatOps.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOptions.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
@@ -64,6 +65,8 @@ export class RedisStore implements Store {
   private readonly idemTtlMs: number;
   private readonly keyCache = new Map<string, QueueKeys>();
   private readonly knownQueues = new Set<string>();
+  /** The data format was found to be the code's (checkFormat), on this connection. */
+  private formatChecked = false;
   /** Waiters, blocking readers and the control subscriber: connections of their own. */
   private readonly connections: RedisConnections;
   private readonly ctx: RedisContext;
@@ -88,7 +91,10 @@ export class RedisStore implements Store {
     this.connection = new ConnectionWatch(this.redis);
     // The server may have lost its data (a restart without AOF, a failover): queues this
     // store added to the queue set are added again on their next enqueue.
-    this.connection.onReconnect(() => this.knownQueues.clear());
+    this.connection.onReconnect(() => {
+      this.knownQueues.clear();
+      this.formatChecked = false;
+    });
     this.connections = new RedisConnections(this.redis);
     const settings = { ...o, keys: (queue: string) => this.keys(queue) };
     this.ctx = redisContext(this.redis, settings);
@@ -121,7 +127,11 @@ export class RedisStore implements Store {
     const ids = jobs.length === 1 ? { jobId: jobs[0]!.id, queue } : { queue };
     return this.calls.call(
       'enqueue',
-      (c) => enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues),
+      async (c) => {
+        // A process's first write stamps a fresh store, or is refused on one of another format.
+        if (!this.formatChecked) await this.checkFormat(c.redis);
+        return enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues);
+      },
       { ids, writes: true },
     );
   }
@@ -347,6 +357,13 @@ export class RedisStore implements Store {
 
   appendOnly(): Promise<boolean | null> {
     return serverOps.appendOnly(this.redis);
+  }
+
+  /** See Store.checkFormat: once per connection (a server that lost its data is checked again). */
+  async checkFormat(redis: Redis = this.redis): Promise<void> {
+    if (this.formatChecked) return;
+    await ensureFormat(redis, this.prefix);
+    this.formatChecked = true;
   }
 
   onReconnect(listener: () => void): () => void {
