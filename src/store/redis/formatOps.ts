@@ -85,7 +85,7 @@ export interface MigrationStep extends MigrationInfo {
 }
 
 export interface MigrationReport {
-  /** The version found (null: none, on an empty deployment). */
+  /** The version found (0: a populated store without one; null: an empty deployment). */
   from: number | null;
   to: number;
   steps: MigrationStep[];
@@ -98,7 +98,12 @@ export interface MigrationReport {
  */
 export async function migrateStore(redis: Redis, prefix: string, dryRun: boolean): Promise<MigrationReport> {
   const state = await readFormat(redis, prefix);
-  const report: MigrationReport = { from: state.stored, to: STORE_FORMAT, steps: [], dryRun };
+  const report: MigrationReport = {
+    from: state.stored ?? (state.populated ? 0 : null),
+    to: STORE_FORMAT,
+    steps: [],
+    dryRun,
+  };
   if (state.stored === null && !state.populated) {
     if (!dryRun) await redis.set(formatKey(prefix), STORE_FORMAT, 'NX');
     return report;
