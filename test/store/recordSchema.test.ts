@@ -48,6 +48,16 @@ describe('the job record schema', () => {
       );
   });
 
+  it("docs/data-format.md lists exactly the schema's fields, in its order", () => {
+    const doc = readFileSync(new URL('../../docs/data-format.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('## The job hash'));
+    const names = [...table.matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1]);
+    assert.deepEqual(
+      names,
+      JOB_HASH.map((s) => s.name),
+    );
+  });
+
   it('every field the decoders read is in the schema', () => {
     for (const name of [...JOB_FIELDS, ...Object.values(F)])
       assert.ok(isJobField(name), `'${name}' is not in the schema`);

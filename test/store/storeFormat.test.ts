@@ -6,13 +6,32 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StoreFormatError, defineJob } from '../../src/index.js';
-import { STORE_FORMAT } from '../../src/store/storeFormat.js';
+import { readFileSync } from 'node:fs';
+import { MIGRATIONS, STORE_FORMAT } from '../../src/store/storeFormat.js';
+import { REDIS_STEPS } from '../../src/store/redis/formatOps.js';
+import { FILE_STEPS } from '../../src/store/memory/snapshotFile.js';
 import { Harness } from '../support/harness.js';
 import { StoreWorld } from '../support/storeWorld.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { runCli } from '../support/cli.js';
 
 const echo = defineJob({ name: 'echo', work: async ({ input }: { input: { n: number } }) => input.n });
+
+describe('the numbered migrations', () => {
+  it('each version up to STORE_FORMAT has a migration, a Redis step, a data-file step and a documented row', () => {
+    const doc = readFileSync(new URL('../../docs/data-format.md', import.meta.url), 'utf8');
+    assert.deepEqual(
+      MIGRATIONS.map((m) => m.to),
+      Array.from({ length: STORE_FORMAT }, (_, i) => i + 1),
+    );
+    for (const m of MIGRATIONS) {
+      assert.equal(typeof REDIS_STEPS[m.to], 'function', `Redis step ${m.to}`);
+      assert.equal(typeof FILE_STEPS[m.to], 'function', `data-file step ${m.to}`);
+      const row = new RegExp(`^\\| ${m.to} +\\|.*\\| ${m.breaking ? 'yes' : 'no'} +\\|$`, 'm');
+      assert.match(doc, row, `docs/data-format.md lists migration ${m.to} (breaking: ${m.breaking})`);
+    }
+  });
+});
 
 describe('the data format version on Redis', () => {
   let redis: TestRedis;

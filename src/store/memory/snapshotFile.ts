@@ -92,7 +92,7 @@ function upgraded(doc: any, file: string): any {
 }
 
 /** The data file's side of each migration, by the version it reaches. */
-const FILE_STEPS: Record<number, (doc: any) => any> = {
+export const FILE_STEPS: Readonly<Record<number, (doc: any) => any>> = {
   // 0 -> 1: a file without `format` is today's layout (checkDataShape holds it to it).
   1: (doc) => doc,
 };

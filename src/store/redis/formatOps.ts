@@ -49,7 +49,7 @@ const where = (prefix: string): string => `the Redis store of prefix '${prefix}'
 type Step = (redis: Redis, prefix: string, dryRun: boolean) => Promise<string>;
 
 /** The Redis side of each migration in storeFormat.ts MIGRATIONS, by the version it reaches. */
-const STEPS: Record<number, Step> = {
+export const REDIS_STEPS: Readonly<Record<number, Step>> = {
   1: checkTodaysLayout,
 };
 
@@ -112,7 +112,7 @@ export async function migrateStore(redis: Redis, prefix: string, dryRun: boolean
   if (from > STORE_FORMAT)
     throw new StoreFormatError('STORE_FORMAT_NEWER', from, STORE_FORMAT, where(prefix));
   for (const m of migrationsFrom(from)) {
-    const note = await STEPS[m.to]!(redis, prefix, dryRun);
+    const note = await REDIS_STEPS[m.to]!(redis, prefix, dryRun);
     if (!dryRun) await redis.set(formatKey(prefix), m.to);
     report.steps.push({ ...m, note });
   }
