@@ -12,7 +12,7 @@ import { REDIS_STEPS } from '../../src/store/redis/formatOps.js';
 import { FILE_STEPS } from '../../src/store/memory/snapshotFile.js';
 import { Harness } from '../support/harness.js';
 import { StoreWorld } from '../support/storeWorld.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { runCli } from '../support/cli.js';
 
 const echo = defineJob({ name: 'echo', work: async ({ input }: { input: { n: number } }) => input.n });
@@ -85,6 +85,36 @@ describe('the data format version on Redis', () => {
   it("a fresh store is stamped by a client's first enqueue", async () => {
     h = new Harness(redis);
     await h.client({ jobs: [echo] }).enqueue('echo', { n: 1 });
+    assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
+  });
+
+  it('after Redis loses its data (FLUSHALL), a running supervisor stamps the store again', async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo], registryRefreshMs: 50 });
+    await h.raw.flushall();
+    // The registry refresh brings machines and queue back; the stamp must come with them, or the
+    // next process to start would take the store for a pre-versioned one.
+    await eventually(async () => (await h.raw.exists(`${h.prefix}:machines`)) === 1, 5000);
+    await eventually(async () => (await h.raw.get(formatKey())) === String(STORE_FORMAT), 5000);
+    const later = await new StoreWorld(h.newStore()).started({ jobs: [echo] });
+    await later.stop({ graceMs: 0 });
+  });
+
+  it('after a restart of Redis without its data, the store is stamped again and enqueues go on', async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo], registryRefreshMs: 600_000 });
+    await redis.restart(); // empty: the private server keeps no AOF and no RDB
+    await eventually(async () => (await h.raw.exists(`${h.prefix}:machines`)) === 1, 10_000, 50);
+    const id = await eventually(
+      () =>
+        h
+          .client({ jobs: [echo] })
+          .enqueue('echo', { n: 9 })
+          .catch(() => false),
+      10_000,
+      50,
+    );
+    assert.ok(id);
     assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
   });
 

@@ -53,7 +53,7 @@ import type { HookStore } from '../../webhooks/HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import { RedisConnections } from './RedisConnections.js';
 import * as serverOps from './serverOps.js';
-import { ensureFormat } from './formatOps.js';
+import { ensureFormat, restampFormat } from './formatOps.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOptions.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
@@ -67,6 +67,8 @@ export class RedisStore implements Store {
   private readonly knownQueues = new Set<string>();
   /** The data format was found to be the code's (checkFormat), on this connection. */
   private formatChecked = false;
+  /** ... at least once: a stamp missing since is data Redis lost, and is written again. */
+  private formatSeen = false;
   /** Waiters, blocking readers and the control subscriber: connections of their own. */
   private readonly connections: RedisConnections;
   private readonly ctx: RedisContext;
@@ -362,8 +364,8 @@ export class RedisStore implements Store {
   /** See Store.checkFormat: once per connection (a server that lost its data is checked again). */
   async checkFormat(redis: Redis = this.redis): Promise<void> {
     if (this.formatChecked) return;
-    await ensureFormat(redis, this.prefix);
-    this.formatChecked = true;
+    await ensureFormat(redis, this.prefix, this.formatSeen);
+    this.formatChecked = this.formatSeen = true;
   }
 
   onReconnect(listener: () => void): () => void {
@@ -386,9 +388,11 @@ export class RedisStore implements Store {
     return n;
   }
 
-  registerQueue(queue: string): Promise<void> {
+  /** A supervisor's queue, at start and at each registry refresh (which restores the stamp too). */
+  async registerQueue(queue: string): Promise<void> {
     assertQueueName(queue);
-    return registryOps.registerQueue(this.ctx, queuesKey(this.prefix), queue);
+    await registryOps.registerQueue(this.ctx, queuesKey(this.prefix), queue);
+    if (this.formatSeen) await restampFormat(this.redis, this.prefix);
   }
 
   machines(): Promise<MachineInfo[]> {

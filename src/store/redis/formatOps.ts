@@ -32,15 +32,22 @@ export async function readFormat(redis: Redis, prefix: string): Promise<FormatSt
 
 /**
  * Stamps a fresh deployment with STORE_FORMAT (SET NX: of two first starters one stamps), and
- * refuses any other store whose version is not the code's (StoreFormatError).
+ * refuses any other store whose version is not the code's (StoreFormatError). `seenCurrent`: this
+ * store found the current version here before, so a missing stamp is data Redis lost (a restart
+ * without AOF, FLUSHALL; the registry refresh restores the rest), not a pre-versioned store.
  */
-export async function ensureFormat(redis: Redis, prefix: string): Promise<void> {
+export async function ensureFormat(redis: Redis, prefix: string, seenCurrent = false): Promise<void> {
   let state = await readFormat(redis, prefix);
-  if (state.stored === null && !state.populated) {
+  if (state.stored === null && (!state.populated || seenCurrent)) {
     if ((await redis.set(formatKey(prefix), STORE_FORMAT, 'NX')) === 'OK') return;
     state = await readFormat(redis, prefix);
   }
   assertFormat(state.stored ?? 0, where(prefix));
+}
+
+/** Writes the stamp again when it is missing (see ensureFormat's `seenCurrent`). */
+export async function restampFormat(redis: Redis, prefix: string): Promise<void> {
+  await redis.set(formatKey(prefix), STORE_FORMAT, 'NX');
 }
 
 const where = (prefix: string): string => `the Redis store of prefix '${prefix}'`;
