@@ -372,7 +372,12 @@ export class RedisStore implements Store {
     return this.connection.onReconnect(listener);
   }
 
-  registerMachines(machines: MachineInfo[], options: { replaceFingerprints?: boolean } = {}): Promise<void> {
+  async registerMachines(
+    machines: MachineInfo[],
+    options: { replaceFingerprints?: boolean } = {},
+  ): Promise<void> {
+    // A write that makes a store populated: a fresh one is stamped first (no-op once checked).
+    await this.checkFormat();
     return registryOps.registerMachines(
       this.ctx,
       registryKey(this.prefix),
@@ -391,8 +396,9 @@ export class RedisStore implements Store {
   /** A supervisor's queue, at start and at each registry refresh (which restores the stamp too). */
   async registerQueue(queue: string): Promise<void> {
     assertQueueName(queue);
+    await this.checkFormat();
     await registryOps.registerQueue(this.ctx, queuesKey(this.prefix), queue);
-    if (this.formatSeen) await restampFormat(this.redis, this.prefix);
+    await restampFormat(this.redis, this.prefix);
   }
 
   machines(): Promise<MachineInfo[]> {
