@@ -118,6 +118,19 @@ describe('the data format version on Redis', () => {
     assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
   });
 
+  it('the check is not on the per-job path: jobs enqueued and run after the first make no GET', async () => {
+    h = new Harness(redis);
+    const gets = async () =>
+      Number(/cmdstat_get:calls=(\d+)/.exec(await h.raw.info('commandstats'))?.[1] ?? 0);
+    const client = h.client({ jobs: [echo] });
+    await client.enqueue('echo', { n: 0 });
+    await h.started({ jobs: [echo] });
+    const before = await gets();
+    const ids = await Promise.all(Array.from({ length: 50 }, (_, n) => client.enqueue('echo', { n })));
+    for (const id of ids) await client.waitForResult(id, { queue: 'default', timeoutMs: 10_000 });
+    assert.equal(await gets(), before);
+  });
+
   it('a store of a newer format refuses a supervisor start with STORE_FORMAT_NEWER naming both versions', async () => {
     h = new Harness(redis);
     await h.raw.set(formatKey(), STORE_FORMAT + 1);

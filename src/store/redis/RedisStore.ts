@@ -127,13 +127,11 @@ export class RedisStore implements Store {
    * the same ones, and enqueue-5 does not create a job twice under one id. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]> {
     const ids = jobs.length === 1 ? { jobId: jobs[0]!.id, queue } : { queue };
+    const write = (c: RedisContext) => enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues);
+    // A process's first write stamps a fresh store, or is refused on one of another format.
     return this.calls.call(
       'enqueue',
-      async (c) => {
-        // A process's first write stamps a fresh store, or is refused on one of another format.
-        if (!this.formatChecked) await this.checkFormat(c.redis);
-        return enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues);
-      },
+      (c) => (this.formatChecked ? write(c) : this.checkFormat(c.redis).then(() => write(c))),
       { ids, writes: true },
     );
   }
