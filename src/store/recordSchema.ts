@@ -112,4 +112,8 @@ export const F = {
   options: 'opt',
   fanGroups: 'fg',
   raw: 'raw',
+  logLength: 'ls',
 } as const;
+
+/** The audit log's entry `n` (1-based): the `l<n>` family. */
+export const logEntryField = (n: number): string => `l${n}`;
