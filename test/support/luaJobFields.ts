@@ -8,7 +8,7 @@
 const LIST_VARS = ['args', 'set', 'fields'];
 
 /** Hashes that are not a job's, by the key expression a script passes (any file). */
-const OTHER_HASH_KEYS = ['fk', "LC.kp .. 'brokenwhy'"];
+const OTHER_HASH_KEYS = ['fk', 'fanRecordKey', "LC.kp .. 'brokenwhy'"];
 /** ... and by file, where a KEYS[n] is another hash (fanOpen-2.lua: KEYS[1] is the fan-out's). */
 const OTHER_HASH_KEYS_BY_FILE: Record<string, string[]> = { 'fanOpen-2.lua': ['KEYS[1]'] };
 
