@@ -73,6 +73,12 @@ export const ERROR_CODES = {
     http: 503,
   },
   BAD_DATA_FILE: { meaning: "a MemoryStore's data file is not one of its format" },
+  STORE_FORMAT_NEWER: { meaning: 'the store holds a data format newer than this code reads' },
+  STORE_FORMAT_OLDER: { meaning: 'the store holds an older data format: run machinist migrate-store' },
+  BAD_STORE_FORMAT: { meaning: "the store's format key holds no format version" },
+  STORE_LAYOUT_UNKNOWN: {
+    meaning: 'migrate-store found a record of a layout it does not know (nothing changed)',
+  },
   LEASE_LOST: { meaning: "a worker's lease on the job has passed; it may no longer write it", lua: true },
   BAD_ENQUEUE: { meaning: 'an enqueue op the store refuses (its index and why follow)', lua: true },
   BAD_COMMIT: { meaning: 'a commit op the store refuses (its index and why follow)', lua: true },

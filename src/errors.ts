@@ -201,6 +201,36 @@ export class DataFileUnwritableError extends MachinistError {
   }
 }
 
+/**
+ * The store's data format (`<prefix>:format` in Redis, `format` in a MemoryStore data file) is
+ * not the one this code reads (src/store/storeFormat.ts): STORE_FORMAT_NEWER when a newer
+ * Machinist wrote it (run that version), STORE_FORMAT_OLDER when it predates this code (run
+ * `machinist migrate-store`). Refused before anything is written.
+ */
+export class StoreFormatError extends MachinistError {
+  /** The version found (0: a populated store from before versions were kept). */
+  readonly stored: number;
+  /** The version this code reads and writes. */
+  readonly current: number;
+  constructor(
+    code: 'STORE_FORMAT_NEWER' | 'STORE_FORMAT_OLDER',
+    stored: number,
+    current: number,
+    where: string,
+  ) {
+    super(
+      code,
+      code === 'STORE_FORMAT_NEWER'
+        ? `${where} holds data format ${stored}, newer than the ${current} this Machinist reads: ` +
+            'run the Machinist version that wrote it (or a newer one)'
+        : `${where} holds data format ${stored}, older than the ${current} this Machinist reads: ` +
+            'stop the workers and run `machinist migrate-store` (docs/data-format.md)',
+    );
+    this.stored = stored;
+    this.current = current;
+  }
+}
+
 /** Thrown by work: fail the job at once, whatever attempts remain. */
 export class NonRetryableError extends MachinistError {
   override readonly nonRetryable = true;

@@ -81,6 +81,7 @@ export {
   RedisUnavailableError,
   DataFileLockedError,
   DataFileUnwritableError,
+  StoreFormatError,
   UnknownStateError,
   MachineChangedError,
   UnregisteredActorError,

@@ -20,6 +20,7 @@ import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
 import { serveCommand } from './commands/serve.js';
 import { devCommand } from './commands/dev.js';
+import { migrateStoreCommand } from './commands/migrateStore.js';
 
 const program = new Command('machinist')
   .description('Durable jobs as XState machines on Redis')
@@ -64,6 +65,7 @@ for (const make of [
   statsCommand,
   serveCommand,
   devCommand,
+  migrateStoreCommand,
 ]) {
   program.addCommand(make(globals));
 }

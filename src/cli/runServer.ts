@@ -145,6 +145,8 @@ export async function runServer(o: RunServerOptions): Promise<RunningServer> {
   process.on('SIGINT', onSignal);
 
   try {
+    // A store of another data format is refused before the API serves it (the supervisor checks too).
+    await o.store.checkFormat?.();
     await supervisor?.start();
     const { host } = o.address;
     let { port } = o.address;

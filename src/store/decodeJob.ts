@@ -3,29 +3,32 @@
 
 import type { StoredError } from '../errors.js';
 import { reviveValue } from './valueCodec.js';
+import { F } from './recordSchema.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from './types.js';
 
+/** The fields a record read takes, in the order decodeJob destructures them (common.lua keeps
+ * the same list for its replies; test/client/waitForResult.test.ts holds the two equal). */
 export const JOB_FIELDS = [
-  'm',
-  'v',
-  'st',
-  's',
-  'sn',
-  'in',
-  'o',
-  'e',
-  'a',
-  'ma',
-  'lr',
-  'pr',
-  'p',
-  'par',
-  'ra',
-  'ca',
-  'ua',
-  'fa',
-  'cx',
-  'ct',
+  F.machine,
+  F.version,
+  F.status,
+  F.state,
+  F.snapshot,
+  F.input,
+  F.output,
+  F.error,
+  F.attempt,
+  F.maxAttempts,
+  F.leaseRequeues,
+  F.priority,
+  F.progress,
+  F.parentId,
+  F.runAt,
+  F.createdAt,
+  F.updatedAt,
+  F.finishedAt,
+  F.cancelRequested,
+  F.claimedAt,
 ] as const;
 
 function parse(text: string | null | undefined): unknown {

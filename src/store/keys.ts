@@ -98,3 +98,5 @@ export function childId(parentId: string, group: string, index: number): string 
 
 export const registryKey = (prefix: string): string => `${prefix}:machines`;
 export const queuesKey = (prefix: string): string => `${prefix}:queues`;
+/** The data format's version (storeFormat.ts): one key per deployment, outside every hash tag. */
+export const formatKey = (prefix: string): string => `${prefix}:format`;

@@ -441,6 +441,13 @@ export interface Store {
    * the last snapshot), or null when it cannot be read.
    */
   appendOnly?(): Promise<boolean | null>;
+  /**
+   * Stamps a fresh store with the code's data format and refuses one of another version
+   * (StoreFormatError: STORE_FORMAT_NEWER / STORE_FORMAT_OLDER; see storeFormat.ts). A
+   * supervisor calls it at start; cheap (one read), and a no-op after it passed once. Absent:
+   * the backend checks its format where it loads its data (MemoryStore's data file).
+   */
+  checkFormat?(): Promise<void>;
   machines(): Promise<MachineInfo[]>;
   queues(): Promise<string[]>;
   /** How many jobs each of the queue's indexes holds. */

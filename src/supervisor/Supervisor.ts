@@ -252,6 +252,8 @@ export class Supervisor {
     checkRetention(this.store, this.leaseMs, this.reaperIntervalMs);
     this.unwatchConnection = logConnectionChanges(this.store, this.log);
     try {
+      // Before anything is written: a store of another data format is refused (one read).
+      await this.store.checkFormat?.();
       await checkRedisSettings(this.store, this.log, {
         allowEviction: this.allowEviction,
         queue: this.queue,

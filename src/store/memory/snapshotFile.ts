@@ -8,7 +8,8 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import { MachinistError } from '../../errors.js';
+import { MachinistError, StoreFormatError } from '../../errors.js';
+import { STORE_FORMAT, migrationsFrom } from '../storeFormat.js';
 import type { MachineInfo } from '../types.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { checkDataShape } from './dataFileShape.js';
@@ -16,8 +17,6 @@ import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
 import { CODE } from '../../errorCodes.js';
-
-const FORMAT = 1;
 
 export interface StoreData {
   queues: Map<string, QueueState>;
@@ -52,7 +51,7 @@ export function encodeData(data: StoreData): string {
     hooks: q.hooks.toJSON(),
   }));
   return JSON.stringify({
-    format: FORMAT,
+    format: STORE_FORMAT,
     queueSet: [...data.queueSet],
     machines: [...data.machines.values()],
     queues,
@@ -64,6 +63,40 @@ function zset(entries: [string, number][]): ZSet {
   for (const [m, s] of entries) z.add(m, s);
   return z;
 }
+
+/**
+ * The file's document at STORE_FORMAT: a newer one is refused (STORE_FORMAT_NEWER); an older one
+ * goes through the data file's side of each migration (storeFormat.ts MIGRATIONS) in order, and
+ * is written at the current format by the next write.
+ */
+function upgraded(doc: any, file: string): any {
+  if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.queues))
+    throw new MachinistError('BAD_DATA_FILE', `MemoryStore: ${file} is not a data file (no queues)`);
+  const stored: unknown = doc.format ?? 0;
+  if (typeof stored !== 'number' || !Number.isInteger(stored) || stored < 0)
+    throw new MachinistError(
+      'BAD_DATA_FILE',
+      `MemoryStore: ${file} has format ${JSON.stringify(stored)}, not a version`,
+      {
+        field: 'format',
+      },
+    );
+  if (stored > STORE_FORMAT)
+    throw new StoreFormatError(
+      'STORE_FORMAT_NEWER',
+      stored,
+      STORE_FORMAT,
+      `the MemoryStore data file ${file}`,
+    );
+  for (const m of migrationsFrom(stored)) doc = FILE_STEPS[m.to]!(doc);
+  return { ...doc, format: STORE_FORMAT };
+}
+
+/** The data file's side of each migration, by the version it reaches. */
+export const FILE_STEPS: Readonly<Record<number, (doc: any) => any>> = {
+  // 0 -> 1: a file without `format` is today's layout (checkDataShape holds it to it).
+  1: (doc) => doc,
+};
 
 export function decodeData(text: string, file: string): StoreData {
   let doc: any;
@@ -77,11 +110,7 @@ export function decodeData(text: string, file: string): StoreData {
       { cause: err },
     );
   }
-  if (doc?.format !== FORMAT || !Array.isArray(doc.queues))
-    throw new MachinistError(
-      CODE.BAD_DATA_FILE,
-      `MemoryStore: ${file} is not a data file of format ${FORMAT}`,
-    );
+  doc = upgraded(doc, file);
   checkDataShape(doc, file);
   const queues = new Map<string, QueueState>();
   for (const qd of doc.queues) {

@@ -8,6 +8,7 @@ import type { QueueEvent } from '../types.js';
 import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../HookStore.js';
 import { hookedJobOf, writeDisable, writeSchedule, type HookWriter } from '../hookWrites.js';
 import { decodeStreamEntries } from './decodeEvents.js';
+import { F } from '../recordSchema.js';
 
 export class RedisHookStore implements HookStore {
   private reader: Redis | undefined;
@@ -85,7 +86,7 @@ export class RedisHookStore implements HookStore {
   async jobs(ids: string[]): Promise<Map<string, HookedJob>> {
     const p = this.redis.pipeline();
     for (const id of ids) {
-      p.hmget(this.k.job(id), 'opt', 'st', 's');
+      p.hmget(this.k.job(id), F.options, F.status, F.state);
       p.hmget(this.k.hookMeta(id), 'last', 'offs', 'offf');
     }
     const res = (await p.exec()) ?? [];
@@ -173,7 +174,7 @@ export class RedisHookStore implements HookStore {
   }
 
   async finishOf(id: string): Promise<{ status: string; finishedAt: number | null } | null> {
-    const [st, fa] = await this.redis.hmget(this.k.job(id), 'st', 'fa');
+    const [st, fa] = await this.redis.hmget(this.k.job(id), F.status, F.finishedAt);
     return st ? { status: st, finishedAt: fa ? Number(fa) : null } : null;
   }
 

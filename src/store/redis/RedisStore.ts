@@ -53,6 +53,7 @@ import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import { RedisConnections } from './RedisConnections.js';
 import * as serverOps from './serverOps.js';
+import { ensureFormat, restampFormat } from './formatOps.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOptions.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
@@ -64,6 +65,10 @@ export class RedisStore implements Store {
   private readonly idemTtlMs: number;
   private readonly keyCache = new Map<string, QueueKeys>();
   private readonly knownQueues = new Set<string>();
+  /** The data format was found to be the code's (checkFormat), on this connection. */
+  private formatChecked = false;
+  /** ... at least once: a stamp missing since is data Redis lost, and is written again. */
+  private formatSeen = false;
   /** Waiters, blocking readers and the control subscriber: connections of their own. */
   private readonly connections: RedisConnections;
   private readonly ctx: RedisContext;
@@ -88,7 +93,10 @@ export class RedisStore implements Store {
     this.connection = new ConnectionWatch(this.redis);
     // The server may have lost its data (a restart without AOF, a failover): queues this
     // store added to the queue set are added again on their next enqueue.
-    this.connection.onReconnect(() => this.knownQueues.clear());
+    this.connection.onReconnect(() => {
+      this.knownQueues.clear();
+      this.formatChecked = false;
+    });
     this.connections = new RedisConnections(this.redis);
     const settings = { ...o, keys: (queue: string) => this.keys(queue) };
     this.ctx = redisContext(this.redis, settings);
@@ -119,9 +127,11 @@ export class RedisStore implements Store {
    * the same ones, and enqueue-5 does not create a job twice under one id. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]> {
     const ids = jobs.length === 1 ? { jobId: jobs[0]!.id, queue } : { queue };
+    const write = (c: RedisContext) => enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues);
+    // A process's first write stamps a fresh store, or is refused on one of another format.
     return this.calls.call(
       'enqueue',
-      (c) => enqueueOps.enqueue(c, queue, jobs, this.idemTtlMs, this.knownQueues),
+      (c) => (this.formatChecked ? write(c) : this.checkFormat(c.redis).then(() => write(c))),
       { ids, writes: true },
     );
   }
@@ -349,11 +359,23 @@ export class RedisStore implements Store {
     return serverOps.appendOnly(this.redis);
   }
 
+  /** See Store.checkFormat: once per connection (a server that lost its data is checked again). */
+  async checkFormat(redis: Redis = this.redis): Promise<void> {
+    if (this.formatChecked) return;
+    await ensureFormat(redis, this.prefix, this.formatSeen);
+    this.formatChecked = this.formatSeen = true;
+  }
+
   onReconnect(listener: () => void): () => void {
     return this.connection.onReconnect(listener);
   }
 
-  registerMachines(machines: MachineInfo[], options: { replaceFingerprints?: boolean } = {}): Promise<void> {
+  async registerMachines(
+    machines: MachineInfo[],
+    options: { replaceFingerprints?: boolean } = {},
+  ): Promise<void> {
+    // A write that makes a store populated: a fresh one is stamped first (no-op once checked).
+    await this.checkFormat();
     return registryOps.registerMachines(
       this.ctx,
       registryKey(this.prefix),
@@ -369,9 +391,12 @@ export class RedisStore implements Store {
     return n;
   }
 
-  registerQueue(queue: string): Promise<void> {
+  /** A supervisor's queue, at start and at each registry refresh (which restores the stamp too). */
+  async registerQueue(queue: string): Promise<void> {
     assertQueueName(queue);
-    return registryOps.registerQueue(this.ctx, queuesKey(this.prefix), queue);
+    await this.checkFormat();
+    await registryOps.registerQueue(this.ctx, queuesKey(this.prefix), queue);
+    await restampFormat(this.redis, this.prefix);
   }
 
   machines(): Promise<MachineInfo[]> {

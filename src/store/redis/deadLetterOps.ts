@@ -8,6 +8,7 @@ import { getMany } from './listJobs.js';
 import { queueOf } from './jobOps.js';
 import { hasWebhook } from '../hookWrites.js';
 import { listHooked } from './enqueueOps.js';
+import { F } from '../recordSchema.js';
 
 export async function deadLetters(ctx: RedisContext, queue: string, limit: number): Promise<DeadLetter[]> {
   const k = ctx.keys(queue);
@@ -27,7 +28,7 @@ export async function broken(ctx: RedisContext, queue: string, limit: number): P
     const id = flat[i]!;
     const [why, [err, raw]] = await Promise.all([
       ctx.redis.hget(k.brokenWhy, id),
-      ctx.redis.hmget(k.job(id), 'e', 'raw'),
+      ctx.redis.hmget(k.job(id), F.error, F.raw),
     ]);
     const reason = why ?? (err ? ((JSON.parse(err) as StoredError).message ?? err) : 'unknown');
     const entry: BrokenEntry = { id, queue, reason, at: Number(flat[i + 1]) };
@@ -42,7 +43,7 @@ export async function retryDeadLetter(ctx: RedisContext, id: string, queue?: str
   const q = await queueOf(ctx, id, queue);
   const k = ctx.keys(q);
   // Runs again: listed for the webhook dispatcher again (enqueueOps.listHooked).
-  if (hasWebhook(await ctx.redis.hget(k.job(id), 'opt'))) await listHooked(ctx, q, [id]);
+  if (hasWebhook(await ctx.redis.hget(k.job(id), F.options))) await listHooked(ctx, q, [id]);
   try {
     await ctx.run(
       'retryDead',

@@ -2,6 +2,7 @@
 // or a combined entry listing several) and audit-log fields.
 
 import type { AuditEntry, QueueEvent } from '../types.js';
+import { F } from '../recordSchema.js';
 
 type XReadReply = [string, [string, string[]][]][];
 
@@ -46,8 +47,9 @@ export function decodeLogEntry(text: string): AuditEntry[] {
  */
 export function implicitLog(fields: Record<string, string>): AuditEntry[] {
   const out: AuditEntry[] = [];
-  if (fields.ca) out.push({ at: Number(fields.ca), type: 'enqueued' });
-  if (fields.ct) out.push({ at: Number(fields.ct), type: 'claimed' });
-  if (fields.st === 'done' && fields.fa) out.push({ at: Number(fields.fa), type: 'done' });
+  const [ca, ct, st, fa] = [fields[F.createdAt], fields[F.claimedAt], fields[F.status], fields[F.finishedAt]];
+  if (ca) out.push({ at: Number(ca), type: 'enqueued' });
+  if (ct) out.push({ at: Number(ct), type: 'claimed' });
+  if (st === 'done' && fa) out.push({ at: Number(fa), type: 'done' });
   return out;
 }

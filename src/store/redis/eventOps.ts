@@ -7,6 +7,7 @@ import { JobNotFoundError } from '../../errors.js';
 import type { AuditEntry, QueueEvent } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeLogEntry, decodeStreamEntries, implicitLog } from './decodeEvents.js';
+import { F, logEntryField } from '../recordSchema.js';
 
 /** `blocking`: a connection of its own, held while the read blocks (only used when blockMs > 0). */
 export async function readEvents(
@@ -33,12 +34,12 @@ export async function lastEventCursor(ctx: RedisContext, queue: string): Promise
 /** The job's audit log, the last 1,000 entries at most (`queue`: the job's, already resolved). */
 export async function getLog(ctx: RedisContext, id: string, queue: string): Promise<AuditEntry[]> {
   const all = await ctx.redis.hgetall(ctx.keys(queue).job(id));
-  if (!all.m) throw new JobNotFoundError(id, queue);
-  if (all.ls === undefined) return implicitLog(all);
-  const n = Number(all.ls);
+  if (!all[F.machine]) throw new JobNotFoundError(id, queue);
+  if (all[F.logLength] === undefined) return implicitLog(all);
+  const n = Number(all[F.logLength]);
   const out: AuditEntry[] = [];
   for (let i = Math.max(1, n - 999); i <= n; i++) {
-    const e = all[`l${i}`];
+    const e = all[logEntryField(i)];
     if (e) out.push(...decodeLogEntry(e));
   }
   return out;

@@ -7,6 +7,7 @@ import { fromScriptError } from '../../errors.js';
 import type { FanState, RelayResult } from '../types.js';
 import { decodeOutboxEntry, fanInOutcome, type OutboxEntry } from '../outboxEntry.js';
 import type { RedisContext } from './RedisContext.js';
+import { F } from '../recordSchema.js';
 
 export async function fanOpen(
   ctx: RedisContext,
@@ -48,7 +49,7 @@ export async function fanGroups(
   parentId: string,
 ): Promise<{ group: string; total: number; finished: number }[]> {
   const k = ctx.keys(queue);
-  const text = await ctx.redis.hget(k.job(parentId), 'fg');
+  const text = await ctx.redis.hget(k.job(parentId), F.fanGroups);
   if (!text) return [];
   const groups = text.split('\n').map((line) => {
     const [group = '', total = '0'] = line.split('\t');
@@ -128,13 +129,13 @@ async function outboxEntryOf(
   if (!('legacyId' in e)) return e;
   const [par, pq, pg, pi, st, o, e2] = await ctx.redis.hmget(
     k.job(e.legacyId),
-    'par',
-    'pq',
-    'pg',
-    'pi',
-    'st',
-    'o',
-    'e',
+    F.parentId,
+    F.parentQueue,
+    F.group,
+    F.index,
+    F.status,
+    F.output,
+    F.error,
   );
   if (!par || !pq || !pg || !st) return { why: 'the child record is gone' };
   return {

@@ -6,6 +6,7 @@ import { queuesKey } from '../keys.js';
 import type { CancelOutcome, JobRecord, JobStatus } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
+import { F } from '../recordSchema.js';
 
 /** The queue holding job `id` (`queue` when given), or null: one EXISTS per known queue. */
 export async function resolveQueue(ctx: RedisContext, id: string, queue?: string): Promise<string | null> {
@@ -80,7 +81,7 @@ export async function jobStatus(
   id: string,
   queue: string,
 ): Promise<{ status: JobStatus; cancelRequested: boolean } | null> {
-  const [st, cx] = await ctx.redis.hmget(ctx.keys(queue).job(id), 'st', 'cx');
+  const [st, cx] = await ctx.redis.hmget(ctx.keys(queue).job(id), F.status, F.cancelRequested);
   return st ? { status: st as JobStatus, cancelRequested: cx === '1' } : null;
 }
 

@@ -6,6 +6,7 @@ import { listPages, type IndexPages } from '../listPages.js';
 import { COUNTED, type QueueCounts } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
+import { F } from '../recordSchema.js';
 
 /** The queue's indexes as listPages reads them (zsets; children by their index in the fan-out). */
 function pagesOf(ctx: RedisContext, queue: string): IndexPages {
@@ -80,7 +81,7 @@ export async function countUnfinished(
       for (const id of fresh) seen.add(id);
       if (fresh.length > 0) {
         const pipe = ctx.redis.pipeline();
-        for (const id of fresh) pipe.hmget(k.job(id), 'm', 'v');
+        for (const id of fresh) pipe.hmget(k.job(id), F.machine, F.version);
         for (const [err, values] of (await pipe.exec()) ?? []) {
           if (err) throw err;
           const [m, v] = values as (string | null)[];

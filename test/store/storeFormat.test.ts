@@ -1,0 +1,220 @@
+// The data format's version on a real redis-server (`<prefix>:format`, src/store/storeFormat.ts):
+// a fresh store is stamped, a store of another version refuses a supervisor's start with a typed
+// error, and `machinist migrate-store` (a real CLI process) brings a pre-versioned store up to
+// date, after which its queued job runs.
+
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { StoreFormatError, defineJob } from '../../src/index.js';
+import { readFileSync } from 'node:fs';
+import { MIGRATIONS, STORE_FORMAT } from '../../src/store/storeFormat.js';
+import { REDIS_STEPS } from '../../src/store/redis/formatOps.js';
+import { FILE_STEPS } from '../../src/store/memory/snapshotFile.js';
+import { Harness } from '../support/harness.js';
+import { StoreWorld } from '../support/storeWorld.js';
+import { eventually, startRedis, type TestRedis } from '../support/redis.js';
+import { runCli } from '../support/cli.js';
+
+const echo = defineJob({ name: 'echo', work: async ({ input }: { input: { n: number } }) => input.n });
+
+describe('the numbered migrations', () => {
+  it('each version up to STORE_FORMAT has a migration, a Redis step, a data-file step and a documented row', () => {
+    const doc = readFileSync(new URL('../../docs/data-format.md', import.meta.url), 'utf8');
+    assert.deepEqual(
+      MIGRATIONS.map((m) => m.to),
+      Array.from({ length: STORE_FORMAT }, (_, i) => i + 1),
+    );
+    for (const m of MIGRATIONS) {
+      assert.equal(typeof REDIS_STEPS[m.to], 'function', `Redis step ${m.to}`);
+      assert.equal(typeof FILE_STEPS[m.to], 'function', `data-file step ${m.to}`);
+      const row = new RegExp(`^\\| ${m.to} +\\|.*\\| ${m.breaking ? 'yes' : 'no'} +\\|$`, 'm');
+      assert.match(doc, row, `docs/data-format.md lists migration ${m.to} (breaking: ${m.breaking})`);
+    }
+  });
+});
+
+describe('the data format version on Redis', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(async () => h?.close());
+
+  const formatKey = () => `${h.prefix}:format`;
+
+  /** Everything under the prefix: each key with its type and value, to prove nothing changed. */
+  async function dump(): Promise<string> {
+    const keys = (await h.keys()).sort();
+    const out: string[] = [];
+    for (const k of keys) {
+      const type = await h.raw.type(k);
+      const v =
+        type === 'hash'
+          ? await h.raw.hgetall(k)
+          : type === 'zset'
+            ? await h.raw.zrange(k, '0', '-1', 'WITHSCORES')
+            : type === 'set'
+              ? (await h.raw.smembers(k)).sort()
+              : type === 'string'
+                ? await h.raw.get(k)
+                : type === 'stream'
+                  ? await h.raw.xlen(k)
+                  : await h.raw.llen(k);
+      out.push(`${k} ${type} ${JSON.stringify(v)}`);
+    }
+    return out.join('\n');
+  }
+
+  /** A deployment from before versions were kept: a queued job, no `<prefix>:format`. */
+  async function preVersioned(): Promise<string> {
+    const id = await h.client({ jobs: [echo] }).enqueue('echo', { n: 7 });
+    await h.raw.del(formatKey());
+    return id;
+  }
+
+  const migrate = (...args: string[]) =>
+    runCli(['--redis', redis.url, '--prefix', h.prefix, 'migrate-store', ...args]);
+
+  it("a fresh store is stamped with the code's version at a supervisor's start", async () => {
+    h = new Harness(redis);
+    assert.equal(await h.raw.get(formatKey()), null);
+    await h.started({ jobs: [echo] });
+    assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
+  });
+
+  it("a fresh store is stamped by a client's first enqueue", async () => {
+    h = new Harness(redis);
+    await h.client({ jobs: [echo] }).enqueue('echo', { n: 1 });
+    assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
+  });
+
+  it('after Redis loses its data (FLUSHALL), a running supervisor stamps the store again', async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo], registryRefreshMs: 50 });
+    await h.raw.flushall();
+    // The registry refresh brings machines and queue back; the stamp must come with them, or the
+    // next process to start would take the store for a pre-versioned one.
+    await eventually(async () => (await h.raw.exists(`${h.prefix}:machines`)) === 1, 5000);
+    await eventually(async () => (await h.raw.get(formatKey())) === String(STORE_FORMAT), 5000);
+    const later = await new StoreWorld(h.newStore()).started({ jobs: [echo] });
+    await later.stop({ graceMs: 0 });
+  });
+
+  it('after a restart of Redis without its data, the store is stamped again and enqueues go on', async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo], registryRefreshMs: 600_000 });
+    await redis.restart(); // empty: the private server keeps no AOF and no RDB
+    await eventually(async () => (await h.raw.exists(`${h.prefix}:machines`)) === 1, 10_000, 50);
+    const id = await eventually(
+      () =>
+        h
+          .client({ jobs: [echo] })
+          .enqueue('echo', { n: 9 })
+          .catch(() => false),
+      10_000,
+      50,
+    );
+    assert.ok(id);
+    assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
+  });
+
+  it('the check is not on the per-job path: jobs enqueued and run after the first make no GET', async () => {
+    h = new Harness(redis);
+    const gets = async () =>
+      Number(/cmdstat_get:calls=(\d+)/.exec(await h.raw.info('commandstats'))?.[1] ?? 0);
+    const client = h.client({ jobs: [echo] });
+    await client.enqueue('echo', { n: 0 });
+    await h.started({ jobs: [echo] });
+    const before = await gets();
+    const ids = await Promise.all(Array.from({ length: 50 }, (_, n) => client.enqueue('echo', { n })));
+    for (const id of ids) await client.waitForResult(id, { queue: 'default', timeoutMs: 10_000 });
+    assert.equal(await gets(), before);
+  });
+
+  it('a store of a newer format refuses a supervisor start with STORE_FORMAT_NEWER naming both versions', async () => {
+    h = new Harness(redis);
+    await h.raw.set(formatKey(), STORE_FORMAT + 1);
+    await assert.rejects(h.started({ jobs: [echo] }), (err: StoreFormatError) => {
+      assert.ok(err instanceof StoreFormatError);
+      assert.equal(err.code, 'STORE_FORMAT_NEWER');
+      assert.equal(err.stored, STORE_FORMAT + 1);
+      assert.equal(err.current, STORE_FORMAT);
+      assert.match(err.message, new RegExp(`format ${STORE_FORMAT + 1}, newer than the ${STORE_FORMAT}`));
+      return true;
+    });
+    assert.deepEqual(await h.raw.smembers(`${h.prefix}:machines`), [], 'nothing was registered');
+  });
+
+  it('a populated store without a version refuses a supervisor (STORE_FORMAT_OLDER) and a client', async () => {
+    h = new Harness(redis);
+    await preVersioned();
+    const check = (err: StoreFormatError) => {
+      assert.ok(err instanceof StoreFormatError);
+      assert.equal(err.code, 'STORE_FORMAT_OLDER');
+      assert.equal(err.stored, 0);
+      assert.equal(err.current, STORE_FORMAT);
+      assert.match(err.message, /machinist migrate-store/);
+      return true;
+    };
+    // A process that starts now: its own store, which has not checked the format yet.
+    await assert.rejects(new StoreWorld(h.newStore()).started({ jobs: [echo] }), check);
+    await assert.rejects(
+      new StoreWorld(h.newStore()).client({ jobs: [echo] }).enqueue('echo', { n: 2 }),
+      check,
+    );
+    assert.equal(await h.raw.get(formatKey()), null, 'a refusal stamps nothing');
+    assert.equal(await h.raw.zcard(h.key('queued')), 1, 'the refused enqueue wrote nothing');
+  });
+
+  it('migrate-store --dry-run reports the steps and writes nothing', async () => {
+    h = new Harness(redis);
+    await preVersioned();
+    const before = await dump();
+    const run = await migrate('--dry-run');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /format 0 -> 1 \(dry run: nothing written\)/);
+    assert.equal(await dump(), before);
+  });
+
+  it('migrate-store stamps a pre-versioned store; then a supervisor runs the job queued before it', async () => {
+    h = new Harness(redis);
+    const id = await preVersioned();
+    await assert.rejects(h.newStore().checkFormat(), { code: 'STORE_FORMAT_OLDER' });
+    const run = await migrate();
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /format 0 -> 1/);
+    assert.match(run.stdout, /checked 1 job record/);
+    assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
+    // A process that starts now: its own store, which checks the format at the supervisor's start.
+    const supervisor = await new StoreWorld(h.newStore()).started({ jobs: [echo] });
+    try {
+      const done = await h
+        .client({ jobs: [echo] })
+        .waitForResult(id, { queue: 'default', timeoutMs: 10_000 });
+      assert.equal(done.status, 'done');
+      assert.equal(done.output, 7);
+    } finally {
+      await supervisor.stop({ graceMs: 0 });
+    }
+    const again = await migrate();
+    assert.match(again.stdout, /current; nothing to do/);
+  });
+
+  it('migrate-store refuses a store whose records hold fields it does not know, and stamps nothing', async () => {
+    h = new Harness(redis);
+    const id = await preVersioned();
+    await h.raw.hset(h.key(`job:${id}`), 'zz', '1');
+    const run = await migrate();
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /'zz' that format 1 does not know.*\[STORE_LAYOUT_UNKNOWN\]/);
+    assert.equal(await h.raw.get(formatKey()), null);
+  });
+
+  it('migrate-store refuses a newer store with STORE_FORMAT_NEWER', async () => {
+    h = new Harness(redis);
+    await h.raw.set(formatKey(), STORE_FORMAT + 1);
+    const run = await migrate();
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /\[STORE_FORMAT_NEWER\]/);
+  });
+});

@@ -1,0 +1,150 @@
+// Reads, from the text of a Lua script, the job-hash fields it writes: the field names of its
+// HSET/HSETNX/HMSET calls, and of the argument lists those calls unpack (`args`, `set`,
+// `fields`: built by table constructors, `x[#x + 1] = ...` pushes, or commit-12's `put`). A
+// generated name (`'l' .. n`) is reported as its stem and `<n>` (`l<n>`). Used by
+// test/store/recordSchema.test.ts to hold every written field to src/store/recordSchema.ts.
+
+/** The argument lists the scripts build for an HSET on a job hash (`redis.call('HSET', jk, unpack(args))`). */
+const LIST_VARS = ['args', 'set', 'fields'];
+
+/** Hashes that are not a job's, by the key expression a script passes (any file). */
+const OTHER_HASH_KEYS = ['fk', 'fanRecordKey', "LC.kp .. 'brokenwhy'"];
+/** ... and by file, where a KEYS[n] is another hash (fanOpen-2.lua: KEYS[1] is the fan-out's). */
+const OTHER_HASH_KEYS_BY_FILE: Record<string, string[]> = { 'fanOpen-2.lua': ['KEYS[1]'] };
+
+export interface WrittenField {
+  field: string;
+  file: string;
+  line: number;
+}
+
+/** The code without comments (`--[[ ]]` blocks and `--` to the end of a line outside a string). */
+function stripComments(lua: string): string {
+  const noBlocks = lua.replace(/--\[\[[\s\S]*?\]\]/g, (m) => m.replace(/[^\n]/g, ' '));
+  return noBlocks
+    .split('\n')
+    .map((line) => {
+      let quote: string | null = null;
+      for (let i = 0; i < line.length; i++) {
+        const c = line[i]!;
+        if (quote) {
+          if (c === '\\') i++;
+          else if (c === quote) quote = null;
+        } else if (c === "'" || c === '"') quote = c;
+        else if (c === '-' && line[i + 1] === '-') return line.slice(0, i);
+      }
+      return line;
+    })
+    .join('\n');
+}
+
+/** Splits `text` at its top-level commas (outside strings, parentheses and braces). */
+function splitTopLevel(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if ('({['.includes(c)) depth++;
+    else if (')}]'.includes(c)) depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  const last = text.slice(start).trim();
+  if (last !== '') out.push(last);
+  return out;
+}
+
+/** The text from `open` (an index of '(' or '{') to its matching closer, both excluded. */
+function balanced(text: string, open: number): string {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if ('({'.includes(c)) depth++;
+    else if (')}'.includes(c) && --depth === 0) return text.slice(open + 1, i);
+  }
+  throw new Error(`unbalanced bracket at ${open}`);
+}
+
+/** A field-name expression as a name: `'st'` -> st, `'l' .. ls` -> l<n>; null when not a name. */
+function fieldName(expr: string): string | null {
+  const lit = /^'([^']*)'$/.exec(expr);
+  if (lit) return lit[1]!;
+  const stem = /^'([A-Za-z]+)'\s*\.\./.exec(expr);
+  return stem ? `${stem[1]}<n>` : null;
+}
+
+const lineOf = (text: string, index: number): number => text.slice(0, index).split('\n').length;
+
+/**
+ * The job-hash fields `lua` writes. Throws when a write cannot be read (an HSET whose field is
+ * neither a literal nor a known list): the check must see every write, never skip one.
+ */
+export function jobFieldsWritten(lua: string, file: string): WrittenField[] {
+  const code = stripComments(lua);
+  const out: WrittenField[] = [];
+  const add = (expr: string, index: number, what: string): void => {
+    const field = fieldName(expr);
+    if (field === null)
+      throw new Error(`${file}:${lineOf(code, index)}: cannot read the field of ${what}: ${expr}`);
+    out.push({ field, file, line: lineOf(code, index) });
+  };
+  const others = [...OTHER_HASH_KEYS, ...(OTHER_HASH_KEYS_BY_FILE[file] ?? [])];
+  // 1. redis.call('HSET', key, f, v, ...) with literal pairs, or unpack(<list>).
+  for (const m of code.matchAll(/redis\.call\(\s*'(HSET|HSETNX|HMSET)'/gi)) {
+    const [, key, ...rest] = splitTopLevel(balanced(code, m.index + m[0].indexOf('(')));
+    if (others.includes(key!)) continue;
+    if (rest.length === 1 && /^unpack\((\w+)\)$/.test(rest[0]!)) {
+      const list = /^unpack\((\w+)\)$/.exec(rest[0]!)![1]!;
+      if (!LIST_VARS.includes(list))
+        throw new Error(`${file}:${lineOf(code, m.index)}: HSET of an unknown list ${list}`);
+      continue; // the list's fields are read below, where it is built
+    }
+    for (let i = 0; i < rest.length; i += 2) add(rest[i]!, m.index, m[1]!);
+  }
+  // 2. Table constructors of the lists: `args = { 'm', v, ... }`, `set = x and { 'v', v } or {}`,
+  //    and lcMove's fourth argument (`lcMove(j, to, {...}, { 'o', output })`).
+  const vars = LIST_VARS.join('|');
+  const ctor = new RegExp(
+    `\\b(?:${vars})\\s*=\\s*[^{}\\n=]*?\\{|\\bset\\s*=\\s*\\{|\\},\\s*\\{(?=\\s*')`,
+    'g',
+  );
+  for (const m of code.matchAll(ctor)) {
+    const open = m.index + m[0].length - 1;
+    const items = splitTopLevel(balanced(code, open));
+    if (items[0]?.startsWith('unpack(')) continue; // watch-1's HMGET list: a copy of JOB_FIELDS
+    for (let i = 0; i < items.length; i += 2) add(items[i]!, m.index, 'a list constructor');
+  }
+  // 3. Pushes: on one line, `x[#x + 1] = f; x[#x + 1] = v` alternate field and value; a lone push
+  //    of a name is a field (its value follows on the next line).
+  const lines = code.split('\n');
+  lines.forEach((text, n) => {
+    for (const v of LIST_VARS) {
+      const pushes = [
+        ...text.matchAll(new RegExp(`\\b${v}\\[#${v} \\+ 1\\] = ([^;\\n]+?)\\s*(?:;|$| end\\b)`, 'g')),
+      ];
+      pushes.forEach((p, i) => {
+        if (i % 2 === 1) return;
+        const field = fieldName(p[1]!.trim());
+        if (field !== null) out.push({ field, file, line: n + 1 });
+      });
+    }
+    // 4. commit-12's put(set, 'field', value).
+    for (const p of text.matchAll(/\bput\(\s*set\s*,\s*('[^']*')/g)) {
+      out.push({ field: fieldName(p[1]!)!, file, line: n + 1 });
+    }
+  });
+  return out;
+}
