@@ -6,8 +6,9 @@ import { reviveValue } from './valueCodec.js';
 import { F } from './recordSchema.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from './types.js';
 
-/** The fields a record read takes, in the order decodeJob destructures them (common.lua keeps
- * the same list for its replies; test/client/waitForResult.test.ts holds the two equal). */
+/** The fields a record read takes, in the order decodeJob destructures them (the Lua scripts get
+ * this list as a constant generated from it, luaConstants.ts; test/client/waitForResult.test.ts
+ * holds their replies to it). */
 export const JOB_FIELDS = [
   F.machine,
   F.version,
