@@ -177,6 +177,20 @@ export const queueQuery = {
   properties: { queue: queueName },
 } as const;
 
+/** A queue and how many of its entries to list (dead letters, broken jobs). */
+export const queuePageQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { queue: queueName, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+} as const;
+
+/** A machine's name in the path (its definition, its chart). */
+export const machineNameParams = {
+  type: 'object',
+  required: ['name'],
+  properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
+} as const;
+
 export const listQuery = {
   type: 'object',
   additionalProperties: false,

@@ -9,7 +9,7 @@ import { chartFor } from '../../chart/chartSource.js';
 import { jobChart } from '../../chart/jobChart.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
 import type { ApiContext } from '../ApiContext.js';
-import { bearerSecurity, errorReplies, idParams, queueQuery } from '../schemas.js';
+import { bearerSecurity, errorReplies, idParams, queueQuery, machineNameParams } from '../schemas.js';
 
 const chartModel = {
   type: 'object',
@@ -40,11 +40,7 @@ export function chartRoutes(app: FastifyInstance, api: ApiContext): void {
         summary: 'A machine’s chart model',
         tags: ['machines'],
         security: bearerSecurity,
-        params: {
-          type: 'object',
-          required: ['name'],
-          properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
-        },
+        params: machineNameParams,
         querystring: {
           type: 'object',
           additionalProperties: false,

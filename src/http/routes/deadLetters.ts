@@ -13,11 +13,10 @@ import {
   deadLetterSchema,
   errorReplies,
   idParams,
+  queuePageQuery,
   queueQuery,
 } from '../schemas.js';
 import { CODE } from '../../errorCodes.js';
-
-const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
 
 export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
   app.get(
@@ -27,11 +26,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
         summary: 'Dead letters of a queue, newest first',
         tags: ['dead letters'],
         security: bearerSecurity,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { queue: queueName, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
-        },
+        querystring: queuePageQuery,
         response: {
           200: { type: 'object', properties: { deadLetters: { type: 'array', items: deadLetterSchema } } },
           ...errorReplies,
@@ -61,11 +56,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
           'Records a supervisor could not run (an unknown machine, an unreadable ingress entry). `POST /dead-letters/{id}/retry` puts one back in line.',
         tags: ['dead letters'],
         security: bearerSecurity,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { queue: queueName, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
-        },
+        querystring: queuePageQuery,
         response: {
           200: {
             type: 'object',
@@ -103,7 +94,7 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
         description: 'Their records then expire like finished jobs’. `purged` is how many there were.',
         tags: ['dead letters'],
         security: bearerSecurity,
-        querystring: { type: 'object', additionalProperties: false, properties: { queue: queueName } },
+        querystring: queueQuery,
         response: {
           200: { type: 'object', properties: { queue: { type: 'string' }, purged: { type: 'integer' } } },
           ...bodyErrorReplies,

@@ -9,7 +9,7 @@ import type { AnyDefinition } from '../../runtime/registry.js';
 import type { MachineInfo } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
-import { bearerSecurity, errorReplies, machineSummary } from '../schemas.js';
+import { bearerSecurity, errorReplies, machineSummary, machineNameParams } from '../schemas.js';
 import { CODE } from '../../errorCodes.js';
 
 interface MachineSummary {
@@ -80,11 +80,7 @@ export function machineRoutes(app: FastifyInstance, api: ApiContext): void {
         summary: 'A machine’s definition, as JSON for drawing its chart',
         tags: ['machines'],
         security: bearerSecurity,
-        params: {
-          type: 'object',
-          required: ['name'],
-          properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
-        },
+        params: machineNameParams,
         querystring: {
           type: 'object',
           additionalProperties: false,
