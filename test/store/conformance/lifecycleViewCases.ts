@@ -29,7 +29,7 @@ function lifecycleOf(rec: JobRecord): unknown {
 const checkpointText = (attempt: number, maxAttempts: number): string =>
   pipelineSnapshotText(
     successPath(attempt, maxAttempts, false).claimed,
-    '{"status":"active","value":"a"}',
+    '{"status":"active","value":"a","context":{}}',
     '[]',
   );
 
@@ -170,6 +170,9 @@ export function lifecycleViewCases(factory: StoreFactory): void {
     const rec = (await store.getJob(id))!;
     assert.equal(rec.status, 'queued');
     assert.deepEqual(lifecycleOf(rec), { value: 'queued', attempt: 1, maxAttempts: 2 });
+    const [again] = await claim(store);
+    const resumed = JSON.parse(again!.snapshot!) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(resumed), ['w', 't'], 'the runtime stores no lifecycle of its own');
   });
 
   test('a record stored with a lifecycle (`l`, the form before it was derived) is read by its fields', async (store) => {
