@@ -103,11 +103,10 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
   if (!m) return null;
   const status = (st ?? 'queued') as JobStatus;
   const error = parse(e) as StoredError | null;
-  const runAt = num(ra);
   const maxAttempts = num(ma) ?? 1;
   // The lifecycle is the record's (lifecycleView.ts): an `l` stored by an older version is
   // replaced, not read. A snapshot that is not an object (a corrupt field) is shown as stored.
-  const l = lifecycleView(status, num(a) ?? 1, maxAttempts, error, runAt);
+  const l = lifecycleView(status, num(a) ?? 1, maxAttempts, error);
   const stored = parse(sn) as StoredSnapshot | string | null;
   let snapshot: StoredSnapshot | string;
   if (stored === null) snapshot = { l };
@@ -139,7 +138,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     priority: BAND_PRIORITY_NAMES[num(pr) ?? 2] ?? 'normal',
     progress: value(p),
     parentId: par ?? null,
-    runAt,
+    runAt: num(ra),
     createdAt: num(ca) ?? 0,
     updatedAt: lastUpdate(ca, ua, ct, fa),
     finishedAt: num(fa),

@@ -10,25 +10,23 @@ import type { JobStatus } from './types.js';
 
 export interface LifecycleView {
   value: JobStatus;
-  /** The lifecycle machine's context (LifecycleContext) without its null fields. */
-  context: { attempt: number; maxAttempts: number; error?: StoredError; runAt?: number };
+  /** The lifecycle machine's context (LifecycleContext) without its null fields, and without
+   * `runAt`: the record's own `runAt` says when a waiting job runs. */
+  context: { attempt: number; maxAttempts: number; error?: StoredError };
 }
 
 /**
  * The lifecycle of a record with these fields. `attempt` is the one in progress or next (1
  * before the first claim, as the machine starts); `error` the last attempt's, which the machine
- * keeps after a retry and the record clears at done; `runAt` only while the job waits for a
- * time (queued after a backoff or delay, parked), as the machine clears it at a claim.
+ * keeps after a retry and the record clears at done.
  */
 export function lifecycleView(
   status: JobStatus,
   attempt: number,
   maxAttempts: number,
   error: StoredError | null,
-  runAt: number | null,
 ): LifecycleView {
   const context: LifecycleView['context'] = { attempt, maxAttempts };
   if (error !== null) context.error = error;
-  if (runAt !== null && (status === 'queued' || status === 'waiting')) context.runAt = runAt;
   return { value: status, context };
 }
