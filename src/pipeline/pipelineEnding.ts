@@ -1,45 +1,28 @@
 // How a pipeline attempt's run is written at its end, whichever runtime drove the machine
 // (runPipeline: XState actors; runCompiledPipeline: a compiled step table). Both store the
-// same record: `{"l": lifecycle, "w": XState's persisted machine snapshot, "t": timers}`.
+// same record: `{"w": XState's persisted machine snapshot, "t": timers}`. The lifecycle is not
+// stored: the record's status, attempt and error say it (store/lifecycleView.ts).
 
 import type { LifecycleSnapshot } from '../../machines/job.js';
-import { persistLifecycle, stepLifecycle } from '../runtime/lifecycle.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { settleFailure } from '../runtime/settle.js';
 import { toStoredJson } from '../runtime/storedJson.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { StoredTimer } from './timers.js';
 
-// Lifecycle snapshots are immutable and a run's is shared by every job with the same attempt
-// and maxAttempts (lifecycle.ts successPath): their JSON, and that of the `done` that follows,
-// are computed once, not at every checkpoint.
-const lifeTexts = new WeakMap<LifecycleSnapshot, string>();
-const doneTexts = new WeakMap<LifecycleSnapshot, string>();
-
-function lifeText(life: LifecycleSnapshot): string {
-  let t = lifeTexts.get(life);
-  if (t === undefined) lifeTexts.set(life, (t = JSON.stringify(persistLifecycle(life))));
-  return t;
-}
-
-function doneLifeText(life: LifecycleSnapshot): string {
-  let t = doneTexts.get(life);
-  if (t === undefined) doneTexts.set(life, (t = lifeText(stepLifecycle(life, { type: 'SUCCEED' }))));
-  return t;
-}
-
 /**
- * The stored form of a checkpoint or park: lifecycle, machine snapshot, timers and (when any)
- * the events held until a state takes them (heldEvents.ts), as JSON.
+ * The stored form of a checkpoint or park: machine snapshot, timers and (when any) the events
+ * held until a state takes them (heldEvents.ts), as JSON. `_life`, the run's lifecycle, is not
+ * stored (the record's fields say it); the callers pass it still.
  */
 export function pipelineSnapshotText(
-  life: LifecycleSnapshot,
+  _life: LifecycleSnapshot,
   wText: string,
   tText: string,
   hText = '',
 ): string {
   const held = hText === '' ? '' : `,"h":${hText}`;
-  return `{"l":${lifeText(life)},"w":${wText},"t":${tText}${held}}`;
+  return `{"w":${wText},"t":${tText}${held}}`;
 }
 
 /** The machine reached a final state: its output is the job's output. */
@@ -60,7 +43,7 @@ export async function writePipelineDone(
       id: job.id,
       token: job.token,
       output,
-      snapshot: `{"l":${doneLifeText(life)},"w":${w}}`,
+      snapshot: `{"w":${w}}`,
       state,
       log: [...end.log, `{"type":"state","state":${state}}`, '{"type":"done"}'],
     });

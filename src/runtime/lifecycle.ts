@@ -36,31 +36,12 @@ export function lifecycleState(snapshot: LifecycleSnapshot): LifecycleState {
   return snapshot.value;
 }
 
-/**
- * The persisted form, without the input and output the job record already holds, and without
- * the context fields that are null: a done job's snapshot
- * stays under 64 bytes, so its Redis hash keeps the compact listpack encoding.
- */
-export function persistLifecycle(snapshot: LifecycleSnapshot): { value: unknown; context: unknown } {
-  const c = snapshot.context;
-  const context: Partial<LifecycleSnapshot['context']> = { attempt: c.attempt, maxAttempts: c.maxAttempts };
-  if (c.error !== null) context.error = c.error;
-  if (c.runAt !== null) context.runAt = c.runAt;
-  return { value: snapshot.value, context };
-}
-
 /** The success path of one attempt of a simple job, computed by the machine. */
 export interface SuccessPath {
   /** After CLAIM: `loading` (with a load phase) or `working`. */
   claimed: LifecycleSnapshot;
   /** `working` (after LOADED when there is a load phase). */
   working: LifecycleSnapshot;
-  /**
-   * The persisted `done` snapshot as stored in the job record (`{"l":...}`), or '' when it is
-   * exactly `{value: 'done', context: {attempt, maxAttempts}}`: the record's `st`, `a` and `ma`
-   * say that already, and decodeJob rebuilds it from them (one field less per finished job).
-   */
-  doneText: string;
 }
 
 const successPaths = new Map<number, SuccessPath>();
@@ -68,7 +49,8 @@ const successPaths = new Map<number, SuccessPath>();
 /**
  * The lifecycle of a successful attempt depends only on (attempt, maxAttempts, hasLoad): the
  * machine computes it once per key and every job with that key reuses the (immutable)
- * snapshots and the serialized done snapshot. The machine stays the source of truth.
+ * snapshots. The machine stays the source of truth. Its `done` is not computed: the record's
+ * status says it (store/lifecycleView.ts), so the done write stores no snapshot.
  */
 export function successPath(attempt: number, maxAttempts: number, hasLoad: boolean): SuccessPath {
   const cacheable = attempt > 0 && attempt < 1024 && maxAttempts > 0 && maxAttempts < 1024;
@@ -77,12 +59,7 @@ export function successPath(attempt: number, maxAttempts: number, hasLoad: boole
   if (p) return p;
   const claimed = stepLifecycle(initialLifecycle(attempt, maxAttempts), { type: 'CLAIM', hasLoad });
   const working = hasLoad ? stepLifecycle(claimed, { type: 'LOADED' }) : claimed;
-  const done = stepLifecycle(working, { type: 'SUCCEED' });
-  const persisted = persistLifecycle(done);
-  const text = JSON.stringify(persisted);
-  const derivable =
-    text === JSON.stringify({ value: 'done', context: { attempt, maxAttempts } }) && done.status === 'done';
-  p = { claimed, working, doneText: derivable ? '' : `{"l":${text}}` };
+  p = { claimed, working };
   if (cacheable) successPaths.set(key, p);
   return p;
 }

@@ -2,7 +2,7 @@
 // Each settled lifecycle state is written through the job's fenced writes.
 //
 // Hot path (a no-op job costs a few microseconds here): the success path's lifecycle snapshots
-// and serialized done snapshot come from a per-(attempt, maxAttempts, hasLoad) cache the machine
+// come from a per-(attempt, maxAttempts, hasLoad) cache the machine
 // fills (lifecycle.ts successPath); the timeout is a deadline the supervisor's sweep checks (no
 // timer per job); the AbortSignal is created only when the job's code reads it.
 
@@ -86,7 +86,9 @@ export async function runSimpleJob(
       id: c.id,
       token: c.token,
       output: text,
-      snapshot: path.doneText,
+      // No snapshot: a simple job has no machine, and its lifecycle is the record's
+      // (store/lifecycleView.ts). The op stays the store's plain done (encodeOps.ts).
+      snapshot: '',
       // A simple job's state is its status, which the record holds: `s` is written only to
       // replace the 'working' a load phase left there.
       state: def.load ? '"done"' : undefined,

@@ -9,7 +9,7 @@ import {
   type StoredError,
 } from '../errors.js';
 import { backoffDelay, retryLaterDelay, type RetryPolicy } from './backoff.js';
-import { lifecycleState, persistLifecycle, stepLifecycle } from './lifecycle.js';
+import { lifecycleState, stepLifecycle } from './lifecycle.js';
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from './ActiveJob.js';
 import { CODE } from '../errorCodes.js';
@@ -47,11 +47,10 @@ export async function settleFailure(
       });
       return;
     case 'cancel': {
-      const l = stepLifecycle(life, { type: 'CANCEL' });
       await job.write({
         ...base,
         kind: 'cancelled',
-        snapshot: storedSnapshot(l, options.machineJson),
+        snapshot: storedSnapshot(options.machineJson),
         state: options.state,
         log: [...before, '{"type":"cancelled","reason":"cancel requested while running"}'],
       });
@@ -123,7 +122,7 @@ export async function settleFailure(
       ...base,
       kind: 'fail',
       error: JSON.stringify(error),
-      snapshot: storedSnapshot(next, options.machineJson),
+      snapshot: storedSnapshot(options.machineJson),
       state: options.state,
       resume: options.resumeSnapshot,
       log: [...before, JSON.stringify({ type: 'failed', attempts: life.context.attempt, error: brief })],
@@ -131,8 +130,11 @@ export async function settleFailure(
   }
 }
 
-/** `{l, w?}`: the lifecycle's persisted snapshot, and the machine's when there is one. */
-function storedSnapshot(life: LifecycleSnapshot, machineJson: string | undefined): string {
-  const l = JSON.stringify(persistLifecycle(life));
-  return machineJson === undefined ? `{"l":${l}}` : `{"l":${l},"w":${machineJson}}`;
+/**
+ * `{w?}`: the machine's snapshot when there is one. The lifecycle is not stored: the record's
+ * status, attempt and error say it (store/lifecycleView.ts). `{}` without a machine: the write
+ * replaces what the last checkpoint stored, which a job that ends here must not keep.
+ */
+function storedSnapshot(machineJson: string | undefined): string {
+  return machineJson === undefined ? '{}' : `{"w":${machineJson}}`;
 }

@@ -4,6 +4,7 @@
 import type { StoredError } from '../errors.js';
 import { reviveValue } from './valueCodec.js';
 import { F } from './recordSchema.js';
+import { lifecycleView } from './lifecycleView.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from './types.js';
 
 /** The fields a record read takes, in the order decodeJob destructures them (the Lua scripts get
@@ -51,7 +52,7 @@ function value(text: string | null | undefined): unknown {
   }
 }
 
-type StoredSnapshot = { l?: { value?: unknown; context?: unknown }; w?: unknown; t?: unknown; h?: unknown };
+type StoredSnapshot = { l?: unknown; w?: unknown; t?: unknown; h?: unknown };
 
 /**
  * The stored snapshot with its machine snapshot, timers and held events (`w`, `t`, `h`: each
@@ -100,27 +101,39 @@ export function holdsLifecycleContext(snapshot: unknown): boolean {
 export function decodeJob(id: string, queue: string, v: (string | null)[]): JobRecord | null {
   const [m, ver, st, s, sn, input, o, e, a, ma, lr, pr, p, par, ra, ca, ua, fa, cx, ct] = v;
   if (!m) return null;
-  let snapshot = parse(sn) as StoredSnapshot | null;
-  if (snapshot && typeof snapshot === 'object') snapshot = revivedParts(snapshot);
-  // A simple job's done snapshot is not stored when the record's fields give it (see
-  // lifecycle.ts successPath): rebuild it.
-  if (snapshot === null && st === 'done')
-    snapshot = { l: { value: 'done', context: { attempt: num(a) ?? 1, maxAttempts: num(ma) ?? 1 } } };
+  const status = (st ?? 'queued') as JobStatus;
+  const error = parse(e) as StoredError | null;
+  const maxAttempts = num(ma) ?? 1;
+  // The lifecycle is the record's (lifecycleView.ts): an `l` stored by an older version is
+  // replaced, not read. A snapshot that is not an object (a corrupt field) is shown as stored.
+  const l = lifecycleView(status, num(a) ?? 1, maxAttempts, error);
+  const stored = parse(sn) as StoredSnapshot | string | null;
+  let snapshot: StoredSnapshot | string;
+  if (stored === null) snapshot = { l };
+  else if (typeof stored !== 'object') snapshot = stored;
+  else {
+    const { l: _stored, ...parts } = revivedParts(stored);
+    snapshot = { l, ...parts };
+  }
+  const machineContext =
+    typeof snapshot === 'object' ? (snapshot.w as { context?: unknown } | undefined)?.context : undefined;
   return {
     id,
     queue,
     machine: m,
     version: Number(ver),
-    status: (st ?? 'queued') as JobStatus,
+    status,
     state: parse(s) ?? st,
-    context: (snapshot?.w as { context?: unknown } | undefined)?.context ?? snapshot?.l?.context ?? null,
+    // A pipeline's context is its machine's; a simple job's (or a pipeline's before its machine
+    // was stored) the lifecycle's.
+    context: machineContext ?? (typeof snapshot === 'object' ? l.context : null),
     input: value(input),
     output: value(o),
-    error: parse(e) as StoredError | null,
+    error,
     // `a` is written only from the second attempt on (absent = 1); a job never claimed (no
     // claim time `ct`, which a claim sets and nothing clears) has made no attempt yet.
     attempts: num(a) ?? (ct ? 1 : 0),
-    maxAttempts: num(ma) ?? 1,
+    maxAttempts,
     leaseRequeues: num(lr) ?? 0,
     priority: BAND_PRIORITY_NAMES[num(pr) ?? 2] ?? 'normal',
     progress: value(p),

@@ -56,7 +56,7 @@ export const JOB_HASH: readonly FieldSpec[] = [
   f('opt', 'per-job options (timeoutMs, webhooks)', 'JSON', CREATE),
   f('tk', "lease token '<workerId>:<n>' ('' when none)", 'text', ['lcClaim', 'lcMove']),
   f('s', 'state value (the user machine’s for pipelines)', 'JSON', ['commit-12']),
-  f('sn', 'snapshot { l, w?, t?, h? }: lifecycle, machine, timers, held events', 'JSON', [
+  f('sn', 'snapshot { w?, t?, h? }: machine, timers, held events (an l: ignored)', 'JSON', [
     'commit-12',
     'retryDead-6',
   ]),

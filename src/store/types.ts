@@ -119,6 +119,8 @@ export interface JobRecord<Output = unknown> {
   status: JobStatus;
   /** The current state value of the job's machine (the user machine for pipelines). */
   state: unknown;
+  /** A pipeline's machine context; a simple job's (or a pipeline's before its machine is
+   * stored) is its lifecycle's, `snapshot.l.context`. */
   context: unknown;
   input: unknown;
   output: Output | null;
@@ -139,7 +141,10 @@ export interface JobRecord<Output = unknown> {
   cancelRequested: boolean;
   /** Set by Client.get for a parent: its children (the first 100) and counts. */
   children?: { total: number; finished: number; jobs: { id: string; queue: string; status: JobStatus }[] };
-  /** The stored snapshot, as persisted (the final snapshot is the result). */
+  /**
+   * The stored snapshot (`w` machine, `t` timers, `h` held events, as persisted) with `l`, the
+   * lifecycle derived from this record's status, attempt and error (store/lifecycleView.ts).
+   */
   snapshot: unknown;
 }
 

@@ -90,7 +90,7 @@ describe('commit wire format', () => {
         id: 'p',
         token: p.token,
         output: '4',
-        snapshot: '{"l":{"value":"done"}}',
+        snapshot: '{"w":{"value":"end"}}',
         log: ['{"type":"done"}'],
       },
     ]);
@@ -100,7 +100,11 @@ describe('commit wire format', () => {
     assert.equal((await rec('b')).output, 2);
     assert.deepEqual((await rec('b')).progress, 7);
     assert.equal((await rec('c')).state, 'done');
-    assert.deepEqual((await rec('p')).snapshot, { l: { value: 'done' } });
+    // The machine's part as the op stored it; the lifecycle is the record's (lifecycleView.ts).
+    assert.deepEqual((await rec('p')).snapshot, {
+      l: { value: 'done', context: { attempt: 1, maxAttempts: 5 } },
+      w: { value: 'end' },
+    });
     for (const id of ['a', 'b', 'c', 'p']) assert.equal((await rec(id)).status, 'done');
     const types = async (id: string) => (await h.store.getLog(id, 'default')).map((e) => e.type);
     assert.deepEqual(await types('a'), ['enqueued', 'claimed', 'done']);

@@ -1,15 +1,18 @@
-// The chart a user sees is the lifecycle that runs: the status moves the Lua allows (its EDGES
-// table, generated from src/store/lifecycleTable.ts) are exactly the transitions of machines/job.ts, plus REDRIVE (a dead
-// letter back in line: a new lifecycle, so the machine, where `failed` is final, cannot show it);
-// and MemoryStore moves jobs by the same table (src/store/lifecycleTable.ts, which the Lua's EDGES is generated from).
+// The chart a user sees is the lifecycle that runs: the status moves both stores allow are
+// computed from machines/job.ts (src/store/lifecycleTable.ts walks its transitions when it
+// loads), plus REDRIVE (a dead letter back in line: a new lifecycle, so the machine, where
+// `failed` is final, cannot show it). The Lua's EDGES is generated from that table, so the
+// tests here prove the generation: the table is the one stated below, the Lua's is the same key
+// for key, and a transition of a machine is a move of its table.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
+import { setup } from 'xstate';
 import { jobMachine } from '../../machines/job.js';
 import { withIncludes } from '../../src/store/redis/scripts.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { EDGES as MEMORY_EDGES } from '../../src/store/lifecycleTable.js';
+import { EDGES, FINAL, UPDATABLE, machineMoves } from '../../src/store/lifecycleTable.js';
 
 type Edges = Record<string, Record<string, string>>;
 
@@ -59,8 +62,48 @@ describe('the lifecycle table', () => {
     assert.deepEqual(Object.keys(edges).sort(), Object.keys(jobMachine.root.states).sort());
   });
 
-  it("is MemoryStore's table too: the same moves with the same events, key for key", async () => {
-    assert.deepEqual(await luaEdges(), MEMORY_EDGES);
+  it('is the table stated here: each move with the event that makes it', () => {
+    assert.deepEqual(EDGES, {
+      queued: { loading: 'CLAIM', working: 'CLAIM', cancelled: 'CANCEL' },
+      loading: { working: 'LOADED', queued: 'FAIL', failed: 'FAIL', cancelled: 'CANCEL' },
+      working: { done: 'SUCCEED', queued: 'FAIL', failed: 'FAIL', waiting: 'PARK', cancelled: 'CANCEL' },
+      waiting: { queued: 'WAKE', cancelled: 'CANCEL' },
+      done: {},
+      failed: { queued: 'REDRIVE' },
+      cancelled: {},
+    });
+    assert.deepEqual([...FINAL].sort(), ['cancelled', 'done', 'failed']);
+    assert.deepEqual([...UPDATABLE].sort(), ['loading', 'working']);
+  });
+
+  it("is MemoryStore's table too: the Lua's is the TypeScript one, key for key", async () => {
+    assert.deepEqual(await luaEdges(), EDGES);
+    const setOf = async (name: string) =>
+      (
+        (await raw.eval(
+          withIncludes(`local t = {}\nfor k in pairs(${name}) do t[#t + 1] = k end\nreturn t`),
+          0,
+        )) as string[]
+      ).sort();
+    assert.deepEqual(await setOf('FINAL'), [...FINAL].sort());
+    assert.deepEqual(await setOf('UPDATABLE'), [...UPDATABLE].sort());
+  });
+
+  it("is computed from the machine: a state's transitions and the root's, none from a final state", () => {
+    const toy = setup({}).createMachine({
+      id: 'toy',
+      initial: 'a',
+      states: {
+        a: { tags: ['active'], on: { GO: 'b', BACK: 'a', STOP: 'b' } },
+        b: { on: { GO: [{ guard: () => false, target: 'a' }, { target: 'c' }] } },
+        c: { type: 'final' },
+      },
+      on: { STOP: '.c' },
+    });
+    const moves = machineMoves(toy);
+    assert.deepEqual(moves.edges, { a: { b: 'GO', a: 'BACK' }, b: { a: 'GO', c: 'GO' }, c: {} });
+    assert.deepEqual([...moves.final], ['c']);
+    assert.deepEqual([...moves.active], ['a']);
   });
 
   it('names the machine event of each move', async () => {

@@ -9,6 +9,7 @@ import { runtimeCases } from './runtimeCases.js';
 import { childCases } from './childCases.js';
 import { retentionCases } from './retentionCases.js';
 import { retryCases } from './retryCases.js';
+import { lifecycleViewCases } from './lifecycleViewCases.js';
 
 export function describeStore(factory: StoreFactory): void {
   describe(`${factory.name}: the Store interface`, () => storeCases(factory));
@@ -16,4 +17,5 @@ export function describeStore(factory: StoreFactory): void {
   describe(`${factory.name}: retention of failed records`, () => retentionCases(factory));
   describe(`${factory.name}: under a Supervisor and a Client`, () => runtimeCases(factory));
   describe(`${factory.name}: attempts that end in error, retry-later or stall`, () => retryCases(factory));
+  describe(`${factory.name}: the lifecycle a record shows is its status`, () => lifecycleViewCases(factory));
 }
