@@ -9,7 +9,7 @@ ARGV: 1 key prefix, 2 events max length, 3 the entries, oldest first: ONE JSON a
       `sha`, the SHA-1 of the entry's bytes:
         { sha, job = { id, machine, version, input, band, delayMs, maxAttempts, options? } }
           a job under a new id;
-        { sha, job = ..., ownId = true, spareId } a job under the producer's id ('K' below);
+        { sha, job = ..., ownId = true, spareId } a job under the producer's id (below);
         { sha, id, reason } set aside as broken under the new id `id`,
       4 most bytes of raw text kept for a broken entry
 An ownId entry whose id names an existing job of the SAME machine is consumed and makes nothing (a
