@@ -1,5 +1,5 @@
 // The store's commit/claim wire format (encodeOps.ts, lua/commit-12.lua): a plain done travels
-// as 4 values, other ops as 9, in any mix; a claim returns the rare fields nested.
+// as its short named record, other ops in full, in any mix; a claim returns the rare fields nested.
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRedis, type TestRedis } from '../support/redis.js';

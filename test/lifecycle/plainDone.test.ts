@@ -30,12 +30,17 @@ describe('the plain done and the general done', () => {
     'broken',
   ];
 
-  /** Finishes a claimed job with the 4-value plain op ('D') or the 9-value general one. */
+  /**
+   * Finishes a claimed job with the plain done ({ kind, id, token, output }: no log) or the
+   * general one (the same done with its log given).
+   */
   async function finish(id: string, token: string, plain: boolean): Promise<number> {
     const k = h.store.keys('default');
     const keys = KEY_ORDER.map((n) => (k as unknown as Record<string, string>)[n]!);
-    const op = plain ? ['D', id, token, '42'] : ['done', id, token, '42', '', '', '', '', '{"type":"done"}'];
-    const args = [k.base, 100, 60_000, '', 0, 0, '', 1, ...op];
+    const op = plain
+      ? { kind: 'done', id, token, output: '42' }
+      : { kind: 'done', id, token, output: '42', log: ['{"type":"done"}'] };
+    const args = [k.base, 100, 60_000, '', 0, 0, '', JSON.stringify([op])];
     const store = h.store as unknown as { run(n: string, k: string[], a: unknown[]): Promise<[number[]]> };
     const [written] = await store.run('commit', keys, args);
     return written[0]!;

@@ -1,5 +1,5 @@
-// One worker round trip (lua/commit-12.lua): its fenced writes, encoded by encodeOps, then a
-// claim of new work; and the reply, decoded into ClaimedJobs.
+// One worker round trip (lua/commit-12.lua): its fenced writes (named op records, encodeOps),
+// then a claim of new work; and the reply, decoded into ClaimedJobs.
 
 import type { ClaimRequest, ClaimedJob, CommitOp, CommitResult, JobStatus } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
@@ -24,9 +24,8 @@ export async function commitRoundTrip(
     claim?.leaseMs ?? 0,
     claim?.max ?? 0,
     claim ? `|${claim.loadMachines.join('|')}|` : '',
-    ops.length,
+    encodeOps(ops),
   ];
-  encodeOps(ops, args);
   const [written, claimedFlat, nextDue, now] = (await ctx.run(
     'commit',
     [

@@ -26,7 +26,8 @@ export async function enqueue(
   );
   const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length];
   for (const j of jobs) {
-    // The rarely used fields travel as one JSON array, '' when all are empty (see enqueue-5.lua).
+    // The rarely used fields travel as one JSON object under NewJob's names, '' when none is
+    // set (see enqueue-5.lua).
     const extras =
       j.idempotencyKey ||
       j.parentId ||
@@ -36,16 +37,16 @@ export async function enqueue(
       j.index !== undefined ||
       j.revive ||
       j.parentToken
-        ? JSON.stringify([
-            j.idempotencyKey ?? '',
-            j.parentId ?? '',
-            j.options ?? '',
-            j.parentQueue ?? '',
-            j.group ?? '',
-            j.index === undefined ? '' : String(j.index),
-            j.revive ? '1' : '',
-            j.parentToken ?? '',
-          ])
+        ? JSON.stringify({
+            idempotencyKey: j.idempotencyKey || undefined,
+            parentId: j.parentId || undefined,
+            options: j.options || undefined,
+            parentQueue: j.parentQueue || undefined,
+            group: j.group || undefined,
+            index: j.index,
+            revive: j.revive || undefined,
+            parentToken: j.parentToken || undefined,
+          })
         : '';
     args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
   }

@@ -23,30 +23,30 @@ export async function drainIngress(
     const newestFirst = await ctx.redis.lrangeBuffer(k.ingress, -max, -1);
     if (newestFirst.length === 0) return { made: 0, broken: 0, existing: 0 };
     const entries = newestFirst.reverse();
-    const args: (string | number)[] = [k.base, ctx.eventsMaxLen, entries.length, BROKEN_RAW_CAP];
+    // Each entry as its decision, named (see drainIngress-7.lua), with the SHA-1 of its bytes.
+    const records: unknown[] = [];
     for (const raw of entries) {
       const sha = createHash('sha1').update(raw).digest('hex');
       const decision = decide(raw);
       const d = decision instanceof Promise ? await decision : decision;
-      if ('reason' in d) args.push(sha, 'B', d.id, d.reason, '', '', '', '', '', '', '');
+      if ('reason' in d) records.push({ sha, id: d.id, reason: d.reason });
       else {
         const j = d.job;
-        args.push(
-          sha,
-          d.ownId ? 'K' : 'J',
-          j.id,
-          j.machine,
-          j.version,
-          j.input,
-          j.band,
-          j.delayMs,
-          j.maxAttempts,
-          j.options ?? '',
-          // Where the entry goes if its id names another machine's job (ID_CONFLICT).
-          d.ownId ? d.spareId : '',
-        );
+        const job = {
+          id: j.id,
+          machine: j.machine,
+          version: j.version,
+          input: j.input,
+          band: j.band,
+          delayMs: j.delayMs,
+          maxAttempts: j.maxAttempts,
+          options: j.options || undefined,
+        };
+        // spareId: where the entry goes if its id names another machine's job (ID_CONFLICT).
+        records.push(d.ownId ? { sha, job, ownId: true, spareId: d.spareId } : { sha, job });
       }
     }
+    const args = [k.base, ctx.eventsMaxLen, JSON.stringify(records), BROKEN_RAW_CAP];
     const res = (await ctx.run(
       'drainIngress',
       [k.ingress, k.queued, k.delayed, k.meta, k.events, k.marker, k.broken],

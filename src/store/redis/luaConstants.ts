@@ -8,6 +8,7 @@ import { EDGES, FINAL, UPDATABLE } from '../lifecycleTable.js';
 import { BAND, LOG_CAP, RESULT_TTL_MS } from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
+import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES } from './commitOpFields.js';
 
 type LuaValue =
   number | string | boolean | readonly LuaValue[] | ReadonlySet<string> | { readonly [k: string]: LuaValue };
@@ -23,6 +24,9 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   FINAL,
   UPDATABLE,
   /** A band by its text on the wire ('0'..'3'), for the scripts that parse one. */
+  /** A commit op's fields per kind, and what each holds (commit-12.lua checks ops by them). */
+  COMMIT_OP_FIELDS,
+  COMMIT_OP_TYPES,
   BANDS: Object.fromEntries(Object.values(PRIORITY_BAND).map((b) => [String(b), b])),
 };
 

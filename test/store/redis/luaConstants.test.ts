@@ -9,6 +9,7 @@ import { EDGES, FINAL, UPDATABLE } from '../../../src/store/lifecycleTable.js';
 import { BAND, LOG_CAP, RESULT_TTL_MS } from '../../../src/store/storeConstants.js';
 import { PRIORITY_BAND } from '../../../src/store/types.js';
 import { JOB_FIELDS } from '../../../src/store/decodeJob.js';
+import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES } from '../../../src/store/redis/commitOpFields.js';
 import { LUA_CONSTANTS, constantsFor } from '../../../src/store/redis/luaConstants.js';
 import { loadScripts, withIncludes } from '../../../src/store/redis/scripts.js';
 import { startRedis, type TestRedis } from '../../support/redis.js';
@@ -51,6 +52,10 @@ describe('Lua constants generated from TypeScript', () => {
       string,
       number
     >;
+    const json = async (name: string): Promise<unknown> =>
+      JSON.parse((await evalLua(`return cjson.encode(${name})`)) as string);
+    assert.deepEqual(await json('COMMIT_OP_FIELDS'), COMMIT_OP_FIELDS);
+    assert.deepEqual(await json('COMMIT_OP_TYPES'), COMMIT_OP_TYPES);
     assert.deepEqual(bands, Object.fromEntries(Object.values(PRIORITY_BAND).map((b) => [String(b), b])));
   });
 

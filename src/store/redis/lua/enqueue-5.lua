@@ -3,15 +3,18 @@ KEYS[1] queued zset  KEYS[2] delayed zset  KEYS[3] meta hash  KEYS[4] events str
 ARGV[1] key prefix of the queue ("<prefix>:{<queue>}:"), ARGV[2] events max length,
 ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
   id, machine, version, input JSON, band, delayMs, maxAttempts, extras|''
-  extras (rare, so most jobs cost no parsing): a JSON array
-  [idempotencyKey|'', parentId|'', options|'', parent's queue|'' (when not this one),
-   fan-out group|'', index in the fan-out|'', revive ('1'|''), parent's lease token|'']
+  extras (rare, so most jobs cost no parsing): a JSON object of the fields below that are set,
+  under NewJob's own names (src/store/types.ts; enqueueOps.ts): idempotencyKey, parentId,
+  options, parentQueue (when not this one), group (the fan-out's), index (in the fan-out),
+  revive (true), parentToken (the parent's lease token)
+  The 8 values per job keep their places: each has one meaning, whatever the job, and naming
+  them would cost every job of a bulk enqueue a decoded table.
 Returns: the number of jobs when every job was created under its own id; otherwise flat
 {id1, created1, id2, created2, ...}; created is 0 when a job with that id exists already (a
 client that resends an enqueue whose reply was lost gets the job it made, never a reset one;
 a parent that re-runs its fan-out after a crash does not fan out twice), or when the
 idempotency key named an existing job, whose id is returned instead.
-A child enqueued with revive '1' (a redriven parent's fan-out, see retryDead-6.lua) whose
+A child enqueued with revive true (a redriven parent's fan-out, see retryDead-6.lua) whose
 existing record ended failed or cancelled is made anew under its id.
 Errors: BAD_ENQUEUE <job index> <why> when an argument is malformed; LEASE_LOST <parent id> when a
 child on its parent's queue comes with a lease token its parent does not hold (THE FENCE: the
@@ -39,6 +42,8 @@ end
 -- BANDS (a band by its text) and BAND are generated from TypeScript (luaConstants.ts).
 local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
+-- The extras read as text (revive is a boolean).
+local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken' }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
@@ -58,9 +63,12 @@ for i = 0, n - 1 do
   if ARGV[b + 7] ~= '' then
     local ok, x = pcall(cjson.decode, ARGV[b + 7])
     if not ok or type(x) ~= 'table' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' extras') end
-    for k = 1, 8 do
-      if x[k] == nil or x[k] == cjson.null then x[k] = '' end
-      x[k] = tostring(x[k])
+    -- Each as text, '' when not set.
+    for _, f in ipairs(EXTRA_TEXTS) do
+      local v = x[f]
+      if v == nil or v == cjson.null then x[f] = ''
+      elseif type(v) == 'string' or type(v) == 'number' then x[f] = tostring(v)
+      else return redis.error_reply('BAD_ENQUEUE ' .. i .. ' extras: ' .. f) end
     end
     extras[i] = x
   end
@@ -69,11 +77,11 @@ end
 local fenced = {}
 for i = 0, n - 1 do
   local x = extras[i]
-  if x and x[2] ~= '' and x[4] == '' and x[8] ~= '' and not fenced[x[2]] then
-    if redis.call('HGET', kp .. 'job:' .. x[2], 'tk') ~= x[8] then
-      return redis.error_reply('LEASE_LOST ' .. x[2])
+  if x and x.parentId ~= '' and x.parentQueue == '' and x.parentToken ~= '' and not fenced[x.parentId] then
+    if redis.call('HGET', kp .. 'job:' .. x.parentId, 'tk') ~= x.parentToken then
+      return redis.error_reply('LEASE_LOST ' .. x.parentId)
     end
-    fenced[x[2]] = true
+    fenced[x.parentId] = true
   end
 end
 local now = nowMs()
@@ -90,14 +98,17 @@ local FINISHED_UNDONE = { failed = true, cancelled = true }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
-  local idem, par, opt, pq, pg, pi, revive = '', '', '', '', '', '', ''
+  local idem, par, opt, pq, pg, pi, revive = '', '', '', '', '', '', false
   local x = extras[i]
-  if x then idem, par, opt, pq, pg, pi, revive = x[1], x[2], x[3], x[4], x[5], x[6], x[7] end
+  if x then
+    idem, par, opt, pq, pg, pi = x.idempotencyKey, x.parentId, x.options, x.parentQueue, x.group, x.index
+    revive = x.revive == true
+  end
   local created = 1
   local jk = keys[i + 1]
   local st = anyExists and redis.call('HGET', jk, 'st')
   if st then
-    if par ~= '' and revive == '1' and FINISHED_UNDONE[st] then
+    if par ~= '' and revive and FINISHED_UNDONE[st] then
       lcForget({ id = id, jk = jk, st = st })
     else
       created = 0
