@@ -31,7 +31,12 @@ import {
   type QueueEvent,
   type ReapResult,
   type RelayResult,
+  type ConnectionEvents,
+  type ControlChannel,
+  type Ingress,
+  type ServerChecks,
   type Store,
+  type WebhookHost,
   type WorkWaiter,
 } from '../types.js';
 import { redisContext, type RedisContext } from './RedisContext.js';
@@ -58,7 +63,10 @@ import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOp
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-export class RedisStore implements Store {
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks. */
+export class RedisStore
+  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks
+{
   readonly kind = 'redis';
   readonly prefix: string;
   readonly redis: Redis;
@@ -141,8 +149,8 @@ export class RedisStore implements Store {
   }
 
   fanOpen(
-    queue: string,
     parentId: string,
+    queue: string,
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
@@ -176,7 +184,7 @@ export class RedisStore implements Store {
     return this.calls.call('now', (c) => serverOps.serverTime(c.redis));
   }
 
-  readInbox(queue: string, id: string, from: number): Promise<string[]> {
+  readInbox(id: string, queue: string, from: number): Promise<string[]> {
     return jobOps.readInbox(this.ctx, queue, id, from);
   }
 

@@ -269,8 +269,8 @@ export function storeCases(factory: StoreFactory): void {
       'a resend is not delivered twice',
     );
     assert.equal(await store.send('default', id, '{"type":"B"}', 'B', 'e2'), true);
-    assert.deepEqual(await store.readInbox('default', id, 0), ['{"type":"A"}', '{"type":"B"}']);
-    assert.deepEqual(await store.readInbox('default', id, 1), ['{"type":"B"}']);
+    assert.deepEqual(await store.readInbox(id, 'default', 0), ['{"type":"A"}', '{"type":"B"}']);
+    assert.deepEqual(await store.readInbox(id, 'default', 1), ['{"type":"B"}']);
     const [woken] = await claim(store);
     assert.equal(woken!.id, id);
     assert.equal(woken!.hasInbox, true);
@@ -284,7 +284,7 @@ export function storeCases(factory: StoreFactory): void {
   test('records each child’s outcome once, and wakes the parked parent when all are done', async (store) => {
     const parent = await enqueueOne(store);
     const [p] = await claim(store);
-    await store.fanOpen('default', parent, 'kids', 2, 'collect');
+    await store.fanOpen(parent, 'default', 'kids', 2, 'collect');
     const kids = [0, 1].map((index) =>
       newJob({ id: `${parent}.kids.${index}`, parentId: parent, group: 'kids', index, parentQueue: '' }),
     );
@@ -321,7 +321,7 @@ export function storeCases(factory: StoreFactory): void {
     const woken = (await store.getJob(parent))!;
     assert.equal(woken.status, 'queued');
     assert.deepEqual(woken.progress, { children: { done: 2, total: 2 } });
-    const fan = await store.fanOpen('default', parent, 'kids', 2, 'collect');
+    const fan = await store.fanOpen(parent, 'default', 'kids', 2, 'collect');
     assert.deepEqual([fan.finished, fan.failed], [2, 1]);
     const byIndex = [...fan.results].map(([i, r]) => [i, JSON.parse(r).s]).sort();
     assert.deepEqual(byIndex, [
@@ -334,7 +334,7 @@ export function storeCases(factory: StoreFactory): void {
   test('relays a child’s outcome to a parent on another queue through the outbox', async (store) => {
     const parent = await enqueueOne(store, {}, 'main');
     await claim(store, { queue: 'main' });
-    await store.fanOpen('main', parent, 'g', 1, 'failFast');
+    await store.fanOpen(parent, 'main', 'g', 1, 'failFast');
     await store.enqueue('side', [
       newJob({ id: `${parent}.g.0`, parentId: parent, group: 'g', index: 0, parentQueue: 'main' }),
     ]);
@@ -344,13 +344,13 @@ export function storeCases(factory: StoreFactory): void {
       { kind: 'done', id: kid!.id, token: kid!.token, output: '5', snapshot: '', log: DONE_LOG },
     ]);
     assert.equal(
-      (await store.fanOpen('main', parent, 'g', 1, 'failFast')).finished,
+      (await store.fanOpen(parent, 'main', 'g', 1, 'failFast')).finished,
       0,
       'not before the relay',
     );
     assert.deepEqual(await store.relayOutbox('side'), { relayed: 1, dropped: [], more: false });
     assert.equal((await store.relayOutbox('side')).relayed, 0);
-    const fan = await store.fanOpen('main', parent, 'g', 1, 'failFast');
+    const fan = await store.fanOpen(parent, 'main', 'g', 1, 'failFast');
     assert.deepEqual([fan.finished, fan.results.get(0)], [1, '{"s":"done","o":5}']);
   });
 
