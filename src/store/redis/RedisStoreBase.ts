@@ -73,6 +73,10 @@ export class RedisStoreBase {
     }
     return k;
   }
+  /** Runs one of lua/ on the supervisors' connection (tests call scripts directly through it). */
+  protected run(name: string, keys: string[], args: (string | number)[]): Promise<any> {
+    return this.ctx.run(name, keys, args);
+  }
 
   evictionPolicy(): Promise<string | null> {
     return serverOps.evictionPolicy(this.redis);
