@@ -1,9 +1,9 @@
 // The store conformance suites for every backend, by role (src/store/roles/): each file holds the
 // cases of one role or concern, a function taking the backend's factory. Then a real Supervisor
-// and Client on top (runtimeCases.ts, retryCases.ts). A backend's test file calls describeStore
-// with its factory; what a backend cannot do is skipped, saying why. The optional roles have
-// suites of their own: WebhookHost in test/webhooks/hookStore/ (describeHookStore), Ingress in
-// test/ingress/ (RedisStore, the one backend that has it).
+// and Client on top (runtimeCases.ts, runtimeTreeCases.ts, retryCases.ts, stallCases.ts). A
+// backend's test file calls describeStore with its factory; what a backend cannot do is skipped,
+// saying why. The optional roles have suites of their own: WebhookHost in test/webhooks/hookStore/
+// (describeHookStore), Ingress in test/ingress/ (RedisStore, the one backend that has it).
 
 import { describe } from 'node:test';
 import type { StoreFactory } from './storeFactory.js';
@@ -19,7 +19,9 @@ import { retentionCases } from './retentionCases.js';
 import { resultWatchCases } from './resultWatchCases.js';
 import { eventLogCases } from './eventLogCases.js';
 import { runtimeCases } from './runtimeCases.js';
+import { runtimeTreeCases } from './runtimeTreeCases.js';
 import { retryCases } from './retryCases.js';
+import { stallCases } from './stallCases.js';
 
 export function describeStore(factory: StoreFactory): void {
   const { name } = factory;
@@ -35,5 +37,8 @@ export function describeStore(factory: StoreFactory): void {
   describe(`${name}: ResultWatch`, () => resultWatchCases(factory));
   describe(`${name}: EventLog`, () => eventLogCases(factory));
   describe(`${name}: under a Supervisor and a Client`, () => runtimeCases(factory));
-  describe(`${name}: attempts that end in error, retry-later or stall`, () => retryCases(factory));
+  describe(`${name}: under a Supervisor and a Client, children and second lives`, () =>
+    runtimeTreeCases(factory));
+  describe(`${name}: attempts that end in error or retry-later`, () => retryCases(factory));
+  describe(`${name}: attempts that stall`, () => stallCases(factory));
 }
