@@ -64,6 +64,21 @@ export type {
   ListQuery,
   IngressDecision,
   IngressDrained,
+  // The store's roles, for a backend of one's own (docs/backends.md).
+  StoreHandle,
+  WorkQueue,
+  FanOut,
+  JobRecords,
+  DeadLetters,
+  ResultWatch,
+  EventLog,
+  Registry,
+  Ingress,
+  WebhookHost,
+  ControlChannel,
+  ConnectionEvents,
+  ServerChecks,
+  HealthReport,
 } from './store/types.js';
 export {
   MachinistError,

@@ -15,7 +15,7 @@ import { createServer, serverMetrics, type ServerOptions } from '../http/createS
 import { parseTokenList } from '../http/auth.js';
 import type { TokenSpec } from '../http/auth.js';
 import type { AnyDefinition } from '../runtime/registry.js';
-import type { Store } from '../store/types.js';
+import { hasServerChecks, type Store } from '../store/types.js';
 import { Supervisor } from '../supervisor/Supervisor.js';
 import { CliError } from './CliError.js';
 import { EXIT_FORCED } from './commands/worker.js';
@@ -146,7 +146,7 @@ export async function runServer(o: RunServerOptions): Promise<RunningServer> {
 
   try {
     // A store of another data format is refused before the API serves it (the supervisor checks too).
-    await o.store.checkFormat?.();
+    if (hasServerChecks(o.store)) await o.store.checkFormat();
     await supervisor?.start();
     const { host } = o.address;
     let { port } = o.address;

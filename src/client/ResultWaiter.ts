@@ -14,7 +14,7 @@
 // wait, enqueue, wait, ...) find it blocked already.
 
 import { monotonicFactory } from 'ulid';
-import type { JobRecord, Store } from '../store/types.js';
+import type { JobRecord, ResultWatch } from '../store/types.js';
 import { FINISHED } from '../store/types.js';
 import { CODE } from '../errorCodes.js';
 
@@ -37,7 +37,7 @@ export class ResultWaiter {
   private closed = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ResultWatch,
     private readonly queue: string,
   ) {}
 

@@ -7,7 +7,7 @@ import { chartFor } from '../chart/chartSource.js';
 import type { MachineGraph } from '../store/chartModel.js';
 import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
-import type { MachineInfo, Store } from '../store/types.js';
+import type { MachineInfo, Registry } from '../store/types.js';
 import { CODE } from '../errorCodes.js';
 
 /** Registry reads are cached this long: a page's live refreshes must not each read it. */
@@ -23,7 +23,7 @@ export class Definitions {
   private registry: { at: number; machines: MachineInfo[] } | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Registry,
     private readonly jobs: readonly AnyDefinition[] = [],
   ) {}
 

@@ -4,7 +4,10 @@
 // of its own; the stream is capped, so a very busy queue reports what the cap still holds
 // (`partial`).
 
-import type { QueueCounts, Store } from '../store/types.js';
+import type { QueueCounts, StoreHandle, Registry, EventLog } from '../store/types.js';
+
+/** The roles the overview reads: the clock, the queues and their counts, the event streams. */
+type OverviewStore = StoreHandle & Registry & EventLog;
 
 export interface QueueOverview {
   queue: string;
@@ -27,7 +30,7 @@ const MINUTE = 60_000;
 const READ_CAP = 20_000;
 
 export async function queueOverview(
-  store: Store,
+  store: OverviewStore,
   minutes = 15,
 ): Promise<{ now: number; queues: QueueOverview[] }> {
   const now = await store.now();
@@ -36,7 +39,12 @@ export async function queueOverview(
   return { now, queues: out };
 }
 
-async function overviewOf(store: Store, queue: string, now: number, minutes: number): Promise<QueueOverview> {
+async function overviewOf(
+  store: OverviewStore,
+  queue: string,
+  now: number,
+  minutes: number,
+): Promise<QueueOverview> {
   const firstMinute = Math.floor(now / MINUTE) * MINUTE - (minutes - 1) * MINUTE;
   const buckets = Array.from({ length: minutes }, (_, i) => ({
     at: firstMinute + i * MINUTE,
@@ -73,7 +81,7 @@ async function overviewOf(store: Store, queue: string, now: number, minutes: num
 }
 
 /** The time of the stream's oldest entry still held, or null when it is empty. */
-async function oldestCursorTime(store: Store, queue: string): Promise<number | null> {
+async function oldestCursorTime(store: OverviewStore, queue: string): Promise<number | null> {
   const first = await store.readEvents(queue, '0-0', 0, 1);
   return first[0] ? Number(first[0].cursor.split('-')[0]) : null;
 }

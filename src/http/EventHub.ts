@@ -10,7 +10,7 @@
 // meanwhile wait in the subscriber's buffer. So nothing is lost and nothing comes twice.
 
 import { RedisUnavailableError } from '../errors.js';
-import type { QueueEvent, Store } from '../store/types.js';
+import type { QueueEvent, EventLog } from '../store/types.js';
 
 /** Orders stream ids ("<ms>-<seq>"). */
 export function compareCursors(a: string, b: string): number {
@@ -62,7 +62,7 @@ export class EventHub {
   private closed = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: EventLog,
     private readonly options: EventHubOptions = {},
   ) {
     this.blockMs = options.blockMs ?? 1000;

@@ -12,7 +12,7 @@
 
 import type { Logger } from 'pino';
 import type { Registry } from '../runtime/registry.js';
-import type { Store, WorkWaiter } from '../store/types.js';
+import { hasIngress, type Store, type WorkWaiter } from '../store/types.js';
 import { parseIngressEntry } from './parseIngressEntry.js';
 
 /** Entries per atomic call: 100 keeps one call's Lua time around a millisecond for small entries. */
@@ -38,15 +38,14 @@ export class IngressDrain {
 
   /** Whether the store has an ingress at all (a MemoryStore has none). */
   get supported(): boolean {
-    return (
-      typeof this.o.store.drainIngress === 'function' && typeof this.o.store.ingressWaiter === 'function'
-    );
+    return hasIngress(this.o.store);
   }
 
   start(): void {
-    if (!this.supported || this.loop) return;
+    const { store } = this.o;
+    if (!hasIngress(store) || this.loop) return;
     this.stopped = false;
-    this.waiter = this.o.store.ingressWaiter!(this.o.queue);
+    this.waiter = store.ingressWaiter(this.o.queue);
     this.loop = this.run();
   }
 
@@ -62,7 +61,8 @@ export class IngressDrain {
   /** One batch now (tests, and the loop). Resolves with how many entries it took. */
   async drainOnce(): Promise<number> {
     const { store, queue, registry, maxPayloadBytes, log } = this.o;
-    const r = await store.drainIngress!(queue, BATCH, (raw) =>
+    if (!hasIngress(store)) return 0;
+    const r = await store.drainIngress(queue, BATCH, (raw) =>
       parseIngressEntry(raw, registry, { queue, maxPayloadBytes }),
     );
     if (r.broken > 0) log.warn({ queue, broken: r.broken }, 'ingress entries set aside as broken');

@@ -15,7 +15,7 @@
 //   REAPING  while the supervisor runs, exactly one reap is in flight or one timer set for it.
 
 import type { Logger } from 'pino';
-import type { Store } from '../store/types.js';
+import type { WorkQueue } from '../store/types.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
@@ -29,7 +29,7 @@ const REAP_SLACK_MS = 2;
 const MIN_REAP_GAP_MS = 5;
 
 export interface LeaseKeeperOptions {
-  store: Store;
+  store: WorkQueue;
   /** The queue's outbox relay (single flight), run after every reap. */
   outbox: OutboxRelay;
   queue: string;

@@ -11,14 +11,14 @@
 // cannot be a queue, an older version's entry whose child record is gone) is logged.
 
 import type { Logger } from 'pino';
-import type { Store } from '../store/types.js';
+import type { FanOut } from '../store/types.js';
 
 export class OutboxRelay {
   private inFlight: Promise<void> | undefined;
   private again = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: FanOut,
     private readonly queue: string,
     private readonly log: Logger,
   ) {}

@@ -6,7 +6,7 @@
 // FLUSHALL). Each write is idempotent; at most one is in flight.
 
 import type { Logger } from 'pino';
-import type { MachineInfo, Store } from '../store/types.js';
+import { hasConnectionEvents, type MachineInfo, type Store } from '../store/types.js';
 
 export class RegistryRefresh {
   private timer: NodeJS.Timeout | undefined;
@@ -24,7 +24,8 @@ export class RegistryRefresh {
   /** Registers once (errors reach the caller), then keeps registering until stop(). */
   async start(): Promise<void> {
     await this.register();
-    this.offReconnect = this.store.onReconnect?.(() => this.refresh('reconnect'));
+    if (hasConnectionEvents(this.store))
+      this.offReconnect = this.store.onReconnect(() => this.refresh('reconnect'));
     this.timer = setInterval(() => this.refresh('period'), this.periodMs);
     this.timer.unref();
   }

@@ -13,7 +13,8 @@
 //             blocking connection), timers and control subscription.
 
 import type { Logger } from 'pino';
-import type { CommitOp, Store } from '../store/types.js';
+import { hasServerChecks, hasWebhooks, type CommitOp, type Store } from '../store/types.js';
+import type { HookStore } from '../store/HookStore.js';
 import { Registry } from '../runtime/registry.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
@@ -159,9 +160,9 @@ export class Supervisor {
       queue,
       log,
       now: () => this.clock.now(),
-      readInbox: (id, from) => store.readInbox(queue, id, from),
+      readInbox: (id, from) => store.readInbox(id, queue, from),
       fanOpen: (parentId, token, group, total, policy) =>
-        store.fanOpen(queue, parentId, group, total, policy, token),
+        store.fanOpen(parentId, queue, group, total, policy, token),
       enqueueChildren: (parentId, token, group, jobs, revive, trace) =>
         this.untilRedisAnswers(() =>
           client.enqueueChildren(parentId, queue, group, jobs, revive, token, trace),
@@ -253,7 +254,7 @@ export class Supervisor {
     this.unwatchConnection = logConnectionChanges(this.store, this.log);
     try {
       // Before anything is written: a store of another data format is refused (one read).
-      await this.store.checkFormat?.();
+      if (hasServerChecks(this.store)) await this.store.checkFormat();
       await checkRedisSettings(this.store, this.log, {
         allowEviction: this.allowEviction,
         queue: this.queue,
@@ -273,15 +274,16 @@ export class Supervisor {
     this.pump = this.newPump();
     this.pump.start();
     this.ingress?.start();
-    if (this.webhookSettings) {
-      this.webhooks = this.newWebhookDispatcher(this.webhookSettings);
+    // Settings are made only for a store with the WebhookHost role (supervisorOptions.ts).
+    if (this.webhookSettings && hasWebhooks(this.store)) {
+      this.webhooks = this.newWebhookDispatcher(this.webhookSettings, this.store.webhookStore(this.queue));
       this.webhooks.start();
     }
     this.log.info({ queue: this.queue, workerId: this.workerId }, 'supervisor started');
   }
 
   /** Deliveries are told to the settings' onDelivery and to the observers (metrics). */
-  private newWebhookDispatcher(settings: WebhookSettings): WebhookDispatcher {
+  private newWebhookDispatcher(settings: WebhookSettings, hooks: HookStore): WebhookDispatcher {
     const { onDelivery } = settings;
     const observer = this.observer;
     return new WebhookDispatcher({
@@ -293,7 +295,7 @@ export class Supervisor {
               observer.webhookDelivered!(result);
               onDelivery?.(result);
             },
-      hooks: this.store.webhookStore!(this.queue),
+      hooks,
       queue: this.queue,
       owner: this.workerId,
       log: this.log,

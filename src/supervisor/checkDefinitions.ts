@@ -4,11 +4,11 @@
 // registry back, so of two deployments starting at once the one that lost the write refuses.
 
 import type { Logger } from 'pino';
-import type { MachineInfo, Store } from '../store/types.js';
+import type { MachineInfo, Registry } from '../store/types.js';
 import { MachineChangedError } from '../errors.js';
 
 export async function checkDefinitions(
-  store: Store,
+  store: Registry,
   mine: MachineInfo[],
   acceptChanged: boolean | readonly string[],
   log: Logger,

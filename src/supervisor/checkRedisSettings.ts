@@ -3,7 +3,7 @@
 // snapshot when Redis restarts (warned: the registry repairs itself, the lost jobs do not).
 
 import type { Logger } from 'pino';
-import type { Store } from '../store/types.js';
+import { hasServerChecks, type Store } from '../store/types.js';
 import { MachinistError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
 
@@ -12,7 +12,8 @@ export async function checkRedisSettings(
   log: Logger,
   options: { allowEviction: boolean; queue: string },
 ): Promise<void> {
-  const policy = (await store.evictionPolicy?.()) ?? null;
+  const checks = hasServerChecks(store);
+  const policy = checks ? await store.evictionPolicy() : null;
   if (policy === null) log.warn('cannot read Redis maxmemory-policy; make sure it is noeviction');
   else if (policy !== 'noeviction' && !options.allowEviction) {
     throw new MachinistError(
@@ -22,7 +23,7 @@ export async function checkRedisSettings(
       { queue: options.queue },
     );
   }
-  const aof = (await store.appendOnly?.()) ?? null;
+  const aof = checks ? await store.appendOnly() : null;
   if (aof === null) log.warn('cannot read Redis appendonly; make sure it is yes');
   else if (!aof)
     log.warn(

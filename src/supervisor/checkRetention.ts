@@ -7,9 +7,9 @@
 // entry carries it.)
 
 import { RetentionTooShortError } from '../errors.js';
-import type { Store } from '../store/types.js';
+import type { StoreHandle } from '../store/types.js';
 
-export function checkRetention(store: Store, leaseMs: number, reaperIntervalMs: number): void {
+export function checkRetention(store: StoreHandle, leaseMs: number, reaperIntervalMs: number): void {
   const floor = leaseMs + reaperIntervalMs;
   if (store.finishedTtlMs < floor)
     throw new RetentionTooShortError(

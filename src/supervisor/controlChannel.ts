@@ -2,7 +2,7 @@
 // 'event <id>', 'fanin <id>') reach the job's run here. A message for a job not running here
 // is dropped.
 
-import type { Store } from '../store/types.js';
+import { hasControlChannel, type Store } from '../store/types.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 
 /**
@@ -15,9 +15,8 @@ export async function subscribeControl(
   workerId: string,
   running: ReadonlyMap<string, ActiveJob>,
 ): Promise<(() => Promise<void>) | undefined> {
-  const sub = (store as { subscribeControl?: Store['subscribeControl'] }).subscribeControl;
-  if (!sub) return undefined;
-  return sub.call(store, queue, workerId, (m: string) => deliverControl(running, m));
+  if (!hasControlChannel(store)) return undefined;
+  return store.subscribeControl(queue, workerId, (m: string) => deliverControl(running, m));
 }
 
 /** Tells the running job what `message` asks: abort (cancel), or look at its inbox or fan-in. */

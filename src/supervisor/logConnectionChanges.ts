@@ -3,10 +3,11 @@
 // the store re-sends them when Redis is back). Returns the unsubscribe.
 
 import type { Logger } from 'pino';
-import type { Store } from '../store/types.js';
+import { hasConnectionEvents, type Store } from '../store/types.js';
 
 export function logConnectionChanges(store: Store, log: Logger): (() => void) | undefined {
-  return store.watchConnection?.((c) => {
+  if (!hasConnectionEvents(store)) return undefined;
+  return store.watchConnection((c) => {
     if (!c.up)
       log.warn(
         { address: c.address, err: c.error },

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { monotonicFactory } from 'ulid';
 import { pino, type Logger } from 'pino';
-import type { Store } from '../store/types.js';
+import { hasWebhooks, type Store } from '../store/types.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import { assertQueueName } from '../store/keys.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
@@ -151,7 +151,7 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
   if (numbers.heartbeatMs >= numbers.leaseMs)
     throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
   let webhooks: WebhookSettings | undefined;
-  if (options.webhooks !== false && options.store.webhookStore) {
+  if (options.webhooks !== false && hasWebhooks(options.store)) {
     const settings = typeof options.webhooks === 'object' ? options.webhooks : {};
     webhooks = {
       ...settings,

@@ -109,14 +109,14 @@ describe('the plain done and the general done', () => {
       const parent = plain ? '01JPARENTA0000000000000000' : '01JPARENTB0000000000000000';
       await h.store.enqueue('default', [job(parent)]);
       await claimOne();
-      await h.store.fanOpen('default', parent, 'g', 1, 'collect');
+      await h.store.fanOpen(parent, 'default', 'g', 1, 'collect');
       const child = `${parent}.g.0`;
       await h.store.enqueue('default', [
         job(child, { parentId: parent, parentQueue: '', group: 'g', index: 0 }),
       ]);
       const token = await claimOne();
       assert.equal(await finish(child, token, plain), 1);
-      const fan = await h.store.fanOpen('default', parent, 'g', 1, 'collect');
+      const fan = await h.store.fanOpen(parent, 'default', 'g', 1, 'collect');
       outcomes.push({ trace: await trace(child), finished: fan.finished, result: fan.results.get(0) });
     }
     assert.deepEqual(outcomes[0], outcomes[1]);

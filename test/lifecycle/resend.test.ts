@@ -66,7 +66,7 @@ describe('resent commands', () => {
     assert.equal(await h.store.send('default', id, event, 'GO', 'e1'), true);
     assert.equal(await h.store.send('default', id, event, 'GO', 'e1'), false);
     assert.equal(await h.store.send('default', id, event, 'GO', 'e2'), true);
-    assert.deepEqual(await h.store.readInbox('default', id, 0), [event, event]);
+    assert.deepEqual(await h.store.readInbox(id, 'default', 0), [event, event]);
     const received = (await h.store.getLog(id)).filter((e) => e.type === 'event-received');
     assert.equal(received.length, 2);
   });
@@ -78,6 +78,6 @@ describe('resent commands', () => {
     const client = h.client();
     await client.send(id, { type: 'GO' }, { eventId: 'order-7' });
     await client.send(id, { type: 'GO' }, { eventId: 'order-7' });
-    assert.equal((await h.store.readInbox('default', id, 0)).length, 1);
+    assert.equal((await h.store.readInbox(id, 'default', 0)).length, 1);
   });
 });

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryStore } from '../../src/store/memory/MemoryStore.js';
 import { RedisStore } from '../../src/store/redis/RedisStore.js';
-import type { Store } from '../../src/store/types.js';
+import type { Store, WebhookHost } from '../../src/store/types.js';
 import { claim, newJob } from '../store/conformance/support.js';
 import { sleep, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 
@@ -15,14 +15,14 @@ const HOUR = 3600 * 1000;
 const ERR = '{"name":"E","message":"m"}';
 
 /** A dead letter with a webhook whose final receiver answered 410 (the dispatcher told it, then disabled it). */
-async function deadLetterWithA410(store: Store): Promise<string> {
+async function deadLetterWithA410(store: Store & WebhookHost): Promise<string> {
   const [r] = await store.enqueue('default', [
     newJob({ options: '{"webhook":{"url":"http://127.0.0.1:9/final"}}', hooked: true }),
   ]);
   const id = r!.id;
   const [c] = await claim(store);
   await store.commit('default', [{ kind: 'fail', id, token: c!.token, error: ERR, log: [] }]);
-  const hooks = store.webhookStore!('default');
+  const hooks = store.webhookStore('default');
   assert.equal(await hooks.lease('dispatcher', 60_000), true);
   await hooks.schedule('dispatcher', { messages: [], last: new Map(), finished: [id], cursor: '0-0' }, 0);
   await hooks.disable(id, 'f');
@@ -30,8 +30,8 @@ async function deadLetterWithA410(store: Store): Promise<string> {
   return id;
 }
 
-async function finalReceiverOff(store: Store, id: string): Promise<boolean | undefined> {
-  const hooks = store.webhookStore!('default');
+async function finalReceiverOff(store: Store & WebhookHost, id: string): Promise<boolean | undefined> {
+  const hooks = store.webhookStore('default');
   try {
     return (await hooks.jobs([id])).get(id)?.off.f;
   } finally {
@@ -56,8 +56,9 @@ describe('webhook bookkeeping follows the job’s retention', () => {
       now += 7 * 24 * HOUR;
       await store.sweep('default');
       assert.equal(await store.getJob(id), null, 'the dead letter is gone at failedTtlMs');
-      const q = (store as unknown as { queueData: Map<string, { hooks: { meta: Map<string, unknown> } }> })
-        .queueData;
+      // The store's state is in its core (src/store/memory/MemoryCore.ts).
+      type Queues = Map<string, { hooks: { meta: Map<string, unknown> } }>;
+      const q = (store as unknown as { core: { queueData: Queues } }).core.queueData;
       assert.equal(q.get('default')!.hooks.meta.has(id), false, 'with its hook record');
     } finally {
       await store.close();

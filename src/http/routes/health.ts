@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
 import { bearerSecurity, ref } from '../schemas.js';
+import { hasHealthReport } from '../../store/types.js';
 
 export function healthRoutes(app: FastifyInstance, api: ApiContext): void {
   app.get(
@@ -32,7 +33,7 @@ export function healthRoutes(app: FastifyInstance, api: ApiContext): void {
     },
     async () => {
       await api.store.queues();
-      const problem = api.store.unhealthy?.();
+      const problem = hasHealthReport(api.store) ? api.store.unhealthy() : undefined;
       if (problem) throw problem;
       return api.store.kind === 'redis'
         ? { status: 'ok', store: 'redis', redis: 'reachable' }

@@ -6,9 +6,11 @@
 // go over `redis`, which waits out any outage and re-sends after it; a client's (enqueue,
 // reads, cancel, send, results) go over a fail-fast connection and give up after
 // `commandTimeoutMs` with REDIS_UNAVAILABLE, having written nothing that could land later.
+//
+// The connections, settings, the format check and the ServerChecks and ConnectionEvents roles
+// are in RedisStoreBase.ts; this file holds the other roles' methods.
 
-import { Redis } from 'ioredis';
-import { assertQueueName, queueKeys, queuesKey, registryKey, type QueueKeys } from '../keys.js';
+import { assertQueueName, queuesKey, registryKey } from '../keys.js';
 import {
   type AuditEntry,
   type BrokenEntry,
@@ -16,7 +18,6 @@ import {
   type ClaimRequest,
   type CommitOp,
   type CommitResult,
-  type ConnectionChange,
   type DeadLetter,
   type EnqueueResult,
   type IngressDecision,
@@ -31,12 +32,16 @@ import {
   type QueueEvent,
   type ReapResult,
   type RelayResult,
+  type ConnectionEvents,
+  type ControlChannel,
+  type Ingress,
+  type ServerChecks,
   type Store,
+  type WebhookHost,
   type WorkWaiter,
 } from '../types.js';
-import { redisContext, type RedisContext } from './RedisContext.js';
-import { BoundedCalls } from './BoundedCalls.js';
-import { ConnectionWatch } from './ConnectionWatch.js';
+import type { RedisContext } from './RedisContext.js';
+import { RedisStoreBase } from './RedisStoreBase.js';
 import * as fanOps from './fanOutOps.js';
 import * as listJobs from './listJobs.js';
 import type { QueueCounts } from './listJobs.js';
@@ -51,78 +56,16 @@ import * as ingressOps from './ingressOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
-import { RedisConnections } from './RedisConnections.js';
 import * as serverOps from './serverOps.js';
-import { ensureFormat, restampFormat } from './formatOps.js';
-import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOptions.js';
+import { restampFormat } from './formatOps.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-export class RedisStore implements Store {
-  readonly kind = 'redis';
-  readonly prefix: string;
-  readonly redis: Redis;
-  private readonly idemTtlMs: number;
-  private readonly keyCache = new Map<string, QueueKeys>();
-  private readonly knownQueues = new Set<string>();
-  /** The data format was found to be the code's (checkFormat), on this connection. */
-  private formatChecked = false;
-  /** ... at least once: a stamp missing since is data Redis lost, and is written again. */
-  private formatSeen = false;
-  /** Waiters, blocking readers and the control subscriber: connections of their own. */
-  private readonly connections: RedisConnections;
-  private readonly ctx: RedisContext;
-  /** Client calls: a fail-fast connection, retried until `commandTimeoutMs`. */
-  private readonly calls: BoundedCalls;
-  private readonly connection: ConnectionWatch;
-  /** How long a client call keeps trying before REDIS_UNAVAILABLE (`RedisStoreOptions.commandTimeoutMs`). */
-  readonly commandTimeoutMs: number;
-  readonly finishedTtlMs: number;
-
-  constructor(options: RedisStoreOptions = {}) {
-    const o = resolveRedisStoreOptions(options);
-    this.prefix = o.prefix;
-    this.finishedTtlMs = o.finishedTtlMs;
-    this.idemTtlMs = o.idempotencyTtlMs;
-    this.commandTimeoutMs = o.commandTimeoutMs;
-    this.redis = o.url ? new Redis(o.url, o.redis) : new Redis(o.redis);
-    this.redis.on('error', () => {
-      // ioredis reconnects by itself; a command in flight fails to its caller.
-    });
-    // ioredis reconnects by itself and re-sends what was waiting; the watch reports outages.
-    this.connection = new ConnectionWatch(this.redis);
-    // The server may have lost its data (a restart without AOF, a failover): queues this
-    // store added to the queue set are added again on their next enqueue.
-    this.connection.onReconnect(() => {
-      this.knownQueues.clear();
-      this.formatChecked = false;
-    });
-    this.connections = new RedisConnections(this.redis);
-    const settings = { ...o, keys: (queue: string) => this.keys(queue) };
-    this.ctx = redisContext(this.redis, settings);
-    this.calls = new BoundedCalls(this.redis, this.commandTimeoutMs, (conn) => redisContext(conn, settings));
-  }
-
-  /** See Store.watchConnection: the supervisors' connection going unreachable and back. */
-  watchConnection(listener: (change: ConnectionChange) => void): () => void {
-    return this.connection.watch(listener);
-  }
-
-  keys(queue: string): QueueKeys {
-    let k = this.keyCache.get(queue);
-    if (!k) {
-      assertQueueName(queue);
-      k = queueKeys(this.prefix, queue);
-      this.keyCache.set(queue, k);
-    }
-    return k;
-  }
-
-  /** Runs one of lua/ on the supervisors' connection (tests call scripts directly through it). */
-  private run(name: string, keys: string[], args: (string | number)[]): Promise<any> {
-    return this.ctx.run(name, keys, args);
-  }
-
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks. */
+export class RedisStore
+  extends RedisStoreBase
+  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks
+{
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
    * the same ones, and enqueue-5 does not create a job twice under one id. */
   enqueue(queue: string, jobs: NewJob[]): Promise<EnqueueResult[]> {
@@ -141,8 +84,8 @@ export class RedisStore implements Store {
   }
 
   fanOpen(
-    queue: string,
     parentId: string,
+    queue: string,
     group: string,
     total: number,
     policy: 'failFast' | 'collect',
@@ -176,7 +119,7 @@ export class RedisStore implements Store {
     return this.calls.call('now', (c) => serverOps.serverTime(c.redis));
   }
 
-  readInbox(queue: string, id: string, from: number): Promise<string[]> {
+  readInbox(id: string, queue: string, from: number): Promise<string[]> {
     return jobOps.readInbox(this.ctx, queue, id, from);
   }
 
@@ -351,25 +294,6 @@ export class RedisStore implements Store {
     return this.calls.call('lastEventCursor', (c) => eventOps.lastEventCursor(c, queue), { ids: { queue } });
   }
 
-  evictionPolicy(): Promise<string | null> {
-    return serverOps.evictionPolicy(this.redis);
-  }
-
-  appendOnly(): Promise<boolean | null> {
-    return serverOps.appendOnly(this.redis);
-  }
-
-  /** See Store.checkFormat: once per connection (a server that lost its data is checked again). */
-  async checkFormat(redis: Redis = this.redis): Promise<void> {
-    if (this.formatChecked) return;
-    await ensureFormat(redis, this.prefix, this.formatSeen);
-    this.formatChecked = this.formatSeen = true;
-  }
-
-  onReconnect(listener: () => void): () => void {
-    return this.connection.onReconnect(listener);
-  }
-
   async registerMachines(
     machines: MachineInfo[],
     options: { replaceFingerprints?: boolean } = {},
@@ -419,12 +343,5 @@ export class RedisStore implements Store {
    */
   counts(queue: string): Promise<QueueCounts> {
     return this.calls.call('counts', (c) => listJobs.counts(c, queue), { ids: { queue } });
-  }
-
-  async close(): Promise<void> {
-    this.connections.close();
-    this.connection.close();
-    this.calls.close();
-    await serverOps.quit(this.redis);
   }
 }

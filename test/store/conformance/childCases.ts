@@ -23,7 +23,7 @@ export function childCases(factory: StoreFactory): void {
   async function runningParent(store: Store, total: number): Promise<{ parent: string; token: string }> {
     const parent = await enqueueOne(store, {}, 'parents');
     const [c] = await claim(store, { queue: 'parents' });
-    await store.fanOpen('parents', parent, 'g', total, 'collect', c!.token);
+    await store.fanOpen(parent, 'parents', 'g', total, 'collect', c!.token);
     return { parent, token: c!.token };
   }
 
@@ -51,7 +51,7 @@ export function childCases(factory: StoreFactory): void {
       await store.reap('kids', { maxLeaseRequeues: 5, lockMs: 1 });
       assert.equal(await store.getJob(child, 'kids'), null, 'the child’s record is gone');
       assert.deepEqual(await store.relayOutbox('kids'), { relayed: 1, dropped: [], more: false });
-      const fan = await store.fanOpen('parents', parent, 'g', 1, 'collect', token);
+      const fan = await store.fanOpen(parent, 'parents', 'g', 1, 'collect', token);
       assert.equal(fan.finished, 1);
       assert.equal(fan.results.get(0), '{"s":"done","o":{"n":7}}');
       assert.equal((await store.relayOutbox('kids')).relayed, 0, 'the outbox is empty');
@@ -69,7 +69,7 @@ export function childCases(factory: StoreFactory): void {
     await store.commit('parents', [
       { kind: 'done', id: parent, token: again!.token, output: '1', snapshot: '', log: DONE_LOG },
     ]);
-    await assert.rejects(store.fanOpen('parents', parent, 'late', 2, 'collect', stale), {
+    await assert.rejects(store.fanOpen(parent, 'parents', 'late', 2, 'collect', stale), {
       code: 'LEASE_LOST',
     });
     const kid = (i: number, queue: string) =>
@@ -98,7 +98,7 @@ export function childCases(factory: StoreFactory): void {
       await sleep(300);
       await store.reap('parents', { maxLeaseRequeues: 5, lockMs: 1 });
       assert.equal(await store.getJob(parent, 'parents'), null);
-      await assert.rejects(store.fanOpen('parents', parent, 'g', 2, 'collect', c!.token), {
+      await assert.rejects(store.fanOpen(parent, 'parents', 'g', 2, 'collect', c!.token), {
         code: 'LEASE_LOST',
       });
       assert.equal(await store.getJob(parent, 'parents'), null, 'no record was made');

@@ -1,39 +1,17 @@
 // How attempts end besides success, for any backend under the real runtime: the error a done job
-// keeps (none), retry-laters that grow and are bounded (`retry.retryLater`), and an attempt that
-// stops reporting progress (`stallTimeoutMs`). What the store keeps (the error field, the count of
-// retry-laters) must hold on RedisStore and MemoryStore alike.
+// keeps (none), and retry-laters that grow and are bounded (`retry.retryLater`). What the store
+// keeps (the error field, the count of retry-laters) must hold on RedisStore and MemoryStore
+// alike. stallCases.ts has the attempts that stop reporting progress.
 
-import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import { Client, RetryLaterError, Supervisor, defineJob } from '../../../src/index.js';
-import type { AnyDefinition } from '../../../src/runtime/registry.js';
-import type { Store } from '../../../src/store/types.js';
+import { RetryLaterError, defineJob } from '../../../src/index.js';
 import type { StoreFactory } from './storeFactory.js';
+import { runtimeTest } from './runtimeTest.js';
 
-const FAST = { leaseMs: 2000, heartbeatMs: 500, reaperIntervalMs: 200 } as const;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const FAST = { concurrency: 4, leaseMs: 2000, heartbeatMs: 500, reaperIntervalMs: 200 } as const;
 
 export function retryCases(factory: StoreFactory): void {
-  /** A fresh store with a running supervisor and a client, stopped at the end whatever happens. */
-  const test = (
-    name: string,
-    jobs: AnyDefinition[],
-    fn: (t: { store: Store; client: Client }) => Promise<void>,
-  ) =>
-    void it(name, async () => {
-      const store = await factory.make();
-      const sup = new Supervisor({ store, jobs, concurrency: 4, logger: pino({ level: 'silent' }), ...FAST });
-      const client = new Client({ store, jobs });
-      try {
-        await sup.start();
-        await fn({ store, client });
-      } finally {
-        await sup.stop({ graceMs: 0 });
-        client.close();
-        await store.close();
-      }
-    });
+  const test = runtimeTest(factory, FAST);
 
   const flakyOnce = defineJob({
     name: 'flakyOnce',
@@ -111,55 +89,6 @@ export function retryCases(factory: StoreFactory): void {
         [again.status, again.error?.code, boundedCalls],
         ['failed', 'RETRY_LATER_EXHAUSTED', 6],
       );
-    },
-  );
-
-  const reporting = defineJob({
-    name: 'reporting',
-    stallTimeoutMs: 200,
-    timeoutMs: 30_000,
-    work: async ({ progress }) => {
-      // Runs three times as long as the stall timeout, reporting every 50 ms.
-      for (let i = 1; i <= 12; i++) {
-        await sleep(50);
-        progress({ step: i });
-      }
-      return 'finished';
-    },
-  });
-  test(
-    'a job that keeps reporting progress runs past `stallTimeoutMs` to done',
-    [reporting],
-    async ({ client }) => {
-      const id = await client.enqueue('reporting', {});
-      const job = await client.waitForResult(id, { timeoutMs: 8000 });
-      assert.deepEqual([job.status, job.output, job.attempts], ['done', 'finished', 1]);
-    },
-  );
-
-  const stalling = defineJob({
-    name: 'stalling',
-    stallTimeoutMs: 200,
-    timeoutMs: 30_000,
-    retry: { maxAttempts: 1 },
-    work: async ({ progress, signal }) => {
-      progress({ step: 1 });
-      await sleep(50);
-      progress({ step: 2 });
-      // Then nothing more is reported: it waits until its signal fires.
-      await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
-    },
-  });
-  test(
-    'an attempt that reports no progress for `stallTimeoutMs` fails with STALLED',
-    [stalling],
-    async ({ client }) => {
-      const id = await client.enqueue('stalling', {});
-      const job = await client.waitForResult(id, { timeoutMs: 8000 });
-      assert.equal(job.status, 'failed');
-      assert.equal(job.error?.code, 'STALLED');
-      assert.match(job.error?.message ?? '', /reported no progress for 200 ms/);
-      assert.deepEqual(job.progress, { step: 2 });
     },
   );
 }

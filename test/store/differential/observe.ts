@@ -59,7 +59,7 @@ export async function observe(
     [...jobs].map(async ([id, queue]) => {
       const rec = await store.getJob(id, queue);
       const log = rec ? (await store.getLog(id, queue)).map((e) => e.type) : null;
-      const inbox = rec ? (await store.readInbox(queue, id, 0)).length : null;
+      const inbox = rec ? (await store.readInbox(id, queue, 0)).length : null;
       return [id, { record: recordView(rec), log, inbox }] as const;
     }),
   );

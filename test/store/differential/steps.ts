@@ -436,7 +436,7 @@ const fanOut: Pick = (r, m) => {
     name: `fan out ${parent} ${group} x${total} ${policy} on ${childQueue}${park ? ', park' : ''}`,
     run: (side) =>
       settled(async () => {
-        const fan = fanView(await side.store.fanOpen('default', parent, group, total, policy));
+        const fan = fanView(await side.store.fanOpen(parent, 'default', group, total, policy));
         const made = await side.store.enqueue(childQueue, kids);
         const token = side.tokens.get(parent) ?? 'none:0';
         const parked = park
@@ -469,7 +469,7 @@ const fanRead: Pick = (r, m) => {
     name: `read fan ${parent} ${group}`,
     run: (side) =>
       settled(async () => ({
-        fan: fanView(await side.store.fanOpen('default', parent, group, total, policy)),
+        fan: fanView(await side.store.fanOpen(parent, 'default', group, total, policy)),
         groups: await side.store.fanGroups('default', parent),
         children: await Promise.all(QUEUES.map((q) => side.store.childIds(q, parent, 0, 10))),
       })),
@@ -489,7 +489,7 @@ const refan: Pick = (r, m) => {
     name: `fan out ${parent} ${group} again`,
     run: (side) =>
       settled(async () => {
-        const fan = await side.store.fanOpen('default', parent, group, total, policy);
+        const fan = await side.store.fanOpen(parent, 'default', group, total, policy);
         const made = await side.store.enqueue(
           childQueue,
           children(parent, group, total, childQueue, fan.revive),

@@ -4,14 +4,14 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '../../../src/store/types.js';
+import type { Store, WebhookHost } from '../../../src/store/types.js';
 import type { HookMessage, HookSchedule, HookStore } from '../../../src/store/HookStore.js';
 import { DONE_LOG, claim, newJob, sleep } from '../../store/conformance/support.js';
 
 export interface HookStoreFactory {
   name: string;
   /** A fresh, empty store; the case closes it (and the hook store of queue 'default'). */
-  make(): Promise<Store>;
+  make(): Promise<Store & WebhookHost>;
 }
 
 const HOOKS = JSON.stringify({
@@ -31,7 +31,7 @@ export function describeHookStore(factory: HookStoreFactory): void {
     const test = (name: string, fn: (hooks: HookStore, store: Store) => Promise<void>) =>
       void it(name, async () => {
         const store = await factory.make();
-        const hooks = store.webhookStore!('default');
+        const hooks = store.webhookStore('default');
         try {
           await fn(hooks, store);
         } finally {

@@ -1,0 +1,60 @@
+// MemoryStore's Registry role: machines (merged per version, as on Redis), the queue set, and
+// the counts of each queue's indexes.
+
+import { assertQueueName } from '../keys.js';
+import { mergeMachine } from '../mergeMachine.js';
+import { COUNTED, FINISHED, type MachineInfo, type QueueCounts } from '../types.js';
+import type { MemoryCore } from './MemoryCore.js';
+
+export function registerMachines(
+  core: MemoryCore,
+  machines: MachineInfo[],
+  options: { replaceFingerprints?: boolean } = {},
+): Promise<void> {
+  return core.op(() => {
+    for (const m of machines)
+      core.machineRegistry.set(
+        m.name,
+        mergeMachine(core.machineRegistry.get(m.name), m, options.replaceFingerprints ?? false),
+      );
+  });
+}
+
+export function countUnfinished(core: MemoryCore, machine: string, version: number): Promise<number> {
+  return core.op(() => {
+    let n = 0;
+    for (const name of core.queueSet) {
+      const q = core.queueData.get(name);
+      if (!q) continue;
+      for (const j of q.jobs.values())
+        if (!FINISHED.has(j.status) && j.machine === machine && j.version === version) n++;
+    }
+    return n;
+  }, false);
+}
+
+export function registerQueue(core: MemoryCore, queue: string): Promise<void> {
+  return core.op(() => {
+    assertQueueName(queue);
+    core.queueSet.add(queue);
+  });
+}
+
+export function machines(core: MemoryCore): Promise<MachineInfo[]> {
+  return core.op(() => [...core.machineRegistry.values()].map((m) => structuredClone(m)), false);
+}
+
+export function queues(core: MemoryCore): Promise<string[]> {
+  return core.op(() => [...core.queueSet].sort(), false);
+}
+
+export function counts(core: MemoryCore, queue: string): Promise<QueueCounts> {
+  return core.op(() => {
+    const q = core.queue(queue);
+    return Object.fromEntries(COUNTED.map((n) => [n, q.index[n].size])) as QueueCounts;
+  }, false);
+}
+
+export function forgetQueue(core: MemoryCore, queue: string): Promise<void> {
+  return core.op(() => void core.queueSet.delete(queue));
+}

@@ -1,0 +1,51 @@
+// What a client hands the store to make a job (NewJob, already validated and serialized), what
+// it gets back (EnqueueResult), and the priority bands a claim orders jobs by.
+
+export type Priority = 'critical' | 'high' | 'normal' | 'low';
+/** Priority bands: a lower band is always claimed first. */
+export const PRIORITY_BAND: Readonly<Record<Priority, number>> = { critical: 0, high: 1, normal: 2, low: 3 };
+export const BAND_PRIORITY_NAMES: readonly Priority[] = ['critical', 'high', 'normal', 'low'];
+
+/** A job as handed to the store by the client, already validated and serialized. */
+export interface NewJob {
+  id: string;
+  machine: string;
+  version: number;
+  /** JSON text of the input. */
+  input: string;
+  band: number;
+  delayMs: number;
+  maxAttempts: number;
+  idempotencyKey?: string;
+  parentId?: string;
+  /** JSON text of per-job options (timeoutMs, webhook), or ''. */
+  options?: string;
+  /**
+   * The options name webhooks: the store lists the job as hooked (before creating it), so a
+   * webhook dispatcher follows its events (src/webhooks/WebhookDispatcher.ts).
+   */
+  hooked?: boolean;
+  /** For a child job: its parent's queue (when not this one), fan-out group and index. */
+  parentQueue?: string;
+  group?: string;
+  index?: number;
+  /**
+   * For a child: its parent's lease token (the fan-out is the parent's run writing). A child on
+   * its parent's queue is made only while the parent holds it (THE FENCE: LEASE_LOST, nothing
+   * made); one on another queue (another hash slot) is fenced by the fenced fanOpen its parent's
+   * run made just before, and at its claim (a child of a finished or missing parent ends
+   * cancelled without running).
+   */
+  parentToken?: string;
+  /**
+   * A child of a redriven parent's fan-out (FanState.revive): an existing child that ended
+   * failed or cancelled is made anew under its id instead of being left as it is.
+   */
+  revive?: boolean;
+}
+
+export interface EnqueueResult {
+  id: string;
+  /** False when an idempotency key matched an existing job: `id` is that job's. */
+  created: boolean;
+}

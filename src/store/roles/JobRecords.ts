@@ -1,0 +1,31 @@
+// ROLE JobRecords (required): one job's record, its audit log, pages of records, and the two
+// writes a client makes to a job it did not claim: cancel and send. `queue` is optional where a
+// job can be found by id alone (the store searches its queues in name order).
+// Argument order, in every role: a call on a queue's work takes `queue` first; a call on one job
+// takes the job's id first, then `queue`, the locator that finds it (types.ts lists the exceptions).
+// Exception kept (its caller is in src/client/Client.ts, split in parallel): send takes
+// (queue, id, ...).
+
+import type { JobStatus } from '../jobStatus.js';
+import type { AuditEntry, CancelOutcome, JobRecord, ListQuery } from '../jobRecord.js';
+
+export interface JobRecords {
+  getJob(id: string, queue?: string): Promise<JobRecord | null>;
+  /** Just a job's status and whether a cancel was asked for (cheap: two fields). */
+  jobStatus(id: string, queue: string): Promise<{ status: JobStatus; cancelRequested: boolean } | null>;
+  /** The job's audit log, oldest first; JOB_NOT_FOUND for no such job. */
+  getLog(id: string, queue?: string): Promise<AuditEntry[]>;
+  /** A page of a queue's records (by status, machine or parent), and the cursor of the next. */
+  list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }>;
+  /**
+   * Cancels a job atomically: at once when it is not running, else asks its worker (THE CANCEL
+   * GUARD: its next write ends it cancelled). A repeat asks again and is logged once.
+   */
+  cancel(id: string, queue?: string, reason?: string): Promise<CancelOutcome>;
+  /**
+   * Appends an event to a job's inbox and wakes the job (parked) or its worker (running), once
+   * per `eventId`: a resent send (a reply lost across a reconnect) is not delivered twice.
+   * Resolves false when that id was delivered already.
+   */
+  send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean>;
+}

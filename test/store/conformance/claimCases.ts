@@ -1,0 +1,64 @@
+// ROLE WorkQueue, claiming: the order a claim takes jobs in, a delayed job held back, an enqueue
+// repeated under one key or id, and a malformed commit refused whole.
+
+import assert from 'node:assert/strict';
+import type { StoreFactory } from './storeFactory.js';
+import { storeTest } from './storeTest.js';
+import { claim, DONE_LOG, enqueueOne, newJob, sleep } from './support.js';
+
+export function claimCases(factory: StoreFactory): void {
+  const test = storeTest(factory);
+
+  test('claims the highest priority band first, and in order of arrival within a band', async (store) => {
+    const low = await enqueueOne(store, { band: 3 });
+    const normal1 = await enqueueOne(store, { band: 2 });
+    const critical = await enqueueOne(store, { band: 0 });
+    const normal2 = await enqueueOne(store, { band: 2 });
+    const order = (await claim(store, { max: 10 })).map((c) => c.id);
+    assert.deepEqual(order, [critical, normal1, normal2, low]);
+  });
+
+  test('holds a delayed job back until it is due, and says when the next one is', async (store) => {
+    const id = await enqueueOne(store, { delayMs: 150 });
+    const before = await store.now();
+    const res = await store.commit('default', [], { workerId: 'w', max: 1, leaseMs: 1000, loadMachines: [] });
+    assert.equal(res.claimed.length, 0);
+    assert.ok(res.nextDueAt !== null && res.nextDueAt >= before + 100, 'the due time is reported');
+    assert.equal((await store.getJob(id))!.runAt, res.nextDueAt);
+    assert.equal((await store.counts('default')).delayed, 1);
+    await sleep(200);
+    assert.deepEqual(
+      (await claim(store)).map((c) => c.id),
+      [id],
+    );
+  });
+
+  test('returns the existing job for a repeated idempotency key or id, making nothing', async (store) => {
+    const first = newJob({ idempotencyKey: 'order-1' });
+    const [a] = await store.enqueue('default', [first]);
+    const [b] = await store.enqueue('default', [newJob({ idempotencyKey: 'order-1' })]);
+    const [c] = await store.enqueue('default', [first]);
+    assert.deepEqual(
+      [a, b, c],
+      [
+        { id: first.id, created: true },
+        { id: first.id, created: false },
+        { id: first.id, created: false },
+      ],
+    );
+    assert.equal((await store.counts('default')).queued, 1);
+  });
+
+  test('refuses a malformed commit as a whole, writing nothing', async (store) => {
+    const id = await enqueueOne(store);
+    const [c] = await claim(store);
+    await assert.rejects(
+      store.commit('default', [
+        { kind: 'done', id, token: c!.token, output: '1', snapshot: '', log: DONE_LOG },
+        { kind: 'checkpoint', id, token: c!.token, status: 'done' as never, log: [] },
+      ]),
+      /BAD_COMMIT 2/,
+    );
+    assert.equal((await store.getJob(id))!.status, 'working', 'the valid op before it was not applied');
+  });
+}

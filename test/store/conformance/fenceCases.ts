@@ -1,0 +1,76 @@
+// ROLE WorkQueue and JobRecords, the two rules a worker's writes obey: THE FENCE (only the lease
+// holder writes) and THE CANCEL GUARD (a running job asked to cancel ends cancelled at its next
+// write).
+
+import assert from 'node:assert/strict';
+import type { StoreFactory } from './storeFactory.js';
+import { storeTest } from './storeTest.js';
+import { claim, DONE_LOG, enqueueOne } from './support.js';
+
+export function fenceCases(factory: StoreFactory): void {
+  const test = storeTest(factory);
+
+  test('refuses a write whose lease token is not the job holder’s (THE FENCE), and says so at a heartbeat', async (store) => {
+    const id = await enqueueOne(store);
+    const [c] = await claim(store);
+    const res = await store.commit('default', [
+      { kind: 'done', id, token: 'someone-else:1', output: '1', snapshot: '', log: DONE_LOG },
+    ]);
+    assert.deepEqual(res.written, [false]);
+    assert.equal((await store.getJob(id))!.status, 'working');
+    assert.deepEqual(
+      await store.heartbeat(
+        'default',
+        [
+          { id, token: c!.token },
+          { id, token: 'x:9' },
+        ],
+        1000,
+      ),
+      ['held', 'lost'],
+    );
+    const ok = await store.commit('default', [
+      { kind: 'done', id, token: c!.token, output: '7', snapshot: '', log: DONE_LOG },
+    ]);
+    assert.deepEqual(ok.written, [true]);
+    const job = (await store.getJob(id))!;
+    assert.equal(job.status, 'done');
+    assert.equal(job.output, 7);
+    // The job is done: its old lease writes nothing more.
+    const late = await store.commit('default', [{ kind: 'requeue', id, token: c!.token, log: [] }]);
+    assert.deepEqual(late.written, [false]);
+  });
+
+  test('cancels a queued job at once; a running one ends cancelled at its next retry (THE CANCEL GUARD)', async (store) => {
+    const queued = await enqueueOne(store, { band: 3 });
+    const running = await enqueueOne(store, { band: 0 });
+    const [c] = await claim(store);
+    assert.equal(c!.id, running);
+    assert.deepEqual(await store.cancel(queued, undefined, 'not needed'), {
+      result: 'cancelled',
+      status: 'cancelled',
+      hasChildren: false,
+      queue: 'default',
+    });
+    const r = await store.cancel(running);
+    assert.deepEqual([r.result, r.status], ['requested', 'working']);
+    // A second cancel (a user clicking twice, a resend) asks again but is logged once.
+    assert.deepEqual((await store.cancel(running)).result, 'requested');
+    assert.equal((await store.jobStatus(running, 'default'))!.cancelRequested, true);
+    assert.deepEqual(await store.heartbeat('default', [{ id: running, token: c!.token }], 1000), ['cancel']);
+    const error = JSON.stringify({ name: 'Error', message: 'x' });
+    const res = await store.commit('default', [
+      { kind: 'retry', id: running, token: c!.token, error, delayMs: 0, attempt: 2, log: [] },
+    ]);
+    assert.deepEqual(res.written, [true]);
+    assert.equal((await store.getJob(running))!.status, 'cancelled');
+    assert.equal((await store.cancel(running)).result, 'finished');
+    const log = await store.getLog(running);
+    assert.deepEqual(
+      log.map((e) => e.type),
+      ['enqueued', 'claimed', 'cancel-requested', 'cancelled'],
+    );
+    assert.equal((await store.getLog(queued)).at(-1)!.reason, 'not needed');
+    await assert.rejects(store.cancel('nope'), { code: 'JOB_NOT_FOUND' });
+  });
+}
