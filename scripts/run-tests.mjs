@@ -27,7 +27,7 @@ function onPath(bin) {
   });
 }
 
-const NEEDS_REDIS = /support\/redis|startRedis|spawnRedisServer|privateRedis/;
+const NEEDS_REDIS = /support\/redis|support\/eachStore|startRedis|spawnRedisServer|privateRedis/;
 const only = process.argv.slice(2);
 let files = only.length ? only : find('test').sort();
 if (!process.env.REDIS_URL && !onPath('redis-server')) {

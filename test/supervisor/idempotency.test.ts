@@ -1,18 +1,14 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('idempotency and batches', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('idempotency and batches', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it("returns the first job's id for a repeated idempotencyKey, and runs it once", async () => {
-    h = new Harness(redis);
+    h = world();
     let runs = 0;
     const job = defineJob({ name: 'i', work: ({ input }: { input: number }) => (runs++, input) });
     const client = h.client({ jobs: [job] });
@@ -36,7 +32,7 @@ describe('idempotency and batches', () => {
   });
 
   it('dedupes within one enqueueMany batch too', async () => {
-    h = new Harness(redis);
+    h = world();
     const client = h.client({ jobs: [defineJob({ name: 'i', work: () => 1 })] });
     const ids = await client.enqueueMany([
       { machine: 'i', input: 1, options: { idempotencyKey: 'k' } },
@@ -49,7 +45,7 @@ describe('idempotency and batches', () => {
   });
 
   it('enqueueMany stores a batch in one round trip, in order, across queues and options', async () => {
-    h = new Harness(redis);
+    h = world();
     const client = h.client({ jobs: [defineJob({ name: 'm', work: () => 1 })] });
     const calls: number[] = [];
     const orig = h.store.enqueue.bind(h.store);

@@ -1,18 +1,14 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { JobNotFoundError, NonRetryableError, defineJob } from '../../src/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('dead letters', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('dead letters', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('retryDeadLetter puts a dead job back in line with fresh attempts, and it can then succeed', async () => {
-    h = new Harness(redis);
+    h = world();
     let healthy = false;
     const runs: number[] = [];
     const job = defineJob({
@@ -43,14 +39,14 @@ describe('dead letters', () => {
     assert.deepEqual(await client.deadLetters(), []);
     assert.ok((await client.events(id)).some((e) => e.type === 'redriven'));
     assert.ok(
-      (await h.raw.zscore(h.key('done'), id)) !== null,
+      (await h.indexScore('done', id)) !== null,
       'now finished, it is retained (and later deleted) like any done job',
     );
-    assert.equal((await h.raw.zscore(h.key('failed'), id)) ?? null, null);
+    assert.equal((await h.indexScore('failed', id)) ?? null, null);
   });
 
   it('refuses to redrive a job that is not a dead letter', async () => {
-    h = new Harness(redis);
+    h = world();
     const job = defineJob({ name: 'dl', work: () => 1 });
     const client = h.client({ jobs: [job] });
     const id = await client.enqueue('dl', null);
@@ -63,7 +59,7 @@ describe('dead letters', () => {
   });
 
   it('purgeDeadLetters empties only the dead-letter set', async () => {
-    h = new Harness(redis);
+    h = world();
     const job = defineJob({
       name: 'dl',
       work: ({ input }: { input: string }) => {
@@ -85,7 +81,7 @@ describe('dead letters', () => {
     assert.equal((await client.get(ids[2]))?.status, 'done');
   });
   it('purgeDeadLetter purges one dead letter only, and says false for a job that is not one', async () => {
-    h = new Harness(redis);
+    h = world();
     const job = defineJob({
       name: 'dl',
       work: ({ input }: { input: string }) => {
@@ -106,7 +102,7 @@ describe('dead letters', () => {
       (await client.deadLetters()).map((d) => d.id),
       [ids[1]],
     );
-    assert.ok((await h.raw.pttl(h.key(`job:${ids[0]}`))) > 0, 'the purged record expires');
+    assert.ok(await h.expires(ids[0]!), 'the purged record expires');
     assert.equal(await client.purgeDeadLetter(ids[0]), false, 'a second purge finds nothing');
     assert.equal(await client.purgeDeadLetter(ids[2]), false, 'a done job is no dead letter');
     await assert.rejects(() => client.purgeDeadLetter('01ARZ3NDEKTSV4RRFFQ69G5FAV'), JobNotFoundError);

@@ -1,18 +1,16 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import { eventually, sleep, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness, gate, untilAborted } from '../support/harness.js';
+import { eventually, sleep } from '../support/redis.js';
+import { gate, untilAborted } from '../support/harness.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('shutdown', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('shutdown', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('stop({ graceMs }) lets in-flight jobs finish and stops claiming', async () => {
-    h = new Harness(redis);
+    h = world();
     const started = gate();
     const job = defineJob({
       name: 'j',
@@ -39,7 +37,7 @@ describe('shutdown', () => {
   });
 
   it('after the grace period requeues in-flight jobs at once, for another supervisor to finish before the lease would expire', async () => {
-    h = new Harness(redis);
+    h = world();
     const started = gate();
     let reason: string | undefined;
     const stuck = defineJob({
@@ -63,7 +61,7 @@ describe('shutdown', () => {
     assert.ok(stopMs < 2000, `stop took ${stopMs} ms with a 200 ms grace`);
     const rec = await client.get(id);
     assert.equal(rec?.status, 'queued');
-    assert.equal(await h.raw.zscore(h.key('active'), id), null, 'no longer leased');
+    assert.equal(await h.indexScore('active', id), null, 'no longer leased');
     assert.equal(rec?.attempts, 1, 'a shutdown requeue does not use an attempt');
 
     const finisher = defineJob({ name: 'j', work: () => 'finished elsewhere' });
@@ -77,7 +75,7 @@ describe('shutdown', () => {
   });
 
   it('puts a shutdown-requeued job back ahead of jobs enqueued after it', async () => {
-    h = new Harness(redis);
+    h = world();
     const started = gate();
     const order: string[] = [];
     const first = defineJob({

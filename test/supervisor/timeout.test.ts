@@ -1,18 +1,15 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
-import { Harness, untilAborted } from '../support/harness.js';
+import { untilAborted } from '../support/harness.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('timeout', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('timeout', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('fires the AbortSignal when an attempt runs past timeoutMs and fails the attempt as TIMEOUT', async () => {
-    h = new Harness(redis);
+    h = world();
     const reasons: unknown[] = [];
     let startedAt = 0;
     let abortedAt = 0;
@@ -41,7 +38,7 @@ describe('timeout', () => {
   });
 
   it('retries a timed-out attempt while attempts remain, and takes a per-job timeoutMs from enqueue', async () => {
-    h = new Harness(redis);
+    h = world();
     const attempts: number[] = [];
     const job = defineJob({
       name: 'slowFirst',

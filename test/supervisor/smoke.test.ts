@@ -1,15 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, RedisStore, Supervisor, defineJob } from '../../src/index.js';
-import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { Client, Supervisor, defineJob } from '../../src/index.js';
+import { describeOnEachStore } from '../support/eachStore.js';
 
-describe('smoke', () => {
-  let redis: TestRedis;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
-
+describeOnEachStore('smoke', (world) => {
   it('runs a job from enqueue to done and stores its output', async () => {
-    const store = new RedisStore({ url: redis.url, prefix: uniquePrefix() });
+    const h = world();
+    const { store } = h;
     const add = defineJob({
       name: 'add',
       work: async ({ input }: { input: { a: number; b: number } }) => input.a + input.b,
@@ -35,6 +32,6 @@ describe('smoke', () => {
     );
     await sup.stop();
     client.close();
-    await store.close();
+    await h.close(); // closes the store
   });
 });

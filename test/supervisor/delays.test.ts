@@ -1,18 +1,15 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import { eventually, sleep, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { eventually, sleep } from '../support/redis.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('delays', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('delays', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
-  it('keeps a delayed job in Redis as queued with a future runAt, and runs it once due', async () => {
-    h = new Harness(redis);
+  it('keeps a delayed job in the store as queued with a future runAt, and runs it once due', async () => {
+    h = world();
     const ranAt: number[] = [];
     const job = defineJob({ name: 'later', work: () => void ranAt.push(Date.now()) });
     const client = h.client({ jobs: [job] });
@@ -23,8 +20,8 @@ describe('delays', () => {
     const rec = await client.get(id);
     assert.equal(rec?.status, 'queued');
     assert.ok(rec?.runAt && rec.runAt >= before + 700, `runAt ${rec?.runAt} should be ~800 ms ahead`);
-    assert.notEqual(await h.raw.zscore(h.key('delayed'), id), null, 'waits in the delayed zset');
-    assert.equal(await h.raw.zscore(h.key('queued'), id), null, 'not in the runnable queue yet');
+    assert.notEqual(await h.indexScore('delayed', id), null, 'waits in the delayed zset');
+    assert.equal(await h.indexScore('queued', id), null, 'not in the runnable queue yet');
     await sleep(300);
     assert.equal(ranAt.length, 0, 'did not run before it was due');
     assert.equal((await client.get(id))?.status, 'queued');
@@ -38,7 +35,7 @@ describe('delays', () => {
   });
 
   it('holds no worker slot while a job waits out its delay', async () => {
-    h = new Harness(redis);
+    h = world();
     const ran: string[] = [];
     const job = defineJob({ name: 'w', work: ({ input }: { input: string }) => void ran.push(input) });
     const client = h.client({ jobs: [job] });

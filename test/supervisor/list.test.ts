@@ -1,4 +1,4 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   NonRetryableError,
@@ -7,8 +7,7 @@ import {
   type JobRecord,
   type JobStatus,
 } from '../../src/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
 async function all(
   client: Client,
@@ -29,15 +28,12 @@ async function all(
   return { pages, jobs };
 }
 
-describe('list', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('list', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('pages through jobs of a status with a cursor, each exactly once, in queue order', async () => {
-    h = new Harness(redis);
+    h = world();
     const a = defineJob({ name: 'a', work: () => 1 });
     const client = h.client({ jobs: [a] });
     const ids = await client.enqueueMany(Array.from({ length: 25 }, (_, i) => ({ machine: 'a', input: i })));
@@ -54,7 +50,7 @@ describe('list', () => {
   });
 
   it('filters by machine and by status', async () => {
-    h = new Harness(redis);
+    h = world();
     const a = defineJob({ name: 'a', work: () => 1 });
     const b = defineJob({
       name: 'b',
@@ -88,7 +84,7 @@ describe('list', () => {
   });
 
   it('lists delayed jobs as queued, and lists per queue', async () => {
-    h = new Harness(redis);
+    h = world();
     const a = defineJob({ name: 'a', work: () => 1 });
     const client = h.client({ jobs: [a] });
     const now = await client.enqueue('a', 1);

@@ -1,8 +1,8 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NonRetryableError, RetryLaterError, defineJob } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
 class FlakyError extends Error {
   readonly code = 'E_FLAKY';
@@ -12,15 +12,12 @@ class FlakyError extends Error {
   }
 }
 
-describe('retries', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('retries', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('retries with exponential backoff, 4 attempts by default, then fails with a dead letter and unblocks waiters', async () => {
-    h = new Harness(redis);
+    h = world();
     const runs: { attempt: number; at: number }[] = [];
     const job = defineJob({
       name: 'flaky',
@@ -40,7 +37,7 @@ describe('retries', () => {
       runs.map((r) => r.attempt),
       [1, 2, 3, 4],
     );
-    // Delays are base * 2^attempt: 100, 200, 400 ms, each measured on Redis's clock.
+    // Delays are base * 2^attempt: 100, 200, 400 ms, each measured on the store's clock.
     const gaps = runs.slice(1).map((r, i) => r.at - runs[i]!.at);
     [100, 200, 400].forEach((d, i) =>
       assert.ok(gaps[i]! >= d - 15, `gap ${i + 1} was ${gaps[i]} ms, want >= ${d}`),
@@ -77,8 +74,8 @@ describe('retries', () => {
     assert.ok(d.failedAt > 0);
   });
 
-  it('waits out a backoff in Redis: status queued, runAt in the future, default delay 2^attempt s', async () => {
-    h = new Harness(redis);
+  it('waits out a backoff in the store: status queued, runAt in the future, default delay 2^attempt s', async () => {
+    h = world();
     let runs = 0;
     const job = defineJob({
       name: 'slowRetry',
@@ -98,14 +95,14 @@ describe('retries', () => {
     assert.equal(rec.maxAttempts, 4, 'default maxAttempts is 4');
     assert.ok(rec.runAt !== null && rec.runAt > Date.now() + 1000, `runAt ${rec.runAt} should be ~2 s ahead`);
     assert.equal(rec.error?.message, 'nope', 'the record keeps the error that caused the retry');
-    assert.notEqual(await h.raw.zscore(h.key('delayed'), id), null);
+    assert.notEqual(await h.indexScore('delayed', id), null);
     const entry = (await client.events(id)).find((e) => e.type === 'retry-scheduled');
     assert.equal(entry?.delayMs, 2000);
     assert.equal(runs, 1);
   });
 
   it('runs a backoff retry when due even while the supervisor sits in a long idle wait', async () => {
-    h = new Harness(redis);
+    h = world();
     const runs: number[] = [];
     const job = defineJob({
       name: 'lateThrow',
@@ -129,7 +126,7 @@ describe('retries', () => {
   });
 
   it('honours maxAttempts given at enqueue', async () => {
-    h = new Harness(redis);
+    h = world();
     let runs = 0;
     const job = defineJob({
       name: 'twice',
@@ -148,7 +145,7 @@ describe('retries', () => {
   });
 
   it("takes the definition's maxAttempts when the client knows machines only from the registry", async () => {
-    h = new Harness(redis);
+    h = world();
     let runs = 0;
     const job = defineJob({
       name: 'twiceOnly',
@@ -168,7 +165,7 @@ describe('retries', () => {
   });
 
   it('fails at the first NonRetryableError whatever attempts remain', async () => {
-    h = new Harness(redis);
+    h = world();
     let runs = 0;
     const job = defineJob({
       name: 'fatal',
@@ -200,7 +197,7 @@ describe('retries', () => {
   });
 
   it('requeues on RetryLaterError without using an attempt', async () => {
-    h = new Harness(redis);
+    h = world();
     const attempts: number[] = [];
     const job = defineJob({
       name: 'ratelimited',

@@ -1,18 +1,15 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
 import { defineJob, definePipeline, step } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
 type Report = (value: unknown) => void;
 
-describe('progress', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('progress', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   /** Reports 1/4, waits until it is stored, then 2/4 .. 4/4 inside one coalescing window. */
@@ -35,13 +32,13 @@ describe('progress', () => {
   }
 
   it('stores the last report of a simple job that ends within the coalescing window', async () => {
-    h = new Harness(redis);
+    h = world();
     const job = defineJob({ name: 'quarters', work: ({ jobId, progress }) => fourQuarters(jobId, progress) });
     await lastProgress([job], 'quarters');
   });
 
   it('stores the last report of a pipeline step, compiled or on XState', async () => {
-    h = new Harness(redis);
+    h = world();
     const machine = setup({
       actors: { quarters: step(({ jobId, progress }) => fourQuarters(jobId, progress)) },
     }).createMachine({
@@ -59,7 +56,7 @@ describe('progress', () => {
   });
 
   it('stores the last report of an attempt that fails', async () => {
-    h = new Harness(redis);
+    h = world();
     const job = defineJob({
       name: 'failing',
       retry: { maxAttempts: 1 },

@@ -1,18 +1,15 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob, type Priority } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('priorities', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('priorities', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('claims strictly critical before high before normal before low, FIFO within a priority', async () => {
-    h = new Harness(redis);
+    h = world();
     const order: string[] = [];
     const job = defineJob({ name: 'p', work: ({ input }: { input: string }) => void order.push(input) });
     const client = h.client({ jobs: [job] });
@@ -58,14 +55,14 @@ describe('priorities', () => {
   });
 
   it('puts a job that comes due after a delay into its own priority band', async () => {
-    h = new Harness(redis);
+    h = world();
     const order: string[] = [];
     const job = defineJob({ name: 'p', work: ({ input }: { input: string }) => void order.push(input) });
     const client = h.client({ jobs: [job] });
     const delayed = await client.enqueue('p', 'critical-delayed', { priority: 'critical', delayMs: 150 });
     await client.enqueue('p', 'low-1', { priority: 'low' });
     await client.enqueue('p', 'normal-1');
-    await eventually(async () => (await h.raw.zscore(h.key('delayed'), delayed)) !== null);
+    await eventually(async () => (await h.indexScore('delayed', delayed)) !== null);
     await new Promise((r) => setTimeout(r, 250));
     await h.started({ jobs: [job], concurrency: 1 });
     await eventually(() => order.length === 3);

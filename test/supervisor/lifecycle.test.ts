@@ -1,18 +1,16 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness, gate } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
+import { gate } from '../support/harness.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('lifecycle', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('lifecycle', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('moves a job queued -> loading -> working -> done and stores the final snapshot', async () => {
-    h = new Harness(redis);
+    h = world();
     const loadGate = gate();
     const workGate = gate();
     const job = defineJob({
@@ -52,7 +50,7 @@ describe('lifecycle', () => {
   });
 
   it('hands work a stable idempotency key and the job id', async () => {
-    h = new Harness(redis);
+    h = world();
     const seen: { jobId: string; key: string; attempt: number }[] = [];
     const job = defineJob({
       name: 'keyed',

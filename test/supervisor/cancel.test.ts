@@ -1,18 +1,16 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness, gate, untilAborted } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
+import { gate, untilAborted } from '../support/harness.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
-describe('cancel', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
+describeOnEachStore('cancel', (world) => {
+  let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
   it('cancels a queued job at once, and it never runs', async () => {
-    h = new Harness(redis);
+    h = world();
     let runs = 0;
     const job = defineJob({ name: 'c', work: () => void runs++ });
     const client = h.client({ jobs: [job] });
@@ -21,7 +19,7 @@ describe('cancel', () => {
     const rec = await client.get(id);
     assert.equal(rec?.status, 'cancelled');
     assert.ok(rec?.finishedAt);
-    assert.equal(await h.raw.zscore(h.key('queued'), id), null);
+    assert.equal(await h.indexScore('queued', id), null);
     const other = await client.enqueue('c', null);
     await h.started({ jobs: [job] });
     await client.waitForResult(other, { timeoutMs: 5000 });
@@ -30,20 +28,20 @@ describe('cancel', () => {
   });
 
   it('cancels a delayed job at once and takes it out of the delayed set', async () => {
-    h = new Harness(redis);
+    h = world();
     const job = defineJob({ name: 'c', work: () => 1 });
     const client = h.client({ jobs: [job] });
     const id = await client.enqueue('c', null, { delayMs: 60_000 });
-    assert.notEqual(await h.raw.zscore(h.key('delayed'), id), null);
+    assert.notEqual(await h.indexScore('delayed', id), null);
     assert.equal(await client.cancel(id), true);
     assert.equal((await client.get(id))?.status, 'cancelled');
-    assert.equal(await h.raw.zscore(h.key('delayed'), id), null);
+    assert.equal(await h.indexScore('delayed', id), null);
     // A finished job cannot be cancelled again.
     assert.equal(await client.cancel(id), false);
   });
 
   it('reports attempts 0 for a job cancelled before it ever ran, and 1 once it has run', async () => {
-    h = new Harness(redis);
+    h = world();
     const job = defineJob({ name: 'c', work: ({ signal }) => untilAborted(signal) });
     const client = h.client({ jobs: [job] });
     const delayed = await client.enqueue('c', null, { delayMs: 60_000 });
@@ -64,7 +62,7 @@ describe('cancel', () => {
   });
 
   it("fires a running job's AbortSignal promptly and ends it cancelled", async () => {
-    h = new Harness(redis);
+    h = world();
     const started = gate();
     let abortedAt = 0;
     let reason: string | undefined;
@@ -97,7 +95,7 @@ describe('cancel', () => {
   });
 
   it('learns of a cancel within one heartbeat when no control message arrives', async () => {
-    h = new Harness(redis);
+    h = world();
     // Without the pub/sub channel, the heartbeat's reply is the only way the worker hears.
     (h.store as { subscribeControl?: unknown }).subscribeControl = undefined;
     const started = gate();
@@ -126,7 +124,7 @@ describe('cancel', () => {
   });
 
   it('ends cancelled a job whose worker died after the cancel was asked for', async () => {
-    h = new Harness(redis);
+    h = world();
     const client = h.client({ jobs: [defineJob({ name: 'c', work: () => 1 })] });
     const id = await client.enqueue('c', null);
     // A worker that claims and then vanishes (no heartbeat, no writes).
