@@ -64,7 +64,10 @@ class MemoryWorld extends MemoryHarness implements AnyStoreWorld {
 export type WorldMaker = (options?: StoreOptions) => AnyStoreWorld;
 
 /** `describe(title)` twice: on a RedisStore, then on a MemoryStore. */
-export function describeOnEachStore(title: string, body: (world: WorldMaker, store: StoreName) => void): void {
+export function describeOnEachStore(
+  title: string,
+  body: (world: WorldMaker, store: StoreName) => void,
+): void {
   describe(`${title} (RedisStore)`, () => {
     let redis: TestRedis;
     before(async () => (redis = await startRedis()));

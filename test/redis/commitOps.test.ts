@@ -1,3 +1,4 @@
+// Redis only: the Lua scripts' wire format.
 // The store's commit/claim wire format (encodeOps.ts, lua/commit-12.lua): a plain done travels
 // as 4 values, other ops as 9, in any mix; a claim returns the rare fields nested.
 import { after, afterEach, before, describe, it } from 'node:test';

@@ -1,3 +1,5 @@
+// Redis only: the errors a Redis server and its connection raise.
+
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';

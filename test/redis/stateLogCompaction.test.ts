@@ -1,3 +1,4 @@
+// Redis only: counts the log fields in the job hash.
 // The states one write passed through are stored as one audit entry (a log field costs Redis a
 // listpack entry per job), and read back as one entry per state, in order, at the same time.
 

@@ -1,3 +1,4 @@
+// Redis only: the library process is a child process, which cannot share a MemoryStore.
 // `new Supervisor({ isolateStrayErrors: true })`, as a library user runs it: several supervisors
 // in one process share one pair of process handlers, installed at the first start and removed
 // at the last stop; a job's stray error fails that job on whichever supervisor runs it; an

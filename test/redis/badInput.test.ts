@@ -1,3 +1,6 @@
+// Redis only for now: each refusal is checked by scanning the prefix's keys (nothing written), and
+// the set-aside cases hand-write broken job hashes.
+
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';

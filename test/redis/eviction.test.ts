@@ -1,3 +1,5 @@
+// Redis only: the server's maxmemory-policy.
+
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RedisStore, Supervisor, defineJob } from '../../src/index.js';

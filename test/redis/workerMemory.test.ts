@@ -1,3 +1,5 @@
+// Redis only: a lost lease is forged in the job hash, and the done zset is counted.
+
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';

@@ -1,3 +1,4 @@
+// Redis only: the worker is a child process, which cannot share a MemoryStore.
 // A job whose state cannot be stored (a class instance or a cycle in its context, output or
 // progress; an inline actor spawned in an assign) fails alone, at once and for good, with
 // UNSERIALIZABLE_SNAPSHOT naming where the value is; one that spawns a name not registered in

@@ -1,3 +1,4 @@
+// Redis only: a Redis that loses its keys (FLUSHALL, a restart without AOF).
 // The machine registry and the queue set are global keys that only supervisors write. When Redis
 // loses them (FLUSHALL, a restart without AOF, a failover), running supervisors write them again:
 // on the reconnect and on a periodic refresh. And a supervisor warns at start when Redis keeps no

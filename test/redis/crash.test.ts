@@ -1,3 +1,5 @@
+// Redis only: the killed workers are other processes, which cannot share a MemoryStore.
+
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';

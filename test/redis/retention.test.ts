@@ -1,3 +1,6 @@
+// Redis only: record TTLs and the sweep of the status zsets (retention on both stores:
+// test/store/conformance/retentionCases.ts).
+
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NonRetryableError, defineJob } from '../../src/index.js';

@@ -1,3 +1,5 @@
+// Redis only: a Redis server that refuses writes or goes away.
+
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';

@@ -1,3 +1,4 @@
+// Redis only: the worker is a `machinist worker` child process, which cannot share a MemoryStore.
 // An error a job's own code raises where nothing awaits it (a throw from a timer, a rejection
 // no one handles) fails that job's attempt, and only it: the `machinist worker` process lives
 // on, the other jobs in flight finish, and the failed attempt is retried per the job's policy.

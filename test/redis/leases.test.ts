@@ -1,3 +1,6 @@
+// Redis only: leases on Redis TIME, read from the active zset, a lost lease forged in the job hash
+// (lease requeues on both stores: test/store/conformance/retryCases.ts).
+
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';

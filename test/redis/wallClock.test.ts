@@ -1,3 +1,5 @@
+// Redis only: the store's clock (Redis TIME) must not step with Date.now; a MemoryStore reads
+// Date.now.
 // Attempt timeouts and progress coalescing are durations: they follow the worker's monotonic
 // clock, never the wall clock, which NTP may step. The supervisor runs in this process, so
 // replacing Date.now here steps the wall clock under it.
