@@ -24,6 +24,9 @@ export interface AnyStoreWorld extends StoreWorld<Store> {
   indexScore(index: StatusIndex, id: string, queue?: string): Promise<number | null>;
   /** Whether the job's record is set to expire (a TTL on Redis, an expiry time in memory). */
   expires(id: string, queue?: string): Promise<boolean>;
+  /** What is stored for this world (keys under its prefix on Redis; job ids, idempotency keys and
+   * event streams in memory): empty when nothing was written. */
+  storedKeys(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -36,6 +39,10 @@ class RedisWorld extends Harness implements AnyStoreWorld {
   async expires(id: string, queue = 'default'): Promise<boolean> {
     return (await this.raw.pttl(this.key(`job:${id}`, queue))) > 0;
   }
+
+  storedKeys(): Promise<string[]> {
+    return this.keys();
+  }
 }
 
 /** What of a MemoryStore's queues the world reads (QueueState.index). */
@@ -45,6 +52,8 @@ interface MemoryQueues {
     {
       index: Record<StatusIndex, { score(member: string): number | undefined }>;
       jobs: Map<string, { expiresAt?: number }>;
+      idempotency: Map<string, unknown>;
+      events: unknown[];
     }
   >;
 }
@@ -58,6 +67,15 @@ class MemoryWorld extends MemoryHarness implements AnyStoreWorld {
   async expires(id: string, queue = 'default'): Promise<boolean> {
     const q = (this.store as unknown as MemoryQueues).queueData.get(queue);
     return q?.jobs.get(id)?.expiresAt !== undefined;
+  }
+
+  async storedKeys(): Promise<string[]> {
+    const queues = (this.store as unknown as MemoryQueues).queueData;
+    return [...queues].flatMap(([name, q]) => [
+      ...[...q.jobs.keys()].map((id) => `${name}:job:${id}`),
+      ...[...q.idempotency.keys()].map((k) => `${name}:idem:${k}`),
+      ...(q.events.length ? [`${name}:events`] : []),
+    ]);
   }
 }
 
