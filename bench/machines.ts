@@ -1,4 +1,4 @@
-// Pipelines of the bench's workloads 6 and 7 (shared by run.ts and worker.ts).
+// Pipelines of the bench's workloads 6 and 7 (shared by workloads/pipeline.ts and worker.ts).
 
 import { assign, setup } from 'xstate';
 import { definePipeline, fanOut, step } from '../src/index.js';

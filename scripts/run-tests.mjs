@@ -3,7 +3,8 @@
 // and the CI machine has 2 cores.
 //
 // Without a `redis-server` binary (and no REDIS_URL), the files that need Redis (those that use
-// test/support/redis.ts or start a redis-server themselves) cannot run: this says so in one line
+// test/support/redis.ts, directly or through test/support/eachStore.ts, or start a redis-server
+// themselves) cannot run: this says so in one line
 // with how to get it, and runs the others (the MemoryStore suites among them). Under CI they fail.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -27,7 +28,7 @@ function onPath(bin) {
   });
 }
 
-const NEEDS_REDIS = /support\/redis|startRedis|spawnRedisServer|privateRedis/;
+const NEEDS_REDIS = /support\/redis|support\/eachStore|startRedis|spawnRedisServer|privateRedis/;
 const only = process.argv.slice(2);
 let files = only.length ? only : find('test').sort();
 if (!process.env.REDIS_URL && !onPath('redis-server')) {

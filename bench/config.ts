@@ -1,0 +1,33 @@
+// The bench's settings, read once from the environment (the variables are listed in run.ts), and
+// the constants its workloads share.
+
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SystemName } from './common.js';
+
+export const HERE = dirname(fileURLToPath(import.meta.url));
+export const ROOT = join(HERE, '..');
+const QUICK = process.env.BENCH_QUICK === '1';
+export const N = Number(process.env.BENCH_JOBS ?? (QUICK ? 2_000 : 20_000));
+export const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
+export const BACKLOG = Number(process.env.BENCH_BACKLOG ?? (QUICK ? 20_000 : 1_000_000));
+// p99 of 300 samples was the 3rd-worst sample, and 20 warm-up jobs left the first few hundred
+// samples in JIT warm-up (their p99 was 2-4x the last quarter's): 2,000 samples after 200.
+export const LATENCY_JOBS = Number(process.env.BENCH_LATENCY_JOBS ?? (QUICK ? 100 : 2_000));
+export const LATENCY_WARMUP = QUICK ? 20 : 200;
+/** Workload 9: jobs through one worker while its heap is sampled, and how often (after GC). */
+export const HEAP_JOBS = Number(process.env.BENCH_HEAP_JOBS ?? (QUICK ? 200_000 : 2_000_000));
+export const HEAP_EVERY = Number(process.env.BENCH_HEAP_EVERY ?? (QUICK ? 25_000 : 250_000));
+/** Workload 9 feeds the queue in batches, keeping at most this many waiting (Redis stays small). */
+export const HEAP_BACKLOG = 20_000;
+export const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+export const PROFILE = process.argv.includes('--profile');
+export const WRITE =
+  process.env.BENCH_WRITE === '1' || (!QUICK && !ONLY && !PROFILE && process.env.BENCH_WRITE !== '0');
+export const SYSTEMS: SystemName[] = ['machinist', 'bullmq'];
+export const ENQ_IN_FLIGHT = 100;
+export const BULK = 1_000;
+/** Workload 8's control: the backlog's jobs queued here instead, where no worker looks. */
+export const OTHER_QUEUE = 'bench-other';
+/** Workload 7: fan-out flows one after another per repetition. */
+export const FLOWS = Number(process.env.BENCH_FLOWS ?? (QUICK ? 3 : 5));

@@ -1,0 +1,228 @@
+// What every workload runs on: the private redis-server, worker processes (bench/worker.ts) and
+// fill processes (bench/fill.ts), one timed processing run with its Redis and CPU figures, the
+// order of the systems per repetition, and the CPU counters of the machine.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { QUEUE, type FromWorker, type SystemName, type WorkerConfig } from './common.js';
+import { BULK, HERE, ONLY, OTHER_QUEUE, ROOT, SYSTEMS } from './config.js';
+import type { FillConfig } from './fill.js';
+import { openSide } from './sides.js';
+import {
+  commandStats,
+  redisCpuSeconds,
+  startRedis,
+  usedMemory,
+  type CommandStat,
+  type PrivateRedis,
+} from './redis.js';
+
+/** The private redis-server of this run (startBenchRedis). */
+export let redis: PrivateRedis;
+
+export async function startBenchRedis(): Promise<PrivateRedis> {
+  redis = await startRedis();
+  return redis;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker processes.
+
+interface WorkerStats {
+  cpuUs: number;
+  maxRssBytes: number;
+}
+
+interface Workers {
+  go(): void;
+  stop(): Promise<WorkerStats[]>;
+}
+
+export async function spawnWorkers(
+  system: SystemName,
+  procs: number,
+  concurrency: number,
+  cpuProfile?: string,
+  mode: WorkerConfig['mode'] = 'noop',
+  heap?: { every: number; onSample: (jobs: number, heapUsedBytes: number) => void },
+): Promise<Workers> {
+  const children: ChildProcess[] = [];
+  const ready: Promise<void>[] = [];
+  const stats: Promise<WorkerStats>[] = [];
+  for (let i = 0; i < procs; i++) {
+    const cfg: WorkerConfig = {
+      system,
+      host: redis.host,
+      port: redis.port,
+      concurrency,
+      cpuProfile,
+      mode,
+      heapEvery: heap?.every,
+    };
+    const node = ['--import', 'tsx', ...(heap ? ['--expose-gc'] : [])];
+    const child = spawn(process.execPath, [...node, join(HERE, 'worker.ts'), JSON.stringify(cfg)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    if (heap)
+      child.on('message', (m: FromWorker) => m.type === 'heap' && heap.onSample(m.jobs, m.heapUsedBytes));
+    children.push(child);
+    ready.push(
+      new Promise((resolve, reject) => {
+        child.on('message', (m: FromWorker) => m.type === 'ready' && resolve());
+        child.once('exit', (code) => reject(new Error(`${system} worker exited with ${code} before ready`)));
+      }),
+    );
+    stats.push(
+      new Promise((resolve, reject) => {
+        child.on('message', (m: FromWorker) => m.type === 'stats' && resolve(m));
+        child.once('exit', (code) => reject(new Error(`${system} worker exited with ${code} without stats`)));
+      }),
+    );
+  }
+  await Promise.all(ready);
+  return {
+    go: () => children.forEach((c) => c.send({ cmd: 'go' })),
+    stop: async () => {
+      children.forEach((c) => c.send({ cmd: 'stop' }));
+      const out = await Promise.all(stats);
+      await Promise.all(
+        children.filter((c) => c.exitCode === null).map((c) => new Promise((r) => c.once('exit', r))),
+      );
+      return out;
+    },
+  };
+}
+
+let polls = 0;
+export async function waitDone(key: string, n: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    polls++;
+    if ((await redis.ctl.zcard(key)) >= n) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} jobs in ${key}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One processing run: fill, start workers, time until `n` jobs are done.
+
+export interface RunResult {
+  jobsPerSec: number;
+  /** Redis figures over enqueue + processing (meaningful when backlog is 0). */
+  cmdsPerJob: number;
+  cmds: Map<string, CommandStat>;
+  redisCpuUsPerJob: number;
+  /** Redis CPU per job from go to the last job done (the enqueue left out). */
+  processingRedisCpuUsPerJob: number;
+  /** The bench process's own CPU per job over the same window (it only polls ZCARD). */
+  parentCpuUsPerJob: number;
+  memPerJobBytes: number;
+  workerCpuUsPerJob: number;
+  workerMaxRssBytes: number;
+}
+
+/** Runs bench/fill.ts: `n` jobs onto `queue`, from a process that has exited when this returns. */
+async function fillInChild(system: SystemName, queue: string, n: number): Promise<void> {
+  const cfg: FillConfig = { system, host: redis.host, port: redis.port, queue, n, batch: BULK };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'fill.ts'), JSON.stringify(cfg)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/fill.ts exited with ${code} (${system}, ${queue}, ${n} jobs)`);
+}
+
+export async function processRun(
+  system: SystemName,
+  o: {
+    procs: number;
+    concurrency: number;
+    n: number;
+    backlog?: number;
+    /** Jobs queued on another queue (nobody serves it) after the `n`: workload 8's control. */
+    otherQueueBacklog?: number;
+    /** Enqueue from a child process (bench/fill.ts), so this one has no enqueue garbage to collect
+     * while the run is timed (workload 8, where the enqueue is 1,000,000 jobs). */
+    fillInChild?: boolean;
+    cpuProfile?: string;
+    /** Start the workers after the enqueue (workload 8): else they idle through a long enqueue,
+     * and a worker idle for ~9 s runs ~25% slower at first, backlog or not (bench/analysis.md). */
+    spawnAfterEnqueue?: boolean;
+  },
+): Promise<RunResult> {
+  await redis.ctl.flushall();
+  let workers = o.spawnAfterEnqueue
+    ? undefined
+    : await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
+  const side = openSide(system, redis);
+  try {
+    await redis.ctl.config('RESETSTAT');
+    const mem0 = await usedMemory(redis.ctl);
+    const cpu0 = await redisCpuSeconds(redis.ctl);
+    polls = 0;
+    if (o.fillInChild) await fillInChild(system, QUEUE, o.n + (o.backlog ?? 0));
+    else await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
+    if (o.otherQueueBacklog) await fillInChild(system, OTHER_QUEUE, o.otherQueueBacklog);
+    workers ??= await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
+    const cpuGo = await redisCpuSeconds(redis.ctl);
+    const parentCpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    workers.go();
+    await waitDone(side.doneKey, o.n, Math.max(120_000, o.n * 5));
+    const secs = (performance.now() - t0) / 1000;
+    const parentCpu = process.cpuUsage(parentCpu0);
+    const cpu1 = await redisCpuSeconds(redis.ctl);
+    const mem1 = await usedMemory(redis.ctl);
+    const cmds = await commandStats(redis.ctl);
+    const ws = await workers.stop();
+    // Leave out the harness's own commands: INFO, CONFIG RESETSTAT and the ZCARD polls.
+    cmds.delete('info');
+    cmds.delete('config|resetstat');
+    const z = cmds.get('zcard');
+    if (z) {
+      z.calls -= polls;
+      if (z.calls <= 0) cmds.delete('zcard');
+    }
+    const total = [...cmds.values()].reduce((s, c) => s + c.calls, 0);
+    return {
+      jobsPerSec: o.n / secs,
+      cmdsPerJob: total / o.n,
+      cmds,
+      redisCpuUsPerJob: ((cpu1 - cpu0) * 1e6) / o.n,
+      processingRedisCpuUsPerJob: ((cpu1 - cpuGo) * 1e6) / o.n,
+      parentCpuUsPerJob: (parentCpu.user + parentCpu.system) / o.n,
+      memPerJobBytes: (mem1 - mem0) / o.n,
+      workerCpuUsPerJob: ws.reduce((s, w) => s + w.cpuUs, 0) / o.n,
+      workerMaxRssBytes: Math.max(...ws.map((w) => w.maxRssBytes)),
+    };
+  } finally {
+    await side.close();
+  }
+}
+
+export function orderFor(rep: number): SystemName[] {
+  const only = process.env.BENCH_SYSTEMS?.split(',');
+  const systems = only ? SYSTEMS.filter((s) => only.includes(s)) : SYSTEMS;
+  return rep % 2 === 0 ? systems : [...systems].reverse();
+}
+
+export function want(name: string): boolean {
+  return !ONLY || ONLY.has(name);
+}
+
+export function log(msg: string): void {
+  process.stdout.write(msg + '\n');
+}
+
+/** CPU time counters from /proc/stat (jiffies, all cores): `steal` is time the VM's host took. */
+export function cpuCounters(): { steal: number; total: number } | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined; // not Linux
+  }
+}

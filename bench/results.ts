@@ -1,0 +1,183 @@
+// The figures of a run: one row per workload and metric with each system's samples, and the
+// tables printed and written to bench/RESULTS.md (results, the targets of issue 5, Redis commands).
+
+import { FAN_CHILDREN, type SystemName } from './common.js';
+import { BACKLOG, N, SYSTEMS } from './config.js';
+import type { CommandStat } from './redis.js';
+
+export interface Row {
+  workload: string;
+  metric: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  samples: Record<SystemName, number[]>;
+  pending?: boolean;
+}
+
+export const rows: Row[] = [];
+export const cmdBreakdown: Record<SystemName, Map<string, CommandStat>[]> = { machinist: [], bullmq: [] };
+
+export function row(workload: string, metric: string, unit: string, better: 'higher' | 'lower'): Row {
+  let r = rows.find((x) => x.workload === workload && x.metric === metric);
+  if (!r) rows.push((r = { workload, metric, unit, better, samples: { machinist: [], bullmq: [] } }));
+  return r;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+export function fmt(x: number | undefined): string {
+  if (x === undefined || !Number.isFinite(x)) return '-';
+  const a = Math.abs(x);
+  if (a >= 1000) return Math.round(x).toLocaleString('en-US');
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+function stat(xs: number[]): { med: number; min: number; max: number } | undefined {
+  if (xs.length === 0) return undefined;
+  return { med: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
+}
+
+function cell(xs: number[]): string {
+  const s = stat(xs);
+  if (!s) return '-';
+  return xs.length > 1 ? `${fmt(s.med)} (${fmt(s.min)}–${fmt(s.max)})` : fmt(s.med);
+}
+
+function ratioOf(r: Row): number | undefined {
+  const m = stat(r.samples.machinist);
+  const b = stat(r.samples.bullmq);
+  return m && b && b.med !== 0 ? m.med / b.med : undefined;
+}
+
+export function table(): string {
+  const lines = [
+    '| # | workload / metric | unit | Machinist median (min–max) | BullMQ median (min–max) | M/B | better |',
+    '|---|---|---|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    if (r.pending) {
+      lines.push(`| ${r.workload} | ${r.metric} | - | pending | pending | - | - |`);
+      continue;
+    }
+    const ratio = ratioOf(r);
+    lines.push(
+      `| ${r.workload} | ${r.metric} | ${r.unit} | ${cell(r.samples.machinist)} | ${cell(r.samples.bullmq)} | ${ratio === undefined ? '-' : ratio.toFixed(2) + 'x'} | ${r.better} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function find(metric: string): Row | undefined {
+  return rows.find((r) => r.metric === metric);
+}
+
+export function targets(): string {
+  const out: string[] = ['| target | figure | verdict |', '|---|---|---|'];
+  const ratioTarget = (name: string, metric: string, want: number, dir: '>=' | '<=') => {
+    const r = find(metric);
+    const x = r ? ratioOf(r) : undefined;
+    if (x === undefined) {
+      out.push(`| ${name} | not measured | - |`);
+      return;
+    }
+    const ok = dir === '>=' ? x >= want : x <= want;
+    const by = dir === '>=' ? ((want - x) / want) * 100 : ((x - want) / want) * 100;
+    out.push(
+      `| ${name} | ${x.toFixed(2)}x (want ${dir} ${want}x) | ${ok ? 'met' : `**missed** by ${by.toFixed(0)}%`} |`,
+    );
+  };
+  const absTarget = (name: string, metric: string, want: number, unit: string) => {
+    const r = find(metric);
+    const s = r ? stat(r.samples.machinist) : undefined;
+    if (!s) {
+      out.push(`| ${name} | not measured | - |`);
+      return;
+    }
+    const ok = s.med <= want;
+    out.push(
+      `| ${name} | ${fmt(s.med)} ${unit} (want <= ${want}) | ${ok ? 'met' : `**missed** by ${(((s.med - want) / want) * 100).toFixed(0)}%`} |`,
+    );
+  };
+  ratioTarget('throughput c=100, 1 worker process: >= 1.5x', 'throughput c=100, 1 proc', 1.5, '>=');
+  ratioTarget('throughput c=10, 1 worker process: >= 1.25x', 'throughput c=10, 1 proc', 1.25, '>=');
+  {
+    const a = find('throughput c=100, 1 proc');
+    const b = find('throughput c=100, 2 procs');
+    const ra = a ? ratioOf(a) : undefined;
+    const rb = b ? ratioOf(b) : undefined;
+    if (ra === undefined || rb === undefined)
+      out.push('| best process count (1 or 2, same for both): >= 2x | not measured | - |');
+    else {
+      const best = Math.max(ra, rb);
+      const which = rb > ra ? '2 procs' : '1 proc';
+      out.push(
+        `| best process count (1 or 2, same for both): >= 2x | ${best.toFixed(2)}x at ${which} | ${best >= 2 ? 'met' : `**missed** by ${(((2 - best) / 2) * 100).toFixed(0)}%`} |`,
+      );
+    }
+  }
+  ratioTarget('worker CPU per job below BullMQ', 'worker CPU per job (c=100)', 1, '<=');
+  ratioTarget('enqueueMany >= 3x addBulk', 'enqueueMany, batches of 1,000', 3, '>=');
+  ratioTarget('single enqueue >= 1.5x add', 'enqueue, 100 in flight', 1.5, '>=');
+  ratioTarget('latency p50 no worse', 'latency p50', 1, '<=');
+  ratioTarget('latency p99 no worse', 'latency p99', 1, '<=');
+  absTarget('Redis commands per job <= 12', 'Redis commands per job (enqueue+claim+finish)', 12, 'commands');
+  absTarget('Redis CPU per job <= 25 us', 'Redis CPU per job', 25, 'us');
+  ratioTarget('Redis memory per kept finished job <= BullMQ', 'Redis memory per finished job kept', 1, '<=');
+  {
+    const r = find('backlog/empty throughput');
+    const s = r ? stat(r.samples.machinist) : undefined;
+    if (!s) out.push('| backlog throughput within 10% of empty | not measured | - |');
+    else
+      out.push(
+        `| backlog (${BACKLOG.toLocaleString('en-US')}) throughput within 10% of empty | ${(s.med * 100).toFixed(0)}% of empty (want >= 90%) | ${s.med >= 0.9 ? 'met' : `**missed** by ${((0.9 - s.med) * 100).toFixed(0)} points`} |`,
+      );
+  }
+  ratioTarget(
+    '3-step pipeline >= BullMQ single-step no-op throughput',
+    '3-step pipeline (M) vs single-step no-op (B), c=100',
+    1,
+    '>=',
+  );
+  ratioTarget(
+    `fan-out/fan-in of ${FAN_CHILDREN.toLocaleString('en-US')} children >= 2x BullMQ flows`,
+    `fan-out/fan-in, ${FAN_CHILDREN.toLocaleString('en-US')} children`,
+    2,
+    '>=',
+  );
+  return out.join('\n');
+}
+
+export function commandsTable(): string {
+  const lines: string[] = [];
+  for (const system of SYSTEMS) {
+    const runs = cmdBreakdown[system];
+    if (runs.length === 0) continue;
+    const names = new Set(runs.flatMap((m) => [...m.keys()]));
+    const perJob = [...names]
+      .map((name) => ({
+        name,
+        calls: median(runs.map((m) => m.get(name)?.calls ?? 0)) / N,
+        usec: median(runs.map((m) => m.get(name)?.usec ?? 0)) / N,
+      }))
+      .sort((a, b) => b.calls - a.calls);
+    lines.push(
+      `**${system}** (median of ${runs.length} runs, per job; usec = Redis's own timing, scripts include their inner commands)`,
+    );
+    lines.push('', '| command | calls/job | usec/job |', '|---|---:|---:|');
+    for (const c of perJob.slice(0, 12))
+      lines.push(`| ${c.name} | ${c.calls.toFixed(2)} | ${c.usec.toFixed(2)} |`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
