@@ -218,7 +218,7 @@ export class PipelineRun implements RunControl {
     } catch (err) {
       this.host.log.warn(
         { err, jobId: id },
-        'reading inbox failed; the job will read it again when it parks',
+        'reading inbox failed; the job reads it again at its next event notice, park or attempt',
       );
     } finally {
       this.inboxReading = undefined;
