@@ -127,7 +127,7 @@ export class PipelineRun implements RunControl {
   }
 
   settle(outcome: Outcome): void {
-    this.resolveOutcome(outcome);
+    this.resolveOutcome(outcome); // a promise settles once: the first outcome counts
   }
 
   log(entry: string): void {
@@ -147,6 +147,7 @@ export class PipelineRun implements RunControl {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     if (this.detached) return;
+    // From setImmediate: a checkpoint that cannot be taken fails this job alone, never the worker.
     try {
       this.checkpoint();
     } catch (err) {
