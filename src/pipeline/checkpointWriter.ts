@@ -1,5 +1,5 @@
-// A pipeline run's checkpoints, whichever runtime drives its machine (runPipeline: XState actors;
-// runCompiledPipeline: a compiled step table): the audit entries waiting for the next write, and
+// A pipeline run's checkpoints (pipelineRun.ts), whichever driver runs its machine (XState actors
+// or a compiled step table): the audit entries waiting for the next write, and
 // a write skipped when neither the stored snapshot nor the log changed since the last one.
 // Writes are not awaited: a crash before one lands only re-runs the step it covered, and a
 // refused one (lease lost) aborts the run through the supervisor.

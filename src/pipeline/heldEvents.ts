@@ -5,7 +5,8 @@
 // the job's snapshot (`sn.h`, stored with every checkpoint and park), so a parked job does not
 // wake again and again for an event still waiting (the store wakes a job whose inbox holds more
 // than `io` covers), and a crash or retry resumes with the held events of its last checkpoint.
-// Both runtimes (runPipeline, runCompiledPipeline) hold events through this class.
+// The runtime core (pipelineRun.ts) holds events through this class, whichever driver runs the
+// machine.
 
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import { encodeInboxEvent, decodeInboxEvent } from '../runtime/inboxEvent.js';

@@ -24,7 +24,7 @@ export function offerEvent(root: AnyActorRef, msg: InboxEvent): Offered {
   const target = actorAt(root, msg.to);
   const status = (target?.getSnapshot() as { status?: string } | undefined)?.status;
   if (!target || status !== 'active') {
-    // The root itself not running is not a missing actor (runPipeline offers nothing then).
+    // The root itself not running is not a missing actor (the run offers nothing then: pipelineRun.ts).
     const reason =
       msg.to === undefined ? `the machine is not running (status '${status}')` : `no actor at '${msg.to}'`;
     return { taken: false, missing: true, reason };

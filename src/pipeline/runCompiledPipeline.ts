@@ -1,35 +1,36 @@
 // Runs a compiled step-only pipeline (compileSteps.ts): the same job, the same records, the same
-// log as runPipeline, without XState actors. Its modes:
+// log as the XState driver, without XState actors. The runtime core (pipelineRun.ts) owns the
+// inbox, checkpoints, held events, the timeout and the ending; this driver (CompiledDriver)
+// computes each next state and the persisted snapshot. Its modes:
 //   stepping   one step of the current state runs (awaited through job.race, so timeout,
-//              cancel, lease loss and shutdown end the wait at once); its result picks the
-//              transition (guards, assigns), which enters the next step's state or a final one;
+//              cancel, lease loss and shutdown end the wait at once: its aborts reach the run
+//              through that race, not the job's signal, which most steps never create); its
+//              result picks the transition (guards, assigns), which enters the next step's
+//              state or a final one;
 //   done       a final state: the machine's output is the job's output;
 //   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
 //              retry resumes at the state that failed (its step runs again, the steps before it
 //              do not); a guard / assign / input / output mapper that threw fails the job at
 //              once (MachineActionError: machineFault.ts), resumable there by a redrive;
 //   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
-// It never parks: every non-final state runs a step, so there is always code running.
+// It never parks: every non-final state runs a step, so there is always code running. Once the
+// run's outcome is known (halt) no further step starts, whatever the one in flight does.
 //
 // Checkpoints: each state entered is persisted as XState's persisted snapshot (the state, the
-// context, the running step as an active child with its input), coalesced to one write per
-// turn of the event loop and not awaited (a crash before one is written only re-runs the step
-// it covered; the idempotency key is the same). THE FENCE holds as everywhere: every write
-// carries the lease token. A stored snapshot is restored by either runtime.
+// context, the running step as an active child with its input). A stored snapshot is restored
+// by either runtime.
 
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
-import { successPath } from '../runtime/lifecycle.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
-import { writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
-import { CheckpointWriter } from './checkpointWriter.js';
 import { toStoredJson } from '../runtime/storedJson.js';
 import { noTransition } from './whyIgnored.js';
-import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
-import { HeldEvents, type Offered } from './heldEvents.js';
-import { pipelineError } from './unregisteredActor.js';
-import { machineFault } from './machineFault.js';
+import type { InboxEvent } from '../runtime/inboxEvent.js';
+import type { Offered } from './heldEvents.js';
+import { notOffered } from './offerEvent.js';
+import { PipelineRun } from './pipelineRun.js';
+import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl } from './machineDriver.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
@@ -93,7 +94,221 @@ function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise
   }
 }
 
-export async function runCompiledPipeline(
+/** Why the machine errored; `event`: its own code threw taking that event (machineFault.ts). */
+interface Failure {
+  thrown: unknown;
+  /** The snapshot before the transition that failed: a retry resumes from it. */
+  lastActive: unknown;
+  event?: string;
+}
+
+export class CompiledDriver implements MachineDriver {
+  /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway). */
+  readonly storedKey = '';
+  private state!: CompiledState;
+  private context!: Ctx;
+  private stepInput: unknown;
+  /** The machine's output once a final state is entered. */
+  private output: unknown;
+  private failed: Failure | undefined;
+  private run!: RunControl;
+  /** A step is running (or about to): the loop has not ended. */
+  private looping = false;
+  /** The run's outcome is known: no further step starts. */
+  private halted = false;
+
+  constructor(
+    private readonly job: ActiveJob,
+    private readonly compiled: CompiledPipeline,
+    private readonly from: CompiledStart | 'fresh',
+    private readonly input: unknown,
+  ) {}
+
+  open(run: RunControl): void {
+    const { compiled, from, input } = this;
+    this.run = run;
+    try {
+      if (from === 'fresh') {
+        this.context = compiled.initialContext(input);
+        this.state = compiled.states.get(compiled.initial)!;
+        const init = { type: 'xstate.init', input };
+        this.stepInput = this.state.step?.input(this.context, init);
+        if (!this.state.step) this.output = compiled.output(this.context, this.state, init);
+        run.log('{"type":"started"}');
+      } else {
+        ({ state: this.state, context: this.context, stepInput: this.stepInput } = from);
+        run.log('{"type":"resumed"}');
+      }
+    } catch (err) {
+      // XState errors the machine when its context or first input cannot be computed.
+      this.context ??= {};
+      this.state ??= compiled.states.get(compiled.initial)!;
+      this.failed = { thrown: err, lastActive: undefined, event: 'xstate.init' };
+    }
+  }
+
+  start(): void {
+    this.looping = true;
+    this.loop().then(
+      (outcome) => this.run.settle(outcome),
+      (err: unknown) => this.run.settle({ kind: 'error', error: err }),
+    );
+  }
+
+  /** Runs steps until a final state, a failure, or an abort. */
+  private async loop(): Promise<Outcome> {
+    const { job, run } = this;
+    const c = job.claimed;
+    try {
+      while (!this.failed && this.state.step && !this.halted) {
+        run.entered(JSON.stringify(this.state.name), this.context);
+        run.markDirty();
+        const step = this.state.step;
+        let ev: AnyEvent;
+        let list: CompiledTransition[];
+        try {
+          const stepOutput = await job.race(
+            callStep(step.fn, {
+              input: this.stepInput,
+              // Getters: a step that never reads them costs no AbortController and no closure.
+              get signal(): AbortSignal {
+                return job.signal;
+              },
+              get progress(): (value: unknown) => void {
+                return job.progress;
+              },
+              // As the XState runtime's step(): jobId:invokePath:attempt.
+              idempotencyKey: `${c.id}:${step.invokeId}:${c.attempt}`,
+              jobId: c.id,
+              attempt: c.attempt,
+            }),
+          );
+          ev = { type: `xstate.done.actor.${step.invokeId}`, output: stepOutput, actorId: step.invokeId };
+          list = step.onDone;
+        } catch (err) {
+          if (job.abortError) return { kind: 'aborted' };
+          ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
+          list = step.onError;
+        }
+        if (this.halted) break;
+        const next = this.take(list, ev);
+        if (next) this.state = next;
+      }
+    } finally {
+      this.looping = false;
+    }
+    const f = this.failed;
+    return f ? { kind: 'error', error: f.thrown, event: f.event } : { kind: 'done' };
+  }
+
+  /** Takes the first enabled transition of `list` (the step's onDone or onError); returns the
+   * state entered (null: the machine errored). */
+  private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null {
+    const lastActive = this.persisted();
+    try {
+      const t = list.find((tr) => tr.guard === null || tr.guard(this.context, ev));
+      if (!t) {
+        // XState: an error event no transition handles errors the machine.
+        this.failed = { thrown: ev.error, lastActive };
+        return null;
+      }
+      let next = this.context;
+      for (const assign of t.assigns) next = assign(next, ev);
+      const target = this.compiled.states.get(t.target)!;
+      const nextInput = target.step ? target.step.input(next, ev) : undefined;
+      // Entering a final state computes the machine's output in the same transition.
+      if (!target.step) this.output = this.compiled.output(next, target, ev);
+      this.context = next;
+      this.stepInput = nextInput;
+      return target;
+    } catch (err) {
+      this.failed = { thrown: err, lastActive, event: ev.type };
+      return null;
+    }
+  }
+
+  private persisted(): unknown {
+    return persistedStepState(this.state, this.context, this.stepInput);
+  }
+
+  status(): string {
+    return this.failed ? 'error' : this.state.step ? 'active' : 'done';
+  }
+
+  value(): unknown {
+    return this.state.name;
+  }
+
+  // No state of a compiled machine accepts an event (it has no `on`), and its only children are
+  // its steps' promise actors: events sent to the job are logged as the XState runtime would
+  // (ignored; sent to a running step named by `to`, which takes none; held when `to` names an
+  // actor not running now and the sender asked to wait until one takes it).
+  offer(msg: InboxEvent): Offered {
+    if (msg.to === undefined)
+      return { taken: false, missing: false, never: true, ...noTransition(msg.event.type) };
+    if (msg.to === this.state.step?.invokeId) return { taken: true, send: () => {} };
+    return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
+  }
+
+  notOffered(texts: readonly string[]): string[] {
+    return notOffered(texts, { status: this.status(), value: this.state.name });
+  }
+
+  checkpoint(): CheckpointParts {
+    const w = toStoredJson(this.persisted(), 'snapshot', '');
+    return { w, t: '[]', state: JSON.stringify(this.state.name), context: this.context };
+  }
+
+  parkAt(): undefined {
+    return undefined; // never: every non-final state runs a step
+  }
+
+  rejected(): boolean {
+    return false; // the machine errors on a step's rejection only when no onError takes it
+  }
+
+  halt(outcome: Outcome): void {
+    this.halted = true;
+    // The run failed while a step runs (its checkpoint cannot be stored): the step is abandoned,
+    // and told so through its signal.
+    if (this.looping && outcome.kind === 'error')
+      this.job.abort('failed', (outcome.error as Error | undefined)?.message ?? String(outcome.error));
+  }
+
+  done(): { output: unknown; persisted: unknown; value: unknown } {
+    const { output, state, context } = this;
+    const persisted = { status: 'done', output, value: state.name, historyValue: {}, context, children: {} };
+    return { output, value: state.name, persisted };
+  }
+
+  park(): never {
+    throw new Error('a compiled pipeline never parks');
+  }
+
+  /** What the XState runtime stores: the running state when aborted, the errored machine else
+   * (nothing when the run failed because its snapshot cannot be stored). */
+  failure(outcome: Outcome): FailureParts {
+    const { failed, state, context } = this;
+    const value = state.name;
+    if (outcome.kind !== 'error')
+      return { persisted: this.persisted(), lastActive: undefined, timers: [], value };
+    if (!failed) return { persisted: undefined, lastActive: undefined, timers: [], value };
+    const persisted = {
+      status: 'error',
+      error: failed.thrown,
+      value,
+      historyValue: {},
+      context,
+      children: {},
+    };
+    return { persisted, lastActive: failed.lastActive, timers: [], value };
+  }
+
+  stop(): void {}
+}
+
+/** Runs a compiled pipeline's attempt: the runtime core (pipelineRun.ts) driving a CompiledDriver. */
+export function runCompiledPipeline(
   job: ActiveJob,
   def: PipelineDefinition,
   compiled: CompiledPipeline,
@@ -104,217 +319,6 @@ export async function runCompiledPipeline(
   /** The events the stored snapshot holds until a state takes them (heldEvents.ts). */
   storedHeld?: unknown,
 ): Promise<void> {
-  const c = job.claimed;
-  const life = successPath(c.attempt, c.maxAttempts, false).claimed;
-  job.timeoutMs = timeoutMs;
-  job.deadline = performance.now() + timeoutMs;
-
-  let state: CompiledState;
-  let context: Ctx;
-  let stepInput: unknown;
-  /** The machine's output once a final state is entered. */
-  let output: unknown;
-  const held = new HeldEvents(storedHeld);
-  const checkpoints = new CheckpointWriter(job, '', held.text());
-  let inboxConsumed = c.inbox;
-  let flushScheduled = false;
-  let finished = false;
-  /** Why the machine errored; `unstorable`: its snapshot cannot be stored, so none is; `event`:
-   * the machine's own code threw taking that event (machineFault.ts). */
-  let failure: { thrown: unknown; lastActive: unknown; unstorable?: boolean; event?: string } | undefined;
-
-  const persisted = () => persistedStepState(state, context, stepInput);
-  const flush = () => {
-    flushScheduled = false;
-    if (finished || failure) return;
-    // Runs from setImmediate: a throw here would kill the worker and every job in it. A context
-    // that cannot be stored fails this job alone, for good: the step in flight is abandoned.
-    let wText: string;
-    try {
-      wText = toStoredJson(persisted(), 'snapshot', '');
-    } catch (err) {
-      failure = { thrown: err, lastActive: undefined, unstorable: true };
-      job.abort('failed', (err as Error).message);
-      return;
-    }
-    held.retry(offer, host.now(), checkpoints.pending);
-    checkpoints.write(life, wText, '[]', JSON.stringify(state.name), context, inboxConsumed, held.text());
-    held.wakeAtExpiry(host.now(), markDirty);
-  };
-  const markDirty = () => {
-    if (flushScheduled || finished) return;
-    flushScheduled = true;
-    setImmediate(flush);
-  };
-  // No state of a compiled machine accepts an event (it has no `on`), and its only children are
-  // its steps' promise actors: events sent to the job are logged as the XState runtime would
-  // (ignored; sent to a running step named by `to`, which takes none; held when `to` names an
-  // actor not running now and the sender asked to wait until one takes it).
-  const offer = (msg: InboxEvent): Offered => {
-    if (msg.to === undefined)
-      return { taken: false, missing: false, never: true, ...noTransition(msg.event.type) };
-    if (msg.to === state.step?.invokeId) return { taken: true, send: () => {} };
-    return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
-  };
-  let inboxRead: Promise<void> | undefined;
-  const readInbox = () => {
-    if (finished) return;
-    inboxRead = (inboxRead ?? Promise.resolve()).then(async () => {
-      try {
-        const texts = await host.readInbox(c.id, inboxConsumed);
-        if (finished) return;
-        for (const text of texts) {
-          inboxConsumed++;
-          const msg = parseInboxEvent(text);
-          if (!msg) {
-            checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
-            continue;
-          }
-          held.receive(msg, offer, host.now(), checkpoints.pending, state.name);
-        }
-        if (texts.length > 0) markDirty();
-      } catch (err) {
-        host.log.warn(
-          { err, jobId: c.id },
-          'reading inbox failed; the job will read it again when it runs next',
-        );
-      }
-    });
-  };
-
-  /** Takes the first enabled transition of `list` (the step's onDone or onError); returns the
-   * state entered (null: the machine errored). */
-  const take = (list: CompiledTransition[], ev: AnyEvent): CompiledState | null => {
-    const lastActive = persisted();
-    try {
-      const t = list.find((tr) => tr.guard === null || tr.guard(context, ev));
-      if (!t) {
-        // XState: an error event no transition handles errors the machine.
-        failure = { thrown: ev.error, lastActive };
-        return null;
-      }
-      let next = context;
-      for (const assign of t.assigns) next = assign(next, ev);
-      const target = compiled.states.get(t.target)!;
-      const nextInput = target.step ? target.step.input(next, ev) : undefined;
-      // Entering a final state computes the machine's output in the same transition.
-      if (!target.step) output = compiled.output(next, target, ev);
-      context = next;
-      stepInput = nextInput;
-      return target;
-    } catch (err) {
-      failure = { thrown: err, lastActive, event: ev.type };
-      return null;
-    }
-  };
-
-  try {
-    if (start === 'fresh') {
-      context = compiled.initialContext(input);
-      state = compiled.states.get(compiled.initial)!;
-      const init = { type: 'xstate.init', input };
-      stepInput = state.step?.input(context, init);
-      if (!state.step) output = compiled.output(context, state, init);
-      checkpoints.pending.push('{"type":"started"}');
-    } else {
-      ({ state, context, stepInput } = start);
-      checkpoints.pending.push('{"type":"resumed"}');
-    }
-  } catch (err) {
-    // XState errors the machine when its context or first input cannot be computed.
-    context ??= {};
-    state ??= compiled.states.get(compiled.initial)!;
-    failure = { thrown: err, lastActive: undefined, event: 'xstate.init' };
-  }
-  job.onInbox = readInbox;
-  if (c.hasInbox || job.inboxSignal) readInbox();
-
-  while (!failure && state!.step) {
-    checkpoints.entered(JSON.stringify(state!.name), context);
-    markDirty();
-    const step = state!.step;
-    let ev: AnyEvent;
-    let list: CompiledTransition[];
-    try {
-      const stepOutput = await job.race(
-        callStep(step.fn, {
-          input: stepInput,
-          // Getters: a step that never reads them costs no AbortController and no closure.
-          get signal(): AbortSignal {
-            return job.signal;
-          },
-          get progress(): (value: unknown) => void {
-            return job.progress;
-          },
-          // As the XState runtime's step(): jobId:invokePath:attempt.
-          idempotencyKey: `${c.id}:${step.invokeId}:${c.attempt}`,
-          jobId: c.id,
-          attempt: c.attempt,
-        }),
-      );
-      ev = { type: `xstate.done.actor.${step.invokeId}`, output: stepOutput, actorId: step.invokeId };
-      list = step.onDone;
-    } catch (err) {
-      if (job.abortError) break; // failed to checkpoint, or aborted
-      ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
-      list = step.onError;
-    }
-    const next = take(list, ev);
-    if (next) state = next;
-  }
-  finished = true;
-  job.onInbox = undefined;
-  job.deadline = 0;
-  await inboxRead;
-  held.stop();
-
-  // A final state reached wins over an abort that came after it: the work is done.
-  if (!failure && !state!.step) {
-    held.dropAll(checkpoints.pending);
-    return writePipelineDone(job, life, def, timeoutMs, {
-      output,
-      value: state!.name,
-      log: checkpoints.pending,
-      persisted: {
-        status: 'done',
-        output,
-        value: state!.name,
-        historyValue: {},
-        context: context!,
-        children: {},
-      },
-    });
-  }
-  const aborted = !failure; // the loop left a step state only by an abort or a failure
-  const thrown = aborted
-    ? job.signal.reason
-    : failure!.event === undefined
-      ? pipelineError(failure!.thrown)
-      : machineFault(pipelineError(failure!.thrown), false, {
-          jobId: c.id,
-          machine: def.name,
-          state: state!.name,
-          event: failure!.event,
-        });
-  await writePipelineFailure(job, life, def, timeoutMs, {
-    thrown,
-    // What the XState runtime stores: the running state when aborted, the errored machine else.
-    persisted: aborted
-      ? persisted()
-      : failure!.unstorable
-        ? undefined
-        : {
-            status: 'error',
-            error: failure!.thrown,
-            value: state!.name,
-            historyValue: {},
-            context,
-            children: {},
-          },
-    lastActive: aborted ? undefined : failure!.lastActive,
-    timers: [],
-    stateText: JSON.stringify(state!.name),
-    log: checkpoints.pending,
-    heldText: checkpoints.lastHeld,
-  });
+  const driver = new CompiledDriver(job, compiled, start, input);
+  return new PipelineRun(job, def, timeoutMs, host, driver, storedHeld).run();
 }

@@ -1,0 +1,280 @@
+// The pipeline runtime core: one attempt of a pipeline job, whichever driver runs its machine
+// (machineDriver.ts: XState actors, or a compiled step table). Its modes:
+//   running   the driver runs the machine and marks the run dirty at each move; ONE checkpoint
+//             per turn of the event loop (setImmediate) stores what the machine is now. It is
+//             not awaited: a crash before it lands only re-runs the step it covered, and a
+//             refused one (lease lost) aborts the run through the supervisor. A checkpoint that
+//             cannot be taken fails this job alone, for good: the flush MUST NOT throw (from
+//             setImmediate, a throw would kill the worker and every job in it).
+//   reading   the job's inbox is read from where this run has read it to, and read once more
+//             when an event arrives while a read is in flight; each event is offered to the
+//             machine, held when no state takes it now and its sender asked to wait
+//             (heldEvents.ts: offered again at each checkpoint), and a text that is not JSON is
+//             logged as ignored.
+// and it ends in one of four ways (the first outcome counts; pipelineEnding.ts writes each):
+//   done      the machine reached a final state: its output is the job's output;
+//   error     the machine errored: an invoked actor's rejection no onError took follows the
+//             lifecycle's retry policy (a retry resumes from the last checkpoint, so completed
+//             steps do not run again); its own code that threw fails the job at once
+//             (MachineActionError: machineFault.ts);
+//   park      nothing runs and it only waits (events, timers, child jobs), no inbox read is in
+//             flight, and its wake time is not within PARK_MIN_MS: persist, give up the slot;
+//             the store wakes the job when its wait is over (the driver says when it may);
+//   aborted   timeout / cancel / shutdown / lease lost (see settle.ts). The timeout is the
+//             supervisor's deadline sweep (job.deadline, LeaseKeeper.ts): no timer per job.
+
+import type { LifecycleSnapshot } from '../../machines/job.js';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
+import { stepLifecycle, successPath } from '../runtime/lifecycle.js';
+import { settleFailure } from '../runtime/settle.js';
+import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
+import { UnregisteredActorError, UnserializableSnapshotError } from '../errors.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
+import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
+import { CheckpointWriter } from './checkpointWriter.js';
+import { HeldEvents } from './heldEvents.js';
+import { pipelineError } from './unregisteredActor.js';
+import { machineFault, stateName } from './machineFault.js';
+import type { MachineDriver, Outcome, RunControl } from './machineDriver.js';
+
+/** A timer due sooner than this is waited for in memory rather than parking the job. */
+export const PARK_MIN_MS = 200;
+
+/** The earlier of two wake times (null: none). */
+function earliestOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+/** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
+export function unstorable(err: unknown): UnserializableSnapshotError | UnregisteredActorError {
+  if (err instanceof UnserializableSnapshotError || err instanceof UnregisteredActorError) return err;
+  const reason = `the checkpoint failed (${err instanceof Error ? err.message : String(err)})`;
+  return new UnserializableSnapshotError('snapshot', { reason }, { cause: err });
+}
+
+export class PipelineRun implements RunControl {
+  /** Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts). */
+  private life: LifecycleSnapshot;
+  private readonly held: HeldEvents;
+  private readonly checkpoints: CheckpointWriter;
+  private inboxConsumed: number;
+  private inboxReading: Promise<void> | undefined;
+  private readAgain = false;
+  /** The outcome is known: nothing more is read, offered or checkpointed. */
+  private detached = false;
+  private flushScheduled = false;
+  private resolveOutcome!: (o: Outcome) => void;
+  private readonly outcome = new Promise<Outcome>((r) => (this.resolveOutcome = r));
+  private readonly offer = (msg: InboxEvent) => this.driver.offer(msg);
+
+  constructor(
+    private readonly job: ActiveJob,
+    private readonly def: PipelineDefinition,
+    private readonly timeoutMs: number,
+    private readonly host: AttemptHost,
+    private readonly driver: MachineDriver,
+    /** The `h` of the claimed snapshot: events held until a state takes them. */
+    storedHeld: unknown,
+  ) {
+    const c = job.claimed;
+    this.life = successPath(c.attempt, c.maxAttempts, false).claimed;
+    this.inboxConsumed = c.inbox;
+    this.held = new HeldEvents(storedHeld);
+    const heldText = this.held.text();
+    // What the last checkpoint held (machine snapshot, timers, held events), to skip writing it again.
+    const key = driver.storedKey === '' ? '' : `${driver.storedKey}|${heldText}`;
+    this.checkpoints = new CheckpointWriter(job, key, heldText);
+  }
+
+  async run(): Promise<void> {
+    const { job, driver } = this;
+    const c = job.claimed;
+    job.timeoutMs = this.timeoutMs;
+    job.deadline = performance.now() + this.timeoutMs;
+    try {
+      driver.open(this);
+      job.onInbox = this.readInbox;
+      // Events sent before this claim; later ones are announced on the control channel.
+      if (c.hasInbox || job.inboxSignal) this.readInbox();
+      driver.start();
+      this.markDirty();
+    } catch (err) {
+      this.settle({ kind: 'error', error: err });
+    }
+    const result = await this.outcome;
+    this.detached = true;
+    this.held.stop();
+    job.onInbox = undefined;
+    job.deadline = 0;
+    driver.halt(result);
+    try {
+      await this.end(result);
+    } catch (err) {
+      // A snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails, for good.
+      await settleFailure(job, this.life, unstorable(err), {
+        retry: this.def.retry,
+        timeoutMs: this.timeoutMs,
+        log: this.checkpoints.pending,
+      });
+    } finally {
+      try {
+        driver.stop();
+      } catch (err) {
+        this.host.log.warn({ err, jobId: c.id }, 'stopping the machine failed');
+      }
+    }
+  }
+
+  settle(outcome: Outcome): void {
+    this.resolveOutcome(outcome); // a promise settles once: the first outcome counts
+  }
+
+  log(entry: string): void {
+    this.checkpoints.pending.push(entry);
+  }
+
+  entered(stateText: string, context: unknown): void {
+    this.checkpoints.entered(stateText, context);
+  }
+
+  readonly markDirty = (): void => {
+    if (this.flushScheduled || this.detached) return;
+    this.flushScheduled = true;
+    setImmediate(this.flush);
+  };
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    if (this.detached) return;
+    // From setImmediate: a checkpoint that cannot be taken fails this job alone, never the worker.
+    try {
+      this.checkpoint();
+    } catch (err) {
+      this.settle({ kind: 'error', error: unstorable(err) });
+    }
+  };
+
+  private checkpoint(): void {
+    const { driver, held, host } = this;
+    if (driver.status() !== 'active') return; // done / error: the outcome writes the ending
+    // The machine settled: what it did not take before, it may take now (each taken one is a
+    // new move, checkpointed by the flush it schedules).
+    held.retry(this.offer, host.now(), this.checkpoints.pending);
+    if (driver.status() !== 'active') return;
+    const p = driver.checkpoint();
+    this.checkpoints.write(this.life, p.w, p.t, p.state, p.context, this.inboxConsumed, held.text());
+    held.wakeAtExpiry(host.now(), this.markDirty);
+    if (this.inboxReading) return;
+    const due = driver.parkAt();
+    if (due === undefined) return;
+    const wakeAt = earliestOf(due, held.earliestExpiry());
+    if (wakeAt === null || wakeAt - host.now() > PARK_MIN_MS) this.settle({ kind: 'park', wakeAt });
+  }
+
+  /** Offers events read from the inbox; false once the machine cannot take any more. */
+  private deliver(texts: string[]): boolean {
+    const { driver, checkpoints } = this;
+    for (const [i, text] of texts.entries()) {
+      if (driver.status() !== 'active') {
+        // An earlier event of this batch errored (or ended) the machine: these are not offered,
+        // nor counted as taken in (offerEvent.ts notOffered says what becomes of them).
+        checkpoints.pending.push(...driver.notOffered(texts.slice(i)));
+        this.markDirty();
+        return false;
+      }
+      this.inboxConsumed++;
+      const msg = parseInboxEvent(text);
+      if (!msg) {
+        checkpoints.pending.push(JSON.stringify({ type: 'event-ignored', reason: 'not JSON' }));
+        continue;
+      }
+      this.held.receive(msg, this.offer, this.host.now(), checkpoints.pending, driver.value());
+    }
+    this.markDirty();
+    return true;
+  }
+
+  private readonly readInbox = (): void => {
+    if (this.detached) return;
+    if (this.inboxReading) {
+      // A read in flight may have run before this event was pushed: read once more after it.
+      this.readAgain = true;
+      return;
+    }
+    this.inboxReading = this.readUntilEmpty();
+  };
+
+  private async readUntilEmpty(): Promise<void> {
+    const id = this.job.id;
+    try {
+      for (;;) {
+        this.readAgain = false;
+        const texts = await this.host.readInbox(id, this.inboxConsumed);
+        if (this.detached) break;
+        if (texts.length > 0) {
+          if (!this.deliver(texts)) break;
+        } else if (!this.readAgain) break;
+      }
+    } catch (err) {
+      this.host.log.warn(
+        { err, jobId: id },
+        'reading inbox failed; the job reads it again at its next event notice, park or attempt',
+      );
+    } finally {
+      this.inboxReading = undefined;
+      this.markDirty();
+    }
+  }
+
+  private async end(result: Outcome): Promise<void> {
+    const { job, def, driver, checkpoints } = this;
+    if (result.kind === 'done') {
+      this.held.dropAll(checkpoints.pending);
+      const done = driver.done();
+      return writePipelineDone(job, this.life, def, this.timeoutMs, { ...done, log: checkpoints.pending });
+    }
+    if (result.kind === 'park') {
+      const p = driver.park();
+      const parked = stepLifecycle(this.life, { type: 'PARK', wakeAt: result.wakeAt });
+      const text = pipelineSnapshotText(parked, p.w, p.t, this.held.text());
+      this.life = parked;
+      job.end();
+      await job.write({
+        kind: 'park',
+        id: job.id,
+        token: job.token,
+        wakeAt: result.wakeAt,
+        snapshot: text,
+        state: p.state,
+        inboxConsumed: this.inboxConsumed,
+        log: [
+          ...checkpoints.pending,
+          JSON.stringify({ type: 'parked', state: p.value, wakeAt: result.wakeAt }),
+        ],
+      });
+      return;
+    }
+    const thrown =
+      result.kind !== 'error'
+        ? job.signal.reason
+        : result.event === undefined
+          ? pipelineError(result.error)
+          : machineFault(pipelineError(result.error), driver.rejected(result.error), {
+              jobId: job.id,
+              machine: def.name,
+              state: stateName(driver.value() ?? ''),
+              event: result.event,
+            });
+    const f = driver.failure(result, thrown);
+    await writePipelineFailure(job, this.life, def, this.timeoutMs, {
+      thrown,
+      persisted: f.persisted,
+      lastActive: f.lastActive,
+      timers: f.timers,
+      stateText: f.value === undefined ? checkpoints.lastState : JSON.stringify(f.value),
+      log: checkpoints.pending,
+      heldText: checkpoints.lastHeld,
+    });
+  }
+}

@@ -1,0 +1,212 @@
+// Runs a pipeline's machine as XState actors, for the runtime core (pipelineRun.ts): any machine.
+// The actor takes its steps itself; this driver restores it from the stored snapshot (with its
+// timers: timers.ts), follows its tree (actorTreeWatch.ts), reads its persisted snapshot for
+// each checkpoint, and says when it may park (parkable.ts: nothing in its tree runs code).
+
+import { createActor, type AnyActor } from 'xstate';
+import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AttemptHost } from '../runtime/AttemptHost.js';
+import { toStoredJson } from '../runtime/storedJson.js';
+import type { InboxEvent } from '../runtime/inboxEvent.js';
+import {
+  MachineActionError,
+  UnregisteredActorError,
+  UnrestorableSnapshotError,
+  UnserializableSnapshotError,
+} from '../errors.js';
+import type { PipelineDefinition } from './PipelineDefinition.js';
+import { bindJobScope } from './jobScope.js';
+import { TimerDueTimes, captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
+import { isParkable } from './parkable.js';
+import { persistedJson, persistedSnapshot } from './persisted.js';
+import { ResumePoint } from './resumePoint.js';
+import { reconcileTimers } from './migrate.js';
+import { notOffered, offerEvent } from './offerEvent.js';
+import { ActorRejections } from './machineFault.js';
+import type { Offered } from './heldEvents.js';
+import { FanOutScope } from './fanOutScope.js';
+import { ActorTreeWatch } from './actorTreeWatch.js';
+import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl } from './machineDriver.js';
+
+/** Where an XState run starts: the claimed snapshot's parts, revived (and migrated). */
+export interface XStateStart {
+  /** The machine snapshot to restore (undefined: a fresh start). */
+  machine: unknown;
+  timers: StoredTimer[];
+  /** The snapshot's `w` and `t` as stored (`w`: what an unrestorable one keeps). */
+  storedW: unknown;
+  storedT: unknown;
+  stored: boolean;
+  /** The version the snapshot was migrated from, when it was. */
+  migratedFrom?: number;
+}
+
+export class XStateDriver implements MachineDriver {
+  readonly storedKey: string;
+  private actor: AnyActor | undefined;
+  private unrestorable: UnrestorableSnapshotError | undefined;
+  private run!: RunControl;
+  private fan: FanOutScope | undefined;
+  private watch!: ActorTreeWatch;
+  private lastTimers: StoredTimer[];
+  private readonly dueTimes: TimerDueTimes;
+  private readonly resume = new ResumePoint();
+  private readonly rejections = new ActorRejections();
+
+  constructor(
+    private readonly job: ActiveJob,
+    private readonly def: PipelineDefinition,
+    private readonly host: AttemptHost,
+    private readonly input: unknown,
+    private readonly from: XStateStart,
+  ) {
+    this.storedKey = from.stored
+      ? `${JSON.stringify(from.storedW)}|${JSON.stringify(from.storedT ?? [])}`
+      : '';
+    this.lastTimers = from.timers;
+    this.dueTimes = new TimerDueTimes(host.now);
+  }
+
+  open(run: RunControl): void {
+    const { job, from } = this;
+    const c = job.claimed;
+    this.run = run;
+    const actor = (this.actor = createActor(this.def.machine, {
+      ...(from.machine !== undefined ? { snapshot: from.machine as any } : {}),
+      input: this.input,
+    }));
+    // XState keeps a restore that failed as an errored snapshot (and would rethrow it in a timer
+    // on start): the stored snapshot names a state this machine lacks, or the like. No attempt
+    // can get past it, so the job fails at once, and keeps the snapshot for a redrive.
+    const restored = actor.getSnapshot() as { status?: string; error?: unknown };
+    if (from.machine !== undefined && restored.status === 'error')
+      throw (this.unrestorable = new UnrestorableSnapshotError(c.id, this.def.name, restored.error));
+    const fan = (this.fan = new FanOutScope(job, this.host, run.markDirty));
+    bindJobScope(actor.system, {
+      jobId: c.id,
+      queue: this.host.queue,
+      attempt: c.attempt,
+      signal: job.signal,
+      progress: job.progress,
+      fanOut: fan.fanOut,
+    });
+    this.watch = new ActorTreeWatch(run, this.resume, this.rejections);
+    this.watch.watchRoot(actor);
+    job.signal.addEventListener('abort', () => run.settle({ kind: 'aborted' }), { once: true });
+    run.log(from.machine === undefined ? '{"type":"started"}' : '{"type":"resumed"}');
+  }
+
+  start(): void {
+    const actor = this.actor!;
+    const { from, run } = this;
+    actor.start();
+    this.watch.started(actor);
+    if (actor.getSnapshot().status === 'error')
+      run.settle({ kind: 'error', error: actor.getSnapshot().error, event: 'xstate.init' });
+    let timers = from.timers;
+    if (from.migratedFrom !== undefined) {
+      // The migrate may have left timers of states that are gone, and states without theirs.
+      const r = reconcileTimers(actor, timers, this.host.now());
+      this.lastTimers = timers = r.timers;
+      if (r.dropped.length > 0 || r.armed.length > 0)
+        run.log(
+          JSON.stringify({
+            type: 'timers-migrated',
+            fromVersion: from.migratedFrom,
+            dropped: r.dropped,
+            armed: r.armed.map(({ id, source, dueAt }) => ({ id, source, dueAt })),
+          }),
+        );
+    }
+    restoreTimers(actor, timers, this.host.now());
+  }
+
+  status(): string {
+    return this.actor!.getSnapshot().status;
+  }
+
+  /** The user's state (an errored machine keeps the state it errored in; one whose context
+   * could not even be made has none: its initial state). */
+  value(): unknown {
+    const value = (this.actor?.getSnapshot() as { value?: unknown } | undefined)?.value;
+    if (value !== undefined) return value;
+    const initial = (this.def.machine.config as { initial?: unknown }).initial;
+    return typeof initial === 'string' ? initial : undefined;
+  }
+
+  offer(msg: InboxEvent): Offered {
+    return offerEvent(this.actor!, msg);
+  }
+
+  notOffered(texts: readonly string[]): string[] {
+    return notOffered(texts, this.actor!.getSnapshot());
+  }
+
+  checkpoint(): CheckpointParts {
+    const actor = this.actor!;
+    const timers = captureTimers(actor, this.dueTimes);
+    this.lastTimers = timers;
+    const w = persistedJson(actor);
+    const t = timers.length === 0 ? '[]' : toStoredJson(timers, 'snapshot', 't');
+    const snap = actor.getSnapshot();
+    return { w, t, state: JSON.stringify(snap.value), context: snap.context };
+  }
+
+  parkAt(): number | null | undefined {
+    if (this.fan!.setups !== 0 || !isParkable(this.actor!)) return undefined;
+    return earliestDue(this.lastTimers);
+  }
+
+  rejected(err: unknown): boolean {
+    return this.rejections.has(err);
+  }
+
+  halt(): void {
+    this.fan?.detach();
+  }
+
+  done(): { output: unknown; persisted: unknown; value: unknown } {
+    const actor = this.actor!;
+    const snap = actor.getSnapshot();
+    return { output: snap.output, persisted: actor.getPersistedSnapshot(), value: snap.value };
+  }
+
+  park(): { w: string; t: string; state: string; value: unknown } {
+    const actor = this.actor!;
+    const timers = captureTimers(actor, this.dueTimes);
+    const w = persistedJson(actor);
+    const value = actor.getSnapshot().value;
+    return { w, t: toStoredJson(timers, 'snapshot', 't'), state: JSON.stringify(value), value };
+  }
+
+  failure(outcome: Outcome, thrown: unknown): FailureParts {
+    const { actor, from } = this;
+    // A snapshot that cannot be stored is not tried again: only the lifecycle is stored.
+    const storable =
+      !(thrown instanceof UnserializableSnapshotError) &&
+      !(thrown instanceof UnregisteredActorError && thrown.field !== undefined);
+    const lastActive =
+      actor && outcome.kind === 'error' && storable ? this.resume.lastActive(actor) : undefined;
+    return {
+      persisted: this.unrestorable
+        ? from.storedW
+        : !storable
+          ? undefined
+          : actor
+            ? thrown instanceof MachineActionError
+              ? // Stored without children, as XState stores a machine an unhandled actor error
+                // stopped (it keeps the event's sender when its own code threw): the actors are
+                // stopped either way, and the compiled runtime stores the same.
+                { ...(persistedSnapshot(actor) as object), children: {} }
+              : persistedSnapshot(actor)
+            : from.storedW,
+      lastActive: lastActive && this.resume.persisted(this.def.machine, lastActive),
+      timers: this.lastTimers,
+      value: this.value(),
+    };
+  }
+
+  stop(): void {
+    this.actor?.stop();
+  }
+}
