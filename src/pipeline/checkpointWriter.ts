@@ -44,7 +44,7 @@ export class CheckpointWriter {
   }
 
   /**
-   * Writes `{l, w, t, h?}` with the pending entries (and the state's, if not logged yet, with
+   * Writes `{w, t, h?}` with the pending entries (and the state's, if not logged yet, with
    * `context`: the machine's now).
    */
   write(

@@ -7,8 +7,8 @@
 // RedisStore is the production backend; MemoryStore (src/store/memory/) the embedded one. Both
 // pass the conformance suites of every role they have (test/store/conformance/) and run side by
 // side on seeded random sequences of calls with every answer and record compared
-// (test/store/differential.test.ts); the pipeline behaviour suite runs on both; test/core/ and
-// test/children/ run against RedisStore.
+// (test/store/differential.test.ts); the pipeline behaviour suite and test/supervisor/ run on
+// both; test/redis/ and test/children/ run against RedisStore.
 //
 // ARGUMENT ORDER: a call on a queue's work (enqueue, commit, heartbeat, reap, counts, ...) takes
 // `queue` first; a call on one job (getJob, cancel, watchJob, readInbox, fanOpen, ...) takes the

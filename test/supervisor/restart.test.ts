@@ -5,6 +5,7 @@ import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
 import { gate, untilAborted } from '../support/harness.js';
+import { hasControlChannel } from '../../src/store/roles/ControlChannel.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 
 describeOnEachStore('restart', (world) => {
@@ -28,8 +29,10 @@ describeOnEachStore('restart', (world) => {
     const client = h.client({ jobs });
     // Counts the control messages delivered to the supervisor.
     const messages: string[] = [];
-    const subscribe = h.store.subscribeControl!.bind(h.store);
-    h.store.subscribeControl = (queue, workerId, onMessage) =>
+    const store = h.store;
+    assert.ok(hasControlChannel(store), 'both stores push control messages');
+    const subscribe = store.subscribeControl.bind(store);
+    store.subscribeControl = (queue, workerId, onMessage) =>
       subscribe(queue, workerId, (m) => {
         messages.push(m);
         onMessage(m);

@@ -13,7 +13,7 @@ type AnyField = { [K in Kind]: FieldOf<K> }[Kind];
 
 /**
  * Per kind, the fields the encoder sends (when set). Each name is checked against CommitOp's
- * type; test/core/commitOps.test.ts checks that every field of every kind is listed.
+ * type; test/store/redis/commitOpRecords.test.ts checks that every field of every kind is listed.
  */
 export const COMMIT_OP_FIELDS: { readonly [K in Kind]: readonly FieldOf<K>[] } = {
   checkpoint: ['status', 'snapshot', 'state', 'progress', 'inboxConsumed', 'version', 'log'],
