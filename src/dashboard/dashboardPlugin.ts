@@ -13,7 +13,7 @@ import { chartSvg, jobLeafStates } from './chartKit.js';
 import { childrenPage } from './childrenPage.js';
 import { Definitions, type ChartSource } from './definitions.js';
 import { invokedGraph } from './invokedMachines.js';
-import { jobView } from './jobView.js';
+import { jobPageView } from './jobPageView.js';
 import { machineHeat } from './machineHeat.js';
 import { queueOverview } from './queueOverview.js';
 import { ASSETS_PATH, DASHBOARD_API, shellHtml } from './shell.js';
@@ -90,7 +90,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     async (req) => {
       const at = req.query.at === undefined ? null : boundedInt(req.query.at, 'at', 0, 0, 1_000_000);
       const stacks = options.showStacks?.(req) ?? true;
-      return jobView(store, client, definitions, req.params.id, at, readOnly, stacks);
+      return jobPageView(store, client, definitions, req.params.id, at, readOnly, stacks);
     },
   );
 

@@ -13,13 +13,13 @@ import type { Page } from './page.js';
 import { openSse, throttle } from './sse.js';
 import { TimelinePanel } from './timelinePanel.js';
 import { TimersPanel } from './timersPanel.js';
-import type { JobView } from './types.js';
+import type { JobPageView } from './types.js';
 
 export async function jobPage(page: Page, id: string): Promise<void> {
   const viewUrl = (at: number | null) => `${DASH}/jobs/${encodeURIComponent(id)}/view${qs({ at })}`;
-  let view: JobView;
+  let view: JobPageView;
   try {
-    view = await getJson<JobView>(viewUrl(null));
+    view = await getJson<JobPageView>(viewUrl(null));
   } catch (err) {
     page.root.replaceChildren(h('h1', {}, `Job ${id}`), notice((err as Error).message, 'error'));
     return;
@@ -72,7 +72,7 @@ export async function jobPage(page: Page, id: string): Promise<void> {
   const dataBody = h('div');
   data.append(dataBody);
   const children = new ChildrenPanel(id);
-  let scrubbed: JobView | null = null;
+  let scrubbed: JobPageView | null = null;
   const timeline = new TimelinePanel((at) => void scrub(at));
   page.onLeave(() => timers.stop());
 
@@ -104,7 +104,7 @@ export async function jobPage(page: Page, id: string): Promise<void> {
   } else
     chartBox.replaceChildren(notice('This job has no chart: its machine is a simple job (load and work).'));
 
-  const render = (v: JobView) => {
+  const render = (v: JobPageView) => {
     view = v;
     renderHeader(header, v);
     // While scrubbing, the chart and data stay as of the chosen entry; the rest moves on.
@@ -121,7 +121,7 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     timeline.update(v.log, v.job.finishedAt ?? v.now);
   };
   const scrub = async (at: number | null) => {
-    scrubbed = at === null ? null : await getJson<JobView>(viewUrl(at));
+    scrubbed = at === null ? null : await getJson<JobPageView>(viewUrl(at));
     if (page.left) return;
     const shown = scrubbed ?? view;
     if (shown.marks) applyMarks(chartBox, shown.marks);
@@ -130,7 +130,7 @@ export async function jobPage(page: Page, id: string): Promise<void> {
 
   const reload = async () => {
     try {
-      const v = await getJson<JobView>(viewUrl(null));
+      const v = await getJson<JobPageView>(viewUrl(null));
       if (page.left) return;
       render(v);
       // A cancel or a fan-in changes the children too, and their queue may be one not followed.
@@ -182,7 +182,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function renderHeader(el: HTMLElement, v: JobView): void {
+function renderHeader(el: HTMLElement, v: JobPageView): void {
   const j = v.job;
   const meta: (string | Node)[] = [
     statusBadge(j.status),
@@ -222,7 +222,7 @@ function renderHeader(el: HTMLElement, v: JobView): void {
 }
 
 /** Input, context, output, error and progress; the open/closed state of each block survives. */
-function renderData(el: HTMLElement, v: JobView, at: number | null): void {
+function renderData(el: HTMLElement, v: JobPageView, at: number | null): void {
   const open = new Set(
     [...el.querySelectorAll<HTMLDetailsElement>('details[open]')].map((d) => d.dataset.json),
   );
