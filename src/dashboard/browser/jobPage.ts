@@ -28,35 +28,12 @@ export async function jobPage(page: Page, id: string): Promise<void> {
 
   const header = h('div');
   const chartBox = h('div', { id: 'chart', 'aria-label': 'State chart' });
-  const legend = h(
-    'div',
-    { class: 'legend' },
-    h('span', {}, h('span', { class: 'swatch', style: 'background: var(--active)' }), 'active'),
-    h(
-      'span',
-      {},
-      h('span', { class: 'swatch', style: 'border: 2px solid var(--visited)' }),
-      'visited (×times)',
-    ),
-    h(
-      'span',
-      {},
-      h('span', { class: 'swatch', style: 'border: 2px dashed var(--bad)' }),
-      'stopped (cancelled or failed there)',
-    ),
-    h(
-      'span',
-      {},
-      h('span', { class: 'swatch', style: 'background: var(--muted); opacity: 0.4' }),
-      'not taken',
-    ),
-  );
   const chartPanel = h(
     'section',
     { class: 'panel', 'aria-label': 'State chart' },
     h('h2', {}, 'State chart'),
     chartBox,
-    legend,
+    chartLegend(),
   );
   // Each machine a state invokes: its own chart, drawn once, lit while its child runs.
   const invokedPanel = h(
@@ -86,23 +63,7 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     ),
   );
 
-  if (view.chart) {
-    await drawChart(chartBox, view.chart.machine, view.chart.version);
-    for (const inv of view.invoked) {
-      const box = h('div', { 'aria-label': `Chart of the machine ${inv.invoke} runs` });
-      invokedPanel.append(
-        h(
-          'div',
-          { 'data-invoked': inv.key },
-          h('h3', {}, `${inv.invoke} (${inv.src}), invoked in ${stateText(inv.state)}`),
-          box,
-        ),
-      );
-      invokedBoxes.set(inv.key, box);
-      await drawChart(box, view.chart.machine, view.chart.version, inv.key);
-    }
-  } else
-    chartBox.replaceChildren(notice('This job has no chart: its machine is a simple job (load and work).'));
+  await drawCharts(view, chartBox, invokedPanel, invokedBoxes);
 
   const render = (v: JobPageView) => {
     view = v;
@@ -145,25 +106,93 @@ export async function jobPage(page: Page, id: string): Promise<void> {
   render(view);
   await children.refresh(view.job.children?.total ?? 0, view.job.children?.finished ?? 0);
 
+  followStreams(page, id, () => view, children, refresh, refreshChildren);
+}
+
+/** What the chart's marks mean. */
+function chartLegend(): HTMLElement {
+  return h(
+    'div',
+    { class: 'legend' },
+    h('span', {}, h('span', { class: 'swatch', style: 'background: var(--active)' }), 'active'),
+    h(
+      'span',
+      {},
+      h('span', { class: 'swatch', style: 'border: 2px solid var(--visited)' }),
+      'visited (×times)',
+    ),
+    h(
+      'span',
+      {},
+      h('span', { class: 'swatch', style: 'border: 2px dashed var(--bad)' }),
+      'stopped (cancelled or failed there)',
+    ),
+    h(
+      'span',
+      {},
+      h('span', { class: 'swatch', style: 'background: var(--muted); opacity: 0.4' }),
+      'not taken',
+    ),
+  );
+}
+
+/** The job's chart and, each in its box, the charts of the machines its states invoke. */
+async function drawCharts(
+  view: JobPageView,
+  chartBox: HTMLElement,
+  invokedPanel: HTMLElement,
+  invokedBoxes: Map<string, HTMLElement>,
+): Promise<void> {
+  if (view.chart) {
+    await drawChart(chartBox, view.chart.machine, view.chart.version);
+    for (const inv of view.invoked) {
+      const box = h('div', { 'aria-label': `Chart of the machine ${inv.invoke} runs` });
+      invokedPanel.append(
+        h(
+          'div',
+          { 'data-invoked': inv.key },
+          h('h3', {}, `${inv.invoke} (${inv.src}), invoked in ${stateText(inv.state)}`),
+          box,
+        ),
+      );
+      invokedBoxes.set(inv.key, box);
+      await drawChart(box, view.chart.machine, view.chart.version, inv.key);
+    }
+  } else
+    chartBox.replaceChildren(notice('This job has no chart: its machine is a simple job (load and work).'));
+}
+
+/**
+ * Keeps the page live: the job's own stream, and the event streams of the queues its children
+ * live on. `view` gives the view as last rendered.
+ */
+function followStreams(
+  page: Page,
+  id: string,
+  view: () => JobPageView,
+  children: ChildrenPanel,
+  refresh: () => void,
+  refreshChildren: () => void,
+): void {
   // The job's stream ends once the job has finished; a retry from the dead letters shows on
   // its queue's stream, followed below.
   const job = openSse(
     `/jobs/${encodeURIComponent(id)}/stream`,
     () => refresh(),
-    () => FINISHED.has(view.job.status),
+    () => FINISHED.has(view().job.status),
   );
   page.onLeave(() => job.close());
   // Children change without their parent's stream saying so: follow the streams of the queues
   // they live on (the job's own, and any other a child was seen on).
   const followed = new Set<string>();
   const follow = () => {
-    for (const q of [view.job.queue, ...children.queues()]) {
+    for (const q of [view().job.queue, ...children.queues()]) {
       if (followed.has(q)) continue;
       followed.add(q);
       const s = openSse(`/events?queue=${encodeURIComponent(q)}`, (m) => {
         const jobId = (parseJson(m.data) as { jobId?: string } | null)?.jobId;
         if (jobId === id) refresh();
-        else if ((view.job.children?.total ?? 0) > 0) refreshChildren();
+        else if ((view().job.children?.total ?? 0) > 0) refreshChildren();
       });
       page.onLeave(() => s.close());
     }
