@@ -1,7 +1,8 @@
 // The leader's deliveries: each due chain's head message sent (signed when the job's hook has a
 // secret), then popped, retried later with backoff and jitter, given up on, or its kind of hook
 // turned off for the job (410 Gone). Never two tries of one chain at once, at most `concurrency`
-// tries in flight. A failure here never reaches the job: it is logged and counted.
+// tries in flight. THE DELIVERY-ISOLATION RULE (WebhookDispatcher.ts) holds here: a failure
+// never reaches the job; every try's error is caught, logged and counted, and deliveries go on.
 
 import type { Logger } from 'pino';
 import type { HookStore } from '../store/HookStore.js';
