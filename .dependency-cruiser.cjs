@@ -15,12 +15,13 @@
 //   src/runtime                          store
 //   src/store                            itself (store/redis and store/memory never import each other)
 //   machines/job.ts                      src/errors.ts
-//   src/errors.ts                        src/errorCodes.ts (the registry of codes), which imports nothing
+//   src/errors.ts                        src/errors/ (the error classes, a file per concern), src/errorCodes.ts
+//   src/errors/                          itself, src/errorCodes.ts (the registry of codes), which imports nothing
 //
 // Everything may import src/errors.ts, src/errorCodes.ts and machines/job.ts (the lifecycle: the one thing src/
-// takes from machines/). src/ imports no demo pipeline (machines/ but job.ts) and nothing of
-// examples/: `machinist dev` loads machines/demo.ts by path, as `worker --jobs` loads a user's
-// module. The two stores do not import each other, and only the edges (cli, testing, index)
+// takes from machines/); the classes of src/errors/ only through src/errors.ts. src/ imports no
+// demo pipeline (machines/ but job.ts) and nothing of examples/: `machinist dev` loads
+// machines/demo.ts by path, as `worker --jobs` loads a user's module. The two stores do not import each other, and only the edges (cli, testing, index)
 // pick a store: every layer between works on the Store interface. No import cycle at all.
 
 /** The layers each folder of src/ may import, besides itself, src/errors.ts and machines/job.ts. */
@@ -61,10 +62,17 @@ module.exports = {
     {
       name: 'errors-is-the-bottom',
       comment:
-        'src/errors.ts imports nothing of the project but its registry of codes, which imports nothing.',
+        'src/errors.ts and its classes in src/errors/ import nothing of the project but each other and the registry of codes, which imports nothing.',
       severity: 'error',
-      from: { path: '^src/(errors|errorCodes)\\.ts$' },
-      to: { path: '^(src|machines|examples)/', pathNot: '^src/errorCodes\\.ts$' },
+      from: { path: '^src/(errors\\.ts$|errorCodes\\.ts$|errors/)' },
+      to: { path: '^(src|machines|examples)/', pathNot: '^src/(errorCodes\\.ts$|errors/)' },
+    },
+    {
+      name: 'errors-through-errors-ts',
+      comment: 'The error classes are imported through src/errors.ts, the one door to src/errors/.',
+      severity: 'error',
+      from: { path: '^(src|machines|examples)/', pathNot: '^src/(errors\\.ts$|errors/)' },
+      to: { path: '^src/errors/' },
     },
     {
       name: 'lifecycle-machine-below-src',

@@ -2,8 +2,8 @@
 // it with (where the API can meet it) and, for a code that ends a job's attempt, whether the
 // retry policy applies (`retryable`) or the job fails at once. `MachinistError.code` is typed as
 // a key of this table, so a code made up inline does not compile; the Lua scripts' error replies
-// are mapped to errors by `fromScriptError` (errors.ts) through it. docs/errors.md shows it as a
-// table, and test/repo/errorCodes.test.ts holds the three equal.
+// are mapped to errors by `fromScriptError` (errors/scriptError.ts) through it. docs/errors.md
+// shows it as a table, and test/repo/errorCodes.test.ts holds the three equal.
 //
 // Codes are wire format: they reach HTTP bodies, CLI output, stored job errors and webhooks.
 // Rename one only with a note in the changelog; add freely.

@@ -33,7 +33,7 @@ export type { EnqueueOptions, WebhookOptions } from './client/validateEnqueue.js
 export { MAX_DELAY_MS } from './client/validateEnqueue.js';
 export { verifyWebhook } from './webhooks/signature.js';
 export type { VerifyWebhookArgs } from './webhooks/signature.js';
-export type { WebhookSettings } from './webhooks/WebhookDispatcher.js';
+export type { WebhookSettings } from './webhooks/webhookSettings.js';
 export { MachinistMetrics } from './metrics/MachinistMetrics.js';
 export type { MachinistMetricsOptions } from './metrics/MachinistMetrics.js';
 export { registerMetrics, metricsPlugin } from './metrics/metricsPlugin.js';

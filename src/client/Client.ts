@@ -2,31 +2,19 @@
 // it is typed by them (jobTypes.ts): names, inputs and outputs are checked at compile time.
 
 import { monotonicFactory } from 'ulid';
-import {
-  JobNotFoundError,
-  MachinistError,
-  TimeoutError,
-  UnknownMachineError,
-  ValidationError,
-} from '../errors.js';
+import { JobNotFoundError, MachinistError, ValidationError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
-import {
-  FINISHED,
-  type AuditEntry,
-  type BrokenEntry,
-  type DeadLetter,
-  type JobRecord,
-  type ListQuery,
-  type MachineInfo,
-  type NewJob,
-  type Store,
+import type {
+  AuditEntry,
+  BrokenEntry,
+  DeadLetter,
+  JobRecord,
+  ListQuery,
+  NewJob,
+  Store,
 } from '../store/types.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
-import { buildNewJob, type BuiltJob, type MachineFacts } from './buildNewJob.js';
-import type { InputSchema } from '../runtime/checkInput.js';
-import { ResultWaiter } from './ResultWaiter.js';
-import { DEFAULT_MAX_ATTEMPTS } from '../runtime/backoff.js';
-import { assertQueueName, childId } from '../store/keys.js';
+import { assertQueueName } from '../store/keys.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type {
   EnqueueArgs,
@@ -40,10 +28,14 @@ import type {
 } from './jobTypes.js';
 import { encodeInboxEvent } from '../runtime/inboxEvent.js';
 import { validateSend, type SendOptions } from './validateSend.js';
-import { loadOtel, otelLoaded } from '../tracing/otel.js';
-import type { Context } from '@opentelemetry/api';
-import { startPublishSpan, type PublishSpan } from '../tracing/publishSpan.js';
+import type { PublishSpan } from '../tracing/publishSpan.js';
 import { CODE } from '../errorCodes.js';
+import { MachineFactsLookup, machineName } from './MachineFactsLookup.js';
+import { JobPreparer, endPublish } from './JobPreparer.js';
+import { EnqueueBatcher } from './EnqueueBatcher.js';
+import { ResultWaiters } from './ResultWaiters.js';
+import { cancelDescendants } from './cancelDescendants.js';
+import { enqueueChildren } from './enqueueChildren.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -74,9 +66,6 @@ export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
 export type { SendOptions } from './validateSend.js';
 
 const ulid = monotonicFactory();
-const REGISTRY_TTL_MS = 2000;
-/** Most jobs one auto-batched enqueue call carries. */
-const ENQUEUE_CHUNK = 1000;
 
 /**
  * Enqueues jobs and reads them. `D` is the union of the definitions in `jobs` (inferred), or
@@ -88,32 +77,27 @@ const ENQUEUE_CHUNK = 1000;
  */
 export class Client<D extends AnyDefinition = never> {
   readonly store: Store;
-  private readonly local: Registry | undefined;
-  private readonly schemasFrom: Registry | undefined;
   private readonly defaultQueue: string;
   private readonly maxPayloadBytes: number;
-  private remote: { at: number; byName: Map<string, MachineInfo> } | undefined;
-  private readonly waiters = new Map<string, ResultWaiter>();
-  private readonly tracing: boolean;
+  private readonly facts: MachineFactsLookup;
+  private readonly preparer: JobPreparer;
+  private readonly batcher: EnqueueBatcher;
+  private readonly waiters: ResultWaiters;
 
   constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
     this.store = options.store;
-    this.local = options.jobs ? new Registry(options.jobs) : undefined;
-    this.schemasFrom = options.inputSchemasFrom;
+    const local = options.jobs ? new Registry(options.jobs) : undefined;
+    this.facts = new MachineFactsLookup(this.store, local, options.inputSchemasFrom);
     this.defaultQueue = options.queue ?? 'default';
     assertQueueName(this.defaultQueue);
     this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
-    this.tracing = options.tracing ?? true;
-    if (this.tracing) void loadOtel();
-  }
-
-  /**
-   * The optional tracing API's first load, while it is under way (once per process); undefined
-   * once it is done, so an enqueue waits for nothing (not even a microtask) after that.
-   */
-  private tracingLoad(): Promise<unknown> | undefined {
-    return this.tracing && otelLoaded() === undefined ? loadOtel() : undefined;
+    this.preparer = new JobPreparer(options.tracing ?? true, {
+      queue: this.defaultQueue,
+      maxPayloadBytes: this.maxPayloadBytes,
+    });
+    this.batcher = new EnqueueBatcher(this.store);
+    this.waiters = new ResultWaiters(this.store);
   }
 
   /**
@@ -131,50 +115,14 @@ export class Client<D extends AnyDefinition = never> {
   ): Promise<JobId<OutputFor<D, Ref>>>;
   async enqueue(machine: string | AnyDefinition, input?: unknown, options?: EnqueueOptions): Promise<string> {
     const name = machineName(machine);
-    const loading = this.tracingLoad();
+    const loading = this.preparer.tracingLoad();
     if (loading) await loading;
-    const m = this.machineInfo(name);
-    const prepared = this.prepare(name, input, options, m instanceof Promise ? await m : m);
+    const m = this.facts.machineInfo(name);
+    const prepared = this.preparer.prepare(name, input, options, m instanceof Promise ? await m : m);
     // Awaited only when it is a Promise (an async input schema): calls made in one tick still batch.
     const p = prepared instanceof Promise ? await prepared : prepared;
-    const written = new Promise<string>((resolve, reject) => {
-      let b = this.autoBatch;
-      if (!b) {
-        b = this.autoBatch = [];
-        // nextTick runs after the promise continuations already queued: concurrent callers join.
-        process.nextTick(() => this.flushAutoBatch());
-      }
-      b.push({ queue: p.queue, job: p.job, resolve, reject });
-    });
+    const written = this.batcher.add(p.queue, p.job);
     return p.publish ? endPublish(written, p.publish) : written;
-  }
-
-  private autoBatch:
-    { queue: string; job: NewJob; resolve: (id: string) => void; reject: (e: unknown) => void }[] | undefined;
-
-  private flushAutoBatch(): void {
-    const all = this.autoBatch ?? [];
-    this.autoBatch = undefined;
-    const byQueue = new Map<string, typeof all>();
-    for (const e of all) {
-      const list = byQueue.get(e.queue);
-      if (list) list.push(e);
-      else byQueue.set(e.queue, [e]);
-    }
-    for (const [queue, list] of byQueue) {
-      for (let start = 0; start < list.length; start += ENQUEUE_CHUNK) {
-        const part = list.slice(start, start + ENQUEUE_CHUNK);
-        this.store
-          .enqueue(
-            queue,
-            part.map((e) => e.job),
-          )
-          .then(
-            (res) => res.forEach((r, k) => part[k]!.resolve(r.id)),
-            (err: unknown) => part.forEach((e) => e.reject(err)),
-          );
-      }
-    }
   }
 
   /**
@@ -195,12 +143,17 @@ export class Client<D extends AnyDefinition = never> {
       const item = items[index] as EnqueueItem | undefined;
       if (!item || typeof item !== 'object')
         throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
-      const loading = this.tracingLoad();
+      const loading = this.preparer.tracingLoad();
       if (loading) await loading;
       // Resolved without a microtask when the machine is known locally (or cached).
       const name = machineName(item.machine);
-      const m = this.machineInfo(name);
-      const prepared = this.prepare(name, item.input, item.options, m instanceof Promise ? await m : m);
+      const m = this.facts.machineInfo(name);
+      const prepared = this.preparer.prepare(
+        name,
+        item.input,
+        item.options,
+        m instanceof Promise ? await m : m,
+      );
       const p = prepared instanceof Promise ? await prepared : prepared;
       if (p.publish) spans.push(p.publish);
       const list = byQueue.get(p.queue);
@@ -219,88 +172,6 @@ export class Client<D extends AnyDefinition = never> {
     );
     await (spans.length > 0 ? endPublish(written, ...spans) : written);
     return ids;
-  }
-
-  /**
-   * One job built (buildNewJob: every check); a Promise only when its input schema is async.
-   * `child`: a fan-out child's fixed id and its parent attempt's trace context.
-   */
-  private prepare(
-    machine: string,
-    input: unknown,
-    options: EnqueueOptions | undefined,
-    info: MachineFacts,
-    child?: { id: string; trace: unknown },
-  ): Prepared | Promise<Prepared> {
-    // Loaded by tracingLoad() before any prepare; undefined/null: no tracing here.
-    const api = this.tracing ? otelLoaded() : undefined;
-    let publish: PublishSpan | undefined;
-    const built = buildNewJob(
-      machine,
-      input,
-      options,
-      info,
-      { queue: this.defaultQueue, maxPayloadBytes: this.maxPayloadBytes },
-      api
-        ? (queue, id) =>
-            (publish = startPublishSpan(api, queue, id, machine, child?.trace as Context | undefined))
-              ?.traceparent
-        : undefined,
-      child?.id,
-    );
-    const withSpan = (b: BuiltJob): Prepared => (publish ? { ...b, publish } : b);
-    return built instanceof Promise ? built.then(withSpan) : withSpan(built);
-  }
-
-  /**
-   * The machine's newest version, default maxAttempts and input schema (when its definition is
-   * known here); synchronous when known locally or cached.
-   */
-  private machineInfo(machine: string): MachineFacts | Promise<MachineFacts> {
-    if (typeof machine !== 'string' || machine.length === 0)
-      throw new ValidationError('machine must be a non-empty string', { field: 'machine' });
-    if (this.local) {
-      const def = this.local.latest(machine);
-      if (!def) throw new UnknownMachineError(machine, { field: 'machine' });
-      return factsOf(def);
-    }
-    const info =
-      this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS
-        ? this.remote.byName.get(machine)
-        : undefined;
-    if (info)
-      return this.withSchema(machine, {
-        version: Math.max(...info.versions),
-        maxAttempts: info.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      });
-    return this.versionOf(machine).then((version) =>
-      this.withSchema(machine, { version, maxAttempts: this.maxAttemptsOf(machine) }),
-    );
-  }
-
-  /** The registry's facts, with the input schema of that version when inputSchemasFrom has it. */
-  private withSchema(machine: string, facts: MachineFacts): MachineFacts {
-    const def = this.schemasFrom?.get(machine, facts.version);
-    return def?.input ? { ...facts, input: def.input } : facts;
-  }
-
-  private async versionOf(machine: string): Promise<number> {
-    let info =
-      this.remote && Date.now() - this.remote.at < REGISTRY_TTL_MS
-        ? this.remote.byName.get(machine)
-        : undefined;
-    if (!info) {
-      const all = await this.store.machines();
-      this.remote = { at: Date.now(), byName: new Map(all.map((m) => [m.name, m])) };
-      info = this.remote.byName.get(machine);
-    }
-    if (!info) throw new UnknownMachineError(machine, { field: 'machine' });
-    return Math.max(...info.versions);
-  }
-
-  private maxAttemptsOf(machine: string): number {
-    // Without local definitions, the registry that supervisors publish carries it (read by versionOf).
-    return this.remote?.byName.get(machine)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   }
 
   /**
@@ -338,47 +209,7 @@ export class Client<D extends AnyDefinition = never> {
     id: JobId<Output> | string,
     options: { timeoutMs?: number; queue?: string; signal?: AbortSignal } = {},
   ): Promise<JobRecord<Output>> {
-    return (await this.waitFor(id, options)) as JobRecord<Output>;
-  }
-
-  private async waitFor(
-    id: string,
-    options: { timeoutMs?: number; queue?: string; signal?: AbortSignal },
-  ): Promise<JobRecord> {
-    const timeoutMs = options.timeoutMs ?? 30_000;
-    options.signal?.throwIfAborted();
-    let queue = options.queue;
-    if (!queue) {
-      // Which queue holds it. The waiter reads the record again after it has registered (see
-      // ResultWaiter): with the queue given, that read is the only one before blocking.
-      const job = await this.store.getJob(id);
-      if (!job) throw new JobNotFoundError(id);
-      if (FINISHED.has(job.status)) return job;
-      queue = job.queue;
-    }
-    let waiter = this.waiters.get(queue);
-    if (!waiter) this.waiters.set(queue, (waiter = new ResultWaiter(this.store, queue)));
-    const ac = new AbortController();
-    const timer = setTimeout(
-      () =>
-        ac.abort(
-          new TimeoutError(`job ${id} did not finish within ${timeoutMs} ms`, {
-            jobId: id,
-            queue,
-          }),
-        ),
-      timeoutMs,
-    );
-    const outer = options.signal;
-    const onOuterAbort = () => ac.abort(outer!.reason);
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
-    try {
-      return await waiter.wait(id, ac.signal, () => new JobNotFoundError(id, queue));
-    } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuterAbort);
-    }
+    return (await this.waiters.waitFor(id, options)) as JobRecord<Output>;
   }
 
   /**
@@ -387,26 +218,8 @@ export class Client<D extends AnyDefinition = never> {
    */
   async cancel(id: string, options: { queue?: string } = {}): Promise<boolean> {
     const r = await this.store.cancel(id, options.queue);
-    if (r.hasChildren) await this.cancelDescendants(id);
+    if (r.hasChildren) await cancelDescendants(this.store, id);
     return r.result !== 'finished';
-  }
-
-  /**
-   * Cancels every descendant of a job, depth first. Each cancel is atomic; the walk is not, but
-   * it converges: a child claimed meanwhile sees its parent cancelled and ends without running.
-   */
-  private async cancelDescendants(parentId: string): Promise<void> {
-    const PAGE = 500;
-    for (const queue of await this.store.queues()) {
-      for (let offset = 0; ; offset += PAGE) {
-        const ids = await this.store.childIds(queue, parentId, offset, PAGE);
-        const outcomes = await Promise.all(
-          ids.map((child) => this.store.cancel(child, queue, 'parent cancelled').catch(() => null)),
-        );
-        for (const [i, o] of outcomes.entries()) if (o?.hasChildren) await this.cancelDescendants(ids[i]!);
-        if (ids.length < PAGE) break;
-      }
-    }
   }
 
   /**
@@ -425,39 +238,8 @@ export class Client<D extends AnyDefinition = never> {
     parentToken?: string,
     trace?: unknown,
   ): Promise<void> {
-    // Bounded by batch size, not by a promise pool (p-limit): each chunk is one store call per
-    // queue, and chunks go one after the other so that a parent's children are written in index
-    // order and a failed chunk leaves none after it written.
-    const CHUNK = 1000;
-    for (let start = 0; start < jobs.length; start += CHUNK) {
-      const byQueue = new Map<string, NewJob[]>();
-      for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
-        const spec = jobs[index]!;
-        const m = this.machineInfo(spec.machine);
-        const prepared = this.prepare(
-          spec.machine,
-          spec.input,
-          { queue: spec.queue ?? parentQueue, priority: spec.priority },
-          m instanceof Promise ? await m : m,
-          // The child's id is fixed before its publish span starts: the span carries it.
-          { id: childId(parentId, group, index), trace },
-        );
-        const { queue, job, publish } = prepared instanceof Promise ? await prepared : prepared;
-        // The one place a job gets a parent (public enqueue options refuse parentId).
-        job.parentId = parentId;
-        job.parentQueue = queue === parentQueue ? '' : parentQueue;
-        job.group = group;
-        job.index = index;
-        if (parentToken) job.parentToken = parentToken;
-        if (revive?.has(index)) job.revive = true;
-        // A child's publish span covers building it; its write is the parent's batch below.
-        publish?.end();
-        const list = byQueue.get(queue) ?? [];
-        list.push(job);
-        byQueue.set(queue, list);
-      }
-      await Promise.all([...byQueue.entries()].map(([queue, list]) => this.store.enqueue(queue, list)));
-    }
+    const children = { parentId, parentQueue, group, jobs, revive, parentToken, trace };
+    await enqueueChildren(this.store, this.facts, this.preparer, children);
   }
 
   /**
@@ -548,42 +330,6 @@ export class Client<D extends AnyDefinition = never> {
   }
 
   close(): void {
-    for (const w of this.waiters.values()) w.close();
-    this.waiters.clear();
-  }
-}
-
-type Prepared = BuiltJob & { publish?: PublishSpan };
-
-/** What a definition says of its jobs at enqueue: version, default maxAttempts, input schema. */
-function factsOf(def: AnyDefinition): MachineFacts {
-  const facts: MachineFacts = {
-    version: def.version,
-    maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-  };
-  if (def.input) facts.input = def.input as InputSchema;
-  return facts;
-}
-
-/** The name a job reference stands for: the string, or a definition's name. */
-function machineName(machine: unknown): string {
-  if (typeof machine === 'string') return machine;
-  const name = (machine as { name?: unknown; runAttempt?: unknown } | null)?.name;
-  if (typeof name === 'string' && typeof (machine as { runAttempt?: unknown }).runAttempt === 'function')
-    return name;
-  throw new ValidationError('machine must be a job name or a definition from defineJob/definePipeline', {
-    field: 'machine',
-  });
-}
-
-/** Ends publish spans once their write is answered (with its error, if it failed). */
-async function endPublish<T>(written: Promise<T>, ...spans: PublishSpan[]): Promise<T> {
-  try {
-    const v = await written;
-    for (const s of spans) s.end();
-    return v;
-  } catch (err) {
-    for (const s of spans) s.end(err);
-    throw err;
+    this.waiters.close();
   }
 }

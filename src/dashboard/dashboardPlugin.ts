@@ -3,7 +3,7 @@
 // SVGs, machine heat maps). Everything else (job lists, records, streams, actions) the page
 // reads from the HTTP API itself, with the same bearer token as any other client.
 
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Client } from '../client/Client.js';
 import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
@@ -13,7 +13,7 @@ import { chartSvg, jobLeafStates } from './chartKit.js';
 import { childrenPage } from './childrenPage.js';
 import { Definitions, type ChartSource } from './definitions.js';
 import { invokedGraph } from './invokedMachines.js';
-import { jobView } from './jobView.js';
+import { jobPageView } from './jobPageView.js';
 import { machineHeat } from './machineHeat.js';
 import { queueOverview } from './queueOverview.js';
 import { ASSETS_PATH, DASHBOARD_API, shellHtml } from './shell.js';
@@ -46,14 +46,37 @@ export const DASHBOARD_OPEN_ROUTES: readonly string[] = ['/', '/dashboard', `${A
  */
 export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   const { store } = options;
-  const definitions = new Definitions(store, options.jobs ?? []);
   const client = new Client<never>({ store });
   app.addHook('onClose', async () => client.close());
-  const readOnly = options.actions !== true;
-  const title = options.title ?? 'Machinist';
-  const html = shellHtml(title);
-  const hidden = { schema: { hide: true } };
+  const dash: Dashboard = {
+    store,
+    client,
+    definitions: new Definitions(store, options.jobs ?? []),
+    readOnly: options.actions !== true,
+    title: options.title ?? 'Machinist',
+    showStacks: options.showStacks,
+  };
+  pageRoutes(app, dash.title);
+  jobRoutes(app, dash);
+  chartRoutes(app, dash);
+};
 
+/** What the dashboard's routes share. */
+interface Dashboard {
+  store: Store;
+  client: Client<never>;
+  definitions: Definitions;
+  readOnly: boolean;
+  title: string;
+  showStacks: DashboardOptions['showStacks'];
+}
+
+/** Not in the OpenAPI document: the dashboard's routes are its own, not the API's. */
+const hidden = { schema: { hide: true } };
+
+/** The page (at `/` and `/dashboard`) and its browser files: no data, open to anyone. */
+function pageRoutes(app: FastifyInstance, title: string): void {
+  const html = shellHtml(title);
   const page = async (_req: FastifyRequest, reply: FastifyReply) =>
     reply
       .type('text/html; charset=utf-8')
@@ -72,7 +95,11 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
       throw new MachinistError(CODE.NOT_FOUND, `no dashboard file named ${JSON.stringify(req.params.name)}`);
     return reply.type(asset.contentType).header('cache-control', 'no-cache').send(asset.body);
   });
+}
 
+/** The page's settings, the queue overview, and a job's view and children. */
+function jobRoutes(app: FastifyInstance, dash: Dashboard): void {
+  const { store, client, definitions, readOnly, title } = dash;
   app.get(`${DASHBOARD_API}/config`, hidden, async () => ({
     readOnly,
     title,
@@ -89,8 +116,8 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     hidden,
     async (req) => {
       const at = req.query.at === undefined ? null : boundedInt(req.query.at, 'at', 0, 0, 1_000_000);
-      const stacks = options.showStacks?.(req) ?? true;
-      return jobView(store, client, definitions, req.params.id, at, readOnly, stacks);
+      const stacks = dash.showStacks?.(req) ?? true;
+      return jobPageView(store, client, definitions, req.params.id, at, readOnly, stacks);
     },
   );
 
@@ -111,13 +138,16 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
       return { ...page, jobs: page.jobs.map(({ job, active }) => ({ ...childSummary(job), active })) };
     },
   );
+}
 
+/** A machine's chart as SVG (or the chart of a machine it invokes), and its heat map. */
+function chartRoutes(app: FastifyInstance, { store, definitions }: Dashboard): void {
   app.get<{ Params: { machine: string; file: string }; Querystring: { invoked?: string } }>(
     `${DASHBOARD_API}/charts/:machine/:file`,
     hidden,
     async (req, reply) => {
       const version = Number(/^(\d+)\.svg$/.exec(req.params.file)?.[1]);
-      let source = await requireChart(req.params.machine, version);
+      let source = await requireChart(definitions, req.params.machine, version);
       // ?invoked=<state id>:<invoke id>: the chart of the machine that state invokes.
       if (req.query.invoked !== undefined) {
         const graph = invokedGraph(source.graph, req.query.invoked);
@@ -142,20 +172,24 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardOptions> = async (app,
     hidden,
     async (req) => {
       const version = boundedInt(req.params.version, 'version', 1, 1, Number.MAX_SAFE_INTEGER);
-      return machineHeat(store, (await requireChart(req.params.machine, version)).graph);
+      return machineHeat(store, (await requireChart(definitions, req.params.machine, version)).graph);
     },
   );
+}
 
-  async function requireChart(machine: string, version: number): Promise<ChartSource> {
-    const source = Number.isInteger(version) ? await definitions.get(machine, version) : null;
-    if (!source) {
-      throw new MachinistError(CODE.NOT_FOUND, `no chart for machine '${machine}' version ${version}`, {
-        machine,
-      });
-    }
-    return source;
+async function requireChart(
+  definitions: Definitions,
+  machine: string,
+  version: number,
+): Promise<ChartSource> {
+  const source = Number.isInteger(version) ? await definitions.get(machine, version) : null;
+  if (!source) {
+    throw new MachinistError(CODE.NOT_FOUND, `no chart for machine '${machine}' version ${version}`, {
+      machine,
+    });
   }
-};
+  return source;
+}
 
 function childSummary(j: JobRecord) {
   return {

@@ -126,27 +126,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const limits = connectionLimits(options, maxWaitMs, heartbeatMs);
 
-  const logger =
-    options.logger === false
-      ? undefined
-      : (options.logger ?? pino({ name: 'machinist-http', level: process.env.MACHINIST_LOG ?? 'warn' }));
-  // Fastify's instance type follows its logger's; the API's routes take the base one.
-  const app = Fastify({
-    ...(logger ? { loggerInstance: logger } : { logger: false }),
-    bodyLimit,
-    requestTimeout: limits.requestTimeoutMs,
-    connectionTimeout: limits.connectionTimeoutMs,
-    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
-    // Unknown body fields are refused (400 naming them), not silently dropped.
-    ajv: { customOptions: { removeAdditional: false } },
-    return503OnClosing: true,
-    // What the router refuses before any route (a bad percent-escape, an over-long parameter)
-    // gets the one error shape too.
-    frameworkErrors: (err, _request, reply: FastifyReply) => {
-      const { status, body } = errorReply(err, bodyLimit);
-      void reply.code(status).send(body);
-    },
-  }) as unknown as FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger>;
+  const app = newFastify(options.logger, bodyLimit, limits);
   app.server.maxConnections = limits.maxConnections;
 
   const api: ApiContext = {
@@ -168,23 +148,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installErrorReplies(app, bodyLimit);
   app.addSchema(errorSchema);
   app.addSchema(jobSchema);
-  void app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Machinist',
-        description: 'Submit and follow durable jobs (XState machines persisted in Redis).',
-        version: '1',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-    // The routes' draft-07 schemas, said the OpenAPI 3.0 way (openapi30.ts).
-    transformObject: (doc) => toOpenApi30('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
-    refResolver: {
-      buildLocalReference: (json, _base, _fragment, i) =>
-        typeof json.$id === 'string' ? json.$id : `def-${i}`,
-    },
-  });
+  registerOpenApi(app);
   const openRoutes = [...(options.openRoutes ?? DEFAULT_OPEN_ROUTES)];
   if (options.dashboard !== false) openRoutes.push(...DASHBOARD_OPEN_ROUTES);
   if (table) installAuth(app, table, new Set(openRoutes));
@@ -222,4 +186,54 @@ export function createServer(options: ServerOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+/** The Fastify instance: its logger, limits, body and error handling before any route. */
+function newFastify(
+  loggerOption: ServerOptions['logger'],
+  bodyLimit: number,
+  limits: ReturnType<typeof connectionLimits>,
+): FastifyInstance {
+  const logger =
+    loggerOption === false
+      ? undefined
+      : (loggerOption ?? pino({ name: 'machinist-http', level: process.env.MACHINIST_LOG ?? 'warn' }));
+  // Fastify's instance type follows its logger's; the API's routes take the base one.
+  return Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
+    // Unknown body fields are refused (400 naming them), not silently dropped.
+    ajv: { customOptions: { removeAdditional: false } },
+    return503OnClosing: true,
+    // What the router refuses before any route (a bad percent-escape, an over-long parameter)
+    // gets the one error shape too.
+    frameworkErrors: (err, _request, reply: FastifyReply) => {
+      const { status, body } = errorReply(err, bodyLimit);
+      void reply.code(status).send(body);
+    },
+  }) as unknown as FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger>;
+}
+
+/** The OpenAPI document (GET /openapi.json, routes/health.ts), built from the routes' schemas. */
+function registerOpenApi(app: FastifyInstance): void {
+  void app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Machinist',
+        description: 'Submit and follow durable jobs (XState machines persisted in Redis).',
+        version: '1',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    // The routes' draft-07 schemas, said the OpenAPI 3.0 way (openapi30.ts).
+    transformObject: (doc) => toOpenApi30('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
 }

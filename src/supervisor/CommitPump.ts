@@ -46,6 +46,7 @@ import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { StoreClock } from '../store/StoreClock.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
+import { nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
 
 export interface CommitPumpOptions {
   store: Store;
@@ -67,16 +68,6 @@ export interface CommitPumpOptions {
   clock: StoreClock;
   /** The queue's outbox relay (single flight), asked for when a cross-queue child ended. */
   outbox: OutboxRelay;
-}
-
-interface PendingWrite {
-  op: CommitOp;
-  /** Order in which writes were queued: a job's later write supersedes its earlier checkpoint. */
-  seq: number;
-  /** Sent alone, to find which write of a failed batch Redis refuses. */
-  isolate?: boolean;
-  resolve: (written: boolean) => void;
-  reject: (err: unknown) => void;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -234,23 +225,8 @@ export class CommitPump implements JobHost {
       // Let writes of the same tick join this batch.
       await new Promise((r) => setImmediate(r));
       if (this.inFlightCommits >= MAX_IN_FLIGHT || this.retryAt !== 0) continue;
-      let batch = this.pending;
-      this.pending = [];
-      let isolating = false;
-      if (batch[0]?.isolate) {
-        // Finding the write a script error came from: one suspect per commit, and no claim
-        // (the suspect's commit fails again: jobs it claimed would come back to nobody).
-        this.pending = batch.slice(1);
-        batch = batch.slice(0, 1);
-        batch[0]!.isolate = false;
-        isolating = true;
-      } else {
-        const cut = batch.findIndex((p) => p.isolate);
-        if (cut > 0) {
-          this.pending = batch.slice(cut);
-          batch = batch.slice(0, cut);
-        }
-      }
+      const { batch, rest, isolating } = nextBatch(this.pending);
+      this.pending = rest;
       const want = this.starved || isolating ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
       if (want > 0) this.signalled = false;
@@ -299,13 +275,7 @@ export class CommitPump implements JobHost {
    *   one bad write cannot stall all the others.
    */
   private commitFailed(batch: PendingWrite[], err: unknown): void {
-    const keep = batch.filter((p) => {
-      if (p.op.kind === 'checkpoint' && (this.lastSent.get(p.op.id) ?? 0) > p.seq) {
-        p.resolve(true);
-        return false;
-      }
-      return true;
-    });
+    const keep = withoutSuperseded(batch, this.lastSent);
     if (callErrorKind(err) === 'transient') {
       this.outage.failed(err);
       this.retryAt = Date.now() + backoffMs(this.outage.consecutiveFailures);
@@ -331,12 +301,7 @@ export class CommitPump implements JobHost {
 
   /** Puts writes of a failed batch back in line, in the order they were first queued. */
   private requeue(writes: PendingWrite[]): void {
-    if (writes.length === 0) return;
-    const merged = writes.concat(this.pending);
-    // Another failed batch already back in line was sent after this one: restore queue order.
-    if (this.pending.length > 0 && this.pending[0]!.seq < writes[writes.length - 1]!.seq)
-      merged.sort((a, b) => a.seq - b.seq);
-    this.pending = merged;
+    this.pending = requeued(writes, this.pending);
   }
 
   private committed(batch: PendingWrite[], want: number, res: CommitResult): void {

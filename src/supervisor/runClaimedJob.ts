@@ -9,8 +9,8 @@ import { decodeValue } from '../store/valueCodec.js';
 import type { Logger } from 'pino';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
-import type { Registry } from '../runtime/registry.js';
-import type { Store } from '../store/types.js';
+import type { AnyDefinition, Registry } from '../runtime/registry.js';
+import type { ClaimedJob, Store } from '../store/types.js';
 import { toStoredError } from '../errors.js';
 import { FINISHED } from '../store/types.js';
 import { MAX_INPUT_DEPTH, jsonBytesOver, jsonNestsDeeper } from '../runtime/inputLimits.js';
@@ -40,26 +40,9 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       log: [JSON.stringify({ type: 'broken', code, message })],
     });
   if (!c.machine) return void (await broken(CODE.BROKEN_RECORD, 'job record has no machine name'));
-  // Fields enqueue always writes well: a bad one means the record came from somewhere else.
-  for (const [what, value] of [
-    ['version', c.version],
-    ['attempt', c.attempt],
-    ['max attempts', c.maxAttempts],
-  ] as const) {
-    if (!Number.isInteger(value) || value < 1)
-      return void (await broken(
-        CODE.BROKEN_RECORD,
-        `job record's ${what} is not an integer >= 1 (${value})`,
-      ));
-  }
-  // A fresh job runs on the newest registered version; a job with a snapshot needs its own
-  // version, or a newer one whose definition can migrate the snapshot.
-  const latest = sup.registry.latest(c.machine);
-  const def =
-    sup.registry.get(c.machine, c.version) ??
-    (!c.snapshot || (latest?.kind === 'pipeline' && latest.migrate && latest.version > c.version)
-      ? latest
-      : undefined);
+  const malformed = recordProblem(c);
+  if (malformed) return void (await broken(CODE.BROKEN_RECORD, malformed));
+  const def = definitionFor(sup.registry, c.machine, c);
   if (!def) {
     const known = sup.registry.has(c.machine);
     return void (await broken(
@@ -69,42 +52,9 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
         : `no machine named '${c.machine}' is registered on the supervisor for queue '${sup.queue}'`,
     ));
   }
-  if (c.parentId) {
-    // A child whose parent was cancelled between its claim and its start ends cancelled without
-    // running (README, Child jobs: cancelling a parent cancels its whole subtree).
-    if (c.parentQueue) sup.noteCrossQueueChild(c.id);
-    // The claim checked a parent on this queue already; one on another queue is asked here.
-    const parent =
-      c.parentState ??
-      (await sup.store.jobStatus(c.parentId, c.parentQueue ?? sup.queue).then((p) =>
-        // A finished parent (done, failed) awaits no child: as under a cancelled one.
-        !p ? 'missing' : FINISHED.has(p.status) || p.cancelRequested ? 'cancelled' : 'live',
-      ));
-    if (parent !== 'live') {
-      await job.write({
-        kind: 'cancelled',
-        id: c.id,
-        token: c.token,
-        log: [JSON.stringify({ type: 'cancelled', reason: `parent ${parent}` })],
-      });
-      return;
-    }
-  }
-  // What no Client would have enqueued (inputLimits.ts): a foreign producer's record, set aside
-  // unrun rather than run on input this deployment refuses everywhere else.
-  if (c.input !== undefined) {
-    const bytes = jsonBytesOver(c.input, sup.maxPayloadBytes);
-    if (bytes !== null)
-      return void (await broken(
-        CODE.INPUT_TOO_LARGE,
-        `job input is ${bytes} bytes, over the ${sup.maxPayloadBytes}-byte limit (maxPayloadBytes)`,
-      ));
-    if (jsonNestsDeeper(c.input))
-      return void (await broken(
-        CODE.INPUT_TOO_DEEP,
-        `job input nests deeper than ${MAX_INPUT_DEPTH} levels`,
-      ));
-  }
+  if (c.parentId && (await endedUnderGoneParent(sup, job, c.parentId))) return;
+  const refused = inputRefusal(c.input, sup.maxPayloadBytes);
+  if (refused) return void (await broken(refused.code, refused.message));
   let input: unknown;
   let timeoutMs = def.timeoutMs;
   try {
@@ -139,4 +89,77 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       log: ['{"type":"failed","reason":"runner error"}'],
     });
   }
+}
+
+/** A field enqueue always writes well, written badly: the record came from somewhere else. */
+function recordProblem(c: ClaimedJob): string | undefined {
+  for (const [what, value] of [
+    ['version', c.version],
+    ['attempt', c.attempt],
+    ['max attempts', c.maxAttempts],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      return `job record's ${what} is not an integer >= 1 (${value})`;
+  }
+  return undefined;
+}
+
+/**
+ * The definition the job runs on: a fresh job runs on the newest registered version; a job with
+ * a snapshot needs its own version, or a newer one whose definition can migrate the snapshot.
+ */
+function definitionFor(registry: Registry, machine: string, c: ClaimedJob): AnyDefinition | undefined {
+  const latest = registry.latest(machine);
+  return (
+    registry.get(machine, c.version) ??
+    (!c.snapshot || (latest?.kind === 'pipeline' && latest.migrate && latest.version > c.version)
+      ? latest
+      : undefined)
+  );
+}
+
+/**
+ * A child whose parent was cancelled between its claim and its start ends cancelled without
+ * running (README, Child jobs: cancelling a parent cancels its whole subtree): true when so.
+ */
+async function endedUnderGoneParent(sup: ClaimContext, job: ActiveJob, parentId: string): Promise<boolean> {
+  const c = job.claimed;
+  if (c.parentQueue) sup.noteCrossQueueChild(c.id);
+  // The claim checked a parent on this queue already; one on another queue is asked here.
+  const parent =
+    c.parentState ??
+    (await sup.store.jobStatus(parentId, c.parentQueue ?? sup.queue).then((p) =>
+      // A finished parent (done, failed) awaits no child: as under a cancelled one.
+      !p ? 'missing' : FINISHED.has(p.status) || p.cancelRequested ? 'cancelled' : 'live',
+    ));
+  if (parent !== 'live') {
+    await job.write({
+      kind: 'cancelled',
+      id: c.id,
+      token: c.token,
+      log: [JSON.stringify({ type: 'cancelled', reason: `parent ${parent}` })],
+    });
+    return true;
+  }
+  return false;
+}
+
+/**
+ * What no Client would have enqueued (inputLimits.ts): a foreign producer's record, set aside
+ * unrun rather than run on input this deployment refuses everywhere else.
+ */
+function inputRefusal(
+  input: string | undefined,
+  maxPayloadBytes: number,
+): { code: ErrorCode; message: string } | undefined {
+  if (input === undefined) return undefined;
+  const bytes = jsonBytesOver(input, maxPayloadBytes);
+  if (bytes !== null)
+    return {
+      code: CODE.INPUT_TOO_LARGE,
+      message: `job input is ${bytes} bytes, over the ${maxPayloadBytes}-byte limit (maxPayloadBytes)`,
+    };
+  if (jsonNestsDeeper(input))
+    return { code: CODE.INPUT_TOO_DEEP, message: `job input nests deeper than ${MAX_INPUT_DEPTH} levels` };
+  return undefined;
 }

@@ -9,7 +9,7 @@ import { hasWebhooks, type Store } from '../store/types.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import { assertQueueName } from '../store/keys.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
-import type { WebhookSettings } from '../webhooks/WebhookDispatcher.js';
+import type { WebhookSettings } from '../webhooks/webhookSettings.js';
 import type { JobObserver } from '../runtime/JobObserver.js';
 
 export interface SupervisorOptions {

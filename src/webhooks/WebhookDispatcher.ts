@@ -40,44 +40,27 @@
 // hook is lost only if the record itself is gone (retention). A job redriven from the dead
 // letters after its final hook gets no hooks for its new run.
 //
+// The pieces: webhookSettings.ts (settings, defaults), hookMessages.ts (an event's messages),
+// HookDeliveries.ts (the delivery loop's tries), sweepMissedFinals.ts (the sweep).
+//
 // Delivery is at least once: a leader that dies after a receiver answered 2xx, before the
 // message was popped, leaves it to be sent again by the next leader with the same webhook-id,
 // which is what receivers deduplicate on.
 
-import { wireRecord } from '../store/valueCodec.js';
 import type { Logger } from 'pino';
-import { FINISHED, type QueueEvent } from '../store/types.js';
-import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../store/HookStore.js';
-import { hookChain } from '../store/hookWrites.js';
-import type { DeliveryResult } from '../runtime/JobObserver.js';
-import { sendWebhook } from './sendWebhook.js';
-import { signWebhook } from './signature.js';
-import { MachinistError } from '../errors.js';
+import type { QueueEvent } from '../store/types.js';
+import type { HookSchedule, HookStore } from '../store/HookStore.js';
+import { MachinistError, toError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
-
-export interface WebhookSettings {
-  /** Hosts (names or IPs, optionally host:port) let through although not public. Default none. */
-  allowHosts?: readonly string[];
-  /** One deadline per try (resolve, connect, send, answer). Default 10 s. */
-  timeoutMs?: number;
-  /** First retry delay, doubled each try up to maxDelayMs, with jitter. Default 2 s, 1 h. */
-  retryDelayMs?: number;
-  maxDelayMs?: number;
-  /** Give up on a message this long after it was first scheduled. Default 24 h. */
-  maxAgeMs?: number;
-  /** Give up after this many tries. Default 30. */
-  maxTries?: number;
-  /** Deliveries in flight at once (per queue: only the leader delivers). Default 8. */
-  concurrency?: number;
-  /** The leader's lease. Default 15 s. */
-  leaseMs?: number;
-  /** DORMANT's look for work. Default 30 s. */
-  idleCheckMs?: number;
-  /** How often the leader looks for finished jobs whose final event it never read. Default 60 s. */
-  sweepMs?: number;
-  /** Called once per try's outcome (metrics: machinist_webhook_deliveries_total{result}). */
-  onDelivery?: (result: DeliveryResult) => void;
-}
+import {
+  WEBHOOK_DEFAULTS,
+  allowHostSet,
+  checkWebhookBounds,
+  type WebhookSettings,
+} from './webhookSettings.js';
+import { messagesFor } from './hookMessages.js';
+import { HookDeliveries } from './HookDeliveries.js';
+import { sweepMissedFinals } from './sweepMissedFinals.js';
 
 export interface WebhookDispatcherOptions extends WebhookSettings {
   hooks: HookStore;
@@ -90,8 +73,6 @@ export interface WebhookDispatcherOptions extends WebhookSettings {
 }
 
 const READ_COUNT = 500;
-/** A listed job without a record this long after it was listed was never created. */
-const DANGLING_MS = 10 * 60_000;
 
 class LeaseLost extends MachinistError {
   constructor() {
@@ -102,45 +83,17 @@ class LeaseLost extends MachinistError {
 export class WebhookDispatcher {
   private readonly o: Required<Omit<WebhookDispatcherOptions, 'onDelivery' | 'allowHosts'>> &
     Pick<WebhookDispatcherOptions, 'onDelivery'>;
-  private readonly allowHosts: ReadonlySet<string>;
+  private readonly deliveries: HookDeliveries;
   private stopped = true;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  /** Chains being delivered now (never two tries of one chain at once). */
-  private readonly inFlight = new Map<string, Promise<void>>();
   mode: 'dormant' | 'standby' | 'leader' | 'stopped' = 'stopped';
 
   constructor(options: WebhookDispatcherOptions) {
-    this.o = {
-      timeoutMs: 10_000,
-      retryDelayMs: 2_000,
-      maxDelayMs: 3_600_000,
-      maxAgeMs: 24 * 3_600_000,
-      maxTries: 30,
-      concurrency: 8,
-      leaseMs: 15_000,
-      idleCheckMs: 30_000,
-      sweepMs: 60_000,
-      ...options,
-    };
-    this.allowHosts = new Set(
-      (options.allowHosts ?? []).map((h) => h.toLowerCase().replace(/^\[(.*)\]$/, '$1')),
-    );
-    for (const k of [
-      'timeoutMs',
-      'retryDelayMs',
-      'maxDelayMs',
-      'maxAgeMs',
-      'maxTries',
-      'concurrency',
-      'leaseMs',
-      'idleCheckMs',
-      'sweepMs',
-    ] as const) {
-      const v = this.o[k];
-      if (!Number.isFinite(v) || v <= 0)
-        throw new TypeError(`webhooks: ${k} must be a number > 0 (got ${v})`);
-    }
+    this.o = { ...WEBHOOK_DEFAULTS, ...options };
+    const allowHosts = allowHostSet(options.allowHosts);
+    checkWebhookBounds(this.o);
+    this.deliveries = new HookDeliveries(this.o, allowHosts, () => this.stopped);
   }
 
   start(): void {
@@ -202,7 +155,7 @@ export class WebhookDispatcher {
         await this.pause(1_000);
       }
     }
-    await Promise.allSettled([...this.inFlight.values()]);
+    await this.deliveries.settled();
     await hooks.release(owner).catch(() => undefined);
   }
 
@@ -218,11 +171,11 @@ export class WebhookDispatcher {
         if (!(await hooks.lease(owner, leaseMs))) return;
         leasedAt = Date.now();
       }
-      this.deliverDue().catch((err) =>
-        this.o.log.error({ err: toError(err) }, 'webhook delivery pass failed'),
-      );
+      this.deliveries
+        .deliverDue()
+        .catch((err) => this.o.log.error({ err: toError(err) }, 'webhook delivery pass failed'));
       if (Date.now() - sweptAt > this.o.sweepMs) {
-        await this.sweep(cursor);
+        await sweepMissedFinals(this.o, cursor);
         sweptAt = Date.now();
       }
       const events = await hooks.events(cursor, READ_COUNT, 1_000);
@@ -235,7 +188,7 @@ export class WebhookDispatcher {
         }
         continue;
       }
-      if (this.inFlight.size === 0 && !(await hooks.pending())) {
+      if (this.deliveries.size === 0 && !(await hooks.pending())) {
         await hooks.release(owner);
         return;
       }
@@ -257,210 +210,11 @@ export class WebhookDispatcher {
           s.finished.push(e.jobId); // no record, or no hooks in it: nothing to tell
           continue;
         }
-        await this.messagesFor(e.jobId, e, j, s);
+        await messagesFor(this.o, e.jobId, e, j, s);
       }
     }
     if (!(await hooks.schedule(this.o.owner, s, Date.now()))) throw new LeaseLost();
-    if (s.messages.length > 0) this.deliverDue().catch(() => undefined);
+    if (s.messages.length > 0) this.deliveries.deliverDue().catch(() => undefined);
     return cursor;
   }
-
-  private async messagesFor(id: string, e: QueueEvent, j: HookedJob, s: HookSchedule): Promise<void> {
-    const status = e.status;
-    if (!status || e.type === 'cancel-requested') return;
-    const now = Date.now();
-    const { url, stateUrl, secret } = j.webhook;
-    const prev = s.last.get(id) ?? j.last;
-    if (status !== prev) {
-      s.last.set(id, status);
-      if (stateUrl && !j.off.s) {
-        let state: unknown = null;
-        // The state read now belongs to this event only if the job is still in its status.
-        if (j.status === status && j.state) state = parseOr(j.state, null);
-        const data = { jobId: id, queue: this.o.queue, status, state, at: e.at };
-        s.messages.push({
-          chain: hookChain(id, 's'),
-          message: message(`msg_${id}_${e.cursor}_s`, stateUrl, secret, 'job.status', data, now),
-        });
-      }
-    }
-    if (FINISHED.has(status)) {
-      s.finished.push(id);
-      if (url && !j.off.f) {
-        const got = await this.o.getRecord(id);
-        // As the HTTP API shows it: a Date (say) in the value codec's envelope, not its toJSON.
-        const record = got && typeof got === 'object' ? wireRecord(got) : got;
-        if (record) {
-          s.messages.push({
-            chain: hookChain(id, 'f'),
-            message: message(`msg_${id}_${e.cursor}_f`, url, secret, 'job.finished', record, now),
-          });
-        }
-      }
-    }
-  }
-
-  /**
-   * Finds finished jobs whose final event the leader never read (trimmed from the stream) and
-   * schedules their final hook; drops listings whose job was never created.
-   */
-  private async sweep(cursor: string): Promise<void> {
-    const { hooks, log } = this.o;
-    const cursorMs = Number(cursor.split('-')[0]);
-    const oldest = await hooks.oldestEvent();
-    if (oldest && cursor !== '0-0' && compareIds(oldest, cursor) > 0)
-      log.warn(
-        { queue: this.o.queue, cursor, oldest },
-        'webhook: events were trimmed before they were read; state hooks were missed',
-      );
-    const dangling: string[] = [];
-    for (const { id, at } of await hooks.oldestHooked(200)) {
-      const f = await hooks.finishOf(id);
-      if (!f) {
-        if (at < Date.now() - DANGLING_MS) dangling.push(id);
-        continue;
-      }
-      if (!FINISHED.has(f.status) || f.finishedAt === null || f.finishedAt >= cursorMs - 60_000) continue;
-      const j = (await hooks.jobs([id])).get(id);
-      const s: HookSchedule = { messages: [], last: new Map(), finished: [id], cursor };
-      if (j)
-        await this.messagesFor(
-          id,
-          { cursor: `${f.finishedAt}-0`, jobId: id, type: f.status, status: f.status, at: f.finishedAt },
-          j,
-          s,
-        );
-      if (!(await hooks.schedule(this.o.owner, s, Date.now()))) return;
-    }
-    await hooks.unhook(dangling);
-  }
-
-  /**
-   * Starts a try for each due chain not in flight, up to `concurrency`. Not a p-limit pool: a
-   * pool queues the work it cannot start yet, and a queued chain would be tried later than it
-   * was read due (its head may have changed, another leader may own it by then); this asks the
-   * store for no more chains than it can start now, keyed by chain so that one chain is never
-   * tried twice at once, and asks again as each try ends.
-   */
-  private async deliverDue(): Promise<void> {
-    const free = this.o.concurrency - this.inFlight.size;
-    if (free <= 0 || this.stopped) return;
-    const due = await this.o.hooks.due(Date.now(), free + this.inFlight.size);
-    for (const chain of due) {
-      if (this.inFlight.size >= this.o.concurrency) break;
-      if (this.inFlight.has(chain)) continue;
-      const p = this.deliver(chain)
-        .catch((err) =>
-          this.o.log.error({ err: toError(err), chain }, 'webhook delivery failed unexpectedly'),
-        )
-        .finally(() => {
-          this.inFlight.delete(chain);
-          // The chain's next message (or another chain) may be due now.
-          if (!this.stopped) this.deliverDue().catch(() => undefined);
-        });
-      this.inFlight.set(chain, p);
-    }
-  }
-
-  private async deliver(chain: string): Promise<void> {
-    const { hooks, log } = this.o;
-    const m = await hooks.head(chain);
-    if (!m) return;
-    const jobId = chain.slice(0, -2);
-    const kind = chain.endsWith('|f') ? 'f' : 's';
-    const ts = Math.floor(Date.now() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'machinist-webhooks',
-      'webhook-id': m.id,
-      'webhook-timestamp': String(ts),
-    };
-    if (m.secret) headers['webhook-signature'] = signWebhook(m.secret, m.id, ts, m.body);
-    const out = await sendWebhook(m.url, {
-      headers,
-      body: m.body,
-      allowHosts: this.allowHosts,
-      timeoutMs: this.o.timeoutMs,
-    });
-    const where = { queue: this.o.queue, jobId, webhookId: m.id, host: hostOf(m.url) };
-    switch (out.result) {
-      case 'delivered':
-        await hooks.pop(chain, Date.now());
-        this.count('delivered');
-        return;
-      case 'gone':
-        await hooks.disable(jobId, kind);
-        log.info(where, 'webhook receiver answered 410: no more deliveries of this kind for the job');
-        this.count('disabled');
-        return;
-      case 'refused':
-        await hooks.pop(chain, Date.now());
-        log.warn({ ...where, reason: out.reason }, 'webhook refused (not sent)');
-        this.count('refused');
-        return;
-      case 'failed': {
-        const tries = m.tries + 1;
-        if (tries >= this.o.maxTries || Date.now() - m.first >= this.o.maxAgeMs) {
-          await hooks.pop(chain, Date.now());
-          log.warn({ ...where, tries, reason: out.reason }, 'webhook delivery given up');
-          this.count('failed');
-          return;
-        }
-        const delay = Math.min(this.o.maxDelayMs, this.o.retryDelayMs * 2 ** (tries - 1));
-        const at = Date.now() + Math.round(delay * (0.5 + Math.random() / 2));
-        await hooks.retry(chain, { ...m, tries }, at);
-        log.info({ ...where, tries, reason: out.reason }, 'webhook delivery failed; will retry');
-        this.count('retrying');
-      }
-    }
-  }
-
-  /** A listener that throws must not stop deliveries. */
-  private count(result: DeliveryResult): void {
-    try {
-      this.o.onDelivery?.(result);
-    } catch (err) {
-      this.o.log.error({ err: toError(err) }, 'webhook onDelivery listener threw');
-    }
-  }
-}
-
-function message(
-  id: string,
-  url: string,
-  secret: string | undefined,
-  type: string,
-  data: unknown,
-  now: number,
-): HookMessage {
-  const body = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
-  return secret ? { id, url, secret, body, first: now, tries: 0 } : { id, url, body, first: now, tries: 0 };
-}
-
-function parseOr(text: string, fallback: unknown): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return fallback;
-  }
-}
-
-/** Stream ids compared as (ms, seq). */
-function compareIds(a: string, b: string): number {
-  const [am, as] = a.split('-').map(Number) as [number, number];
-  const [bm, bs] = b.split('-').map(Number) as [number, number];
-  return am - bm || as - bs;
-}
-
-/** Only the host goes in logs: a URL's path or query may carry a token. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '(invalid URL)';
-  }
-}
-
-function toError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
 }

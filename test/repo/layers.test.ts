@@ -16,7 +16,8 @@ const DEPCRUISE = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cru
 
 /** The fixture: file -> its source. Each bad import is alone in its file, so a rule names it. */
 const FILES: Record<string, string> = {
-  'src/errors.ts': `export class MachinistError extends Error {}\n`,
+  'src/errors.ts': `export { MachinistError } from './errors/MachinistError.js';\n`,
+  'src/errors/MachinistError.ts': `export class MachinistError extends Error {}\n`,
   'machines/job.ts': `import type { MachinistError } from '../src/errors.js';\nexport type E = MachinistError;\n`,
   'machines/demo.ts': `export const demo = 1;\n`,
   'examples/jobs.ts': `export const jobs = 1;\n`,
@@ -31,6 +32,8 @@ const FILES: Record<string, string> = {
   'src/cli/demo.ts': `import { demo } from '../../machines/demo.js';\nexport const d = demo;\n`,
   'src/cli/example.ts': `import { jobs } from '../../examples/jobs.js';\nexport const x = jobs;\n`,
   'src/store/memory/MemoryStore.ts': `import { r } from '../redis/RedisStore.js';\nexport const mem = r;\n`,
+  'src/errors/upward.ts': `import type { Store } from '../store/types.js';\nexport type U = Store;\n`,
+  'src/runtime/errorClass.ts': `import { MachinistError } from '../errors/MachinistError.js';\nexport const e = MachinistError;\n`,
   'src/supervisor/picksAStore.ts': `import { r } from '../store/redis/RedisStore.js';\nexport const p = r;\n`,
 };
 
@@ -104,6 +107,12 @@ describe('the layer rule (.dependency-cruiser.cjs)', () => {
   it('refuses one store importing the other, and a middle layer picking a store', () => {
     assert.deepEqual(rulesFor('src/store/memory/MemoryStore.ts'), ['stores-apart']);
     assert.deepEqual(rulesFor('src/supervisor/picksAStore.ts'), ['only-the-edges-pick-a-store']);
+  });
+
+  it('refuses src/errors/ importing a layer, and a layer reaching into src/errors/ past src/errors.ts', () => {
+    assert.deepEqual(rulesFor('src/errors/upward.ts'), ['errors-is-the-bottom']);
+    assert.deepEqual(rulesFor('src/runtime/errorClass.ts'), ['errors-through-errors-ts', 'layer-runtime']);
+    assert.deepEqual(rulesFor('src/errors.ts'), []);
   });
 
   it('allows what the diagram allows: down the layers, and the edges picking a store', () => {

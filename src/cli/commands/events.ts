@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { FINISHED } from '../../store/types.js';
 import { withBackend, type GlobalOptions } from '../connect.js';
 import { json } from '../format.js';
-import { auditLine } from '../jobView.js';
+import { auditLine } from '../statusSections.js';
 import { integer } from '../parseOptions.js';
 import { pollUntil } from '../pollUntil.js';
 

@@ -10,7 +10,7 @@ import type { CliBackend } from '../backend/CliBackend.js';
 import { EXIT } from '../CliError.js';
 import { withBackend, type GlobalOptions } from '../connect.js';
 import { errorLine, json, time, value } from '../format.js';
-import { statusSections } from '../jobView.js';
+import { statusSections } from '../statusSections.js';
 import { integer } from '../parseOptions.js';
 import { pollUntil } from '../pollUntil.js';
 

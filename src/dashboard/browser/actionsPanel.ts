@@ -5,7 +5,7 @@
 
 import { postJson } from './api.js';
 import { h, notice } from './dom.js';
-import type { JobView } from './types.js';
+import type { JobPageView } from './types.js';
 
 const FINISHED = new Set(['done', 'failed', 'cancelled']);
 
@@ -48,7 +48,7 @@ export class ActionsPanel {
     );
   }
 
-  update(view: JobView): void {
+  update(view: JobPageView): void {
     const finished = FINISHED.has(view.job.status);
     const key = `${finished}\n${view.next.join('\n')}`;
     if (key !== this.shownEvents) {

@@ -13,13 +13,13 @@ import type { Page } from './page.js';
 import { openSse, throttle } from './sse.js';
 import { TimelinePanel } from './timelinePanel.js';
 import { TimersPanel } from './timersPanel.js';
-import type { JobView } from './types.js';
+import type { JobPageView } from './types.js';
 
 export async function jobPage(page: Page, id: string): Promise<void> {
   const viewUrl = (at: number | null) => `${DASH}/jobs/${encodeURIComponent(id)}/view${qs({ at })}`;
-  let view: JobView;
+  let view: JobPageView;
   try {
-    view = await getJson<JobView>(viewUrl(null));
+    view = await getJson<JobPageView>(viewUrl(null));
   } catch (err) {
     page.root.replaceChildren(h('h1', {}, `Job ${id}`), notice((err as Error).message, 'error'));
     return;
@@ -28,7 +28,90 @@ export async function jobPage(page: Page, id: string): Promise<void> {
 
   const header = h('div');
   const chartBox = h('div', { id: 'chart', 'aria-label': 'State chart' });
-  const legend = h(
+  const chartPanel = h(
+    'section',
+    { class: 'panel', 'aria-label': 'State chart' },
+    h('h2', {}, 'State chart'),
+    chartBox,
+    chartLegend(),
+  );
+  // Each machine a state invokes: its own chart, drawn once, lit while its child runs.
+  const invokedPanel = h(
+    'section',
+    { class: 'panel', 'aria-label': 'Invoked machines' },
+    h('h2', {}, 'Invoked machines'),
+  );
+  const invokedBoxes = new Map<string, HTMLElement>();
+  invokedPanel.hidden = view.invoked.length === 0;
+  const actions = new ActionsPanel(id);
+  const timers = new TimersPanel();
+  const data = h('section', { class: 'panel', 'aria-label': 'Data' }, h('h2', {}, 'Data'));
+  const dataBody = h('div');
+  data.append(dataBody);
+  const children = new ChildrenPanel(id);
+  let scrubbed: JobPageView | null = null;
+  const timeline = new TimelinePanel((at) => void scrub(at));
+  page.onLeave(() => timers.stop());
+
+  page.root.replaceChildren(
+    header,
+    h(
+      'div',
+      { class: 'grid' },
+      h('div', {}, chartPanel, invokedPanel, timeline.el),
+      h('div', {}, actions.el, timers.el, data, children.el),
+    ),
+  );
+
+  await drawCharts(view, chartBox, invokedPanel, invokedBoxes);
+
+  const render = (v: JobPageView) => {
+    view = v;
+    renderHeader(header, v);
+    // While scrubbing, the chart and data stay as of the chosen entry; the rest moves on.
+    for (const inv of v.invoked) {
+      const box = invokedBoxes.get(inv.key);
+      if (box) lightStates(box, inv.active ?? []);
+    }
+    if (timeline.selected === null) {
+      if (v.marks) applyMarks(chartBox, v.marks);
+      renderData(dataBody, v, null);
+    }
+    actions.update(v);
+    timers.update(v.timers, v.now);
+    timeline.update(v.log, v.job.finishedAt ?? v.now);
+  };
+  const scrub = async (at: number | null) => {
+    scrubbed = at === null ? null : await getJson<JobPageView>(viewUrl(at));
+    if (page.left) return;
+    const shown = scrubbed ?? view;
+    if (shown.marks) applyMarks(chartBox, shown.marks);
+    renderData(dataBody, shown, scrubbed ? at : null);
+  };
+
+  const reload = async () => {
+    try {
+      const v = await getJson<JobPageView>(viewUrl(null));
+      if (page.left) return;
+      render(v);
+      // A cancel or a fan-in changes the children too, and their queue may be one not followed.
+      if (v.job.children?.total) await children.refresh(v.job.children.total, v.job.children.finished);
+    } catch (err) {
+      if (!page.left) header.append(notice((err as Error).message, 'error'));
+    }
+  };
+  const refresh = throttle(() => void reload(), 250);
+  const refreshChildren = throttle(() => void reload(), 500);
+
+  render(view);
+  await children.refresh(view.job.children?.total ?? 0, view.job.children?.finished ?? 0);
+
+  followStreams(page, id, () => view, children, refresh, refreshChildren);
+}
+
+/** What the chart's marks mean. */
+function chartLegend(): HTMLElement {
+  return h(
     'div',
     { class: 'legend' },
     h('span', {}, h('span', { class: 'swatch', style: 'background: var(--active)' }), 'active'),
@@ -51,41 +134,15 @@ export async function jobPage(page: Page, id: string): Promise<void> {
       'not taken',
     ),
   );
-  const chartPanel = h(
-    'section',
-    { class: 'panel', 'aria-label': 'State chart' },
-    h('h2', {}, 'State chart'),
-    chartBox,
-    legend,
-  );
-  // Each machine a state invokes: its own chart, drawn once, lit while its child runs.
-  const invokedPanel = h(
-    'section',
-    { class: 'panel', 'aria-label': 'Invoked machines' },
-    h('h2', {}, 'Invoked machines'),
-  );
-  const invokedBoxes = new Map<string, HTMLElement>();
-  invokedPanel.hidden = view.invoked.length === 0;
-  const actions = new ActionsPanel(id);
-  const timers = new TimersPanel();
-  const data = h('section', { class: 'panel', 'aria-label': 'Data' }, h('h2', {}, 'Data'));
-  const dataBody = h('div');
-  data.append(dataBody);
-  const children = new ChildrenPanel(id);
-  let scrubbed: JobView | null = null;
-  const timeline = new TimelinePanel((at) => void scrub(at));
-  page.onLeave(() => timers.stop());
+}
 
-  page.root.replaceChildren(
-    header,
-    h(
-      'div',
-      { class: 'grid' },
-      h('div', {}, chartPanel, invokedPanel, timeline.el),
-      h('div', {}, actions.el, timers.el, data, children.el),
-    ),
-  );
-
+/** The job's chart and, each in its box, the charts of the machines its states invoke. */
+async function drawCharts(
+  view: JobPageView,
+  chartBox: HTMLElement,
+  invokedPanel: HTMLElement,
+  invokedBoxes: Map<string, HTMLElement>,
+): Promise<void> {
   if (view.chart) {
     await drawChart(chartBox, view.chart.machine, view.chart.version);
     for (const inv of view.invoked) {
@@ -103,67 +160,39 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     }
   } else
     chartBox.replaceChildren(notice('This job has no chart: its machine is a simple job (load and work).'));
+}
 
-  const render = (v: JobView) => {
-    view = v;
-    renderHeader(header, v);
-    // While scrubbing, the chart and data stay as of the chosen entry; the rest moves on.
-    for (const inv of v.invoked) {
-      const box = invokedBoxes.get(inv.key);
-      if (box) lightStates(box, inv.active ?? []);
-    }
-    if (timeline.selected === null) {
-      if (v.marks) applyMarks(chartBox, v.marks);
-      renderData(dataBody, v, null);
-    }
-    actions.update(v);
-    timers.update(v.timers, v.now);
-    timeline.update(v.log, v.job.finishedAt ?? v.now);
-  };
-  const scrub = async (at: number | null) => {
-    scrubbed = at === null ? null : await getJson<JobView>(viewUrl(at));
-    if (page.left) return;
-    const shown = scrubbed ?? view;
-    if (shown.marks) applyMarks(chartBox, shown.marks);
-    renderData(dataBody, shown, scrubbed ? at : null);
-  };
-
-  const reload = async () => {
-    try {
-      const v = await getJson<JobView>(viewUrl(null));
-      if (page.left) return;
-      render(v);
-      // A cancel or a fan-in changes the children too, and their queue may be one not followed.
-      if (v.job.children?.total) await children.refresh(v.job.children.total, v.job.children.finished);
-    } catch (err) {
-      if (!page.left) header.append(notice((err as Error).message, 'error'));
-    }
-  };
-  const refresh = throttle(() => void reload(), 250);
-  const refreshChildren = throttle(() => void reload(), 500);
-
-  render(view);
-  await children.refresh(view.job.children?.total ?? 0, view.job.children?.finished ?? 0);
-
+/**
+ * Keeps the page live: the job's own stream, and the event streams of the queues its children
+ * live on. `view` gives the view as last rendered.
+ */
+function followStreams(
+  page: Page,
+  id: string,
+  view: () => JobPageView,
+  children: ChildrenPanel,
+  refresh: () => void,
+  refreshChildren: () => void,
+): void {
   // The job's stream ends once the job has finished; a retry from the dead letters shows on
   // its queue's stream, followed below.
   const job = openSse(
     `/jobs/${encodeURIComponent(id)}/stream`,
     () => refresh(),
-    () => FINISHED.has(view.job.status),
+    () => FINISHED.has(view().job.status),
   );
   page.onLeave(() => job.close());
   // Children change without their parent's stream saying so: follow the streams of the queues
   // they live on (the job's own, and any other a child was seen on).
   const followed = new Set<string>();
   const follow = () => {
-    for (const q of [view.job.queue, ...children.queues()]) {
+    for (const q of [view().job.queue, ...children.queues()]) {
       if (followed.has(q)) continue;
       followed.add(q);
       const s = openSse(`/events?queue=${encodeURIComponent(q)}`, (m) => {
         const jobId = (parseJson(m.data) as { jobId?: string } | null)?.jobId;
         if (jobId === id) refresh();
-        else if ((view.job.children?.total ?? 0) > 0) refreshChildren();
+        else if ((view().job.children?.total ?? 0) > 0) refreshChildren();
       });
       page.onLeave(() => s.close());
     }
@@ -182,7 +211,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function renderHeader(el: HTMLElement, v: JobView): void {
+function renderHeader(el: HTMLElement, v: JobPageView): void {
   const j = v.job;
   const meta: (string | Node)[] = [
     statusBadge(j.status),
@@ -222,7 +251,7 @@ function renderHeader(el: HTMLElement, v: JobView): void {
 }
 
 /** Input, context, output, error and progress; the open/closed state of each block survives. */
-function renderData(el: HTMLElement, v: JobView, at: number | null): void {
+function renderData(el: HTMLElement, v: JobPageView, at: number | null): void {
   const open = new Set(
     [...el.querySelectorAll<HTMLDetailsElement>('details[open]')].map((d) => d.dataset.json),
   );

@@ -54,7 +54,8 @@ export interface Timer {
   dueAt: number;
 }
 
-export interface JobView {
+/** A job as its page shows it: the dashboard's jobs/:id/view route (dashboard/jobPageView.ts). */
+export interface JobPageView {
   job: Job;
   log: AuditEntry[];
   /** The log entry the marks and context are as of (null: now). */

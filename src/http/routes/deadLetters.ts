@@ -18,7 +18,17 @@ import {
 } from '../schemas.js';
 import { CODE } from '../../errorCodes.js';
 
+/** Registers the dead-letter routes, one concern each, in the order the OpenAPI document lists them. */
 export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
+  listDeadLettersRoute(app, api);
+  listBrokenJobsRoute(app, api);
+  purgeDeadLettersRoute(app, api);
+  retryDeadLetterRoute(app, api);
+  purgeDeadLetterRoute(app, api);
+}
+
+/** GET /dead-letters: a queue's dead letters, newest first. */
+function listDeadLettersRoute(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/dead-letters',
     {
@@ -46,7 +56,10 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
       return { deadLetters };
     },
   );
+}
 
+/** GET /broken-jobs: a queue's broken jobs, newest first. */
+function listBrokenJobsRoute(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/broken-jobs',
     {
@@ -85,7 +98,10 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
       return { brokenJobs: await api.client.broken({ queue: queue ?? api.defaultQueue, limit }) };
     },
   );
+}
 
+/** DELETE /dead-letters: every dead letter of a queue. */
+function purgeDeadLettersRoute(app: FastifyInstance, api: ApiContext): void {
   app.delete(
     '/dead-letters',
     {
@@ -106,7 +122,10 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
       return { queue, purged: await api.client.purgeDeadLetters({ queue }) };
     },
   );
+}
 
+/** POST /dead-letters/:id/retry: back in line with fresh attempts. */
+function retryDeadLetterRoute(app: FastifyInstance, api: ApiContext): void {
   app.post(
     '/dead-letters/:id/retry',
     {
@@ -129,7 +148,10 @@ export function deadLetterRoutes(app: FastifyInstance, api: ApiContext): void {
       return { job_id: id, status: 'queued' };
     },
   );
+}
 
+/** DELETE /dead-letters/:id: one dead letter (or broken job). */
+function purgeDeadLetterRoute(app: FastifyInstance, api: ApiContext): void {
   app.delete(
     '/dead-letters/:id',
     {

@@ -63,7 +63,18 @@ function headerKey(value: string | string[] | undefined): string | undefined {
   return value;
 }
 
+/** Registers the jobs routes, one concern each, in the order the OpenAPI document lists them. */
 export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
+  submitJobRoute(app, api);
+  listJobsRoute(app, api);
+  getJobRoute(app, api);
+  jobEventsRoute(app, api);
+  cancelJobRoute(app, api);
+  sendEventRoute(app, api);
+}
+
+/** POST /jobs: enqueue, and with `?wait` hold the request until the job finishes or the wait passes. */
+function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
   app.post(
     '/jobs',
     {
@@ -132,7 +143,10 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       return reply.code(202).send({ job_id: id });
     },
   );
+}
 
+/** GET /jobs: a page of a queue's jobs. */
+function listJobsRoute(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/jobs',
     {
@@ -165,7 +179,10 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       return { jobs: page.jobs.map((j) => jobView(j, stacks)), cursor: page.cursor };
     },
   );
+}
 
+/** GET /jobs/:id: the job's record. */
+function getJobRoute(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/jobs/:id',
     {
@@ -186,7 +203,10 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       return jobView(job, api.showStacks(request));
     },
   );
+}
 
+/** GET /jobs/:id/events: the job's audit log. */
+function jobEventsRoute(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/jobs/:id/events',
     {
@@ -208,7 +228,10 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       return { events: await api.client.events(id, { queue }) };
     },
   );
+}
 
+/** POST /jobs/:id/cancel. */
+function cancelJobRoute(app: FastifyInstance, api: ApiContext): void {
   app.post(
     '/jobs/:id/cancel',
     {
@@ -235,7 +258,10 @@ export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
       return { job_id: id, cancelled: await api.client.cancel(id, { queue }) };
     },
   );
+}
 
+/** POST /jobs/:id/events: an event to a pipeline job's inbox. */
+function sendEventRoute(app: FastifyInstance, api: ApiContext): void {
   app.post(
     '/jobs/:id/events',
     {

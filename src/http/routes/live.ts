@@ -46,13 +46,26 @@ const jobStreamResponse = {
   },
 };
 
-export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
-  const open = (request: FastifyRequest, reply: FastifyReply, sub: Subscription): SseStream => {
-    const stream = new SseStream(request, reply, api.heartbeatMs, api.streams);
-    stream.onClose(() => sub.close());
-    return stream;
-  };
+/** An SSE stream on the request, whose close ends its subscription. */
+function openStream(
+  api: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sub: Subscription,
+): SseStream {
+  const stream = new SseStream(request, reply, api.heartbeatMs, api.streams);
+  stream.onClose(() => sub.close());
+  return stream;
+}
 
+/** Registers the live routes: a queue's events, and one job's. */
+export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
+  queueEventsRoute(app, api);
+  jobStreamRoute(app, api);
+}
+
+/** GET /events: every lifecycle change on the queue. */
+function queueEventsRoute(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/events',
     {
@@ -72,7 +85,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
       if (!(await api.store.queues()).includes(queue))
         throw new HttpError(CODE.UNKNOWN_QUEUE, `no queue named '${queue}' is known`, { queue });
       const sub = await api.hub.subscribe(queue, from);
-      const stream = open(request, reply, sub);
+      const stream = openStream(api, request, reply, sub);
       const send = (events: QueueEvent[]) => {
         for (const e of events) stream.send({ id: e.cursor, data: eventData(e) });
       };
@@ -80,7 +93,10 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
       sub.listen(send);
     },
   );
+}
 
+/** GET /jobs/:id/stream: one job's record, then its changes until it finishes. */
+function jobStreamRoute(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/jobs/:id/stream',
     {
@@ -114,7 +130,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
             sub.close();
             return reply.code(204).send();
           }
-          const stream = open(request, reply, sub);
+          const stream = openStream(api, request, reply, sub);
           for (const m of messages) stream.send(m);
           return stream.end();
         }
@@ -122,7 +138,7 @@ export function liveRoutes(app: FastifyInstance, api: ApiContext): void {
         sub.close();
         throw err;
       }
-      const stream = open(request, reply, sub);
+      const stream = openStream(api, request, reply, sub);
       let finishing = false;
       /** Sends the final record (as of stream position `at`) and ends the stream. */
       const finish = async (at: string) => {

@@ -12,7 +12,7 @@ import type { Definitions } from './definitions.js';
 import { invokedMachines, type InvokedMachine } from './invokedMachines.js';
 import { pendingTimers, type PendingTimer } from './pendingTimers.js';
 
-export interface JobView {
+export interface JobPageView {
   job: Omit<JobRecord, 'snapshot'>;
   log: AuditEntry[];
   at: number | null;
@@ -33,7 +33,7 @@ export interface JobView {
 
 const FINISHED = new Set(['done', 'failed', 'cancelled']);
 
-export async function jobView(
+export async function jobPageView(
   store: Store,
   client: Client<never>,
   definitions: Definitions,
@@ -42,7 +42,7 @@ export async function jobView(
   readOnly: boolean,
   /** Show the error's stack (the API's rule for this caller: http/errorStacks.ts). */
   stacks = true,
-): Promise<JobView> {
+): Promise<JobPageView> {
   // Through the Client: its record carries the children's summary.
   const job = await client.get(id);
   if (!job) throw new JobNotFoundError(id);

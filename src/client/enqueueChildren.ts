@@ -1,0 +1,62 @@
+// The enqueue of a fan-out group's children (Client.enqueueChildren, called by a pipeline's
+// fan-out): the one place a job gets a parent.
+
+import type { NewJob, Store } from '../store/types.js';
+import { childId } from '../store/keys.js';
+import type { ChildJob } from '../runtime/AttemptHost.js';
+import type { MachineFactsLookup } from './MachineFactsLookup.js';
+import type { JobPreparer } from './JobPreparer.js';
+
+/** Children written per chunk: one store call per queue each. */
+const CHUNK = 1000;
+
+/** The parent, its group, and the children to write; see Client.enqueueChildren. */
+export interface ChildGroup {
+  parentId: string;
+  parentQueue: string;
+  group: string;
+  jobs: readonly ChildJob[];
+  revive?: ReadonlySet<number>;
+  parentToken?: string;
+  trace?: unknown;
+}
+
+export async function enqueueChildren(
+  store: Store,
+  facts: MachineFactsLookup,
+  preparer: JobPreparer,
+  { parentId, parentQueue, group, jobs, revive, parentToken, trace }: ChildGroup,
+): Promise<void> {
+  // Bounded by batch size, not by a promise pool (p-limit): each chunk is one store call per
+  // queue, and chunks go one after the other so that a parent's children are written in index
+  // order and a failed chunk leaves none after it written.
+  for (let start = 0; start < jobs.length; start += CHUNK) {
+    const byQueue = new Map<string, NewJob[]>();
+    for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
+      const spec = jobs[index]!;
+      const m = facts.machineInfo(spec.machine);
+      const prepared = preparer.prepare(
+        spec.machine,
+        spec.input,
+        { queue: spec.queue ?? parentQueue, priority: spec.priority },
+        m instanceof Promise ? await m : m,
+        // The child's id is fixed before its publish span starts: the span carries it.
+        { id: childId(parentId, group, index), trace },
+      );
+      const { queue, job, publish } = prepared instanceof Promise ? await prepared : prepared;
+      // The one place a job gets a parent (public enqueue options refuse parentId).
+      job.parentId = parentId;
+      job.parentQueue = queue === parentQueue ? '' : parentQueue;
+      job.group = group;
+      job.index = index;
+      if (parentToken) job.parentToken = parentToken;
+      if (revive?.has(index)) job.revive = true;
+      // A child's publish span covers building it; its write is the parent's batch below.
+      publish?.end();
+      const list = byQueue.get(queue) ?? [];
+      list.push(job);
+      byQueue.set(queue, list);
+    }
+    await Promise.all([...byQueue.entries()].map(([queue, list]) => store.enqueue(queue, list)));
+  }
+}

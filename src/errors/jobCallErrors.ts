@@ -1,0 +1,33 @@
+// A call about one job that cannot be answered: the job is not there, has finished, is no longer
+// this worker's to write, or did not finish in time.
+
+import { CODE } from '../errorCodes.js';
+import { type ErrorIds, MachinistError } from './MachinistError.js';
+
+export class JobNotFoundError extends MachinistError {
+  constructor(jobId: string, queue?: string) {
+    super(CODE.JOB_NOT_FOUND, `job ${jobId} does not exist${queue ? ` in queue '${queue}'` : ''}`, {
+      jobId,
+      queue,
+    });
+  }
+}
+
+export class JobFinishedError extends MachinistError {
+  constructor(jobId: string, status: string) {
+    super(CODE.JOB_FINISHED, `job ${jobId} has already finished (${status})`, { jobId });
+  }
+}
+
+/** A write by a worker whose lease has passed: the job belongs to someone else now. */
+export class LeaseLostError extends MachinistError {
+  constructor(jobId: string) {
+    super(CODE.LEASE_LOST, `lease on job ${jobId} was lost; this worker may no longer write it`, { jobId });
+  }
+}
+
+export class TimeoutError extends MachinistError {
+  constructor(message: string, ids: ErrorIds = {}) {
+    super(CODE.TIMEOUT, message, ids);
+  }
+}
