@@ -213,7 +213,7 @@ export class Cluster {
     for (let i = 0; i < fans.length; i += 200) {
       await Promise.all(
         fans.slice(i, i + 200).map(async (id) => {
-          const kids = await this.store.childIds(QUEUE, id, 0, 1000);
+          const kids = await this.store.childIds(id, QUEUE, 0, 1000);
           got.children.set(id, kids);
           for (const k of kids) ids.add(k);
         }),

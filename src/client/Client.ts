@@ -184,7 +184,7 @@ export class Client<D extends AnyDefinition = never> {
   ): Promise<JobRecord<Output> | null> {
     const job = (await this.store.getJob(id, options.queue)) as JobRecord<Output> | null;
     if (!job) return null;
-    const groups = await this.store.fanGroups(job.queue, id);
+    const groups = await this.store.fanGroups(id, job.queue);
     if (groups.length > 0) {
       const total = groups.reduce((n, g) => n + g.total, 0);
       const jobs: { id: string; queue: string; status: JobRecord['status'] }[] = [];
@@ -274,7 +274,7 @@ export class Client<D extends AnyDefinition = never> {
     );
     // The id makes the send idempotent: a resend (by ioredis after a reconnect, or by the caller
     // with the same eventId) is taken once.
-    await this.store.send(job.queue, id, text, event.type, options.eventId ?? ulid());
+    await this.store.send(id, job.queue, text, event.type, options.eventId ?? ulid());
   }
 
   /** The job's audit log, oldest first. */

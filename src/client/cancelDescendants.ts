@@ -11,7 +11,7 @@ const PAGE = 500;
 export async function cancelDescendants(store: Store, parentId: string): Promise<void> {
   for (const queue of await store.queues()) {
     for (let offset = 0; ; offset += PAGE) {
-      const ids = await store.childIds(queue, parentId, offset, PAGE);
+      const ids = await store.childIds(parentId, queue, offset, PAGE);
       const outcomes = await Promise.all(
         ids.map((child) => store.cancel(child, queue, 'parent cancelled').catch(() => null)),
       );

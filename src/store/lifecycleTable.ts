@@ -8,7 +8,7 @@
 
 import type { AnyStateMachine } from 'xstate';
 import { jobMachine } from '../../machines/job.js';
-import type { JobStatus } from './types.js';
+import { FINISHED, type JobStatus } from './jobStatus.js';
 
 type Edges = Readonly<Record<JobStatus, Readonly<Partial<Record<JobStatus, string>>>>>;
 
@@ -78,6 +78,10 @@ export const EDGES: Edges = Object.fromEntries(
 ) as Edges;
 
 export const FINAL: ReadonlySet<JobStatus> = moves.final as ReadonlySet<JobStatus>;
+// FINISHED (jobStatus.ts) names the final statuses for code that must not load XState (the
+// dashboard's browser bundle): it must say what the machine says, or the module refuses to load.
+if ([...FINISHED].sort().join(' ') !== [...FINAL].sort().join(' '))
+  throw new Error(`jobStatus.ts FINISHED (${[...FINISHED].join(' ')}) is not the machine's final states`);
 /** Statuses a write may keep (a checkpoint: progress, snapshot, inbox position): the machine's
  * `active` states, where a worker holds the job. */
 export const UPDATABLE: ReadonlySet<JobStatus> = moves.active as ReadonlySet<JobStatus>;

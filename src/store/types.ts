@@ -12,9 +12,8 @@
 //
 // ARGUMENT ORDER: a call on a queue's work (enqueue, commit, heartbeat, reap, counts, ...) takes
 // `queue` first; a call on one job (getJob, cancel, watchJob, readInbox, fanOpen, ...) takes the
-// job's id first, then `queue`, the locator that finds it. Exceptions kept, because their callers
-// are in src/client/Client.ts (split in parallel) and a swap of two string arguments is silent
-// to tsc: send(queue, id, ...), fanGroups(queue, parentId), childIds(queue, parentId, ...).
+// job's id first, then `queue`, the locator that finds it (send, fanGroups and childIds
+// included: for childIds, the queue the children live on).
 //
 // This file also re-exports the record types from the files that define them, so importers of
 // types.ts need not know where each lives.

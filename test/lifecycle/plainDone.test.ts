@@ -80,7 +80,7 @@ describe('the plain done and the general done', () => {
     ['a job with an implicit log', async () => {}],
     [
       'a job with an audit log of its own',
-      async (id) => void (await h.store.send('default', id, '{"type":"X"}', 'X', `e-${id}`)),
+      async (id) => void (await h.store.send(id, 'default', '{"type":"X"}', 'X', `e-${id}`)),
     ],
     ['a job someone waits for', async (id) => void (await h.store.watchJob(id, 'default', `w-${id}`))],
   ];

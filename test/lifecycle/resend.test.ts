@@ -63,9 +63,9 @@ describe('resent commands', () => {
     const id = '01JRESENT0000000000000000C';
     await h.store.enqueue('default', [newJob(id)]);
     const event = '{"type":"GO"}';
-    assert.equal(await h.store.send('default', id, event, 'GO', 'e1'), true);
-    assert.equal(await h.store.send('default', id, event, 'GO', 'e1'), false);
-    assert.equal(await h.store.send('default', id, event, 'GO', 'e2'), true);
+    assert.equal(await h.store.send(id, 'default', event, 'GO', 'e1'), true);
+    assert.equal(await h.store.send(id, 'default', event, 'GO', 'e1'), false);
+    assert.equal(await h.store.send(id, 'default', event, 'GO', 'e2'), true);
     assert.deepEqual(await h.store.readInbox(id, 'default', 0), [event, event]);
     const received = (await h.store.getLog(id)).filter((e) => e.type === 'event-received');
     assert.equal(received.length, 2);

@@ -134,11 +134,11 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
     return this.core.op(() => fanOps.relayOutbox(this.core.ctx, this.core.queue(queue)));
   }
 
-  fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]> {
+  fanGroups(parentId: string, queue: string): Promise<{ group: string; total: number; finished: number }[]> {
     return reads.fanGroups(this.core, queue, parentId);
   }
 
-  childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]> {
+  childIds(parentId: string, queue: string, offset: number, limit: number): Promise<string[]> {
     return reads.childIds(this.core, queue, parentId, offset, limit);
   }
 
@@ -164,7 +164,7 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
     return this.core.op(() => jobOps.cancel(this.core.ctx, this.core.queueOf(id, queue), id, reason));
   }
 
-  send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean> {
+  send(id: string, queue: string, event: string, eventType: string, eventId: string): Promise<boolean> {
     const core = this.core;
     return core.op(() => jobOps.send(core.ctx, core.queue(queue), id, event, eventType, eventId));
   }

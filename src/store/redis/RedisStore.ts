@@ -94,13 +94,13 @@ export class RedisStore
     return fanOps.fanOpen(this.ctx, queue, parentId, group, total, policy, token);
   }
 
-  fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]> {
+  fanGroups(parentId: string, queue: string): Promise<{ group: string; total: number; finished: number }[]> {
     return this.calls.call('get', (c) => fanOps.fanGroups(c, queue, parentId), {
       ids: { jobId: parentId, queue },
     });
   }
 
-  childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]> {
+  childIds(parentId: string, queue: string, offset: number, limit: number): Promise<string[]> {
     return this.calls.call('cancel', (c) => fanOps.childIds(c, queue, parentId, offset, limit), {
       ids: { jobId: parentId, queue },
     });
@@ -124,7 +124,7 @@ export class RedisStore
   }
 
   /** The event id makes a resend safe: send-5 takes one id once. */
-  send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean> {
+  send(id: string, queue: string, event: string, eventType: string, eventId: string): Promise<boolean> {
     return this.calls.call('send', (c) => jobOps.send(c, queue, id, event, eventType, eventId), {
       ids: { jobId: id, queue },
       writes: true,

@@ -2,9 +2,8 @@
 // finish into it (on the parent's queue directly; from another queue through that queue's
 // outbox, relayed), and the client reads the groups and child ids.
 // Argument order, in every role: a call on a queue's work takes `queue` first; a call on one job
-// takes the job's id first, then `queue`, the locator that finds it (types.ts lists the exceptions).
-// Exceptions kept (callers in src/client/Client.ts, split in parallel): fanGroups and childIds
-// take (queue, parentId); childIds' `queue` is where the children live, not the parent.
+// takes the job's id first, then `queue`, the locator that finds it. For childIds that `queue`
+// is where the children live (a parent's children may live on other queues), not the parent's.
 
 /** What one relay of a queue's outbox did. */
 export interface RelayResult {
@@ -52,7 +51,7 @@ export interface FanOut {
    */
   relayOutbox(queue: string): Promise<RelayResult>;
   /** The fan-out groups of a parent: name, child count, children finished. */
-  fanGroups(queue: string, parentId: string): Promise<{ group: string; total: number; finished: number }[]>;
+  fanGroups(parentId: string, queue: string): Promise<{ group: string; total: number; finished: number }[]>;
   /** Ids of a parent's children that live on `queue`, in fan-out order. */
-  childIds(queue: string, parentId: string, offset: number, limit: number): Promise<string[]>;
+  childIds(parentId: string, queue: string, offset: number, limit: number): Promise<string[]>;
 }

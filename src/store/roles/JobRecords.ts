@@ -2,9 +2,7 @@
 // writes a client makes to a job it did not claim: cancel and send. `queue` is optional where a
 // job can be found by id alone (the store searches its queues in name order).
 // Argument order, in every role: a call on a queue's work takes `queue` first; a call on one job
-// takes the job's id first, then `queue`, the locator that finds it (types.ts lists the exceptions).
-// Exception kept (its caller is in src/client/Client.ts, split in parallel): send takes
-// (queue, id, ...).
+// takes the job's id first, then `queue`, the locator that finds it.
 
 import type { JobStatus } from '../jobStatus.js';
 import type { AuditEntry, CancelOutcome, JobRecord, ListQuery } from '../jobRecord.js';
@@ -27,5 +25,5 @@ export interface JobRecords {
    * per `eventId`: a resent send (a reply lost across a reconnect) is not delivered twice.
    * Resolves false when that id was delivered already.
    */
-  send(queue: string, id: string, event: string, eventType: string, eventId: string): Promise<boolean>;
+  send(id: string, queue: string, event: string, eventType: string, eventId: string): Promise<boolean>;
 }

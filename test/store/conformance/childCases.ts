@@ -83,8 +83,8 @@ export function childCases(factory: StoreFactory): void {
       });
     await assert.rejects(store.enqueue('parents', [kid(0, 'parents')]), { code: 'LEASE_LOST' });
     assert.equal(await store.getJob(`${parent}.late.0`, 'parents'), null, 'no child was made');
-    assert.deepEqual(await store.childIds('parents', parent, 0, 10), []);
-    assert.deepEqual(await store.fanGroups('parents', parent), [], 'no fan-out was opened');
+    assert.deepEqual(await store.childIds(parent, 'parents', 0, 10), []);
+    assert.deepEqual(await store.fanGroups(parent, 'parents'), [], 'no fan-out was opened');
   });
 
   test(
@@ -102,7 +102,7 @@ export function childCases(factory: StoreFactory): void {
         code: 'LEASE_LOST',
       });
       assert.equal(await store.getJob(parent, 'parents'), null, 'no record was made');
-      assert.deepEqual(await store.fanGroups('parents', parent), []);
+      assert.deepEqual(await store.fanGroups(parent, 'parents'), []);
     },
     { finishedTtlMs: 200 },
   );

@@ -23,7 +23,7 @@ export function fanOutCases(factory: StoreFactory): void {
       'a repeat makes nothing',
     );
     assert.deepEqual(
-      await store.childIds('default', parent, 0, 10),
+      await store.childIds(parent, 'default', 0, 10),
       kids.map((k) => k.id),
     );
     await store.commit('default', [
@@ -56,7 +56,7 @@ export function fanOutCases(factory: StoreFactory): void {
       [0, 'done'],
       [1, 'failed'],
     ]);
-    assert.deepEqual(await store.fanGroups('default', parent), [{ group: 'kids', total: 2, finished: 2 }]);
+    assert.deepEqual(await store.fanGroups(parent, 'default'), [{ group: 'kids', total: 2, finished: 2 }]);
   });
 
   test('relays a child’s outcome to a parent on another queue through the outbox', async (store) => {

@@ -64,13 +64,13 @@ export function parkCases(factory: StoreFactory): void {
       { kind: 'park', id, token: c!.token, wakeAt: null, snapshot: '{}', log: [] },
     ]);
     assert.equal((await claim(store)).length, 0, 'parked without a wake time: nothing to claim');
-    assert.equal(await store.send('default', id, '{"type":"A"}', 'A', 'e1'), true);
+    assert.equal(await store.send(id, 'default', '{"type":"A"}', 'A', 'e1'), true);
     assert.equal(
-      await store.send('default', id, '{"type":"A"}', 'A', 'e1'),
+      await store.send(id, 'default', '{"type":"A"}', 'A', 'e1'),
       false,
       'a resend is not delivered twice',
     );
-    assert.equal(await store.send('default', id, '{"type":"B"}', 'B', 'e2'), true);
+    assert.equal(await store.send(id, 'default', '{"type":"B"}', 'B', 'e2'), true);
     assert.deepEqual(await store.readInbox(id, 'default', 0), ['{"type":"A"}', '{"type":"B"}']);
     assert.deepEqual(await store.readInbox(id, 'default', 1), ['{"type":"B"}']);
     const [woken] = await claim(store);
@@ -79,7 +79,7 @@ export function parkCases(factory: StoreFactory): void {
     await store.commit('default', [
       { kind: 'done', id, token: woken!.token, output: 'null', snapshot: '', log: DONE_LOG },
     ]);
-    await assert.rejects(store.send('default', id, '{"type":"C"}', 'C', 'e3'), { code: 'JOB_FINISHED' });
-    await assert.rejects(store.send('default', 'nope', '{"type":"C"}', 'C', 'e4'), { code: 'JOB_NOT_FOUND' });
+    await assert.rejects(store.send(id, 'default', '{"type":"C"}', 'C', 'e3'), { code: 'JOB_FINISHED' });
+    await assert.rejects(store.send('nope', 'default', '{"type":"C"}', 'C', 'e4'), { code: 'JOB_NOT_FOUND' });
   });
 }

@@ -380,7 +380,7 @@ const send: Pick = (r, m) => {
   const type = r.pick(['A', 'B']);
   return {
     name: `send ${id} ${type} id ${eventId}`,
-    run: (side) => settled(() => side.store.send(queue, id, JSON.stringify({ type }), type, eventId)),
+    run: (side) => settled(() => side.store.send(id, queue, JSON.stringify({ type }), type, eventId)),
   };
 };
 
@@ -470,8 +470,8 @@ const fanRead: Pick = (r, m) => {
     run: (side) =>
       settled(async () => ({
         fan: fanView(await side.store.fanOpen(parent, 'default', group, total, policy)),
-        groups: await side.store.fanGroups('default', parent),
-        children: await Promise.all(QUEUES.map((q) => side.store.childIds(q, parent, 0, 10))),
+        groups: await side.store.fanGroups(parent, 'default'),
+        children: await Promise.all(QUEUES.map((q) => side.store.childIds(parent, q, 0, 10))),
       })),
   };
 };
