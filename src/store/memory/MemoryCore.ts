@@ -9,7 +9,7 @@ import { assertQueueName } from '../keys.js';
 import type { MachineInfo, WorkWaiter } from '../types.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { toRecord, type MemoryJob } from './MemoryJob.js';
-import { resolveFailedRetention } from '../retention.js';
+import { resolveRetention } from '../retention.js';
 import { MemoryLifecycle } from './MemoryLifecycle.js';
 import { QueueState } from './QueueState.js';
 import { Bell, ControlBus, WorkMarker } from './signals.js';
@@ -19,7 +19,6 @@ import { DataFileLock } from './DataFileLock.js';
 import { ResultBox } from './ResultBox.js';
 import type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
-const DAY = 24 * 3600 * 1000;
 
 /** Loud by default: a data file that cannot be written must not go unseen. */
 const stderrLogger: DataFileLogger = {
@@ -58,18 +57,11 @@ export class MemoryCore {
     this.prefix = options.prefix ?? 'memory';
     this.clock = options.now ?? Date.now;
     this.results = new ResultBox(this.clock);
-    this.finishedTtlMs = options.finishedTtlMs ?? 7 * DAY;
-    // An idempotency key must not outlive the record it names.
-    this.idempotencyTtlMs = Math.min(options.idempotencyTtlMs ?? 7 * DAY, this.finishedTtlMs);
-    this.eventsMaxLen = options.eventsMaxLen ?? 10_000;
-    const failed = resolveFailedRetention('MemoryStore', options);
+    const retention = resolveRetention('MemoryStore', options);
+    this.finishedTtlMs = retention.finishedTtlMs;
+    this.idempotencyTtlMs = retention.idempotencyTtlMs;
+    this.eventsMaxLen = retention.eventsMaxLen;
     const flushMs = options.flushMs ?? 100;
-    for (const [k, v] of Object.entries({
-      finishedTtlMs: this.finishedTtlMs,
-      idempotencyTtlMs: this.idempotencyTtlMs,
-      eventsMaxLen: this.eventsMaxLen,
-    }))
-      if (!(v > 0)) throw new TypeError(`MemoryStore: ${k} must be a number > 0 (got ${v})`);
     if (!(flushMs >= 0)) throw new TypeError(`MemoryStore: flushMs must be a number >= 0`);
     const opNow = () => this.opNow;
     this.lc = new MemoryLifecycle({
@@ -88,7 +80,8 @@ export class MemoryCore {
         return opNow();
       },
       finishedTtlMs: this.finishedTtlMs,
-      ...failed,
+      failedTtlMs: retention.failedTtlMs,
+      deadLetterMax: retention.deadLetterMax,
       idempotencyTtlMs: this.idempotencyTtlMs,
       queue: (name) => this.queue(name),
       job: (q, id) => this.liveJob(q, id),

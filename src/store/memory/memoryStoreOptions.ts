@@ -1,8 +1,9 @@
 // MemoryStore's options (re-exported by MemoryStore.ts, and by the package as MemoryStoreOptions).
 
 import type { DataFileLogger } from './DataFileWriter.js';
+import type { RetentionOptions } from '../retention.js';
 
-export interface MemoryStoreOptions {
+export interface MemoryStoreOptions extends RetentionOptions {
   /** The store's clock (ms since epoch): every stored time is on it. Default Date.now. */
   now?: () => number;
   /**
@@ -19,14 +20,4 @@ export interface MemoryStoreOptions {
   logger?: DataFileLogger;
   /** Named in logs and the Store's `prefix`. Default 'memory'. */
   prefix?: string;
-  /** How long finished (done/cancelled) records are kept. Default 7 days. */
-  finishedTtlMs?: number;
-  /** How long failed records (dead letters, broken jobs) are kept. Default 7 days. */
-  failedTtlMs?: number;
-  /** The most dead letters (and, apart, broken jobs) a queue keeps; the oldest go first. Default 10,000. */
-  deadLetterMax?: number;
-  /** How long an idempotency key keeps naming its job. Default 7 days. */
-  idempotencyTtlMs?: number;
-  /** Approximate cap of each queue's event stream. Default 10,000. */
-  eventsMaxLen?: number;
 }
