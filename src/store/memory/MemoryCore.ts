@@ -19,7 +19,6 @@ import { DataFileLock } from './DataFileLock.js';
 import { ResultBox } from './ResultBox.js';
 import type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
-
 /** Loud by default: a data file that cannot be written must not go unseen. */
 const stderrLogger: DataFileLogger = {
   error: (_obj, msg) => console.error(msg),
