@@ -45,7 +45,7 @@ class RedisWorld extends Harness implements AnyStoreWorld {
   }
 }
 
-/** What of a MemoryStore's queues the world reads (QueueState.index). */
+/** What of a MemoryStore's queues the world reads (its MemoryCore's QueueState by name). */
 interface MemoryQueues {
   queueData: Map<
     string,
@@ -58,19 +58,24 @@ interface MemoryQueues {
   >;
 }
 
+/** The queues a MemoryStore holds (MemoryCore.queueData, behind the store's private `core`). */
+function queuesOf(store: unknown): MemoryQueues['queueData'] {
+  return (store as { core: MemoryQueues }).core.queueData;
+}
+
 class MemoryWorld extends MemoryHarness implements AnyStoreWorld {
   async indexScore(index: StatusIndex, id: string, queue = 'default'): Promise<number | null> {
-    const q = (this.store as unknown as MemoryQueues).queueData.get(queue);
+    const q = queuesOf(this.store).get(queue);
     return q?.index[index].score(id) ?? null;
   }
 
   async expires(id: string, queue = 'default'): Promise<boolean> {
-    const q = (this.store as unknown as MemoryQueues).queueData.get(queue);
+    const q = queuesOf(this.store).get(queue);
     return q?.jobs.get(id)?.expiresAt !== undefined;
   }
 
   async storedKeys(): Promise<string[]> {
-    const queues = (this.store as unknown as MemoryQueues).queueData;
+    const queues = queuesOf(this.store);
     return [...queues].flatMap(([name, q]) => [
       ...[...q.jobs.keys()].map((id) => `${name}:job:${id}`),
       ...[...q.idempotency.keys()].map((k) => `${name}:idem:${k}`),
