@@ -35,6 +35,14 @@ export interface RedisStoreSettings {
 export function resolveRedisStoreOptions(options: RedisStoreOptions): RedisStoreSettings {
   const prefix = options.prefix ?? 'machinist';
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(prefix)) throw new TypeError(`invalid key prefix '${prefix}'`);
+  // ioredis prefixes the keys a command names, not the keys a Lua script builds from them: the
+  // scripts would read and write two sets of keys, and jobs would be lost between them.
+  const keyPrefix = options.redis?.keyPrefix;
+  if (keyPrefix !== undefined && keyPrefix !== '')
+    throw new TypeError(
+      `RedisStore: redis.keyPrefix ('${keyPrefix}') is not supported (ioredis does not add it to the keys ` +
+        "the store's Lua scripts build); to share one Redis between deployments, use the store's `prefix` option",
+    );
   const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
   if (!(commandTimeoutMs > 0)) throw new TypeError('RedisStore: commandTimeoutMs must be a number > 0');
   return {
