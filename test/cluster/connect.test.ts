@@ -7,7 +7,8 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { RedisStore, defineJob } from '../../src/index.js';
+import { RedisStore, createServer, defineJob } from '../../src/index.js';
+import { queueOverview } from '../../src/dashboard/queueOverview.js';
 import { Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 import { startCluster, type TestRedisCluster } from '../support/redisCluster.js';
@@ -73,6 +74,35 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     for (const [i, id] of ids.entries()) assert.equal((await client.get(id))?.queue, queues[i]);
     assert.equal(await client.cancel(ids[1]!), true);
     assert.equal((await client.get(ids[1]!))?.status, 'cancelled');
+  });
+
+  it('lists every queue on every master: the HTTP /queues counts, the dashboard overview, GET /jobs per queue', async () => {
+    h = new Harness(cluster);
+    const job = defineJob({ name: 'noop', work: () => null });
+    const client = h.client({ jobs: [job] });
+    for (const [i, queue] of queues.entries())
+      for (let n = 0; n <= i; n++) await client.enqueue('noop', null, { queue });
+    const app = createServer({ store: h.store, jobs: [job], logger: false, auth: false });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/queues' });
+      assert.equal(res.statusCode, 200, res.body);
+      const listed = res.json<{ queues: { name: string; counts: { queued: number } }[] }>().queues;
+      assert.deepEqual(
+        listed.map((q) => [q.name, q.counts.queued]),
+        [...queues].sort().map((q) => [q, queues.indexOf(q) + 1]),
+      );
+      for (const [i, queue] of queues.entries()) {
+        const page = await app.inject({ method: 'GET', url: `/jobs?queue=${queue}` });
+        assert.equal(page.json<{ jobs: unknown[] }>().jobs.length, i + 1, queue);
+      }
+    } finally {
+      await app.close();
+    }
+    const overview = await queueOverview(h.store);
+    assert.deepEqual(
+      overview.queues.map((q) => q.queue),
+      [...queues].sort(),
+    );
   });
 
   it("reads the eviction policy of every master: one evicting master is the store's answer", async () => {

@@ -18,21 +18,31 @@ export interface FormatState {
 }
 
 export async function readFormat(redis: RedisClient, prefix: string): Promise<FormatState> {
-  const text = await redis.get(formatKey(prefix));
-  if (text !== null) {
-    const stored = Number(text);
-    if (!Number.isInteger(stored) || stored < 0)
-      throw new MachinistError(
-        CODE.BAD_STORE_FORMAT,
-        `${formatKey(prefix)} holds '${text}', not a format version`,
-      );
-    return { stored, populated: true };
-  }
+  const stamped = await readStamp(redis, prefix);
+  if (stamped) return stamped;
   // Every deployment that ran lists its queues (enqueue) or its machines (a supervisor). One
   // EXISTS each: the two global keys are in different slots of a cluster.
   const populated =
     (await redis.exists(queuesKey(prefix))) > 0 || (await redis.exists(registryKey(prefix))) > 0;
+  // THE STAMP COMES FIRST: a starter stamps a fresh store before its first write, so a store
+  // found populated may have been stamped since the GET above by a starter racing this one (on
+  // a cluster the stamp and the queue set are on different nodes, so nothing orders the two
+  // reads otherwise): look again before calling it a store of format 0.
+  if (populated) return (await readStamp(redis, prefix)) ?? { stored: null, populated };
   return { stored: null, populated };
+}
+
+/** The stamp's version, or null when there is none. */
+async function readStamp(redis: RedisClient, prefix: string): Promise<FormatState | null> {
+  const text = await redis.get(formatKey(prefix));
+  if (text === null) return null;
+  const stored = Number(text);
+  if (!Number.isInteger(stored) || stored < 0)
+    throw new MachinistError(
+      CODE.BAD_STORE_FORMAT,
+      `${formatKey(prefix)} holds '${text}', not a format version`,
+    );
+  return { stored, populated: true };
 }
 
 /**
