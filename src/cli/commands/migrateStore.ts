@@ -9,7 +9,7 @@ import { Cluster, Redis } from 'ioredis';
 import { copyStore, type AnyRedis } from '../../store/redis/copyStore.js';
 import { migrateStore } from '../../store/redis/formatOps.js';
 import { CliError } from '../CliError.js';
-import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { openStore, parseClusterNodes, redisLabel, safeUrl, type GlobalOptions } from '../connect.js';
 import { json } from '../format.js';
 
 export function migrateStoreCommand(globals: () => GlobalOptions): Command {
@@ -39,7 +39,7 @@ export function migrateStoreCommand(globals: () => GlobalOptions): Command {
             formatPending: report.dryRun && (report.from === null || report.steps.length > 0),
           }));
         if (opts.json) return void console.log(json(copy ? { ...report, copy } : report));
-        const where = `Redis at ${safeUrl(g.redis)}, prefix '${store.prefix}'`;
+        const where = `Redis at ${redisLabel(g)}, prefix '${store.prefix}'`;
         const would = report.dryRun ? 'would be' : 'is';
         if (report.from === null) console.log(`${where}: empty; ${would} stamped with format ${report.to}`);
         else if (report.steps.length === 0)
@@ -70,17 +70,6 @@ interface MigrateOptions {
   toCluster?: string;
 }
 
-/** host:port,host:port,... as the nodes a Cluster starts from; a clear error for anything else. */
-export function parseClusterNodes(text: string): { host: string; port: number }[] {
-  return text.split(',').map((part) => {
-    const m = /^\s*\[?([^\]\s]+?)\]?:(\d{1,5})\s*$/.exec(part);
-    const port = m ? Number(m[2]) : NaN;
-    if (!m || port < 1 || port > 65535)
-      throw new CliError(`invalid cluster node '${part.trim()}': expected host:port (e.g. 127.0.0.1:7000)`);
-    return { host: m[1]!, port };
-  });
-}
-
 /** The copy's target, when one is asked for (never both). */
 function openTarget(opts: MigrateOptions): { conn: AnyRedis; name: string } | undefined {
   if (opts.to && opts.toCluster) throw new CliError('give --to or --to-cluster, not both');
@@ -88,7 +77,7 @@ function openTarget(opts: MigrateOptions): { conn: AnyRedis; name: string } | un
   if (opts.to)
     return { conn: quiet(new Redis(opts.to, { maxRetriesPerRequest: 3 })), name: safeUrl(opts.to) };
   if (opts.toCluster) {
-    const nodes = parseClusterNodes(opts.toCluster);
+    const nodes = parseClusterNodes(opts.toCluster, '--to-cluster');
     return {
       conn: quiet(new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: 3 } })),
       name: `the cluster at ${nodes.map((n) => `${n.host}:${n.port}`).join(',')}`,
