@@ -3,6 +3,7 @@
 
 import type { RedisOptions } from 'ioredis';
 import { resolveRetention, type RetentionOptions } from '../retention.js';
+import { resolveDurability, type Durability, type DurabilityOption } from './durability.js';
 
 export interface RedisStoreOptions extends RetentionOptions {
   /** redis:// URL; or pass `redis` options. Default redis://127.0.0.1:6379. */
@@ -17,6 +18,13 @@ export interface RedisStoreOptions extends RetentionOptions {
    * calls without limit. Default 5,000 ms.
    */
   commandTimeoutMs?: number;
+  /**
+   * 'async' (default): a write is answered once the master has it; Redis replication is
+   * asynchronous, so a failover can lose it. 'replicated': job creation (enqueue, children,
+   * ingress drain) and a worker's commit are answered only once a replica has them too (WAIT),
+   * or `{ replicas, timeoutMs }`. See durability.ts and docs/production.md ("Failover").
+   */
+  durability?: DurabilityOption;
 }
 
 /** The options with every default filled in and checked. */
@@ -30,6 +38,8 @@ export interface RedisStoreSettings {
   readonly idempotencyTtlMs: number;
   readonly eventsMaxLen: number;
   readonly commandTimeoutMs: number;
+  /** null: 'async'. */
+  readonly durability: Durability | null;
 }
 
 export function resolveRedisStoreOptions(options: RedisStoreOptions): RedisStoreSettings {
@@ -51,5 +61,6 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): RedisStore
     prefix,
     ...resolveRetention('RedisStore', options),
     commandTimeoutMs,
+    durability: resolveDurability(options.durability, commandTimeoutMs),
   };
 }

@@ -25,6 +25,28 @@ export async function appendOnly(redis: Redis): Promise<boolean | null> {
   return value === null ? null : value === 'yes';
 }
 
+/**
+ * How many replicas are connected to the server `redis` reaches (INFO replication's
+ * connected_slaves), or null when INFO is refused or unreadable. Durability 'replicated' needs
+ * at least as many as it waits for (checkRedisSettings).
+ */
+export async function connectedReplicas(redis: Redis): Promise<number | null> {
+  // On a Cluster, INFO would go to any node: the fewest replicas of any master is the answer.
+  const cluster = redis as unknown as { isCluster?: boolean; nodes?: (role: string) => Redis[] };
+  const servers = cluster.isCluster && cluster.nodes ? cluster.nodes('master') : [redis];
+  let fewest: number | null = null;
+  for (const server of servers) {
+    try {
+      const m = /connected_slaves:(\d+)/.exec(await server.info('replication'));
+      if (!m) return null;
+      fewest = Math.min(fewest ?? Infinity, Number(m[1]));
+    } catch {
+      return null;
+    }
+  }
+  return fewest;
+}
+
 /** Redis's clock (TIME) in ms: one clock for every worker and client. */
 export async function serverTime(redis: Redis): Promise<number> {
   const [seconds, micros] = await redis.time();
