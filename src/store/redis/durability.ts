@@ -16,7 +16,7 @@
 // a write WAIT confirmed can still be lost if the replica that had it is not the one promoted,
 // or if both fail before it persists. It narrows the window; it does not close it.
 
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redisClient.js';
 
 /** `RedisStoreOptions.durability`: 'async' (default), 'replicated' (one replica, 1 s), or both numbers. */
 export type DurabilityOption = 'async' | 'replicated' | { replicas?: number; timeoutMs?: number };
@@ -79,7 +79,7 @@ export class ReplicaWait {
    * caller decides what it means). A script error rejects as it would without WAIT.
    */
   async run(
-    redis: Redis,
+    redis: RedisClient,
     op: ReplicatedOp,
     name: string,
     keys: string[],
@@ -123,9 +123,7 @@ export class ReplicaWait {
 const MAX_REDIRECTS = 16;
 
 /** On a Cluster, reads the slot map again (no-op on one Redis); a moment's pause between tries. */
-async function refreshSlots(redis: Redis): Promise<void> {
-  const cluster = redis as unknown as { isCluster?: boolean; refreshSlotsCache?: (cb?: () => void) => void };
-  if (cluster.isCluster && cluster.refreshSlotsCache)
-    await new Promise<void>((resolve) => cluster.refreshSlotsCache!(() => resolve()));
+async function refreshSlots(redis: RedisClient): Promise<void> {
+  if (isCluster(redis)) await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()));
   await new Promise((r) => setTimeout(r, 50));
 }
