@@ -40,6 +40,15 @@ const NO_REPLY =
   /^(Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|connect ETIMEDOUT)/;
 /** Of those, the ones whose command may have been sent (and applied) before the connection went. */
 const LOST_IN_FLIGHT = /^(Connection is closed|Command timed out|Socket timeout)/;
+/**
+ * A Cluster failing over: ioredis followed MOVED, CLUSTERDOWN or a lost connection until
+ * maxRedirections and gave up (a plain Error naming the last one), or could not read the slot
+ * map from any node (ClusterAllFailedError). Not now, rather than not this call.
+ */
+const CLUSTER_GAVE_UP = /^(Too many Cluster redirections|Failed to refresh slots cache)/;
+/** Of those, the ones whose last try may have been applied (its connection went before the reply). */
+const CLUSTER_LOST_IN_FLIGHT =
+  /^Too many Cluster redirections\. Last error: Error: (Connection is closed|Command timed out|Socket timeout)/;
 
 export type CallErrorKind = 'transient' | 'poison';
 
@@ -74,7 +83,7 @@ export function callErrorKind(err: unknown): CallErrorKind {
   if (e.code === 'DATA_FILE_UNWRITABLE') return 'transient';
   // A socket error: ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, ENOTFOUND, EAI_AGAIN, ...
   if (typeof e.syscall === 'string') return 'transient';
-  if (NO_REPLY.test(message)) return 'transient';
+  if (NO_REPLY.test(message) || CLUSTER_GAVE_UP.test(message)) return 'transient';
   // Anything else was thrown on this side (a TypeError encoding an op, a JobNotFoundError): the
   // call's own.
   return 'poison';
@@ -90,7 +99,10 @@ export function mayHaveBeenApplied(err: unknown): boolean {
   const e = err as { name?: unknown; message?: unknown } | null;
   if (!e || e.name === 'ReplyError') return false;
   if (e.name === 'MaxRetriesPerRequestError') return true;
-  return typeof e.message === 'string' && LOST_IN_FLIGHT.test(e.message);
+  return (
+    typeof e.message === 'string' &&
+    (LOST_IN_FLIGHT.test(e.message) || CLUSTER_LOST_IN_FLIGHT.test(e.message))
+  );
 }
 
 export function isTransientRedisError(err: unknown): boolean {
