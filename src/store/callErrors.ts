@@ -37,9 +37,13 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
 
 /** ioredis's errors for a call that got no reply: no connection, or it went before the reply. */
 const NO_REPLY =
-  /^(Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|connect ETIMEDOUT)/;
-/** Of those, the ones whose command may have been sent (and applied) before the connection went. */
-const LOST_IN_FLIGHT = /^(Connection is closed|Command timed out|Socket timeout)/;
+  /^(Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|connect ETIMEDOUT|Command aborted due to connection close)/;
+/**
+ * Of those, the ones whose command may have been sent (and applied) before the connection went
+ * (the abort: a pipeline answered in part, e.g. a script answered and the WAIT behind it not).
+ */
+const LOST_IN_FLIGHT =
+  /^(Connection is closed|Command timed out|Socket timeout|Command aborted due to connection close)/;
 /**
  * A Cluster failing over: ioredis followed MOVED, CLUSTERDOWN or a lost connection until
  * maxRedirections and gave up (a plain Error naming the last one), or could not read the slot

@@ -123,6 +123,13 @@ describe('classifying Redis errors', { skip }, () => {
       mayHaveBeenApplied(new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 1 a:1')),
       false,
     );
+    // A pipeline answered in part when its connection went (a script answered, the WAIT behind
+    // it not: durability 'replicated'): the script was applied.
+    const aborted = Object.assign(new Error('Command aborted due to connection close'), {
+      name: 'AbortError',
+    });
+    assert.equal(callErrorKind(aborted), 'transient');
+    assert.equal(mayHaveBeenApplied(aborted), true);
     const refresh = Object.assign(new Error('Failed to refresh slots cache.'), {
       name: 'ClusterAllFailedError',
     });
