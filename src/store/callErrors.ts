@@ -15,7 +15,7 @@
  * Reply codes that mean "not now": memory full under noeviction (OOM), a long script running
  * (BUSY), a restart loading the data set (LOADING), a failover in progress (READONLY,
  * MASTERDOWN, NOREPLICAS), a failed background save refusing writes (MISCONF), a cluster
- * moving slots (TRYAGAIN, CLUSTERDOWN), a blocked read cut short by a role change (UNBLOCKED);
+ * moving slots (TRYAGAIN, CLUSTERDOWN, MOVED, ASK), a blocked read cut short by a role change (UNBLOCKED);
  * and the server refusing this client rather than this call (NOAUTH, WRONGPASS, NOPERM: a
  * configuration to fix, after which the same call works).
  */
@@ -27,6 +27,10 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   'MISCONF',
   'TRYAGAIN',
   'CLUSTERDOWN',
+  // A redirect that reached the caller (ioredis follows them, but not for a pipeline holding a
+  // write besides the keyed one: durability.ts follows those a few times, then gives up here).
+  'MOVED',
+  'ASK',
   'MASTERDOWN',
   'NOREPLICAS',
   'UNBLOCKED',
