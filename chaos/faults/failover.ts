@@ -36,7 +36,7 @@ type Mode = 'async' | 'replicated';
 
 export const t16: Scenario = {
   id: 'T16',
-  title: 'Failover: kill -9 the master of a 3+3 cluster under load',
+  title: 'Failover: kill -9 a master of a 3+3 cluster under load',
   quick: true,
   async run(env) {
     const out: Result[] = [];
@@ -46,9 +46,15 @@ export const t16: Scenario = {
     // a slow link): the cut variant holds the replica (SIGSTOP), has the master drop its link
     // (CLIENT KILL TYPE replica), lets the master take writes alone for 500 ms, kills it, and
     // lets the replica go (SIGCONT): it is promoted without those writes.
-    const variants: { lagMs: number }[] = env.quick ? [{ lagMs: 500 }] : [{ lagMs: 0 }, { lagMs: 500 }];
+    // Ids T16a..T16d: the results table keeps one row per id.
+    const variants = [
+      { id: 'T16a', lagMs: 0, mode: 'async' },
+      { id: 'T16b', lagMs: 0, mode: 'replicated' },
+      { id: 'T16c', lagMs: 500, mode: 'async' },
+      { id: 'T16d', lagMs: 500, mode: 'replicated' },
+    ] as const;
     for (const v of variants)
-      for (const mode of ['async', 'replicated'] as const) out.push(await runMode(env, mode, v.lagMs));
+      if (!env.quick || v.lagMs > 0) out.push(await runMode(env, v.id, v.mode, v.lagMs));
     return out;
   },
 };
@@ -248,7 +254,7 @@ async function settle(store: RedisStore, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-async function runMode(env: RunEnv, mode: Mode, lagMs: number): Promise<Result> {
+async function runMode(env: RunEnv, id: string, mode: Mode, lagMs: number): Promise<Result> {
   const startedAt = Date.now();
   const warmMs = env.quick ? 2_000 : 8_000;
   const afterMs = env.quick ? 3_000 : 10_000;
@@ -341,26 +347,47 @@ async function runMode(env: RunEnv, mode: Mode, lagMs: number): Promise<Result> 
         notDone.length === 0 ? `${producer.acked.size - lost.length} done` : notDone.slice(0, 5).join(' '),
       ),
       target(
-        'every worker process completes jobs after the failover, without a restart',
+        'every worker process completes jobs after the failover (reconnects without a restart)',
         stuckWorkers.length === 0,
-        [...servedAfter].map(([pid, n]) => `${pid}: ${n}`).join(', '),
+        `${workers.length - stuckWorkers.length} of ${workers.length}; a done write sent after the kill ` +
+          `acknowledged in ${ms(firstDoneAfterKill - killAt)}`,
       ),
     ];
     ok = targets.every((t) => t.ok);
     return {
-      id: 'T16',
-      title: `${t16.title}${lagMs ? `, its replica cut off ${lagMs} ms before` : ''} (durability ${mode})`,
+      id,
+      title: `Failover of a cluster master${lagMs ? `, its replica cut off ${lagMs} ms before` : ''} (${mode})`,
       procedure:
         `A 3+3 cluster (cluster-node-timeout 2 s), 2 workers x 4, 4 producer loops enqueuing 'simple' ` +
         `jobs (2 ms) 10 ms apart with durability '${mode}'; after ${warmMs / 1000} s kill -9 the master ` +
         `of the queue's slot${lagMs ? ` (${lagMs} ms after its replica was held, SIGSTOP, and its link cut, CLIENT KILL TYPE replica; SIGCONT after the kill)` : ''}, wait for the promotion, join a fresh replica to the promoted master, ` +
         `produce ${afterMs / 1000} s more, settle, and look up every acknowledged job.`,
       targets,
+      // The table's columns (no children, no sends in this workload): a second completion here
+      // is a first one the failover lost (written on the old master only), explained by the fault.
+      figures: {
+        jobs: producer.acked.size,
+        children: 0,
+        lost: lost.length,
+        stuck: notDone.length,
+        doubleComplete: doubles,
+        duplicates: doubles,
+        unexplained: 0,
+        reRunCheckpoint: 0,
+        fannedTwice: 0,
+        lostEvents: 0,
+        cancelBroken: 0,
+        crashes: 0,
+        wrongEnd: 0,
+        refused: lines.filter((l) => l.kind === 'R').length,
+        examples: {},
+      },
       notes: [
         `enqueue latency before the fault: p50 ${lat.length ? percentile(lat, 50).toFixed(2) : '-'} ms, ` +
           `p99 ${lat.length ? percentile(lat, 99).toFixed(2) : '-'} ms (${lat.length} enqueues)`,
         `after the kill: replica promoted in ${ms(promotedAt - killAt)}, producer acknowledged again in ` +
-          `${ms(producer.firstAckAfterKill - killAt)}, a done write sent after the kill acknowledged in ${ms(firstDoneAfterKill - killAt)}`,
+          `${ms(producer.firstAckAfterKill - killAt)}; completions per worker after the new replica joined: ` +
+          [...servedAfter].map(([pid, n]) => `${pid}: ${n}`).join(', '),
         `enqueues not acknowledged (reported to the producer, not lost): ${refused}`,
         `jobs completed twice: ${doubles} (a completion written on the old master and lost with it runs again)`,
         ...(lost.length ? [`lost: ${lost.slice(0, 5).join(', ')}${lost.length > 5 ? ', ...' : ''}`] : []),

@@ -104,7 +104,7 @@ describe('classifying Redis errors', { skip }, () => {
   });
 
   // A Cluster failing over: ioredis follows MOVED, CLUSTERDOWN and lost connections up to
-  // maxRedirections, then gives up with a plain Error of this text (ioredis cluster/index.js,
+  // maxRedirections, then gives up with a plain Error of this text (ioredis's Cluster,
   // handleError); its slot-map refresh failing gives ClusterAllFailedError's message. Both mean
   // "not now": a commit treated as poison would be split and its writes dropped (chaos T16).
   it('takes a cluster that gave up following redirections (a failover) as temporary', () => {
