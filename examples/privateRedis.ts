@@ -42,7 +42,7 @@ export async function reachable(url: string, timeoutMs = 1000): Promise<boolean>
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.on('error', reject);

@@ -13,6 +13,8 @@ import { CliError, EXIT } from './CliError.js';
 
 export interface GlobalOptions {
   redis: string;
+  /** --redis-cluster (REDIS_CLUSTER): a Redis Cluster's seed nodes, used instead of `redis`. */
+  redisCluster?: ClusterSeed[];
   prefix: string;
   /** A running server's API (--url, MACHINIST_URL): the job commands go through it. */
   url?: string;
@@ -29,6 +31,35 @@ export interface GlobalOptions {
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+export interface ClusterSeed {
+  host: string;
+  port: number;
+}
+
+/** `host:port,host:port,...` as --redis-cluster takes it; a CliError naming a bad entry. */
+export function parseClusterNodes(text: string): ClusterSeed[] {
+  const nodes = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((entry) => {
+      const m = /^(.+):(\d{1,5})$/.exec(entry);
+      const port = m ? Number(m[2]) : NaN;
+      if (!m || !(port > 0 && port < 65536))
+        throw new CliError(`--redis-cluster takes host:port,... (got '${entry}')`, EXIT.usage);
+      return { host: m[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+    });
+  if (nodes.length === 0) throw new CliError('--redis-cluster names no node (host:port,...)', EXIT.usage);
+  return nodes;
+}
+
+/** Where the store of the global options is, for messages: the URL (password masked) or the cluster's seeds. */
+export function redisLabel(globals: Pick<GlobalOptions, 'redis' | 'redisCluster'>): string {
+  if (globals.redisCluster)
+    return `cluster ${globals.redisCluster.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  return safeUrl(globals.redis);
+}
 
 /** The URL with any password masked, for messages. */
 export function safeUrl(url: string): string {
@@ -74,6 +105,19 @@ export async function probe(url: string, chosen: boolean): Promise<void> {
   }
 }
 
+/** Reaches one of the cluster's seed nodes (the others are found from it), or says why none. */
+async function probeCluster(nodes: readonly ClusterSeed[]): Promise<void> {
+  const failures: string[] = [];
+  for (const n of nodes) {
+    try {
+      return await probe(`redis://${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`, true);
+    } catch (err) {
+      failures.push((err as Error).message);
+    }
+  }
+  throw new CliError(`cannot reach any node of the Redis Cluster: ${failures.join('; ')}`);
+}
+
 /**
  * A store for the global options. `longLived` (the worker) keeps ioredis's retry-forever
  * behaviour so a Redis restart is ridden out; one-shot commands fail fast instead.
@@ -85,15 +129,19 @@ export async function openStore(
 ): Promise<RedisStore> {
   if (globals.urlFlag)
     throw new CliError(
-      "--url reaches a running server's API; this command runs on a store itself: give --redis",
+      "--url reaches a running server's API; this command runs on a store itself: give --redis or --redis-cluster",
       EXIT.usage,
     );
-  await probe(globals.redis, globals.redisChosen);
+  const oneShot = longLived ? undefined : { maxRetriesPerRequest: 2 };
+  if (globals.redisCluster) await probeCluster(globals.redisCluster);
+  else await probe(globals.redis, globals.redisChosen);
   try {
+    const where = globals.redisCluster
+      ? { cluster: { nodes: globals.redisCluster, redisOptions: oneShot } }
+      : { url: globals.redis, redis: oneShot };
     return new RedisStore({
-      url: globals.redis,
+      ...where,
       prefix: globals.prefix,
-      redis: longLived ? undefined : { maxRetriesPerRequest: 2 },
       commandTimeoutMs: options.commandTimeoutMs,
     });
   } catch (err) {
@@ -114,7 +162,7 @@ export async function openBackend(
     maxPayloadBytes: options.maxPayloadBytes,
     jobs: options.local?.length ? (options.local as never) : undefined,
   });
-  const where = `Redis at ${safeUrl(globals.redis)}, prefix '${globals.prefix}'`;
+  const where = `Redis at ${redisLabel(globals)}, prefix '${globals.prefix}'`;
   return new StoreBackend(store, client, where, options.local);
 }
 

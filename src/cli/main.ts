@@ -4,7 +4,7 @@
 // `machinist: <problem>` on stderr and the exit code describeError gives (CliError.ts lists them).
 
 import { Command, CommanderError } from 'commander';
-import { DEFAULT_REDIS_URL, type GlobalOptions } from './connect.js';
+import { DEFAULT_REDIS_URL, parseClusterNodes, type GlobalOptions } from './connect.js';
 import { CliError, EXIT } from './CliError.js';
 import { describeError } from './describeError.js';
 import { packageVersion } from './version.js';
@@ -27,6 +27,11 @@ const program = new Command('machinist')
   .version(packageVersion(), '-V, --version', 'print the version')
   .option('--redis <url>', 'Redis URL (env REDIS_URL)', process.env.REDIS_URL || DEFAULT_REDIS_URL)
   .option(
+    '--redis-cluster <nodes>',
+    'a Redis Cluster instead: some of its nodes, host:port,... (env REDIS_CLUSTER)',
+    process.env.REDIS_CLUSTER || undefined,
+  )
+  .option(
     '--prefix <prefix>',
     'key prefix of the deployment (env MACHINIST_PREFIX)',
     process.env.MACHINIST_PREFIX || 'machinist',
@@ -38,18 +43,31 @@ const program = new Command('machinist')
   .option('--token <token>', 'bearer token for --url (env MACHINIST_TOKEN)');
 
 const globals = (): GlobalOptions => {
-  const opts = program.opts<{ redis: string; prefix: string; url?: string; token?: string }>();
+  const opts = program.opts<{
+    redis: string;
+    redisCluster?: string;
+    prefix: string;
+    url?: string;
+    token?: string;
+  }>();
   const redisFlag = program.getOptionValueSource('redis') === 'cli';
+  const clusterFlag = program.getOptionValueSource('redisCluster') === 'cli';
   if (redisFlag && opts.url !== undefined) throw new CliError('give --url or --redis, not both', EXIT.usage);
+  if (clusterFlag && opts.url !== undefined)
+    throw new CliError('give --url or --redis-cluster, not both', EXIT.usage);
+  if (clusterFlag && redisFlag) throw new CliError('give --redis or --redis-cluster, not both', EXIT.usage);
+  // A flag beats the other's environment variable: --redis over REDIS_CLUSTER.
+  const cluster = redisFlag ? undefined : opts.redisCluster;
   return {
     redis: opts.redis,
+    redisCluster: cluster === undefined ? undefined : parseClusterNodes(cluster),
     prefix: opts.prefix,
     // A flag beats the other's environment variable: --redis over MACHINIST_URL, --url over REDIS_URL.
-    url: opts.url ?? (redisFlag ? undefined : process.env.MACHINIST_URL || undefined),
+    url: opts.url ?? (redisFlag || clusterFlag ? undefined : process.env.MACHINIST_URL || undefined),
     token: opts.token ?? (process.env.MACHINIST_TOKEN || undefined),
     urlFlag: opts.url !== undefined,
     // Where the value came from, not what it is: `--redis redis://127.0.0.1:6379` is a choice too.
-    redisChosen: redisFlag || Boolean(process.env.REDIS_URL),
+    redisChosen: redisFlag || Boolean(process.env.REDIS_URL) || cluster !== undefined,
   };
 };
 for (const make of [

@@ -3,7 +3,7 @@
 // record the entry was dropped silently and the parent waited forever (252 of 300 parents stuck
 // at finishedTtlMs 1.5 s). And every ending child started a relay of its own over the same
 // entries. Now: every parent ends done, one relay per queue runs at a time, and each child is
-// delivered once. On both stores.
+// delivered once. On both stores, and on a Redis Cluster with the two queues on two masters.
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,7 @@ import { defineJob, definePipeline, fanOut } from '../../src/index.js';
 import type { RelayResult, Store } from '../../src/store/types.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { startCluster, type TestRedisCluster } from '../support/redisCluster.js';
 import { MemoryHarness } from '../support/memoryHarness.js';
 import type { StoreWorld } from '../support/storeWorld.js';
 
@@ -143,4 +144,22 @@ describe('parents whose children run on another queue, with a short retention', 
     world = new MemoryHarness({ finishedTtlMs: TTL });
     await everyParentEndsDone(world);
   });
+});
+
+describe('parents whose children run on another shard of a Redis Cluster, with a short retention', () => {
+  let cluster: TestRedisCluster;
+  let world: Harness | undefined;
+  before(async () => (cluster = await startCluster()));
+  after(async () => cluster.stop());
+  afterEach(async () => world?.close());
+
+  it(
+    'RedisStore on a 3-master cluster: every parent ends done; one relay per queue at a time',
+    { timeout: 60_000 },
+    async () => {
+      assert.notEqual(await cluster.ownerOf('{parents}'), await cluster.ownerOf('{kids}'), 'two masters');
+      world = new Harness(cluster, { finishedTtlMs: TTL });
+      await everyParentEndsDone(world);
+    },
+  );
 });

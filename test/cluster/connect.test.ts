@@ -6,6 +6,7 @@
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
 import { RedisStore, defineJob } from '../../src/index.js';
 import { Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
@@ -72,6 +73,20 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     for (const [i, id] of ids.entries()) assert.equal((await client.get(id))?.queue, queues[i]);
     assert.equal(await client.cancel(ids[1]!), true);
     assert.equal((await client.get(ids[1]!))?.status, 'cancelled');
+  });
+
+  it("reads the eviction policy of every master: one evicting master is the store's answer", async () => {
+    h = new Harness(cluster);
+    assert.equal(await h.store.evictionPolicy(), 'noeviction');
+    const last = cluster.cluster.nodes.at(-1)!;
+    const node = new Redis({ host: '127.0.0.1', port: last.port });
+    try {
+      await node.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      assert.equal(await h.store.evictionPolicy(), 'allkeys-lru');
+    } finally {
+      await node.config('SET', 'maxmemory-policy', 'noeviction');
+      node.disconnect();
+    }
   });
 
   it('runs on a ready ioredis Cluster given as `cluster`', async () => {

@@ -14,7 +14,7 @@ import { Client } from '../../client/Client.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CliError, EXIT } from '../CliError.js';
 import { loadJobs } from '../loadJobs.js';
-import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { openStore, redisLabel, type GlobalOptions } from '../connect.js';
 import { cliLine } from '../cliLine.js';
 import { integer } from '../parseOptions.js';
 import { workerLogger } from '../logOutput.js';
@@ -79,7 +79,7 @@ async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
   let store: Store;
   if (globals.redisChosen) {
     store = await openStore(globals, true);
-    console.log(`machinist dev: Redis at ${safeUrl(globals.redis)}, prefix '${globals.prefix}'`);
+    console.log(`machinist dev: Redis at ${redisLabel(globals)}, prefix '${globals.prefix}'`);
   } else {
     store = new MemoryStore({ dataFile: opts.data });
     console.log(

@@ -4,7 +4,7 @@
 
 import { Command } from 'commander';
 import { migrateStore } from '../../store/redis/formatOps.js';
-import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { openStore, redisLabel, type GlobalOptions } from '../connect.js';
 import { json } from '../format.js';
 
 export function migrateStoreCommand(globals: () => GlobalOptions): Command {
@@ -18,7 +18,7 @@ export function migrateStoreCommand(globals: () => GlobalOptions): Command {
       try {
         const report = await migrateStore(store.redis, store.prefix, opts.dryRun === true);
         if (opts.json) return void console.log(json(report));
-        const where = `Redis at ${safeUrl(g.redis)}, prefix '${store.prefix}'`;
+        const where = `Redis at ${redisLabel(g)}, prefix '${store.prefix}'`;
         const would = report.dryRun ? 'would be' : 'is';
         if (report.from === null) console.log(`${where}: empty; ${would} stamped with format ${report.to}`);
         else if (report.steps.length === 0)

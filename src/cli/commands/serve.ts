@@ -5,7 +5,7 @@
 
 import { Command } from 'commander';
 import type { AnyDefinition } from '../../runtime/registry.js';
-import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { openStore, redisLabel, type GlobalOptions } from '../connect.js';
 import { loadJobs } from '../loadJobs.js';
 import { integer } from '../parseOptions.js';
 import { CliError } from '../CliError.js';
@@ -107,6 +107,6 @@ async function runServe(globals: GlobalOptions, opts: ServeOptions): Promise<voi
     : 'machines from the registry';
   console.log(
     `machinist serve listening on ${url} (${what}${supervisor ? `, worker on queue '${opts.queue}'` : ''}; ` +
-      `redis ${safeUrl(globals.redis)} prefix '${globals.prefix}'${address.tokens.length === 0 ? '; NO AUTH: no MACHINIST_TOKENS' : ''})`,
+      `redis ${redisLabel(globals)} prefix '${globals.prefix}'${address.tokens.length === 0 ? '; NO AUTH: no MACHINIST_TOKENS' : ''})`,
   );
 }

@@ -6,7 +6,7 @@
 
 import { Command, Option } from 'commander';
 import { Supervisor } from '../../supervisor/Supervisor.js';
-import { openStore, safeUrl, type GlobalOptions } from '../connect.js';
+import { openStore, redisLabel, type GlobalOptions } from '../connect.js';
 import { loadJobs } from '../loadJobs.js';
 import { integer } from '../parseOptions.js';
 import { CliError } from '../CliError.js';
@@ -187,6 +187,6 @@ async function runWorker(globals: GlobalOptions, opts: WorkerOptions): Promise<v
   const names = jobs.map((d) => `${d.name}@${d.version}`).join(', ');
   console.log(
     `machinist worker ready: queue '${opts.queue}', concurrency ${opts.concurrency}, machines ${names}; ` +
-      `redis ${safeUrl(globals.redis)} prefix '${globals.prefix}' (worker ${supervisor.workerId})`,
+      `redis ${redisLabel(globals)} prefix '${globals.prefix}' (worker ${supervisor.workerId})`,
   );
 }

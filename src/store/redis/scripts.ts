@@ -2,6 +2,21 @@
 // inlining the includes they name (`--- @include "name"`, resolved by luaIncludes.ts from
 // lua/include/) after the constants they share with TypeScript (luaConstants.ts), and defines
 // each on an ioredis client.
+//
+// ONE SLOT PER CALL (Redis Cluster): every key a script names in KEYS is a key of one queue,
+// `<prefix>:{<queue>}:...` (keys.ts), so all share the queue's hash tag and slot; a script never
+// names two queues (a child's outcome for a parent on another queue goes through its queue's
+// outbox, relayed by fanIn-2.lua in the parent's slot) nor the global keys (registry, queue set,
+// format stamp: registryOps.ts and formatOps.ts touch them one command at a time). Besides KEYS,
+// the scripts build keys from the queue prefix they get in ARGV (`job:<id>`, `inbox:<id>`,
+// `children:<id>`, `fan:<id>:<group>`, `idem:<key>`, `result:<watcher>`, `outbox`, the control
+// channel `ctl:<worker>`): the same hash tag, so the same slot, which Redis OSS, Valkey and
+// managed clusters accept. They cannot be declared, because the ids are read inside the script
+// (a claim pops them from `queued`, a reap from `active`, a cancel walks a job's record). A
+// server that insists on declared keys needs its undeclared-keys setting: Dragonfly
+// `--default_lua_flags=allow-undeclared-keys` (or, to keep per-tag locking,
+// `--lock_on_hashtags`, under which a script locks its queue's tag). docs/production.md,
+// "Redis Cluster", says the same to operators.
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -4,24 +4,33 @@
 
 import { mastersOf, type RedisClient } from './redisClient.js';
 
-/** One CONFIG GET value; null when the server refuses CONFIG or has no such setting. */
-async function configValue(redis: RedisClient, name: string): Promise<string | null> {
+/**
+ * One CONFIG GET value, of each master on a cluster (a key-less command would ask one node at
+ * random): the first that is not `good`, else `good`; null when a server refuses CONFIG or has
+ * no such setting.
+ */
+async function configValue(redis: RedisClient, name: string, good: string): Promise<string | null> {
   try {
-    const res = await redis.config('GET', name);
-    return res[1] ?? null;
+    let worst: string | null = good;
+    for (const node of await mastersOf(redis)) {
+      const value = (await node.config('GET', name))[1] ?? null;
+      if (value === null) return null;
+      if (value !== good && worst === good) worst = value;
+    }
+    return worst;
   } catch {
     return null; // CONFIG refused (managed Redis, ACL): the caller cannot check
   }
 }
 
-/** maxmemory-policy, or null when it cannot be read. */
+/** maxmemory-policy (on a cluster, a master's that is not noeviction), or null when it cannot be read. */
 export function evictionPolicy(redis: RedisClient): Promise<string | null> {
-  return configValue(redis, 'maxmemory-policy');
+  return configValue(redis, 'maxmemory-policy', 'noeviction');
 }
 
-/** Whether the append-only file is on, or null when it cannot be read. */
+/** Whether the append-only file is on (on a cluster, on every master), or null when it cannot be read. */
 export async function appendOnly(redis: RedisClient): Promise<boolean | null> {
-  const value = await configValue(redis, 'appendonly');
+  const value = await configValue(redis, 'appendonly', 'yes');
   return value === null ? null : value === 'yes';
 }
 
