@@ -12,10 +12,16 @@ import { eventually, sleep, uniquePrefix } from '../support/redis.js';
 
 const noop = defineJob({ name: 'noop', work: async () => 'ok' });
 
-/** The replica, following `master` again (after a test detached it), once the link is up. */
+/** The replica, following `master` again (after a test detached it), once the master counts it online. */
 async function follow(replica: Redis, master: RedisServer): Promise<void> {
   await replica.replicaof('127.0.0.1', master.port);
-  await eventually(async () => /master_link_status:up/.test(await replica.info('replication')), 10_000);
+  const m = new Redis(master.url);
+  try {
+    // The master's view, not the replica's: WAIT counts only replicas the master has online.
+    await eventually(async () => /slave0:.*state=online/.test(await m.info('replication')), 10_000);
+  } finally {
+    m.disconnect();
+  }
 }
 
 /** Detaches the replica, once the master has seen it go. */
