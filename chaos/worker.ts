@@ -3,7 +3,8 @@
 // refused (OracleStore). It handles SIGTERM as the CLI worker does: the first stops with the
 // grace period, a second forces the stop at once. An error nothing handled is written to the
 // oracle (CRASH) before the process dies: the checker counts worker crashes.
-// Env: REDIS_URL, PREFIX, ORACLE_DIR, CONCURRENCY (4), MAX_LEASE_REQUEUES (50), QUEUE (default),
+// Env: REDIS_URL (or REDIS_CLUSTER: host:port,... of a cluster's nodes), DURABILITY (async |
+// replicated: RedisStoreOptions.durability), PREFIX, ORACLE_DIR, CONCURRENCY (4), MAX_LEASE_REQUEUES (50), QUEUE (default),
 // MACHINIST_LOG (warn; the log goes to worker-<pid>.err beside the oracle's files).
 
 import { join } from 'node:path';
@@ -65,7 +66,15 @@ class OracleStore extends RedisStore {
   }
 }
 
-const store = new OracleStore({ url: process.env.REDIS_URL, prefix: process.env.PREFIX });
+const seeds = process.env.REDIS_CLUSTER?.split(',').map((s) => {
+  const [host, port] = s.split(':');
+  return { host: host!, port: Number(port) };
+});
+const store = new OracleStore({
+  ...(seeds ? { cluster: { nodes: seeds } } : { url: process.env.REDIS_URL }),
+  prefix: process.env.PREFIX,
+  durability: process.env.DURABILITY === 'replicated' ? 'replicated' : 'async',
+});
 const supervisor = new Supervisor({
   store,
   jobs: chaosJobs({

@@ -67,6 +67,13 @@ export const ERROR_CODES = {
     http: 503,
     retryable: true,
   },
+  REPLICATION_TIMEOUT: {
+    meaning:
+      "durability 'replicated': the master took an enqueue, fewer replicas than asked acknowledged it in time; `jobIds` name the jobs",
+    http: 503,
+    retryable: true,
+  },
+  NO_REPLICA: { meaning: "durability 'replicated' is set but the Redis master has no replica connected" },
   DATA_FILE_LOCKED: { meaning: "a MemoryStore's data file is held by another live process" },
   DATA_FILE_UNWRITABLE: {
     meaning: "a MemoryStore's data file cannot be written; no write is taken until it can",

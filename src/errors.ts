@@ -19,6 +19,7 @@ export {
   DataFileUnwritableError,
   LuaIncludeError,
   RedisUnavailableError,
+  ReplicationTimeoutError,
   StoreFormatError,
 } from './errors/storeErrors.js';
 export {

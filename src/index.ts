@@ -94,6 +94,7 @@ export {
   TimeoutError,
   UnserializableSnapshotError,
   RedisUnavailableError,
+  ReplicationTimeoutError,
   DataFileLockedError,
   DataFileUnwritableError,
   StoreFormatError,

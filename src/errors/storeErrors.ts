@@ -26,6 +26,33 @@ export class RedisUnavailableError extends MachinistError {
 }
 
 /**
+ * Durability 'replicated' (RedisStoreOptions.durability): Redis took an enqueue, but fewer
+ * replicas than asked acknowledged it within the WAIT timeout. The jobs `jobIds` EXIST on the
+ * master and will run, unless a failover comes before a replica has them. Enqueuing again with
+ * the same ids or idempotency keys is safe (nothing is made twice) and waits for the replicas
+ * again.
+ */
+export class ReplicationTimeoutError extends MachinistError {
+  readonly jobIds: readonly string[];
+  /** Replicas that acknowledged, and how many were asked for. */
+  readonly acked: number;
+  readonly wanted: number;
+  constructor(queue: string, jobIds: readonly string[], acked: number, wanted: number, timeoutMs: number) {
+    const shown = jobIds.length > 5 ? `${jobIds.slice(0, 5).join(', ')}, ...` : jobIds.join(', ');
+    super(
+      CODE.REPLICATION_TIMEOUT,
+      `enqueue of ${jobIds.length} job(s) on queue '${queue}' (${shown}) was taken by the Redis master, but ` +
+        `${acked} of ${wanted} replica(s) acknowledged it within ${timeoutMs} ms: the jobs exist and will run ` +
+        `unless a failover loses them; enqueue again with the same idempotency keys to wait again`,
+      { queue, jobId: jobIds.length === 1 ? jobIds[0] : undefined },
+    );
+    this.jobIds = jobIds;
+    this.acked = acked;
+    this.wanted = wanted;
+  }
+}
+
+/**
  * A MemoryStore's data file is held by another live process (its lock file, `<file>.lock`, names
  * it): two stores writing one file would each overwrite the other's acknowledged jobs.
  */

@@ -112,6 +112,22 @@ export class MachinistMetrics implements JobObserver {
         for (const [queue, c] of counts) for (const status of COUNTED) this.set({ queue, status }, c[status]);
       },
     });
+    // Durability 'replicated' (a RedisStore's replicaShortfalls): writes fewer replicas than
+    // asked acknowledged in time. Read from the store on scrape; absent for other stores.
+    const replicated = store as { replicaShortfalls?: () => Record<string, number> } | undefined;
+    if (typeof replicated?.replicaShortfalls === 'function') {
+      const read = replicated.replicaShortfalls.bind(replicated);
+      new Counter({
+        name: SERIES.replicaShortfalls,
+        help: "Durability 'replicated': writes whose WAIT saw fewer replicas than asked, by op (enqueue: rejected REPLICATION_TIMEOUT; commit, drainIngress: kept)",
+        labelNames: ['op'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [op, n] of Object.entries(read())) this.inc({ op }, n);
+        },
+      });
+    }
   }
 
   /** The registry's text in the Prometheus exposition format. */

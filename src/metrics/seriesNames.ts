@@ -14,6 +14,7 @@ export const SERIES = {
   httpDuration: 'machinist_http_request_duration_seconds',
   stateTransitions: 'machinist_state_transitions_total',
   stateDwell: 'machinist_state_dwell_seconds',
+  replicaShortfalls: 'machinist_replica_shortfalls_total',
 } as const;
 
 /** Job and state durations (s): from a no-op job's milliseconds to a long step's minutes. */

@@ -15,7 +15,7 @@
  * Reply codes that mean "not now": memory full under noeviction (OOM), a long script running
  * (BUSY), a restart loading the data set (LOADING), a failover in progress (READONLY,
  * MASTERDOWN, NOREPLICAS), a failed background save refusing writes (MISCONF), a cluster
- * moving slots (TRYAGAIN, CLUSTERDOWN), a blocked read cut short by a role change (UNBLOCKED);
+ * moving slots (TRYAGAIN, CLUSTERDOWN, MOVED, ASK), a blocked read cut short by a role change (UNBLOCKED);
  * and the server refusing this client rather than this call (NOAUTH, WRONGPASS, NOPERM: a
  * configuration to fix, after which the same call works).
  */
@@ -27,6 +27,10 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   'MISCONF',
   'TRYAGAIN',
   'CLUSTERDOWN',
+  // A redirect that reached the caller (ioredis follows them, but not for a pipeline holding a
+  // write besides the keyed one: durability.ts follows those a few times, then gives up here).
+  'MOVED',
+  'ASK',
   'MASTERDOWN',
   'NOREPLICAS',
   'UNBLOCKED',
@@ -37,9 +41,22 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
 
 /** ioredis's errors for a call that got no reply: no connection, or it went before the reply. */
 const NO_REPLY =
-  /^(Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|connect ETIMEDOUT)/;
-/** Of those, the ones whose command may have been sent (and applied) before the connection went. */
-const LOST_IN_FLIGHT = /^(Connection is closed|Command timed out|Socket timeout)/;
+  /^(Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|connect ETIMEDOUT|Command aborted due to connection close)/;
+/**
+ * Of those, the ones whose command may have been sent (and applied) before the connection went
+ * (the abort: a pipeline answered in part, e.g. a script answered and the WAIT behind it not).
+ */
+const LOST_IN_FLIGHT =
+  /^(Connection is closed|Command timed out|Socket timeout|Command aborted due to connection close)/;
+/**
+ * A Cluster failing over: ioredis followed MOVED, CLUSTERDOWN or a lost connection until
+ * maxRedirections and gave up (a plain Error naming the last one), or could not read the slot
+ * map from any node (ClusterAllFailedError). Not now, rather than not this call.
+ */
+const CLUSTER_GAVE_UP = /^(Too many Cluster redirections|Failed to refresh slots cache)/;
+/** Of those, the ones whose last try may have been applied (its connection went before the reply). */
+const CLUSTER_LOST_IN_FLIGHT =
+  /^Too many Cluster redirections\. Last error: Error: (Connection is closed|Command timed out|Socket timeout)/;
 
 export type CallErrorKind = 'transient' | 'poison';
 
@@ -74,7 +91,7 @@ export function callErrorKind(err: unknown): CallErrorKind {
   if (e.code === 'DATA_FILE_UNWRITABLE') return 'transient';
   // A socket error: ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, ENOTFOUND, EAI_AGAIN, ...
   if (typeof e.syscall === 'string') return 'transient';
-  if (NO_REPLY.test(message)) return 'transient';
+  if (NO_REPLY.test(message) || CLUSTER_GAVE_UP.test(message)) return 'transient';
   // Anything else was thrown on this side (a TypeError encoding an op, a JobNotFoundError): the
   // call's own.
   return 'poison';
@@ -90,7 +107,10 @@ export function mayHaveBeenApplied(err: unknown): boolean {
   const e = err as { name?: unknown; message?: unknown } | null;
   if (!e || e.name === 'ReplyError') return false;
   if (e.name === 'MaxRetriesPerRequestError') return true;
-  return typeof e.message === 'string' && LOST_IN_FLIGHT.test(e.message);
+  return (
+    typeof e.message === 'string' &&
+    (LOST_IN_FLIGHT.test(e.message) || CLUSTER_LOST_IN_FLIGHT.test(e.message))
+  );
 }
 
 export function isTransientRedisError(err: unknown): boolean {

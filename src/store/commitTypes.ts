@@ -126,6 +126,11 @@ export interface CommitResult {
   nextDueAt: number | null;
   /** Redis's clock when the call ran (ms): workers keep their durable times on it. */
   redisNow: number;
+  /**
+   * Durability 'replicated' only: the writes were applied, but fewer replicas than asked
+   * acknowledged them within the WAIT timeout (a failover now could lose them).
+   */
+  unreplicated?: { acked: number; wanted: number };
 }
 
 export type LeaseState = 'held' | 'lost' | 'cancel';

@@ -46,6 +46,7 @@ import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { StoreClock } from '../store/StoreClock.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
+import { ReplicaLagLog } from './ReplicaLagLog.js';
 import { nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
 
 export interface CommitPumpOptions {
@@ -101,6 +102,8 @@ export class CommitPump implements JobHost {
   private readonly lastSent = new Map<string, number>();
   /** Commits failing with a temporary error: logged once per outage, retried after a backoff. */
   private readonly outage: OutageLog;
+  /** Durability 'replicated': commits written but not acknowledged by their replicas in time. */
+  private readonly replicaLag: ReplicaLagLog;
   /** While a failed batch waits out its backoff nothing is sent (Date.now() ms; 0 = none). */
   private retryAt = 0;
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
@@ -135,6 +138,7 @@ export class CommitPump implements JobHost {
     this.clock = options.clock;
     this.outbox = options.outbox;
     this.outage = new OutageLog(this.log, 'commits');
+    this.replicaLag = new ReplicaLagLog(this.log);
   }
 
   /** How many entries the pump's per-job maps hold (tests: they must not grow with jobs run). */
@@ -250,6 +254,7 @@ export class CommitPump implements JobHost {
             // A claim-only commit goes through under OOM (a claim's first write frees memory)
             // while writes are refused: only writes landing, or none waiting, end an outage.
             if (batch.length > 0 || this.pending.length === 0) this.outage.recovered();
+            if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
             this.committed(batch, want, res);
             this.kick();
           },

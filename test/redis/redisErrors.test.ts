@@ -103,6 +103,39 @@ describe('classifying Redis errors', { skip }, () => {
     );
   });
 
+  // A Cluster failing over: ioredis follows MOVED, CLUSTERDOWN and lost connections up to
+  // maxRedirections, then gives up with a plain Error of this text (ioredis's Cluster,
+  // handleError); its slot-map refresh failing gives ClusterAllFailedError's message. Both mean
+  // "not now": a commit treated as poison would be split and its writes dropped (chaos T16).
+  it('takes a cluster that gave up following redirections (a failover) as temporary', () => {
+    for (const last of [
+      'ReplyError: MOVED 12182 127.0.0.1:30001',
+      'ReplyError: CLUSTERDOWN The cluster is down',
+    ])
+      assert.equal(
+        callErrorKind(new Error(`Too many Cluster redirections. Last error: ${last}`)),
+        'transient',
+      );
+    const lost = new Error('Too many Cluster redirections. Last error: Error: Connection is closed.');
+    assert.equal(callErrorKind(lost), 'transient');
+    assert.equal(mayHaveBeenApplied(lost), true);
+    assert.equal(
+      mayHaveBeenApplied(new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 1 a:1')),
+      false,
+    );
+    // A pipeline answered in part when its connection went (a script answered, the WAIT behind
+    // it not: durability 'replicated'): the script was applied.
+    const aborted = Object.assign(new Error('Command aborted due to connection close'), {
+      name: 'AbortError',
+    });
+    assert.equal(callErrorKind(aborted), 'transient');
+    assert.equal(mayHaveBeenApplied(aborted), true);
+    const refresh = Object.assign(new Error('Failed to refresh slots cache.'), {
+      name: 'ClusterAllFailedError',
+    });
+    assert.equal(callErrorKind(refresh), 'transient');
+  });
+
   it('takes an error thrown on this side (not by Redis, not by the connection) as poison', () => {
     assert.equal(
       callErrorKind(new TypeError("Cannot read properties of undefined (reading 'id')")),

@@ -3,6 +3,7 @@
 import type { RedisClient } from './redisClient.js';
 import type { QueueKeys } from '../keys.js';
 import { defineScripts } from './scripts.js';
+import type { ReplicaWait } from './durability.js';
 
 export interface RedisContext {
   readonly redis: RedisClient;
@@ -16,6 +17,8 @@ export interface RedisContext {
   /** Retention of failed records (dead letters, broken jobs), and the cap of each set. */
   readonly failedTtlMs: number;
   readonly deadLetterMax: number;
+  /** Durability 'replicated' (durability.ts): job-creating writes and commits WAIT; absent for 'async'. */
+  readonly replicaWait?: ReplicaWait;
 }
 
 /** A context over `redis`, with the scripts loaded on that connection. */
@@ -23,7 +26,7 @@ export function redisContext(
   redis: RedisClient,
   settings: Pick<
     RedisContext,
-    'prefix' | 'keys' | 'eventsMaxLen' | 'finishedTtlMs' | 'failedTtlMs' | 'deadLetterMax'
+    'prefix' | 'keys' | 'eventsMaxLen' | 'finishedTtlMs' | 'failedTtlMs' | 'deadLetterMax' | 'replicaWait'
   >,
 ): RedisContext {
   const scripts = defineScripts(redis);
@@ -36,5 +39,6 @@ export function redisContext(
     finishedTtlMs: settings.finishedTtlMs,
     failedTtlMs: settings.failedTtlMs,
     deadLetterMax: settings.deadLetterMax,
+    replicaWait: settings.replicaWait,
   };
 }

@@ -12,6 +12,7 @@ import { RedisConnections } from './RedisConnections.js';
 import * as serverOps from './serverOps.js';
 import { ensureFormat } from './formatOps.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOptions.js';
+import { ReplicaWait, type Durability, type ReplicatedOp } from './durability.js';
 import type { RedisClient } from './redisClient.js';
 
 export class RedisStoreBase {
@@ -35,6 +36,8 @@ export class RedisStoreBase {
   /** How long a client call keeps trying before REDIS_UNAVAILABLE (`RedisStoreOptions.commandTimeoutMs`). */
   readonly commandTimeoutMs: number;
   readonly finishedTtlMs: number;
+  /** Durability 'replicated' (durability.ts); undefined for 'async'. */
+  protected readonly replicaWait: ReplicaWait | undefined;
 
   constructor(options: RedisStoreOptions = {}) {
     const o = resolveRedisStoreOptions(options);
@@ -55,7 +58,8 @@ export class RedisStoreBase {
       this.formatChecked = false;
     });
     this.connections = new RedisConnections(this.redis);
-    const settings = { ...o, keys: (queue: string) => this.keys(queue) };
+    this.replicaWait = o.durability ? new ReplicaWait(o.durability) : undefined;
+    const settings = { ...o, keys: (queue: string) => this.keys(queue), replicaWait: this.replicaWait };
     this.ctx = redisContext(this.redis, settings);
     this.calls = new BoundedCalls(this.redis, this.commandTimeoutMs, (conn) => redisContext(conn, settings));
   }
@@ -85,6 +89,25 @@ export class RedisStoreBase {
 
   appendOnly(): Promise<boolean | null> {
     return serverOps.appendOnly(this.redis);
+  }
+
+  /** The 'replicated' durability this store writes with, or null ('async'). */
+  get durability(): Durability | null {
+    return this.replicaWait?.durability ?? null;
+  }
+
+  /**
+   * Durability 'replicated': writes answered with fewer replicas than asked, by op, since the
+   * store was made (an enqueue's rejected with REPLICATION_TIMEOUT; a commit's and a drain's
+   * were kept). All 0 for 'async'. MachinistMetrics reports them.
+   */
+  replicaShortfalls(): Record<ReplicatedOp, number> {
+    return this.replicaWait?.shortfalls() ?? { enqueue: 0, commit: 0, drainIngress: 0 };
+  }
+
+  /** Replicas connected to the master, or null when INFO cannot be read (serverOps.connectedReplicas). */
+  connectedReplicas(): Promise<number | null> {
+    return serverOps.connectedReplicas(this.redis);
   }
 
   /** See Store.checkFormat: once per connection (a server that lost its data is checked again). */

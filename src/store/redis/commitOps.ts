@@ -26,24 +26,36 @@ export async function commitRoundTrip(
     claim ? `|${claim.loadMachines.join('|')}|` : '',
     encodeOps(ops),
   ];
-  const [written, claimedFlat, nextDue, now] = (await ctx.run(
-    'commit',
-    [
-      k.queued,
-      k.delayed,
-      k.active,
-      k.meta,
-      k.events,
-      k.marker,
-      k.waiting,
-      k.done,
-      k.failed,
-      k.cancelled,
-      k.dead,
-      k.broken,
-    ],
-    args,
-  )) as [number[], (string | string[])[], string | null, number];
+  const keys = [
+    k.queued,
+    k.delayed,
+    k.active,
+    k.meta,
+    k.events,
+    k.marker,
+    k.waiting,
+    k.done,
+    k.failed,
+    k.cancelled,
+    k.dead,
+    k.broken,
+  ];
+  // Durability 'replicated' (durability.ts): the commit is written whatever WAIT answers; a
+  // shortfall is reported with the result (the pump logs it, the store counts it).
+  let reply: unknown;
+  let unreplicated: CommitResult['unreplicated'];
+  if (ctx.replicaWait && ops.length > 0) {
+    const r = await ctx.replicaWait.run(ctx.redis, 'commit', 'commit', keys, args);
+    reply = r.reply;
+    const wanted = ctx.replicaWait.durability.replicas;
+    if (r.acked < wanted) unreplicated = { acked: r.acked, wanted };
+  } else reply = await ctx.run('commit', keys, args);
+  const [written, claimedFlat, nextDue, now] = reply as [
+    number[],
+    (string | string[])[],
+    string | null,
+    number,
+  ];
   const claimed: ClaimedJob[] = [];
   const f = claimedFlat;
   for (let i = 0; i < f.length; i += 8) {
@@ -78,5 +90,6 @@ export async function commitRoundTrip(
     claimed,
     nextDueAt: nextDue ? Number(nextDue) : null,
     redisNow: Number(now),
+    ...(unreplicated ? { unreplicated } : {}),
   };
 }

@@ -1,7 +1,7 @@
 // Adding jobs on Redis (lua/enqueue-5.lua): a batch for one queue in one atomic call, the rare
 // fields packed so that most jobs cost the script no parsing.
 
-import { fromScriptError } from '../../errors.js';
+import { ReplicationTimeoutError, fromScriptError } from '../../errors.js';
 import { queuesKey } from '../keys.js';
 import type { EnqueueResult, NewJob } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
@@ -50,18 +50,33 @@ export async function enqueue(
         : '';
     args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
   }
+  const keys = [k.queued, k.delayed, k.meta, k.events, k.marker];
   let res: number | (string | number)[];
+  let acked = Infinity;
   try {
-    res = (await ctx.run('enqueue', [k.queued, k.delayed, k.meta, k.events, k.marker], args)) as
-      number | (string | number)[];
+    if (ctx.replicaWait) {
+      const r = await ctx.replicaWait.run(ctx.redis, 'enqueue', 'enqueue', keys, args);
+      res = r.reply as number | (string | number)[];
+      acked = r.acked;
+    } else res = (await ctx.run('enqueue', keys, args)) as number | (string | number)[];
   } catch (err) {
     // LEASE_LOST <parent id>: a child's parent no longer holds the lease its fan-out carried.
     throw fromScriptError(err, { queue });
   }
-  // A number: every job was created under its own id.
-  if (typeof res === 'number') return jobs.map((j) => ({ id: j.id, created: true }));
   const out: EnqueueResult[] = [];
-  for (let i = 0; i < res.length; i += 2) out.push({ id: String(res[i]), created: res[i + 1] === 1 });
+  // A number: every job was created under its own id.
+  if (typeof res === 'number') for (const j of jobs) out.push({ id: j.id, created: true });
+  else for (let i = 0; i < res.length; i += 2) out.push({ id: String(res[i]), created: res[i + 1] === 1 });
+  // Durability 'replicated': acknowledged only once a replica has the jobs (durability.ts).
+  const d = ctx.replicaWait?.durability;
+  if (d && acked < d.replicas)
+    throw new ReplicationTimeoutError(
+      queue,
+      out.map((r) => r.id),
+      acked,
+      d.replicas,
+      d.timeoutMs,
+    );
   return out;
 }
 

@@ -47,11 +47,14 @@ export async function drainIngress(
       }
     }
     const args = [k.base, ctx.eventsMaxLen, JSON.stringify(records), BROKEN_RAW_CAP];
-    const res = (await ctx.run(
-      'drainIngress',
-      [k.ingress, k.queued, k.delayed, k.meta, k.events, k.marker, k.broken],
-      args,
-    )) as number[];
+    const keys = [k.ingress, k.queued, k.delayed, k.meta, k.events, k.marker, k.broken];
+    // Durability 'replicated': the entries are jobs already, whatever WAIT answers; a shortfall
+    // is counted (RedisStore.replicaShortfalls), the drain goes on.
+    const res = (
+      ctx.replicaWait
+        ? (await ctx.replicaWait.run(ctx.redis, 'drainIngress', 'drainIngress', keys, args)).reply
+        : await ctx.run('drainIngress', keys, args)
+    ) as number[];
     if (res[0] !== -1) return { made: res[0]!, broken: res[1]!, existing: res[2]! };
     // Another supervisor drained these entries first (or this call was sent twice): read again.
     if (attempt >= MAX_TRIES) return { made: 0, broken: 0, existing: 0, contended: true };

@@ -3,6 +3,7 @@
 
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { resolveRetention, type RetentionOptions } from '../retention.js';
+import { resolveDurability, type Durability, type DurabilityOption } from './durability.js';
 import type { RedisClient } from './redisClient.js';
 
 /** A Redis Cluster to connect to: its seed nodes and any ioredis ClusterOptions. */
@@ -32,6 +33,13 @@ export interface RedisStoreOptions extends RetentionOptions {
    * calls without limit. Default 5,000 ms.
    */
   commandTimeoutMs?: number;
+  /**
+   * 'async' (default): a write is answered once the master has it; Redis replication is
+   * asynchronous, so a failover can lose it. 'replicated': job creation (enqueue, children,
+   * ingress drain) and a worker's commit are answered only once a replica has them too (WAIT),
+   * or `{ replicas, timeoutMs }`. See durability.ts and docs/production.md ("Failover").
+   */
+  durability?: DurabilityOption;
 }
 
 /** The options with every default filled in and checked. */
@@ -45,6 +53,8 @@ export interface RedisStoreSettings {
   readonly idempotencyTtlMs: number;
   readonly eventsMaxLen: number;
   readonly commandTimeoutMs: number;
+  /** null: 'async'. */
+  readonly durability: Durability | null;
 }
 
 /** ioredis prefixes the keys a command names, not the keys a Lua script builds from them: the
@@ -94,5 +104,6 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): RedisStore
     prefix,
     ...resolveRetention('RedisStore', options),
     commandTimeoutMs,
+    durability: resolveDurability(options.durability, commandTimeoutMs),
   };
 }

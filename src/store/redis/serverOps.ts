@@ -34,6 +34,26 @@ export async function appendOnly(redis: RedisClient): Promise<boolean | null> {
   return value === null ? null : value === 'yes';
 }
 
+/**
+ * How many replicas are connected to the server `redis` reaches (INFO replication's
+ * connected_slaves), or null when INFO is refused or unreadable. Durability 'replicated' needs
+ * at least as many as it waits for (checkRedisSettings).
+ */
+export async function connectedReplicas(redis: RedisClient): Promise<number | null> {
+  // On a Cluster, INFO would go to any node: the fewest replicas of any master is the answer.
+  let fewest: number | null = null;
+  try {
+    for (const server of await mastersOf(redis)) {
+      const m = /connected_slaves:(\d+)/.exec(await server.info('replication'));
+      if (!m) return null;
+      fewest = Math.min(fewest ?? Infinity, Number(m[1]));
+    }
+  } catch {
+    return null;
+  }
+  return fewest;
+}
+
 /** Redis's clock (TIME) in ms: one clock for every worker and client. */
 export async function serverTime(redis: RedisClient): Promise<number> {
   const [seconds, micros] = await redis.time();
