@@ -1,0 +1,126 @@
+// Probe for the commit ops' wire format (src/store/redis/encodeOps.ts, lua/commit-12.lua): what
+// a commit costs Redis per job, from INFO commandstats (usec of EVALSHA, the scripts' own time:
+// no client, no network), for the store of each source tree given, interleaved round by round
+// on one private redis-server so that a busy machine weighs on all of them alike.
+//
+//   node --import tsx bench/probes/commitOps.ts ROOT... [--jobs 20000] [--rounds 5]
+//
+// ROOT is a checkout of Machinist (its src/index.ts is imported), e.g. a `git worktree add` of an
+// older commit. Two cases per root and round, batches of 100 as the bench's workers send them:
+//   plain     claim 100, then finish each with a plain done (the op most jobs end with)
+//   pipeline  claim 100, checkpoint each (snapshot, state, progress, 2 log entries), then
+//             finish each with a done carrying its state and log
+// Printed: per case and root, the median over rounds of EVALSHA usec per job (its claim included).
+
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { commandStats, startRedis } from '../redis.js';
+import type { CommitOp, NewJob, RedisStore } from '../../src/index.js';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: number): number => {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return dflt;
+  const v = Number(argv.splice(i, 2)[1]);
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} wants a whole number`);
+  return v;
+};
+const JOBS = opt('jobs', 20_000);
+const ROUNDS = opt('rounds', 5);
+const roots = argv;
+if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] [--rounds N]');
+const BATCH = 100;
+
+type Store = Pick<RedisStore, 'enqueue' | 'commit' | 'close'>;
+type StoreClass = new (o: { url: string; prefix: string }) => Store;
+
+const classes: StoreClass[] = [];
+for (const root of roots) {
+  const mod = (await import(pathToFileURL(resolve(root, 'src/index.ts')).href)) as { RedisStore: StoreClass };
+  classes.push(mod.RedisStore);
+}
+
+const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
+const DONE_LOG = ['{"type":"done"}'];
+
+/** One case on a fresh store: EVALSHA usec per job over its commits (enqueue not counted). */
+async function runCase(Store: StoreClass, url: string, kind: 'plain' | 'pipeline'): Promise<number> {
+  const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
+  for (let i = 0; i < JOBS; i += 1000) {
+    const jobs: NewJob[] = [];
+    for (let k = i; k < Math.min(JOBS, i + 1000); k++)
+      jobs.push({
+        id: `j${k}`,
+        machine: 'm',
+        version: 1,
+        input: '{"n":1}',
+        band: 1,
+        delayMs: 0,
+        maxAttempts: 3,
+      });
+    await store.enqueue('default', jobs);
+  }
+  await ctl.config('RESETSTAT');
+  let { claimed } = await store.commit('default', [], claim);
+  while (claimed.length > 0) {
+    if (kind === 'pipeline') {
+      await store.commit(
+        'default',
+        claimed.map((c): CommitOp => ({
+          kind: 'checkpoint',
+          id: c.id,
+          token: c.token,
+          status: 'working',
+          snapshot: '{"w":{"value":"b","context":{"n":1}}}',
+          state: '"b"',
+          progress: '50',
+          log: ['{"type":"state","state":"a"}', '{"type":"state","state":"b"}'],
+        })),
+      );
+    }
+    const ops = claimed.map((c): CommitOp =>
+      kind === 'plain'
+        ? { kind: 'done', id: c.id, token: c.token, output: '{"ok":1}', snapshot: '', log: DONE_LOG }
+        : {
+            kind: 'done',
+            id: c.id,
+            token: c.token,
+            output: '{"ok":1}',
+            snapshot: '',
+            state: '"end"',
+            log: ['{"type":"state","state":"end"}', '{"type":"done"}'],
+          },
+    );
+    ({ claimed } = await store.commit('default', ops, claim));
+  }
+  const usec = (await commandStats(ctl)).get('evalsha')?.usec ?? NaN;
+  await store.close();
+  await ctl.flushall();
+  return usec / JOBS;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const redis = await startRedis();
+const ctl = redis.ctl;
+const results = new Map<string, number[]>();
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of ['plain', 'pipeline'] as const) {
+      // Alternate which root goes first, so neither always runs on the warmer server.
+      const order = roots.map((_, i) => i);
+      if (round % 2 === 1) order.reverse();
+      for (const i of order) {
+        const us = await runCase(classes[i]!, redis.url, kind);
+        const key = `${kind}\t${roots[i]}`;
+        results.set(key, [...(results.get(key) ?? []), us]);
+        console.error(`round ${round + 1} ${kind} ${roots[i]}: ${us.toFixed(3)} us/job`);
+      }
+    }
+  }
+} finally {
+  await redis.stop();
+}
+console.log(`EVALSHA usec per job, median of ${ROUNDS} rounds of ${JOBS} jobs (claim included)`);
+for (const [key, xs] of results)
+  console.log(`${key}\t${median(xs).toFixed(3)}\t(${xs.map((x) => x.toFixed(2)).join(' ')})`);
