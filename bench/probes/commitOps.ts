@@ -4,6 +4,9 @@
 // on one private redis-server so that a busy machine weighs on all of them alike.
 //
 //   node --import tsx bench/probes/commitOps.ts ROOT... [--jobs 20000] [--rounds 5]
+//   ... [--port P --callgrind PID:FILE]   on a redis-server of your own at 127.0.0.1:P (it is
+//       FLUSHALLed) run under `valgrind --tool=callgrind --callgrind-out-file=FILE` as PID:
+//       instructions per job instead of usec, which repeat on a busy machine, as times do not
 //
 // ROOT is a checkout of Machinist (its src/index.ts is imported), e.g. a `git worktree add` of an
 // older commit. Two cases per root and round, batches of 100 as the bench's workers send them:
@@ -12,10 +15,14 @@
 //             finish each with a done carrying its state and log
 // Printed: per case and root, the median over rounds of EVALSHA usec per job (its claim included).
 
-import { resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
 import { commandStats, startRedis } from '../redis.js';
-import type { CommitOp, NewJob, RedisStore } from '../../src/index.js';
+import type { RedisStore } from '../../src/index.js';
+import type { CommitOp, NewJob } from '../../src/store/types.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: number): number => {
@@ -25,6 +32,13 @@ const opt = (name: string, dflt: number): number => {
   if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} wants a whole number`);
   return v;
 };
+const text = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : argv.splice(i, 2)[1];
+};
+const PORT = text('port');
+const [cgPid, cgFile] = text('callgrind')?.split(':') ?? [];
+if (cgPid && !PORT) throw new Error('--callgrind wants --port: the server valgrind runs');
 const JOBS = opt('jobs', 20_000);
 const ROUNDS = opt('rounds', 5);
 const roots = argv;
@@ -61,6 +75,7 @@ async function runCase(Store: StoreClass, url: string, kind: 'plain' | 'pipeline
     await store.enqueue('default', jobs);
   }
   await ctl.config('RESETSTAT');
+  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
   let { claimed } = await store.commit('default', [], claim);
   while (claimed.length > 0) {
     if (kind === 'pipeline') {
@@ -93,16 +108,36 @@ async function runCase(Store: StoreClass, url: string, kind: 'plain' | 'pipeline
     );
     ({ claimed } = await store.commit('default', ops, claim));
   }
-  const usec = (await commandStats(ctl)).get('evalsha')?.usec ?? NaN;
+  const cost = cgPid ? instructionsSinceZero() : ((await commandStats(ctl)).get('evalsha')?.usec ?? NaN);
   await store.close();
   await ctl.flushall();
-  return usec / JOBS;
+  return cost / JOBS;
+}
+
+/** Dumps callgrind's counts (since the last zeroing) and reads the instructions of the dump. */
+function instructionsSinceZero(): number {
+  execFileSync('callgrind_control', ['-d', cgPid!], { stdio: 'ignore' });
+  const dir = dirname(cgFile!);
+  const dumps = readdirSync(dir)
+    .filter((f) => f.startsWith(`${basename(cgFile!)}.`))
+    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+  const out = readFileSync(resolve(dir, dumps.at(-1)!), 'utf8');
+  const events = /^events: (.*)$/m.exec(out)![1]!.split(' ');
+  const totals = /^(?:summary|totals): (.*)$/m.exec(out)![1]!.split(' ');
+  return Number(totals[events.indexOf('Ir')]);
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const redis = await startRedis();
+const redis = PORT
+  ? (() => {
+      const ctl = new Redis({ host: '127.0.0.1', port: Number(PORT) });
+      return { url: `redis://127.0.0.1:${PORT}`, ctl, stop: async () => void ctl.disconnect() };
+    })()
+  : await startRedis();
 const ctl = redis.ctl;
+await ctl.flushall();
+const unit = cgPid ? 'instructions' : 'us';
 const results = new Map<string, number[]>();
 try {
   for (let round = 0; round < ROUNDS; round++) {
@@ -114,13 +149,15 @@ try {
         const us = await runCase(classes[i]!, redis.url, kind);
         const key = `${kind}\t${roots[i]}`;
         results.set(key, [...(results.get(key) ?? []), us]);
-        console.error(`round ${round + 1} ${kind} ${roots[i]}: ${us.toFixed(3)} us/job`);
+        console.error(`round ${round + 1} ${kind} ${roots[i]}: ${us.toFixed(3)} ${unit}/job`);
       }
     }
   }
 } finally {
   await redis.stop();
 }
-console.log(`EVALSHA usec per job, median of ${ROUNDS} rounds of ${JOBS} jobs (claim included)`);
+console.log(
+  `${cgPid ? 'redis-server instructions' : 'EVALSHA usec'} per job, median of ${ROUNDS} rounds of ${JOBS} jobs (claim included)`,
+);
 for (const [key, xs] of results)
   console.log(`${key}\t${median(xs).toFixed(3)}\t(${xs.map((x) => x.toFixed(2)).join(' ')})`);
