@@ -9,11 +9,14 @@
 //       instructions per job instead of usec, which repeat on a busy machine, as times do not
 //
 // ROOT is a checkout of Machinist (its src/index.ts is imported), e.g. a `git worktree add` of an
-// older commit. Two cases per root and round, batches of 100 as the bench's workers send them:
+// older commit. Four cases per root and round (--cases a,b for some), batches of 100 as the bench's workers send them:
 //   plain     claim 100, then finish each with a plain done (the op most jobs end with)
 //   pipeline  claim 100, checkpoint each (snapshot, state, progress, 2 log entries), then
 //             finish each with a done carrying its state and log
-// Printed: per case and root, the median over rounds of EVALSHA usec per job (its claim included).
+//   stale plain, stale pipeline   the same ops (half checkpoints, half dones with a state, in the
+//             latter) from a worker whose lease is lost: read, checked, fenced off, not written
+// Printed: per case and root, the median over rounds of EVALSHA usec per job (or op, when stale;
+// the first claim of each store is not counted, the others are).
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -39,6 +42,7 @@ const text = (name: string): string | undefined => {
 const PORT = text('port');
 const [cgPid, cgFile] = text('callgrind')?.split(':') ?? [];
 if (cgPid && !PORT) throw new Error('--callgrind wants --port: the server valgrind runs');
+const ONLY_CASES = text('cases')?.split(',');
 const JOBS = opt('jobs', 20_000);
 const ROUNDS = opt('rounds', 5);
 const roots = argv;
@@ -57,12 +61,44 @@ for (const root of roots) {
 const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
 const DONE_LOG = ['{"type":"done"}'];
 
-/** One case on a fresh store: EVALSHA usec per job over its commits (enqueue not counted). */
-async function runCase(Store: StoreClass, url: string, kind: 'plain' | 'pipeline'): Promise<number> {
+type Case = 'plain' | 'pipeline' | 'stale plain' | 'stale pipeline';
+type Claimed = { id: string; token: string };
+
+const checkpoint = (c: Claimed): CommitOp => ({
+  kind: 'checkpoint',
+  id: c.id,
+  token: c.token,
+  status: 'working',
+  snapshot: '{"w":{"value":"b","context":{"n":1}}}',
+  state: '"b"',
+  progress: '50',
+  log: ['{"type":"state","state":"a"}', '{"type":"state","state":"b"}'],
+});
+const done = (c: Claimed, plain: boolean): CommitOp =>
+  plain
+    ? { kind: 'done', id: c.id, token: c.token, output: '{"ok":1}', snapshot: '', log: DONE_LOG }
+    : {
+        kind: 'done',
+        id: c.id,
+        token: c.token,
+        output: '{"ok":1}',
+        snapshot: '',
+        state: '"end"',
+        log: ['{"type":"state","state":"end"}', '{"type":"done"}'],
+      };
+
+/**
+ * One case on a fresh store: the cost per job over its commits (enqueue not counted). The stale
+ * cases send the same ops with a token that lost its lease, JOBS of them: each is read, checked
+ * and fenced off (one HMGET), nothing written, so what they cost is mostly reading the ops.
+ */
+async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
   const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
-  for (let i = 0; i < JOBS; i += 1000) {
+  const stale = kind.startsWith('stale');
+  const total = stale ? BATCH : JOBS;
+  for (let i = 0; i < total; i += 100) {
     const jobs: NewJob[] = [];
-    for (let k = i; k < Math.min(JOBS, i + 1000); k++)
+    for (let k = i; k < Math.min(total, i + 100); k++)
       jobs.push({
         id: `j${k}`,
         machine: 'm',
@@ -74,39 +110,25 @@ async function runCase(Store: StoreClass, url: string, kind: 'plain' | 'pipeline
       });
     await store.enqueue('default', jobs);
   }
+  let { claimed } = await store.commit('default', [], claim);
   await ctl.config('RESETSTAT');
   if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
-  let { claimed } = await store.commit('default', [], claim);
-  while (claimed.length > 0) {
-    if (kind === 'pipeline') {
-      await store.commit(
+  if (stale) {
+    const lost = claimed.map((c) => ({ id: c.id, token: 'lost' }));
+    const ops =
+      kind === 'stale plain'
+        ? lost.map((c) => done(c, true))
+        : lost.map((c, i) => (i % 2 ? done(c, false) : checkpoint(c)));
+    for (let n = 0; n < JOBS; n += BATCH) await store.commit('default', ops);
+  } else {
+    while (claimed.length > 0) {
+      if (kind === 'pipeline') await store.commit('default', claimed.map(checkpoint));
+      ({ claimed } = await store.commit(
         'default',
-        claimed.map((c): CommitOp => ({
-          kind: 'checkpoint',
-          id: c.id,
-          token: c.token,
-          status: 'working',
-          snapshot: '{"w":{"value":"b","context":{"n":1}}}',
-          state: '"b"',
-          progress: '50',
-          log: ['{"type":"state","state":"a"}', '{"type":"state","state":"b"}'],
-        })),
-      );
+        claimed.map((c) => done(c, kind === 'plain')),
+        claim,
+      ));
     }
-    const ops = claimed.map((c): CommitOp =>
-      kind === 'plain'
-        ? { kind: 'done', id: c.id, token: c.token, output: '{"ok":1}', snapshot: '', log: DONE_LOG }
-        : {
-            kind: 'done',
-            id: c.id,
-            token: c.token,
-            output: '{"ok":1}',
-            snapshot: '',
-            state: '"end"',
-            log: ['{"type":"state","state":"end"}', '{"type":"done"}'],
-          },
-    );
-    ({ claimed } = await store.commit('default', ops, claim));
   }
   const cost = cgPid ? instructionsSinceZero() : ((await commandStats(ctl)).get('evalsha')?.usec ?? NaN);
   await store.close();
@@ -127,6 +149,8 @@ function instructionsSinceZero(): number {
   return Number(totals[events.indexOf('Ir')]);
 }
 
+const ALL_CASES: readonly Case[] = ['plain', 'pipeline', 'stale plain', 'stale pipeline'];
+const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const redis = PORT
@@ -141,7 +165,7 @@ const unit = cgPid ? 'instructions' : 'us';
 const results = new Map<string, number[]>();
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const kind of ['plain', 'pipeline'] as const) {
+    for (const kind of CASES) {
       // Alternate which root goes first, so neither always runs on the warmer server.
       const order = roots.map((_, i) => i);
       if (round % 2 === 1) order.reverse();
