@@ -7,10 +7,11 @@
 // jobs end with, travels as 4 values under its own kind, COMMIT_PLAIN_DONE, id, token, output,
 // and the Lua takes it without making a table of it (include/lcDonePlain.lua).
 //
-// Why flat values (issue 22, bench/probes/commitOps.ts: Redis usec per job, claim included,
-// plain done / checkpoint+done): one JSON array of named records cost 20.0 / 39.2 against the
-// former positional form's 17.1 / 38.3 (a cjson.decode and a table per op); this form costs
-// what the positional one did. One JSON per op cost more still, MessagePack about as JSON.
+// Why flat values, not one JSON array of named records (issue 22; bench/probes/commitOps.ts,
+// redis-server instructions under callgrind, JSON / former positional f1..f5 / these values):
+// a claim + plain done per job 189k / 182k / 182k; a fenced-off op (read and checked, not
+// written) 39k / 32k / 32k as a plain done, 73k / 62k / 65k as a checkpoint or a done with a
+// state (the record per op that names cost; a second pass over its fields cost 6k more).
 
 import type { CommitOp } from '../types.js';
 import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';

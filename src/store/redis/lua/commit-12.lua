@@ -21,9 +21,9 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
   every kind: log (its entries, JSON texts).
   The plain done, the op most jobs end with (a done with no snapshot, state or version, its log
       the one {"type":"done"} entry), travels as 4 values: COMMIT_PLAIN_DONE, id, token, output.
-  Why not JSON (measured, bench/probes/commitOps.ts): a cjson.decode and a table per op made a
-      plain done cost Redis ~15% more per job than these values, which cost what the former
-      positional form (f1..f5) did.
+  Why not JSON (bench/probes/commitOps.ts, instructions under callgrind): its cjson.decode and
+      checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
+      values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
 Returns { written (1|0 per op), claimed, next due ms|false, Redis time ms }; claimed holds 8
 values per job: id, token, machine, version, input, max attempts, status, then '' or a nested
 array { snapshot, attempt, lease requeues, parent id, options, inbox position, parent queue,
