@@ -7,6 +7,10 @@ import assert from 'node:assert/strict';
 import type { NewJob } from '../../src/store/types.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { COMMIT_OP_FIELDS, COMMIT_PLAIN_DONE } from '../../src/store/redis/commitOpFields.js';
+
+/** The general done's values that are set, by field (the log as its count, then its entry). */
+const FULL_DONE: Record<string, (string | number)[]> = { output: ['42'], log: [1, '{"type":"done"}'] };
 
 describe('the plain done and the general done', () => {
   let redis: TestRedis;
@@ -31,16 +35,17 @@ describe('the plain done and the general done', () => {
   ];
 
   /**
-   * Finishes a claimed job with the plain done ({ kind, id, token, output }: no log) or the
-   * general one (the same done with its log given).
+   * Finishes a claimed job with the plain done (its own kind: COMMIT_PLAIN_DONE, id, token,
+   * output) or the general one (the same done in full: output, no snapshot, state or version,
+   * its log given).
    */
   async function finish(id: string, token: string, plain: boolean): Promise<number> {
     const k = h.store.keys('default');
     const keys = KEY_ORDER.map((n) => (k as unknown as Record<string, string>)[n]!);
     const op = plain
-      ? { kind: 'done', id, token, output: '42' }
-      : { kind: 'done', id, token, output: '42', log: ['{"type":"done"}'] };
-    const args = [k.base, 100, 60_000, '', 0, 0, '', JSON.stringify([op])];
+      ? [COMMIT_PLAIN_DONE, id, token, '42']
+      : ['done', id, token, ...COMMIT_OP_FIELDS.done.flatMap((f) => FULL_DONE[f] ?? [''])];
+    const args = [k.base, 100, 60_000, '', 0, 0, '', ...op];
     const store = h.store as unknown as { run(n: string, k: string[], a: unknown[]): Promise<[number[]]> };
     const [written] = await store.run('commit', keys, args);
     return written[0]!;

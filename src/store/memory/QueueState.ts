@@ -3,6 +3,7 @@
 // event stream, the webhook dispatcher's state), as plain maps and sorted sets.
 
 import type { QueueEvent } from '../types.js';
+import { COUNTED } from '../roles/Registry.js';
 import { HookState } from './HookState.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { ZSet } from './ZSet.js';
@@ -25,18 +26,8 @@ export interface ChildrenIndex {
   expiresAt?: number;
 }
 
-export const INDEX_NAMES = [
-  'queued',
-  'delayed',
-  'active',
-  'waiting',
-  'done',
-  'failed',
-  'cancelled',
-  'dead',
-  'broken',
-  'outbox',
-] as const;
+/** The indexes a queue keeps: those `counts` reports (COUNTED), and the outbox. */
+export const INDEX_NAMES = [...COUNTED, 'outbox'] as const;
 export type MemoryIndex = (typeof INDEX_NAMES)[number];
 
 export class QueueState {

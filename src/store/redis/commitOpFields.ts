@@ -1,7 +1,8 @@
 // The names a commit op travels under to lua/commit-12.lua: CommitOp's own (commitTypes.ts), so
 // the TypeScript and the Lua read one vocabulary (op.output, op.snapshot, op.delayMs ...). The
-// encoder (encodeOps.ts) sends an op's fields by these lists; the Lua gets both tables generated
-// (luaConstants.ts) and checks an op's fields by them before it writes anything.
+// encoder (encodeOps.ts) sends an op's field values in the order of these lists; the Lua gets
+// the tables generated (luaConstants.ts) and rebuilds each op under these names from them
+// (lua/include/readCommitOps.lua), checking every field before it writes anything.
 
 import type { CommitOp } from '../commitTypes.js';
 
@@ -12,8 +13,10 @@ type FieldOf<K extends Kind> = Exclude<keyof OpOf<K>, 'kind' | 'id' | 'token'>;
 type AnyField = { [K in Kind]: FieldOf<K> }[Kind];
 
 /**
- * Per kind, the fields the encoder sends (when set). Each name is checked against CommitOp's
- * type; test/store/redis/commitOpRecords.test.ts checks that every field of every kind is listed.
+ * Per kind, the fields the encoder sends, one value each in this order ('' when not set; the log,
+ * last, as a count then its entries). Each name is checked against CommitOp's type;
+ * test/store/redis/commitOpRecords.test.ts checks that every field of every kind is listed and
+ * that each reaches the Lua under its name.
  */
 export const COMMIT_OP_FIELDS: { readonly [K in Kind]: readonly FieldOf<K>[] } = {
   checkpoint: ['status', 'snapshot', 'state', 'progress', 'inboxConsumed', 'version', 'log'],
@@ -27,9 +30,10 @@ export const COMMIT_OP_FIELDS: { readonly [K in Kind]: readonly FieldOf<K>[] } =
 };
 
 /**
- * What each field holds on the wire: 'text' a string (JSON texts travel as strings), 'count' a
- * whole number >= 0, 'entries' a list of log entries (each a JSON text). The Lua refuses an op
- * whose field is not what this says (BAD_COMMIT <op index> <field> ...).
+ * What each field holds: 'text' a string (JSON texts travel as strings), 'count' a whole number
+ * >= 0 (sent as its decimal text, read back as a number), 'entries' a list of log entries (each a
+ * JSON text; sent as their count, then each). The Lua refuses an op whose field is not what this
+ * says (BAD_COMMIT <op index> <field> ...).
  */
 export const COMMIT_OP_TYPES: { readonly [F in AnyField]: 'text' | 'count' | 'entries' } = {
   status: 'text',
@@ -47,3 +51,10 @@ export const COMMIT_OP_TYPES: { readonly [F in AnyField]: 'text' | 'count' | 'en
   version: 'count',
   log: 'entries',
 };
+
+/**
+ * The kind the plain done travels under: a done with no snapshot, state or version whose log is
+ * exactly {"type":"done"}, the op most jobs end with. It is sent as 4 values (this, id, token,
+ * output) and read without making a record of it (lua/include/lcDonePlain.lua's short path).
+ */
+export const COMMIT_PLAIN_DONE = 'D';

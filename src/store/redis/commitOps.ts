@@ -1,4 +1,4 @@
-// One worker round trip (lua/commit-12.lua): its fenced writes (named op records, encodeOps),
+// One worker round trip (lua/commit-12.lua): its fenced writes (its ops as flat values by name, encodeOps),
 // then a claim of new work; and the reply, decoded into ClaimedJobs.
 
 import type { ClaimRequest, ClaimedJob, CommitOp, CommitResult, JobStatus } from '../types.js';
@@ -24,8 +24,8 @@ export async function commitRoundTrip(
     claim?.leaseMs ?? 0,
     claim?.max ?? 0,
     claim ? `|${claim.loadMachines.join('|')}|` : '',
-    encodeOps(ops),
   ];
+  encodeOps(ops, args);
   const keys = [
     k.queued,
     k.delayed,

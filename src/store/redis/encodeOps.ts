@@ -1,16 +1,20 @@
-// Encodes a commit's ops for lua/commit-12.lua: ONE JSON array of named op records, decoded there
-// once (cjson.decode), each op under CommitOp's own field names (commitOpFields.ts), so the Lua
-// reads op.kind, op.output, op.delayMs ... A plain done, the op most jobs end with, travels as
-// { kind, id, token, output } alone: its log (the one {"type":"done"} entry) is left out, which
-// is what tells the Lua it may take the short path (include/lcDonePlain.lua).
+// Encodes a commit's ops for lua/commit-12.lua as flat ARGV values, by name without sending the
+// names: per op its kind, id and token, then one value per field of its kind in the order of
+// COMMIT_OP_FIELDS (commitOpFields.ts), '' when not set, the log (last) as a count then its
+// entries. The Lua rebuilds each op under CommitOp's own names from the same generated table
+// (lua/include/readCommitOps.lua), so it reads op.output, op.delayMs ... and a field added to
+// CommitOp is added to the table, not placed by hand at both ends. The plain done, the op most
+// jobs end with, travels as 4 values under its own kind, COMMIT_PLAIN_DONE, id, token, output,
+// and the Lua takes it without making a table of it (include/lcDonePlain.lua).
 //
-// Why one JSON array (measured, issue 22): against the former positional ARGV (9 values per op,
-// 4 per plain done) it costs Redis about half a microsecond more per plain done (a Lua table
-// per op), well within the bench's 5%; one op JSON per ARGV value cost more (a decode per op),
-// and MessagePack (cmsgpack.unpack) a little less in Redis but a hand-written encoder here.
+// Why flat values, not one JSON array of named records (issue 22; bench/probes/commitOps.ts,
+// redis-server instructions under callgrind, JSON / former positional f1..f5 / these values):
+// a claim + plain done per job 189k / 182k / 182k; a fenced-off op (read and checked, not
+// written) 39k / 32k / 32k as a plain done, 73k / 62k / 65k as a checkpoint or a done with a
+// state (the record per op that names cost; a second pass over its fields cost 6k more).
 
 import type { CommitOp } from '../types.js';
-import { COMMIT_OP_FIELDS } from './commitOpFields.js';
+import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
 
 const STATE_PREFIX = '{"type":"state","state":';
 /** A state entry with more than its state (the context it carries, src/pipeline/contextLog.ts). */
@@ -44,6 +48,7 @@ export function compactStates(log: readonly string[]): readonly string[] {
 }
 
 const DONE_ENTRY = '{"type":"done"}';
+const TYPES: Readonly<Record<string, string>> = COMMIT_OP_TYPES;
 
 /** A done with no snapshot, state or version whose log is exactly {"type":"done"}. */
 function isPlainDone(op: CommitOp): op is Extract<CommitOp, { kind: 'done' }> {
@@ -57,29 +62,37 @@ function isPlainDone(op: CommitOp): op is Extract<CommitOp, { kind: 'done' }> {
   );
 }
 
-/** An op as its named record: kind, id, token, then the fields its kind carries that are set. */
-function namedRecord(op: CommitOp): Record<string, unknown> {
-  const rec: Record<string, unknown> = { kind: op.kind, id: op.id, token: op.token };
-  // An unknown kind (a caller that bypassed the types) goes as it is: the Lua refuses it.
-  const fields: readonly string[] = COMMIT_OP_FIELDS[op.kind] ?? [];
-  const values = op as unknown as Record<string, unknown>;
-  for (const f of fields) {
-    const v = values[f];
-    if (v !== undefined && v !== null) rec[f] = v;
+/**
+ * Appends `ops` to `into` (the script's ARGV after its own 7) as commit-12.lua reads them:
+ * COMMIT_PLAIN_DONE, id, token, output for a plain done; else kind, id, token, a value per field
+ * of COMMIT_OP_FIELDS[kind] ('' when not set), the log as its count then its entries.
+ */
+export function encodeOps(ops: readonly CommitOp[], into: (string | number)[] = []): (string | number)[] {
+  for (const op of ops) {
+    if (isPlainDone(op)) {
+      into.push(COMMIT_PLAIN_DONE, op.id, op.token, op.output);
+      continue;
+    }
+    into.push(op.kind, op.id, op.token);
+    // An unknown kind (a caller that bypassed the types) goes without fields: the Lua refuses it.
+    const fields: readonly string[] = COMMIT_OP_FIELDS[op.kind] ?? [];
+    const values = op as unknown as Record<string, unknown>;
+    for (const f of fields) {
+      const v = values[f];
+      if (TYPES[f] === 'entries') {
+        // Not a list (a caller that bypassed the types): '' for its count, which the Lua refuses.
+        if (!Array.isArray(v)) {
+          into.push('');
+          continue;
+        }
+        const entries = compactStates(v as string[]);
+        into.push(entries.length);
+        for (const e of entries) into.push(e);
+      } else if (v === undefined || v === null) into.push('');
+      // A delay is whole milliseconds, and a negative one is none (NaN stays NaN: refused).
+      else if (f === 'delayMs') into.push(Math.max(0, Math.round(v as number)));
+      else into.push(v as string | number);
+    }
   }
-  if (op.kind === 'retry') rec.delayMs = Math.max(0, Math.round(op.delayMs));
-  rec.log = compactStates(op.log);
-  return rec;
-}
-
-/** The ARGV value lua/commit-12.lua reads its ops from: a JSON array of named op records. */
-export function encodeOps(ops: readonly CommitOp[]): string {
-  const recs: unknown[] = new Array(ops.length);
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    recs[i] = isPlainDone(op)
-      ? { kind: 'done', id: op.id, token: op.token, output: op.output }
-      : namedRecord(op);
-  }
-  return JSON.stringify(recs);
+  return into;
 }

@@ -8,7 +8,7 @@ import { EDGES, FINAL, UPDATABLE } from '../lifecycleTable.js';
 import { BAND, LOG_CAP, RESULT_TTL_MS } from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
-import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES } from './commitOpFields.js';
+import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
 
 type LuaValue =
   number | string | boolean | readonly LuaValue[] | ReadonlySet<string> | { readonly [k: string]: LuaValue };
@@ -23,10 +23,11 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   EDGES,
   FINAL,
   UPDATABLE,
-  /** A band by its text on the wire ('0'..'3'), for the scripts that parse one. */
-  /** A commit op's fields per kind, and what each holds (commit-12.lua checks ops by them). */
+  /** A commit op's fields per kind in wire order, what each holds, the plain done's kind. */
   COMMIT_OP_FIELDS,
   COMMIT_OP_TYPES,
+  COMMIT_PLAIN_DONE,
+  /** A band by its text on the wire ('0'..'3'), for the scripts that parse one. */
   BANDS: Object.fromEntries(Object.values(PRIORITY_BAND).map((b) => [String(b), b])),
 };
 

@@ -1,15 +1,20 @@
-// Commit ops travel to lua/commit-12.lua as named records under CommitOp's own field names
-// (src/store/redis/encodeOps.ts, commitOpFields.ts): every field of every kind goes by its name,
-// a plain done as { kind, id, token, output }, and the Lua refuses an op it cannot read, naming
-// the op and why, before it writes anything.
+// Commit ops travel to lua/commit-12.lua as flat values in the order of the generated
+// COMMIT_OP_FIELDS table (src/store/redis/encodeOps.ts, commitOpFields.ts), and the Lua rebuilds
+// each under CommitOp's own field names (lua/include/readCommitOps.lua): every field of every kind
+// arrives under its name, a plain done as 4 values, and the Lua refuses an op it cannot read,
+// naming the op and why, before it writes anything.
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CommitOp } from '../../../src/store/types.js';
 import { encodeOps } from '../../../src/store/redis/encodeOps.js';
-import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES } from '../../../src/store/redis/commitOpFields.js';
+import {
+  COMMIT_OP_FIELDS,
+  COMMIT_OP_TYPES,
+  COMMIT_PLAIN_DONE,
+} from '../../../src/store/redis/commitOpFields.js';
 import { queueKeys } from '../../../src/store/keys.js';
-import { loadScripts } from '../../../src/store/redis/scripts.js';
+import { loadScripts, withIncludes } from '../../../src/store/redis/scripts.js';
 import { startRedis, type TestRedis } from '../../support/redis.js';
 import { Harness } from '../../support/harness.js';
 
@@ -89,18 +94,17 @@ const FULL: { [K in CommitOp['kind']]: Full<K> } = {
   broken: { kind: 'broken', id: 'j', token: 't', error: '{"message":"x"}', log: ['{"type":"failed"}'] },
 };
 
-describe('commit ops as named records', () => {
-  it('sends every field of every kind under its CommitOp name, and lists each with a type', () => {
+describe('commit ops by name', () => {
+  it('lists every field of every kind, each with a type, the log last', () => {
     for (const op of Object.values(FULL)) {
-      const [rec] = JSON.parse(encodeOps([op])) as Record<string, unknown>[];
-      assert.deepEqual(rec, op, `${op.kind} travels as itself`);
       const named = Object.keys(op).filter((k) => k !== 'kind' && k !== 'id' && k !== 'token');
       assert.deepEqual([...COMMIT_OP_FIELDS[op.kind]].sort(), named.sort(), `${op.kind}'s field list`);
       for (const f of named) assert.ok(f in COMMIT_OP_TYPES, `${f} has a type`);
+      assert.equal(COMMIT_OP_FIELDS[op.kind].at(-1), 'log', `${op.kind}'s log goes last`);
     }
   });
 
-  it('sends a plain done as { kind, id, token, output }, and leaves out what an op does not set', () => {
+  it('sends an op as its kind, id, token, then its fields in table order, a plain done as 4 values', () => {
     const plain: CommitOp = {
       kind: 'done',
       id: 'a',
@@ -111,10 +115,12 @@ describe('commit ops as named records', () => {
     };
     const stated: CommitOp = { ...plain, state: '"end"' };
     const parked: CommitOp = { kind: 'park', id: 'b', token: 't', wakeAt: null, snapshot: '{}', log: [] };
-    assert.deepEqual(JSON.parse(encodeOps([plain, stated, parked])), [
-      { kind: 'done', id: 'a', token: 't', output: '{"n":1}' },
-      { ...stated },
-      { kind: 'park', id: 'b', token: 't', snapshot: '{}', log: [] },
+    assert.deepEqual(encodeOps([plain, stated, parked]), [
+      ...[COMMIT_PLAIN_DONE, 'a', 't', '{"n":1}'],
+      // output, snapshot, state, version, log (a count, then the entries)
+      ...['done', 'a', 't', '{"n":1}', '', '"end"', '', 1, '{"type":"done"}'],
+      // wakeAt, snapshot, state, inboxConsumed, version, log
+      ...['park', 'b', 't', '', '{}', '', '', '', 0],
     ]);
   });
 
@@ -125,14 +131,38 @@ describe('commit ops as named records', () => {
     after(async () => redis.stop());
     afterEach(async () => h.close());
 
-    /** commit-12.lua called with `ops` as its ARGV 8, as is (no encoder). */
-    const commitRaw = async (ops: string): Promise<unknown> => {
+    /** commit-12.lua called with `ops` as its ARGV from 8 on, as they are (no encoder). */
+    const commitRaw = async (ops: (string | number)[]): Promise<unknown> => {
       const script = loadScripts().find((s) => s.name === 'commit')!;
       const k = queueKeys(h.prefix, 'default');
       const keys = [k.queued, k.delayed, k.active, k.meta, k.events, k.marker, k.waiting, k.done, k.failed];
       keys.push(k.cancelled, k.dead, k.broken);
-      return h.raw.eval(script.lua, 12, ...keys, k.base, 1000, 60_000, '', 0, 0, '', ops);
+      return h.raw.eval(script.lua, 12, ...keys, k.base, 1000, 60_000, '', 0, 0, '', ...ops);
     };
+
+    it('reads every field of every kind under its CommitOp name, and a plain done as its 4 values', async () => {
+      h = new Harness(redis);
+      // The reader commit-12.lua uses, on the encoder's values: the op it rebuilt, as JSON.
+      const read = withIncludes(`--- @include "readCommitOps"
+local ops, plain, n = readCommitOps(1)
+if not ops then return { 'refused', plain, n } end
+if plain[1] then return { 'plain', n, ARGV[plain[1] + 1], ARGV[plain[1] + 2], ARGV[plain[1] + 3] } end
+return { 'op', n, cjson.encode(ops[1]) }`);
+      for (const op of Object.values(FULL)) {
+        const [form, n, json] = (await h.raw.eval(read, 0, ...encodeOps([op]))) as [string, number, string];
+        assert.deepEqual([form, n], ['op', 1], `${op.kind} is read`);
+        assert.deepEqual(JSON.parse(json), op, `${op.kind} arrives as itself`);
+      }
+      const plain: CommitOp = {
+        kind: 'done',
+        id: 'a',
+        token: 't',
+        output: '7',
+        snapshot: '',
+        log: ['{"type":"done"}'],
+      };
+      assert.deepEqual(await h.raw.eval(read, 0, ...encodeOps([plain])), ['plain', 1, 'a', 't', '7']);
+    });
 
     it('refuses an op it cannot read, naming its index and why, and writes nothing', async () => {
       h = new Harness(redis);
@@ -142,47 +172,46 @@ describe('commit ops as named records', () => {
       const [a] = (
         await h.store.commit('default', [], { workerId: 'w', leaseMs: 30_000, max: 1, loadMachines: [] })
       ).claimed;
-      const done = { kind: 'done', id: 'a', token: a!.token, output: '1' };
-      const op = { id: 'a', token: a!.token };
-      const cases: [unknown, RegExp][] = [
-        ['not json', / BAD_COMMIT 0 ops are not a JSON array/],
-        [{ 0: done }, / BAD_COMMIT 0 ops are not a JSON array/],
-        [[done, 42], / BAD_COMMIT 2 not an op record/],
-        [[done, { ...op, kind: 'finish', log: [] }], / BAD_COMMIT 2 unknown kind finish/],
-        [[done, { kind: 'done', token: 't', output: '1' }], / BAD_COMMIT 2 missing values/],
-        [[done, { ...op, kind: 'done', log: [] }], / BAD_COMMIT 2 output is not text/],
+      const done = [COMMIT_PLAIN_DONE, 'a', a!.token, '1'];
+      /** Op 'a' of `kind` on the wire: `fields` by name in table order ('' for the others), then `log` as given. */
+      const op = (
+        kind: CommitOp['kind'],
+        fields: Record<string, string | number>,
+        log: (string | number)[] = [0],
+      ): (string | number)[] => [
+        kind,
+        'a',
+        a!.token,
+        ...COMMIT_OP_FIELDS[kind].filter((f) => f !== 'log').map((f) => fields[f] ?? ''),
+        ...log,
+      ];
+      const working = { status: 'working' };
+      const cases: [(string | number)[], RegExp][] = [
+        [[...done, 'finish', 'a', a!.token], / BAD_COMMIT 2 unknown kind finish/],
+        [[...done, COMMIT_PLAIN_DONE, '', 't', '1'], / BAD_COMMIT 2 missing values/],
+        [[...done, COMMIT_PLAIN_DONE, 'a', 't'], / BAD_COMMIT 2 missing values/],
+        [[...done, COMMIT_PLAIN_DONE, 'a', 't', ''], / BAD_COMMIT 2 output missing/],
+        [[...done, ...op('done', {})], / BAD_COMMIT 2 output missing/],
+        [[...done, ...op('fail', {})], / BAD_COMMIT 2 error missing/],
+        [[...done, ...op('checkpoint', working).slice(0, -2)], / BAD_COMMIT 2 missing values/],
+        [[...done, ...op('checkpoint', working, ['x'])], / BAD_COMMIT 2 log is not a count of entries/],
+        [[...done, ...op('checkpoint', working, [2, '{}'])], / BAD_COMMIT 2 log is not a count of entries/],
+        [[...done, ...op('checkpoint', { status: 'done' })], / BAD_COMMIT 2 checkpoint status/],
         [
-          [done, { ...op, kind: 'checkpoint', status: 'working', snapshot: 5, log: [] }],
-          / BAD_COMMIT 2 snapshot is not text/,
-        ],
-        [
-          [done, { ...op, kind: 'checkpoint', status: 'working', log: [{ type: 'x' }] }],
-          / BAD_COMMIT 2 log holds an entry/,
-        ],
-        [
-          [done, { ...op, kind: 'checkpoint', status: 'working', log: 'x' }],
-          / BAD_COMMIT 2 log is not a list/,
-        ],
-        [[done, { ...op, kind: 'fail', error: '{}' }], / BAD_COMMIT 2 log missing/],
-        [
-          [done, { ...op, kind: 'retry', error: '{}', delayMs: '5', attempt: 2, log: [] }],
+          [...done, ...op('retry', { error: '{}', delayMs: 'soon', attempt: 2 })],
           / BAD_COMMIT 2 retry delay/,
         ],
-        [[done, { ...op, kind: 'requeue', version: 2, log: [] }], / BAD_COMMIT 2 version/],
-        [
-          [done, { ...op, kind: 'checkpoint', status: 'working', inboxConsumed: -1, log: [] }],
-          / BAD_COMMIT 2 inbox position/,
-        ],
+        [[...done, ...op('retry', { error: '{}', delayMs: 5, attempt: 0 })], / BAD_COMMIT 2 retry attempt/],
+        [[...done, ...op('done', { output: '1', version: 0 })], / BAD_COMMIT 2 version/],
+        [[...done, ...op('checkpoint', { ...working, inboxConsumed: -1 })], / BAD_COMMIT 2 inbox position/],
+        [[...done, ...op('park', { wakeAt: 5 })], / BAD_COMMIT 2 park without snapshot/],
+        [[...done, ...op('park', { wakeAt: 1.5, snapshot: '{}' })], / BAD_COMMIT 2 wake time/],
+        // A value left over after the last op is read as an op, and refused as one.
+        [[...done, 'done'], / BAD_COMMIT 2 missing values/],
       ];
-      for (const [ops, why] of cases) {
-        await assert.rejects(
-          commitRaw(typeof ops === 'string' ? ops : JSON.stringify(ops)),
-          why,
-          String(why),
-        );
-      }
+      for (const [ops, why] of cases) await assert.rejects(commitRaw(ops), why, String(why));
       assert.equal((await h.store.getJob('a'))!.status, 'working', 'the readable op before was not applied');
-      assert.deepEqual(await commitRaw(JSON.stringify([done])).then((r) => (r as unknown[])[0]), [1]);
+      assert.deepEqual(await commitRaw(done).then((r) => (r as unknown[])[0]), [1]);
       assert.equal((await h.store.getJob('a'))!.status, 'done');
     });
   });

@@ -4,29 +4,35 @@ KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 do
 ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished parent's fan-out
       keys; records themselves are deleted by sweep-5.lua), 4 worker id, 5 lease ms,
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|",
-      8 the ops: ONE JSON array of named op records (encodeOps.ts), under CommitOp's own names
-      (src/store/commitTypes.ts): kind, id, token, then what the kind carries, each left out
-      when not set. COMMIT_OP_FIELDS lists them per kind and COMMIT_OP_TYPES what each holds
-      (text, count, entries), both generated from src/store/redis/commitOpFields.ts:
+      8 on: the ops, as flat values by name (encodeOps.ts; read and checked by
+      include/readCommitOps.lua): per op its kind, id, token, then one value per field of
+      COMMIT_OP_FIELDS[kind] in that table's order ('' when not set), the log last as a count then
+      its entries; the Lua rebuilds each op under CommitOp's own names (src/store/commitTypes.ts).
+      COMMIT_OP_FIELDS and COMMIT_OP_TYPES (text, count, entries) are generated from
+      src/store/redis/commitOpFields.ts. Per kind:
   checkpoint: status (loading|working), snapshot, state, progress, inboxConsumed (in all)
-  done: output, snapshot ('' or absent: derived from st/a/ma), state
+  done: output, snapshot ('': derived from st/a/ma), state
   fail: error, snapshot, state, resume (the snapshot a redrive resumes from)
-  retry: error, delayMs, attempt (the next), snapshot, retryLaters (so far; absent: kept)
+  retry: error, delayMs, attempt (the next), snapshot, retryLaters (so far; '': kept)
   cancelled: snapshot, state         requeue: -         broken: error
-  park: wakeAt (ms; absent: none), snapshot, state, inboxConsumed (in all)
+  park: wakeAt (ms; '': none), snapshot, state, inboxConsumed (in all)
   every kind but requeue and broken: version (the machine version of its snapshot, when not
       the record's, after a migrate: the record's `v` becomes it in the same write)
-  every kind: log (its entries, JSON texts). A done without `log` is the plain done (its log the
-      one {"type":"done"} entry), the op most jobs end with: { kind, id, token, output }.
+  every kind: log (its entries, JSON texts).
+  The plain done, the op most jobs end with (a done with no snapshot, state or version, its log
+      the one {"type":"done"} entry), travels as 4 values: COMMIT_PLAIN_DONE, id, token, output.
+  Why not JSON (bench/probes/commitOps.ts, instructions under callgrind): its cjson.decode and
+      checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
+      values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
 Returns { written (1|0 per op), claimed, next due ms|false, Redis time ms }; claimed holds 8
 values per job: id, token, machine, version, input, max attempts, status, then '' or a nested
 array { snapshot, attempt, lease requeues, parent id, options, inbox position, parent queue,
 has inbox, parent state ('live' for a child whose parent is on this queue: one that is not is
 ended cancelled here, not claimed), retry-laters } (each '' when absent; most jobs have none of
 them).
-Errors: BAD_COMMIT <op index> <why> when an argument is malformed: index 0 for the call (ops that
-are not a JSON array), else the op's, from 1 (not a record, an unknown kind, a field that is not
-what COMMIT_OP_TYPES says, a value out of range); nothing is written then.
+Errors: BAD_COMMIT <op index> <why> when an argument is malformed: index 0 for the call, else the
+op's, from 1 (an unknown kind, values missing, a count that is not one, a value out of range);
+nothing is written then.
 
 THE FENCE: an op is applied only when the job's lease token equals the op's token (lcGuard in
 include/lcMove.lua). A worker whose lease passed (reaped, requeued, claimed by another) MUST
@@ -43,6 +49,7 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "lcBatch"
 --- @include "promoteDue"
 --- @include "addLog"
+--- @include "readCommitOps"
 -- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
 local queuedKey, delayedKey, metaKey, markerKey = KEYS[1], KEYS[2], KEYS[4], KEYS[6]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -56,71 +63,9 @@ if not LC.ttl or not want or want < 0 or want % 1 ~= 0 then
   return bad(0, 'bad retention or claim count')
 end
 if want > 0 and (not leaseMs or leaseMs <= 0) then return bad(0, 'bad lease ms') end
-if #ARGV ~= 8 then return bad(0, 'argument count') end
-local decoded, ops = pcall(cjson.decode, ARGV[8])
-if not decoded or type(ops) ~= 'table' or (#ops == 0 and next(ops) ~= nil) then
-  return bad(0, 'ops are not a JSON array')
-end
-local nOps = #ops
-local function isCount(v) return type(v) == 'number' and v >= 0 and v % 1 == 0 end
--- The text field each kind cannot do without.
-local NEEDS = { done = 'output', fail = 'error', retry = 'error', broken = 'error' }
--- Whether op i is the plain done (no log, snapshot, state or version): lcDonePlain's.
-local plain = {}
--- Why op i cannot be read, or nil. The checks with a name of their own come first.
-local function unreadable(op)
-  if type(op) ~= 'table' then return 'not an op record' end
-  local kind = op.kind
-  if type(op.id) ~= 'string' or op.id == '' or type(op.token) ~= 'string' then return 'missing values' end
-  local fields = COMMIT_OP_FIELDS[kind]
-  if not fields then return 'unknown kind ' .. tostring(kind) end
-  if op.version ~= nil and (not isCount(op.version) or op.version < 1 or kind == 'requeue' or kind == 'broken') then
-    return 'version'
-  end
-  if kind == 'checkpoint' then
-    if op.status ~= 'loading' and op.status ~= 'working' then return 'checkpoint status' end
-    if op.inboxConsumed ~= nil and not isCount(op.inboxConsumed) then return 'inbox position' end
-  elseif kind == 'retry' then
-    if not isCount(op.delayMs) then return 'retry delay' end
-    if not isCount(op.attempt) or op.attempt < 1 then return 'retry attempt' end
-    if op.retryLaters ~= nil and not isCount(op.retryLaters) then return 'retry-later count' end
-  elseif kind == 'park' then
-    if op.wakeAt ~= nil and not isCount(op.wakeAt) then return 'wake time' end
-    if op.inboxConsumed ~= nil and not isCount(op.inboxConsumed) then return 'inbox position' end
-    if op.snapshot == nil or op.snapshot == '' then return 'park without snapshot' end
-  end
-  local need = NEEDS[kind]
-  if need and type(op[need]) ~= 'string' then return need .. ' is not text' end
-  if op.log == nil and kind ~= 'done' then return 'log missing' end
-  for _, f in ipairs(fields) do
-    local v, t = op[f], COMMIT_OP_TYPES[f]
-    if v ~= nil then
-      if t == 'text' then
-        if type(v) ~= 'string' then return f .. ' is not text' end
-      elseif t == 'count' then
-        if not isCount(v) then return f .. ' is not a count' end
-      else
-        if type(v) ~= 'table' then return f .. ' is not a list of entries' end
-        for _, e in ipairs(v) do
-          if type(e) ~= 'string' then return f .. ' holds an entry that is not text' end
-        end
-      end
-    end
-  end
-  return nil
-end
-for i = 1, nOps do
-  local op = ops[i]
-  -- The plain done, checked in full here (it skips the lists), as most ops are.
-  if type(op) == 'table' and op.kind == 'done' and op.log == nil and op.snapshot == nil and op.state == nil
-      and op.version == nil and type(op.id) == 'string' and op.id ~= '' and type(op.token) == 'string'
-      and type(op.output) == 'string' then
-    plain[i] = true
-  else
-    local why = unreadable(op)
-    if why then return bad(i, why) end
-  end
-end
+local ops, plain, nOps = readCommitOps(8)
+-- A malformed op: nil, then its index and why.
+if not ops then return bad(plain, nOps) end
 
 LC.now = nowMs()
 local now = LC.now
@@ -129,7 +74,6 @@ local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'que
   requeue = 'queued', park = 'waiting' }
 -- Ops whose move needs the full read (place in line, lease requeues): see lcRead.
 local FULL = { checkpoint = true, retry = true, requeue = true, park = true }
-local DONE_LOG = { '{"type":"done"}' }
 
 -- Adds field/value to `set` when the value is not ''.
 local function put(set, field, value)
@@ -137,11 +81,13 @@ local function put(set, field, value)
 end
 
 for i = 1, nOps do
-  local op = ops[i]
-  if plain[i] then
-    written[i] = lcDonePlain(op.id, op.token, op.output)
+  local p = plain[i]
+  if p then
+    -- The plain done's id, token and output, where readCommitOps found them.
+    written[i] = lcDonePlain(ARGV[p + 1], ARGV[p + 2], ARGV[p + 3])
   else
-  local kind, log = op.kind, op.log or DONE_LOG
+  local op = ops[i]
+  local kind, log = op.kind, op.log
   local to = TARGET[kind] or op.status
   local j = lcRead(op.id, FULL[kind])
   if lcGuard(j, to, op.token) then

@@ -1,0 +1,187 @@
+// Probe for the commit ops' wire format (src/store/redis/encodeOps.ts, lua/commit-12.lua): what
+// a commit costs Redis per job, from INFO commandstats (usec of EVALSHA, the scripts' own time:
+// no client, no network), for the store of each source tree given, interleaved round by round
+// on one private redis-server so that a busy machine weighs on all of them alike.
+//
+//   node --import tsx bench/probes/commitOps.ts ROOT... [--jobs 20000] [--rounds 5]
+//   ... [--port P --callgrind PID:FILE]   on a redis-server of your own at 127.0.0.1:P (it is
+//       FLUSHALLed) run under `valgrind --tool=callgrind --callgrind-out-file=FILE` as PID:
+//       instructions per job instead of usec, which repeat on a busy machine, as times do not
+//
+// ROOT is a checkout of Machinist (its src/index.ts is imported), e.g. a `git worktree add` of an
+// older commit. Four cases per root and round (--cases a,b for some), batches of 100 as the bench's workers send them:
+//   plain     claim 100, then finish each with a plain done (the op most jobs end with)
+//   pipeline  claim 100, checkpoint each (snapshot, state, progress, 2 log entries), then
+//             finish each with a done carrying its state and log
+//   stale plain, stale pipeline   the same ops (half checkpoints, half dones with a state, in the
+//             latter) from a worker whose lease is lost: read, checked, fenced off, not written
+// Printed: per case and root, the median over rounds of EVALSHA usec per job (or op, when stale;
+// the first claim of each store is not counted, the others are).
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import { commandStats, startRedis } from '../redis.js';
+import type { RedisStore } from '../../src/index.js';
+import type { CommitOp, NewJob } from '../../src/store/types.js';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: number): number => {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return dflt;
+  const v = Number(argv.splice(i, 2)[1]);
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} wants a whole number`);
+  return v;
+};
+const text = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : argv.splice(i, 2)[1];
+};
+const PORT = text('port');
+const [cgPid, cgFile] = text('callgrind')?.split(':') ?? [];
+if (cgPid && !PORT) throw new Error('--callgrind wants --port: the server valgrind runs');
+const ONLY_CASES = text('cases')?.split(',');
+const JOBS = opt('jobs', 20_000);
+const ROUNDS = opt('rounds', 5);
+const roots = argv;
+if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] [--rounds N]');
+const BATCH = 100;
+
+type Store = Pick<RedisStore, 'enqueue' | 'commit' | 'close'>;
+type StoreClass = new (o: { url: string; prefix: string }) => Store;
+
+const classes: StoreClass[] = [];
+for (const root of roots) {
+  const mod = (await import(pathToFileURL(resolve(root, 'src/index.ts')).href)) as { RedisStore: StoreClass };
+  classes.push(mod.RedisStore);
+}
+
+const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
+const DONE_LOG = ['{"type":"done"}'];
+
+type Case = 'plain' | 'pipeline' | 'stale plain' | 'stale pipeline';
+type Claimed = { id: string; token: string };
+
+const checkpoint = (c: Claimed): CommitOp => ({
+  kind: 'checkpoint',
+  id: c.id,
+  token: c.token,
+  status: 'working',
+  snapshot: '{"w":{"value":"b","context":{"n":1}}}',
+  state: '"b"',
+  progress: '50',
+  log: ['{"type":"state","state":"a"}', '{"type":"state","state":"b"}'],
+});
+const done = (c: Claimed, plain: boolean): CommitOp =>
+  plain
+    ? { kind: 'done', id: c.id, token: c.token, output: '{"ok":1}', snapshot: '', log: DONE_LOG }
+    : {
+        kind: 'done',
+        id: c.id,
+        token: c.token,
+        output: '{"ok":1}',
+        snapshot: '',
+        state: '"end"',
+        log: ['{"type":"state","state":"end"}', '{"type":"done"}'],
+      };
+
+/**
+ * One case on a fresh store: the cost per job over its commits (enqueue not counted). The stale
+ * cases send the same ops with a token that lost its lease, JOBS of them: each is read, checked
+ * and fenced off (one HMGET), nothing written, so what they cost is mostly reading the ops.
+ */
+async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
+  const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
+  const stale = kind.startsWith('stale');
+  const total = stale ? BATCH : JOBS;
+  for (let i = 0; i < total; i += 100) {
+    const jobs: NewJob[] = [];
+    for (let k = i; k < Math.min(total, i + 100); k++)
+      jobs.push({
+        id: `j${k}`,
+        machine: 'm',
+        version: 1,
+        input: '{"n":1}',
+        band: 1,
+        delayMs: 0,
+        maxAttempts: 3,
+      });
+    await store.enqueue('default', jobs);
+  }
+  let { claimed } = await store.commit('default', [], claim);
+  await ctl.config('RESETSTAT');
+  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  if (stale) {
+    const lost = claimed.map((c) => ({ id: c.id, token: 'lost' }));
+    const ops =
+      kind === 'stale plain'
+        ? lost.map((c) => done(c, true))
+        : lost.map((c, i) => (i % 2 ? done(c, false) : checkpoint(c)));
+    for (let n = 0; n < JOBS; n += BATCH) await store.commit('default', ops);
+  } else {
+    while (claimed.length > 0) {
+      if (kind === 'pipeline') await store.commit('default', claimed.map(checkpoint));
+      ({ claimed } = await store.commit(
+        'default',
+        claimed.map((c) => done(c, kind === 'plain')),
+        claim,
+      ));
+    }
+  }
+  const cost = cgPid ? instructionsSinceZero() : ((await commandStats(ctl)).get('evalsha')?.usec ?? NaN);
+  await store.close();
+  await ctl.flushall();
+  return cost / JOBS;
+}
+
+/** Dumps callgrind's counts (since the last zeroing) and reads the instructions of the dump. */
+function instructionsSinceZero(): number {
+  execFileSync('callgrind_control', ['-d', cgPid!], { stdio: 'ignore' });
+  const dir = dirname(cgFile!);
+  const dumps = readdirSync(dir)
+    .filter((f) => f.startsWith(`${basename(cgFile!)}.`))
+    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+  const out = readFileSync(resolve(dir, dumps.at(-1)!), 'utf8');
+  const events = /^events: (.*)$/m.exec(out)![1]!.split(' ');
+  const totals = /^(?:summary|totals): (.*)$/m.exec(out)![1]!.split(' ');
+  return Number(totals[events.indexOf('Ir')]);
+}
+
+const ALL_CASES: readonly Case[] = ['plain', 'pipeline', 'stale plain', 'stale pipeline'];
+const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const redis = PORT
+  ? (() => {
+      const ctl = new Redis({ host: '127.0.0.1', port: Number(PORT) });
+      return { url: `redis://127.0.0.1:${PORT}`, ctl, stop: async () => void ctl.disconnect() };
+    })()
+  : await startRedis();
+const ctl = redis.ctl;
+await ctl.flushall();
+const unit = cgPid ? 'instructions' : 'us';
+const results = new Map<string, number[]>();
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of CASES) {
+      // Alternate which root goes first, so neither always runs on the warmer server.
+      const order = roots.map((_, i) => i);
+      if (round % 2 === 1) order.reverse();
+      for (const i of order) {
+        const us = await runCase(classes[i]!, redis.url, kind);
+        const key = `${kind}\t${roots[i]}`;
+        results.set(key, [...(results.get(key) ?? []), us]);
+        console.error(`round ${round + 1} ${kind} ${roots[i]}: ${us.toFixed(3)} ${unit}/job`);
+      }
+    }
+  }
+} finally {
+  await redis.stop();
+}
+console.log(
+  `${cgPid ? 'redis-server instructions' : 'EVALSHA usec'} per job, median of ${ROUNDS} rounds of ${JOBS} jobs (claim included)`,
+);
+for (const [key, xs] of results)
+  console.log(`${key}\t${median(xs).toFixed(3)}\t(${xs.map((x) => x.toFixed(2)).join(' ')})`);
