@@ -6,7 +6,7 @@
 
 import { JobNotFoundError } from '../../errors.js';
 import { assertQueueName } from '../keys.js';
-import type { MachineInfo, WorkWaiter } from '../types.js';
+import type { MachineInfo } from '../types.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { toRecord, type MemoryJob } from './MemoryJob.js';
 import { resolveRetention } from '../retention.js';
@@ -36,7 +36,7 @@ export class MemoryCore {
   machineRegistry = new Map<string, MachineInfo>();
   readonly lc: MemoryLifecycle;
   readonly markers = new Map<string, WorkMarker>();
-  readonly waiters = new Set<WorkWaiter>();
+  readonly waiters = new Set<{ close(): void }>();
   readonly control = new ControlBus();
   readonly events = new Bell();
   readonly results: ResultBox;

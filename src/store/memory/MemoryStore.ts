@@ -40,7 +40,7 @@ import type {
   ServerChecks,
   Store,
   WebhookHost,
-  WorkWaiter,
+  QueuesWaiter,
 } from '../types.js';
 import { enqueueJobs } from './enqueueJobs.js';
 import * as fanOps from './fanOps.js';
@@ -108,8 +108,8 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
     return this.core.op(() => leaseOps.sweep(this.core.ctx, this.core.queue(queue)));
   }
 
-  workWaiter(queue: string): WorkWaiter {
-    return work.workWaiter(this.core, queue);
+  workWaiter(): QueuesWaiter {
+    return work.workWaiter(this.core);
   }
 
   readInbox(id: string, queue: string, from: number): Promise<string[]> {

@@ -39,6 +39,7 @@ import {
   type Store,
   type WebhookHost,
   type WorkWaiter,
+  type QueuesWaiter,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { RedisStoreBase } from './RedisStoreBase.js';
@@ -144,8 +145,11 @@ export class RedisStore
     return leaseOps.sweep(this.ctx, queue);
   }
 
-  workWaiter(queue: string): WorkWaiter {
-    return this.connections.waiter(this.keys(queue).marker);
+  workWaiter(): QueuesWaiter {
+    return this.connections.queuesWaiter({
+      marker: (queue) => this.keys(queue).marker,
+      wake: (queue, waiterId) => this.keys(queue).base + 'wake:' + waiterId,
+    });
   }
 
   /** See Store.drainIngress (lua/drainIngress-7.lua); waits out an outage like a supervisor's calls. */
