@@ -89,6 +89,7 @@ export {
   PipelineDefinitionError,
   UnknownMachineError,
   JobNotFoundError,
+  PartitionsInUseError,
   JobFinishedError,
   LeaseLostError,
   RetentionTooShortError,

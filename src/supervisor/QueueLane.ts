@@ -51,8 +51,8 @@ export class QueueLane {
   readonly maxLeaseRequeues: number;
   readonly idleWaitMs: number;
   readonly maxPayloadBytes: number;
-  /** This lane's share of the claims (ClaimShare's weight). */
-  readonly weight: number;
+  /** This lane's share of the claims (ClaimShare's weight; a partition's is its queue's / N). */
+  weight: number;
   private readonly registryRefresh: RegistryRefresh;
 
   /** All a job's runner may use of this supervisor (one object for every job). */

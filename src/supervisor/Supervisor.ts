@@ -37,6 +37,7 @@ import { CODE } from '../errorCodes.js';
 import { QueueLane, type LaneShared } from './QueueLane.js';
 import { ClaimShare } from './ClaimShare.js';
 import { WorkSignals } from './WorkSignals.js';
+import { partitionQueue } from '../store/partitions.js';
 
 export type { StopResult, SupervisorOptions, ServedQueue } from './supervisorOptions.js';
 
@@ -57,7 +58,10 @@ export class Supervisor {
   readonly idleWaitMs: number;
   readonly maxPayloadBytes: number;
   private readonly settings: SupervisorSettings;
-  private readonly lanes: readonly QueueLane[];
+  /** The lanes of the queues served, and of their partitions once start() has read them. */
+  private lanes: QueueLane[];
+  /** Every lane made, by stored queue (a partition's lane is made at the first start that sees it). */
+  private readonly laneByQueue = new Map<string, QueueLane>();
   private state: 'stopped' | 'starting' | 'running' | 'stopping' = 'stopped';
   /** The start() or stop() in progress, which another call waits for. */
   private transition: Promise<unknown> | undefined;
@@ -83,7 +87,30 @@ export class Supervisor {
     this.maxLeaseRequeues = o.maxLeaseRequeues;
     this.idleWaitMs = o.idleWaitMs;
     this.maxPayloadBytes = o.maxPayloadBytes;
-    this.lanes = o.queues.map((q) => new QueueLane(o, q.name, q.weight, this.registry));
+    this.lanes = o.queues.map((q) => this.lane(q.name, q.weight));
+  }
+
+  private lane(queue: string, weight: number): QueueLane {
+    let lane = this.laneByQueue.get(queue);
+    if (!lane)
+      this.laneByQueue.set(queue, (lane = new QueueLane(this.settings, queue, weight, this.registry)));
+    lane.weight = weight;
+    return lane;
+  }
+
+  /**
+   * The lanes to serve: each queue's, and for a partitioned queue (docs/partitions.md) one per
+   * partition, the queue's weight split evenly between them. The queue's own name stays served
+   * (a job routed by a client that read the count before it was set lands there).
+   */
+  private async servedLanes(): Promise<QueueLane[]> {
+    const lanes: QueueLane[] = [];
+    for (const { name, weight } of this.settings.queues) {
+      const n = await this.store.partitions(name);
+      lanes.push(this.lane(name, weight / n));
+      for (let i = 0; n > 1 && i < n; i++) lanes.push(this.lane(partitionQueue(name, i), weight / n));
+    }
+    return lanes;
   }
 
   /** All a job's runner may use of this supervisor, for jobs of its first queue. */
@@ -148,6 +175,7 @@ export class Supervisor {
       this.unwatchConnection?.();
       throw err;
     }
+    this.lanes = await this.servedLanes();
     // Loaded here, not per job: @opentelemetry/api is an optional dependency (import()ed once).
     const observer = combineObservers([...o.observers, o.tracing ? await attemptTracer() : undefined]);
     // Before the first claim: a job's stray error MUST find the handlers in place.

@@ -32,6 +32,8 @@ export class MemoryCore {
   readonly clock: () => number;
   private readonly eventsMaxLen: number;
   queueData = new Map<string, QueueState>();
+  /** Each partitioned queue's partition count (Registry.partitions); not in the data file yet. */
+  readonly partitionCounts = new Map<string, number>();
   queueSet = new Set<string>();
   machineRegistry = new Map<string, MachineInfo>();
   readonly lc: MemoryLifecycle;

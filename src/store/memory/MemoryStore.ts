@@ -241,6 +241,14 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
     return registry.queues(this.core);
   }
 
+  partitions(queue: string): Promise<number> {
+    return registry.partitions(this.core, queue);
+  }
+
+  setPartitions(queue: string, partitions: number): Promise<void> {
+    return registry.setPartitions(this.core, queue, partitions);
+  }
+
   forgetQueue(queue: string): Promise<void> {
     return registry.forgetQueue(this.core, queue);
   }
