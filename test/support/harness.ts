@@ -1,34 +1,48 @@
 // One test's world: a store on a fresh key prefix, supervisors and clients made through it, and
 // a cleanup that stops every one of them (a test that fails half-way leaves nothing running).
 
-import { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import { RedisStore } from '../../src/index.js';
 import type { RedisStoreOptions } from '../../src/index.js';
 import { uniquePrefix, type TestRedis } from './redis.js';
+import type { TestRedisCluster } from './redisCluster.js';
 import { StoreWorld } from './storeWorld.js';
 
 export { FAST } from './storeWorld.js';
 
+/** A private redis-server (redis.ts) or a private 3-master cluster (redisCluster.ts). */
+export type TestServer = TestRedis | TestRedisCluster;
+
+export function isTestCluster(server: TestServer): server is TestRedisCluster {
+  return 'kind' in server && server.kind === 'cluster';
+}
+
+/** The RedisStore options that reach `server`. */
+export function serverOptions(server: TestServer): Pick<RedisStoreOptions, 'url' | 'cluster'> {
+  return isTestCluster(server) ? { cluster: server.options } : { url: server.url };
+}
+
 export class Harness extends StoreWorld<RedisStore> {
   readonly prefix: string;
-  /** A plain connection for looking at (or hand-writing) keys. */
+  /** A plain connection for looking at (or hand-writing) keys (a cluster client on a cluster:
+   * typed as one node's, whose key commands it routes alike). */
   readonly raw: Redis;
   private readonly stores: RedisStore[];
 
   constructor(
-    readonly redis: TestRedis,
-    storeOptions: Omit<RedisStoreOptions, 'url' | 'prefix'> = {},
+    readonly redis: TestServer,
+    storeOptions: Omit<RedisStoreOptions, 'url' | 'prefix' | 'cluster'> = {},
   ) {
     const prefix = uniquePrefix();
-    const store = new RedisStore({ url: redis.url, prefix, ...storeOptions });
+    const store = new RedisStore({ ...serverOptions(redis), prefix, ...storeOptions });
     super(store);
     this.prefix = prefix;
     this.stores = [store];
-    this.raw = new Redis(redis.url);
+    this.raw = isTestCluster(redis) ? (redis.client() as unknown as Redis) : new Redis(redis.url);
   }
 
-  newStore(options: Omit<RedisStoreOptions, 'url' | 'prefix'> = {}): RedisStore {
-    const s = new RedisStore({ url: this.redis.url, prefix: this.prefix, ...options });
+  newStore(options: Omit<RedisStoreOptions, 'url' | 'prefix' | 'cluster'> = {}): RedisStore {
+    const s = new RedisStore({ ...serverOptions(this.redis), prefix: this.prefix, ...options });
     this.stores.push(s);
     return s;
   }
@@ -52,15 +66,20 @@ export class Harness extends StoreWorld<RedisStore> {
     return res.claimed;
   }
 
-  /** Every key under this test's prefix. */
+  /** Every key under this test's prefix (on a cluster, SCAN on each master). */
   async keys(): Promise<string[]> {
     const out: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.raw.scan(cursor, 'MATCH', `${this.prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      out.push(...batch);
-    } while (cursor !== '0');
+    // A cluster client knows its masters once it has connected (any keyed command connects it).
+    if (isTestCluster(this.redis)) await this.raw.exists(this.prefix);
+    const nodes = isTestCluster(this.redis) ? (this.raw as unknown as Cluster).nodes('master') : [this.raw];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', `${this.prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        out.push(...batch);
+      } while (cursor !== '0');
+    }
     return out;
   }
 

@@ -10,10 +10,19 @@
 // never answered may still be applied (Redis got it): the error says so (`maybeApplied`).
 // Enqueue ids are made before the first attempt, so a resend carries the same ids.
 //
+// On a cluster the fail-fast connection is a cluster client with the same settings on each
+// node's connection (redisClient.ts duplicateClient): no cluster-wide offline queue; a node's
+// connection still queues a command while it first connects (ioredis forces that), and drops it
+// at its first failed reconnect (maxRetriesPerRequest 0). A call that gives up while one waits
+// there says it may still be applied, as any call sent and never answered does.
+//
 // The supervisors' own calls (commit, heartbeat, reap, waits) stay on the store's patient
 // connection: they wait out any outage, and are re-sent by ioredis after the reconnect.
 
-import type { Redis, RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { addressOf, duplicateClient, type RedisClient } from './redisClient.js';
+
+export { addressOf };
 import { RedisUnavailableError, type ErrorIds } from '../../errors.js';
 import { backoffMs, mayHaveBeenApplied, callErrorKind } from '../callErrors.js';
 import type { RedisContext } from './RedisContext.js';
@@ -43,36 +52,30 @@ export interface CallOptions {
    */
   resend?: 'always' | 'if-unsent';
   /** A blocking read on a connection of its own (a reader): which, and how long it blocks. */
-  reader?: Redis;
+  reader?: RedisClient;
   blockMs?: number;
-}
-
-/** `host:port` (or the socket path) of a connection, for errors and logs. */
-export function addressOf(redis: Redis): string {
-  const o = redis.options;
-  return o.path ? o.path : `${o.host ?? '127.0.0.1'}:${o.port ?? 6379}`;
 }
 
 export class BoundedCalls {
   readonly address: string;
-  private conn: Redis | undefined;
+  private conn: RedisClient | undefined;
   private ctx: RedisContext | undefined;
   /** The last error a fail-fast connection reported (ECONNREFUSED ...): the reason given. */
   private lastError: unknown;
 
   constructor(
     /** The store's connection: the fail-fast ones copy its options. */
-    private readonly base: Redis,
+    private readonly base: RedisClient,
     readonly timeoutMs: number,
     /** A context whose commands and scripts go over `conn`. */
-    private readonly contextFor: (conn: Redis) => RedisContext,
+    private readonly contextFor: (conn: RedisClient) => RedisContext,
   ) {
     this.address = addressOf(base);
   }
 
   /** A fail-fast connection of its own, for a blocking read (its pop holds the connection). */
-  reader(): Redis {
-    const r = this.base.duplicate(FAIL_FAST);
+  reader(): RedisClient {
+    const r = duplicateClient(this.base, FAIL_FAST);
     r.on('error', (err: unknown) => (this.lastError = err));
     return r;
   }
@@ -119,7 +122,7 @@ export class BoundedCalls {
 
   private context(): RedisContext {
     if (!this.ctx) {
-      this.conn = this.base.duplicate(FAIL_FAST);
+      this.conn = duplicateClient(this.base, FAIL_FAST);
       this.conn.on('error', (err: unknown) => (this.lastError = err));
       this.ctx = this.contextFor(this.conn);
     }
@@ -166,7 +169,7 @@ export class BoundedCalls {
 }
 
 /** Resolves true once `conn` is ready, false if it is not by `deadline` or has been closed. */
-function whenReady(conn: Redis, deadline: number): Promise<boolean> {
+function whenReady(conn: RedisClient, deadline: number): Promise<boolean> {
   if (conn.status === 'end') return Promise.resolve(false);
   // Options with lazyConnect: nothing connects a fail-fast connection but a call.
   if (conn.status === 'wait') conn.connect().catch(() => undefined);

@@ -4,7 +4,7 @@
 // It also tells of each reconnect (every 'ready' after the first), after which the server may
 // have lost its data.
 
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisClient.js';
 import type { ConnectionChange } from '../types.js';
 import { addressOf } from './BoundedCalls.js';
 
@@ -18,7 +18,7 @@ export class ConnectionWatch {
   private readonly reconnectListeners = new Set<() => void>();
   readonly address: string;
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     this.address = addressOf(redis);
     redis.on('ready', () => {
       if (!this.everReady) return void (this.everReady = true);

@@ -3,10 +3,11 @@
 // one per watcher for results), and the one subscriber every control channel shares. A
 // connection blocks one command at a time, so none of these may carry anything else.
 
-import type { Redis } from 'ioredis';
+import { duplicateClient, isCluster, type RedisClient } from './redisClient.js';
 import type { QueuesWaiter, WorkWaiter } from '../types.js';
 import { RedisWorkWaiter } from './RedisWorkWaiter.js';
 import { RedisQueuesWaiter, type QueueWaitKeys } from './RedisQueuesWaiter.js';
+import { ControlSubscriber } from './ControlSubscriber.js';
 
 /** The `readers` key of a results watcher's connection. */
 const resultsKey = (queue: string, watcherId: string): string => `results:${queue}:${watcherId}`;
@@ -15,16 +16,22 @@ export class RedisConnections {
   /** Open waiters (work: one per running supervisor; ingress), each on its own connection. */
   private readonly waiters = new Set<RedisWorkWaiter | RedisQueuesWaiter>();
   /** Blocking connections: one per queue for readEvents, one per watcher for readResults. */
-  private readonly readers = new Map<string, Redis>();
-  private subscriber: Redis | undefined;
+  private readonly readers = new Map<string, RedisClient>();
   private closed = false;
 
-  constructor(private readonly redis: Redis) {}
+  private readonly subscriber: ControlSubscriber;
+
+  constructor(private readonly redis: RedisClient) {
+    this.subscriber = new ControlSubscriber(redis);
+  }
 
   /**
    * A waiter blocking on `key` (default BZPOPMIN, or `block`); closed at once when the store is.
    */
-  waiter(key: string, block?: (conn: Redis, key: string, seconds: number) => Promise<unknown>): WorkWaiter {
+  waiter(
+    key: string,
+    block?: (conn: RedisClient, key: string, seconds: number) => Promise<unknown>,
+  ): WorkWaiter {
     const waiter = new RedisWorkWaiter(this.redis, key, (w) => this.waiters.delete(w), block);
     if (this.closed) waiter.close();
     else this.waiters.add(waiter);
@@ -33,22 +40,21 @@ export class RedisConnections {
 
   /** A supervisor's wait for work on its queues (one connection, however many queues). */
   queuesWaiter(keys: QueueWaitKeys): QueuesWaiter {
-    const cluster = (this.redis as { isCluster?: boolean }).isCluster === true;
-    const waiter = new RedisQueuesWaiter(this.redis, keys, cluster, (w) => this.waiters.delete(w));
+    const waiter = new RedisQueuesWaiter(this.redis, keys, isCluster(this.redis), (w) => this.waiters.delete(w));
     if (this.closed) waiter.close();
     else this.waiters.add(waiter);
     return waiter;
   }
 
   /** The reader named `key`, opened by `open` (default: a duplicate of the main connection). */
-  reader(key: string, open: () => Redis = () => this.quiet(this.redis.duplicate())): Redis {
+  reader(key: string, open: () => RedisClient = () => this.quiet(duplicateClient(this.redis))): RedisClient {
     let reader = this.readers.get(key);
     if (!reader) this.readers.set(key, (reader = open()));
     return reader;
   }
 
   /** A results watcher's reader (RedisStore.readResults), opened by `open`. */
-  resultsReader(queue: string, watcherId: string, open: () => Redis): Redis {
+  resultsReader(queue: string, watcherId: string, open: () => RedisClient): RedisClient {
     return this.reader(resultsKey(queue, watcherId), open);
   }
 
@@ -58,19 +64,9 @@ export class RedisConnections {
     this.readers.delete(key);
   }
 
-  /** Listens on `channel` (one subscriber connection for all channels); returns the unsubscribe. */
-  async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
-    if (!this.subscriber) this.subscriber = this.quiet(this.redis.duplicate());
-    const subscriber = this.subscriber;
-    const listener = (ch: string, msg: string) => {
-      if (ch === channel) onMessage(msg);
-    };
-    subscriber.on('message', listener);
-    await subscriber.subscribe(channel);
-    return async () => {
-      subscriber.off('message', listener);
-      await subscriber.unsubscribe(channel).catch(() => undefined);
-    };
+  /** Listens on `channel` (one subscriber for all channels, ControlSubscriber.ts); returns the unsubscribe. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    return this.subscriber.subscribe(channel, onMessage);
   }
 
   close(): void {
@@ -78,11 +74,11 @@ export class RedisConnections {
     for (const w of [...this.waiters]) w.close();
     for (const r of this.readers.values()) r.disconnect();
     this.readers.clear();
-    this.subscriber?.disconnect();
+    this.subscriber.close();
   }
 
   /** ioredis reconnects by itself; a command in flight fails to its caller. */
-  private quiet(conn: Redis): Redis {
+  private quiet(conn: RedisClient): RedisClient {
     conn.on('error', () => {});
     return conn;
   }

@@ -1,11 +1,11 @@
 // What RedisStore's helper modules (commitOps, fanOutOps, listJobs, ...) need from it.
 
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisClient.js';
 import type { QueueKeys } from '../keys.js';
 import { defineScripts } from './scripts.js';
 
 export interface RedisContext {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The store's key prefix (for the global keys: registry, queue list). */
   readonly prefix: string;
   keys(queue: string): QueueKeys;
@@ -20,7 +20,7 @@ export interface RedisContext {
 
 /** A context over `redis`, with the scripts loaded on that connection. */
 export function redisContext(
-  redis: Redis,
+  redis: RedisClient,
   settings: Pick<
     RedisContext,
     'prefix' | 'keys' | 'eventsMaxLen' | 'finishedTtlMs' | 'failedTtlMs' | 'deadLetterMax'

@@ -2,7 +2,8 @@
 // key is under the queue's hash tag; the one multi-key change (schedule) is one MULTI, fenced
 // by WATCH on the lease so a dispatcher whose lease passed writes nothing.
 
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import { duplicateClient, type RedisClient } from './redisClient.js';
 import type { QueueKeys } from '../keys.js';
 import type { QueueEvent } from '../types.js';
 import type { HookMessage, HookSchedule, HookStore, HookedJob } from '../HookStore.js';
@@ -11,17 +12,17 @@ import { decodeStreamEntries } from './decodeEvents.js';
 import { F } from '../recordSchema.js';
 
 export class RedisHookStore implements HookStore {
-  private reader: Redis | undefined;
+  private reader: RedisClient | undefined;
   /** A connection of its own: a WATCH belongs to a connection, and an EXEC clears them all. */
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   /** WATCH sections run one at a time on it, for the same reason. */
   private watching: Promise<unknown> = Promise.resolve();
 
   constructor(
-    shared: Redis,
+    shared: RedisClient,
     private readonly k: QueueKeys,
   ) {
-    this.redis = shared.duplicate();
+    this.redis = duplicateClient(shared);
     this.redis.on('error', () => {});
   }
 
@@ -29,6 +30,15 @@ export class RedisHookStore implements HookStore {
     const run = this.watching.then(section, section);
     this.watching = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Drops this connection's WATCH of `key`. Not UNWATCH: it names no key, so a cluster client
+   * sends it to any node, and the WATCH stays on the one that serves `key` (to fail a later EXEC
+   * there). An EXEC on that node clears it the same way.
+   */
+  private async unwatch(key: string): Promise<void> {
+    await this.redis.multi().exists(key).exec();
   }
 
   async pending(): Promise<boolean> {
@@ -44,7 +54,7 @@ export class RedisHookStore implements HookStore {
     // Extend it only if it is still ours: WATCH makes the PEXPIRE fail if it changed hands.
     await this.redis.watch(this.k.hookLease);
     if ((await this.redis.get(this.k.hookLease)) !== owner) {
-      await this.redis.unwatch();
+      await this.unwatch(this.k.hookLease);
       return false;
     }
     const res = await this.redis.multi().pexpire(this.k.hookLease, ms).exec();
@@ -57,7 +67,8 @@ export class RedisHookStore implements HookStore {
 
   private async releaseNow(owner: string): Promise<void> {
     await this.redis.watch(this.k.hookLease);
-    if ((await this.redis.get(this.k.hookLease)) !== owner) return void (await this.redis.unwatch());
+    if ((await this.redis.get(this.k.hookLease)) !== owner)
+      return void (await this.unwatch(this.k.hookLease));
     await this.redis.multi().del(this.k.hookLease).exec();
   }
 
@@ -67,7 +78,7 @@ export class RedisHookStore implements HookStore {
 
   async events(cursor: string, count: number, blockMs: number): Promise<QueueEvent[]> {
     if (!this.reader) {
-      this.reader = this.redis.duplicate();
+      this.reader = duplicateClient(this.redis);
       this.reader.on('error', () => {});
     }
     const res =
@@ -107,7 +118,7 @@ export class RedisHookStore implements HookStore {
   private async scheduleNow(owner: string, s: HookSchedule, now: number): Promise<boolean> {
     await this.redis.watch(this.k.hookLease);
     if ((await this.redis.get(this.k.hookLease)) !== owner) {
-      await this.redis.unwatch();
+      await this.unwatch(this.k.hookLease);
       return false;
     }
     const m = this.redis.multi();
@@ -127,7 +138,7 @@ export class RedisHookStore implements HookStore {
     const again = await this.exclusive(async () => {
       await this.redis.watch(key);
       if ((await this.redis.llen(key)) > 0) {
-        await this.redis.unwatch();
+        await this.unwatch(key);
         return true;
       }
       return (await this.redis.multi().zrem(this.k.hookDue, chain).exec()) === null;

@@ -11,7 +11,7 @@
 // way (NO LOST WAKE-UP): a marker stays set until a waiter takes it, so a group looked at late
 // still reports the work it got meanwhile. One connection per supervisor on a cluster too.
 
-import type { Redis } from 'ioredis';
+import { duplicateClient, type RedisClient } from './redisClient.js';
 import { randomUUID } from 'node:crypto';
 import type { QueuesWaiter } from '../types.js';
 
@@ -26,7 +26,7 @@ export interface QueueWaitKeys {
 }
 
 export class RedisQueuesWaiter implements QueuesWaiter {
-  private conn: Redis | undefined;
+  private conn: RedisClient | undefined;
   private closed = false;
   private readonly id = randomUUID();
   /** The wake key of the block in flight (undefined: none in flight). */
@@ -35,7 +35,7 @@ export class RedisQueuesWaiter implements QueuesWaiter {
   private turn = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: QueueWaitKeys,
     /** True on a Redis Cluster: one queue's slot per block. */
     private readonly cluster: boolean,
@@ -45,7 +45,7 @@ export class RedisQueuesWaiter implements QueuesWaiter {
   async wait(queues: readonly string[], timeoutMs: number): Promise<string[]> {
     if (this.closed || queues.length === 0) return [];
     if (!this.conn) {
-      this.conn = this.redis.duplicate();
+      this.conn = duplicateClient(this.redis);
       this.conn.on('error', () => {
         // ioredis reconnects by itself; the wait in flight fails and is caught below.
       });

@@ -3,7 +3,6 @@
 // and key names, the data-format check, and what it reports of the server and the connection
 // (the ServerChecks and ConnectionEvents roles). RedisStore.ts holds the other roles.
 
-import { Redis } from 'ioredis';
 import { assertQueueName, queueKeys, type QueueKeys } from '../keys.js';
 import type { ConnectionChange } from '../types.js';
 import { redisContext, type RedisContext } from './RedisContext.js';
@@ -13,11 +12,13 @@ import { RedisConnections } from './RedisConnections.js';
 import * as serverOps from './serverOps.js';
 import { ensureFormat } from './formatOps.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redisStoreOptions.js';
+import type { RedisClient } from './redisClient.js';
 
 export class RedisStoreBase {
   readonly kind = 'redis';
   readonly prefix: string;
-  readonly redis: Redis;
+  /** The supervisors' connection: one node's, or a cluster's (redisClient.ts). */
+  readonly redis: RedisClient;
   protected readonly idemTtlMs: number;
   protected readonly keyCache = new Map<string, QueueKeys>();
   protected readonly knownQueues = new Set<string>();
@@ -41,7 +42,7 @@ export class RedisStoreBase {
     this.finishedTtlMs = o.finishedTtlMs;
     this.idemTtlMs = o.idempotencyTtlMs;
     this.commandTimeoutMs = o.commandTimeoutMs;
-    this.redis = o.url ? new Redis(o.url, o.redis) : new Redis(o.redis);
+    this.redis = o.connect();
     this.redis.on('error', () => {
       // ioredis reconnects by itself; a command in flight fails to its caller.
     });
@@ -87,7 +88,7 @@ export class RedisStoreBase {
   }
 
   /** See Store.checkFormat: once per connection (a server that lost its data is checked again). */
-  async checkFormat(redis: Redis = this.redis): Promise<void> {
+  async checkFormat(redis: RedisClient = this.redis): Promise<void> {
     if (this.formatChecked) return;
     await ensureFormat(redis, this.prefix, this.formatSeen);
     this.formatChecked = this.formatSeen = true;

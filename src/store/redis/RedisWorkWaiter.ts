@@ -4,19 +4,19 @@
 // A connection blocks one command at a time, so a waiter shared by two supervisors would make
 // the second wait behind the first, and one's close would cut the other's wait.
 
-import type { Redis } from 'ioredis';
+import { duplicateClient, type RedisClient } from './redisClient.js';
 import type { WorkWaiter } from '../types.js';
 
 export class RedisWorkWaiter implements WorkWaiter {
-  private conn: Redis | undefined;
+  private conn: RedisClient | undefined;
   private closed = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly marker: string,
     private readonly onClose: (waiter: RedisWorkWaiter) => void,
     /** The blocking command (default: BZPOPMIN on `marker`); `seconds` is its timeout. */
-    private readonly block: (conn: Redis, key: string, seconds: number) => Promise<unknown> = (
+    private readonly block: (conn: RedisClient, key: string, seconds: number) => Promise<unknown> = (
       conn,
       key,
       seconds,
@@ -26,7 +26,7 @@ export class RedisWorkWaiter implements WorkWaiter {
   async wait(timeoutMs: number): Promise<void> {
     if (this.closed) return;
     if (!this.conn) {
-      this.conn = this.redis.duplicate();
+      this.conn = duplicateClient(this.redis);
       this.conn.on('error', () => {
         // ioredis reconnects by itself; the wait in flight fails and is caught below.
       });

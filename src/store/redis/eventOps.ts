@@ -2,7 +2,7 @@
 // the CLI follow) and a job's audit log, kept in its record (see "IMPLICIT LOG" in
 // lua/include/addLog.lua).
 
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisClient.js';
 import { JobNotFoundError } from '../../errors.js';
 import type { AuditEntry, QueueEvent } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
@@ -12,7 +12,7 @@ import { F, logEntryField } from '../recordSchema.js';
 /** `blocking`: a connection of its own, held while the read blocks (only used when blockMs > 0). */
 export async function readEvents(
   ctx: RedisContext,
-  blocking: () => Redis,
+  blocking: () => RedisClient,
   queue: string,
   cursor: string,
   blockMs: number,

@@ -4,6 +4,7 @@
 
 import { CODE } from '../../errorCodes.js';
 import type { Redis } from 'ioredis';
+import { mastersOf, type RedisClient } from './redisClient.js';
 import { MachinistError, StoreFormatError } from '../../errors.js';
 import { formatKey, queuesKey, registryKey } from '../keys.js';
 import { isJobField } from '../recordSchema.js';
@@ -16,7 +17,7 @@ export interface FormatState {
   populated: boolean;
 }
 
-export async function readFormat(redis: Redis, prefix: string): Promise<FormatState> {
+export async function readFormat(redis: RedisClient, prefix: string): Promise<FormatState> {
   const text = await redis.get(formatKey(prefix));
   if (text !== null) {
     const stored = Number(text);
@@ -27,8 +28,11 @@ export async function readFormat(redis: Redis, prefix: string): Promise<FormatSt
       );
     return { stored, populated: true };
   }
-  // Every deployment that ran lists its queues (enqueue) or its machines (a supervisor).
-  return { stored: null, populated: (await redis.exists(queuesKey(prefix), registryKey(prefix))) > 0 };
+  // Every deployment that ran lists its queues (enqueue) or its machines (a supervisor). One
+  // EXISTS each: the two global keys are in different slots of a cluster.
+  const populated =
+    (await redis.exists(queuesKey(prefix))) > 0 || (await redis.exists(registryKey(prefix))) > 0;
+  return { stored: null, populated };
 }
 
 /**
@@ -37,7 +41,7 @@ export async function readFormat(redis: Redis, prefix: string): Promise<FormatSt
  * store found the current version here before, so a missing stamp is data Redis lost (a restart
  * without AOF, FLUSHALL; the registry refresh restores the rest), not a pre-versioned store.
  */
-export async function ensureFormat(redis: Redis, prefix: string, seenCurrent = false): Promise<void> {
+export async function ensureFormat(redis: RedisClient, prefix: string, seenCurrent = false): Promise<void> {
   let state = await readFormat(redis, prefix);
   if (state.stored === null && (!state.populated || seenCurrent)) {
     if ((await redis.set(formatKey(prefix), STORE_FORMAT, 'NX')) === 'OK') return;
@@ -47,14 +51,14 @@ export async function ensureFormat(redis: Redis, prefix: string, seenCurrent = f
 }
 
 /** Writes the stamp again when it is missing (see ensureFormat's `seenCurrent`). */
-export async function restampFormat(redis: Redis, prefix: string): Promise<void> {
+export async function restampFormat(redis: RedisClient, prefix: string): Promise<void> {
   await redis.set(formatKey(prefix), STORE_FORMAT, 'NX');
 }
 
 const where = (prefix: string): string => `the Redis store of prefix '${prefix}'`;
 
 /** A step's work on Redis: checks (and, unless `dryRun`, changes) the data; returns what it did. */
-type Step = (redis: Redis, prefix: string, dryRun: boolean) => Promise<string>;
+type Step = (redis: RedisClient, prefix: string, dryRun: boolean) => Promise<string>;
 
 /** The Redis side of each migration in storeFormat.ts MIGRATIONS, by the version it reaches. */
 export const REDIS_STEPS: Readonly<Record<number, Step>> = {
@@ -62,8 +66,17 @@ export const REDIS_STEPS: Readonly<Record<number, Step>> = {
 };
 
 /** 0 -> 1: the pre-versioned layout is today's; nothing changes but the stamp, once checked. */
-async function checkTodaysLayout(redis: Redis, prefix: string): Promise<string> {
+async function checkTodaysLayout(redis: RedisClient, prefix: string): Promise<string> {
   const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}:{*}:job:*`;
+  let records = 0;
+  // SCAN walks one node's keys: on a cluster, each master's (never KEYS, which blocks a server
+  // and is disabled on managed ones).
+  for (const node of await mastersOf(redis)) records += await checkRecordsOn(node, match);
+  return `checked ${records} job record(s): today's layout`;
+}
+
+/** Checks the job records on one node matching `match`; returns how many there were. */
+async function checkRecordsOn(redis: Redis, match: string): Promise<number> {
   let cursor = '0';
   let records = 0;
   do {
@@ -84,7 +97,7 @@ async function checkTodaysLayout(redis: Redis, prefix: string): Promise<string> 
     });
     records += keys.length;
   } while (cursor !== '0');
-  return `checked ${records} job record(s): today's layout`;
+  return records;
 }
 
 export interface MigrationStep extends MigrationInfo {
@@ -104,7 +117,11 @@ export interface MigrationReport {
  * Takes the store to STORE_FORMAT one numbered migration at a time, stamping each version as
  * its step ends (a run cut short resumes at the next step). `dryRun`: checks, writes nothing.
  */
-export async function migrateStore(redis: Redis, prefix: string, dryRun: boolean): Promise<MigrationReport> {
+export async function migrateStore(
+  redis: RedisClient,
+  prefix: string,
+  dryRun: boolean,
+): Promise<MigrationReport> {
   const state = await readFormat(redis, prefix);
   const report: MigrationReport = {
     from: state.stored ?? (state.populated ? 0 : null),

@@ -8,15 +8,16 @@ import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
 import { F } from '../recordSchema.js';
 
-/** The queue holding job `id` (`queue` when given), or null: one EXISTS per known queue. */
+/**
+ * The queue holding job `id` (`queue` when given), or null: one EXISTS per known queue, sent
+ * together. Not one pipeline: each queue is a hash slot of its own, and a cluster client refuses a
+ * pipeline whose keys are on different nodes.
+ */
 export async function resolveQueue(ctx: RedisContext, id: string, queue?: string): Promise<string | null> {
   if (queue) return queue;
   const queues = (await ctx.redis.smembers(queuesKey(ctx.prefix))).sort();
-  if (queues.length === 0) return null;
-  const pipe = ctx.redis.pipeline();
-  for (const q of queues) pipe.exists(ctx.keys(q).job(id));
-  const res = (await pipe.exec()) ?? [];
-  const i = res.findIndex(([, n]) => n === 1);
+  const found = await Promise.all(queues.map((q) => ctx.redis.exists(ctx.keys(q).job(id))));
+  const i = found.findIndex((n) => n === 1);
   return i >= 0 ? queues[i]! : null;
 }
 

@@ -3,7 +3,7 @@
 // lua/include/pushResult.lua), where one blocking pop collects it. A waiter wakes only for jobs it
 // waits for, and the wake-up carries the record: no event stream to filter, no read after it.
 
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisClient.js';
 import type { JobRecord } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob } from '../decodeJob.js';
@@ -48,7 +48,7 @@ function decodePushed(queue: string, text: string): JobRecord | null {
  */
 export async function readResults(
   ctx: RedisContext,
-  conn: Redis & { blmpopMissing?: boolean },
+  conn: RedisClient & { blmpopMissing?: boolean },
   queue: string,
   watcherId: string,
   blockMs: number,

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisClient.js';
 import { constantsFor } from './luaConstants.js';
 import { assembleLua } from './luaIncludes.js';
 
@@ -52,7 +52,7 @@ export function loadScripts(): ScriptSource[] {
 
 export type ScriptRunner = (keys: string[], args: (string | number)[]) => Promise<unknown>;
 
-export function defineScripts(redis: Redis): Record<string, ScriptRunner> {
+export function defineScripts(redis: RedisClient): Record<string, ScriptRunner> {
   const out: Record<string, ScriptRunner> = {};
   for (const s of loadScripts()) {
     redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });

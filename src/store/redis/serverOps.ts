@@ -2,10 +2,10 @@
 // before it starts (checkRedisSettings.ts: eviction and persistence), read with CONFIG GET,
 // which managed servers and ACLs may refuse.
 
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redisClient.js';
 
 /** One CONFIG GET value; null when the server refuses CONFIG or has no such setting. */
-async function configValue(redis: Redis, name: string): Promise<string | null> {
+async function configValue(redis: RedisClient, name: string): Promise<string | null> {
   try {
     const res = await redis.config('GET', name);
     return res[1] ?? null;
@@ -15,24 +15,24 @@ async function configValue(redis: Redis, name: string): Promise<string | null> {
 }
 
 /** maxmemory-policy, or null when it cannot be read. */
-export function evictionPolicy(redis: Redis): Promise<string | null> {
+export function evictionPolicy(redis: RedisClient): Promise<string | null> {
   return configValue(redis, 'maxmemory-policy');
 }
 
 /** Whether the append-only file is on, or null when it cannot be read. */
-export async function appendOnly(redis: Redis): Promise<boolean | null> {
+export async function appendOnly(redis: RedisClient): Promise<boolean | null> {
   const value = await configValue(redis, 'appendonly');
   return value === null ? null : value === 'yes';
 }
 
 /** Redis's clock (TIME) in ms: one clock for every worker and client. */
-export async function serverTime(redis: Redis): Promise<number> {
+export async function serverTime(redis: RedisClient): Promise<number> {
   const [seconds, micros] = await redis.time();
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
 /** Closes `redis` after the replies to what was sent (QUIT), waiting 1 s at the most. */
-export async function quit(redis: Redis): Promise<void> {
+export async function quit(redis: RedisClient): Promise<void> {
   // QUIT lets the replies to what was sent arrive first; it never comes from a Redis that is
   // down (it waits behind the offline queue), so it is bounded.
   const quitting = redis.quit().catch(() => undefined);

@@ -17,6 +17,7 @@ include/lcMove.lua), so a lost message cannot lose the cancel.
 --- @include "lcBatch"
 --- @include "addLog"
 --- @include "emit"
+--- @include "publishControl"
 --- @include "tokenWorker"
 local eventsKey = KEYS[5]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -36,7 +37,7 @@ if (j.st == 'loading' or j.st == 'working') and worker then
     redis.call('HSET', j.jk, unpack(args))
     emit(eventsKey, LC.maxLen, LC.now, id, 'cancel-requested', j.st)
   end
-  redis.call('PUBLISH', LC.kp .. 'ctl:' .. worker, 'cancel ' .. id)
+  publishControl(LC.kp, worker, 'cancel ' .. id)
   return { 'requested', j.st, kids }
 end
 lcMove(j, 'cancelled', { kind = 'cancelled', set = { 'cx', '1' },

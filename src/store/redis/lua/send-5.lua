@@ -13,6 +13,7 @@ Errors: JOB_NOT_FOUND <id>; JOB_FINISHED <id> <status>; BAD_SEND <why>.
 --- @include "lcBatch"
 --- @include "addLog"
 --- @include "emit"
+--- @include "publishControl"
 LC.kp, LC.maxLen = ARGV[1], ARGV[2]
 local id, event, etype, eid = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 if not event or event == '' or not etype or not eid or eid == '' then
@@ -38,7 +39,7 @@ else
   emit(LC.kp .. 'events', LC.maxLen, LC.now, id, 'event-received', j.st)
   local w = tokenWorker(j.tk)
   if (j.st == 'working' or j.st == 'loading') and w then
-    redis.call('PUBLISH', LC.kp .. 'ctl:' .. w, 'event ' .. id)
+    publishControl(LC.kp, w, 'event ' .. id)
   end
 end
 lcFlush()

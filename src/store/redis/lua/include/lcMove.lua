@@ -6,6 +6,7 @@
 --- @include "addLog"
 --- @include "pushResult"
 --- @include "tokenWorker"
+--- @include "publishControl"
 --- @include "fanKey"
 --- @include "fanKeys"
 -- THE LIFECYCLE: every status change of a job, written once.
@@ -73,7 +74,7 @@ local function fanIn(parentId, group, index, status, result)
       -- Running: tell its worker now; if it parks first, the park sees `fw` and wakes it.
       redis.call('HSET', p.jk, 'fw', '1')
       local w = tokenWorker(p.tk)
-      if w then redis.call('PUBLISH', pkp .. 'ctl:' .. w, 'fanin ' .. parentId) end
+      if w then publishControl(pkp, w, 'fanin ' .. parentId) end
     elseif p.st == 'queued' then
       redis.call('HSET', p.jk, 'fw', '1')
     end
