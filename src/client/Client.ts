@@ -376,8 +376,35 @@ export class Client<D extends AnyDefinition = never> {
     return this.jobQueue(id, options.queue).then((q) => this.store.getLog(id, q));
   }
 
-  list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-    return this.store.list({ ...query, queue: query.queue ?? this.defaultQueue });
+  /**
+   * A page of the queue's jobs. A partitioned queue is listed as one: its own name's jobs, then
+   * each partition's in turn (the cursor, `<part>/<cursor>`, says where the next page starts).
+   */
+  async list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+    const queue = query.queue ?? this.defaultQueue;
+    const count = this.router.partitions(queue);
+    const n = count instanceof Promise ? await count : count;
+    if (n <= 1) return this.store.list({ ...query, queue });
+    const limit = query.limit ?? 50;
+    const m = /^(\d+)\/(.*)$/.exec(query.cursor ?? '');
+    if (query.cursor !== undefined && !m)
+      throw new ValidationError(`cursor '${query.cursor}' is not a cursor of this partitioned queue`, {
+        field: 'cursor',
+        queue,
+      });
+    // Part 0 is the queue's own name; part i + 1 is partition i.
+    let part = m ? Number(m[1]) : 0;
+    let cursor: string | undefined = m && m[2] !== '' ? m[2] : undefined;
+    const jobs: JobRecord[] = [];
+    while (part <= n && jobs.length < limit) {
+      const stored = part === 0 ? queue : partitionQueue(queue, part - 1);
+      const page = await this.store.list({ ...query, queue: stored, cursor, limit: limit - jobs.length });
+      jobs.push(...page.jobs);
+      if (page.cursor !== null) return { jobs, cursor: `${part}/${page.cursor}` };
+      part++;
+      cursor = undefined;
+    }
+    return { jobs, cursor: part <= n ? `${part}/` : null };
   }
 
   deadLetters(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter[]> {

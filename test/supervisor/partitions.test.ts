@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { assign, setup } from 'xstate';
 import { defineJob, definePipeline, fanOut, PartitionsInUseError } from '../../src/index.js';
 import { partitionOfId, partitionQueue } from '../../src/store/partitions.js';
+import { queueTotals } from '../../src/store/queueTotals.js';
+import { queueOverview } from '../../src/dashboard/queueOverview.js';
 import { eventually } from '../support/redis.js';
 import { untilAborted } from '../support/harness.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
@@ -40,6 +42,37 @@ describeOnEachStore('partitioned queues', (world) => {
       const rec = await client.get(id, { queue: 'q' });
       assert.equal(rec?.queue, partitionQueue('q', p));
     }
+  });
+
+  it('lists and counts a partitioned queue as one queue, summed over its partitions', async () => {
+    h = world();
+    const client = h.client({ jobs: [noop] });
+    await client.configureQueue('q', { partitions: 3 });
+    const ids = new Set<string>();
+    for (let i = 0; i < 7; i++) ids.add(await client.enqueue('noop', `j${i}`, { queue: 'q' }));
+    await client.enqueue('noop', 'other', { queue: 'other' });
+    // Listed in pages of 2 across the partitions: every job once.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await client.list({ queue: 'q', limit: 2, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.jobs.map((j) => j.id));
+      if (page.cursor === null) break;
+      cursor = page.cursor;
+    }
+    assert.deepEqual([...seen].sort(), [...ids].sort());
+    const totals = await queueTotals(h.store);
+    assert.deepEqual([...totals.keys()], ['other', 'q']);
+    assert.equal(totals.get('q')!.counts.queued, 7);
+    assert.deepEqual([...totals.get('q')!.parts.keys()], ['q#0', 'q#1', 'q#2']);
+    const overview = await queueOverview(h.store);
+    assert.deepEqual(
+      overview.queues.map((o) => [o.queue, o.counts.queued]),
+      [
+        ['other', 1],
+        ['q', 7],
+      ],
+    );
   });
 
   it('keeps one partition key in one partition, in order', async () => {

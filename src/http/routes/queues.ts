@@ -2,6 +2,7 @@
 // stats` prints (one count per index, as Store.counts reads them).
 
 import type { FastifyInstance } from 'fastify';
+import { queueTotals } from '../../store/queueTotals.js';
 import { COUNTED } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
 import { bearerSecurity, errorReplies } from '../schemas.js';
@@ -37,7 +38,19 @@ export function queueRoutes(app: FastifyInstance, api: ApiContext): void {
             properties: {
               queues: {
                 type: 'array',
-                items: { type: 'object', properties: { name: { type: 'string' }, counts } },
+                items: {
+                  type: 'object',
+                  properties: {
+                    name: { type: 'string' },
+                    counts,
+                    partitions: {
+                      type: 'array',
+                      description:
+                        "a partitioned queue's stored queues (its own name, then `<queue>#<i>`), each with its counts; `counts` is their sum (docs/partitions.md)",
+                      items: { type: 'object', properties: { name: { type: 'string' }, counts } },
+                    },
+                  },
+                },
               },
             },
           },
@@ -47,9 +60,14 @@ export function queueRoutes(app: FastifyInstance, api: ApiContext): void {
     },
     async (request) => {
       const { queue } = request.query as { queue?: string };
-      const names = queue ? [queue] : (await api.store.queues()).sort();
+      // A partitioned queue is one entry, summed over its partitions (store/queueTotals.ts).
       const queues = [];
-      for (const name of names) queues.push({ name, counts: await api.store.counts(name) });
+      for (const [name, total] of await queueTotals(api.store, queue)) {
+        const partitions = [...total.parts].map(([stored, counts]) => ({ name: stored, counts }));
+        queues.push(
+          partitions.length > 1 ? { name, counts: total.counts, partitions } : { name, counts: total.counts },
+        );
+      }
       return { queues };
     },
   );

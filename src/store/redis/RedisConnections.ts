@@ -40,7 +40,9 @@ export class RedisConnections {
 
   /** A supervisor's wait for work on its queues (one connection, however many queues). */
   queuesWaiter(keys: QueueWaitKeys): QueuesWaiter {
-    const waiter = new RedisQueuesWaiter(this.redis, keys, isCluster(this.redis), (w) => this.waiters.delete(w));
+    const waiter = new RedisQueuesWaiter(this.redis, keys, isCluster(this.redis), (w) =>
+      this.waiters.delete(w),
+    );
     if (this.closed) waiter.close();
     else this.waiters.add(waiter);
     return waiter;
