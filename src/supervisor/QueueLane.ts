@@ -216,7 +216,6 @@ export class QueueLane {
     this.leases.start();
     this.pump = this.newPump(shared);
     shared.share.add(this.pump, this.weight);
-    this.ingress?.start();
     // Settings are made only for a store with the WebhookHost role (supervisorOptions.ts).
     if (this.webhookSettings && hasWebhooks(this.store)) {
       this.webhooks = this.newWebhookDispatcher(this.webhookSettings, this.store.webhookStore(this.queue));
@@ -245,9 +244,13 @@ export class QueueLane {
     });
   }
 
-  /** Starts claiming, once every lane has begun (the first turns are taken among all of them). */
+  /**
+   * Starts claiming, and the ingress drain, once every lane has begun (the first turns are taken
+   * among all of them).
+   */
   claim(): void {
     this.pump?.start();
+    this.ingress?.start();
   }
 
   /** STOPPING: no more claims from this queue (the supervisor stops every lane's at once). */

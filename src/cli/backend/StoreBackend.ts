@@ -78,6 +78,10 @@ export class StoreBackend implements CliBackend {
     return all;
   }
 
+  configureQueue(queue: string, partitions: number): Promise<void> {
+    return this.client.configureQueue(queue, { partitions });
+  }
+
   async machineChart(name: string, version?: number) {
     return chartFor(name, version, await this.store.machines(), this.local);
   }

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { queueTotals } from '../../store/queueTotals.js';
 import { COUNTED } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
-import { bearerSecurity, errorReplies } from '../schemas.js';
+import { bearerSecurity, bodyErrorReplies, errorReplies, ref } from '../schemas.js';
+import { MAX_PARTITIONS } from '../../store/partitions.js';
 
 const counts = {
   type: 'object',
@@ -69,6 +70,48 @@ export function queueRoutes(app: FastifyInstance, api: ApiContext): void {
         );
       }
       return { queues };
+    },
+  );
+  partitionsRoute(app, api);
+}
+
+/** PUT /queues/:queue/partitions: split a queue into partitions (Client.configureQueue). */
+function partitionsRoute(app: FastifyInstance, api: ApiContext): void {
+  app.put(
+    '/queues/:queue/partitions',
+    {
+      schema: {
+        summary: 'Split a queue into partitions (docs/partitions.md)',
+        description:
+          'Refused with 409 PARTITIONS_IN_USE while the queue or a partition of it holds any job; the same count again changes nothing.',
+        tags: ['queues'],
+        security: bearerSecurity,
+        params: {
+          type: 'object',
+          required: ['queue'],
+          properties: { queue: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } },
+        },
+        body: {
+          type: 'object',
+          required: ['partitions'],
+          additionalProperties: false,
+          properties: { partitions: { type: 'integer', minimum: 1, maximum: MAX_PARTITIONS } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { queue: { type: 'string' }, partitions: { type: 'integer' } },
+          },
+          ...bodyErrorReplies,
+          409: ref('Error'),
+        },
+      },
+    },
+    async (request) => {
+      const { queue } = request.params as { queue: string };
+      const { partitions } = request.body as { partitions: number };
+      await api.client.configureQueue(queue, { partitions });
+      return { queue, partitions };
     },
   );
 }
