@@ -32,8 +32,8 @@ export class MemoryCore {
   readonly clock: () => number;
   private readonly eventsMaxLen: number;
   queueData = new Map<string, QueueState>();
-  /** Each partitioned queue's partition count (Registry.partitions); not in the data file yet. */
-  readonly partitionCounts = new Map<string, number>();
+  /** Each partitioned queue's partition count (Registry.partitions), kept in the data file. */
+  partitionCounts = new Map<string, number>();
   queueSet = new Set<string>();
   machineRegistry = new Map<string, MachineInfo>();
   readonly lc: MemoryLifecycle;
@@ -100,7 +100,13 @@ export class MemoryCore {
         this.lock.release();
         throw err;
       }
-      if (data) ({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry } = data);
+      if (data)
+        ({
+          queues: this.queueData,
+          queueSet: this.queueSet,
+          machines: this.machineRegistry,
+          partitions: this.partitionCounts,
+        } = data);
       this.writer = new DataFileWriter(
         options.dataFile,
         flushMs,
@@ -189,6 +195,11 @@ export class MemoryCore {
   }
 
   encode(): string {
-    return encodeData({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry });
+    return encodeData({
+      queues: this.queueData,
+      queueSet: this.queueSet,
+      machines: this.machineRegistry,
+      partitions: this.partitionCounts,
+    });
   }
 }
