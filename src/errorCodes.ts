@@ -48,6 +48,10 @@ export const ERROR_CODES = {
   NO_CHART: { meaning: 'the machine was registered by a worker that publishes no chart' },
   JOB_FINISHED: { meaning: 'the job has already finished', http: 409, lua: true },
   QUEUE_NOT_EMPTY: { meaning: 'the queue still holds jobs', http: 409 },
+  PARTITIONS_IN_USE: {
+    meaning: "a queue's partition count cannot change while it holds jobs (docs/partitions.md)",
+    http: 409,
+  },
   // Definitions and start-up checks.
   INVALID_DEFINITION: {
     meaning: 'a defineJob/definePipeline option or a jobs list cannot be run; `field` names it',

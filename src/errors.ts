@@ -13,7 +13,13 @@ export {
   RetentionTooShortError,
   UnknownMachineError,
 } from './errors/definitionErrors.js';
-export { JobFinishedError, JobNotFoundError, LeaseLostError, TimeoutError } from './errors/jobCallErrors.js';
+export {
+  JobFinishedError,
+  JobNotFoundError,
+  LeaseLostError,
+  PartitionsInUseError,
+  TimeoutError,
+} from './errors/jobCallErrors.js';
 export {
   DataFileLockedError,
   DataFileUnwritableError,

@@ -15,7 +15,7 @@ export type { MigrateFunction, MigratedSnapshot } from './pipeline/migrate.js';
 export { renameStates } from './pipeline/renameStates.js';
 export type { StoredTimer as PipelineTimer } from './pipeline/timers.js';
 export { Supervisor } from './supervisor/Supervisor.js';
-export type { SupervisorOptions, StopResult } from './supervisor/Supervisor.js';
+export type { SupervisorOptions, StopResult, ServedQueue } from './supervisor/Supervisor.js';
 export { Client } from './client/Client.js';
 export type { ClientOptions, SendOptions } from './client/Client.js';
 export type {
@@ -67,6 +67,7 @@ export type {
   // The store's roles, for a backend of one's own (docs/backends.md).
   StoreHandle,
   WorkQueue,
+  QueuesWaiter,
   FanOut,
   JobRecords,
   DeadLetters,
@@ -88,6 +89,7 @@ export {
   PipelineDefinitionError,
   UnknownMachineError,
   JobNotFoundError,
+  PartitionsInUseError,
   JobFinishedError,
   LeaseLostError,
   RetentionTooShortError,

@@ -18,6 +18,7 @@ import { lsCommand } from './commands/ls.js';
 import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
+import { partitionsCommand } from './commands/partitions.js';
 import { serveCommand } from './commands/serve.js';
 import { devCommand } from './commands/dev.js';
 import { migrateStoreCommand } from './commands/migrateStore.js';
@@ -81,6 +82,7 @@ for (const make of [
   cancelCommand,
   dlqCommand,
   statsCommand,
+  partitionsCommand,
   serveCommand,
   devCommand,
   migrateStoreCommand,

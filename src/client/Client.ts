@@ -2,7 +2,7 @@
 // it is typed by them (jobTypes.ts): names, inputs and outputs are checked at compile time.
 
 import { monotonicFactory } from 'ulid';
-import { JobNotFoundError, MachinistError, ValidationError } from '../errors.js';
+import { JobNotFoundError, MachinistError, PartitionsInUseError, ValidationError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import type {
   AuditEntry,
@@ -13,7 +13,15 @@ import type {
   NewJob,
   Store,
 } from '../store/types.js';
-import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
+import {
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  serializeInput,
+  validateOptions,
+  type EnqueueOptions,
+} from './validateEnqueue.js';
+import { QueueRouter } from './QueueRouter.js';
+import { newJobId } from './buildNewJob.js';
+import { MAX_PARTITIONS, partitionQueue, partitionedId } from '../store/partitions.js';
 import { assertQueueName } from '../store/keys.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type {
@@ -83,6 +91,8 @@ export class Client<D extends AnyDefinition = never> {
   private readonly preparer: JobPreparer;
   private readonly batcher: EnqueueBatcher;
   private readonly waiters: ResultWaiters;
+  /** Which partition a job of a partitioned queue is in (docs/partitions.md). */
+  private readonly router: QueueRouter;
 
   constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
@@ -97,7 +107,78 @@ export class Client<D extends AnyDefinition = never> {
       maxPayloadBytes: this.maxPayloadBytes,
     });
     this.batcher = new EnqueueBatcher(this.store);
-    this.waiters = new ResultWaiters(this.store);
+    this.router = new QueueRouter(this.store);
+    this.waiters = new ResultWaiters(this.store, (id, queue) => this.jobQueue(id, queue));
+  }
+
+  /**
+   * Where a new job goes: for a partitioned queue, its partition's queue and an id that names
+   * the partition (QueueRouter.forEnqueue). Synchronous once the queue's count is known.
+   */
+  private routed(
+    machine: string,
+    options: EnqueueOptions | undefined,
+  ):
+    | { options: EnqueueOptions | undefined; id?: string }
+    | Promise<{ options: EnqueueOptions | undefined; id?: string }> {
+    validateOptions(machine, options);
+    const queue = options?.queue ?? this.defaultQueue;
+    const go = (n: number) => {
+      const r = this.router.forEnqueue(queue, n, options ?? {});
+      if (r.partition === undefined) return { options };
+      return { options: { ...options, queue: r.queue }, id: partitionedId(r.partition, newJobId()) };
+    };
+    const n = this.router.partitions(queue);
+    return n instanceof Promise ? n.then(go) : go(n);
+  }
+
+  /**
+   * Job `id`, in the partition its id names; a job stored under the queue's own name before it
+   * was partitioned is found there.
+   */
+  private async findJob(id: string, queue: string | undefined): Promise<JobRecord | null> {
+    const stored = await this.jobQueue(id, queue);
+    const job = await this.store.getJob(id, stored);
+    if (job || stored === queue) return job;
+    return this.store.getJob(id, queue);
+  }
+
+  /** The stored queue of job `id` named with `queue` (undefined: the store looks in every queue). */
+  private async jobQueue(id: string, queue: string | undefined): Promise<string | undefined> {
+    if (queue === undefined) return undefined;
+    const n = this.router.partitions(queue);
+    return this.router.forJob(queue, id, n instanceof Promise ? await n : n);
+  }
+
+  /**
+   * Splits `queue` into `partitions` partitions, each its own hash tag, so that on a Redis
+   * Cluster they spread over shards (docs/partitions.md). Kept by the store, so every client and
+   * supervisor routes alike. Refused with PARTITIONS_IN_USE while the queue or a partition of it
+   * holds any job (moving jobs between partitions is a migrate step); the same count again is a
+   * no-op. Supervisors started before the change serve the new partitions after a restart.
+   * @example await client.configureQueue('emails', { partitions: 4 });
+   */
+  async configureQueue(queue: string, settings: { partitions: number }): Promise<void> {
+    assertQueueName(queue);
+    this.router.forEnqueue(queue, 1, {}); // refuses a partition's own name
+    const n = settings?.partitions;
+    if (!Number.isInteger(n) || n < 1 || n > MAX_PARTITIONS)
+      throw new ValidationError(`partitions must be an integer from 1 to ${MAX_PARTITIONS} (got ${n})`, {
+        field: 'partitions',
+        queue,
+      });
+    const current = await this.store.partitions(queue);
+    if (current === n) return void this.router.remember(queue, n);
+    const stored = [
+      queue,
+      ...Array.from({ length: current > 1 ? current : 0 }, (_, i) => partitionQueue(queue, i)),
+    ];
+    for (const q of stored) {
+      const counts = await this.store.counts(q);
+      if (Object.values(counts).some((c) => c > 0)) throw new PartitionsInUseError(queue, current, n);
+    }
+    await this.store.setPartitions(queue, n);
+    this.router.remember(queue, n);
   }
 
   /**
@@ -118,7 +199,15 @@ export class Client<D extends AnyDefinition = never> {
     const loading = this.preparer.tracingLoad();
     if (loading) await loading;
     const m = this.facts.machineInfo(name);
-    const prepared = this.preparer.prepare(name, input, options, m instanceof Promise ? await m : m);
+    const routed = this.routed(name, options);
+    const r = routed instanceof Promise ? await routed : routed;
+    const prepared = this.preparer.prepare(
+      name,
+      input,
+      r.options,
+      m instanceof Promise ? await m : m,
+      r.id === undefined ? undefined : { id: r.id, trace: undefined },
+    );
     // Awaited only when it is a Promise (an async input schema): calls made in one tick still batch.
     const p = prepared instanceof Promise ? await prepared : prepared;
     const written = this.batcher.add(p.queue, p.job);
@@ -148,11 +237,14 @@ export class Client<D extends AnyDefinition = never> {
       // Resolved without a microtask when the machine is known locally (or cached).
       const name = machineName(item.machine);
       const m = this.facts.machineInfo(name);
+      const routed = this.routed(name, item.options);
+      const r = routed instanceof Promise ? await routed : routed;
       const prepared = this.preparer.prepare(
         name,
         item.input,
-        item.options,
+        r.options,
         m instanceof Promise ? await m : m,
+        r.id === undefined ? undefined : { id: r.id, trace: undefined },
       );
       const p = prepared instanceof Promise ? await prepared : prepared;
       if (p.publish) spans.push(p.publish);
@@ -182,7 +274,7 @@ export class Client<D extends AnyDefinition = never> {
     id: JobId<Output> | string,
     options: { queue?: string } = {},
   ): Promise<JobRecord<Output> | null> {
-    const job = (await this.store.getJob(id, options.queue)) as JobRecord<Output> | null;
+    const job = (await this.findJob(id, options.queue)) as JobRecord<Output> | null;
     if (!job) return null;
     const groups = await this.store.fanGroups(id, job.queue);
     if (groups.length > 0) {
@@ -217,7 +309,7 @@ export class Client<D extends AnyDefinition = never> {
    * heartbeat and it ends `cancelled`. Resolves false when the job had already finished.
    */
   async cancel(id: string, options: { queue?: string } = {}): Promise<boolean> {
-    const r = await this.store.cancel(id, options.queue);
+    const r = await this.store.cancel(id, await this.jobQueue(id, options.queue));
     if (r.hasChildren) await cancelDescendants(this.store, id);
     return r.result !== 'finished';
   }
@@ -239,7 +331,9 @@ export class Client<D extends AnyDefinition = never> {
     trace?: unknown,
   ): Promise<void> {
     const children = { parentId, parentQueue, group, jobs, revive, parentToken, trace };
-    await enqueueChildren(this.store, this.facts, this.preparer, children);
+    await enqueueChildren(this.store, this.facts, this.preparer, children, (queue, id) =>
+      this.jobQueue(id, queue),
+    );
   }
 
   /**
@@ -261,7 +355,7 @@ export class Client<D extends AnyDefinition = never> {
     const delivery = validateSend(id, event, options);
     // An expiry is on Redis's clock, as every stored time: read with the job, not after it.
     const [job, now] = await Promise.all([
-      this.store.getJob(id, options.queue),
+      this.findJob(id, options.queue),
       options.ttlMs === undefined ? undefined : this.store.now(),
     ]);
     if (!job) throw new JobNotFoundError(id, options.queue);
@@ -279,11 +373,38 @@ export class Client<D extends AnyDefinition = never> {
 
   /** The job's audit log, oldest first. */
   events(id: string, options: { queue?: string } = {}): Promise<AuditEntry[]> {
-    return this.store.getLog(id, options.queue);
+    return this.jobQueue(id, options.queue).then((q) => this.store.getLog(id, q));
   }
 
-  list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-    return this.store.list({ ...query, queue: query.queue ?? this.defaultQueue });
+  /**
+   * A page of the queue's jobs. A partitioned queue is listed as one: its own name's jobs, then
+   * each partition's in turn (the cursor, `<part>/<cursor>`, says where the next page starts).
+   */
+  async list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+    const queue = query.queue ?? this.defaultQueue;
+    const count = this.router.partitions(queue);
+    const n = count instanceof Promise ? await count : count;
+    if (n <= 1) return this.store.list({ ...query, queue });
+    const limit = query.limit ?? 50;
+    const m = /^(\d+)\/(.*)$/.exec(query.cursor ?? '');
+    if (query.cursor !== undefined && !m)
+      throw new ValidationError(`cursor '${query.cursor}' is not a cursor of this partitioned queue`, {
+        field: 'cursor',
+        queue,
+      });
+    // Part 0 is the queue's own name; part i + 1 is partition i.
+    let part = m ? Number(m[1]) : 0;
+    let cursor: string | undefined = m && m[2] !== '' ? m[2] : undefined;
+    const jobs: JobRecord[] = [];
+    while (part <= n && jobs.length < limit) {
+      const stored = part === 0 ? queue : partitionQueue(queue, part - 1);
+      const page = await this.store.list({ ...query, queue: stored, cursor, limit: limit - jobs.length });
+      jobs.push(...page.jobs);
+      if (page.cursor !== null) return { jobs, cursor: `${part}/${page.cursor}` };
+      part++;
+      cursor = undefined;
+    }
+    return { jobs, cursor: part <= n ? `${part}/` : null };
   }
 
   deadLetters(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter[]> {
@@ -291,7 +412,7 @@ export class Client<D extends AnyDefinition = never> {
   }
 
   retryDeadLetter(id: string, options: { queue?: string } = {}): Promise<void> {
-    return this.store.retryDeadLetter(id, options.queue);
+    return this.jobQueue(id, options.queue).then((q) => this.store.retryDeadLetter(id, q));
   }
 
   /**
@@ -322,7 +443,7 @@ export class Client<D extends AnyDefinition = never> {
    * Resolves false when the job is neither; rejects with JOB_NOT_FOUND when no queue holds it.
    */
   purgeDeadLetter(id: string, options: { queue?: string } = {}): Promise<boolean> {
-    return this.store.purgeDeadLetter(id, options.queue);
+    return this.jobQueue(id, options.queue).then((q) => this.store.purgeDeadLetter(id, q));
   }
 
   broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {

@@ -8,7 +8,14 @@ import { ResultWaiter } from './ResultWaiter.js';
 export class ResultWaiters {
   private readonly waiters = new Map<string, ResultWaiter>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** The stored queue of a job named with `queue` (a partition of a partitioned queue). */
+    private readonly jobQueue: (id: string, queue: string | undefined) => Promise<string | undefined> = (
+      _id,
+      queue,
+    ) => Promise.resolve(queue),
+  ) {}
 
   /**
    * Resolves with the job's record once it has finished; rejects with a TimeoutError after
@@ -20,7 +27,7 @@ export class ResultWaiters {
   ): Promise<JobRecord> {
     const timeoutMs = options.timeoutMs ?? 30_000;
     options.signal?.throwIfAborted();
-    let queue = options.queue;
+    let queue = await this.jobQueue(id, options.queue);
     if (!queue) {
       // Which queue holds it. The waiter reads the record again after it has registered (see
       // ResultWaiter): with the queue given, that read is the only one before blocking.

@@ -26,6 +26,8 @@ export async function enqueueChildren(
   facts: MachineFactsLookup,
   preparer: JobPreparer,
   { parentId, parentQueue, group, jobs, revive, parentToken, trace }: ChildGroup,
+  /** The stored queue of a child of `queue` with id `id` (its partition: Client.jobQueue). */
+  route: (queue: string, id: string) => Promise<string | undefined> = (queue) => Promise.resolve(queue),
 ): Promise<void> {
   // Bounded by batch size, not by a promise pool (p-limit): each chunk is one store call per
   // queue, and chunks go one after the other so that a parent's children are written in index
@@ -35,13 +37,17 @@ export async function enqueueChildren(
     for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
       const spec = jobs[index]!;
       const m = facts.machineInfo(spec.machine);
+      const id = childId(parentId, group, index);
+      // A child of a partitioned queue goes to the partition its id names (hashed: docs/partitions.md).
+      const childQueue =
+        spec.queue === undefined ? parentQueue : ((await route(spec.queue, id)) ?? spec.queue);
       const prepared = preparer.prepare(
         spec.machine,
         spec.input,
-        { queue: spec.queue ?? parentQueue, priority: spec.priority },
+        { queue: childQueue, priority: spec.priority },
         m instanceof Promise ? await m : m,
         // The child's id is fixed before its publish span starts: the span carries it.
-        { id: childId(parentId, group, index), trace },
+        { id, trace },
       );
       const { queue, job, publish } = prepared instanceof Promise ? await prepared : prepared;
       // The one place a job gets a parent (public enqueue options refuse parentId).

@@ -23,8 +23,19 @@ export interface EnqueueOptions {
   priority?: Priority;
   /** Run no earlier than this many ms from now. */
   delayMs?: number;
-  /** A second enqueue with the same key (within the retention window) returns the first job's id. */
+  /**
+   * A second enqueue with the same key (within the retention window) returns the first job's id.
+   * On a partitioned queue the key picks the partition (unless `partitionKey` does), so it
+   * dedupes there (docs/partitions.md).
+   */
   idempotencyKey?: string;
+  /**
+   * On a partitioned queue (Client.configureQueue): jobs with the same key go to the same
+   * partition, so they are claimed in order (priority, then arrival). Without it (and without
+   * an idempotencyKey), jobs are spread round robin. Ignored on a queue of one partition.
+   * @example await client.enqueue('charge', input, { queue: 'payments', partitionKey: customerId })
+   */
+  partitionKey?: string;
   maxAttempts?: number;
   /** Overrides the definition's per-attempt timeout. */
   timeoutMs?: number;
@@ -179,5 +190,10 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
     (typeof o.idempotencyKey !== 'string' || o.idempotencyKey.length === 0 || o.idempotencyKey.length > 256)
   )
     fail('idempotencyKey', 'must be a string of 1-256 characters');
+  if (
+    o.partitionKey !== undefined &&
+    (typeof o.partitionKey !== 'string' || o.partitionKey.length === 0 || o.partitionKey.length > 256)
+  )
+    fail('partitionKey', 'must be a string of 1-256 characters');
   if (o.webhook !== undefined) validateWebhook(machine, o.webhook);
 }

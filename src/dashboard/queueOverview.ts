@@ -5,6 +5,7 @@
 // (`partial`).
 
 import type { QueueCounts, StoreHandle, Registry, EventLog } from '../store/types.js';
+import { groupQueues, sumCounts } from '../store/queueTotals.js';
 
 /** The roles the overview reads: the clock, the queues and their counts, the event streams. */
 type OverviewStore = StoreHandle & Registry & EventLog;
@@ -34,9 +35,32 @@ export async function queueOverview(
   minutes = 15,
 ): Promise<{ now: number; queues: QueueOverview[] }> {
   const now = await store.now();
-  const queues = (await store.queues()).sort();
-  const out = await Promise.all(queues.map((queue) => overviewOf(store, queue, now, minutes)));
+  // A partitioned queue is one row: its partitions' overviews merged (store/queueTotals.ts).
+  const groups = groupQueues(await store.queues());
+  const out = await Promise.all(
+    [...groups].map(async ([queue, stored]) =>
+      merged(queue, await Promise.all(stored.map((s) => overviewOf(store, s, now, minutes)))),
+    ),
+  );
   return { now, queues: out };
+}
+
+/** One queue's overview from its stored queues' (itself, or its partitions): summed, or ORed. */
+function merged(queue: string, parts: QueueOverview[]): QueueOverview {
+  if (parts.length === 1) return { ...parts[0]!, queue };
+  const held = parts.map((p) => p.heldSince).filter((t): t is number => t !== null);
+  return {
+    queue,
+    counts: sumCounts(parts.map((p) => p.counts)),
+    minutes: parts[0]!.minutes.map((m, i) => ({
+      at: m.at,
+      done: parts.reduce((n, p) => n + p.minutes[i]!.done, 0),
+      failed: parts.reduce((n, p) => n + p.minutes[i]!.failed, 0),
+    })),
+    partial: parts.some((p) => p.partial),
+    heldSince: held.length > 0 ? Math.max(...held) : null,
+    capped: parts.some((p) => p.capped),
+  };
 }
 
 async function overviewOf(

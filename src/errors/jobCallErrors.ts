@@ -31,3 +31,21 @@ export class TimeoutError extends MachinistError {
     super(CODE.TIMEOUT, message, ids);
   }
 }
+
+/**
+ * A queue's partition count asked to change while the queue (or a partition of it) holds jobs:
+ * they would no longer be where their ids say. `partitions` is the count in force.
+ */
+export class PartitionsInUseError extends MachinistError {
+  constructor(
+    queue: string,
+    readonly partitions: number,
+    readonly wanted: number,
+  ) {
+    super(
+      CODE.PARTITIONS_IN_USE,
+      `queue '${queue}' holds jobs: its partitions stay ${partitions} (asked ${wanted}) until it is empty`,
+      { queue },
+    );
+  }
+}

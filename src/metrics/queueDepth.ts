@@ -3,6 +3,7 @@
 // answer shared. A failed read keeps the last answer (a scrape never fails on Redis).
 
 import type { Store, QueueCounts } from '../store/types.js';
+import { groupQueues, queueTotals } from '../store/queueTotals.js';
 
 /** Most queues reported: each costs a counts() call per read. */
 export const MAX_DEPTH_QUEUES = 100;
@@ -28,9 +29,11 @@ export class QueueDepth {
 
   private async fetch(): Promise<Map<string, QueueCounts>> {
     try {
-      const queues = (this.queues ?? (await this.store.queues())).slice(0, MAX_DEPTH_QUEUES);
-      const counts = await Promise.all(queues.map((q) => this.store.counts(q)));
-      this.last = new Map(queues.map((q, i) => [q, counts[i]!]));
+      // A partitioned queue is one series, summed over its partitions (store/queueTotals.ts).
+      const names = await this.store.queues();
+      const queues = (this.queues ?? [...groupQueues(names).keys()]).slice(0, MAX_DEPTH_QUEUES);
+      const totals = await Promise.all(queues.map((q) => queueTotals(this.store, q)));
+      this.last = new Map(queues.map((q, i) => [q, totals[i]!.get(q)!.counts]));
     } catch {
       // Redis unreachable: the last depths stand; the next scrape tries again.
     }

@@ -4,7 +4,9 @@
 
 import { ValidationError } from '../errors.js';
 
-const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,100}$/;
+// No '#': a partition of queue q is stored as `q#<i>` (partitions.ts), which never collides with
+// a queue's own name. A partition's name is accepted too (tools may name one partition).
+const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,100}(#\d{1,4})?$/;
 
 export function assertQueueName(queue: unknown): asserts queue is string {
   if (typeof queue !== 'string' || !QUEUE_NAME.test(queue)) {
@@ -98,5 +100,7 @@ export function childId(parentId: string, group: string, index: number): string 
 
 export const registryKey = (prefix: string): string => `${prefix}:machines`;
 export const queuesKey = (prefix: string): string => `${prefix}:queues`;
+/** Each partitioned queue's partition count (a hash, queue -> N), outside every hash tag. */
+export const partitionsKey = (prefix: string): string => `${prefix}:partitions`;
 /** The data format's version (storeFormat.ts): one key per deployment, outside every hash tag. */
 export const formatKey = (prefix: string): string => `${prefix}:format`;

@@ -41,7 +41,7 @@ export { deadLetterOf, type DeadLetter, type BrokenEntry } from './deadLetter.js
 export type { ClaimedJob, CommitOp, ClaimRequest, CommitResult, LeaseState } from './commitTypes.js';
 
 export type { StoreHandle } from './roles/StoreHandle.js';
-export type { WorkQueue, WorkWaiter, ReapResult } from './roles/WorkQueue.js';
+export type { WorkQueue, WorkWaiter, QueuesWaiter, ReapResult } from './roles/WorkQueue.js';
 export type { FanOut, FanState, RelayResult } from './roles/FanOut.js';
 export type { JobRecords } from './roles/JobRecords.js';
 export type { DeadLetters } from './roles/DeadLetters.js';

@@ -1,14 +1,18 @@
-// The pump: the one loop that talks to the store for claims and writes. The supervisor owns one;
-// jobs queue their fenced writes here, and each `commit` call sends every queued write and
-// claims new jobs in the same round trip.
+// The pump: the one loop that talks to the store for claims and writes of one queue. A supervisor
+// owns one per queue it serves (its lanes), sharing their slots and claim turns (ClaimShare.ts)
+// and their wait for work (WorkSignals.ts); jobs queue their fenced writes here, and each
+// `commit` call sends every queued write and claims new jobs in the same round trip.
 //
 // Modes:
-//   CLAIMING  free slots and not stopping: one `commit` call writes every queued op and claims
-//             up to the free slot count in the same round trip.
+//   CLAIMING  free slots, this queue's turn (ClaimShare) and not stopping: one `commit` call
+//             writes every queued op and claims up to the free slot count in the same round trip.
 //   BUSY      no free slot: the pump sleeps until a job queues a write, then flushes the batch
 //             of writes that piled up meanwhile (one call for all of them).
-//   IDLE      free slots but nothing due: blocks on the queue's marker (no polling) until new
-//             work, the next delayed job's due time, or a write to flush.
+//   IDLE      the queue was found empty: waits for its marker (WorkSignals: one blocking
+//             connection for all the supervisor's queues; no polling) until new work, the next
+//             delayed job's due time, or a write to flush. A lone queue waits only while a slot
+//             is free (a full worker taking the marker would keep it from an idle one); one of
+//             several waits while slots are full too, so a busy queue cannot hide its work.
 //   STOPPING  no more claims; writes still flush; jobs claimed by a commit that was in flight
 //             when stop began are requeued unrun. The loop ends when nothing runs, nothing is
 //             queued and no commit is in flight.
@@ -41,7 +45,9 @@
 
 import type { Logger } from 'pino';
 import type { OutboxRelay } from './OutboxRelay.js';
-import type { CommitOp, CommitResult, Store, ClaimedJob, WorkWaiter } from '../store/types.js';
+import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
+import type { ClaimLane, ClaimShare } from './ClaimShare.js';
+import type { WorkSignals } from './WorkSignals.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { StoreClock } from '../store/StoreClock.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
@@ -69,15 +75,24 @@ export interface CommitPumpOptions {
   clock: StoreClock;
   /** The queue's outbox relay (single flight), asked for when a cross-queue child ended. */
   outbox: OutboxRelay;
+  /** The slots and claim turns of the supervisor's lanes (concurrency is theirs). */
+  share: ClaimShare;
+  /** The supervisor's wait for work, shared by its lanes. */
+  signals: WorkSignals;
+  /** True when the supervisor serves several queues (see IDLE). */
+  shared: boolean;
 }
 
 const MAX_IN_FLIGHT = 2;
 
-export class CommitPump implements JobHost {
+export class CommitPump implements JobHost, ClaimLane {
   readonly queue: string;
   private readonly store: Store;
   private readonly workerId: string;
   private readonly concurrency: number;
+  private readonly share: ClaimShare;
+  private readonly signals: WorkSignals;
+  private readonly shared: boolean;
   private readonly leaseMs: number;
   private readonly idleWaitMs: number;
   private readonly log: Logger;
@@ -114,11 +129,6 @@ export class CommitPump implements JobHost {
   /** The last claim found the queue empty: wait for work before claiming again. */
   private starved = false;
   private wake: (() => void) | undefined;
-  /** This pump's own blocking wait for work (its own connection: see Store.workWaiter). */
-  private waiter: WorkWaiter | undefined;
-  private waitInFlight: Promise<void> | undefined;
-  /** Set when a blocking wait returned (work was signalled) since the last claim began. */
-  private signalled = false;
   private loop: Promise<void> | undefined;
   private stopping = false;
   private nextDueAt: number | null = null;
@@ -137,6 +147,9 @@ export class CommitPump implements JobHost {
     this.onLeaseLost = options.onLeaseLost;
     this.clock = options.clock;
     this.outbox = options.outbox;
+    this.share = options.share;
+    this.signals = options.signals;
+    this.shared = options.shared;
     this.outage = new OutageLog(this.log, 'commits');
     this.replicaLag = new ReplicaLagLog(this.log);
   }
@@ -149,14 +162,13 @@ export class CommitPump implements JobHost {
   /** Starts the loop. A pump runs once: a supervisor started again makes a new one. */
   start(): void {
     if (this.loop) throw new Error('CommitPump: already started');
-    this.waiter = this.store.workWaiter(this.queue);
     this.loop = this.run();
   }
 
   /** STOPPING: no more claims; a blocking wait in progress is cut short. */
   stop(): void {
     this.stopping = true;
-    this.waiter?.close();
+    this.signals.leave(this.queue);
     this.kick();
   }
 
@@ -171,6 +183,7 @@ export class CommitPump implements JobHost {
     if (job && !job.released && op.kind !== 'checkpoint' && this.running.get(job.id) === job) {
       job.released = true;
       this.releasing++;
+      this.share.changed();
     }
     return new Promise((resolve, reject) => {
       this.pending.push({ op, seq: ++this.writeSeq, resolve, reject });
@@ -181,6 +194,7 @@ export class CommitPump implements JobHost {
   /** A run leaves the running set (it ended, or a new claim of its job replaced it). */
   runEnded(job: ActiveJob): void {
     if (job.released) this.releasing--;
+    else this.share.changed();
     // Its ending write was answered already (runs await it) and the relay check ran then; a run
     // that lost its lease wrote no ending and would otherwise stay here for good.
     this.crossQueueChildren.delete(job.id);
@@ -197,10 +211,18 @@ export class CommitPump implements JobHost {
     w?.();
   }
 
-  /** Slots a claim may fill now. */
+  /** Slots a claim may fill now (SLOTS, summed over the supervisor's lanes). */
   private freeSlots(): number {
     if (this.stopping) return 0;
-    return this.concurrency - (this.running.size - this.releasing) - this.reserved;
+    return this.share.free();
+  }
+
+  used(): number {
+    return this.running.size - this.releasing + this.reserved;
+  }
+
+  mayHaveWork(): boolean {
+    return !this.starved && !this.stopping && this.retryAt === 0;
   }
 
   private async run(): Promise<void> {
@@ -208,11 +230,20 @@ export class CommitPump implements JobHost {
     for (;;) {
       if (this.stopping && this.running.size === 0 && this.pending.length === 0 && this.inFlightCommits === 0)
         return;
-      const canClaim = !this.starved && this.freeSlots() > 0;
+      const canClaim = !this.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
       if (this.inFlightCommits >= MAX_IN_FLIGHT || (this.pending.length === 0 && !canClaim)) {
-        if (this.inFlightCommits === 0 && this.pending.length === 0 && this.starved && this.freeSlots() > 0) {
-          await this.idle();
-          this.starved = false;
+        if (
+          this.inFlightCommits === 0 &&
+          this.pending.length === 0 &&
+          this.starved &&
+          !this.stopping &&
+          (this.shared || this.freeSlots() > 0)
+        ) {
+          // A kick with a write to flush ends the wait too: its commit claims as well, at no cost.
+          if ((await this.idle()) || this.pending.length > 0) {
+            this.starved = false;
+            this.share.changed();
+          }
         } else await new Promise<void>((r) => (this.wake = r));
         continue;
       }
@@ -231,9 +262,11 @@ export class CommitPump implements JobHost {
       if (this.inFlightCommits >= MAX_IN_FLIGHT || this.retryAt !== 0) continue;
       const { batch, rest, isolating } = nextBatch(this.pending);
       this.pending = rest;
-      const want = this.starved || isolating ? 0 : Math.max(0, Math.min(claimCap, this.freeSlots()));
+      const want =
+        this.starved || isolating || !this.share.hasTurn(this)
+          ? 0
+          : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
-      if (want > 0) this.signalled = false;
       this.inFlightCommits++;
       this.reserved += want;
       for (const p of batch) this.lastSent.set(p.op.id, p.seq);
@@ -285,6 +318,8 @@ export class CommitPump implements JobHost {
       this.outage.failed(err);
       this.retryAt = Date.now() + backoffMs(this.outage.consecutiveFailures);
       this.requeue(keep);
+      // Out of the turns while it waits: another lane claims meanwhile.
+      this.share.changed();
       return;
     }
     if (keep.length === 1) {
@@ -341,31 +376,30 @@ export class CommitPump implements JobHost {
     }
     if (want > 0) {
       this.nextDueAt = res.nextDueAt;
+      this.share.claimed(this, res.claimed.length);
       if (res.claimed.length < want) this.starved = true;
+      // Claims in flight were given back or turned into runs, and the turn may have moved on.
+      this.share.changed();
     }
   }
 
-  /** IDLE: block until work is signalled, a write is queued, or the next delayed job is due. */
-  private async idle(): Promise<void> {
-    // A wait that returned while we were claiming consumed a wake-up signal our claim may have
-    // missed (the job arrived just after it): claim again rather than sleep on a used signal.
-    if (this.signalled) return;
+  /**
+   * IDLE: waits until work is signalled or the next delayed job is due (true: look again), or
+   * a kick (false: a write queued, or slots or turns changed). A signal that arrives after a
+   * kick is kept for the next wait (WorkSignals: NO LOST WAKE-UP).
+   */
+  private async idle(): Promise<boolean> {
     let timeout = this.idleWaitMs;
     if (this.nextDueAt !== null)
       timeout = Math.max(5, Math.min(timeout, this.nextDueAt - this.clock.now() + 5));
-    const wakeUp = new Promise<void>((r) => (this.wake = r));
-    // One blocking wait at a time: a wait still in flight is joined, not doubled.
-    this.waitInFlight ??= this.waiter!.wait(timeout).finally(() => {
-      this.waitInFlight = undefined;
-      this.signalled = true;
-    });
-    // A joined wait may have been started with a longer timeout (before a backoff retry was
-    // written), so a timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out
-    // idleWaitMs.
+    const kicked = new Promise<boolean>((r) => (this.wake = () => r(false)));
+    // A timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out idleWaitMs.
     let timer: NodeJS.Timeout | undefined;
-    const due = new Promise<void>((r) => (timer = setTimeout(r, timeout)));
-    await Promise.race([this.waitInFlight, wakeUp, due]);
+    const due = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeout)));
+    const lookAgain = await Promise.race([this.signals.wait(this.queue), kicked, due]);
     clearTimeout(timer);
     this.wake = undefined;
+    this.signals.leave(this.queue);
+    return lookAgain;
   }
 }

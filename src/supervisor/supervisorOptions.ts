@@ -11,12 +11,35 @@ import { assertQueueName } from '../store/keys.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from '../runtime/inputLimits.js';
 import type { WebhookSettings } from '../webhooks/webhookSettings.js';
 import type { JobObserver } from '../runtime/JobObserver.js';
+import type { QueueOrder } from './ClaimShare.js';
+
+/** A queue a supervisor serves, with its share of the claims (SupervisorOptions.queues). */
+export interface ServedQueue {
+  name: string;
+  /** Its share of the claims while several queues have work (queueOrder 'weighted'). Default 1. */
+  weight?: number;
+}
 
 export interface SupervisorOptions {
   store: Store;
   jobs: readonly AnyDefinition[];
+  /** The one queue served (default 'default'); or name several with `queues`. */
   queue?: string;
-  /** Jobs run at once. Default 10. */
+  /**
+   * The queues served, instead of `queue`: names, or `{ name, weight }`. Concurrency is shared
+   * by all of them; an empty queue costs nothing while others have work, and the wait for work
+   * is one blocking connection however many queues (docs/production.md, Several queues).
+   * @example new Supervisor({ store, jobs, queues: [{ name: 'mail', weight: 3 }, 'reports'] })
+   */
+  queues?: readonly (string | ServedQueue)[];
+  /**
+   * How the queues share the claims when several have work: 'weighted' (default: by weight,
+   * each queue's jobs claimed in proportion to its weight, round robin at equal weights) or
+   * 'strict' (in the order given: a queue is claimed from only while every earlier one is
+   * empty; weights are then refused).
+   */
+  queueOrder?: QueueOrder;
+  /** Jobs run at once, over all the queues served. Default 10. */
   concurrency?: number;
   /** Lease length; a job whose lease is not extended in time is requeued. Default 30 s. */
   leaseMs?: number;
@@ -106,7 +129,11 @@ export interface StopResult {
 export interface SupervisorSettings {
   readonly store: Store;
   readonly jobs: readonly AnyDefinition[];
+  /** The first queue served. */
   readonly queue: string;
+  /** Every queue served, with its weight, in the order given. */
+  readonly queues: readonly { readonly name: string; readonly weight: number }[];
+  readonly queueOrder: QueueOrder;
   readonly concurrency: number;
   readonly leaseMs: number;
   readonly heartbeatMs: number;
@@ -131,8 +158,14 @@ const ulid = monotonicFactory();
 
 export function resolveSupervisorOptions(options: SupervisorOptions): SupervisorSettings {
   if (!options?.store) throw new TypeError('Supervisor: store is required');
-  const queue = options.queue ?? 'default';
-  assertQueueName(queue);
+  const queues = resolveQueues(options);
+  const queueOrder = options.queueOrder ?? 'weighted';
+  if (queueOrder !== 'weighted' && queueOrder !== 'strict')
+    throw new TypeError(`Supervisor: queueOrder must be 'weighted' or 'strict' (got ${String(queueOrder)})`);
+  if (queueOrder === 'strict' && queues.some((q) => q.weight !== 1))
+    throw new TypeError(
+      "Supervisor: queueOrder 'strict' takes no weights (the order given is the order served)",
+    );
   const numbers = {
     concurrency: options.concurrency ?? 10,
     leaseMs: options.leaseMs ?? 30_000,
@@ -162,7 +195,9 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
     ...numbers,
     store: options.store,
     jobs: options.jobs ?? [],
-    queue,
+    queue: queues[0]!.name,
+    queues,
+    queueOrder,
     maxLeaseRequeues: options.maxLeaseRequeues ?? 5,
     workerId: options.workerId ?? `${hostname()}-${process.pid}-${ulid().slice(-6)}`,
     allowEviction: options.allowEviction ?? false,
@@ -174,4 +209,24 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
     tracing: options.tracing ?? true,
     isolateStrayErrors: options.isolateStrayErrors === true,
   };
+}
+
+/** `queues` (names or `{ name, weight }`) or `queue`, checked: at least one, none twice. */
+function resolveQueues(options: SupervisorOptions): { name: string; weight: number }[] {
+  if (options.queues !== undefined && options.queue !== undefined)
+    throw new TypeError('Supervisor: give queue or queues, not both');
+  const given = options.queues ?? [options.queue ?? 'default'];
+  if (!Array.isArray(given) || given.length === 0)
+    throw new TypeError('Supervisor: queues must be a non-empty array of queue names or { name, weight }');
+  const seen = new Set<string>();
+  return given.map((q: string | ServedQueue) => {
+    const name = typeof q === 'string' ? q : q?.name;
+    const weight = typeof q === 'string' ? 1 : (q?.weight ?? 1);
+    assertQueueName(name);
+    if (seen.has(name)) throw new TypeError(`Supervisor: queue '${name}' is named twice in queues`);
+    seen.add(name);
+    if (!Number.isFinite(weight) || weight <= 0)
+      throw new TypeError(`Supervisor: the weight of queue '${name}' must be a number > 0 (got ${weight})`);
+    return { name, weight };
+  });
 }

@@ -29,6 +29,7 @@ const ROUTES = [
   'get /machines/{name}',
   'get /machines/{name}/chart',
   'get /queues',
+  'put /queues/{queue}/partitions',
   'get /healthz',
   'get /openapi.json',
 ];

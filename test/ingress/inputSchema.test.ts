@@ -76,6 +76,8 @@ describe('ingress input checks', () => {
     await h.raw.lpush(h.key('ingress'), at, over);
     await h.started({ jobs: [echo], maxPayloadBytes });
     const client = h.client();
+    // The drain runs after start() resolves: wait for the job before waiting for its result.
+    await eventually(async () => (await client.get('at-limit')) !== null, 10_000);
     assert.equal((await client.waitForResult('at-limit', { timeoutMs: 10_000 })).output, 1);
     const [b] = (await eventually(async () => {
       const all = await client.broken();

@@ -9,8 +9,9 @@ import type { CommitPump } from '../../src/supervisor/CommitPump.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness, untilAborted } from '../support/harness.js';
 
-/** The supervisor's pump (private: what the test looks at is internal bookkeeping). */
-const pumpOf = (sup: Supervisor): CommitPump => (sup as unknown as { pump: CommitPump }).pump;
+/** The pump of the supervisor's first queue (private: what the test looks at is internal bookkeeping). */
+const pumpOf = (sup: Supervisor): CommitPump =>
+  (sup as unknown as { lanes: { pump: CommitPump }[] }).lanes[0]!.pump;
 
 describe('worker memory', () => {
   let redis: TestRedis;

@@ -73,6 +73,17 @@ describe('MemoryStore with a data file', () => {
     assert.deepEqual(readdirSync(dir), ['jobs.json'], 'no temporary file is left beside it');
   });
 
+  it("keeps a queue's partition count in the data file", async () => {
+    const file = join(dir, 'partitions.json');
+    const store = new MemoryStore({ dataFile: file });
+    await new Client({ store }).configureQueue('q', { partitions: 4 });
+    await store.close();
+    const reopened = new MemoryStore({ dataFile: file });
+    assert.equal(await reopened.partitions('q'), 4);
+    assert.equal(await reopened.partitions('other'), 1);
+    await reopened.close();
+  });
+
   it('refuses a file that is not a data file, naming it', () => {
     const file = join(dir, 'not-data.json');
     writeFileSync(file, '{"half": ');
@@ -118,6 +129,7 @@ describe('MemoryStore with a data file', () => {
     ['queues[0].hooks.hooked', queue({ hooks: { due: [], chains: [], meta: [], cursor: '0' } })],
     ['machines[0].name', { ...queue({}), machines: [{}] }],
     ['queueSet', { ...queue({}), queueSet: 'q' }],
+    ['partitions[0]', { ...queue({}), partitions: [['q']] }],
   ] as const)
     it(`refuses a data file whose ${field} has the wrong shape, naming that field`, () => {
       const file = join(dir, 'wrong-shape.json');

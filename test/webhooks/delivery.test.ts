@@ -160,7 +160,8 @@ describe('webhooks: delivery', () => {
     const s = await h.started({ jobs: [job], webhooks: FAST_HOOKS });
     const client = h.client({ jobs: [job] });
     await client.waitForResult(await client.enqueue('j', null), { timeoutMs: 10_000 });
-    const d = (s as unknown as { webhooks: { mode: string } }).webhooks;
+    // The dispatcher of the supervisor's (first) queue: each queue served has its own.
+    const d = (s as unknown as { lanes: { webhooks: { mode: string } }[] }).lanes[0]!.webhooks;
     assert.equal(d.mode, 'dormant');
     assert.equal(await h.raw.exists(h.key('hookcursor'), h.key('hooklease')), 0);
   });

@@ -37,6 +37,8 @@ export interface CliBackend {
   purgeDeadLetters(queue: string): Promise<number>;
   /** Job counts per status of each queue (only `queue` when given). */
   counts(queue?: string): Promise<Record<string, QueueCounts>>;
+  /** Splits a queue into partitions (Client.configureQueue; PUT /queues/:queue/partitions). */
+  configureQueue(queue: string, partitions: number): Promise<void>;
   /** The chart model of name@version (newest when none is given); UNKNOWN_MACHINE, NO_CHART. */
   machineChart(name: string, version?: number): Promise<MachineGraph>;
   /** A job's machine chart and its marks (active states, states and transitions it went through). */

@@ -216,6 +216,10 @@ export class HttpBackend implements CliBackend {
     return Object.fromEntries(r.queues.map((q) => [q.name, q.counts]));
   }
 
+  async configureQueue(queue: string, partitions: number): Promise<void> {
+    await this.call('PUT', path('/queues', queue, '/partitions'), {}, { partitions });
+  }
+
   machineChart(name: string, version?: number): Promise<MachineGraph> {
     return this.call('GET', path('/machines', name, '/chart'), { version });
   }

@@ -1,6 +1,7 @@
 // The CLI on a store it opened itself (--redis): every call goes through the library's Client
 // (its checks, its subtree cancel), or the store for what the Client has no method for.
 
+import { queueTotals } from '../../store/queueTotals.js';
 import { chartFor } from '../../chart/chartSource.js';
 import { jobChart } from '../../chart/jobChart.js';
 import type { Client } from '../../client/Client.js';
@@ -70,10 +71,15 @@ export class StoreBackend implements CliBackend {
     return this.client.purgeDeadLetters({ queue });
   }
 
+  /** Per queue; a partitioned queue once, summed over its partitions (store/queueTotals.ts). */
   async counts(queue?: string): Promise<Record<string, QueueCounts>> {
     const all: Record<string, QueueCounts> = {};
-    for (const q of queue ? [queue] : await this.store.queues()) all[q] = await this.store.counts(q);
+    for (const [q, total] of await queueTotals(this.store, queue)) all[q] = total.counts;
     return all;
+  }
+
+  configureQueue(queue: string, partitions: number): Promise<void> {
+    return this.client.configureQueue(queue, { partitions });
   }
 
   async machineChart(name: string, version?: number) {

@@ -6,7 +6,7 @@
 
 import { JobNotFoundError } from '../../errors.js';
 import { assertQueueName } from '../keys.js';
-import type { MachineInfo, WorkWaiter } from '../types.js';
+import type { MachineInfo } from '../types.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { toRecord, type MemoryJob } from './MemoryJob.js';
 import { resolveRetention } from '../retention.js';
@@ -32,11 +32,13 @@ export class MemoryCore {
   readonly clock: () => number;
   private readonly eventsMaxLen: number;
   queueData = new Map<string, QueueState>();
+  /** Each partitioned queue's partition count (Registry.partitions), kept in the data file. */
+  partitionCounts = new Map<string, number>();
   queueSet = new Set<string>();
   machineRegistry = new Map<string, MachineInfo>();
   readonly lc: MemoryLifecycle;
   readonly markers = new Map<string, WorkMarker>();
-  readonly waiters = new Set<WorkWaiter>();
+  readonly waiters = new Set<{ close(): void }>();
   readonly control = new ControlBus();
   readonly events = new Bell();
   readonly results: ResultBox;
@@ -98,7 +100,13 @@ export class MemoryCore {
         this.lock.release();
         throw err;
       }
-      if (data) ({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry } = data);
+      if (data)
+        ({
+          queues: this.queueData,
+          queueSet: this.queueSet,
+          machines: this.machineRegistry,
+          partitions: this.partitionCounts,
+        } = data);
       this.writer = new DataFileWriter(
         options.dataFile,
         flushMs,
@@ -187,6 +195,11 @@ export class MemoryCore {
   }
 
   encode(): string {
-    return encodeData({ queues: this.queueData, queueSet: this.queueSet, machines: this.machineRegistry });
+    return encodeData({
+      queues: this.queueData,
+      queueSet: this.queueSet,
+      machines: this.machineRegistry,
+      partitions: this.partitionCounts,
+    });
   }
 }

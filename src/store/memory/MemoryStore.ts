@@ -40,7 +40,7 @@ import type {
   ServerChecks,
   Store,
   WebhookHost,
-  WorkWaiter,
+  QueuesWaiter,
 } from '../types.js';
 import { enqueueJobs } from './enqueueJobs.js';
 import * as fanOps from './fanOps.js';
@@ -108,8 +108,8 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
     return this.core.op(() => leaseOps.sweep(this.core.ctx, this.core.queue(queue)));
   }
 
-  workWaiter(queue: string): WorkWaiter {
-    return work.workWaiter(this.core, queue);
+  workWaiter(): QueuesWaiter {
+    return work.workWaiter(this.core);
   }
 
   readInbox(id: string, queue: string, from: number): Promise<string[]> {
@@ -239,6 +239,14 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
 
   queues(): Promise<string[]> {
     return registry.queues(this.core);
+  }
+
+  partitions(queue: string): Promise<number> {
+    return registry.partitions(this.core, queue);
+  }
+
+  setPartitions(queue: string, partitions: number): Promise<void> {
+    return registry.setPartitions(this.core, queue, partitions);
   }
 
   forgetQueue(queue: string): Promise<void> {

@@ -69,7 +69,16 @@ export function checkDataShape(doc: unknown, file: string): void {
     },
     ['hooks'],
   );
-  obj({ queueSet: arr(str), machines: arr(obj({ name: str })), queues: arr(queue) })(doc, '');
+  // `partitions` is absent in files written before queues could be partitioned.
+  obj(
+    {
+      queueSet: arr(str),
+      machines: arr(obj({ name: str })),
+      queues: arr(queue),
+      partitions: arr(pair(str, num)),
+    },
+    ['partitions'],
+  )(doc, '');
 }
 
 function kindOf(v: unknown): string {

@@ -55,6 +55,20 @@ export function counts(core: MemoryCore, queue: string): Promise<QueueCounts> {
   }, false);
 }
 
+export function partitions(core: MemoryCore, queue: string): Promise<number> {
+  return core.op(() => {
+    assertQueueName(queue);
+    return core.partitionCounts.get(queue) ?? 1;
+  }, false);
+}
+
+export function setPartitions(core: MemoryCore, queue: string, n: number): Promise<void> {
+  return core.op(() => {
+    assertQueueName(queue);
+    core.partitionCounts.set(queue, n);
+  });
+}
+
 export function forgetQueue(core: MemoryCore, queue: string): Promise<void> {
   return core.op(() => void core.queueSet.delete(queue));
 }

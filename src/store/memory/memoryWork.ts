@@ -2,7 +2,8 @@
 // its single-flight lock, and a supervisor's wait for work.
 
 import { assertQueueName } from '../keys.js';
-import type { ClaimRequest, CommitOp, CommitResult, ReapResult, WorkWaiter } from '../types.js';
+import type { ClaimRequest, CommitOp, CommitResult, QueuesWaiter, ReapResult } from '../types.js';
+import { queuesWaiter } from './signals.js';
 import { applyOps, checkCommit, claimJobs } from './commitOps.js';
 import * as leaseOps from './leaseOps.js';
 import type { MemoryCore } from './MemoryCore.js';
@@ -50,11 +51,14 @@ export function reap(
   });
 }
 
-export function workWaiter(core: MemoryCore, queue: string): WorkWaiter {
-  assertQueueName(queue);
-  const inner = core.marker(queue).waiter();
-  const waiter: WorkWaiter = {
-    wait: (ms) => inner.wait(ms),
+export function workWaiter(core: MemoryCore): QueuesWaiter {
+  const inner = queuesWaiter((queue) => {
+    assertQueueName(queue);
+    return core.marker(queue);
+  });
+  const waiter: QueuesWaiter = {
+    wait: (queues, ms) => inner.wait(queues, ms),
+    interrupt: () => inner.interrupt(),
     close: () => {
       core.waiters.delete(waiter);
       inner.close();

@@ -2,7 +2,7 @@
 // idle supervisor woken per signal, as BZPOPMIN wakes one blocked client), a bell that wakes
 // every blocked reader (event stream, result lists), and control messages to one worker.
 
-import type { WorkWaiter } from '../types.js';
+import type { QueuesWaiter, WorkWaiter } from '../types.js';
 
 /** A queue's marker: a wake-up waits here until one waiter takes it. */
 export class WorkMarker {
@@ -14,6 +14,22 @@ export class WorkMarker {
     const w = this.waiting.shift();
     if (w) w();
     else this.pending = true;
+  }
+
+  /** Takes a signal left for the next wait, if there is one. */
+  take(): boolean {
+    const had = this.pending;
+    this.pending = false;
+    return had;
+  }
+
+  /** Calls `woken` at the next ring (once, unless removed first); returns the remover. */
+  listen(woken: () => void): () => void {
+    this.waiting.push(woken);
+    return () => {
+      const i = this.waiting.indexOf(woken);
+      if (i >= 0) this.waiting.splice(i, 1);
+    };
   }
 
   waiter(): WorkWaiter {
@@ -45,6 +61,39 @@ export class WorkMarker {
       },
     };
   }
+}
+
+/**
+ * One supervisor's wait on several queues' markers (RedisQueuesWaiter's BZPOPMIN over them): the
+ * first ring of any wakes it, and a signal left on a marker is taken at once.
+ */
+export function queuesWaiter(marker: (queue: string) => WorkMarker): QueuesWaiter {
+  let closed = false;
+  let cut: (() => void) | undefined;
+  return {
+    wait: (queues, timeoutMs) => {
+      if (closed) return Promise.resolve([]);
+      const signalled = queues.filter((q) => marker(q).take());
+      if (signalled.length > 0) return Promise.resolve(signalled);
+      return new Promise<string[]>((resolve) => {
+        const removers: (() => void)[] = [];
+        const done = (got: string[]) => {
+          clearTimeout(timer);
+          for (const r of removers) r();
+          cut = undefined;
+          resolve(got);
+        };
+        const timer = setTimeout(() => done([]), Math.max(1, timeoutMs));
+        cut = () => done([]);
+        for (const q of queues) removers.push(marker(q).listen(() => done([q])));
+      });
+    },
+    interrupt: () => cut?.(),
+    close: () => {
+      closed = true;
+      cut?.();
+    },
+  };
 }
 
 /** Wakes every reader blocked on it (new stream entries, a result pushed). */

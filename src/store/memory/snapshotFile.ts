@@ -22,6 +22,8 @@ export interface StoreData {
   queues: Map<string, QueueState>;
   queueSet: Set<string>;
   machines: Map<string, MachineInfo>;
+  /** Each partitioned queue's partition count (Registry.partitions). */
+  partitions: Map<string, number>;
 }
 
 type JobJson = Omit<MemoryJob, 'inboxIds' | 'watchers'> & { inboxIds?: string[] };
@@ -54,6 +56,7 @@ export function encodeData(data: StoreData): string {
     format: STORE_FORMAT,
     queueSet: [...data.queueSet],
     machines: [...data.machines.values()],
+    partitions: [...data.partitions],
     queues,
   });
 }
@@ -134,6 +137,8 @@ export function decodeData(text: string, file: string): StoreData {
     queues,
     queueSet: new Set(doc.queueSet),
     machines: new Map((doc.machines as MachineInfo[]).map((m) => [m.name, m])),
+    // Absent in files written before queues could be partitioned.
+    partitions: new Map((doc.partitions as [string, number][] | undefined) ?? []),
   };
 }
 

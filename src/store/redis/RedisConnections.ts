@@ -3,17 +3,18 @@
 // one per watcher for results), and the one subscriber every control channel shares. A
 // connection blocks one command at a time, so none of these may carry anything else.
 
-import { duplicateClient, type RedisClient } from './redisClient.js';
-import type { WorkWaiter } from '../types.js';
+import { duplicateClient, isCluster, type RedisClient } from './redisClient.js';
+import type { QueuesWaiter, WorkWaiter } from '../types.js';
 import { RedisWorkWaiter } from './RedisWorkWaiter.js';
+import { RedisQueuesWaiter, type QueueWaitKeys } from './RedisQueuesWaiter.js';
 import { ControlSubscriber } from './ControlSubscriber.js';
 
 /** The `readers` key of a results watcher's connection. */
 const resultsKey = (queue: string, watcherId: string): string => `results:${queue}:${watcherId}`;
 
 export class RedisConnections {
-  /** Open work waiters (one per running supervisor), each on its own connection. */
-  private readonly waiters = new Set<RedisWorkWaiter>();
+  /** Open waiters (work: one per running supervisor; ingress), each on its own connection. */
+  private readonly waiters = new Set<RedisWorkWaiter | RedisQueuesWaiter>();
   /** Blocking connections: one per queue for readEvents, one per watcher for readResults. */
   private readonly readers = new Map<string, RedisClient>();
   private closed = false;
@@ -32,6 +33,16 @@ export class RedisConnections {
     block?: (conn: RedisClient, key: string, seconds: number) => Promise<unknown>,
   ): WorkWaiter {
     const waiter = new RedisWorkWaiter(this.redis, key, (w) => this.waiters.delete(w), block);
+    if (this.closed) waiter.close();
+    else this.waiters.add(waiter);
+    return waiter;
+  }
+
+  /** A supervisor's wait for work on its queues (one connection, however many queues). */
+  queuesWaiter(keys: QueueWaitKeys): QueuesWaiter {
+    const waiter = new RedisQueuesWaiter(this.redis, keys, isCluster(this.redis), (w) =>
+      this.waiters.delete(w),
+    );
     if (this.closed) waiter.close();
     else this.waiters.add(waiter);
     return waiter;

@@ -10,7 +10,7 @@
 // The connections, settings, the format check and the ServerChecks and ConnectionEvents roles
 // are in RedisStoreBase.ts; this file holds the other roles' methods.
 
-import { assertQueueName, queuesKey, registryKey } from '../keys.js';
+import { assertQueueName, partitionsKey, queuesKey, registryKey } from '../keys.js';
 import {
   type AuditEntry,
   type BrokenEntry,
@@ -39,6 +39,7 @@ import {
   type Store,
   type WebhookHost,
   type WorkWaiter,
+  type QueuesWaiter,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { RedisStoreBase } from './RedisStoreBase.js';
@@ -144,8 +145,11 @@ export class RedisStore
     return leaseOps.sweep(this.ctx, queue);
   }
 
-  workWaiter(queue: string): WorkWaiter {
-    return this.connections.waiter(this.keys(queue).marker);
+  workWaiter(): QueuesWaiter {
+    return this.connections.queuesWaiter({
+      marker: (queue) => this.keys(queue).marker,
+      wake: (queue, waiterId) => this.keys(queue).base + 'wake:' + waiterId,
+    });
   }
 
   /** See Store.drainIngress (lua/drainIngress-7.lua); waits out an outage like a supervisor's calls. */
@@ -329,6 +333,22 @@ export class RedisStore
 
   queues(): Promise<string[]> {
     return this.calls.call('queues', (c) => registryOps.queues(c));
+  }
+
+  partitions(queue: string): Promise<number> {
+    assertQueueName(queue);
+    return this.calls.call('partitions', (c) => registryOps.partitions(c, queue), { ids: { queue } });
+  }
+
+  async setPartitions(queue: string, partitions: number): Promise<void> {
+    assertQueueName(queue);
+    await this.calls.call(
+      'setPartitions',
+      (c) => c.redis.hset(partitionsKey(this.prefix), queue, partitions),
+      {
+        ids: { queue },
+      },
+    );
   }
 
   async forgetQueue(queue: string): Promise<void> {

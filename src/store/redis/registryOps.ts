@@ -6,7 +6,7 @@
 import type { MachineInfo } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { mergeMachine } from '../mergeMachine.js';
-import { queuesKey } from '../keys.js';
+import { partitionsKey, queuesKey } from '../keys.js';
 
 /** Merges `machines` into the registry hash (mergeMachine.ts: what is kept from each side). */
 export async function registerMachines(
@@ -32,6 +32,11 @@ export async function registerQueue(ctx: RedisContext, key: string, queue: strin
 export async function machines(ctx: RedisContext, key: string): Promise<MachineInfo[]> {
   const all = await ctx.redis.hgetall(key);
   return Object.values(all).map((v) => JSON.parse(v) as MachineInfo);
+}
+
+/** A queue's partition count (1 when none is recorded). */
+export async function partitions(ctx: RedisContext, queue: string): Promise<number> {
+  return Number((await ctx.redis.hget(partitionsKey(ctx.prefix), queue)) ?? 1);
 }
 
 /** Every queue in the queue set, sorted. */

@@ -64,6 +64,13 @@ export interface Registry {
   queues(): Promise<string[]>;
   /** Takes a queue off the set `queues()` lists (Client.forgetQueue checks it is empty first). */
   forgetQueue(queue: string): Promise<void>;
+  /**
+   * How many partitions `queue` is split into (1: none, the default); kept per queue, so every
+   * client and supervisor routes alike (docs/partitions.md).
+   */
+  partitions(queue: string): Promise<number>;
+  /** Records the partition count (Client.configureQueue checks the queue is empty first). */
+  setPartitions(queue: string, partitions: number): Promise<void>;
   /** How many jobs each of the queue's indexes holds. */
   counts(queue: string): Promise<QueueCounts>;
 }

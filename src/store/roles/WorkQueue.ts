@@ -15,6 +15,25 @@ export interface WorkWaiter {
   close(): void;
 }
 
+/**
+ * One supervisor's wait for work on the queues it serves, on ONE blocking connection however
+ * many queues (a connection per queue would multiply a fleet's connections by its queues).
+ * Each queue's marker stays the source of truth: a signal is a marker taken, never a message
+ * that can be missed, so a queue that got work while nobody waited is reported at the next wait.
+ */
+export interface QueuesWaiter {
+  /**
+   * Blocks until one of `queues` may have work, `interrupt()`, or the timeout; resolves with the
+   * queues whose marker it took (empty: timed out or interrupted). A queue reported is no
+   * longer signalled to anyone else: the caller MUST look at it (claim) or keep the signal.
+   */
+  wait(queues: readonly string[], timeoutMs: number): Promise<string[]>;
+  /** Cuts the wait in progress short (the caller waits again with another set of queues). */
+  interrupt(): void;
+  /** Cuts a wait in progress short and releases the connection; later waits return at once. */
+  close(): void;
+}
+
 export interface ReapResult {
   requeued: string[];
   failed: string[];
@@ -45,10 +64,11 @@ export interface WorkQueue {
    */
   reap(queue: string, options: { maxLeaseRequeues: number; lockMs?: number }): Promise<ReapResult>;
   /**
-   * A waiter for work on one queue, blocking on a connection of its own: each supervisor has its
-   * own, so one's idle wait never holds up another's and one's stop never cuts another's wait.
+   * A waiter for work on any set of queues, blocking on a connection of its own: each
+   * supervisor has its own, so one's idle wait never holds up another's and one's stop never
+   * cuts another's wait.
    */
-  workWaiter(queue: string): WorkWaiter;
+  workWaiter(): QueuesWaiter;
   /** Events sent to job `id` of `queue`, from position `from` of its inbox on. */
   readInbox(id: string, queue: string, from: number): Promise<string[]>;
 }

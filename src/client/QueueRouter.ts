@@ -1,0 +1,77 @@
+// Where a job of a queue is stored: the queue itself, or one of its partitions (docs/partitions.md;
+// the naming and id rules are store/partitions.ts). A queue's partition count is read from the
+// store once and kept: it cannot change while the queue holds jobs (Client.configureQueue), and
+// a supervisor serving a partitioned queue serves the queue's own name too, so a job a client
+// routed with a count read before the change still runs.
+
+import type { Registry } from '../store/types.js';
+import { ValidationError } from '../errors.js';
+import { partitionOfId, partitionOfKey, partitionQueue, splitPartition } from '../store/partitions.js';
+
+/** Where one new job goes: the stored queue, and its partition (undefined: not partitioned). */
+export interface EnqueueRoute {
+  queue: string;
+  partition: number | undefined;
+}
+
+export class QueueRouter {
+  private readonly counts = new Map<string, number>();
+  private readonly loading = new Map<string, Promise<number>>();
+  /** Round robin over partitions; each client starts elsewhere, so clients spread too. */
+  private turn = Math.floor(Math.random() * 1024);
+
+  constructor(private readonly store: Pick<Registry, 'partitions'>) {}
+
+  /** The queue's partition count: a number once known (no microtask), a Promise the first time. */
+  partitions(queue: string): number | Promise<number> {
+    const known = this.counts.get(queue);
+    if (known !== undefined) return known;
+    let p = this.loading.get(queue);
+    if (!p) {
+      p = this.store.partitions(queue).then(
+        (n) => {
+          this.counts.set(queue, n);
+          this.loading.delete(queue);
+          return n;
+        },
+        (err: unknown) => {
+          this.loading.delete(queue);
+          throw err;
+        },
+      );
+      this.loading.set(queue, p);
+    }
+    return p;
+  }
+
+  /** Sets the count this client routes by (after configureQueue wrote it). */
+  remember(queue: string, partitions: number): void {
+    this.counts.set(queue, partitions);
+  }
+
+  /**
+   * Where a new job of `queue` goes, for a queue of `n` partitions: by its partition key, else
+   * by its idempotency key (so the key dedupes in one partition), else round robin.
+   */
+  forEnqueue(
+    queue: string,
+    n: number,
+    keys: { partitionKey?: string; idempotencyKey?: string },
+  ): EnqueueRoute {
+    if (splitPartition(queue))
+      throw new ValidationError(
+        `options.queue names a partition ('${queue}'): name the queue, the client picks the partition`,
+        { field: 'queue', queue },
+      );
+    if (n <= 1) return { queue, partition: undefined };
+    const key = keys.partitionKey ?? keys.idempotencyKey;
+    const partition = key !== undefined ? partitionOfKey(key, n) : this.turn++ % n;
+    return { queue: partitionQueue(queue, partition), partition };
+  }
+
+  /** The stored queue of job `id` of `queue` (a queue of `n` partitions). */
+  forJob(queue: string, id: string, n: number): string {
+    if (n <= 1 || splitPartition(queue)) return queue;
+    return partitionQueue(queue, partitionOfId(id, n));
+  }
+}

@@ -1,0 +1,74 @@
+// The wait for work of one supervisor, shared by its lanes (one lane per queue served): the
+// lanes whose queue is empty wait here, and ONE store waiter (one blocking connection, however
+// many queues: WorkQueue.workWaiter) blocks on all of their queues' markers at once.
+//
+// Invariants:
+//   NO LOST WAKE-UP  a signal the store waiter took for a queue whose lane stopped waiting
+//                    meanwhile (it was kicked to flush a write) is kept here (`pending`) and
+//                    handed to that lane's next wait, which returns at once: the store's
+//                    marker was taken for it, so nobody else will report that work.
+//   FRESH SET        a lane that starts waiting while a block is in flight over a set without
+//                    its queue interrupts that block, which starts again over the new set.
+
+import type { QueuesWaiter } from '../store/types.js';
+
+export class WorkSignals {
+  /** The lanes waiting now: their queue -> what to tell them (true: signalled). */
+  private readonly waiting = new Map<string, (signalled: boolean) => void>();
+  /** Signals taken for a queue whose lane was not waiting (NO LOST WAKE-UP). */
+  private readonly pending = new Set<string>();
+  /** The queues the block in flight covers (undefined: none in flight). */
+  private blocking: ReadonlySet<string> | undefined;
+  private loop: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly waiter: QueuesWaiter,
+    /** The longest single block (a lane's own timer bounds its wait; this bounds the loop's). */
+    private readonly maxBlockMs: number,
+  ) {}
+
+  /**
+   * Resolves true when `queue` may have work; false when the wait was left (`leave`) or closed.
+   * One wait per queue at a time (a lane waits once at a time).
+   */
+  wait(queue: string): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    if (this.pending.delete(queue)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      this.waiting.set(queue, resolve);
+      if (!this.loop) this.loop = this.run();
+      else if (this.blocking && !this.blocking.has(queue)) this.waiter.interrupt();
+    });
+  }
+
+  /** The lane of `queue` stops waiting (its wait resolves false). */
+  leave(queue: string): void {
+    const w = this.waiting.get(queue);
+    this.waiting.delete(queue);
+    w?.(false);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.waiter.close();
+    for (const q of [...this.waiting.keys()]) this.leave(q);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.closed && this.waiting.size > 0) {
+      const queues = [...this.waiting.keys()];
+      this.blocking = new Set(queues);
+      // A store waiter reports its own errors as a wait that found nothing (and paces itself).
+      const got = await this.waiter.wait(queues, this.maxBlockMs).catch((): string[] => []);
+      this.blocking = undefined;
+      for (const q of got) {
+        const w = this.waiting.get(q);
+        this.waiting.delete(q);
+        if (w) w(true);
+        else this.pending.add(q);
+      }
+    }
+    this.loop = undefined;
+  }
+}
