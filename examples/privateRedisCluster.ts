@@ -73,6 +73,20 @@ async function untilClusterOk(ports: readonly number[], timeoutMs: number): Prom
   }
 }
 
+/**
+ * A one-shard cluster (the bench's cluster-overhead row): `redis-cli --cluster create` wants at
+ * least 3 masters, so the one node takes every slot itself.
+ */
+async function ownAllSlots(port: number): Promise<void> {
+  const conn = new Redis({ host: HOST, port, maxRetriesPerRequest: 1 });
+  conn.on('error', () => {});
+  try {
+    await conn.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+  } finally {
+    conn.disconnect();
+  }
+}
+
 export async function startRedisCluster(
   options: { masters?: number; replicas?: number; extraArgs?: string[] } = {},
 ): Promise<PrivateRedisCluster> {
@@ -94,6 +108,10 @@ export async function startRedisCluster(
           'yes',
           '--cluster-config-file',
           `nodes-${port}.conf`,
+          // A lone node does not know its own address until a peer meets it (CLUSTER SLOTS
+          // would name host ''): announce it.
+          '--cluster-announce-ip',
+          HOST,
           '--cluster-node-timeout',
           '2000',
           ...(options.extraArgs ?? []),
@@ -101,14 +119,16 @@ export async function startRedisCluster(
       });
       nodes.push({ port, server });
     }
-    await run('redis-cli', [
-      '--cluster',
-      'create',
-      ...nodes.map((n) => `${HOST}:${n.port}`),
-      '--cluster-replicas',
-      String(replicas),
-      '--cluster-yes',
-    ]);
+    if (masters === 1 && replicas === 0) await ownAllSlots(nodes[0]!.port);
+    else
+      await run('redis-cli', [
+        '--cluster',
+        'create',
+        ...nodes.map((n) => `${HOST}:${n.port}`),
+        '--cluster-replicas',
+        String(replicas),
+        '--cluster-yes',
+      ]);
     await untilClusterOk(
       nodes.map((n) => n.port),
       20_000,

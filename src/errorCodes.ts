@@ -83,6 +83,13 @@ export const ERROR_CODES = {
   STORE_LAYOUT_UNKNOWN: {
     meaning: 'migrate-store found a record of a layout it does not know (nothing changed)',
   },
+  STORE_COPY_TARGET_NOT_EMPTY: {
+    meaning: 'migrate-store --to: the target already holds keys under the prefix (nothing copied)',
+  },
+  STORE_COPY_BUSY: { meaning: 'migrate-store --to: jobs are running on the source (nothing copied)' },
+  STORE_COPY_CHANGED: {
+    meaning: 'migrate-store --to: the source gained keys while it was copied (producers still running)',
+  },
   LEASE_LOST: { meaning: "a worker's lease on the job has passed; it may no longer write it", lua: true },
   BAD_ENQUEUE: { meaning: 'an enqueue op the store refuses (its index and why follow)', lua: true },
   BAD_COMMIT: { meaning: 'a commit op the store refuses (its index and why follow)', lua: true },
