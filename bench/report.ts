@@ -14,7 +14,7 @@ export function resultsBody(): string {
     '',
     table(),
     '',
-    '## Targets (issue 5)',
+    '## Targets (issues 5 and 23)',
     '',
     targets(),
     '',

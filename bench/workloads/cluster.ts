@@ -45,6 +45,8 @@ interface ClusterRun {
   /** Redis CPU per job (of all N jobs) on each shard, us, over enqueue + processing. */
   shardCpuUsPerJob: number[];
   cmdsPerJob: number;
+  /** The worker process's CPU per job, us: where a cluster client's own cost shows. */
+  workerCpuUsPerJob: number;
 }
 
 const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
@@ -165,8 +167,9 @@ async function runOnce(system: SystemName, s: Setup): Promise<ClusterRun> {
     if (z) z.calls = Math.max(0, z.calls - (polls.get(sh.ctl) ?? 0));
     for (const c of stats.values()) cmds += c.calls;
   }
-  await workers.stop();
+  const ws = await workers.stop();
   return {
+    workerCpuUsPerJob: ws.reduce((a, w) => a + w.cpuUs, 0) / N,
     jobsPerSec: N / secs,
     shardCpuUsPerJob: s.shards.map((_, i) => ((cpu1[i]! - cpu0[i]!) * 1e6) / N),
     cmdsPerJob: cmds / N,
@@ -187,6 +190,7 @@ function record(system: SystemName, s: Setup, r: ClusterRun): void {
     push('busiest shard / mean (Redis CPU)', 'ratio', 'lower', busiest / mean);
   }
   push('Redis commands per job', 'commands', 'lower', r.cmdsPerJob);
+  push('worker CPU per job', 'us', 'lower', r.workerCpuUsPerJob);
   // Each shard has one core for its commands: the fleet's ceiling is where the busiest one fills it.
   push("Redis-bound ceiling, 1e6 / busiest shard's us per job", 'jobs/s', 'higher', 1e6 / busiest);
   log(
@@ -194,7 +198,7 @@ function record(system: SystemName, s: Setup, r: ClusterRun): void {
       (s.shards.length > 1
         ? ` (shards ${r.shardCpuUsPerJob.map(fmt).join(' / ')}; busiest/mean ${(busiest / mean).toFixed(2)})`
         : '') +
-      `  cmds/job ${fmt(r.cmdsPerJob)}  ceiling ${fmt(1e6 / busiest)} jobs/s`,
+      `  cmds/job ${fmt(r.cmdsPerJob)}  worker cpu/job ${fmt(r.workerCpuUsPerJob)} us  ceiling ${fmt(1e6 / busiest)} jobs/s`,
   );
 }
 
