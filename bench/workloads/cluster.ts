@@ -124,11 +124,20 @@ async function fill(system: SystemName, s: Setup, n: number): Promise<void> {
 
 async function runOnce(system: SystemName, s: Setup): Promise<ClusterRun> {
   await Promise.all(s.shards.map((sh) => sh.ctl.flushall()));
-  if (system === 'machinist' && s.partitions > 1) {
-    const store = new RedisStore({ cluster: { nodes: s.cluster!.seeds }, prefix: MACHINIST_PREFIX });
-    const client = new Client({ store, jobs: [noop] });
-    await client.configureQueue(s.queues[0]!, { partitions: s.partitions });
-    client.close();
+  if (system === 'machinist') {
+    const store = new RedisStore({
+      ...(s.cluster ? { cluster: { nodes: s.cluster.seeds } } : { url: redis.url }),
+      prefix: MACHINIST_PREFIX,
+    });
+    // Stamps the fresh store before the fill: a first enqueueMany over queues on several shards
+    // can race its own format check (one enqueue populates the store between another's GET of the
+    // stamp and its EXISTS of the queue list: STORE_FORMAT_OLDER; reported, src/store/redis/formatOps.ts).
+    await store.checkFormat();
+    if (s.partitions > 1) {
+      const client = new Client({ store, jobs: [noop] });
+      await client.configureQueue(s.queues[0]!, { partitions: s.partitions });
+      client.close();
+    }
     await store.close();
   }
   const workers = await spawnWorkers(system, 1, CONCURRENCY, undefined, 'noop', undefined, {
