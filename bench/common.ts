@@ -7,6 +7,11 @@ export interface WorkerConfig {
   system: SystemName;
   host: string;
   port: number;
+  /** Workload 10: the seeds of a Redis Cluster to connect to instead of host:port. */
+  cluster?: { host: string; port: number }[];
+  /** Workload 10: the queues one worker serves (a partitioned queue's name serves its
+   * partitions); default [QUEUE]. BullMQ runs one Worker per queue, its prefix `{queue}`. */
+  queues?: string[];
   concurrency: number;
   /** What the worker runs: no-op jobs (default), the 3-step pipeline (6) or fan-out flows (7). */
   mode?: 'noop' | 'pipeline' | 'fan';

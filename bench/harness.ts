@@ -46,6 +46,8 @@ export async function spawnWorkers(
   cpuProfile?: string,
   mode: WorkerConfig['mode'] = 'noop',
   heap?: { every: number; onSample: (jobs: number, heapUsedBytes: number) => void },
+  /** Workload 10: a cluster's seeds instead of the private redis-server, and the queues served. */
+  at: Pick<WorkerConfig, 'cluster' | 'queues'> = {},
 ): Promise<Workers> {
   const children: ChildProcess[] = [];
   const ready: Promise<void>[] = [];
@@ -59,6 +61,7 @@ export async function spawnWorkers(
       cpuProfile,
       mode,
       heapEvery: heap?.every,
+      ...at,
     };
     const node = ['--import', 'tsx', ...(heap ? ['--expose-gc'] : [])];
     const child = spawn(process.execPath, [...node, join(HERE, 'worker.ts'), JSON.stringify(cfg)], {

@@ -155,7 +155,49 @@ export function targets(): string {
     2,
     '>=',
   );
+  clusterTargets(out);
   return out.join('\n');
+}
+
+/** Issue 23's targets of workload 10, on Machinist's medians: cluster mode's own cost and the spread. */
+function clusterTargets(out: string[]): void {
+  const med = (metric: string) => {
+    const r = find(metric);
+    return r ? stat(r.samples.machinist)?.med : undefined;
+  };
+  const vsOneNode = (name: string, metric: string, dir: '>=' | '<=', want: number) => {
+    const one = med(`one node: ${metric}`);
+    const shard = med(`1-shard cluster: ${metric}`);
+    if (one === undefined || shard === undefined) return void out.push(`| ${name} | not measured | - |`);
+    const x = shard / one;
+    const ok = dir === '>=' ? x >= want : x <= want;
+    out.push(
+      `| ${name} | ${fmt(shard)} vs ${fmt(one)}: ${x.toFixed(2)}x (want ${dir} ${want}x) | ${ok ? 'met' : `**missed** by ${(Math.abs(x - want) * 100).toFixed(0)} points`} |`,
+    );
+  };
+  vsOneNode('1-shard cluster within 10% of one node: jobs/s', 'throughput c=100, 1 proc', '>=', 0.9);
+  vsOneNode(
+    '1-shard cluster within 10% of one node: Redis CPU per job',
+    'Redis CPU per job, all shards',
+    '<=',
+    1.1,
+  );
+  for (const setup of ['3 shards, 3 queues', '3 shards, 1 queue of 3 partitions']) {
+    const x = med(`${setup}: busiest shard / mean (Redis CPU)`);
+    const ceiling = med(`${setup}: Redis-bound ceiling, 1e6 / busiest shard's us per job`);
+    const one = med("one node: Redis-bound ceiling, 1e6 / busiest shard's us per job");
+    if (x === undefined) {
+      out.push(`| ${setup}: busiest shard <= 1.2x the mean | not measured | - |`);
+      continue;
+    }
+    const proj =
+      ceiling !== undefined && one !== undefined
+        ? `; Redis-bound ceiling ${fmt(ceiling)} jobs/s = ${(ceiling / one).toFixed(2)}x one node's ${fmt(one)}`
+        : '';
+    out.push(
+      `| ${setup}: busiest shard <= 1.2x the mean | ${x.toFixed(2)}x${proj} | ${x <= 1.2 ? 'met' : `**missed** by ${((x - 1.2) * 100).toFixed(0)} points`} |`,
+    );
+  }
 }
 
 export function commandsTable(): string {

@@ -6,6 +6,7 @@
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
 import { Worker } from 'bullmq';
+import { Cluster } from 'ioredis';
 import { RedisStore, Supervisor, defineJob } from '../src/index.js';
 import { fanMerge, threeSteps, threeStepsYield } from './machines.js';
 import {
@@ -48,7 +49,9 @@ function heapSampler(every: number): () => Promise<undefined> {
 async function machinist(): Promise<Runner> {
   const heap = config.heapEvery !== undefined;
   const store = new RedisStore({
-    url: `redis://${config.host}:${config.port}`,
+    ...(config.cluster
+      ? { cluster: { nodes: config.cluster } }
+      : { url: `redis://${config.host}:${config.port}` }),
     prefix: MACHINIST_PREFIX,
     // Workload 9 runs millions of jobs: keep Redis's data set small (the reaper sweeps them),
     // at the shortest retention the supervisor below takes (leaseMs + reaperIntervalMs).
@@ -61,7 +64,8 @@ async function machinist(): Promise<Runner> {
   const sup = new Supervisor({
     store,
     jobs: [noop, threeSteps, threeStepsYield, fanMerge],
-    queue: QUEUE,
+    // One supervisor serves every queue (workload 10): a partitioned queue's name serves its partitions.
+    queues: config.queues ?? [QUEUE],
     concurrency: config.concurrency,
     leaseMs: 30_000,
     heartbeatMs: 10_000,
@@ -81,21 +85,36 @@ async function bullmq(): Promise<Runner> {
   // The flow's parent merges its children's results, like Machinist's fan-in.
   const processor = async (job: { name: string; getChildrenValues(): Promise<Record<string, unknown>> }) =>
     job.name === FAN_NAME ? Object.keys(await job.getChildrenValues()).length : undefined;
-  const worker = new Worker(QUEUE, processor, {
-    connection: { host: config.host, port: config.port },
-    concurrency: config.concurrency,
-    autorun: false,
-  });
-  worker.on('error', () => {});
-  await worker.waitUntilReady();
-  let running: Promise<void> | undefined;
+  // On a cluster (workload 10), as BullMQ's docs tell: one Worker per queue, its prefix the
+  // queue's hash tag so each queue's keys share one slot; the concurrency is split between them,
+  // so the process holds as many jobs in flight as Machinist's one supervisor.
+  const queues = config.queues ?? [QUEUE];
+  const cluster = config.cluster
+    ? new Cluster(config.cluster, { redisOptions: { maxRetriesPerRequest: null } })
+    : undefined;
+  cluster?.on('error', () => {});
+  const workers = queues.map(
+    (q, i) =>
+      new Worker(q, processor, {
+        connection: cluster ?? { host: config.host, port: config.port },
+        ...(cluster ? { prefix: `{${q}}` } : {}),
+        concurrency: Math.ceil((config.concurrency - i) / queues.length),
+        autorun: false,
+      }),
+  );
+  for (const w of workers) {
+    w.on('error', () => {});
+    await w.waitUntilReady();
+  }
+  let running: Promise<void>[] = [];
   return {
     go: async () => {
-      running = worker.run().catch(() => {});
+      running = workers.map((w) => w.run().catch(() => {}));
     },
     stop: async () => {
-      await worker.close(true);
-      await running;
+      await Promise.all(workers.map((w) => w.close(true)));
+      await Promise.all(running);
+      cluster?.disconnect();
     },
   };
 }
