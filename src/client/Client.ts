@@ -199,6 +199,9 @@ export class Client<D extends AnyDefinition = never> {
     const loading = this.preparer.tracingLoad();
     if (loading) await loading;
     const m = this.facts.machineInfo(name);
+    // Marked handled now: it is awaited after the routing, and an unknown machine's rejection
+    // must not surface meanwhile as an unhandled one (the caller gets it from the await below).
+    if (m instanceof Promise) m.catch(() => undefined);
     const routed = this.routed(name, options);
     const r = routed instanceof Promise ? await routed : routed;
     const prepared = this.preparer.prepare(
@@ -237,6 +240,8 @@ export class Client<D extends AnyDefinition = never> {
       // Resolved without a microtask when the machine is known locally (or cached).
       const name = machineName(item.machine);
       const m = this.facts.machineInfo(name);
+      // As in enqueue: handled now, awaited after the routing.
+      if (m instanceof Promise) m.catch(() => undefined);
       const routed = this.routed(name, item.options);
       const r = routed instanceof Promise ? await routed : routed;
       const prepared = this.preparer.prepare(
