@@ -2,7 +2,7 @@
 // it is typed by them (jobTypes.ts): names, inputs and outputs are checked at compile time.
 
 import { monotonicFactory } from 'ulid';
-import { JobNotFoundError, MachinistError, PartitionsInUseError, ValidationError } from '../errors.js';
+import { JobNotFoundError, MachinistError, ValidationError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import type {
   AuditEntry,
@@ -13,15 +13,8 @@ import type {
   NewJob,
   Store,
 } from '../store/types.js';
-import {
-  DEFAULT_MAX_PAYLOAD_BYTES,
-  serializeInput,
-  validateOptions,
-  type EnqueueOptions,
-} from './validateEnqueue.js';
-import { QueueRouter } from './QueueRouter.js';
-import { newJobId } from './buildNewJob.js';
-import { MAX_PARTITIONS, partitionQueue, partitionedId } from '../store/partitions.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
+import { PartitionedQueues } from './PartitionedQueues.js';
 import { assertQueueName } from '../store/keys.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type {
@@ -39,7 +32,7 @@ import { validateSend, type SendOptions } from './validateSend.js';
 import type { PublishSpan } from '../tracing/publishSpan.js';
 import { CODE } from '../errorCodes.js';
 import { MachineFactsLookup, machineName } from './MachineFactsLookup.js';
-import { JobPreparer, endPublish } from './JobPreparer.js';
+import { JobPreparer, endPublish, type Prepared } from './JobPreparer.js';
 import { EnqueueBatcher } from './EnqueueBatcher.js';
 import { ResultWaiters } from './ResultWaiters.js';
 import { cancelDescendants } from './cancelDescendants.js';
@@ -91,8 +84,8 @@ export class Client<D extends AnyDefinition = never> {
   private readonly preparer: JobPreparer;
   private readonly batcher: EnqueueBatcher;
   private readonly waiters: ResultWaiters;
-  /** Which partition a job of a partitioned queue is in (docs/partitions.md). */
-  private readonly router: QueueRouter;
+  /** Where a job of a partitioned queue is stored (docs/partitions.md). */
+  private readonly partitioned: PartitionedQueues;
 
   constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
@@ -107,47 +100,18 @@ export class Client<D extends AnyDefinition = never> {
       maxPayloadBytes: this.maxPayloadBytes,
     });
     this.batcher = new EnqueueBatcher(this.store);
-    this.router = new QueueRouter(this.store);
+    this.partitioned = new PartitionedQueues(this.store, this.defaultQueue);
     this.waiters = new ResultWaiters(this.store, (id, queue) => this.jobQueue(id, queue));
   }
 
-  /**
-   * Where a new job goes: for a partitioned queue, its partition's queue and an id that names
-   * the partition (QueueRouter.forEnqueue). Synchronous once the queue's count is known.
-   */
-  private routed(
-    machine: string,
-    options: EnqueueOptions | undefined,
-  ):
-    | { options: EnqueueOptions | undefined; id?: string }
-    | Promise<{ options: EnqueueOptions | undefined; id?: string }> {
-    validateOptions(machine, options);
-    const queue = options?.queue ?? this.defaultQueue;
-    const go = (n: number) => {
-      const r = this.router.forEnqueue(queue, n, options ?? {});
-      if (r.partition === undefined) return { options };
-      return { options: { ...options, queue: r.queue }, id: partitionedId(r.partition, newJobId()) };
-    };
-    const n = this.router.partitions(queue);
-    return n instanceof Promise ? n.then(go) : go(n);
-  }
-
-  /**
-   * Job `id`, in the partition its id names; a job stored under the queue's own name before it
-   * was partitioned is found there.
-   */
-  private async findJob(id: string, queue: string | undefined): Promise<JobRecord | null> {
-    const stored = await this.jobQueue(id, queue);
-    const job = await this.store.getJob(id, stored);
-    if (job || stored === queue) return job;
-    return this.store.getJob(id, queue);
+  /** Job `id`, in the partition its id names (PartitionedQueues.findJob). */
+  private findJob(id: string, queue: string | undefined): Promise<JobRecord | null> {
+    return this.partitioned.findJob(id, queue);
   }
 
   /** The stored queue of job `id` named with `queue` (undefined: the store looks in every queue). */
-  private async jobQueue(id: string, queue: string | undefined): Promise<string | undefined> {
-    if (queue === undefined) return undefined;
-    const n = this.router.partitions(queue);
-    return this.router.forJob(queue, id, n instanceof Promise ? await n : n);
+  private jobQueue(id: string, queue: string | undefined): Promise<string | undefined> {
+    return this.partitioned.storedQueue(id, queue);
   }
 
   /**
@@ -158,27 +122,37 @@ export class Client<D extends AnyDefinition = never> {
    * no-op. Supervisors started before the change serve the new partitions after a restart.
    * @example await client.configureQueue('emails', { partitions: 4 });
    */
-  async configureQueue(queue: string, settings: { partitions: number }): Promise<void> {
-    assertQueueName(queue);
-    this.router.forEnqueue(queue, 1, {}); // refuses a partition's own name
-    const n = settings?.partitions;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_PARTITIONS)
-      throw new ValidationError(`partitions must be an integer from 1 to ${MAX_PARTITIONS} (got ${n})`, {
-        field: 'partitions',
-        queue,
-      });
-    const current = await this.store.partitions(queue);
-    if (current === n) return void this.router.remember(queue, n);
-    const stored = [
-      queue,
-      ...Array.from({ length: current > 1 ? current : 0 }, (_, i) => partitionQueue(queue, i)),
-    ];
-    for (const q of stored) {
-      const counts = await this.store.counts(q);
-      if (Object.values(counts).some((c) => c > 0)) throw new PartitionsInUseError(queue, current, n);
-    }
-    await this.store.setPartitions(queue, n);
-    this.router.remember(queue, n);
+  configureQueue(queue: string, settings: { partitions: number }): Promise<void> {
+    return this.partitioned.configure(queue, settings);
+  }
+
+  /**
+   * One job made ready to store: its machine looked up, its queue (partition) and id chosen, and
+   * built and checked (JobPreparer). Every enqueue path of the Client goes through here.
+   */
+  private async prepareOne(
+    name: string,
+    input: unknown,
+    options: EnqueueOptions | undefined,
+  ): Promise<Prepared> {
+    const loading = this.preparer.tracingLoad();
+    if (loading) await loading;
+    // Resolved without a microtask when the machine is known locally (or cached).
+    const m = this.facts.machineInfo(name);
+    // Marked handled now: it is awaited after the routing, and an unknown machine's rejection
+    // must not surface meanwhile as an unhandled one (the caller gets it from the await below).
+    if (m instanceof Promise) m.catch(() => undefined);
+    const routed = this.partitioned.route(name, options);
+    const r = routed instanceof Promise ? await routed : routed;
+    const prepared = this.preparer.prepare(
+      name,
+      input,
+      r.options,
+      m instanceof Promise ? await m : m,
+      r.id === undefined ? undefined : { id: r.id, trace: undefined },
+    );
+    // Awaited only when it is a Promise (an async input schema).
+    return prepared instanceof Promise ? await prepared : prepared;
   }
 
   /**
@@ -195,24 +169,9 @@ export class Client<D extends AnyDefinition = never> {
     ...args: EnqueueArgs<InputFor<D, Ref>>
   ): Promise<JobId<OutputFor<D, Ref>>>;
   async enqueue(machine: string | AnyDefinition, input?: unknown, options?: EnqueueOptions): Promise<string> {
-    const name = machineName(machine);
-    const loading = this.preparer.tracingLoad();
-    if (loading) await loading;
-    const m = this.facts.machineInfo(name);
-    // Marked handled now: it is awaited after the routing, and an unknown machine's rejection
-    // must not surface meanwhile as an unhandled one (the caller gets it from the await below).
-    if (m instanceof Promise) m.catch(() => undefined);
-    const routed = this.routed(name, options);
-    const r = routed instanceof Promise ? await routed : routed;
-    const prepared = this.preparer.prepare(
-      name,
-      input,
-      r.options,
-      m instanceof Promise ? await m : m,
-      r.id === undefined ? undefined : { id: r.id, trace: undefined },
-    );
-    // Awaited only when it is a Promise (an async input schema): calls made in one tick still batch.
-    const p = prepared instanceof Promise ? await prepared : prepared;
+    // Calls made in one tick still batch: prepareOne awaits nothing once the machine and the
+    // queue's partition count are known (and the input schema is synchronous).
+    const p = await this.prepareOne(machineName(machine), input, options);
     const written = this.batcher.add(p.queue, p.job);
     return p.publish ? endPublish(written, p.publish) : written;
   }
@@ -235,23 +194,7 @@ export class Client<D extends AnyDefinition = never> {
       const item = items[index] as EnqueueItem | undefined;
       if (!item || typeof item !== 'object')
         throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
-      const loading = this.preparer.tracingLoad();
-      if (loading) await loading;
-      // Resolved without a microtask when the machine is known locally (or cached).
-      const name = machineName(item.machine);
-      const m = this.facts.machineInfo(name);
-      // As in enqueue: handled now, awaited after the routing.
-      if (m instanceof Promise) m.catch(() => undefined);
-      const routed = this.routed(name, item.options);
-      const r = routed instanceof Promise ? await routed : routed;
-      const prepared = this.preparer.prepare(
-        name,
-        item.input,
-        r.options,
-        m instanceof Promise ? await m : m,
-        r.id === undefined ? undefined : { id: r.id, trace: undefined },
-      );
-      const p = prepared instanceof Promise ? await prepared : prepared;
+      const p = await this.prepareOne(machineName(item.machine), item.input, item.options);
       if (p.publish) spans.push(p.publish);
       const list = byQueue.get(p.queue);
       if (list) list.push({ index, job: p.job });
@@ -385,31 +328,8 @@ export class Client<D extends AnyDefinition = never> {
    * A page of the queue's jobs. A partitioned queue is listed as one: its own name's jobs, then
    * each partition's in turn (the cursor, `<part>/<cursor>`, says where the next page starts).
    */
-  async list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-    const queue = query.queue ?? this.defaultQueue;
-    const count = this.router.partitions(queue);
-    const n = count instanceof Promise ? await count : count;
-    if (n <= 1) return this.store.list({ ...query, queue });
-    const limit = query.limit ?? 50;
-    const m = /^(\d+)\/(.*)$/.exec(query.cursor ?? '');
-    if (query.cursor !== undefined && !m)
-      throw new ValidationError(`cursor '${query.cursor}' is not a cursor of this partitioned queue`, {
-        field: 'cursor',
-        queue,
-      });
-    // Part 0 is the queue's own name; part i + 1 is partition i.
-    let part = m ? Number(m[1]) : 0;
-    let cursor: string | undefined = m && m[2] !== '' ? m[2] : undefined;
-    const jobs: JobRecord[] = [];
-    while (part <= n && jobs.length < limit) {
-      const stored = part === 0 ? queue : partitionQueue(queue, part - 1);
-      const page = await this.store.list({ ...query, queue: stored, cursor, limit: limit - jobs.length });
-      jobs.push(...page.jobs);
-      if (page.cursor !== null) return { jobs, cursor: `${part}/${page.cursor}` };
-      part++;
-      cursor = undefined;
-    }
-    return { jobs, cursor: part <= n ? `${part}/` : null };
+  list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+    return this.partitioned.list(query);
   }
 
   deadLetters(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter[]> {
