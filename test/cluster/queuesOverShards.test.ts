@@ -8,6 +8,7 @@ import { defineJob } from '../../src/index.js';
 import { partitionQueue } from '../../src/store/partitions.js';
 import { Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
+import { playPartitionDrain } from '../support/partitionDrain.js';
 import { startCluster, type TestRedisCluster } from '../support/redisCluster.js';
 
 describe('queues over shards', () => {
@@ -57,5 +58,10 @@ describe('queues over shards', () => {
     for (const id of ids) assert.equal((await client.get(id, { queue: 'hot' }))?.status, 'done');
     // Not asserted (slots are what they are), but said: how many masters the partitions hit.
     assert.ok(owners.size >= 1);
+  });
+
+  it('partitions a populated queue online over the masters: every job once, old ids reach theirs', async () => {
+    h = new Harness(cluster);
+    await playPartitionDrain(h, queues[0]);
   });
 });
