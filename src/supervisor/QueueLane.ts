@@ -53,6 +53,8 @@ export class QueueLane {
   readonly maxPayloadBytes: number;
   /** This lane's share of the claims (ClaimShare's weight; a partition's is its queue's / N). */
   weight: number;
+  /** Partitions of the queue this lane's is (or is a partition of), read at each start. */
+  partitions = 1;
   private readonly registryRefresh: RegistryRefresh;
 
   /** All a job's runner may use of this supervisor (one object for every job). */
@@ -135,6 +137,7 @@ export class QueueLane {
         queue: this.queue,
         registry: this.registry,
         maxPayloadBytes: this.maxPayloadBytes,
+        partitions: () => this.partitions,
         log: this.log,
       });
     const { store, queue, log } = this;
