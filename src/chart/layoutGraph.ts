@@ -5,7 +5,6 @@
 // the graph, never on a job: it is computed once per machine name@version and cached, so a job
 // changing state never moves the chart.
 
-import elkModule from 'elkjs/lib/elk.bundled.js';
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { GraphEdge, GraphNode, MachineGraph, StateKind } from '../store/chartModel.js';
 import { edgeLabel } from './edgeLabel.js';
@@ -158,12 +157,25 @@ function toElk(graph: MachineGraph): ElkNode {
 // elkjs is CommonJS: Node hands its constructor over as the default export, while its typings
 // (an ES default export) put it one level down.
 type ElkConstructor = new () => ElkApi;
-const Elk =
-  (elkModule as unknown as { default?: ElkConstructor }).default ?? (elkModule as unknown as ElkConstructor);
-const elk = new Elk();
+let elk: Promise<ElkApi> | undefined;
+
+/**
+ * elkjs, loaded at the first layout rather than when this module is imported: it is 1.5 MB of
+ * JavaScript (0.4-0.9 s to load on a 2-core machine), and most processes that import Machinist
+ * never draw a chart (a worker; every test file but the chart ones, which CI runs one process
+ * each: ~190 loads of it).
+ */
+function loadElk(): Promise<ElkApi> {
+  elk ??= import('elkjs/lib/elk.bundled.js').then((elkModule) => {
+    const m = elkModule as unknown as { default?: ElkConstructor | { default?: ElkConstructor } };
+    const Elk = ((m.default as { default?: ElkConstructor }).default ?? m.default) as ElkConstructor;
+    return new Elk();
+  });
+  return elk;
+}
 
 async function layout(graph: MachineGraph): Promise<ChartLayout> {
-  const result = await elk.layout(toElk(graph));
+  const result = await (await loadElk()).layout(toElk(graph));
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const edgesById = new Map(graph.edges.map((e) => [e.id, e]));
   const origin = new Map<string, Point>([[result.id, { x: 0, y: 0 }]]);

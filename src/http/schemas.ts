@@ -136,6 +136,13 @@ export const enqueueBody = {
     delayMs: { type: 'number', minimum: 0, maximum: MAX_DELAY_MS },
     maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
     idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+    partitionKey: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'on a partitioned queue, jobs with one key go to one partition (claimed in order); ignored on a queue of one partition',
+    },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },
     webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, description: 'POSTed the final job record' },
     stateWebhookUrl: {

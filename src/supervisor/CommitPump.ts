@@ -54,6 +54,7 @@ import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
 import { ReplicaLagLog } from './ReplicaLagLog.js';
 import { nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
+import { CrossQueueEndings } from './CrossQueueEndings.js';
 
 export interface CommitPumpOptions {
   store: Store;
@@ -101,10 +102,9 @@ export class CommitPump implements JobHost, ClaimLane {
   private readonly startJob: (c: ClaimedJob) => void;
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
   private readonly clock: StoreClock;
-  private readonly outbox: OutboxRelay;
 
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
-  private readonly crossQueueChildren = new Set<string>();
+  private readonly crossQueueChildren: CrossQueueEndings;
   private pending: PendingWrite[] = [];
   private writeSeq = 0;
   /**
@@ -146,7 +146,7 @@ export class CommitPump implements JobHost, ClaimLane {
     this.startJob = options.startJob;
     this.onLeaseLost = options.onLeaseLost;
     this.clock = options.clock;
-    this.outbox = options.outbox;
+    this.crossQueueChildren = new CrossQueueEndings(options.outbox, this.log);
     this.share = options.share;
     this.signals = options.signals;
     this.shared = options.shared;
@@ -197,12 +197,12 @@ export class CommitPump implements JobHost, ClaimLane {
     else this.share.changed();
     // Its ending write was answered already (runs await it) and the relay check ran then; a run
     // that lost its lease wrote no ending and would otherwise stay here for good.
-    this.crossQueueChildren.delete(job.id);
+    this.crossQueueChildren.forget(job.id);
   }
 
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
   noteCrossQueueChild(id: string): void {
-    this.crossQueueChildren.add(id);
+    this.crossQueueChildren.note(id);
   }
 
   kick(): void {
@@ -353,15 +353,7 @@ export class CommitPump implements JobHost, ClaimLane {
       if (!ok) this.onLeaseLost(p.op.id, p.op.token, 'write refused');
       p.resolve(ok);
     }
-    if (
-      this.crossQueueChildren.size > 0 &&
-      batch.some((p) => this.crossQueueChildren.has(p.op.id) && p.op.kind !== 'checkpoint')
-    ) {
-      for (const p of batch) this.crossQueueChildren.delete(p.op.id);
-      void this.outbox
-        .relay()
-        .catch((err) => this.log.warn({ err }, 'outbox relay failed; the reaper retries'));
-    }
+    this.crossQueueChildren.written(batch);
     for (const c of res.claimed) {
       if (this.stopping) {
         // Claimed by a commit that was in flight when stop() began: hand it back at once,

@@ -26,6 +26,8 @@ export interface IngressDrainOptions {
   queue: string;
   registry: Registry;
   maxPayloadBytes: number;
+  /** The partition count of the queue `queue` is (or is a partition of), read at each start. */
+  partitions: () => number;
   log: Logger;
 }
 
@@ -62,8 +64,9 @@ export class IngressDrain {
   async drainOnce(): Promise<number> {
     const { store, queue, registry, maxPayloadBytes, log } = this.o;
     if (!hasIngress(store)) return 0;
+    const partitions = this.o.partitions();
     const r = await store.drainIngress(queue, BATCH, (raw) =>
-      parseIngressEntry(raw, registry, { queue, maxPayloadBytes }),
+      parseIngressEntry(raw, registry, { queue, maxPayloadBytes, partitions }),
     );
     if (r.broken > 0) log.warn({ queue, broken: r.broken }, 'ingress entries set aside as broken');
     if (r.contended) return BATCH; // others are draining: look again at once

@@ -40,19 +40,18 @@ export interface LaneShared {
 
 export class QueueLane {
   readonly queue: string;
-  readonly workerId: string;
+  /**
+   * The supervisor's resolved settings (supervisorOptions.ts): the one object every lane of it
+   * reads, never copied field by field.
+   */
+  private readonly settings: SupervisorSettings;
   readonly store: Store;
   readonly registry: Registry;
   readonly log: Logger;
-  readonly concurrency: number;
-  readonly leaseMs: number;
-  readonly heartbeatMs: number;
-  readonly reaperIntervalMs: number;
-  readonly maxLeaseRequeues: number;
-  readonly idleWaitMs: number;
-  readonly maxPayloadBytes: number;
   /** This lane's share of the claims (ClaimShare's weight; a partition's is its queue's / N). */
   weight: number;
+  /** Partitions of the queue this lane's is (or is a partition of), read at each start. */
+  partitions = 1;
   private readonly registryRefresh: RegistryRefresh;
 
   /** All a job's runner may use of this supervisor (one object for every job). */
@@ -72,26 +71,17 @@ export class QueueLane {
   private readonly outbox: OutboxRelay;
   /** Foreign producers' entries into jobs (undefined when turned off). */
   private readonly ingress: IngressDrain | undefined;
-  private readonly webhookSettings: WebhookSettings | undefined;
   /** Webhook deliveries for this queue (a fresh one per start()). */
   private webhooks: WebhookDispatcher | undefined;
   private readonly client: Client;
 
   constructor(o: SupervisorSettings, name: string, weight: number, registry: Registry) {
+    this.settings = o;
     this.store = o.store;
     this.registry = registry;
     this.queue = name;
     this.weight = weight;
-    this.concurrency = o.concurrency;
-    this.leaseMs = o.leaseMs;
-    this.heartbeatMs = o.heartbeatMs;
-    this.reaperIntervalMs = o.reaperIntervalMs;
-    this.maxLeaseRequeues = o.maxLeaseRequeues;
-    this.idleWaitMs = o.idleWaitMs;
-    this.maxPayloadBytes = o.maxPayloadBytes;
-    this.workerId = o.workerId;
     this.log = o.log;
-    this.webhookSettings = o.webhooks;
     this.runs = new RunningJobs({
       queue: this.queue,
       registry: this.registry,
@@ -111,10 +101,10 @@ export class QueueLane {
       queue: this.queue,
       log: this.log,
       running: this.runs.running,
-      leaseMs: this.leaseMs,
-      heartbeatMs: this.heartbeatMs,
-      reaperIntervalMs: this.reaperIntervalMs,
-      maxLeaseRequeues: this.maxLeaseRequeues,
+      leaseMs: this.settings.leaseMs,
+      heartbeatMs: this.settings.heartbeatMs,
+      reaperIntervalMs: this.settings.reaperIntervalMs,
+      maxLeaseRequeues: this.settings.maxLeaseRequeues,
       onLeaseLost: (id, token, why) => this.runs.leaseLost(id, token, why),
       onRequeued: (count) => this.shared?.observer?.leaseRequeued?.(count),
     });
@@ -134,7 +124,8 @@ export class QueueLane {
         store: this.store,
         queue: this.queue,
         registry: this.registry,
-        maxPayloadBytes: this.maxPayloadBytes,
+        maxPayloadBytes: this.settings.maxPayloadBytes,
+        partitions: () => this.partitions,
         log: this.log,
       });
     const { store, queue, log } = this;
@@ -179,6 +170,11 @@ export class QueueLane {
     return this.clock.now() - Date.now();
   }
 
+  /** Largest input this worker runs (runClaimedJob's ClaimContext). */
+  get maxPayloadBytes(): number {
+    return this.settings.maxPayloadBytes;
+  }
+
   get inFlight(): number {
     return this.runs.size;
   }
@@ -187,13 +183,13 @@ export class QueueLane {
     return new CommitPump({
       store: this.store,
       queue: this.queue,
-      workerId: this.workerId,
-      concurrency: this.concurrency,
+      workerId: this.settings.workerId,
+      concurrency: this.settings.concurrency,
       share: shared.share,
       signals: shared.signals,
       shared: shared.several,
-      leaseMs: this.leaseMs,
-      idleWaitMs: this.idleWaitMs,
+      leaseMs: this.settings.leaseMs,
+      idleWaitMs: this.settings.idleWaitMs,
       log: this.log,
       loadMachines: this.registry.loadMachines(),
       running: this.runs.running,
@@ -212,13 +208,18 @@ export class QueueLane {
     this.shared = shared;
     this.started = true;
     await this.registryRefresh.start();
-    this.unsubscribe = await subscribeControl(this.store, this.queue, this.workerId, this.runs.running);
+    this.unsubscribe = await subscribeControl(
+      this.store,
+      this.queue,
+      this.settings.workerId,
+      this.runs.running,
+    );
     this.leases.start();
     this.pump = this.newPump(shared);
     shared.share.add(this.pump, this.weight);
     // Settings are made only for a store with the WebhookHost role (supervisorOptions.ts).
-    if (this.webhookSettings && hasWebhooks(this.store)) {
-      this.webhooks = this.newWebhookDispatcher(this.webhookSettings, this.store.webhookStore(this.queue));
+    if (this.settings.webhooks && hasWebhooks(this.store)) {
+      this.webhooks = this.newWebhookDispatcher(this.settings.webhooks, this.store.webhookStore(this.queue));
       this.webhooks.start();
     }
   }
@@ -238,7 +239,7 @@ export class QueueLane {
             },
       hooks,
       queue: this.queue,
-      owner: this.workerId,
+      owner: this.settings.workerId,
       log: this.log,
       getRecord: (id) => this.client.get(id, { queue: this.queue }),
     });

@@ -90,11 +90,12 @@ export class Supervisor {
     this.lanes = o.queues.map((q) => this.lane(q.name, q.weight));
   }
 
-  private lane(queue: string, weight: number): QueueLane {
+  private lane(queue: string, weight: number, partitions = 1): QueueLane {
     let lane = this.laneByQueue.get(queue);
     if (!lane)
       this.laneByQueue.set(queue, (lane = new QueueLane(this.settings, queue, weight, this.registry)));
     lane.weight = weight;
+    lane.partitions = partitions;
     return lane;
   }
 
@@ -107,8 +108,8 @@ export class Supervisor {
     const lanes: QueueLane[] = [];
     for (const { name, weight } of this.settings.queues) {
       const n = await this.store.partitions(name);
-      lanes.push(this.lane(name, weight / n));
-      for (let i = 0; n > 1 && i < n; i++) lanes.push(this.lane(partitionQueue(name, i), weight / n));
+      lanes.push(this.lane(name, weight / n, n));
+      for (let i = 0; n > 1 && i < n; i++) lanes.push(this.lane(partitionQueue(name, i), weight / n, n));
     }
     return lanes;
   }

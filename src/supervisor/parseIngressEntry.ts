@@ -12,6 +12,7 @@ import { parseStrictJson, StrictJsonError } from '../runtime/strictJson.js';
 import type { Registry } from '../runtime/registry.js';
 import type { IngressDecision } from '../store/types.js';
 import { CODE, type ErrorCode } from '../errorCodes.js';
+import { ingressJobId, misplacedEntry } from './ingressPartition.js';
 
 /**
  * What an entry may take beyond its input: the fields (priority, id, ...) and their punctuation
@@ -30,15 +31,19 @@ export function ingressEntryLimit(maxPayloadBytes: number): number {
 }
 
 /** The fields an entry may have; any other is refused (a misspelt "priorty" is not ignored). */
-const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts']);
-/** A producer's own job id: it becomes part of Redis keys and of comma-joined id lists. */
-const OWN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts', 'partitionKey']);
+/**
+ * A producer's own job id: it becomes part of Redis keys and of comma-joined id lists. It may
+ * name its partition (`2~order-42`, store/partitions.ts).
+ */
+const OWN_ID = /^(\d{1,4}~)?[A-Za-z0-9._-]{1,128}$/;
 
 export function parseIngressEntry(
   raw: Buffer,
   registry: Registry,
-  limits: { queue: string; maxPayloadBytes: number },
+  limits: { queue: string; maxPayloadBytes: number; partitions?: number },
 ): IngressDecision | Promise<IngressDecision> {
+  const partitions = limits.partitions ?? 1;
   const broken = (code: ErrorCode, why: string): IngressDecision => ({
     id: newJobId(),
     reason: `${code}: ${why}`,
@@ -71,7 +76,17 @@ export function parseIngressEntry(
     return broken(CODE.INGRESS_INVALID, "field 'machine' must be a non-empty string");
   if (!('input' in e)) return broken(CODE.INGRESS_INVALID, "field 'input' is missing (null is an input)");
   if (e.id !== undefined && (typeof e.id !== 'string' || !OWN_ID.test(e.id)))
-    return broken(CODE.INGRESS_INVALID, "field 'id' must be 1-128 of letters, digits, '.', '_', '-'");
+    return broken(
+      CODE.INGRESS_INVALID,
+      "field 'id' must be 1-128 of letters, digits, '.', '_', '-' (after an optional partition '<i>~')",
+    );
+  if (
+    e.partitionKey !== undefined &&
+    (typeof e.partitionKey !== 'string' || e.partitionKey.length === 0 || e.partitionKey.length > 256)
+  )
+    return broken(CODE.INGRESS_INVALID, "field 'partitionKey' must be a string of 1-256 characters");
+  const misplaced = misplacedEntry(limits.queue, partitions, e);
+  if (misplaced) return broken(CODE.INGRESS_INVALID, misplaced);
   const def = registry.latest(e.machine);
   if (!def)
     return broken(
@@ -88,7 +103,10 @@ export function parseIngressEntry(
       ? broken(CODE.INVALID_INPUT, err.message)
       : broken(CODE.INGRESS_INVALID, (err as Error).message);
   const decided = ({ job }: BuiltJob): IngressDecision => {
-    if (typeof e.id !== 'string') return { job, ownId: false };
+    if (typeof e.id !== 'string') {
+      job.id = ingressJobId(limits.queue, partitions);
+      return { job, ownId: false };
+    }
     job.id = e.id;
     return { job, ownId: true, spareId: newJobId() };
   };

@@ -4,31 +4,20 @@
 // control channel (sharded pub/sub: a cancel reaches a running job on another shard), the client's
 // fail-fast connection, and a ready ioredis Cluster given instead of options.
 
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { RedisStore, createServer, defineJob } from '../../src/index.js';
 import { queueOverview } from '../../src/dashboard/queueOverview.js';
-import { Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
-import { startCluster, type TestRedisCluster } from '../support/redisCluster.js';
+import { clusterSuite } from '../support/redisCluster.js';
 
 describe('RedisStore on a 3-master Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  let h: Harness | undefined;
-  let queues: string[];
-  before(async () => {
-    cluster = await startCluster();
-    queues = await cluster.queuesOnDistinctMasters(3);
-  });
-  after(async () => cluster.stop());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  const suite = clusterSuite();
 
   it('runs jobs on three queues served by three different masters', async () => {
-    h = new Harness(cluster);
+    const { cluster, queues } = suite;
+    const h = suite.harness();
     const job = defineJob({ name: 'echo', work: ({ input, queue }) => `${queue}:${String(input)}` });
     for (const queue of queues) await h.started({ jobs: [job], queue });
     const client = h.client({ jobs: [job] });
@@ -43,7 +32,8 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
   });
 
   it("tells a running job on another shard of its cancel over its queue's control channel", async () => {
-    h = new Harness(cluster);
+    const { queues } = suite;
+    const h = suite.harness();
     const queue = queues[2]!;
     let started!: () => void;
     const running = new Promise<void>((r) => (started = r));
@@ -67,7 +57,8 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
   });
 
   it('finds a job by id alone on whichever shard holds its queue', async () => {
-    h = new Harness(cluster);
+    const { queues } = suite;
+    const h = suite.harness();
     const job = defineJob({ name: 'noop', work: () => null });
     const client = h.client({ jobs: [job] });
     const ids = await Promise.all(queues.map((queue) => client.enqueue('noop', null, { queue })));
@@ -77,7 +68,8 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
   });
 
   it('lists every queue on every master: the HTTP /queues counts, the dashboard overview, GET /jobs per queue', async () => {
-    h = new Harness(cluster);
+    const { queues } = suite;
+    const h = suite.harness();
     const job = defineJob({ name: 'noop', work: () => null });
     const client = h.client({ jobs: [job] });
     for (const [i, queue] of queues.entries())
@@ -106,7 +98,8 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
   });
 
   it("reads the eviction policy of every master: one evicting master is the store's answer", async () => {
-    h = new Harness(cluster);
+    const { cluster } = suite;
+    const h = suite.harness();
     assert.equal(await h.store.evictionPolicy(), 'noeviction');
     const last = cluster.cluster.nodes.at(-1)!;
     const node = new Redis({ host: '127.0.0.1', port: last.port });
@@ -120,11 +113,12 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
   });
 
   it('runs on a ready ioredis Cluster given as `cluster`', async () => {
+    const { cluster, queues } = suite;
     const given = cluster.client();
     const store = new RedisStore({ cluster: given, prefix: `given${process.pid}` });
     try {
       const job = defineJob({ name: 'noop', work: () => 'ok' });
-      h = new Harness(cluster);
+      const h = suite.harness();
       const worker = h.supervisor({ jobs: [job], store, queue: queues[1]! });
       await worker.start();
       const client = h.client({ jobs: [job], store });

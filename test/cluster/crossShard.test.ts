@@ -3,13 +3,12 @@
 // the parent's slot), and the cancel of a running tree spanning three shards (each running child
 // is told over its own queue's control channel, on its own master).
 
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assign, setup } from 'xstate';
 import { defineJob, definePipeline, fanOut } from '../../src/index.js';
-import { Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
-import { startCluster, type TestRedisCluster } from '../support/redisCluster.js';
+import { clusterSuite } from '../support/redisCluster.js';
 
 /** A parent on its queue fanning out one child to each of `kidQueues`, collecting their outputs. */
 function parentOf(kidMachine: string, kidQueues: string[]) {
@@ -36,21 +35,11 @@ function parentOf(kidMachine: string, kidQueues: string[]) {
 }
 
 describe('parents and children on different shards', () => {
-  let cluster: TestRedisCluster;
-  let h: Harness | undefined;
-  let queues: string[];
-  before(async () => {
-    cluster = await startCluster();
-    queues = await cluster.queuesOnDistinctMasters(3);
-  });
-  after(async () => cluster.stop());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  const suite = clusterSuite();
 
   it("collects the outputs of children on two other masters into the parent's fan-in", async () => {
-    h = new Harness(cluster);
+    const { queues } = suite;
+    const h = suite.harness();
     const [pq, ...kidQueues] = queues as [string, string, string];
     const kid = defineJob({ name: 'double', work: async ({ input }: { input: number }) => input * 2 });
     const parent = parentOf('double', kidQueues);
@@ -67,7 +56,8 @@ describe('parents and children on different shards', () => {
   });
 
   it('cancels a running tree spanning three shards, each child told on its own master', async () => {
-    h = new Harness(cluster);
+    const { cluster, queues } = suite;
+    const h = suite.harness();
     const [pq, ...kidQueues] = queues as [string, string, string];
     const running = new Set<string>();
     const kid = defineJob({
@@ -86,7 +76,7 @@ describe('parents and children on different shards', () => {
     const client = h.client({ jobs, queue: pq });
     const id = await client.enqueue(parent.name, { n: 0 });
     await eventually(() => running.size === 2, 10_000);
-    const kids = await Promise.all(kidQueues.map((q) => h!.store.childIds(id, q, 0, 10)));
+    const kids = await Promise.all(kidQueues.map((q) => h.store.childIds(id, q, 0, 10)));
     assert.deepEqual(
       kids.map((k) => k.length),
       [1, 1],

@@ -2,27 +2,16 @@
 // into partitions over them: the wait for work cannot be one BZPOPMIN there (CROSSSLOT), so it
 // rotates over the queues' slots on one connection (RedisQueuesWaiter.ts); every job still runs.
 
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
 import { partitionQueue } from '../../src/store/partitions.js';
-import { Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
-import { startCluster, type TestRedisCluster } from '../support/redisCluster.js';
+import { playPartitionDrain } from '../support/partitionDrain.js';
+import { clusterSuite } from '../support/redisCluster.js';
 
 describe('queues over shards', () => {
-  let cluster: TestRedisCluster;
-  let h: Harness | undefined;
-  let queues: string[];
-  before(async () => {
-    cluster = await startCluster();
-    queues = await cluster.queuesOnDistinctMasters(3);
-  });
-  after(async () => cluster.stop());
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
+  const suite = clusterSuite();
 
   const recorder = () => {
     const ran: string[] = [];
@@ -31,7 +20,8 @@ describe('queues over shards', () => {
   };
 
   it('wakes one idle supervisor for a job on any of its queues on three masters', async () => {
-    h = new Harness(cluster);
+    const { queues } = suite;
+    const h = suite.harness();
     const { ran, job } = recorder();
     const client = h.client({ jobs: [job] });
     await h.started({ jobs: [job], queues, idleWaitMs: 60_000, ingress: false });
@@ -43,7 +33,8 @@ describe('queues over shards', () => {
   });
 
   it('runs a queue of three partitions, spread over the masters', async () => {
-    h = new Harness(cluster);
+    const { cluster } = suite;
+    const h = suite.harness();
     const { ran, job } = recorder();
     const client = h.client({ jobs: [job] });
     await client.configureQueue('hot', { partitions: 3 });
@@ -57,5 +48,11 @@ describe('queues over shards', () => {
     for (const id of ids) assert.equal((await client.get(id, { queue: 'hot' }))?.status, 'done');
     // Not asserted (slots are what they are), but said: how many masters the partitions hit.
     assert.ok(owners.size >= 1);
+  });
+
+  it('partitions a populated queue online over the masters: every job once, old ids reach theirs', async () => {
+    const { queues } = suite;
+    const h = suite.harness();
+    await playPartitionDrain(h, queues[0]);
   });
 });

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { defineJob, type BrokenEntry, type JobRecord } from '../../src/index.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { partitionOfKey, partitionQueue } from '../../src/store/partitions.js';
 import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
 
 const run = promisify(execFile);
@@ -176,6 +177,55 @@ describe('ingress list (producers without Machinist)', () => {
     const fresh = await client.waitForResult('fresh', { timeoutMs: 10_000, queue: 'default' });
     assert.equal(fresh.machine, 'echo');
     assert.equal(fresh.output, 8);
+  });
+
+  it("takes a partitionKey entry on its partition's list only, and makes ids the client finds by the queue name", async () => {
+    h = new Harness(redis);
+    const client = h.client({ jobs: [echo] });
+    await client.configureQueue('pq', { partitions: 3 });
+    await h.started({ jobs: [echo], queues: ['pq'] });
+    const k = partitionOfKey('cust-1', 3);
+    const elsewhere = (k + 1) % 3;
+    const entry = (fields: Record<string, unknown>) =>
+      JSON.stringify({ machine: 'echo', input: fields, ...fields });
+    const list = (queue: string) => h.key('ingress', queue);
+    const ownId = `${k}~order-1`;
+    await h.raw.lpush(list(partitionQueue('pq', k)), entry({ partitionKey: 'cust-1' }), entry({ id: ownId }));
+    await h.raw.lpush(
+      list('pq'),
+      entry({ partitionKey: 'cust-1' }),
+      entry({ id: 'plain-1' }),
+      entry({ id: ownId }),
+    );
+    await h.raw.lpush(list(partitionQueue('pq', elsewhere)), entry({ partitionKey: 'cust-1' }));
+    await eventually(
+      async () => (await client.list({ queue: 'pq', status: 'done' })).jobs.length === 3,
+      10_000,
+    );
+    const done = (await client.list({ queue: 'pq', status: 'done' })).jobs;
+    // On the key's partition: an id naming it, found by the queue's name with no lookup.
+    const keyed = done.find((j) => (j.input as { partitionKey?: string }).partitionKey)!;
+    assert.equal(keyed.queue, partitionQueue('pq', k));
+    assert.match(keyed.id, new RegExp(`^${k}~`));
+    assert.equal((await client.get(ownId, { queue: 'pq' }))?.queue, partitionQueue('pq', k));
+    // On the queue's own list, an id of the producer's own: made there, found there.
+    assert.equal((await client.get('plain-1', { queue: 'pq' }))?.queue, 'pq');
+    // Pushed elsewhere: set aside, the reason naming the list to push to.
+    const own = (await eventually(async () => {
+      const b = await client.broken({ queue: 'pq' });
+      return b.length === 2 && b;
+    }, 10_000)) as BrokenEntry[];
+    const reasons = own.map((b) => b.reason).sort();
+    assert.match(reasons[0]!, new RegExp(`^INGRESS_INVALID: id '${k}~order-1' names partition ${k}`));
+    assert.match(
+      reasons[1]!,
+      new RegExp(`partitionKey 'cust-1' belongs to partition ${k} .*\\{pq#${k}\\}:ingress`),
+    );
+    const wrong = (await eventually(async () => {
+      const b = await client.broken({ queue: partitionQueue('pq', elsewhere) });
+      return b.length === 1 && b;
+    }, 10_000)) as BrokenEntry[];
+    assert.match(wrong[0]!.reason, /^INGRESS_INVALID: partitionKey 'cust-1' belongs to partition/);
   });
 
   it('makes every entry exactly one job when a supervisor is SIGKILLed mid-drain', async () => {

@@ -1,8 +1,11 @@
 // A private 3-master Redis Cluster for one test file (examples/privateRedisCluster.ts, ~2.5 s to
 // start), and what tests on it need: the store options that reach it, and queue names whose
-// slots are served by different masters (so a cross-queue case really crosses shards).
+// slots are served by different masters (so a cross-queue case really crosses shards); and
+// clusterSuite, the per-file setup of the cluster test files.
 
+import { after, afterEach, before } from 'node:test';
 import { Cluster } from 'ioredis';
+import { Harness } from './harness.js';
 import { startRedisCluster, type PrivateRedisCluster } from '../../examples/privateRedisCluster.js';
 import type { RedisClusterOptions } from '../../src/store/redis/redisStoreOptions.js';
 
@@ -57,6 +60,52 @@ export async function startCluster(masters = 3): Promise<TestRedisCluster> {
     async stop() {
       probe.disconnect();
       await cluster.stop();
+    },
+  };
+}
+
+/** What a cluster test file's cases share (clusterSuite). */
+export interface ClusterSuite {
+  /** The file's one cluster (set once before() has run). */
+  readonly cluster: TestRedisCluster;
+  /** Queue names served by distinct masters (set once before() has run). */
+  readonly queues: string[];
+  /** A Harness on the cluster for this case (a key prefix of its own), closed after the case. */
+  harness(storeOptions?: ConstructorParameters<typeof Harness>[1]): Harness;
+}
+
+/**
+ * The setup every cluster test file repeated: ONE cluster for the whole file (a start is about
+ * 2.5 s, so never one per case), `queueCount` queues on distinct masters, a fresh Harness per
+ * case stopped after it, the cluster stopped after the file. Call it in a describe() body.
+ */
+export function clusterSuite(queueCount = 3): ClusterSuite {
+  let cluster: TestRedisCluster | undefined;
+  let queues: string[] = [];
+  const open: Harness[] = [];
+  before(async () => {
+    cluster = await startCluster();
+    queues = await cluster.queuesOnDistinctMasters(queueCount);
+  });
+  after(async () => cluster?.stop());
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((h) => h.close()));
+  });
+  const started = (): TestRedisCluster => {
+    if (!cluster) throw new Error('clusterSuite: the cluster starts in before(); use it inside a case');
+    return cluster;
+  };
+  return {
+    get cluster() {
+      return started();
+    },
+    get queues() {
+      return queues;
+    },
+    harness(storeOptions) {
+      const h = new Harness(started(), storeOptions);
+      open.push(h);
+      return h;
     },
   };
 }

@@ -249,6 +249,10 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
     return registry.setPartitions(this.core, queue, partitions);
   }
 
+  copyIdempotencyKeys(queue: string, to: (key: string) => string): Promise<number> {
+    return registry.copyIdempotencyKeys(this.core, queue, to);
+  }
+
   forgetQueue(queue: string): Promise<void> {
     return registry.forgetQueue(this.core, queue);
   }

@@ -69,6 +69,28 @@ export function setPartitions(core: MemoryCore, queue: string, n: number): Promi
   });
 }
 
+/** As on Redis (redis/idempotencyOps.ts): live keys, their expiry kept, never over one set. */
+export function copyIdempotencyKeys(
+  core: MemoryCore,
+  queue: string,
+  to: (key: string) => string,
+): Promise<number> {
+  return core.op(() => {
+    assertQueueName(queue);
+    let copied = 0;
+    const now = core.ctx.now;
+    for (const [key, entry] of core.queue(queue).idempotency) {
+      if (entry.expiresAt <= now) continue;
+      const target = core.queue(to(key)).idempotency;
+      const held = target.get(key);
+      if (held && held.expiresAt > now) continue;
+      target.set(key, { ...entry });
+      copied++;
+    }
+    return copied;
+  });
+}
+
 export function forgetQueue(core: MemoryCore, queue: string): Promise<void> {
   return core.op(() => void core.queueSet.delete(queue));
 }

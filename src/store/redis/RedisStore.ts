@@ -51,6 +51,7 @@ import * as leaseOps from './leaseOps.js';
 import * as resultOps from './resultOps.js';
 import * as eventOps from './eventOps.js';
 import * as registryOps from './registryOps.js';
+import * as idempotencyOps from './idempotencyOps.js';
 import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
@@ -349,6 +350,13 @@ export class RedisStore
         ids: { queue },
       },
     );
+  }
+
+  copyIdempotencyKeys(queue: string, to: (key: string) => string): Promise<number> {
+    assertQueueName(queue);
+    return this.calls.call('copyIdempotencyKeys', (c) => idempotencyOps.copyIdempotencyKeys(c, queue, to), {
+      ids: { queue },
+    });
   }
 
   async forgetQueue(queue: string): Promise<void> {

@@ -71,6 +71,13 @@ export interface Registry {
   partitions(queue: string): Promise<number>;
   /** Records the partition count (Client.configureQueue checks the queue is empty first). */
   setPartitions(queue: string, partitions: number): Promise<void>;
+  /**
+   * Copies `queue`'s live idempotency keys, each with its remaining TTL and the job it names, to
+   * the queue `to(key)` returns, where that key is not set already; resolves with how many were
+   * copied. For partitioning a populated queue (store/partitionPopulated.ts): a repeat of an
+   * enqueue made before the switch meets its job from the partition its key routes to.
+   */
+  copyIdempotencyKeys(queue: string, to: (key: string) => string): Promise<number>;
   /** How many jobs each of the queue's indexes holds. */
   counts(queue: string): Promise<QueueCounts>;
 }
