@@ -7,6 +7,7 @@ import type { JobRecord, ListQuery, Store } from '../store/types.js';
 import { assertQueueName } from '../store/keys.js';
 import { MAX_PARTITIONS, partitionQueue, partitionedId } from '../store/partitions.js';
 import { QueueRouter } from './QueueRouter.js';
+import { locateJob } from './locateJob.js';
 import { newJobId } from './buildNewJob.js';
 import { validateOptions, type EnqueueOptions } from './validateEnqueue.js';
 
@@ -42,22 +43,20 @@ export class PartitionedQueues {
     return n instanceof Promise ? n.then(go) : go(n);
   }
 
-  /** The stored queue of job `id` named with `queue` (undefined: the store looks in every queue). */
+  /**
+   * The stored queue of job `id` named with `queue` (undefined: the store looks in every queue):
+   * the partition its id names, or for an id made before the queue was partitioned, wherever
+   * it is (locateJob.ts).
+   */
   async storedQueue(id: string, queue: string | undefined): Promise<string | undefined> {
     if (queue === undefined) return undefined;
     const n = this.router.partitions(queue);
-    return this.router.forJob(queue, id, n instanceof Promise ? await n : n);
+    return locateJob(this.store, queue, id, n instanceof Promise ? await n : n);
   }
 
-  /**
-   * Job `id`, in the partition its id names; a job stored under the queue's own name before it
-   * was partitioned is found there.
-   */
+  /** Job `id` of `queue`, in the stored queue that holds it (storedQueue). */
   async findJob(id: string, queue: string | undefined): Promise<JobRecord | null> {
-    const stored = await this.storedQueue(id, queue);
-    const job = await this.store.getJob(id, stored);
-    if (job || stored === queue) return job;
-    return this.store.getJob(id, queue);
+    return this.store.getJob(id, await this.storedQueue(id, queue));
   }
 
   /**

@@ -6,7 +6,7 @@
 
 import type { Registry } from '../store/types.js';
 import { ValidationError } from '../errors.js';
-import { partitionOfId, partitionOfKey, partitionQueue, splitPartition } from '../store/partitions.js';
+import { partitionOfKey, partitionQueue, splitPartition } from '../store/partitions.js';
 
 /** Where one new job goes: the stored queue, and its partition (undefined: not partitioned). */
 export interface EnqueueRoute {
@@ -67,11 +67,5 @@ export class QueueRouter {
     const key = keys.partitionKey ?? keys.idempotencyKey;
     const partition = key !== undefined ? partitionOfKey(key, n) : this.turn++ % n;
     return { queue: partitionQueue(queue, partition), partition };
-  }
-
-  /** The stored queue of job `id` of `queue` (a queue of `n` partitions). */
-  forJob(queue: string, id: string, n: number): string {
-    if (n <= 1 || splitPartition(queue)) return queue;
-    return partitionQueue(queue, partitionOfId(id, n));
   }
 }

@@ -44,22 +44,18 @@ describeOnEachStore('partitioning a populated queue', (world) => {
     await assert.rejects(partitionPopulated(h.store, 'q#1', 2, { dryRun: false }), /names a partition/);
   });
 
-  it(
-    "cancels, waits for and reads the log of a job enqueued before, by the queue's name",
-    { todo: 'needs Client.jobQueue to locate through client/locateJob.ts (the Client refactor)' },
-    async () => {
-      h = world();
-      const client = h.client({ jobs: [noop], queue: 'q' });
-      const waited = await client.enqueue('noop', null);
-      const doomed = await client.enqueue('noop', null);
-      await partitionPopulated(h.store, 'q', 3, { dryRun: false });
-      const after = h.client({ jobs: [noop], queue: 'q' });
-      assert.equal(await after.cancel(doomed, { queue: 'q' }), true);
-      assert.ok((await after.events(doomed, { queue: 'q' })).length > 0);
-      await h.started({ jobs: [noop], queues: ['q'] });
-      assert.equal((await after.waitForResult(waited, { queue: 'q', timeoutMs: 10_000 })).status, 'done');
-    },
-  );
+  it("cancels, waits for and reads the log of a job enqueued before, by the queue's name", async () => {
+    h = world();
+    const client = h.client({ jobs: [noop], queue: 'q' });
+    const waited = await client.enqueue('noop', null);
+    const doomed = await client.enqueue('noop', null);
+    await partitionPopulated(h.store, 'q', 3, { dryRun: false });
+    const after = h.client({ jobs: [noop], queue: 'q' });
+    assert.equal(await after.cancel(doomed, { queue: 'q' }), true);
+    assert.ok((await after.events(doomed, { queue: 'q' })).length > 0);
+    await h.started({ jobs: [noop], queues: ['q'] });
+    assert.equal((await after.waitForResult(waited, { queue: 'q', timeoutMs: 10_000 })).status, 'done');
+  });
 });
 
 describe('machinist migrate-store --partition', () => {
