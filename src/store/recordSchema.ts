@@ -53,6 +53,7 @@ export const JOB_HASH: readonly FieldSpec[] = [
   f('fa', 'finished at', 'Redis ms', ['lcDonePlain', 'lcMove']),
   f('ra', 'run at: delayed enqueue, retry time, park wake time', 'Redis ms', [...CREATE, 'lcMove']),
   f('ik', 'idempotency key', 'text', ['enqueue-5']),
+  f('dk', 'dedupe key (not ttl): lcMove frees its record as the job ends', 'text', ['enqueue-5']),
   f('opt', 'per-job options (timeoutMs, webhooks)', 'JSON', CREATE),
   f('tk', "lease token '<workerId>:<n>' ('' when none)", 'text', ['lcClaim', 'lcMove']),
   f('s', 'state value (the user machine’s for pipelines)', 'JSON', ['commit-12']),
