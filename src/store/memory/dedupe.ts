@@ -76,7 +76,7 @@ export function dedupeEnqueue(
       } else keep(ctx, q, cur, d, id, d.keepLast ? input : undefined);
       return { kept: cur };
     }
-    if (p === 'started') {
+    if (p === 'started' && (d.keepLast || d.mode !== 'debounce')) {
       if (!d.keepLast) return keep(ctx, q, cur, d, id), { kept: cur };
       if (rec.next !== undefined && phase(ctx, q, rec.next) === 'unstarted') {
         keep(ctx, q, rec.next, d, id, input);

@@ -77,9 +77,10 @@ local function dedupeEnqueue(d, id, input, delay)
       elseif d.keepLast then ddKeep(cur, d, id, input)
       else ddKeep(cur, d, id) end
       return cur
-    elseif phase == 'started' then
-      -- A job that started is never changed. Without keepLast it is the answer; with it, one
-      -- pending job holds the latest input and runs once the started one ends.
+    elseif phase == 'started' and (d.keepLast or d.mode ~= 'debounce') then
+      -- A job that started is never changed. Without keepLast it is the answer (untilDone; a
+      -- debounce makes a new job, below); with it, one pending job holds the latest input and
+      -- runs once the started one ends.
       if not d.keepLast then ddKeep(cur, d, id); return cur end
       if nxt and ddPhase(nxt) == 'unstarted' then ddKeep(nxt, d, id, input); return nxt end
       redis.call('SET', d.rk, cur .. ' ' .. id, 'KEEPTTL')
@@ -88,7 +89,7 @@ local function dedupeEnqueue(d, id, input, delay)
       local left = redis.call('PTTL', d.rk)
       return nil, (left > 0 and left or d.recTtl)
     end
-    -- 'missing' or 'ended': the key is free.
+    -- 'missing' or 'ended' (or a debounce's job started): the key is free.
   end
   redis.call('SET', d.rk, id, 'PX', d.mode == 'ttl' and d.ttl or d.recTtl)
   if d.mode == 'debounce' then return nil, d.maxDelay and math.min(d.ttl, d.maxDelay) or d.ttl end
