@@ -136,6 +136,19 @@ export const enqueueBody = {
     delayMs: { type: 'number', minimum: 0, maximum: MAX_DELAY_MS },
     maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
     idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+    dedupe: {
+      type: 'object',
+      description: 'collapses enqueues with the same key into one job (docs/dedupe.md)',
+      required: ['key'],
+      additionalProperties: false,
+      properties: {
+        key: { type: 'string', minLength: 1, maxLength: 256 },
+        mode: { type: 'string', enum: ['untilDone', 'ttl', 'debounce'] },
+        ttlMs: { type: 'integer', minimum: 1, maximum: MAX_DELAY_MS },
+        maxDelayMs: { type: 'integer', minimum: 1, maximum: MAX_DELAY_MS },
+        keepLast: { type: 'boolean' },
+      },
+    },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },
     webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, description: 'POSTed the final job record' },
     stateWebhookUrl: {

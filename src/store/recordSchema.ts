@@ -31,7 +31,10 @@ export const JOB_HASH: readonly FieldSpec[] = [
     ...CREATE,
     'commit-12',
   ]),
-  f('in', 'input', 'value codec JSON', CREATE),
+  f('in', 'input (a debounce or keepLast enqueue replaces a queued one: include/dedupe)', 'value codec JSON', [
+    ...CREATE,
+    'dedupe',
+  ]),
   f('st', 'status: queued loading working waiting done failed cancelled', 'text', [
     ...CREATE,
     'lcClaim',
