@@ -74,15 +74,19 @@ const DEDUPE_FIELDS = new Set(['key', 'mode', 'ttlMs', 'maxDelayMs', 'keepLast']
 /** Refuses a dedupe option the store could not apply exactly; every message names the field. */
 export function validateDedupe(machine: string, d: unknown, o: EnqueueOptions): void {
   const fail = (field: string, why: string, got: unknown) => {
-    throw new ValidationError(`options.dedupe${field ? '.' + field : ''} ${why} (got ${JSON.stringify(got)})`, {
-      field: field ? `dedupe.${field}` : 'dedupe',
-      machine,
-    });
+    throw new ValidationError(
+      `options.dedupe${field ? '.' + field : ''} ${why} (got ${JSON.stringify(got)})`,
+      {
+        field: field ? `dedupe.${field}` : 'dedupe',
+        machine,
+      },
+    );
   };
   if (typeof d !== 'object' || d === null || Array.isArray(d)) return fail('', 'must be an object', d);
   const x = d as Record<string, unknown>;
   for (const k of Object.keys(x))
-    if (!DEDUPE_FIELDS.has(k)) fail(k, 'is not an option (key, mode, ttlMs, maxDelayMs and keepLast are)', x[k]);
+    if (!DEDUPE_FIELDS.has(k))
+      fail(k, 'is not an option (key, mode, ttlMs, maxDelayMs and keepLast are)', x[k]);
   if (typeof x.key !== 'string' || x.key.length === 0 || x.key.length > 256)
     fail('key', 'must be a string of 1-256 characters', x.key);
   const mode = x.mode ?? 'untilDone';
@@ -95,8 +99,10 @@ export function validateDedupe(machine: string, d: unknown, o: EnqueueOptions): 
   }
   if (mode !== 'untilDone' && x.ttlMs === undefined)
     fail('ttlMs', `is required in mode '${mode as string}' (the window, or the quiet period)`, x.ttlMs);
-  if (x.maxDelayMs !== undefined && mode !== 'debounce') fail('maxDelayMs', "is for mode 'debounce' only", x.maxDelayMs);
-  if (x.keepLast !== undefined && typeof x.keepLast !== 'boolean') fail('keepLast', 'must be a boolean', x.keepLast);
+  if (x.maxDelayMs !== undefined && mode !== 'debounce')
+    fail('maxDelayMs', "is for mode 'debounce' only", x.maxDelayMs);
+  if (x.keepLast !== undefined && typeof x.keepLast !== 'boolean')
+    fail('keepLast', 'must be a boolean', x.keepLast);
   if (x.keepLast === true && mode === 'ttl')
     fail('keepLast', "does not apply to mode 'ttl' (its window keeps the first job)", x.keepLast);
   if (o.idempotencyKey !== undefined)

@@ -31,10 +31,12 @@ export const JOB_HASH: readonly FieldSpec[] = [
     ...CREATE,
     'commit-12',
   ]),
-  f('in', 'input (a debounce or keepLast enqueue replaces a queued one: include/dedupe)', 'value codec JSON', [
-    ...CREATE,
-    'dedupe',
-  ]),
+  f(
+    'in',
+    'input (a debounce or keepLast enqueue replaces a queued one: include/dedupe)',
+    'value codec JSON',
+    [...CREATE, 'dedupe'],
+  ),
   f('st', 'status: queued loading working waiting done failed cancelled', 'text', [
     ...CREATE,
     'lcClaim',

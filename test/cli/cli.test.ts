@@ -83,7 +83,17 @@ describe('machinist CLI', () => {
   it('enqueue --dedupe-key/--dedupe-mode: a second enqueue in the window prints the first id; a bad mode is refused', async () => {
     fresh();
     const worker = await startWorker('--heartbeat-ms', '200', '--lease-ms', '2000');
-    const args = ['enqueue', 'echo', '{"n":1}', '--dedupe-key', 'k', '--dedupe-mode', 'ttl', '--dedupe-ttl-ms', '60000'];
+    const args = [
+      'enqueue',
+      'echo',
+      '{"n":1}',
+      '--dedupe-key',
+      'k',
+      '--dedupe-mode',
+      'ttl',
+      '--dedupe-ttl-ms',
+      '60000',
+    ];
     const a = await cli(...args);
     const b = await cli(...args);
     assert.equal(a.code, 0, a.stderr);

@@ -30,7 +30,16 @@ describeOnEachStore('dedupe', (world) => {
     assert.ok(events.some((e) => e.type === 'deduplicated' && e.jobId === first));
     // The store's own answer says so.
     const [r] = await h.store.enqueue('default', [
-      { id: 'x1', machine: 'e', version: 1, input: '3', band: 2, delayMs: 0, maxAttempts: 1, dedupe: { key: 'k', mode: 'untilDone' } },
+      {
+        id: 'x1',
+        machine: 'e',
+        version: 1,
+        input: '3',
+        band: 2,
+        delayMs: 0,
+        maxAttempts: 1,
+        dedupe: { key: 'k', mode: 'untilDone' },
+      },
     ]);
     assert.deepEqual(r, { id: first, created: false, deduplicated: true });
     await h.started({ jobs: [echo] });
@@ -71,8 +80,8 @@ describeOnEachStore('dedupe', (world) => {
     assert.equal(b, id);
     const rec = await client.get(id);
     assert.equal(rec?.input, 3, 'the latest input');
-    assert.ok(rec!.runAt! >= first!.runAt!);
-    assert.ok(rec!.runAt! <= rec!.createdAt + 120_000, 'never past maxDelayMs after the first');
+    assert.ok(rec.runAt! >= first.runAt);
+    assert.ok(rec.runAt! <= rec.createdAt + 120_000, 'never past maxDelayMs after the first');
     assert.equal((await client.list({ status: 'queued' })).jobs.length, 1);
     const replaced = (await client.events(id)).filter((e) => e.type === 'deduplicated');
     assert.equal(replaced.length, 2);
@@ -163,9 +172,18 @@ describeOnEachStore('dedupe', (world) => {
       [{ key: 'k', other: 1 }, /dedupe\.other is not an option/],
     ];
     for (const [dedupe, why] of bad)
-      await assert.rejects(client.enqueue('e', 1, { dedupe } as never), (e: unknown) => e instanceof ValidationError && why.test(e.message));
-    await assert.rejects(client.enqueue('e', 1, { dedupe: { key: 'k' }, idempotencyKey: 'i' }), /cannot both be set/);
-    await assert.rejects(client.enqueue('e', 1, { dedupe: { key: 'k', mode: 'debounce', ttlMs: 5 }, delayMs: 5 }), /delayMs/);
+      await assert.rejects(
+        client.enqueue('e', 1, { dedupe } as never),
+        (e: unknown) => e instanceof ValidationError && why.test(e.message),
+      );
+    await assert.rejects(
+      client.enqueue('e', 1, { dedupe: { key: 'k' }, idempotencyKey: 'i' }),
+      /cannot both be set/,
+    );
+    await assert.rejects(
+      client.enqueue('e', 1, { dedupe: { key: 'k', mode: 'debounce', ttlMs: 5 }, delayMs: 5 }),
+      /delayMs/,
+    );
     assert.equal((await client.list({ status: 'queued' })).jobs.length, 0);
   });
 });

@@ -85,7 +85,11 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
     .option('--dedupe-key <key>', 'collapse enqueues with this key into one job (docs/dedupe.md)')
     .option('--dedupe-mode <mode>', 'untilDone (default) | ttl | debounce')
     .option('--dedupe-ttl-ms <ms>', 'ttl: the window; debounce: the quiet period', integer(1))
-    .option('--dedupe-max-delay-ms <ms>', 'debounce: run at most this long after the first enqueue', integer(1))
+    .option(
+      '--dedupe-max-delay-ms <ms>',
+      'debounce: run at most this long after the first enqueue',
+      integer(1),
+    )
     .option('--dedupe-keep-last', 'keep one pending job behind a started one, with the latest input')
     .option('--max-attempts <n>', 'runs in all, first included', integer(1))
     .option('--timeout-ms <ms>', 'per-attempt time limit for this job', integer(1))

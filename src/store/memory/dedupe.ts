@@ -65,19 +65,20 @@ export function dedupeEnqueue(
   const rec = d.records.get(d.key);
   if (rec && rec.expiresAt > now) {
     const cur = rec.id;
-    if (d.mode === 'ttl') return keep(ctx, q, cur, d, id), { kept: cur };
+    if (d.mode === 'ttl') return (keep(ctx, q, cur, d, id), { kept: cur });
     const p = phase(ctx, q, cur);
     if (p === 'unstarted') {
       if (d.mode === 'debounce') {
         let runAt = now + d.ttl;
-        if (d.maxDelay !== undefined) runAt = Math.min(runAt, (ctx.job(q, cur)?.createdAt ?? now) + d.maxDelay);
+        if (d.maxDelay !== undefined)
+          runAt = Math.min(runAt, (ctx.job(q, cur)?.createdAt ?? now) + d.maxDelay);
         keep(ctx, q, cur, d, id, input, runAt);
         rec.expiresAt = now + d.recTtl!;
       } else keep(ctx, q, cur, d, id, d.keepLast ? input : undefined);
       return { kept: cur };
     }
     if (p === 'started' && (d.keepLast || d.mode !== 'debounce')) {
-      if (!d.keepLast) return keep(ctx, q, cur, d, id), { kept: cur };
+      if (!d.keepLast) return (keep(ctx, q, cur, d, id), { kept: cur });
       if (rec.next !== undefined && phase(ctx, q, rec.next) === 'unstarted') {
         keep(ctx, q, rec.next, d, id, input);
         return { kept: rec.next };

@@ -131,6 +131,12 @@ function dedupeOf(ctx: MemoryContext, q: QueueState, nj: NewJob): DedupeCall | u
     };
   }
   if (nj.idempotencyKey)
-    return { records: q.idempotency, key: nj.idempotencyKey, mode: 'ttl', ttl: ctx.idempotencyTtlMs, keepLast: false };
+    return {
+      records: q.idempotency,
+      key: nj.idempotencyKey,
+      mode: 'ttl',
+      ttl: ctx.idempotencyTtlMs,
+      keepLast: false,
+    };
   return undefined;
 }
