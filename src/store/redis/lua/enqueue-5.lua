@@ -48,7 +48,6 @@ local extras, bands, delays, keys = {}, {}, {}, {}
 -- The extras read as text (revive is a boolean).
 local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken',
   'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast' }
-local DEDUPE_MODES = { untilDone = true, ttl = true, debounce = true }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
@@ -77,16 +76,13 @@ for i = 0, n - 1 do
     end
     if x.dedupeKey ~= '' then
       -- The dedupe as include/dedupe.lua reads it; the client checked it (validateEnqueue.ts).
-      local ttl, maxDelay = tonumber(x.dedupeTtlMs), tonumber(x.dedupeMaxDelayMs)
-      if not DEDUPE_MODES[x.dedupeMode] or x.idempotencyKey ~= '' or x.parentId ~= ''
-        or (x.dedupeMode ~= 'untilDone' and not (ttl and ttl > 0))
-        or (x.dedupeMaxDelayMs ~= '' and not (maxDelay and maxDelay > 0)) then
-        return redis.error_reply('BAD_ENQUEUE ' .. i .. ' dedupe')
+      local d, why = dedupeOf(kp, x.dedupeKey, x.dedupeMode, x.dedupeTtlMs, x.dedupeMaxDelayMs,
+        x.dedupeKeepLast, idemTtl)
+      if not d then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' dedupe ' .. why) end
+      if x.idempotencyKey ~= '' or x.parentId ~= '' then
+        return redis.error_reply('BAD_ENQUEUE ' .. i .. ' dedupe with an idempotency key or a parent')
       end
-      x.dd = { rk = kp .. 'dd:' .. x.dedupeKey, key = x.dedupeKey, mode = x.dedupeMode, ttl = ttl,
-        maxDelay = maxDelay, keepLast = x.dedupeKeepLast == '1',
-        recTtl = x.dedupeMode ~= 'ttl' and ((x.dedupeMode == 'untilDone' and ttl)
-          or math.max(idemTtl, (ttl or 0) + (maxDelay or 0))) or nil }
+      x.dd = d
     elseif x.idempotencyKey ~= '' then
       -- An idempotency key is the `ttl` mode under its own record, for the store's idempotency TTL.
       x.dd = { rk = kp .. 'idem:' .. x.idempotencyKey, key = x.idempotencyKey, mode = 'ttl', ttl = idemTtl }
@@ -154,15 +150,7 @@ for i = 0, n - 1 do
       'qs', score, 'ma', ARGV[b + 6], 'ca', now }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
     if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
-    if dd and dd.recTtl then
-      -- Under a dedupe key its record is released by (DEDUPE RELEASE in lcMove): `dk`, and ALWAYS
-      -- an explicit log, whose "enqueued" entry names the key (include/dedupe.lua).
-      args[#args + 1] = 'dk'; args[#args + 1] = dd.key
-      args[#args + 1] = 'ls'; args[#args + 1] = 1
-      args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued",' ..
-        (delay > 0 and '"delayMs":' .. delay .. ',' or '') .. '"dedupe":{"key":' .. cjson.encode(dd.key) ..
-        ',"mode":"' .. dd.mode .. '"}}'
-    elseif delay > 0 then
+    if not dedupeFields(args, dd, now, delay) and delay > 0 then
       args[#args + 1] = 'ls'; args[#args + 1] = 1
       args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. delay .. '}'
     end

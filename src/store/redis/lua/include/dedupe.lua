@@ -14,6 +14,37 @@
 -- log (its "enqueued" entry names the key): lcDonePlain sends a job with a log through lcMove,
 -- so every ending of such a job passes the release.
 
+local DEDUPE_MODES = { untilDone = true, ttl = true, debounce = true }
+
+-- The dedupe call `dedupeEnqueue` takes, from a job's fields as text or numbers (key, mode,
+-- ttlMs, maxDelayMs, keepLast: true or '1'); nil and why when they are not one the client would
+-- have sent (validateEnqueue.ts). `idemTtl`: the store's idempotency TTL, the longest any record
+-- but a `ttl` one lives.
+local function dedupeOf(kp, key, mode, ttlMs, maxDelayMs, keepLast, idemTtl)
+  local ttl, maxDelay = tonumber(ttlMs), tonumber(maxDelayMs)
+  if type(key) ~= 'string' or key == '' or not DEDUPE_MODES[mode] then return nil, 'key or mode' end
+  if mode ~= 'untilDone' and not (ttl and ttl > 0) then return nil, 'ttlMs' end
+  if maxDelayMs ~= nil and maxDelayMs ~= '' and not (maxDelay and maxDelay > 0) then return nil, 'maxDelayMs' end
+  local recTtl = nil
+  if mode == 'untilDone' and ttl then recTtl = ttl
+  elseif mode ~= 'ttl' then recTtl = math.max(idemTtl, (ttl or 0) + (maxDelay or 0)) end
+  return { rk = kp .. 'dd:' .. key, key = key, mode = mode, ttl = ttl, maxDelay = maxDelay,
+    keepLast = keepLast == true or keepLast == '1', recTtl = recTtl }
+end
+
+-- The fields of a job made under `d` (appended to the HSET list `args`; `delay`: its delay):
+-- `dk` and ALWAYS an explicit log, whose "enqueued" entry names the key (see the header), unless
+-- `d` is a `ttl` one (its record is not tied to the job). Returns true when it wrote the log.
+local function dedupeFields(args, d, now, delay)
+  if not d or not d.recTtl then return false end
+  args[#args + 1] = 'dk'; args[#args + 1] = d.key
+  args[#args + 1] = 'ls'; args[#args + 1] = 1
+  args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued",' ..
+    (delay > 0 and '"delayMs":' .. delay .. ',' or '') .. '"dedupe":{"key":' .. cjson.encode(d.key) ..
+    ',"mode":"' .. d.mode .. '"}}'
+  return true
+end
+
 -- 'missing' | 'ended' | 'unstarted' (queued, never claimed) | 'started'
 local function ddPhase(id)
   local st, ct = unpack(redis.call('HMGET', LC.kp .. 'job:' .. id, 'st', 'ct'))
