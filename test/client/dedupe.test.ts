@@ -159,6 +159,38 @@ describeOnEachStore('dedupe', (world) => {
     assert.notEqual(await client.enqueue('e', 2, { dedupe: { key: 'c' } }), first);
   });
 
+  it('on a partitioned queue one key is one job: the key picks the partition', async () => {
+    h = world();
+    const client = h.client({ jobs: [echo] });
+    await client.configureQueue('parts', { partitions: 4 });
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        client.enqueue('e', i, { queue: 'parts', dedupe: { key: 'one' } }),
+      ),
+    );
+    assert.equal(new Set(ids).size, 1);
+    const many = await client.enqueueMany(
+      Array.from({ length: 8 }, (_, i) => ({
+        machine: 'e',
+        input: i,
+        options: { queue: 'parts', dedupe: { key: 'one' } },
+      })),
+    );
+    assert.ok(many.every((id) => id === ids[0]));
+  });
+
+  it('refuses a fan-out child that sets dedupe rather than making it without', async () => {
+    h = world();
+    const client = h.client({ jobs: [echo] });
+    await assert.rejects(
+      client.enqueueChildren('p', 'default', 'g', [
+        { machine: 'e', input: 1, dedupe: { key: 'k' } } as never,
+      ]),
+      (e: unknown) => e instanceof ValidationError && /cannot set dedupe/.test(e.message),
+    );
+    assert.equal((await client.list({ status: 'queued' })).jobs.length, 0);
+  });
+
   it('refuses a dedupe it could not apply, naming the field, and writes nothing', async () => {
     h = world();
     const client = h.client({ jobs: [echo] });
