@@ -149,6 +149,17 @@ describeOnEachStore('dedupe', (world) => {
     assert.equal(ids[0], ids[1]);
     assert.equal(ids[2], ids[3]);
     assert.equal((await client.list({ status: 'queued' })).jobs.length, 2);
+    // A debounce made and replaced within one batch: one delayed job with the last input.
+    const d = { key: 'deb', mode: 'debounce', ttlMs: 60_000 } as const;
+    const deb = await client.enqueueMany(
+      [1, 2, 3].map((input) => ({ machine: 'e', input, options: { dedupe: d } })),
+    );
+    assert.equal(new Set(deb).size, 1);
+    const rec = await client.get(deb[0]!);
+    assert.equal(rec?.input, 3);
+    assert.ok(rec?.runAt && rec.runAt >= rec.createdAt + 60_000);
+    assert.equal(await h.indexScore('queued', deb[0]!), null, 'listed once: delayed, not queued');
+    assert.equal(await h.indexScore('delayed', deb[0]!), rec.runAt);
   });
 
   it('a cancelled job frees its key', async () => {
