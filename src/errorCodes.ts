@@ -34,11 +34,16 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { meaning: 'a request body is not JSON (Content-Type)', http: 415 },
   BAD_REQUEST: { meaning: "another client error of the HTTP server's own (a malformed URL, a bad header)" },
   UNAUTHORIZED: { meaning: 'a bearer token is missing or not valid', http: 401 },
+  BAD_SIGNATURE: {
+    meaning: "a trigger's request has no valid signature (missing, not matching, or too old)",
+    http: 401,
+  },
   FORBIDDEN: { meaning: "the bearer token lacks the route's scope", http: 403 },
   INTERNAL: { meaning: 'an unforeseen server error (logged by the server, details not answered)', http: 500 },
   // Things that are not there, or not in the state asked for.
   NOT_FOUND: { meaning: 'no such route, dashboard file, chart or machine by that name', http: 404 },
   JOB_NOT_FOUND: { meaning: 'no job with that id (in that queue)', http: 404, lua: true },
+  TRIGGER_NOT_FOUND: { meaning: 'no trigger by that name is declared on the server', http: 404 },
   UNKNOWN_QUEUE: { meaning: 'no queue of that name is known', http: 404 },
   NOT_DEAD_LETTER: { meaning: 'the job is not a dead letter', http: 404 },
   UNKNOWN_MACHINE: { meaning: 'no job machine of that name (or version) is registered', http: 400 },

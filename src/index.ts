@@ -32,6 +32,14 @@ export type { AnyDefinition } from './runtime/registry.js';
 export type { EnqueueOptions, WebhookOptions } from './client/validateEnqueue.js';
 export { MAX_DELAY_MS } from './client/validateEnqueue.js';
 export { verifyWebhook } from './webhooks/signature.js';
+export {
+  defineTrigger,
+  type TriggerSpec,
+  type TriggerDefinition,
+  type TriggerVerify,
+  type TriggerDedupe,
+  type TriggerRequest,
+} from './triggers/defineTrigger.js';
 export type { VerifyWebhookArgs } from './webhooks/signature.js';
 export type { WebhookSettings } from './webhooks/webhookSettings.js';
 export { MachinistMetrics } from './metrics/MachinistMetrics.js';

@@ -58,6 +58,7 @@ export interface RunServerOptions {
   anyPortIfTaken?: boolean;
   store: Store;
   jobs?: readonly AnyDefinition[];
+  triggers?: ServerOptions['triggers'];
   queue: string;
   dashboard: ServerOptions['dashboard'];
   /** createServer's error-stack and connection limits (`serve` flags); createServer's defaults otherwise. */
@@ -93,6 +94,7 @@ export async function runServer(o: RunServerOptions): Promise<RunningServer> {
     app = createServer({
       store: o.store,
       jobs: o.jobs,
+      triggers: o.triggers,
       queue: o.queue,
       tokens: o.address.tokens,
       auth: o.address.tokens.length > 0,

@@ -51,12 +51,12 @@ export class QueueRouter {
 
   /**
    * Where a new job of `queue` goes, for a queue of `n` partitions: by its partition key, else
-   * by its idempotency key (so the key dedupes in one partition), else round robin.
+   * by its idempotency or dedupe key (so the key dedupes in one partition: exactly), else round robin.
    */
   forEnqueue(
     queue: string,
     n: number,
-    keys: { partitionKey?: string; idempotencyKey?: string },
+    keys: { partitionKey?: string; idempotencyKey?: string; dedupe?: { key?: unknown } },
   ): EnqueueRoute {
     if (splitPartition(queue))
       throw new ValidationError(
@@ -64,7 +64,8 @@ export class QueueRouter {
         { field: 'queue', queue },
       );
     if (n <= 1) return { queue, partition: undefined };
-    const key = keys.partitionKey ?? keys.idempotencyKey;
+    const dedupeKey = typeof keys.dedupe?.key === 'string' ? keys.dedupe.key : undefined;
+    const key = keys.partitionKey ?? keys.idempotencyKey ?? dedupeKey;
     const partition = key !== undefined ? partitionOfKey(key, n) : this.turn++ % n;
     return { queue: partitionQueue(queue, partition), partition };
   }

@@ -85,5 +85,9 @@ function jobOf(
     options: Object.keys(perJob).length > 0 ? JSON.stringify(perJob) : '',
   };
   if (perJob.webhook) job.hooked = true;
+  if (o.dedupe !== undefined) {
+    const { key, mode = 'untilDone', ttlMs, maxDelayMs, keepLast } = o.dedupe;
+    job.dedupe = { key, mode, ttlMs, maxDelayMs, keepLast };
+  }
   return { queue, job };
 }

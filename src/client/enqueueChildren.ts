@@ -3,6 +3,7 @@
 
 import type { NewJob, Store } from '../store/types.js';
 import { childId } from '../store/keys.js';
+import { ValidationError } from '../errors.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type { MachineFactsLookup } from './MachineFactsLookup.js';
 import type { JobPreparer } from './JobPreparer.js';
@@ -36,6 +37,13 @@ export async function enqueueChildren(
     const byQueue = new Map<string, NewJob[]>();
     for (let index = start; index < Math.min(jobs.length, start + CHUNK); index++) {
       const spec = jobs[index]!;
+      // Refused, never dropped: a deduplicated child would be another job, and the parent's
+      // fan-in waits for this very child (its deterministic id).
+      if ((spec as { dedupe?: unknown }).dedupe !== undefined)
+        throw new ValidationError(
+          `fan-out child ${index} (${spec.machine}) cannot set dedupe: its parent waits for that very child; dedupe inside the child's work, or enqueue it with client.enqueue`,
+          { field: 'dedupe', machine: spec.machine },
+        );
       const m = facts.machineInfo(spec.machine);
       const id = childId(parentId, group, index);
       // A child of a partitioned queue goes to the partition its id names (hashed: docs/partitions.md).

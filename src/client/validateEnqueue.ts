@@ -4,7 +4,7 @@
 import { MachinistError, ValidationError } from '../errors.js';
 import { toStoredJson } from '../runtime/storedJson.js';
 import { assertQueueName } from '../store/keys.js';
-import { PRIORITY_BAND, type Priority } from '../store/types.js';
+import { PRIORITY_BAND, type DedupeMode, type Priority } from '../store/types.js';
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   MAX_INPUT_DEPTH,
@@ -30,6 +30,17 @@ export interface EnqueueOptions {
    */
   idempotencyKey?: string;
   /**
+   * Collapses enqueues with the same key into one job (docs/dedupe.md): `untilDone` (default)
+   * returns the unfinished job's id; `ttl` makes one job per `ttlMs` window; `debounce` delays
+   * the job by `ttlMs` and each later enqueue replaces its input and restarts the wait (at most
+   * `maxDelayMs` after the first); `keepLast` keeps one pending job behind a started one with the
+   * latest input. `idempotencyKey: k` is `dedupe: { key: k, mode: 'ttl' }` for the store's
+   * idempotency TTL (under its own records): set one or the other. On a partitioned queue the key
+   * picks the partition (unless `partitionKey` does: then keep the two consistent).
+   * @example await client.enqueue('reindex', { doc }, { dedupe: { key: doc, mode: 'debounce', ttlMs: 2000 } })
+   */
+  dedupe?: DedupeOption;
+  /**
    * On a partitioned queue (Client.configureQueue): jobs with the same key go to the same
    * partition, so they are claimed in order (priority, then arrival). Without it (and without
    * an idempotencyKey), jobs are spread round robin. Ignored on a queue of one partition.
@@ -47,6 +58,57 @@ export interface EnqueueOptions {
   webhook?: WebhookOptions;
   // No parentId: a child job comes only from its parent's fanOut (Client.enqueueChildren), so
   // no caller can attach a job to another job's tree. validateOptions refuses one.
+}
+
+/** The `dedupe` enqueue option; `mode` defaults to 'untilDone'. */
+export interface DedupeOption {
+  key: string;
+  mode?: DedupeMode;
+  ttlMs?: number;
+  maxDelayMs?: number;
+  keepLast?: boolean;
+}
+
+const DEDUPE_FIELDS = new Set(['key', 'mode', 'ttlMs', 'maxDelayMs', 'keepLast']);
+
+/** Refuses a dedupe option the store could not apply exactly; every message names the field. */
+export function validateDedupe(machine: string, d: unknown, o: EnqueueOptions): void {
+  const fail = (field: string, why: string, got: unknown) => {
+    throw new ValidationError(
+      `options.dedupe${field ? '.' + field : ''} ${why} (got ${JSON.stringify(got)})`,
+      {
+        field: field ? `dedupe.${field}` : 'dedupe',
+        machine,
+      },
+    );
+  };
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) return fail('', 'must be an object', d);
+  const x = d as Record<string, unknown>;
+  for (const k of Object.keys(x))
+    if (!DEDUPE_FIELDS.has(k))
+      fail(k, 'is not an option (key, mode, ttlMs, maxDelayMs and keepLast are)', x[k]);
+  if (typeof x.key !== 'string' || x.key.length === 0 || x.key.length > 256)
+    fail('key', 'must be a string of 1-256 characters', x.key);
+  const mode = x.mode ?? 'untilDone';
+  if (mode !== 'untilDone' && mode !== 'ttl' && mode !== 'debounce')
+    fail('mode', "must be 'untilDone', 'ttl' or 'debounce'", x.mode);
+  for (const f of ['ttlMs', 'maxDelayMs'] as const) {
+    const v = x[f];
+    if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > MAX_DELAY_MS))
+      fail(f, `must be an integer from 1 to ${MAX_DELAY_MS}`, v);
+  }
+  if (mode !== 'untilDone' && x.ttlMs === undefined)
+    fail('ttlMs', `is required in mode '${mode as string}' (the window, or the quiet period)`, x.ttlMs);
+  if (x.maxDelayMs !== undefined && mode !== 'debounce')
+    fail('maxDelayMs', "is for mode 'debounce' only", x.maxDelayMs);
+  if (x.keepLast !== undefined && typeof x.keepLast !== 'boolean')
+    fail('keepLast', 'must be a boolean', x.keepLast);
+  if (x.keepLast === true && mode === 'ttl')
+    fail('keepLast', "does not apply to mode 'ttl' (its window keeps the first job)", x.keepLast);
+  if (o.idempotencyKey !== undefined)
+    fail('', 'and options.idempotencyKey cannot both be set (an idempotency key is the ttl mode)', d);
+  if (mode === 'debounce' && o.delayMs !== undefined)
+    fail('', "in mode 'debounce' sets the delay: leave options.delayMs out", d);
 }
 
 export interface WebhookOptions {
@@ -196,4 +258,5 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
   )
     fail('partitionKey', 'must be a string of 1-256 characters');
   if (o.webhook !== undefined) validateWebhook(machine, o.webhook);
+  if (o.dedupe !== undefined) validateDedupe(machine, o.dedupe, o);
 }

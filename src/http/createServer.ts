@@ -43,6 +43,8 @@ import { jobRoutes } from './routes/jobs.js';
 import { liveRoutes } from './routes/live.js';
 import { machineRoutes } from './routes/machines.js';
 import { queueRoutes } from './routes/queues.js';
+import { openTriggerRoutes, triggerRoutes } from './routes/triggers.js';
+import type { TriggerDefinition } from '../triggers/defineTrigger.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
 import {
@@ -53,6 +55,11 @@ import {
 
 export interface ServerOptions extends ConnectionLimitOptions {
   store: Store;
+  /**
+   * Declared HTTP triggers (defineTrigger, docs/triggers.md): `POST /triggers/<name>` enqueues
+   * its machine with the request's body, checking the sender's signature when it declares one.
+   */
+  triggers?: readonly TriggerDefinition[];
   /** Definitions the server knows (names, input checks, charts) without asking the registry. */
   jobs?: readonly AnyDefinition[];
   /** Queue for requests that name none. Default 'default'. */
@@ -149,7 +156,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addSchema(errorSchema);
   app.addSchema(jobSchema);
   registerOpenApi(app);
-  const openRoutes = [...(options.openRoutes ?? DEFAULT_OPEN_ROUTES)];
+  const triggers = checkedTriggers(options.triggers);
+  const openRoutes = [...(options.openRoutes ?? DEFAULT_OPEN_ROUTES), ...openTriggerRoutes(triggers)];
   if (options.dashboard !== false) openRoutes.push(...DASHBOARD_OPEN_ROUTES);
   if (table) installAuth(app, table, new Set(openRoutes));
   const metrics = options.metrics ?? new MachinistMetrics({ store: options.store });
@@ -167,6 +175,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     queueRoutes(routes, api);
     healthRoutes(routes, api);
   });
+  // Its own context: its body parser keeps the raw bytes the signatures cover.
+  void app.register(async (routes) =>
+    triggerRoutes(routes, api, triggers, options.maxDepth ?? MAX_INPUT_DEPTH + 1),
+  );
   if (options.dashboard !== false)
     void app.register(dashboardPlugin, {
       ...options.dashboard,
@@ -186,6 +198,18 @@ export function createServer(options: ServerOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+/** The triggers, each made by defineTrigger, under distinct names (TypeError otherwise, at startup). */
+function checkedTriggers(list: readonly TriggerDefinition[] | undefined): readonly TriggerDefinition[] {
+  const seen = new Set<string>();
+  for (const t of list ?? []) {
+    if ((t as { kind?: unknown })?.kind !== 'trigger')
+      throw new TypeError('createServer: each of triggers must be made by defineTrigger()');
+    if (seen.has(t.name)) throw new TypeError(`createServer: two triggers are named '${t.name}'`);
+    seen.add(t.name);
+  }
+  return list ?? [];
 }
 
 /** The Fastify instance: its logger, limits, body and error handling before any route. */

@@ -143,6 +143,19 @@ export const enqueueBody = {
       description:
         'on a partitioned queue, jobs with one key go to one partition (claimed in order); ignored on a queue of one partition',
     },
+    dedupe: {
+      type: 'object',
+      description: 'collapses enqueues with the same key into one job (docs/dedupe.md)',
+      required: ['key'],
+      additionalProperties: false,
+      properties: {
+        key: { type: 'string', minLength: 1, maxLength: 256 },
+        mode: { type: 'string', enum: ['untilDone', 'ttl', 'debounce'] },
+        ttlMs: { type: 'integer', minimum: 1, maximum: MAX_DELAY_MS },
+        maxDelayMs: { type: 'integer', minimum: 1, maximum: MAX_DELAY_MS },
+        keepLast: { type: 'boolean' },
+      },
+    },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },
     webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, description: 'POSTed the final job record' },
     stateWebhookUrl: {

@@ -17,6 +17,8 @@ export interface NewJob {
   delayMs: number;
   maxAttempts: number;
   idempotencyKey?: string;
+  /** Deduplication (docs/dedupe.md), checked by validateEnqueue.ts. */
+  dedupe?: Dedupe;
   parentId?: string;
   /** JSON text of per-job options (timeoutMs, webhook), or ''. */
   options?: string;
@@ -44,8 +46,36 @@ export interface NewJob {
   revive?: boolean;
 }
 
+/** How enqueues with the same key collapse into one job (docs/dedupe.md). */
+export type DedupeMode = 'untilDone' | 'ttl' | 'debounce';
+
+export interface Dedupe {
+  /** 1-256 characters; names one job per queue (the queue's partition, on a partitioned queue). */
+  key: string;
+  /**
+   * - `untilDone` (default): while the job made under the key is unfinished, the same key returns
+   *   its id; once it ended (or after `ttlMs`, when given), a new job is made.
+   * - `ttl`: one job per key per window of `ttlMs` from the first enqueue.
+   * - `debounce`: the job waits `ttlMs`; each enqueue with the key before it starts replaces its
+   *   input and starts the quiet period again, up to `maxDelayMs` after the first.
+   */
+  mode: DedupeMode;
+  ttlMs?: number;
+  maxDelayMs?: number;
+  /**
+   * Once the kept job started, one more job waits behind it with the latest input (each enqueue
+   * replaces it), and runs when the started one ends: one running plus one pending.
+   */
+  keepLast?: boolean;
+}
+
 export interface EnqueueResult {
   id: string;
-  /** False when an idempotency key matched an existing job: `id` is that job's. */
+  /** False when the job exists already (the same id), or a dedupe key kept another job. */
   created: boolean;
+  /**
+   * True when a dedupe key (or an idempotency key, the `ttl` mode's alias) kept an existing job:
+   * `id` is that job's, and it was told (a `deduplicated` event and audit entry naming the key).
+   */
+  deduplicated?: boolean;
 }

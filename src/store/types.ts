@@ -35,6 +35,8 @@ export {
   type Priority,
   type NewJob,
   type EnqueueResult,
+  type Dedupe,
+  type DedupeMode,
 } from './newJob.js';
 export type { JobRecord, AuditEntry, ListQuery, CancelOutcome } from './jobRecord.js';
 export { deadLetterOf, type DeadLetter, type BrokenEntry } from './deadLetter.js';

@@ -31,7 +31,16 @@ export function ingressEntryLimit(maxPayloadBytes: number): number {
 }
 
 /** The fields an entry may have; any other is refused (a misspelt "priorty" is not ignored). */
-const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts', 'partitionKey']);
+const FIELDS = new Set([
+  'machine',
+  'input',
+  'priority',
+  'id',
+  'delayMs',
+  'maxAttempts',
+  'partitionKey',
+  'dedupe',
+]);
 /**
  * A producer's own job id: it becomes part of Redis keys and of comma-joined id lists. It may
  * name its partition (`2~order-42`, store/partitions.ts).
@@ -97,6 +106,8 @@ export function parseIngressEntry(
   if (e.priority !== undefined) options.priority = e.priority as EnqueueOptions['priority'];
   if (e.delayMs !== undefined) options.delayMs = e.delayMs as number;
   if (e.maxAttempts !== undefined) options.maxAttempts = e.maxAttempts as number;
+  // Checked as the Client checks it (validateEnqueue.ts): a bad one sets the entry aside.
+  if (e.dedupe !== undefined) options.dedupe = e.dedupe as EnqueueOptions['dedupe'];
   const refused = (err: unknown): IngressDecision =>
     // An input the machine's schema refuses is told apart from an entry that is malformed.
     err instanceof InputSchemaError

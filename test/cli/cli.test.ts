@@ -80,6 +80,31 @@ describe('machinist CLI', () => {
     store = new RedisStore({ url: redis.url, prefix });
   }
 
+  it('enqueue --dedupe-key/--dedupe-mode: a second enqueue in the window prints the first id; a bad mode is refused', async () => {
+    fresh();
+    const worker = await startWorker('--heartbeat-ms', '200', '--lease-ms', '2000');
+    const args = [
+      'enqueue',
+      'echo',
+      '{"n":1}',
+      '--dedupe-key',
+      'k',
+      '--dedupe-mode',
+      'ttl',
+      '--dedupe-ttl-ms',
+      '60000',
+    ];
+    const a = await cli(...args);
+    const b = await cli(...args);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.stdout, a.stdout);
+    const bad = await cli('enqueue', 'echo', '{}', '--dedupe-key', 'k', '--dedupe-mode', 'nope');
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /dedupe\.mode/);
+    worker.child.kill('SIGTERM');
+    await worker.exit;
+  });
+
   it('runs a job enqueued with the CLI, shows its status, and exits 0 on SIGTERM when idle', async () => {
     fresh();
     const worker = await startWorker('--heartbeat-ms', '200', '--lease-ms', '2000');

@@ -30,6 +30,7 @@ const ROUTES = [
   'get /machines/{name}/chart',
   'get /queues',
   'put /queues/{queue}/partitions',
+  'post /triggers/{name}',
   'get /healthz',
   'get /openapi.json',
 ];

@@ -87,6 +87,23 @@ describe('HTTP API routes', () => {
     assert.equal(differ.json.error.field, 'idempotencyKey');
   });
 
+  it('honours dedupe in the enqueue body: a debounce replaces the pending input; a bad one is a 400 naming the field', async () => {
+    await start(false);
+    const dedupe = { key: 'doc-1', mode: 'debounce', ttlMs: 60_000 };
+    const a = await api.call('POST', '/jobs', { body: { machine: 'echo', input: { n: 1 }, dedupe } });
+    const b = await api.call('POST', '/jobs', { body: { machine: 'echo', input: { n: 2 }, dedupe } });
+    assert.equal(a.status, 202);
+    assert.equal(b.json.job_id, a.json.job_id);
+    const job = await api.call('GET', `/jobs/${a.json.job_id}`);
+    assert.deepEqual(job.json.input, { n: 2 });
+    const bad = await api.call('POST', '/jobs', {
+      body: { machine: 'echo', dedupe: { key: 'k', mode: 'ttl' } },
+    });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.json.error), /dedupe\.ttlMs/);
+    assert.equal((await api.call('GET', '/jobs')).json.jobs.length, 1, 'nothing else was made');
+  });
+
   it('?wait answers 200 with the record when the job finishes in time', async () => {
     await start();
     const res = await api.call('POST', '/jobs?wait=10s', { body: { machine: 'echo', input: { n: 7 } } });

@@ -5,6 +5,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
+import { createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 
@@ -68,6 +69,34 @@ describe('machinist serve', () => {
     assert.ok(m, `serve did not start: ${r.output()}`);
     return { ...r, url: m[1]! };
   }
+
+  it('serves --triggers: a signed POST /triggers/<name> runs its machine once per delivery', async () => {
+    const s = await serve(
+      ['--port', '0', '--jobs', JOBS, '--worker', '--triggers', 'test/http/fixtures/triggers.ts'],
+      {
+        MACHINIST_TOKENS: TOKEN,
+      },
+    );
+    const body = JSON.stringify({ hello: 'trigger' });
+    const headers = {
+      'content-type': 'application/json',
+      'x-delivery': 'd-1',
+      'x-hub-signature-256': 'sha256=' + createHmac('sha256', 'serve-test-secret').update(body).digest('hex'),
+    };
+    const a = await fetch(`${s.url}/triggers/hook`, { method: 'POST', headers, body });
+    const b = await fetch(`${s.url}/triggers/hook`, { method: 'POST', headers, body });
+    assert.equal(a.status, 202);
+    const id = ((await a.json()) as { job_id: string }).job_id;
+    assert.equal(((await b.json()) as { job_id: string }).job_id, id);
+    const rec = (await eventually(async () => {
+      const r = await fetch(`${s.url}/jobs/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const j = (await r.json()) as { status: string; output: unknown };
+      return j.status === 'done' && j;
+    }, 15_000)) as { output: unknown };
+    assert.deepEqual(rec.output, { hello: 'trigger' });
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exit, 0);
+  });
 
   it('prints its URL, runs jobs with --worker, answers ?wait, and exits 0 on SIGTERM', async () => {
     const s = await serve(['--port', '0', '--jobs', JOBS, '--worker'], { MACHINIST_TOKENS: TOKEN });

@@ -58,6 +58,30 @@ describe('ingress list (producers without Machinist)', () => {
     assert.equal(await h.raw.llen(h.key('ingress')), 0, 'the list is emptied');
   });
 
+  it("honours an entry's dedupe: entries with one key make one job, the last debounced input; a bad dedupe is set aside", async () => {
+    h = new Harness(redis);
+    await h.started({ jobs: [echo] });
+    const client = h.client();
+    const dedupe = { key: 'doc-7', mode: 'debounce', ttlMs: 60_000 } as const;
+    await redisCliLpush(redis, h.key('ingress'), [
+      JSON.stringify({ machine: 'echo', input: { n: 1 }, dedupe }),
+      JSON.stringify({ machine: 'echo', input: { n: 2 }, dedupe }),
+      JSON.stringify({ machine: 'echo', input: { n: 3 }, dedupe: { key: 'k', mode: 'ttl' } }),
+    ]);
+    await eventually(async () => (await h.raw.llen(h.key('ingress'))) === 0, 10_000);
+    const page = await client.list({ queue: 'default', status: 'queued' });
+    assert.equal(page.jobs.length, 1);
+    assert.deepEqual(page.jobs[0]!.input, { n: 2 });
+    assert.ok(
+      (await client.events(page.jobs[0]!.id)).some((e) => e.type === 'deduplicated' && e.key === 'doc-7'),
+    );
+    // The same key from the Client keeps that job too.
+    assert.equal(await client.enqueue('echo', { n: 4 }, { dedupe }), page.jobs[0]!.id);
+    const broken = await client.broken({ queue: 'default' });
+    assert.equal(broken.length, 1);
+    assert.match(broken[0]!.reason, /dedupe\.ttlMs/);
+  });
+
   it('makes an entry the same record Client.enqueue makes for the same job', async () => {
     h = new Harness(redis);
     const s = h.supervisor({ jobs: [echo] });

@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import { EXIT } from '../CliError.js';
+import type { DedupeMode } from '../../store/types.js';
 import type { CliBackend } from '../backend/CliBackend.js';
 import { withBackend, type GlobalOptions } from '../connect.js';
 import { value } from '../format.js';
@@ -14,7 +15,12 @@ import { integer, priority } from '../parseOptions.js';
 import { readJson } from '../readInput.js';
 import { printJob } from './status.js';
 
-interface EnqueueCliOptions extends EnqueueOptions {
+interface EnqueueCliOptions extends Omit<EnqueueOptions, 'dedupe'> {
+  dedupeKey?: string;
+  dedupeMode?: DedupeMode;
+  dedupeTtlMs?: number;
+  dedupeMaxDelayMs?: number;
+  dedupeKeepLast?: boolean;
   wait?: number;
   json?: boolean;
   maxPayloadBytes?: number;
@@ -80,6 +86,15 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
       '--partition-key <key>',
       'on a partitioned queue: jobs with one key go to one partition, in order (docs/partitions.md)',
     )
+    .option('--dedupe-key <key>', 'collapse enqueues with this key into one job (docs/dedupe.md)')
+    .option('--dedupe-mode <mode>', 'untilDone (default) | ttl | debounce')
+    .option('--dedupe-ttl-ms <ms>', 'ttl: the window; debounce: the quiet period', integer(1))
+    .option(
+      '--dedupe-max-delay-ms <ms>',
+      'debounce: run at most this long after the first enqueue',
+      integer(1),
+    )
+    .option('--dedupe-keep-last', 'keep one pending job behind a started one, with the latest input')
     .option('--max-attempts <n>', 'runs in all, first included', integer(1))
     .option('--timeout-ms <ms>', 'per-attempt time limit for this job', integer(1))
     .option(
@@ -108,6 +123,21 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             maxAttempts: opts.maxAttempts,
             timeoutMs: opts.timeoutMs,
           };
+          // The Client checks the whole option (a mode without a key is refused there too).
+          if (
+            opts.dedupeKey !== undefined ||
+            opts.dedupeMode !== undefined ||
+            opts.dedupeTtlMs !== undefined ||
+            opts.dedupeMaxDelayMs !== undefined ||
+            opts.dedupeKeepLast !== undefined
+          )
+            options.dedupe = {
+              key: opts.dedupeKey as string,
+              mode: opts.dedupeMode,
+              ttlMs: opts.dedupeTtlMs,
+              maxDelayMs: opts.dedupeMaxDelayMs,
+              keepLast: opts.dedupeKeepLast,
+            };
           const id = await backend.enqueue(machine, input, options);
           if (!jobs) await warnUnchecked(backend, machine);
           if (opts.wait === undefined) return void console.log(id);

@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import type { AnyDefinition } from '../../runtime/registry.js';
 import { openStore, redisLabel, type GlobalOptions } from '../connect.js';
 import { loadJobs } from '../loadJobs.js';
+import { loadTriggers } from '../loadTriggers.js';
 import { integer } from '../parseOptions.js';
 import { CliError } from '../CliError.js';
 import { listenAddress, runServer } from '../runServer.js';
@@ -16,6 +17,7 @@ interface ServeOptions {
   port?: number;
   host?: string;
   jobs?: string;
+  triggers?: string;
   worker?: boolean;
   queue: string;
   concurrency: number;
@@ -44,6 +46,10 @@ export function serveCommand(globals: () => GlobalOptions): Command {
     .option('--host <host>', 'address to listen on (env HOST; default 127.0.0.1)')
     .option('--jobs <module>', 'ESM module exporting the definitions (as for `machinist worker`)')
     .option('--worker', 'also run a supervisor for --jobs in this process')
+    .option(
+      '--triggers <module>',
+      'ESM module exporting defineTrigger() results: POST /triggers/<name> (docs/triggers.md)',
+    )
     .option('-q, --queue <name>', 'default queue (and the one --worker works)', 'default')
     .option('-c, --concurrency <n>', 'with --worker: jobs run at once', integer(1), 10)
     .option(
@@ -83,12 +89,14 @@ async function runServe(globals: GlobalOptions, opts: ServeOptions): Promise<voi
   const address = listenAddress(opts);
   if (opts.worker && !opts.jobs) throw new CliError('--worker needs --jobs (the definitions it runs)');
   const jobs: AnyDefinition[] | undefined = opts.jobs ? await loadJobs(opts.jobs) : undefined;
+  const triggers = opts.triggers ? await loadTriggers(opts.triggers) : undefined;
   const store = await openStore(globals, true, { commandTimeoutMs: opts.redisTimeoutMs });
   const { url, supervisor } = await runServer({
     name: 'serve',
     address,
     store,
     jobs,
+    triggers,
     queue: opts.queue,
     dashboard: opts.dashboard && { actions: opts.dashboardActions === true },
     server: {

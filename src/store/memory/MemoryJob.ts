@@ -35,6 +35,7 @@ export interface MemoryJob {
   token?: string; // tk
   queueScore?: number; // qs: its place in line
   idempotencyKey?: string; // ik
+  dedupeKey?: string; // dk
   options?: string; // opt
   resume?: string; // rs: the snapshot a redrive resumes from
   fanGroups?: { group: string; total: number }[]; // fg

@@ -130,8 +130,8 @@ export class MemoryLifecycle {
     q.jobs.delete(job.id);
   }
 
-  /** The indexes a job of its status is listed in. */
-  private leave(q: QueueState, j: MemoryJob): void {
+  /** Out of the indexes a job of its status is listed in (lcLeave.lua; dedupe.ts moves a queued job's run-at with it). */
+  leave(q: QueueState, j: MemoryJob): void {
     const { index } = q;
     switch (j.status) {
       case 'queued':
@@ -188,6 +188,26 @@ export class MemoryLifecycle {
     }
     if (j.parentId !== undefined) this.notifyParent(q, j, to, fanInOutcome(to, o.output, o.error));
     if (j.fanGroups && to !== 'failed') this.expireFans(q, j);
+    if (j.dedupeKey !== undefined) this.releaseDedupe(q, j);
+  }
+
+  /**
+   * DEDUPE RELEASE (lcMove.lua's twin; memory/dedupe.ts): a job made under a dedupe key frees it
+   * as it ends, and a keepLast job pending behind it is due now.
+   */
+  private releaseDedupe(q: QueueState, j: MemoryJob): void {
+    const rec = q.dedupe.get(j.dedupeKey!);
+    if (!rec) return;
+    if (rec.next === j.id) return void delete rec.next;
+    if (rec.id !== j.id) return;
+    if (rec.next === undefined) return void q.dedupe.delete(j.dedupeKey!);
+    rec.id = rec.next;
+    delete rec.next;
+    const p = q.jobs.get(rec.id);
+    if (p?.status === 'queued') {
+      this.leave(q, p);
+      this.move(q, p, 'queued', { fresh: true, log: [`{"type":"due","after":"${j.id}"}`] });
+    }
   }
 
   /** The claim of a queued job under a lease until `deadline`. */

@@ -30,6 +30,13 @@ export interface ChildrenIndex {
 export const INDEX_NAMES = [...COUNTED, 'outbox'] as const;
 export type MemoryIndex = (typeof INDEX_NAMES)[number];
 
+/** A dedupe (or idempotency) key's record: include/dedupe.lua's `<kept id>[ <pending id>]`. */
+export interface DedupeRecord {
+  id: string;
+  next?: string;
+  expiresAt: number;
+}
+
 export class QueueState {
   readonly jobs = new Map<string, MemoryJob>();
   readonly index: Record<MemoryIndex, ZSet>;
@@ -37,7 +44,9 @@ export class QueueState {
   readonly brokenWhy = new Map<string, string>();
   readonly fans = new Map<string, FanRecord>();
   readonly children = new Map<string, ChildrenIndex>();
-  readonly idempotency = new Map<string, { id: string; expiresAt: number }>();
+  readonly idempotency = new Map<string, DedupeRecord>();
+  /** Dedupe keys (dd:<key>): the kept job, and with keepLast the one pending behind it. */
+  readonly dedupe = new Map<string, DedupeRecord>();
   /** FIFO sequence (meta seq) and lease token counter (meta tok). */
   seq = 0;
   tok = 0;

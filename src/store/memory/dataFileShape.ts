@@ -64,10 +64,12 @@ export function checkDataShape(doc: unknown, file: string): void {
       fans: arr(pair(str, obj({ results: arr(pair(num, any)) }))),
       children: arr(pair(str, obj({ ids: scores }))),
       idempotency: arr(pair(str, any)),
+      // Absent in files written before dedupe keys were kept.
+      dedupe: arr(pair(str, any)),
       // Absent in files written before webhooks were kept (HookState.fromJSON).
       hooks,
     },
-    ['hooks'],
+    ['hooks', 'dedupe'],
   );
   // `partitions` is absent in files written before queues could be partitioned.
   obj(

@@ -9,8 +9,13 @@ import type { EnqueueResult, NewJob } from '../types.js';
 import { BAND } from '../storeConstants.js';
 import type { MemoryContext } from './MemoryContext.js';
 import type { MemoryJob } from './MemoryJob.js';
+import type { QueueState } from './QueueState.js';
 import { ZSet } from './ZSet.js';
 import { CODE } from '../../errorCodes.js';
+import { dedupeEnqueue, type DedupeCall } from './dedupe.js';
+
+const DEDUPE_MODES = new Set(['untilDone', 'ttl', 'debounce']);
+const positive = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
 
 function bad(i: number, why: string): MachinistError {
   return new MachinistError(CODE.BAD_ENQUEUE, `BAD_ENQUEUE ${i} ${why}`);
@@ -25,6 +30,18 @@ export function checkEnqueue(jobs: readonly NewJob[]): void {
     if (!(Number.isFinite(j.delayMs) && j.delayMs >= 0)) throw bad(i, 'delay');
     if (!Number.isInteger(j.maxAttempts) || j.maxAttempts < 1) throw bad(i, 'max attempts');
     if (typeof j.input !== 'string') throw bad(i, 'input');
+    const d = j.dedupe;
+    if (
+      d &&
+      (typeof d.key !== 'string' ||
+        d.key === '' ||
+        !DEDUPE_MODES.has(d.mode) ||
+        j.idempotencyKey ||
+        j.parentId ||
+        (d.mode !== 'untilDone' && !positive(d.ttlMs)) ||
+        (d.maxDelayMs !== undefined && !positive(d.maxDelayMs)))
+    )
+      throw bad(i, 'dedupe');
   });
 }
 
@@ -42,16 +59,18 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
   return jobs.map((nj, i): EnqueueResult => {
     const id = nj.id;
     const existing = ctx.job(q, id);
+    let delayMs = nj.delayMs;
+    const dd = dedupeOf(ctx, q, nj);
     if (existing) {
       const undone = existing.status === 'failed' || existing.status === 'cancelled';
       if (!(nj.parentId && nj.revive && undone)) return { id, created: false };
       ctx.lc.forget(q, existing);
-    } else if (nj.idempotencyKey) {
-      const prev = q.idempotency.get(nj.idempotencyKey);
-      if (prev && prev.expiresAt > now) return { id: prev.id, created: false };
-      q.idempotency.set(nj.idempotencyKey, { id, expiresAt: now + ctx.idempotencyTtlMs });
+    } else if (dd) {
+      const r = dedupeEnqueue(ctx, q, dd, id, nj.input, delayMs);
+      if ('kept' in r) return { id: r.kept, created: false, deduplicated: true };
+      delayMs = r.delay;
     }
-    const delayed = nj.delayMs > 0;
+    const delayed = delayMs > 0;
     const job: MemoryJob = {
       id,
       machine: nj.machine,
@@ -62,10 +81,15 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
       band: nj.band,
       queueScore: nj.band * BAND + seq + i + 1,
       createdAt: now,
-      log: [delayed ? { at: now, type: 'enqueued', delayMs: nj.delayMs } : { at: now, type: 'enqueued' }],
+      log: [delayed ? { at: now, type: 'enqueued', delayMs } : { at: now, type: 'enqueued' }],
     };
-    if (delayed) job.runAt = now + nj.delayMs;
+    if (delayed) job.runAt = now + delayMs;
     if (nj.idempotencyKey) job.idempotencyKey = nj.idempotencyKey;
+    if (dd?.recTtl !== undefined) {
+      // Released as it ends (MemoryLifecycle.releaseDedupe); its "enqueued" entry names the key.
+      job.dedupeKey = dd.key;
+      job.log[0]!.dedupe = { key: dd.key, mode: dd.mode };
+    }
     if (nj.options) job.options = nj.options;
     if (nj.parentId) {
       job.parentId = nj.parentId;
@@ -84,4 +108,35 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
     ctx.lc.create(q, job);
     return { id, created: true };
   });
+}
+
+/** The job's dedupe as dedupe.ts reads it: its dedupe key, or its idempotency key (`ttl`). */
+function dedupeOf(ctx: MemoryContext, q: QueueState, nj: NewJob): DedupeCall | undefined {
+  const d = nj.dedupe;
+  if (d) {
+    const ttl = d.ttlMs ?? 0;
+    return {
+      records: q.dedupe,
+      key: d.key,
+      mode: d.mode,
+      ttl,
+      maxDelay: d.maxDelayMs,
+      keepLast: d.keepLast === true,
+      recTtl:
+        d.mode === 'ttl'
+          ? undefined
+          : d.mode === 'untilDone' && d.ttlMs !== undefined
+            ? ttl
+            : Math.max(ctx.idempotencyTtlMs, ttl + (d.maxDelayMs ?? 0)),
+    };
+  }
+  if (nj.idempotencyKey)
+    return {
+      records: q.idempotency,
+      key: nj.idempotencyKey,
+      mode: 'ttl',
+      ttl: ctx.idempotencyTtlMs,
+      keepLast: false,
+    };
+  return undefined;
 }

@@ -116,6 +116,7 @@ export function sweep(ctx: MemoryContext, q: QueueState): number {
   for (const [k, c] of q.children)
     if (c.expiresAt !== undefined && c.expiresAt <= ctx.now) q.children.delete(k);
   for (const [k, i] of q.idempotency) if (i.expiresAt <= ctx.now) q.idempotency.delete(k);
+  for (const [k, i] of q.dedupe) if (i.expiresAt <= ctx.now) q.dedupe.delete(k);
   return most;
 }
 

@@ -50,6 +50,7 @@ export function encodeData(data: StoreData): string {
     fans: [...q.fans].map(([k, f]) => [k, { ...f, results: [...f.results] }]),
     children: [...q.children].map(([k, c]) => [k, { ids: c.ids.entries(), expiresAt: c.expiresAt }]),
     idempotency: [...q.idempotency],
+    dedupe: [...q.dedupe],
     hooks: q.hooks.toJSON(),
   }));
   return JSON.stringify({
@@ -130,6 +131,7 @@ export function decodeData(text: string, file: string): StoreData {
     for (const [k, c] of qd.children)
       q.children.set(k, { ids: zset(c.ids), expiresAt: c.expiresAt ?? undefined });
     for (const [k, i] of qd.idempotency) q.idempotency.set(k, i);
+    for (const [k, i] of qd.dedupe ?? []) q.dedupe.set(k, i);
     q.hooks = HookState.fromJSON(qd.hooks);
     queues.set(q.name, q);
   }

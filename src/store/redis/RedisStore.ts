@@ -159,7 +159,7 @@ export class RedisStore
     max: number,
     decide: (raw: Buffer) => IngressDecision | Promise<IngressDecision>,
   ): Promise<IngressDrained> {
-    return ingressOps.drainIngress(this.ctx, queue, max, decide);
+    return ingressOps.drainIngress(this.ctx, queue, max, decide, this.idemTtlMs);
   }
 
   /**

@@ -30,6 +30,7 @@ export async function enqueue(
     // set (see enqueue-5.lua).
     const extras =
       j.idempotencyKey ||
+      j.dedupe ||
       j.parentId ||
       j.options ||
       j.parentQueue ||
@@ -46,6 +47,11 @@ export async function enqueue(
             index: j.index,
             revive: j.revive || undefined,
             parentToken: j.parentToken || undefined,
+            dedupeKey: j.dedupe?.key,
+            dedupeMode: j.dedupe?.mode,
+            dedupeTtlMs: j.dedupe?.ttlMs,
+            dedupeMaxDelayMs: j.dedupe?.maxDelayMs,
+            dedupeKeepLast: j.dedupe?.keepLast ? '1' : undefined,
           })
         : '';
     args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
@@ -66,7 +72,12 @@ export async function enqueue(
   const out: EnqueueResult[] = [];
   // A number: every job was created under its own id.
   if (typeof res === 'number') for (const j of jobs) out.push({ id: j.id, created: true });
-  else for (let i = 0; i < res.length; i += 2) out.push({ id: String(res[i]), created: res[i + 1] === 1 });
+  else
+    for (let i = 0; i < res.length; i += 2) {
+      const r: EnqueueResult = { id: String(res[i]), created: res[i + 1] === 1 };
+      if (res[i + 1] === 2) r.deduplicated = true;
+      out.push(r);
+    }
   // Durability 'replicated': acknowledged only once a replica has the jobs (durability.ts).
   const d = ctx.replicaWait?.durability;
   if (d && acked < d.replicas)

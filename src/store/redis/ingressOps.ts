@@ -15,6 +15,8 @@ export async function drainIngress(
   queue: string,
   max: number,
   decide: (raw: Buffer) => IngressDecision | Promise<IngressDecision>,
+  /** The store's idempotency TTL: the longest a dedupe record (but a `ttl` one) lives. */
+  idemTtlMs: number,
 ): Promise<IngressDrained> {
   const k = ctx.keys(queue);
   for (let attempt = 1; ; attempt++) {
@@ -41,6 +43,7 @@ export async function drainIngress(
           delayMs: j.delayMs,
           maxAttempts: j.maxAttempts,
           options: j.options || undefined,
+          dedupe: j.dedupe && { ...j.dedupe, recTtlMs: idemTtlMs },
         };
         // spareId: where the entry goes if its id names another machine's job (ID_CONFLICT).
         records.push(d.ownId ? { sha, job, ownId: true, spareId: d.spareId } : { sha, job });

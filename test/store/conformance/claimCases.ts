@@ -42,7 +42,8 @@ export function claimCases(factory: StoreFactory): void {
       [a, b, c],
       [
         { id: first.id, created: true },
-        { id: first.id, created: false },
+        // An idempotency key is the dedupe `ttl` mode's alias: the result says it deduplicated.
+        { id: first.id, created: false, deduplicated: true },
         { id: first.id, created: false },
       ],
     );

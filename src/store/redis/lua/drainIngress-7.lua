@@ -7,8 +7,10 @@ KEYS: 1 ingress list, 2 queued, 3 delayed, 4 meta, 5 events, 6 marker, 7 broken
 ARGV: 1 key prefix, 2 events max length, 3 the entries, oldest first: ONE JSON array of named
       records (ingressOps.ts), each the caller's IngressDecision (src/store/types.ts) with
       `sha`, the SHA-1 of the entry's bytes:
-        { sha, job = { id, machine, version, input, band, delayMs, maxAttempts, options? } }
-          a job under a new id;
+        { sha, job = { id, machine, version, input, band, delayMs, maxAttempts, options?,
+          dedupe? = { key, mode, ttlMs?, maxDelayMs?, keepLast?, recTtlMs } } }
+          a job under a new id (under a dedupe key: include/dedupe.lua, recTtlMs the store's
+          idempotency TTL);
         { sha, job = ..., ownId = true, spareId } a job under the producer's id (below);
         { sha, id, reason } set aside as broken under the new id `id`,
       4 most bytes of raw text kept for a broken entry
@@ -17,6 +19,7 @@ producer's safe re-push, docs/ingress.md). One whose id names a job of ANOTHER m
 aside as broken under its spare id, reason ID_CONFLICT naming the job: its producer must learn
 that no job was made. The existing job is read here, not by the caller, so that a job made
 earlier in this very batch, or by another supervisor a moment ago, is seen.
+An entry whose dedupe key keeps an existing job makes nothing and counts as existing.
 Returns { made, broken, existing } or { -1 } when the entries are no longer the oldest n (another
 supervisor drained them) or an id meant to be new exists (this call was sent twice): nothing is
 written then, and the caller reads again.
@@ -30,6 +33,7 @@ idempotency key); test/ingress/ingress.test.ts compares the two.
 --- @include "lcCreate"
 --- @include "lcSetBroken"
 --- @include "lcBatch"
+--- @include "dedupe"
 -- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
 local ingressKey, metaKey = KEYS[1], KEYS[4]
 local kp, maxLen, rawCap = ARGV[1], ARGV[2], tonumber(ARGV[4])
@@ -62,6 +66,13 @@ for i = 1, n do
     if type(delay) ~= 'number' or delay < 0 or delay ~= delay or delay == math.huge then return bad(i, 'delay') end
     if type(ma) ~= 'number' or ma < 1 or ma % 1 ~= 0 then return bad(i, 'max attempts') end
     if j.options ~= nil and not isText(j.options) then return bad(i, 'options') end
+    local dd = j.dedupe
+    if dd ~= nil then
+      if type(dd) ~= 'table' or type(dd.recTtlMs) ~= 'number' then return bad(i, 'dedupe') end
+      local d, why = dedupeOf(kp, dd.key, dd.mode, dd.ttlMs, dd.maxDelayMs, dd.keepLast, dd.recTtlMs)
+      if not d then return bad(i, 'dedupe ' .. why) end
+      e.dd = d
+    end
     if e.ownId == true then
       local spare = e.spareId
       if not isText(spare) or spare == '' or spare == j.id then return bad(i, 'spare id') end
@@ -111,18 +122,23 @@ for i = 1, n do
       -- As enqueue-5.lua writes a job due now or delayed (see there for the fields left out).
       local band = BANDS[tostring(j.band)]
       local score = band * BAND + seq + i
-      local delay = j.delayMs
-      local args = { 'm', j.machine, 'v', j.version, 'in', j.input, 'st', 'queued',
-        'qs', score, 'ma', j.maxAttempts, 'ca', now }
-      if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
-      if delay > 0 then
-        args[#args + 1] = 'ra'; args[#args + 1] = now + delay
-        args[#args + 1] = 'ls'; args[#args + 1] = 1
-        args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. tostring(delay) .. '}'
+      local delay, kept = j.delayMs, nil
+      if e.dd then kept, delay = dedupeEnqueue(e.dd, id, j.input, delay) end
+      if kept then
+        existing = existing + 1
+      else
+        local args = { 'm', j.machine, 'v', j.version, 'in', j.input, 'st', 'queued',
+          'qs', score, 'ma', j.maxAttempts, 'ca', now }
+        if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
+        if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
+        if not dedupeFields(args, e.dd, now, delay) and delay > 0 then
+          args[#args + 1] = 'ls'; args[#args + 1] = 1
+          args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. tostring(delay) .. '}'
+        end
+        if j.options ~= nil and j.options ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = j.options end
+        lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
+        made = made + 1
       end
-      if j.options ~= nil and j.options ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = j.options end
-      lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
-      made = made + 1
     end
   end
 end

@@ -6,20 +6,22 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
   extras (rare, so most jobs cost no parsing): a JSON object of the fields below that are set,
   under NewJob's own names (src/store/types.ts; enqueueOps.ts): idempotencyKey, parentId,
   options, parentQueue (when not this one), group (the fan-out's), index (in the fan-out),
-  revive (true), parentToken (the parent's lease token)
+  revive (true), parentToken (the parent's lease token), dedupeKey, dedupeMode (untilDone | ttl |
+  debounce), dedupeTtlMs, dedupeMaxDelayMs, dedupeKeepLast ('1'): include/dedupe.lua
   The 8 values per job keep their places: each has one meaning, whatever the job, and naming
   them would cost every job of a bulk enqueue a decoded table.
 Returns: the number of jobs when every job was created under its own id; otherwise flat
 {id1, created1, id2, created2, ...}; created is 0 when a job with that id exists already (a
 client that resends an enqueue whose reply was lost gets the job it made, never a reset one;
-a parent that re-runs its fan-out after a crash does not fan out twice), or when the
-idempotency key named an existing job, whose id is returned instead.
+a parent that re-runs its fan-out after a crash does not fan out twice); created is 2 when a
+dedupe key (or an idempotency key: the `ttl` mode's alias) kept an existing job, whose id is
+returned instead (include/dedupe.lua: it may have replaced that job's input).
 A child enqueued with revive true (a redriven parent's fan-out, see retryDead-6.lua) whose
 existing record ended failed or cancelled is made anew under its id.
 Errors: BAD_ENQUEUE <job index> <why> when an argument is malformed; LEASE_LOST <parent id> when a
 child on its parent's queue comes with a lease token its parent does not hold (THE FENCE: the
 fan-out of a worker whose lease passed). Nothing is written then.
-Derived keys (job, idem, children index) carry the queue's hash tag.
+Derived keys (job, idem, dd, children index) carry the queue's hash tag.
 ]]
 --- @include "nowMs"
 --- @include "lcState"
@@ -27,6 +29,7 @@ Derived keys (job, idem, children index) carry the queue's hash tag.
 --- @include "lcForget"
 --- @include "lcBatch"
 --- @include "addLog"
+--- @include "dedupe"
 -- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
 local metaKey = KEYS[3]
 local kp = ARGV[1]
@@ -43,7 +46,8 @@ end
 local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
 -- The extras read as text (revive is a boolean).
-local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken' }
+local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken',
+  'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast' }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
@@ -69,6 +73,19 @@ for i = 0, n - 1 do
       if v == nil or v == cjson.null then x[f] = ''
       elseif type(v) == 'string' or type(v) == 'number' then x[f] = tostring(v)
       else return redis.error_reply('BAD_ENQUEUE ' .. i .. ' extras: ' .. f) end
+    end
+    if x.dedupeKey ~= '' then
+      -- The dedupe as include/dedupe.lua reads it; the client checked it (validateEnqueue.ts).
+      local d, why = dedupeOf(kp, x.dedupeKey, x.dedupeMode, x.dedupeTtlMs, x.dedupeMaxDelayMs,
+        x.dedupeKeepLast, idemTtl)
+      if not d then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' dedupe ' .. why) end
+      if x.idempotencyKey ~= '' or x.parentId ~= '' then
+        return redis.error_reply('BAD_ENQUEUE ' .. i .. ' dedupe with an idempotency key or a parent')
+      end
+      x.dd = d
+    elseif x.idempotencyKey ~= '' then
+      -- An idempotency key is the `ttl` mode under its own record, for the store's idempotency TTL.
+      x.dd = { rk = kp .. 'idem:' .. x.idempotencyKey, key = x.idempotencyKey, mode = 'ttl', ttl = idemTtl }
     end
     extras[i] = x
   end
@@ -98,10 +115,10 @@ local FINISHED_UNDONE = { failed = true, cancelled = true }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
-  local idem, par, opt, pq, pg, pi, revive = '', '', '', '', '', '', false
+  local idem, par, opt, pq, pg, pi, revive, dd = '', '', '', '', '', '', false, nil
   local x = extras[i]
   if x then
-    idem, par, opt, pq, pg, pi = x.idempotencyKey, x.parentId, x.options, x.parentQueue, x.group, x.index
+    idem, par, opt, pq, pg, pi, dd = x.idempotencyKey, x.parentId, x.options, x.parentQueue, x.group, x.index, x.dd
     revive = x.revive == true
   end
   local created = 1
@@ -113,14 +130,13 @@ for i = 0, n - 1 do
     else
       created = 0
     end
-  elseif idem ~= '' then
-    local ik = kp .. 'idem:' .. idem
-    local prev = redis.call('GET', ik)
-    if prev then
-      id = prev
-      created = 0
+  elseif dd then
+    local kept, delay = dedupeEnqueue(dd, id, ARGV[b + 3], delays[i])
+    if kept then
+      id = kept
+      created = 2
     else
-      redis.call('SET', ik, id, 'PX', idemTtl)
+      delays[i] = delay
     end
   end
   if created == 1 then
@@ -133,8 +149,8 @@ for i = 0, n - 1 do
     local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued',
       'qs', score, 'ma', ARGV[b + 6], 'ca', now }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
-    if delay > 0 then
-      args[#args + 1] = 'ra'; args[#args + 1] = now + delay
+    if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
+    if not dedupeFields(args, dd, now, delay) and delay > 0 then
       args[#args + 1] = 'ls'; args[#args + 1] = 1
       args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. delay .. '}'
     end

@@ -122,6 +122,28 @@ end
 -- Returns the status the job is in after the move.
 -- A done job also drops the error of an earlier attempt (`e`): a done record reports no error,
 -- its audit log keeps each failed attempt's (MemoryLifecycle.finish does the same).
+-- DEDUPE RELEASE (include/dedupe.lua; MemoryLifecycle.releaseDedupe): a job made under a dedupe
+-- key frees it as it ends, and a keepLast job pending behind it is due now. Such a job always has
+-- an audit log (`ls`), so jobs without one pay nothing here.
+local function ddRelease(j)
+  local dk = redis.call('HGET', j.jk, 'dk')
+  if not dk then return end
+  local rk = LC.kp .. 'dd:' .. dk
+  local rec = redis.call('GET', rk)
+  if not rec then return end
+  local cur, nxt = string.match(rec, '^(%S+) (%S+)$')
+  if not cur then cur = rec end
+  if nxt == j.id then redis.call('SET', rk, cur, 'KEEPTTL'); return end
+  if cur ~= j.id then return end
+  if not nxt then redis.call('DEL', rk); return end
+  redis.call('SET', rk, nxt, 'KEEPTTL')
+  local p = lcRead(nxt, true)
+  if p.st == 'queued' then
+    lcLeave(p)
+    lcMove(p, 'queued', { fresh = true, log = { '{"type":"due","after":"' .. j.id .. '"}' } })
+  end
+end
+
 local DROP_FAILED, DROP_DONE, DROP_CANCELLED = { 'tk' }, { 'tk', 'qs', 'e' }, { 'tk', 'qs' }
 
 lcMove = function(j, to, o, set)
@@ -179,6 +201,7 @@ lcMove = function(j, to, o, set)
     if j.fg and to ~= 'failed' then expireFans(id, j.fg) end
     if j.ib then redis.call('DEL', LC.kp .. 'inbox:' .. id, LC.kp .. 'inboxids:' .. id) end
     lcMoved[id] = lcTell(id, o.kind, to, minPos) * 2 + 1
+    if j.ls then ddRelease(j) end
     return to
   end
   args[#args + 1] = 'ua'; args[#args + 1] = now
