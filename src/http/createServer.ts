@@ -12,14 +12,16 @@
 // within 1 s), having written nothing unless the error says `maybeApplied`. A 202 is only
 // ever sent after the enqueue's script has returned.
 
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type RawServerDefault,
+import type {
+  default as FastifyFactory,
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  RawServerDefault,
 } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import swagger from '@fastify/swagger';
+import { createRequire } from 'node:module';
+import type { default as SwaggerPlugin } from '@fastify/swagger';
 import { pino, type Logger } from 'pino';
 import { Client } from '../client/Client.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
@@ -212,6 +214,23 @@ function checkedTriggers(list: readonly TriggerDefinition[] | undefined): readon
   return list ?? [];
 }
 
+const require = createRequire(import.meta.url);
+let loaded: { Fastify: typeof FastifyFactory; swagger: typeof SwaggerPlugin } | undefined;
+
+/**
+ * fastify and @fastify/swagger, required at the first createServer() rather than imported with
+ * this module: every process that imports Machinist imported them (about 0.3-0.5 s of a 2-core
+ * machine's time), and most never serve HTTP (a worker, a producer, the ~150 test files that
+ * run no server). Both are CommonJS, so the load stays synchronous, as createServer is.
+ */
+function fastifyModules(): NonNullable<typeof loaded> {
+  loaded ??= {
+    Fastify: (require('fastify') as { default: typeof FastifyFactory }).default,
+    swagger: (require('@fastify/swagger') as { default: typeof SwaggerPlugin }).default,
+  };
+  return loaded;
+}
+
 /** The Fastify instance: its logger, limits, body and error handling before any route. */
 function newFastify(
   loggerOption: ServerOptions['logger'],
@@ -222,6 +241,7 @@ function newFastify(
     loggerOption === false
       ? undefined
       : (loggerOption ?? pino({ name: 'machinist-http', level: process.env.MACHINIST_LOG ?? 'warn' }));
+  const { Fastify } = fastifyModules();
   // Fastify's instance type follows its logger's; the API's routes take the base one.
   return Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -243,7 +263,7 @@ function newFastify(
 
 /** The OpenAPI document (GET /openapi.json, routes/health.ts), built from the routes' schemas. */
 function registerOpenApi(app: FastifyInstance): void {
-  void app.register(swagger, {
+  void app.register(fastifyModules().swagger, {
     openapi: {
       openapi: '3.0.3',
       info: {
