@@ -1,0 +1,92 @@
+// The Schedules role in MemoryStore (roles/Schedules.ts), with RedisStore's semantics
+// (lua/schedulePut-3.lua, scheduleRemove-3.lua, scheduleClaim-3.lua): each call is one `op`, so
+// the compare-and-set and the claim are atomic as the scripts are. Kept in the data file.
+
+import { MachinistError } from '../../errors.js';
+import { CODE } from '../../errorCodes.js';
+import type { ScheduleClaim, StoredSchedule } from '../types.js';
+import type { MemoryCore } from './MemoryCore.js';
+import { ZSet } from './ZSet.js';
+
+/** Every schedule's body and revision, and the due times (absent: paused or ended). */
+export class ScheduleTable {
+  readonly defs = new Map<string, { body: string; rev: number }>();
+  readonly due = new ZSet();
+
+  toJSON(): [string, { body: string; rev: number; dueAt: number | null }][] {
+    return [...this.defs].map(([id, d]) => [id, { ...d, dueAt: this.due.score(id) ?? null }]);
+  }
+
+  static fromJSON(rows: [string, { body: string; rev: number; dueAt: number | null }][] | undefined): ScheduleTable {
+    const t = new ScheduleTable();
+    for (const [id, d] of rows ?? []) {
+      t.defs.set(id, { body: d.body, rev: d.rev });
+      if (d.dueAt !== null) t.due.add(id, d.dueAt);
+    }
+    return t;
+  }
+}
+
+function view(t: ScheduleTable, id: string): StoredSchedule | null {
+  const d = t.defs.get(id);
+  return d ? { id, body: d.body, rev: d.rev, dueAt: t.due.score(id) ?? null } : null;
+}
+
+export function putSchedule(
+  core: MemoryCore,
+  id: string,
+  body: string,
+  dueAt: number | null,
+  expectedRev: number | undefined,
+): Promise<number | null> {
+  return core.op(() => {
+    if (!id || !body) throw new MachinistError(CODE.BAD_SCHEDULE, 'BAD_SCHEDULE id or body missing');
+    if (dueAt !== null && !(Number.isFinite(dueAt) && dueAt >= 0))
+      throw new MachinistError(CODE.BAD_SCHEDULE, 'BAD_SCHEDULE due time');
+    const t = core.schedules;
+    const rev = t.defs.get(id)?.rev ?? 0;
+    if (expectedRev !== undefined && expectedRev !== rev) return null;
+    t.defs.set(id, { body, rev: rev + 1 });
+    if (dueAt === null) t.due.delete(id);
+    else t.due.add(id, Math.round(dueAt));
+    return rev + 1;
+  });
+}
+
+export function getSchedule(core: MemoryCore, id: string): Promise<StoredSchedule | null> {
+  return core.op(() => view(core.schedules, id), false);
+}
+
+export function listSchedules(core: MemoryCore): Promise<StoredSchedule[]> {
+  return core.op(
+    () =>
+      [...core.schedules.defs.keys()]
+        .sort()
+        .map((id) => view(core.schedules, id)!),
+    false,
+  );
+}
+
+export function removeSchedule(core: MemoryCore, id: string): Promise<boolean> {
+  return core.op(() => {
+    core.schedules.due.delete(id);
+    return core.schedules.defs.delete(id);
+  });
+}
+
+export function claimSchedules(core: MemoryCore, max: number, leaseMs: number): Promise<ScheduleClaim> {
+  return core.op(() => {
+    if (!(Number.isInteger(max) && max >= 1 && leaseMs > 0))
+      throw new MachinistError(CODE.BAD_SCHEDULE, 'BAD_SCHEDULE claim count or lease ms');
+    const now = core.opNow;
+    const t = core.schedules;
+    const due: StoredSchedule[] = [];
+    for (const { member: id } of t.due.popUpTo(now, max)) {
+      const d = t.defs.get(id);
+      if (!d) continue;
+      t.due.add(id, now + Math.round(leaseMs));
+      due.push({ id, body: d.body, rev: d.rev, dueAt: null });
+    }
+    return { now, due, next: t.due.first()?.score ?? null };
+  });
+}
