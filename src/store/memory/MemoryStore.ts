@@ -62,7 +62,9 @@ import type { MemoryStoreOptions } from './memoryStoreOptions.js';
 export type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
 /** Every required role, and the optional WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules. */
-export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules {
+export class MemoryStore
+  implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules
+{
   readonly kind = 'memory';
   readonly prefix: string;
   readonly finishedTtlMs: number;

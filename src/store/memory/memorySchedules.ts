@@ -17,7 +17,9 @@ export class ScheduleTable {
     return [...this.defs].map(([id, d]) => [id, { ...d, dueAt: this.due.score(id) ?? null }]);
   }
 
-  static fromJSON(rows: [string, { body: string; rev: number; dueAt: number | null }][] | undefined): ScheduleTable {
+  static fromJSON(
+    rows: [string, { body: string; rev: number; dueAt: number | null }][] | undefined,
+  ): ScheduleTable {
     const t = new ScheduleTable();
     for (const [id, d] of rows ?? []) {
       t.defs.set(id, { body: d.body, rev: d.rev });
@@ -58,13 +60,7 @@ export function getSchedule(core: MemoryCore, id: string): Promise<StoredSchedul
 }
 
 export function listSchedules(core: MemoryCore): Promise<StoredSchedule[]> {
-  return core.op(
-    () =>
-      [...core.schedules.defs.keys()]
-        .sort()
-        .map((id) => view(core.schedules, id)!),
-    false,
-  );
+  return core.op(() => [...core.schedules.defs.keys()].sort().map((id) => view(core.schedules, id)!), false);
 }
 
 export function removeSchedule(core: MemoryCore, id: string): Promise<boolean> {

@@ -49,7 +49,12 @@ export async function getSchedule(ctx: RedisContext, id: string): Promise<Stored
 
 export async function listSchedules(ctx: RedisContext): Promise<StoredSchedule[]> {
   const k = scheduleKeys(ctx.prefix);
-  const r = await ctx.redis.multi().hgetall(k.defs).hgetall(k.revs).zrange(k.due, '0', '-1', 'WITHSCORES').exec();
+  const r = await ctx.redis
+    .multi()
+    .hgetall(k.defs)
+    .hgetall(k.revs)
+    .zrange(k.due, '0', '-1', 'WITHSCORES')
+    .exec();
   const [defs, revs, due] = (r ?? []).map(([err, v]) => {
     if (err) throw err;
     return v;
@@ -61,13 +66,18 @@ export async function listSchedules(ctx: RedisContext): Promise<StoredSchedule[]
     .map((id) => ({ id, body: defs[id]!, rev: Number(revs[id] ?? 0), dueAt: dueOf.get(id) ?? null }));
 }
 
-export async function claimSchedules(ctx: RedisContext, max: number, leaseMs: number): Promise<ScheduleClaim> {
+export async function claimSchedules(
+  ctx: RedisContext,
+  max: number,
+  leaseMs: number,
+): Promise<ScheduleClaim> {
   let r: string[];
   try {
-    r = (await ctx.run('scheduleClaim', [scheduleKeys(ctx.prefix).due, ...keysOf(ctx).slice(0, 2)], [
-      max,
-      Math.round(leaseMs),
-    ])) as string[];
+    r = (await ctx.run(
+      'scheduleClaim',
+      [scheduleKeys(ctx.prefix).due, ...keysOf(ctx).slice(0, 2)],
+      [max, Math.round(leaseMs)],
+    )) as string[];
   } catch (err) {
     throw fromScriptError(err);
   }
