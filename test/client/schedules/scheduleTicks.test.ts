@@ -34,7 +34,10 @@ describe('schedule ticks: DST', () => {
 
   it('America/New_York: 02:30 on 8 March 2026 (skipped) runs at 03:00 EDT; 01:30 on 1 November 2026 (repeated) runs once', () => {
     const spring = spec({ cron: '30 2 * * *', timezone: 'America/New_York' });
-    assert.equal(new Date(nextTick(spring, Date.parse('2026-03-08T05:00:00Z'))!).toISOString(), '2026-03-08T07:00:00.000Z');
+    assert.equal(
+      new Date(nextTick(spring, Date.parse('2026-03-08T05:00:00Z'))!).toISOString(),
+      '2026-03-08T07:00:00.000Z',
+    );
     const fall = spec({ cron: '30 1 * * *', timezone: 'America/New_York' });
     const ticks = ticksIn(fall, Date.parse('2026-11-01T04:00:00Z'), Date.parse('2026-11-01T08:00:00Z'), 10);
     assert.deepEqual(iso(ticks), ['2026-11-01T05:30:00.000Z']);
@@ -89,16 +92,36 @@ describe('schedule ticks: catch-up', () => {
 describe('schedule overlap policies', () => {
   const t = (...at: number[]) => at.map((a) => ({ at: a }));
   it('skip: starts the first tick while nothing runs, skips the rest', () => {
-    assert.deepEqual(planTicks('skip', [], t(1, 2), false), { start: t(1), skip: t(2), hold: [], cancelPrevious: false });
+    assert.deepEqual(planTicks('skip', [], t(1, 2), false), {
+      start: t(1),
+      skip: t(2),
+      hold: [],
+      cancelPrevious: false,
+    });
     assert.deepEqual(planTicks('skip', [], t(1), true).skip, t(1));
   });
   it('bufferOne holds one and skips later ones; bufferAll holds all', () => {
-    assert.deepEqual(planTicks('bufferOne', [], t(1, 2), true), { start: [], skip: t(2), hold: t(1), cancelPrevious: false });
+    assert.deepEqual(planTicks('bufferOne', [], t(1, 2), true), {
+      start: [],
+      skip: t(2),
+      hold: t(1),
+      cancelPrevious: false,
+    });
     assert.deepEqual(planTicks('bufferAll', [], t(1, 2), true).hold, t(1, 2));
-    assert.deepEqual(planTicks('bufferAll', t(1), t(2), false), { start: t(1), skip: [], hold: t(2), cancelPrevious: false });
+    assert.deepEqual(planTicks('bufferAll', t(1), t(2), false), {
+      start: t(1),
+      skip: [],
+      hold: t(2),
+      cancelPrevious: false,
+    });
   });
   it('cancelOther cancels the running job and starts the newest tick; allowAll starts every tick', () => {
-    assert.deepEqual(planTicks('cancelOther', [], t(1, 2), true), { start: t(2), skip: t(1), hold: [], cancelPrevious: true });
+    assert.deepEqual(planTicks('cancelOther', [], t(1, 2), true), {
+      start: t(2),
+      skip: t(1),
+      hold: [],
+      cancelPrevious: true,
+    });
     assert.deepEqual(planTicks('allowAll', [], t(1, 2), true).start, t(1, 2));
   });
 });
@@ -139,6 +162,9 @@ describe('schedule ids and checks', () => {
 
   it('says a schedule in words', () => {
     assert.equal(describeSchedule(spec({ everyMs: 5000 })), 'Every 5 seconds');
-    assert.match(describeSchedule(spec({ cron: '30 2 * * *', timezone: 'Europe/Rome' })), /02:30.*Europe\/Rome/);
+    assert.match(
+      describeSchedule(spec({ cron: '30 2 * * *', timezone: 'Europe/Rome' })),
+      /02:30.*Europe\/Rome/,
+    );
   });
 });
