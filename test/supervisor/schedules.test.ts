@@ -127,7 +127,7 @@ describeOnEachStore('schedules', (world) => {
       await client.schedule('p', { everyMs: 1000, machine: 'tick', paused: true, queue: 'pq' });
       const [id] = await client.backfillSchedule('p', 5000, 5000);
       assert.equal(id, `${fnv1a('p') % 4}~sch.p.5000`);
-      assert.equal((await client.get(id!, { queue: 'pq' }))?.id, id);
+      assert.equal((await client.get(id, { queue: 'pq' }))?.id, id);
     } finally {
       await h.close();
     }

@@ -17,7 +17,7 @@ import { encodeData, readDataFile } from './snapshotFile.js';
 import { DataFileWriter, type DataFileLogger } from './DataFileWriter.js';
 import { DataFileLock } from './DataFileLock.js';
 import { ResultBox } from './ResultBox.js';
-import { ScheduleTable } from './memorySchedules.js';
+import { ScheduleTable } from './ScheduleTable.js';
 import type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
 /** Loud by default: a data file that cannot be written must not go unseen. */

@@ -6,28 +6,7 @@ import { MachinistError } from '../../errors.js';
 import { CODE } from '../../errorCodes.js';
 import type { ScheduleClaim, StoredSchedule } from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
-import { ZSet } from './ZSet.js';
-
-/** Every schedule's body and revision, and the due times (absent: paused or ended). */
-export class ScheduleTable {
-  readonly defs = new Map<string, { body: string; rev: number }>();
-  readonly due = new ZSet();
-
-  toJSON(): [string, { body: string; rev: number; dueAt: number | null }][] {
-    return [...this.defs].map(([id, d]) => [id, { ...d, dueAt: this.due.score(id) ?? null }]);
-  }
-
-  static fromJSON(
-    rows: [string, { body: string; rev: number; dueAt: number | null }][] | undefined,
-  ): ScheduleTable {
-    const t = new ScheduleTable();
-    for (const [id, d] of rows ?? []) {
-      t.defs.set(id, { body: d.body, rev: d.rev });
-      if (d.dueAt !== null) t.due.add(id, d.dueAt);
-    }
-    return t;
-  }
-}
+import type { ScheduleTable } from './ScheduleTable.js';
 
 function view(t: ScheduleTable, id: string): StoredSchedule | null {
   const d = t.defs.get(id);

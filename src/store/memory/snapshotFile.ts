@@ -16,7 +16,7 @@ import { checkDataShape } from './dataFileShape.js';
 import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
-import { ScheduleTable } from './memorySchedules.js';
+import { ScheduleTable } from './ScheduleTable.js';
 import { CODE } from '../../errorCodes.js';
 
 export interface StoreData {
