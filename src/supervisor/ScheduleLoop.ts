@@ -36,6 +36,8 @@ const CLAIM_BATCH = 200;
 const PARALLEL = 32;
 /** After a failed claim (the store is away), wait this long before the next. */
 const RETRY_MS = 1000;
+/** Longest a stop waits for the pass in progress. */
+const STOP_WAIT_MS = 2000;
 
 export interface ScheduleLoopOptions {
   store: Store & Schedules;
@@ -63,11 +65,18 @@ export class ScheduleLoop {
     this.done = this.run();
   }
 
+  /**
+   * Ends the loop: waits for the pass in progress, but at most STOP_WAIT_MS (a claim on a store
+   * that is away waits out the outage, and a stop must not). A pass left running does no harm:
+   * its enqueues are of tick ids, its write a compare-and-set; its error is not logged.
+   */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.wake?.();
-    await this.done;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.done, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   private async run(): Promise<void> {
@@ -81,6 +90,7 @@ export class ScheduleLoop {
             ? 0
             : Math.min(MAX_SLEEP_MS, Math.max(0, (claim.next ?? Infinity) - claim.now));
       } catch (err) {
+        if (!this.running) break;
         this.o.log.error({ err }, 'schedule loop: claim failed; trying again');
         sleepMs = RETRY_MS;
       }

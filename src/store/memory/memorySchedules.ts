@@ -50,6 +50,10 @@ export function removeSchedule(core: MemoryCore, id: string): Promise<boolean> {
 }
 
 export function claimSchedules(core: MemoryCore, max: number, leaseMs: number): Promise<ScheduleClaim> {
+  // Nothing due: a read, so an idle schedule loop (one claim a second) does not rewrite the data file.
+  const first = core.schedules.due.first();
+  if (!first || first.score > core.clock())
+    return core.op(() => ({ now: core.opNow, due: [], next: first?.score ?? null }), false);
   return core.op(() => {
     if (!(Number.isInteger(max) && max >= 1 && leaseMs > 0))
       throw new MachinistError(CODE.BAD_SCHEDULE, 'BAD_SCHEDULE claim count or lease ms');
