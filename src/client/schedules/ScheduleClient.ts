@@ -99,7 +99,8 @@ export class ScheduleClient {
         };
       } else {
         r = decodeRecord(stored);
-        if (!sameTiming(r.spec, spec)) r.next = nextTick(spec, now);
+        // New timing, or a resume by update: ticks from now on (as resumeSchedule).
+        if (!sameTiming(r.spec, spec) || (r.paused && options.paused === false)) r.next = nextTick(spec, now);
         r.spec = spec;
         if (options.paused !== undefined) r.paused = options.paused;
         if (options.note !== undefined) r.note = options.note;
