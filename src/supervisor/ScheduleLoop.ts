@@ -7,8 +7,9 @@
 //             at a fixed short interval: an idle store costs one claim a second.
 //   FIRING    a claim took the due schedules (each held for `leaseMs`, so other supervisors
 //             pass it by); for each: the ticks come due (dueTicks.ts: catch-up window, missed
-//             ticks logged), fired by the overlap policy (ScheduleFirer.ts), then the schedule
-//             advanced past them by a compare-and-set on the revision it was read at.
+//             ticks logged), planned by the overlap policy (ScheduleFirer.ts); then all their
+//             jobs enqueued (one call per queue), then each schedule advanced past its ticks by
+//             a compare-and-set on the revision it was read at (one call for all).
 //   STOPPED   before start() and after stop() (which waits for the pass in progress).
 //
 // EXACTLY ONE JOB PER TICK: a tick's job id is made from the schedule id and the tick time
@@ -23,16 +24,18 @@ import type { Logger } from 'pino';
 import type { Schedules, Store } from '../store/types.js';
 import type { MachineFactsLookup } from '../client/MachineFactsLookup.js';
 import type { QueueRouter } from '../client/QueueRouter.js';
-import { ScheduleFirer } from '../client/schedules/ScheduleFirer.js';
+import { ENQUEUE_SLICE, ScheduleFirer, type JobSink } from '../client/schedules/ScheduleFirer.js';
 import { dueTicks } from '../client/schedules/dueTicks.js';
 import { decodeRecord, dueAtOf, encodeRecord, noteAction } from '../client/schedules/scheduleRecord.js';
-import type { StoredSchedule } from '../store/types.js';
+import type { ScheduleWrite, StoredSchedule } from '../store/types.js';
 
 /** Longest sleep between claims: how soon a new or changed schedule is seen. */
 const MAX_SLEEP_MS = 1000;
 /** Schedules per claim; a full claim is followed by another at once. */
-const CLAIM_BATCH = 200;
-/** Schedules fired at once within a claim (each is a few round trips). */
+const CLAIM_BATCH = 500;
+/** Schedule writes per putSchedules call. */
+const WRITE_SLICE = 500;
+/** Schedules prepared at once within a claim (a policy other than allowAll reads the last job's status). */
 const PARALLEL = 32;
 /** After a failed claim (the store is away), wait this long before the next. */
 const RETRY_MS = 1000;
@@ -105,13 +108,47 @@ export class ScheduleLoop {
     });
   }
 
+  /**
+   * One claim's schedules: each one's ticks planned (prepare), then EVERY JOB ENQUEUED (one call
+   * per queue and slice), and only then every schedule advanced (one putSchedules call per
+   * slice, each write its own compare-and-set). A failed enqueue advances none of them: their
+   * leases pass and they are fired again under the same tick ids.
+   */
   private async fireAll(due: StoredSchedule[], now: number): Promise<void> {
+    if (due.length === 0) return;
+    const sink: JobSink = new Map();
+    const writes: ScheduleWrite[] = [];
     for (let i = 0; i < due.length; i += PARALLEL)
-      await Promise.all(due.slice(i, i + PARALLEL).map((s) => this.fireOne(s, now)));
+      await Promise.all(
+        due.slice(i, i + PARALLEL).map(async (s) => {
+          const w = await this.prepare(s, now, sink);
+          if (w) writes.push(w);
+        }),
+      );
+    try {
+      for (const [queue, jobs] of sink)
+        for (let i = 0; i < jobs.length; i += ENQUEUE_SLICE)
+          await this.o.store.enqueue(queue, jobs.slice(i, i + ENQUEUE_SLICE));
+    } catch (err) {
+      this.o.log.error(
+        { err },
+        'schedule: enqueue failed; the schedules are fired again when their leases pass',
+      );
+      return;
+    }
+    for (let i = 0; i < writes.length; i += WRITE_SLICE) {
+      const slice = writes.slice(i, i + WRITE_SLICE);
+      // THE COMPARE-AND-SET: only the revision read moves on.
+      const revs = await this.o.store.putSchedules(slice);
+      revs.forEach((rev, k) => {
+        if (rev === null)
+          this.o.log.debug({ scheduleId: slice[k]!.id }, 'schedule: changed meanwhile; left as written');
+      });
+    }
   }
 
-  /** One schedule's pass; an error leaves it unadvanced (its lease passes and it is tried again). */
-  private async fireOne(s: StoredSchedule, now: number): Promise<void> {
+  /** One schedule's pass, up to its write; an error leaves it unadvanced (its lease passes and it is tried again). */
+  private async prepare(s: StoredSchedule, now: number, sink: JobSink): Promise<ScheduleWrite | null> {
     try {
       const r = decodeRecord(s);
       if (!r.paused) {
@@ -138,15 +175,16 @@ export class ScheduleLoop {
           r,
           d.fresh.map((at) => ({ at })),
           now,
+          r.spec.overlap,
+          true,
+          sink,
         );
         r.updatedAt = now;
       }
-      // THE COMPARE-AND-SET: only the revision read moves on.
-      const rev = await this.o.store.putSchedule(r.id, encodeRecord(r), dueAtOf(r, now), s.rev, true);
-      if (rev === null)
-        this.o.log.debug({ scheduleId: r.id }, 'schedule: changed meanwhile; left as written');
+      return { id: r.id, body: encodeRecord(r), dueAt: dueAtOf(r, now), expectedRev: s.rev };
     } catch (err) {
       this.o.log.error({ err, scheduleId: s.id }, 'schedule: pass failed; tried again when its lease passes');
+      return null;
     }
   }
 }

@@ -32,7 +32,14 @@ export interface FireHost {
 }
 
 /** Jobs per enqueue call (a backfill of many ticks goes in slices). */
-const ENQUEUE_SLICE = 500;
+export const ENQUEUE_SLICE = 500;
+
+/**
+ * Where fire() leaves the jobs it starts, by stored queue, when the caller enqueues them itself
+ * (the schedule loop: one enqueue per queue for a whole claim). The caller MUST enqueue them
+ * before it writes any of the records back.
+ */
+export type JobSink = Map<string, NewJob[]>;
 
 export class ScheduleFirer {
   constructor(private readonly host: FireHost) {}
@@ -42,6 +49,7 @@ export class ScheduleFirer {
    * store's clock) under `policy`; changes `r` to say what was done. Resolves with the ids of
    * the jobs started (an id that existed already counts: its tick was fired before).
    * Without `withHeld` (a backfill), held ticks of the policy join the record's buffered ones.
+   * With `sink`, the jobs are left there instead of enqueued.
    */
   async fire(
     r: ScheduleRecord,
@@ -49,6 +57,7 @@ export class ScheduleFirer {
     now: number,
     policy: OverlapPolicy = r.spec.overlap,
     withHeld = true,
+    sink?: JobSink,
   ): Promise<string[]> {
     const held = withHeld ? r.buffered : [];
     if (held.length === 0 && fresh.length === 0) return [];
@@ -64,7 +73,7 @@ export class ScheduleFirer {
         { scheduleId: r.id, ticks: plan.skip.map((t) => t.at), overlap: policy },
         'schedule: ticks skipped, the previous job is unfinished',
       );
-    return plan.start.length > 0 ? this.start(r, plan.start, now) : [];
+    return plan.start.length > 0 ? this.start(r, plan.start, now, sink) : [];
   }
 
   /** The previous tick's job exists and has not finished (a record gone past retention has). */
@@ -85,7 +94,7 @@ export class ScheduleFirer {
     noteAction(r, { at: now, what: 'cancelledOther', jobId: id });
   }
 
-  private async start(r: ScheduleRecord, ticks: HeldTick[], now: number): Promise<string[]> {
+  private async start(r: ScheduleRecord, ticks: HeldTick[], now: number, sink?: JobSink): Promise<string[]> {
     const { spec } = r;
     let jobs: NewJob[];
     let queue: string;

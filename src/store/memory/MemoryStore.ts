@@ -42,6 +42,7 @@ import type {
   WebhookHost,
   QueuesWaiter,
   ScheduleClaim,
+  ScheduleWrite,
   Schedules,
   StoredSchedule,
 } from '../types.js';
@@ -357,6 +358,10 @@ export class MemoryStore
 
   putSchedule(id: string, body: string, dueAt: number | null, expectedRev?: number): Promise<number | null> {
     return schedules.putSchedule(this.core, id, body, dueAt, expectedRev);
+  }
+
+  putSchedules(writes: ScheduleWrite[]): Promise<(number | null)[]> {
+    return schedules.putSchedules(this.core, writes);
   }
 
   getSchedule(id: string): Promise<StoredSchedule | null> {

@@ -4,13 +4,36 @@
 
 import { MachinistError } from '../../errors.js';
 import { CODE } from '../../errorCodes.js';
-import type { ScheduleClaim, StoredSchedule } from '../types.js';
+import type { ScheduleClaim, ScheduleWrite, StoredSchedule } from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
 import type { ScheduleTable } from './ScheduleTable.js';
 
 function view(t: ScheduleTable, id: string): StoredSchedule | null {
   const d = t.defs.get(id);
   return d ? { id, body: d.body, rev: d.rev, dueAt: t.due.score(id) ?? null } : null;
+}
+
+/** One compare-and-set write, inside an op (see putSchedule). */
+function write(
+  core: MemoryCore,
+  id: string,
+  body: string,
+  dueAt: number | null,
+  expectedRev: number | undefined,
+): number | null {
+  const t = core.schedules;
+  const rev = t.defs.get(id)?.rev ?? 0;
+  if (expectedRev !== undefined && expectedRev !== rev) return null;
+  t.defs.set(id, { body, rev: rev + 1 });
+  if (dueAt === null) t.due.delete(id);
+  else t.due.add(id, Math.round(dueAt));
+  return rev + 1;
+}
+
+function check(id: string, body: string, dueAt: number | null, at = ''): void {
+  if (!id || !body) throw new MachinistError(CODE.BAD_SCHEDULE, `BAD_SCHEDULE ${at}id or body missing`);
+  if (dueAt !== null && !(Number.isFinite(dueAt) && dueAt >= 0))
+    throw new MachinistError(CODE.BAD_SCHEDULE, `BAD_SCHEDULE ${at}due time`);
 }
 
 export function putSchedule(
@@ -21,16 +44,16 @@ export function putSchedule(
   expectedRev: number | undefined,
 ): Promise<number | null> {
   return core.op(() => {
-    if (!id || !body) throw new MachinistError(CODE.BAD_SCHEDULE, 'BAD_SCHEDULE id or body missing');
-    if (dueAt !== null && !(Number.isFinite(dueAt) && dueAt >= 0))
-      throw new MachinistError(CODE.BAD_SCHEDULE, 'BAD_SCHEDULE due time');
-    const t = core.schedules;
-    const rev = t.defs.get(id)?.rev ?? 0;
-    if (expectedRev !== undefined && expectedRev !== rev) return null;
-    t.defs.set(id, { body, rev: rev + 1 });
-    if (dueAt === null) t.due.delete(id);
-    else t.due.add(id, Math.round(dueAt));
-    return rev + 1;
+    check(id, body, dueAt);
+    return write(core, id, body, dueAt, expectedRev);
+  });
+}
+
+export function putSchedules(core: MemoryCore, writes: ScheduleWrite[]): Promise<(number | null)[]> {
+  return core.op(() => {
+    // All checked before the first write, as schedulePutMany-3.lua.
+    writes.forEach((w, i) => check(w.id, w.body, w.dueAt, `${i} `));
+    return writes.map((w) => write(core, w.id, w.body, w.dueAt, w.expectedRev));
   });
 }
 

@@ -42,6 +42,7 @@ import {
   type QueuesWaiter,
   type Schedules,
   type ScheduleClaim,
+  type ScheduleWrite,
   type StoredSchedule,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
@@ -385,6 +386,11 @@ export class RedisStore
       writes: true,
       resend: 'if-unsent',
     });
+  }
+
+  /** The schedule loop's: waits out an outage like a supervisor's other calls. */
+  putSchedules(writes: ScheduleWrite[]): Promise<(number | null)[]> {
+    return scheduleOps.putSchedules(this.ctx, writes);
   }
 
   getSchedule(id: string): Promise<StoredSchedule | null> {

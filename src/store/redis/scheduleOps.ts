@@ -4,7 +4,7 @@
 
 import { fromScriptError } from '../../errors.js';
 import { scheduleKeys } from '../keys.js';
-import type { ScheduleClaim, StoredSchedule } from '../types.js';
+import type { ScheduleClaim, ScheduleWrite, StoredSchedule } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 
 function keysOf(ctx: RedisContext): string[] {
@@ -27,6 +27,18 @@ export async function putSchedule(
       expectedRev === undefined ? '' : expectedRev,
     ])) as number | null;
     return rev === null ? null : Number(rev);
+  } catch (err) {
+    throw fromScriptError(err);
+  }
+}
+
+export async function putSchedules(ctx: RedisContext, writes: ScheduleWrite[]): Promise<(number | null)[]> {
+  if (writes.length === 0) return [];
+  const args: (string | number)[] = [writes.length];
+  for (const w of writes) args.push(w.id, w.body, w.dueAt === null ? '' : Math.round(w.dueAt), w.expectedRev);
+  try {
+    const r = (await ctx.run('schedulePutMany', keysOf(ctx), args)) as (number | null)[];
+    return r.map((x) => (x === null ? null : Number(x)));
   } catch (err) {
     throw fromScriptError(err);
   }

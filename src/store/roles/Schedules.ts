@@ -20,6 +20,14 @@ export interface StoredSchedule {
   dueAt: number | null;
 }
 
+/** One write of putSchedules. */
+export interface ScheduleWrite {
+  id: string;
+  body: string;
+  dueAt: number | null;
+  expectedRev: number;
+}
+
 /** What one claim took. */
 export interface ScheduleClaim {
   /** The store's clock at the claim (ms): the loop fires the ticks due by then. */
@@ -45,6 +53,11 @@ export interface Schedules {
     expectedRev?: number,
     fromLoop?: boolean,
   ): Promise<number | null>;
+  /**
+   * The schedule loop's writes of one claim, each its own compare-and-set (as putSchedule with
+   * `fromLoop`), in one step: the new revision of each, or null where its revision differed.
+   */
+  putSchedules(writes: ScheduleWrite[]): Promise<(number | null)[]>;
   getSchedule(id: string): Promise<StoredSchedule | null>;
   /** Every schedule, by id. */
   listSchedules(): Promise<StoredSchedule[]>;

@@ -26,6 +26,30 @@ export function scheduleCases(factory: StoreFactory): void {
     assert.equal(await s.getSchedule('none'), null);
   });
 
+  test("writes a claim's schedules in one step, each by its own compare-and-set", async (store) => {
+    const s = schedulesOf(store);
+    await s.putSchedule('a', '{}', 0);
+    await s.putSchedule('b', '{}', 0);
+    await s.putSchedule('b', '{"changed":true}', 0);
+    assert.deepEqual(
+      await s.putSchedules([
+        { id: 'a', body: '{"n":1}', dueAt: 500, expectedRev: 1 },
+        { id: 'b', body: '{"n":1}', dueAt: 500, expectedRev: 1 },
+      ]),
+      [2, null],
+    );
+    assert.deepEqual(
+      (await s.listSchedules()).map((x) => [x.id, x.body, x.rev, x.dueAt]),
+      [
+        ['a', '{"n":1}', 2, 500],
+        ['b', '{"changed":true}', 2, 0],
+      ],
+    );
+    await assert.rejects(s.putSchedules([{ id: '', body: '{}', dueAt: null, expectedRev: 0 }]), {
+      code: 'BAD_SCHEDULE',
+    });
+  });
+
   test('claims the due schedules once, holding them for the lease; not the paused or future ones', async (store) => {
     const s = schedulesOf(store);
     const now = await store.now();

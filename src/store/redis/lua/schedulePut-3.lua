@@ -6,9 +6,10 @@ Returns the new revision, or false when the revision differed (THE COMPARE-AND-S
 written; the supervisor or client that lost re-reads).
 Errors: BAD_SCHEDULE <why> when an argument is malformed (nothing written).
 ]]
+--- @include "putSchedule"
 local defsKey, revsKey, dueKey = KEYS[1], KEYS[2], KEYS[3]
 local id, body, due, expected = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if id == nil or id == '' or body == nil or body == '' then
+if id == nil or id == '' or body == nil or body == '' or expected == nil then
   return redis.error_reply('BAD_SCHEDULE id or body missing')
 end
 local dueMs = nil
@@ -18,10 +19,4 @@ if due ~= '' then
     return redis.error_reply('BAD_SCHEDULE due time')
   end
 end
-local rev = tonumber(redis.call('HGET', revsKey, id) or '0')
-if expected ~= '' and tonumber(expected) ~= rev then return false end
-rev = rev + 1
-redis.call('HSET', defsKey, id, body)
-redis.call('HSET', revsKey, id, rev)
-if dueMs then redis.call('ZADD', dueKey, dueMs, id) else redis.call('ZREM', dueKey, id) end
-return rev
+return putSchedule(defsKey, revsKey, dueKey, id, body, dueMs, expected)
