@@ -130,8 +130,13 @@ export class ScheduleFirer {
       );
       return [];
     }
-    for (let i = 0; i < jobs.length; i += ENQUEUE_SLICE)
-      await this.host.store.enqueue(queue, jobs.slice(i, i + ENQUEUE_SLICE));
+    if (sink) {
+      const list = sink.get(queue);
+      if (list) list.push(...jobs);
+      else sink.set(queue, jobs);
+    } else
+      for (let i = 0; i < jobs.length; i += ENQUEUE_SLICE)
+        await this.host.store.enqueue(queue, jobs.slice(i, i + ENQUEUE_SLICE));
     jobs.forEach((j, i) => noteAction(r, { at: ticks[i]!.at, what: 'started', jobId: j.id }));
     r.started += jobs.length;
     const last = ticks.at(-1)!;
