@@ -16,7 +16,9 @@ const SECS = Number(process.env.BENCH_SCHEDULE_SECS ?? 10);
 const SAMPLED = 500;
 
 export async function schedulesWorkload(): Promise<void> {
-  log(`\n== 11. schedules: ${SCHEDULES} of everyMs 1000 for ${SECS} s on 2 supervisors (every tick once, lateness)`);
+  log(
+    `\n== 11. schedules: ${SCHEDULES} of everyMs 1000 for ${SECS} s on 2 supervisors (every tick once, lateness)`,
+  );
   await redis.ctl.flushall();
   const workers = await spawnWorkers('machinist', 2, 50);
   const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
@@ -34,7 +36,13 @@ export async function schedulesWorkload(): Promise<void> {
     for (let i = 0; i < SCHEDULES; i += 50)
       await Promise.all(
         Array.from({ length: Math.min(50, SCHEDULES - i) }, (_, k) =>
-          client.schedule(`s${i + k}`, { everyMs: 1000, machine: JOB_NAME, startAt, endAt, overlap: 'allowAll' }),
+          client.schedule(`s${i + k}`, {
+            everyMs: 1000,
+            machine: JOB_NAME,
+            startAt,
+            endAt,
+            overlap: 'allowAll',
+          }),
         ),
       );
     log(`  created ${SCHEDULES} schedules in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -46,7 +54,9 @@ export async function schedulesWorkload(): Promise<void> {
     const bad = all.filter((s) => s.next !== null || s.started !== SECS || s.skipped + s.missed > 0);
     const counts = await store.counts(QUEUE);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    log(`  jobs made ${total} (want ${SCHEDULES * SECS}); schedules not ending with every tick once: ${bad.length}`);
+    log(
+      `  jobs made ${total} (want ${SCHEDULES * SECS}); schedules not ending with every tick once: ${bad.length}`,
+    );
     const late: number[] = [];
     for (let i = 0; i < SAMPLED; i++)
       for (let t = startAt; t <= endAt; t += 1000) {
