@@ -25,6 +25,11 @@ export const ERROR_CODES = {
     meaning: 'an input, option, query or body field is not acceptable; `field` names it',
     http: 400,
   },
+  INVALID_SCHEDULE: {
+    meaning:
+      'a schedule cannot be run: a bad cron or time zone, everyMs below the floor, endAt before startAt; `field` names it',
+    http: 400,
+  },
   INVALID_JSON: { meaning: 'a body or text is not valid JSON', http: 400 },
   FORBIDDEN_KEY: { meaning: 'a JSON key is `__proto__`, `constructor` or `prototype`', http: 400 },
   TOO_DEEP: { meaning: 'a JSON body nests arrays and objects deeper than the limit', http: 400 },
@@ -53,6 +58,11 @@ export const ERROR_CODES = {
   NO_CHART: { meaning: 'the machine was registered by a worker that publishes no chart' },
   JOB_FINISHED: { meaning: 'the job has already finished', http: 409, lua: true },
   QUEUE_NOT_EMPTY: { meaning: 'the queue still holds jobs', http: 409 },
+  SCHEDULE_NOT_FOUND: { meaning: 'no schedule with that id', http: 404 },
+  SCHEDULE_CONFLICT: {
+    meaning: 'a schedule kept changing under a write (other writers won every try); try again',
+    http: 409,
+  },
   PARTITIONS_IN_USE: {
     meaning: "a queue's partition count cannot change while it holds jobs (docs/partitions.md)",
     http: 409,
@@ -103,6 +113,7 @@ export const ERROR_CODES = {
     meaning: 'migrate-store --to: the source gained keys while it was copied (producers still running)',
   },
   LEASE_LOST: { meaning: "a worker's lease on the job has passed; it may no longer write it", lua: true },
+  BAD_SCHEDULE: { meaning: 'a schedule write or claim the store refuses (why follows)', lua: true },
   BAD_ENQUEUE: { meaning: 'an enqueue op the store refuses (its index and why follow)', lua: true },
   BAD_COMMIT: { meaning: 'a commit op the store refuses (its index and why follow)', lua: true },
   BAD_SEND: { meaning: 'a send without an event, a type or an event id', lua: true },

@@ -41,5 +41,10 @@ export {
   UnrestorableSnapshotError,
   UnserializableSnapshotError,
 } from './errors/pipelineErrors.js';
+export {
+  InvalidScheduleError,
+  ScheduleConflictError,
+  ScheduleNotFoundError,
+} from './errors/scheduleErrors.js';
 export { type StoredError, toError, toStoredError } from './errors/storedError.js';
 export { fromScriptError } from './errors/scriptError.js';

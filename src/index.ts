@@ -17,6 +17,16 @@ export type { StoredTimer as PipelineTimer } from './pipeline/timers.js';
 export { Supervisor } from './supervisor/Supervisor.js';
 export type { SupervisorOptions, StopResult, ServedQueue } from './supervisor/Supervisor.js';
 export { Client } from './client/Client.js';
+export type { ScheduleInfo } from './client/schedules/ScheduleClient.js';
+export type {
+  OverlapPolicy,
+  ScheduleOptions,
+  ScheduleSpec,
+  TimeInput,
+} from './client/schedules/scheduleSpec.js';
+export type { ScheduleAction, ScheduleRecord } from './client/schedules/scheduleRecord.js';
+export { scheduledJobInfo } from './client/schedules/scheduledJobId.js';
+export { nextTick, upcomingTicks } from './client/schedules/scheduleTicks.js';
 export type { ClientOptions, SendOptions } from './client/Client.js';
 export type {
   JobId,
@@ -98,6 +108,9 @@ export {
   UnknownMachineError,
   JobNotFoundError,
   PartitionsInUseError,
+  InvalidScheduleError,
+  ScheduleNotFoundError,
+  ScheduleConflictError,
   JobFinishedError,
   LeaseLostError,
   RetentionTooShortError,

@@ -19,9 +19,9 @@ export function describeError(err: unknown): { message: string; exitCode: number
     return { message: err.message.replace(/^error: /, '').trim(), exitCode: EXIT.usage };
   if (err instanceof MachinistError) {
     const exitCode =
-      err.code === CODE.UNKNOWN_MACHINE
+      err.code === CODE.UNKNOWN_MACHINE || err.code === CODE.SCHEDULE_NOT_FOUND
         ? EXIT.notFound
-        : err.code === CODE.INVALID_INPUT
+        : err.code === CODE.INVALID_INPUT || err.code === CODE.INVALID_SCHEDULE
           ? EXIT.usage
           : EXIT.failed;
     return { message: `${err.message} [${err.code}]`, exitCode };

@@ -18,6 +18,7 @@ import { lsCommand } from './commands/ls.js';
 import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
+import { scheduleCommand, schedulesCommand } from './commands/schedule.js';
 import { partitionsCommand } from './commands/partitions.js';
 import { serveCommand } from './commands/serve.js';
 import { devCommand } from './commands/dev.js';
@@ -83,6 +84,8 @@ for (const make of [
   dlqCommand,
   statsCommand,
   partitionsCommand,
+  schedulesCommand,
+  scheduleCommand,
   serveCommand,
   devCommand,
   migrateStoreCommand,

@@ -37,6 +37,8 @@ import { EnqueueBatcher } from './EnqueueBatcher.js';
 import { ResultWaiters } from './ResultWaiters.js';
 import { cancelDescendants } from './cancelDescendants.js';
 import { enqueueChildren } from './enqueueChildren.js';
+import { ScheduleClient, type ScheduleInfo } from './schedules/ScheduleClient.js';
+import type { OverlapPolicy, ScheduleOptions, TimeInput } from './schedules/scheduleSpec.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -86,6 +88,8 @@ export class Client<D extends AnyDefinition = never> {
   private readonly waiters: ResultWaiters;
   /** Where a job of a partitioned queue is stored (docs/partitions.md). */
   private readonly partitioned: PartitionedQueues;
+  /** The schedule methods' logic (schedules/ScheduleClient.ts). */
+  private readonly scheduling: ScheduleClient;
 
   constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
@@ -102,6 +106,61 @@ export class Client<D extends AnyDefinition = never> {
     this.batcher = new EnqueueBatcher(this.store);
     this.partitioned = new PartitionedQueues(this.store, this.defaultQueue);
     this.waiters = new ResultWaiters(this.store, (id, queue) => this.jobQueue(id, queue));
+    this.scheduling = new ScheduleClient({
+      store: this.store,
+      facts: this.facts,
+      router: this.partitioned.router,
+      defaultQueue: this.defaultQueue,
+      maxPayloadBytes: this.maxPayloadBytes,
+    });
+  }
+
+  // Schedules (docs/schedules.md): the logic is in schedules/ScheduleClient.ts.
+
+  /**
+   * Creates schedule `id` or updates it (an upsert): a job of `machine` at each tick of `cron`
+   * (or every `everyMs`), once per tick however many supervisors run. Refused with
+   * INVALID_SCHEDULE naming the field (a bad cron or time zone, everyMs below 100 ms, endAt before
+   * startAt), UNKNOWN_MACHINE, or the input schema's error.
+   * @example await client.schedule('nightly', { cron: '30 2 * * *', timezone: 'Europe/Rome', machine: 'report' });
+   */
+  schedule(id: string, options: ScheduleOptions): Promise<ScheduleInfo> {
+    return this.scheduling.upsert(id, options);
+  }
+
+  /** Every schedule, by id, with its text and next ticks. */
+  schedules(): Promise<ScheduleInfo[]> {
+    return this.scheduling.list();
+  }
+
+  /** One schedule, or null. */
+  getSchedule(id: string): Promise<ScheduleInfo | null> {
+    return this.scheduling.get(id);
+  }
+
+  /** No tick fires while paused; `note` says why. SCHEDULE_NOT_FOUND for an unknown id. */
+  pauseSchedule(id: string, note?: string): Promise<ScheduleInfo> {
+    return this.scheduling.pause(id, note);
+  }
+
+  /** Ticks resume after now (the paused ones are not run). */
+  resumeSchedule(id: string): Promise<ScheduleInfo> {
+    return this.scheduling.resume(id);
+  }
+
+  /** Deletes it (its jobs stay); false when there was none. */
+  removeSchedule(id: string): Promise<boolean> {
+    return this.scheduling.remove(id);
+  }
+
+  /** One run now, obeying the overlap policy: the job id, or null when the policy started none. */
+  triggerSchedule(id: string): Promise<string | null> {
+    return this.scheduling.trigger(id);
+  }
+
+  /** Runs for the ticks in [from, to] under `overlap` (default allowAll): the job ids started. */
+  backfillSchedule(id: string, from: TimeInput, to: TimeInput, overlap?: OverlapPolicy): Promise<string[]> {
+    return this.scheduling.backfill(id, from, to, overlap);
   }
 
   /** Job `id`, in the partition its id names (PartitionedQueues.findJob). */

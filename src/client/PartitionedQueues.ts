@@ -18,7 +18,8 @@ export interface RoutedEnqueue {
 }
 
 export class PartitionedQueues {
-  private readonly router: QueueRouter;
+  /** The routing rules, with each queue's partition count as this client read it. */
+  readonly router: QueueRouter;
 
   constructor(
     private readonly store: Store,

@@ -26,6 +26,7 @@ export function shellHtml(title: string): string {
     <a href="#/">Queues</a>
     <a href="#/jobs">Jobs</a>
     <a href="#/machines">Machines</a>
+    <a href="#/schedules">Schedules</a>
   </nav>
   <span class="spacer"></span>
   <span id="live" class="live" role="status" aria-live="polite">not following</span>

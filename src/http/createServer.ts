@@ -47,6 +47,7 @@ import { machineRoutes } from './routes/machines.js';
 import { queueRoutes } from './routes/queues.js';
 import { openTriggerRoutes, triggerRoutes } from './routes/triggers.js';
 import type { TriggerDefinition } from '../triggers/defineTrigger.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
 import {
@@ -175,6 +176,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     machineRoutes(routes, api);
     chartRoutes(routes, api);
     queueRoutes(routes, api);
+    scheduleRoutes(routes, api);
     healthRoutes(routes, api);
   });
   // Its own context: its body parser keeps the raw bytes the signatures cover.

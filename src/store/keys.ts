@@ -104,3 +104,22 @@ export const queuesKey = (prefix: string): string => `${prefix}:queues`;
 export const partitionsKey = (prefix: string): string => `${prefix}:partitions`;
 /** The data format's version (storeFormat.ts): one key per deployment, outside every hash tag. */
 export const formatKey = (prefix: string): string => `${prefix}:format`;
+
+/**
+ * The schedules' keys (roles/Schedules.ts), all under ONE hash tag of their own, `{~schedules}`:
+ * every schedule script touches only these, so it runs on one Cluster slot. `~` is not allowed
+ * in a queue's name (QUEUE_NAME), so no queue's keys can ever share the tag or the names.
+ */
+export interface ScheduleKeys {
+  /** Hash: schedule id -> body (JSON text). */
+  defs: string;
+  /** Hash: schedule id -> revision. */
+  revs: string;
+  /** Zset: schedule id -> when it is next due (ms); absent while paused or ended. */
+  due: string;
+}
+
+export function scheduleKeys(prefix: string): ScheduleKeys {
+  const base = `${prefix}:{~schedules}:`;
+  return { defs: base + 'defs', revs: base + 'revs', due: base + 'due' };
+}

@@ -50,6 +50,13 @@ export type { DeadLetters } from './roles/DeadLetters.js';
 export type { ResultWatch } from './roles/ResultWatch.js';
 export type { EventLog } from './roles/EventLog.js';
 export { COUNTED, type Registry, type QueueCounts, type MachineInfo } from './roles/Registry.js';
+export {
+  hasSchedules,
+  type Schedules,
+  type StoredSchedule,
+  type ScheduleClaim,
+  type ScheduleWrite,
+} from './roles/Schedules.js';
 export { hasIngress, type Ingress, type IngressDecision, type IngressDrained } from './roles/Ingress.js';
 export { hasWebhooks, type WebhookHost } from './roles/WebhookHost.js';
 export { hasControlChannel, type ControlChannel } from './roles/ControlChannel.js';

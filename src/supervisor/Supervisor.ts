@@ -38,6 +38,10 @@ import { QueueLane, type LaneShared } from './QueueLane.js';
 import { ClaimShare } from './ClaimShare.js';
 import { WorkSignals } from './WorkSignals.js';
 import { partitionQueue } from '../store/partitions.js';
+import { hasSchedules } from '../store/types.js';
+import { ScheduleLoop } from './ScheduleLoop.js';
+import { MachineFactsLookup } from '../client/MachineFactsLookup.js';
+import { QueueRouter } from '../client/QueueRouter.js';
 
 export type { StopResult, SupervisorOptions, ServedQueue } from './supervisorOptions.js';
 
@@ -70,6 +74,8 @@ export class Supervisor {
   private unwatchConnection: (() => void) | undefined;
   /** Turns this supervisor's share of the stray-error handlers off (set while started). */
   private unlistenStray: (() => void) | undefined;
+  /** Fires the store's schedules while started (ScheduleLoop.ts), unless opted out. */
+  private scheduleLoop: ScheduleLoop | undefined;
 
   constructor(options: SupervisorOptions) {
     const o = resolveSupervisorOptions(options);
@@ -189,6 +195,17 @@ export class Supervisor {
     };
     for (const lane of this.lanes) await lane.begin(this.shared);
     for (const lane of this.lanes) lane.claim();
+    if (o.schedules && hasSchedules(this.store)) {
+      this.scheduleLoop = new ScheduleLoop({
+        store: this.store,
+        facts: new MachineFactsLookup(this.store, undefined, this.registry),
+        router: new QueueRouter(this.store),
+        maxPayloadBytes: this.maxPayloadBytes,
+        log: this.log,
+        leaseMs: o.schedules.leaseMs,
+      });
+      this.scheduleLoop.start();
+    }
     this.log.info({ queues: this.queues, workerId: this.workerId }, 'supervisor started');
   }
 
@@ -218,6 +235,8 @@ export class Supervisor {
   private async end(graceMs: number): Promise<StopResult> {
     // No queue claims once stop began (a lane still draining must not let another claim).
     for (const lane of this.lanes) lane.stopClaiming();
+    await this.scheduleLoop?.stop();
+    this.scheduleLoop = undefined;
     const ends = await Promise.all(this.lanes.map((lane) => lane.end(graceMs)));
     this.shared?.signals.close();
     this.shared = undefined;

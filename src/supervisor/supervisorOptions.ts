@@ -117,6 +117,13 @@ export interface SupervisorOptions {
    * @example new Supervisor({ store, jobs, isolateStrayErrors: true })
    */
   isolateStrayErrors?: boolean;
+  /**
+   * Fire the store's schedules (docs/schedules.md; ScheduleLoop.ts): true (default) or false to
+   * opt out, or `{ leaseMs }`: how long a claimed schedule is held before another supervisor
+   * may fire it (default 10 s: what a supervisor killed mid-tick delays its schedule by).
+   * Ignored on a store without the Schedules role.
+   */
+  schedules?: boolean | { leaseMs?: number };
 }
 
 export interface StopResult {
@@ -152,6 +159,8 @@ export interface SupervisorSettings {
   readonly observers: readonly JobObserver[];
   readonly tracing: boolean;
   readonly isolateStrayErrors: boolean;
+  /** Undefined: this supervisor fires no schedules. */
+  readonly schedules: { leaseMs: number } | undefined;
 }
 
 const ulid = monotonicFactory();
@@ -208,7 +217,16 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
     observers: options.observers ?? [],
     tracing: options.tracing ?? true,
     isolateStrayErrors: options.isolateStrayErrors === true,
+    schedules: resolveSchedules(options.schedules),
   };
+}
+
+function resolveSchedules(o: SupervisorOptions['schedules']): { leaseMs: number } | undefined {
+  if (o === false) return undefined;
+  const leaseMs = (typeof o === 'object' && o !== null ? o.leaseMs : undefined) ?? 10_000;
+  if (!Number.isFinite(leaseMs) || leaseMs < 100)
+    throw new TypeError(`Supervisor: schedules.leaseMs must be a number >= 100 (got ${leaseMs})`);
+  return { leaseMs };
 }
 
 /** `queues` (names or `{ name, weight }`) or `queue`, checked: at least one, none twice. */

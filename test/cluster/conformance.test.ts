@@ -37,5 +37,7 @@ describeStore(
     'EventLog',
     'under a Supervisor and a Client',
     'under a Supervisor and a Client, children and second lives',
+    // One slot of its own ({~schedules}): proves the schedule scripts and reads run on a cluster.
+    'Schedules',
   ],
 );

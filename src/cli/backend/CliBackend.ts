@@ -6,6 +6,8 @@
 import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import type { ScheduleInfo } from '../../client/schedules/ScheduleClient.js';
+import type { OverlapPolicy, ScheduleOptions } from '../../client/schedules/scheduleSpec.js';
 import type {
   AuditEntry,
   BrokenEntry,
@@ -39,6 +41,15 @@ export interface CliBackend {
   counts(queue?: string): Promise<Record<string, QueueCounts>>;
   /** Splits a queue into partitions (Client.configureQueue; PUT /queues/:queue/partitions). */
   configureQueue(queue: string, partitions: number): Promise<void>;
+  /** Schedules (docs/schedules.md): the Client's schedule methods, or the /schedules routes. */
+  schedules(): Promise<ScheduleInfo[]>;
+  setSchedule(id: string, options: ScheduleOptions): Promise<ScheduleInfo>;
+  pauseSchedule(id: string, note?: string): Promise<ScheduleInfo>;
+  resumeSchedule(id: string): Promise<ScheduleInfo>;
+  /** SCHEDULE_NOT_FOUND when there was none. */
+  removeSchedule(id: string): Promise<void>;
+  triggerSchedule(id: string): Promise<string | null>;
+  backfillSchedule(id: string, from: string, to: string, overlap?: OverlapPolicy): Promise<string[]>;
   /** The chart model of name@version (newest when none is given); UNKNOWN_MACHINE, NO_CHART. */
   machineChart(name: string, version?: number): Promise<MachineGraph>;
   /** A job's machine chart and its marks (active states, states and transitions it went through). */

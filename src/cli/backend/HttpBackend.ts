@@ -21,6 +21,9 @@ import {
 } from '../../store/types.js';
 import { CliError, EXIT } from '../CliError.js';
 import type { CliBackend } from './CliBackend.js';
+import type { ScheduleInfo } from '../../client/schedules/ScheduleClient.js';
+import type { OverlapPolicy, ScheduleOptions } from '../../client/schedules/scheduleSpec.js';
+import { timeArg } from './timeArg.js';
 import { CODE, type ErrorCode } from '../../errorCodes.js';
 
 /** A request the server does not answer in this long fails (no route the CLI uses holds one). */
@@ -218,6 +221,36 @@ export class HttpBackend implements CliBackend {
 
   async configureQueue(queue: string, partitions: number): Promise<void> {
     await this.call('PUT', path('/queues', queue, '/partitions'), {}, { partitions });
+  }
+
+  async schedules(): Promise<ScheduleInfo[]> {
+    return (await this.call<{ schedules: ScheduleInfo[] }>('GET', '/schedules')).schedules;
+  }
+
+  setSchedule(id: string, options: ScheduleOptions): Promise<ScheduleInfo> {
+    return this.call('PUT', path('/schedules', id), {}, options);
+  }
+
+  pauseSchedule(id: string, note?: string): Promise<ScheduleInfo> {
+    return this.call('POST', path('/schedules', id, '/pause'), {}, note === undefined ? {} : { note });
+  }
+
+  resumeSchedule(id: string): Promise<ScheduleInfo> {
+    return this.call('POST', path('/schedules', id, '/resume'));
+  }
+
+  async removeSchedule(id: string): Promise<void> {
+    await this.call('DELETE', path('/schedules', id));
+  }
+
+  async triggerSchedule(id: string): Promise<string | null> {
+    return (await this.call<{ job_id: string | null }>('POST', path('/schedules', id, '/trigger'))).job_id;
+  }
+
+  async backfillSchedule(id: string, from: string, to: string, overlap?: OverlapPolicy): Promise<string[]> {
+    const body = { from: timeArg(from), to: timeArg(to), ...(overlap ? { overlap } : {}) };
+    return (await this.call<{ job_ids: string[] }>('POST', path('/schedules', id, '/backfill'), {}, body))
+      .job_ids;
   }
 
   machineChart(name: string, version?: number): Promise<MachineGraph> {

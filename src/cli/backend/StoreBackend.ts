@@ -9,6 +9,9 @@ import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
 import type { ListQuery, QueueCounts, Store } from '../../store/types.js';
+import { ScheduleNotFoundError } from '../../errors.js';
+import type { OverlapPolicy, ScheduleOptions } from '../../client/schedules/scheduleSpec.js';
+import { timeArg } from './timeArg.js';
 import type { CliBackend } from './CliBackend.js';
 
 export class StoreBackend implements CliBackend {
@@ -80,6 +83,34 @@ export class StoreBackend implements CliBackend {
 
   configureQueue(queue: string, partitions: number): Promise<void> {
     return this.client.configureQueue(queue, { partitions });
+  }
+
+  schedules() {
+    return this.client.schedules();
+  }
+
+  setSchedule(id: string, options: ScheduleOptions) {
+    return this.client.schedule(id, options);
+  }
+
+  pauseSchedule(id: string, note?: string) {
+    return this.client.pauseSchedule(id, note);
+  }
+
+  resumeSchedule(id: string) {
+    return this.client.resumeSchedule(id);
+  }
+
+  async removeSchedule(id: string): Promise<void> {
+    if (!(await this.client.removeSchedule(id))) throw new ScheduleNotFoundError(id);
+  }
+
+  triggerSchedule(id: string) {
+    return this.client.triggerSchedule(id);
+  }
+
+  backfillSchedule(id: string, from: string, to: string, overlap?: OverlapPolicy) {
+    return this.client.backfillSchedule(id, timeArg(from), timeArg(to), overlap);
   }
 
   async machineChart(name: string, version?: number) {

@@ -7,6 +7,7 @@ import { jobPage } from './jobPage.js';
 import { jobsPage, type Meta } from './jobsPage.js';
 import { machinePage } from './machinePage.js';
 import { overviewPage } from './overviewPage.js';
+import { schedulesPage } from './schedulesPage.js';
 import type { Page } from './page.js';
 import { closeAllSse } from './sse.js';
 import { initTheme } from './theme.js';
@@ -53,6 +54,7 @@ async function route(): Promise<void> {
     if (parts[0] === 'job' && parts[1]) await jobPage(page, parts[1]);
     else if (parts[0] === 'jobs') await jobsPage(page, params, config);
     else if (parts[0] === 'machines') await machinePage(page, config);
+    else if (parts[0] === 'schedules') await schedulesPage(page);
     else if (parts[0] === 'machine' && parts[1])
       await machinePage(page, config, { name: parts[1], version: parts[2] ? Number(parts[2]) : undefined });
     else await overviewPage(page);

@@ -17,6 +17,7 @@ import { encodeData, readDataFile } from './snapshotFile.js';
 import { DataFileWriter, type DataFileLogger } from './DataFileWriter.js';
 import { DataFileLock } from './DataFileLock.js';
 import { ResultBox } from './ResultBox.js';
+import { ScheduleTable } from './ScheduleTable.js';
 import type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
 /** Loud by default: a data file that cannot be written must not go unseen. */
@@ -34,6 +35,8 @@ export class MemoryCore {
   queueData = new Map<string, QueueState>();
   /** Each partitioned queue's partition count (Registry.partitions), kept in the data file. */
   partitionCounts = new Map<string, number>();
+  /** The schedules (roles/Schedules.ts; memorySchedules.ts), kept in the data file. */
+  schedules = new ScheduleTable();
   queueSet = new Set<string>();
   machineRegistry = new Map<string, MachineInfo>();
   readonly lc: MemoryLifecycle;
@@ -106,6 +109,7 @@ export class MemoryCore {
           queueSet: this.queueSet,
           machines: this.machineRegistry,
           partitions: this.partitionCounts,
+          schedules: this.schedules,
         } = data);
       this.writer = new DataFileWriter(
         options.dataFile,
@@ -200,6 +204,7 @@ export class MemoryCore {
       queueSet: this.queueSet,
       machines: this.machineRegistry,
       partitions: this.partitionCounts,
+      schedules: this.schedules,
     });
   }
 }

@@ -41,6 +41,10 @@ import type {
   Store,
   WebhookHost,
   QueuesWaiter,
+  ScheduleClaim,
+  ScheduleWrite,
+  Schedules,
+  StoredSchedule,
 } from '../types.js';
 import { enqueueJobs } from './enqueueJobs.js';
 import * as fanOps from './fanOps.js';
@@ -53,12 +57,15 @@ import * as reads from './memoryReads.js';
 import * as work from './memoryWork.js';
 import * as watch from './memoryWatch.js';
 import * as registry from './memoryRegistry.js';
+import * as schedules from './memorySchedules.js';
 import type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
 export type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
-/** Every required role, and the optional WebhookHost, ControlChannel, ServerChecks, HealthReport. */
-export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport {
+/** Every required role, and the optional WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules. */
+export class MemoryStore
+  implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules
+{
   readonly kind = 'memory';
   readonly prefix: string;
   readonly finishedTtlMs: number;
@@ -349,5 +356,31 @@ export class MemoryStore implements Store, WebhookHost, ControlChannel, ServerCh
   /** The last write, blocking: for a process that exits without awaiting close(). */
   flushSync(): void {
     this.core.writer?.flushSync();
+  }
+
+  // Schedules (memorySchedules.ts)
+
+  putSchedule(id: string, body: string, dueAt: number | null, expectedRev?: number): Promise<number | null> {
+    return schedules.putSchedule(this.core, id, body, dueAt, expectedRev);
+  }
+
+  putSchedules(writes: ScheduleWrite[]): Promise<(number | null)[]> {
+    return schedules.putSchedules(this.core, writes);
+  }
+
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return schedules.getSchedule(this.core, id);
+  }
+
+  listSchedules(): Promise<StoredSchedule[]> {
+    return schedules.listSchedules(this.core);
+  }
+
+  removeSchedule(id: string): Promise<boolean> {
+    return schedules.removeSchedule(this.core, id);
+  }
+
+  claimSchedules(max: number, leaseMs: number): Promise<ScheduleClaim> {
+    return schedules.claimSchedules(this.core, max, leaseMs);
   }
 }

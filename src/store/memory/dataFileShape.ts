@@ -78,8 +78,9 @@ export function checkDataShape(doc: unknown, file: string): void {
       machines: arr(obj({ name: str })),
       queues: arr(queue),
       partitions: arr(pair(str, num)),
+      schedules: arr(pair(str, obj({ body: str, rev: num }))),
     },
-    ['partitions'],
+    ['partitions', 'schedules'],
   )(doc, '');
 }
 

@@ -16,6 +16,7 @@ import { checkDataShape } from './dataFileShape.js';
 import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
+import { ScheduleTable } from './ScheduleTable.js';
 import { CODE } from '../../errorCodes.js';
 
 export interface StoreData {
@@ -24,6 +25,8 @@ export interface StoreData {
   machines: Map<string, MachineInfo>;
   /** Each partitioned queue's partition count (Registry.partitions). */
   partitions: Map<string, number>;
+  /** The schedules (memorySchedules.ts). */
+  schedules: ScheduleTable;
 }
 
 type JobJson = Omit<MemoryJob, 'inboxIds' | 'watchers'> & { inboxIds?: string[] };
@@ -58,6 +61,7 @@ export function encodeData(data: StoreData): string {
     queueSet: [...data.queueSet],
     machines: [...data.machines.values()],
     partitions: [...data.partitions],
+    schedules: data.schedules.toJSON(),
     queues,
   });
 }
@@ -141,6 +145,8 @@ export function decodeData(text: string, file: string): StoreData {
     machines: new Map((doc.machines as MachineInfo[]).map((m) => [m.name, m])),
     // Absent in files written before queues could be partitioned.
     partitions: new Map((doc.partitions as [string, number][] | undefined) ?? []),
+    // Absent in files written before schedules were kept.
+    schedules: ScheduleTable.fromJSON(doc.schedules as Parameters<typeof ScheduleTable.fromJSON>[0]),
   };
 }
 

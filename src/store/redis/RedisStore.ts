@@ -40,6 +40,10 @@ import {
   type WebhookHost,
   type WorkWaiter,
   type QueuesWaiter,
+  type Schedules,
+  type ScheduleClaim,
+  type ScheduleWrite,
+  type StoredSchedule,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { RedisStoreBase } from './RedisStoreBase.js';
@@ -55,6 +59,7 @@ import * as idempotencyOps from './idempotencyOps.js';
 import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
+import * as scheduleOps from './scheduleOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
@@ -63,10 +68,10 @@ import { restampFormat } from './formatOps.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks. */
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules. */
 export class RedisStore
   extends RedisStoreBase
-  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks
+  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules
 {
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
    * the same ones, and enqueue-5 does not create a job twice under one id. */
@@ -371,5 +376,44 @@ export class RedisStore
    */
   counts(queue: string): Promise<QueueCounts> {
     return this.calls.call('counts', (c) => listJobs.counts(c, queue), { ids: { queue } });
+  }
+
+  // Schedules (roles/Schedules.ts; scheduleOps.ts): a client's calls are bounded, the loop's claim
+  // and its advancing writes (`patient`) wait out an outage like a supervisor's other calls.
+
+  /** A compare-and-set: not sent again once it may have reached Redis (a resend would read its own write as a conflict). */
+  putSchedule(
+    id: string,
+    body: string,
+    dueAt: number | null,
+    expectedRev?: number,
+    fromLoop = false,
+  ): Promise<number | null> {
+    if (fromLoop) return scheduleOps.putSchedule(this.ctx, id, body, dueAt, expectedRev);
+    return this.calls.call('putSchedule', (c) => scheduleOps.putSchedule(c, id, body, dueAt, expectedRev), {
+      writes: true,
+      resend: 'if-unsent',
+    });
+  }
+
+  /** The schedule loop's: waits out an outage like a supervisor's other calls. */
+  putSchedules(writes: ScheduleWrite[]): Promise<(number | null)[]> {
+    return scheduleOps.putSchedules(this.ctx, writes);
+  }
+
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.calls.call('getSchedule', (c) => scheduleOps.getSchedule(c, id));
+  }
+
+  listSchedules(): Promise<StoredSchedule[]> {
+    return this.calls.call('listSchedules', (c) => scheduleOps.listSchedules(c));
+  }
+
+  removeSchedule(id: string): Promise<boolean> {
+    return this.calls.call('removeSchedule', (c) => scheduleOps.removeSchedule(c, id), { writes: true });
+  }
+
+  claimSchedules(max: number, leaseMs: number): Promise<ScheduleClaim> {
+    return scheduleOps.claimSchedules(this.ctx, max, leaseMs);
   }
 }

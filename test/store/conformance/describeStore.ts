@@ -23,6 +23,7 @@ import { runtimeTreeCases } from './runtimeTreeCases.js';
 import { retryCases } from './retryCases.js';
 import { stallCases } from './stallCases.js';
 import { lifecycleViewCases } from './lifecycleViewCases.js';
+import { scheduleCases } from './scheduleCases.js';
 
 /** Each suite by its title, in the order they run. */
 export const STORE_SUITES = {
@@ -42,6 +43,7 @@ export const STORE_SUITES = {
   'attempts that end in error or retry-later': retryCases,
   'attempts that stall': stallCases,
   'the lifecycle a record shows is its status': lifecycleViewCases,
+  Schedules: scheduleCases,
 } satisfies Record<string, (factory: StoreFactory) => void>;
 
 export type StoreSuite = keyof typeof STORE_SUITES;

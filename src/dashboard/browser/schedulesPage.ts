@@ -1,0 +1,98 @@
+// Schedules (docs/schedules.md): each schedule with its text (cronstrue, from the API), its next
+// ticks, its last job and a pause/resume button; refreshed every few seconds (ticks are seconds
+// apart at the finest, so polling the one list route is cheaper than following every queue).
+
+import { getJson, postJson } from './api.js';
+import { h, notice } from './dom.js';
+import { time } from './format.js';
+import type { Page } from './page.js';
+
+/** A schedule as GET /schedules answers it (the fields this page shows). */
+interface Schedule {
+  id: string;
+  text: string;
+  nextTicks: number[];
+  paused: boolean;
+  note: string | null;
+  spec: { machine: string; queue: string; overlap: string };
+  lastJob: { id: string; queue: string; at: number } | null;
+  started: number;
+  skipped: number;
+  missed: number;
+}
+
+export async function schedulesPage(page: Page): Promise<void> {
+  const body = h('div', { class: 'table-scroll' });
+  page.root.replaceChildren(h('h1', {}, 'Schedules'), body);
+  const load = async () => {
+    try {
+      const { schedules } = await getJson<{ schedules: Schedule[] }>('/schedules');
+      if (page.left) return;
+      body.replaceChildren(schedules.length === 0 ? notice('No schedules yet.') : table(schedules, load));
+    } catch (err) {
+      if (!page.left) body.replaceChildren(notice((err as Error).message, 'error'));
+    }
+  };
+  const tick = setInterval(() => void load(), 5000);
+  page.onLeave(() => clearInterval(tick));
+  await load();
+}
+
+function table(list: Schedule[], reload: () => Promise<void>): HTMLElement {
+  const toggle = (s: Schedule) => (e: Event) => void flip(s, e);
+  const flip = async (s: Schedule, e: Event) => {
+    const button = e.currentTarget as HTMLButtonElement;
+    button.disabled = true;
+    try {
+      await postJson(`/schedules/${encodeURIComponent(s.id)}/${s.paused ? 'resume' : 'pause'}`);
+      await reload();
+    } catch (err) {
+      button.replaceWith(notice((err as Error).message, 'error'));
+    }
+  };
+  return h(
+    'table',
+    {},
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['id', 'when', 'machine', 'next ticks', 'last job', 'ticks', 'state', ''].map((c) => h('th', {}, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      list.map((s) =>
+        h(
+          'tr',
+          { 'data-schedule-id': s.id },
+          h('td', { class: 'mono' }, s.id),
+          h('td', { class: 'wrap' }, s.text),
+          h('td', {}, `${s.spec.machine} (${s.spec.queue})`),
+          h('td', { class: 'wrap' }, s.nextTicks.slice(0, 3).map(time).join(', ') || '-'),
+          h(
+            'td',
+            {},
+            s.lastJob
+              ? h('a', { href: `#/job/${encodeURIComponent(s.lastJob.id)}`, class: 'mono' }, s.lastJob.id)
+              : '-',
+          ),
+          h('td', {}, `${s.started} started, ${s.skipped} skipped, ${s.missed} missed`),
+          h('td', {}, s.paused ? `paused${s.note ? `: ${s.note}` : ''}` : `active (${s.spec.overlap})`),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              { type: 'button', class: 'ghost', onclick: toggle(s) },
+              s.paused ? 'Resume' : 'Pause',
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,190 @@
+// The schedule loop: fires the store's schedules (docs/schedules.md), one loop per supervisor,
+// any number of supervisors on one store.
+//
+// Modes:
+//   SLEEPING  until the earliest schedule is due (the claim's `next`), at most MAX_SLEEP_MS, so
+//             that a schedule created or changed meanwhile is seen within that bound. No polling
+//             at a fixed short interval: an idle store costs one claim a second.
+//   FIRING    a claim took the due schedules (each held for `leaseMs`, so other supervisors
+//             pass it by); for each: the ticks come due (dueTicks.ts: catch-up window, missed
+//             ticks logged), planned by the overlap policy (ScheduleFirer.ts); then all their
+//             jobs enqueued (one call per queue), then each schedule advanced past its ticks by
+//             a compare-and-set on the revision it was read at (one call for all).
+//   STOPPED   before start() and after stop() (which waits for the pass in progress).
+//
+// EXACTLY ONE JOB PER TICK: a tick's job id is made from the schedule id and the tick time
+// (scheduledJobId.ts) and the store makes a job of an id once. The schedule is advanced ONLY
+// AFTER its ticks' jobs are enqueued, and only by the supervisor that read it at that revision:
+// one that dies in between leaves it unadvanced, its lease passes, and the next holder fires the
+// same ticks under the same ids (nothing doubled) and advances it (nothing lost). One that lost
+// the compare-and-set (a client changed the schedule, or a slow holder's lease had passed)
+// writes nothing; what it enqueued was the same jobs the winner enqueues.
+
+import type { Logger } from 'pino';
+import type { Schedules, Store } from '../store/types.js';
+import type { MachineFactsLookup } from '../client/MachineFactsLookup.js';
+import type { QueueRouter } from '../client/QueueRouter.js';
+import { ENQUEUE_SLICE, ScheduleFirer, type JobSink } from '../client/schedules/ScheduleFirer.js';
+import { dueTicks } from '../client/schedules/dueTicks.js';
+import { decodeRecord, dueAtOf, encodeRecord, noteAction } from '../client/schedules/scheduleRecord.js';
+import type { ScheduleWrite, StoredSchedule } from '../store/types.js';
+
+/** Longest sleep between claims: how soon a new or changed schedule is seen. */
+const MAX_SLEEP_MS = 1000;
+/** Schedules per claim; a full claim is followed by another at once. */
+const CLAIM_BATCH = 500;
+/** Schedule writes per putSchedules call. */
+const WRITE_SLICE = 500;
+/** Schedules prepared at once within a claim (a policy other than allowAll reads the last job's status). */
+const PARALLEL = 32;
+/** After a failed claim (the store is away), wait this long before the next. */
+const RETRY_MS = 1000;
+/** Longest a stop waits for the pass in progress. */
+const STOP_WAIT_MS = 2000;
+
+export interface ScheduleLoopOptions {
+  store: Store & Schedules;
+  facts: MachineFactsLookup;
+  router: QueueRouter;
+  maxPayloadBytes: number;
+  log: Logger;
+  leaseMs: number;
+}
+
+export class ScheduleLoop {
+  private readonly firer: ScheduleFirer;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private done: Promise<void> | undefined;
+
+  constructor(private readonly o: ScheduleLoopOptions) {
+    this.firer = new ScheduleFirer({ ...o, log: o.log });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.done = this.run();
+  }
+
+  /**
+   * Ends the loop: waits for the pass in progress, but at most STOP_WAIT_MS (a claim on a store
+   * that is away waits out the outage, and a stop must not). A pass left running does no harm:
+   * its enqueues are of tick ids, its write a compare-and-set; its error is not logged.
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.wake?.();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.done, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let sleepMs: number;
+      try {
+        const claim = await this.o.store.claimSchedules(CLAIM_BATCH, this.o.leaseMs);
+        await this.fireAll(claim.due, claim.now);
+        sleepMs =
+          claim.due.length === CLAIM_BATCH
+            ? 0
+            : Math.min(MAX_SLEEP_MS, Math.max(0, (claim.next ?? Infinity) - claim.now));
+      } catch (err) {
+        if (!this.running) break;
+        this.o.log.error({ err }, 'schedule loop: claim failed; trying again');
+        sleepMs = RETRY_MS;
+      }
+      if (this.running && sleepMs > 0) await this.sleep(sleepMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, ms);
+    });
+  }
+
+  /**
+   * One claim's schedules: each one's ticks planned (prepare), then EVERY JOB ENQUEUED (one call
+   * per queue and slice), and only then every schedule advanced (one putSchedules call per
+   * slice, each write its own compare-and-set). A failed enqueue advances none of them: their
+   * leases pass and they are fired again under the same tick ids.
+   */
+  private async fireAll(due: StoredSchedule[], now: number): Promise<void> {
+    if (due.length === 0) return;
+    const sink: JobSink = new Map();
+    const writes: ScheduleWrite[] = [];
+    for (let i = 0; i < due.length; i += PARALLEL)
+      await Promise.all(
+        due.slice(i, i + PARALLEL).map(async (s) => {
+          const w = await this.prepare(s, now, sink);
+          if (w) writes.push(w);
+        }),
+      );
+    try {
+      for (const [queue, jobs] of sink)
+        for (let i = 0; i < jobs.length; i += ENQUEUE_SLICE)
+          await this.o.store.enqueue(queue, jobs.slice(i, i + ENQUEUE_SLICE));
+    } catch (err) {
+      this.o.log.error(
+        { err },
+        'schedule: enqueue failed; the schedules are fired again when their leases pass',
+      );
+      return;
+    }
+    for (let i = 0; i < writes.length; i += WRITE_SLICE) {
+      const slice = writes.slice(i, i + WRITE_SLICE);
+      // THE COMPARE-AND-SET: only the revision read moves on.
+      const revs = await this.o.store.putSchedules(slice);
+      revs.forEach((rev, k) => {
+        if (rev === null)
+          this.o.log.debug({ scheduleId: slice[k]!.id }, 'schedule: changed meanwhile; left as written');
+      });
+    }
+  }
+
+  /** One schedule's pass, up to its write; an error leaves it unadvanced (its lease passes and it is tried again). */
+  private async prepare(s: StoredSchedule, now: number, sink: JobSink): Promise<ScheduleWrite | null> {
+    try {
+      const r = decodeRecord(s);
+      if (!r.paused) {
+        const d = dueTicks(r, now);
+        if (d.missed) {
+          r.missed += d.missed.count;
+          noteAction(r, {
+            at: d.missed.from,
+            what: 'missed',
+            detail: `${d.missed.atLeast ? 'at least ' : ''}${d.missed.count}`,
+          });
+          this.o.log.warn(
+            {
+              scheduleId: r.id,
+              from: d.missed.from,
+              count: d.missed.count,
+              catchupWindowMs: r.spec.catchupWindowMs,
+            },
+            'schedule: ticks missed (older than the catch-up window), skipped',
+          );
+        }
+        r.next = d.next;
+        await this.firer.fire(
+          r,
+          d.fresh.map((at) => ({ at })),
+          now,
+          r.spec.overlap,
+          true,
+          sink,
+        );
+        r.updatedAt = now;
+      }
+      return { id: r.id, body: encodeRecord(r), dueAt: dueAtOf(r, now), expectedRev: s.rev };
+    } catch (err) {
+      this.o.log.error({ err, scheduleId: s.id }, 'schedule: pass failed; tried again when its lease passes');
+      return null;
+    }
+  }
+}
