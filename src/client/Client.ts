@@ -20,6 +20,7 @@ import {
   type EnqueueOptions,
 } from './validateEnqueue.js';
 import { QueueRouter } from './QueueRouter.js';
+import { QueueControls, type QueueLimitsChange, type QueueLimitsView } from './QueueControls.js';
 import { newJobId } from './buildNewJob.js';
 import { MAX_PARTITIONS, partitionQueue, partitionedId } from '../store/partitions.js';
 import { assertQueueName } from '../store/keys.js';
@@ -93,6 +94,7 @@ export class Client<D extends AnyDefinition = never> {
   private readonly waiters: ResultWaiters;
   /** Which partition a job of a partitioned queue is in (docs/partitions.md). */
   private readonly router: QueueRouter;
+  private readonly controls: QueueControls;
 
   constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
@@ -108,6 +110,7 @@ export class Client<D extends AnyDefinition = never> {
     });
     this.batcher = new EnqueueBatcher(this.store);
     this.router = new QueueRouter(this.store);
+    this.controls = new QueueControls(this.store, this.router);
     this.waiters = new ResultWaiters(this.store, (id, queue) => this.jobQueue(id, queue));
   }
 
@@ -453,6 +456,34 @@ export class Client<D extends AnyDefinition = never> {
 
   broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {
     return this.store.broken(options.queue ?? this.defaultQueue, options.limit ?? 100);
+  }
+
+  /**
+   * Pauses `queue` (all its partitions): supervisors claim nothing from it, running jobs finish,
+   * enqueues are accepted and wait (docs/flow-control.md).
+   * @example await client.pauseQueue('emails');
+   */
+  pauseQueue(queue: string): Promise<void> {
+    return this.controls.pause(queue);
+  }
+
+  /** Resumes a paused queue and wakes its idle supervisors. @example await client.resumeQueue('emails'); */
+  resumeQueue(queue: string): Promise<void> {
+    return this.controls.resume(queue);
+  }
+
+  /**
+   * Sets `queue`'s limits at run time, no deploy: `total` running jobs, and `perKey` running jobs
+   * per concurrency key (the enqueue's `concurrencyKey`); `null` clears one.
+   * @example await client.setQueueLimits('render', { concurrency: { perKey: 2, total: 50 } });
+   */
+  setQueueLimits(queue: string, limits: QueueLimitsChange): Promise<void> {
+    return this.controls.setLimits(queue, limits);
+  }
+
+  /** `queue`'s pause, limits, running jobs, and running and waiting jobs per key. */
+  queueLimits(queue: string): Promise<QueueLimitsView> {
+    return this.controls.limits(queue);
   }
 
   close(): void {

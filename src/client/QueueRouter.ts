@@ -51,12 +51,12 @@ export class QueueRouter {
 
   /**
    * Where a new job of `queue` goes, for a queue of `n` partitions: by its partition key, else
-   * by its idempotency key (so the key dedupes in one partition), else round robin.
+   * by its concurrency key, else by its idempotency key (so the key dedupes in one partition), else round robin.
    */
   forEnqueue(
     queue: string,
     n: number,
-    keys: { partitionKey?: string; idempotencyKey?: string },
+    keys: { partitionKey?: string; idempotencyKey?: string; concurrencyKey?: string },
   ): EnqueueRoute {
     if (splitPartition(queue))
       throw new ValidationError(
@@ -64,7 +64,9 @@ export class QueueRouter {
         { field: 'queue', queue },
       );
     if (n <= 1) return { queue, partition: undefined };
-    const key = keys.partitionKey ?? keys.idempotencyKey;
+    // A concurrency key before an idempotency key: every job of a key in one partition keeps its
+    // perKey limit exact (docs/flow-control.md).
+    const key = keys.partitionKey ?? keys.concurrencyKey ?? keys.idempotencyKey;
     const partition = key !== undefined ? partitionOfKey(key, n) : this.turn++ % n;
     return { queue: partitionQueue(queue, partition), partition };
   }

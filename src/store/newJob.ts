@@ -17,6 +17,8 @@ export interface NewJob {
   delayMs: number;
   maxAttempts: number;
   idempotencyKey?: string;
+  /** Its concurrency key (docs/flow-control.md): the claim holds it to the queue's perKey limit. */
+  concurrencyKey?: string;
   parentId?: string;
   /** JSON text of per-job options (timeoutMs, webhook), or ''. */
   options?: string;

@@ -36,6 +36,7 @@ export interface MemoryJob {
   queueScore?: number; // qs: its place in line
   idempotencyKey?: string; // ik
   options?: string; // opt
+  concurrencyKey?: string; // ck
   resume?: string; // rs: the snapshot a redrive resumes from
   fanGroups?: { group: string; total: number }[]; // fg
   fanInWake?: boolean; // fw

@@ -191,6 +191,9 @@ export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): num
   return due.length;
 }
 
+/** Most jobs one claim pops (set aside for full keys included), as commit-12.lua's FLOW_POP_CAP. */
+const FLOW_POP_CAP = 1000;
+
 /** Claims up to `claim.max` queued jobs (after promoting due ones); `nextDueAt` when short. */
 export function claimJobs(
   lc: MemoryLifecycle,
@@ -198,12 +201,33 @@ export function claimJobs(
   claim: ClaimRequest,
   now: number,
 ): { claimed: ClaimedJob[]; nextDueAt: number | null; more: boolean } {
+  // THE FLOW GATE (as commit-12.lua's claim; lua/include/lcFlow.lua): a paused queue gives
+  // nothing; `total` caps the running jobs (those in `active`); a job whose key is full is set
+  // aside in its key's waiting line at its place, and the claim pops on, at most FLOW_POP_CAP.
+  const flow = q.flow;
+  const room = flow.limits.total !== undefined ? flow.limits.total - q.index.active.size : Infinity;
+  const want = Math.max(0, Math.min(claim.max, room));
+  if (flow.paused || want === 0) return { claimed: [], nextDueAt: null, more: false };
   promoteDue(lc, q, now);
   const claimed: ClaimedJob[] = [];
   const popped: string[] = [];
-  while (popped.length < claim.max) {
+  const perKey = flow.limits.perKey;
+  let seen = 0;
+  const taking = new Map<string, number>();
+  while (popped.length < want && seen < FLOW_POP_CAP) {
     const e = q.index.queued.popMin();
     if (!e) break;
+    seen++;
+    const key = q.jobs.get(e.member)?.concurrencyKey;
+    if (key !== undefined && perKey !== undefined) {
+      // Its key's running jobs plus those of this claim already: full, it waits for a slot.
+      const held = (flow.holders.get(key)?.size ?? 0) + (taking.get(key) ?? 0);
+      if (held >= perKey) {
+        flow.waitingOf(key).add(e.member, e.score);
+        continue;
+      }
+      taking.set(key, (taking.get(key) ?? 0) + 1);
+    }
     popped.push(e.member);
   }
   const tok = q.tok;
@@ -240,6 +264,8 @@ export function claimJobs(
       },
     });
     if (!('moved' in r) || r.moved !== status) return;
+    // Holds a slot of its key while it runs (FlowState.ts).
+    if (j.concurrencyKey !== undefined) flow.holdersOf(j.concurrencyKey).add(id);
     claimed.push({
       id,
       token,
@@ -260,7 +286,7 @@ export function claimJobs(
       parentState: j.parentId !== undefined && !j.parentQueue ? 'live' : undefined,
     });
   });
-  const more = popped.length === claim.max && q.index.queued.size > 0;
-  const first = popped.length < claim.max ? q.index.delayed.first() : undefined;
+  const more = popped.length === want && q.index.queued.size > 0;
+  const first = popped.length < want ? q.index.delayed.first() : undefined;
   return { claimed, nextDueAt: first ? first.score : null, more };
 }

@@ -66,8 +66,9 @@ export function checkDataShape(doc: unknown, file: string): void {
       idempotency: arr(pair(str, any)),
       // Absent in files written before webhooks were kept (HookState.fromJSON).
       hooks,
+      flow: obj({ limits: obj(), waiting: arr(pair(str, scores)) }),
     },
-    ['hooks'],
+    ['hooks', 'flow'],
   );
   // `partitions` is absent in files written before queues could be partitioned.
   obj(

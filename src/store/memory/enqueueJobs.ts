@@ -66,6 +66,7 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
     };
     if (delayed) job.runAt = now + nj.delayMs;
     if (nj.idempotencyKey) job.idempotencyKey = nj.idempotencyKey;
+    if (nj.concurrencyKey) job.concurrencyKey = nj.concurrencyKey;
     if (nj.options) job.options = nj.options;
     if (nj.parentId) {
       job.parentId = nj.parentId;

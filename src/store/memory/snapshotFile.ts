@@ -13,6 +13,7 @@ import { STORE_FORMAT, migrationsFrom } from '../storeFormat.js';
 import type { MachineInfo } from '../types.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { checkDataShape } from './dataFileShape.js';
+import { FlowState } from './FlowState.js';
 import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
@@ -51,6 +52,7 @@ export function encodeData(data: StoreData): string {
     children: [...q.children].map(([k, c]) => [k, { ids: c.ids.entries(), expiresAt: c.expiresAt }]),
     idempotency: [...q.idempotency],
     hooks: q.hooks.toJSON(),
+    flow: q.flow.toJSON(),
   }));
   return JSON.stringify({
     format: STORE_FORMAT,
@@ -131,6 +133,11 @@ export function decodeData(text: string, file: string): StoreData {
       q.children.set(k, { ids: zset(c.ids), expiresAt: c.expiresAt ?? undefined });
     for (const [k, i] of qd.idempotency) q.idempotency.set(k, i);
     q.hooks = HookState.fromJSON(qd.hooks);
+    // Absent in files written before the flow gate was kept.
+    q.flow = FlowState.fromJSON(qd.flow);
+    for (const j of q.jobs.values())
+      if (j.concurrencyKey !== undefined && (j.status === 'loading' || j.status === 'working'))
+        q.flow.holdersOf(j.concurrencyKey).add(j.id);
     queues.set(q.name, q);
   }
   return {

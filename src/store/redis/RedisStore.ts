@@ -40,6 +40,8 @@ import {
   type WebhookHost,
   type WorkWaiter,
   type QueuesWaiter,
+  type QueueFlow,
+  type QueueFlowChange,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { RedisStoreBase } from './RedisStoreBase.js';
@@ -54,6 +56,7 @@ import * as registryOps from './registryOps.js';
 import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
+import * as flowOps from './flowOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
@@ -363,5 +366,22 @@ export class RedisStore
    */
   counts(queue: string): Promise<QueueCounts> {
     return this.calls.call('counts', (c) => listJobs.counts(c, queue), { ids: { queue } });
+  }
+
+  // FlowControl
+
+  /** Pauses, resumes or sets the limits of one stored queue (lua/flow-3.lua). */
+  setQueueFlow(queue: string, change: QueueFlowChange): Promise<void> {
+    assertQueueName(queue);
+    return this.calls.call('setQueueFlow', (c) => flowOps.setQueueFlow(c, queue, change), {
+      ids: { queue },
+      writes: true,
+    });
+  }
+
+  /** The flow gate of one stored queue and its current use. */
+  queueFlow(queue: string): Promise<QueueFlow> {
+    assertQueueName(queue);
+    return this.calls.call('queueFlow', (c) => flowOps.queueFlow(c, queue), { ids: { queue } });
   }
 }

@@ -36,7 +36,8 @@ export async function enqueue(
       j.group ||
       j.index !== undefined ||
       j.revive ||
-      j.parentToken
+      j.parentToken ||
+      j.concurrencyKey
         ? JSON.stringify({
             idempotencyKey: j.idempotencyKey || undefined,
             parentId: j.parentId || undefined,
@@ -46,6 +47,7 @@ export async function enqueue(
             index: j.index,
             revive: j.revive || undefined,
             parentToken: j.parentToken || undefined,
+            concurrencyKey: j.concurrencyKey || undefined,
           })
         : '';
     args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);

@@ -45,6 +45,7 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "lcMove"
 --- @include "lcDonePlain"
 --- @include "lcClaim"
+--- @include "lcFlow"
 --- @include "lcSetBroken"
 --- @include "lcBatch"
 --- @include "promoteDue"
@@ -143,24 +144,43 @@ for i = 1, nOps do
 end
 lcFlush()
 
--- Claim.
+-- Claim, through THE FLOW GATE (include/lcFlow.lua, docs/flow-control.md): a paused queue
+-- gives nothing; `total` caps how many run (the size of `active`); a job whose concurrency key
+-- is full is set aside in its key's waiting line (keeping its place) instead of being popped
+-- again and again, and the claim pops on for others, at most FLOW_POP_CAP jobs per call.
+-- COST: one HMGET of `flow` per call; a job without a key costs nothing more (its `ck` is one
+-- more field of the HMGET the claim makes anyway).
+local FLOW_POP_CAP = 1000
 local claimed = {}
 local nextDue = false
+local paused, total, perKey = nil, nil, nil
 if want > 0 then
+  paused, total, perKey = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey'))
+  perKey = tonumber(perKey)
+  if total then
+    -- Room left under the total: the running jobs are exactly those in `active`.
+    want = math.max(0, math.min(want, tonumber(total) - redis.call('ZCARD', KEYS[3])))
+  end
+end
+if want > 0 and paused ~= '1' then
   promoteDue()
-  local popped = redis.call('ZPOPMIN', queuedKey, want)
-  local n = #popped / 2
-  if n > 0 then
+  local got, popped, asked = 0, 0, want
+  local deadline = now + leaseMs
+  while got < want do
+    local batch = redis.call('ZPOPMIN', queuedKey, want - got)
+    local n = #batch / 2
+    if n == 0 then break end
+    popped = popped + n
     local tok = redis.call('HINCRBY', metaKey, 'tok', n) - n
-    local deadline = now + leaseMs
+    local parked = 0
     for i = 1, n do
-      local id = popped[i * 2 - 1]
+      local id = batch[i * 2 - 1]
       local jk = LC.kp .. 'job:' .. id
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction.
-      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk,
-        'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
+      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, ck = unpack(redis.call('HMGET', jk,
+        'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'ck'))
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil
@@ -179,6 +199,12 @@ if want > 0 then
         local reason = 'parent ' .. parentGone
         lcMove(j, 'cancelled', { kind = 'cancelled',
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
+      elseif ck and perKey and redis.call('SCARD', LC.kp .. 'ck:' .. ck) >= perKey then
+        -- Its key is full: into the key's waiting line at the place it had; a slot of the key
+        -- that frees puts it back (lcFreeSlot). It stays `queued`.
+        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+        redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        parked = parked + 1
       else
         local token = workerId .. ':' .. (tok + i)
         local st = 'working'
@@ -190,6 +216,11 @@ if want > 0 then
         local a = attempt and tonumber(attempt) or 1
         if ls or ct or a > 1 then
           entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
+        end
+        if ck then
+          -- Holds a slot of its key while it runs (lcFlow.lua's invariants).
+          redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
+          redis.call('SADD', LC.kp .. 'ckkeys', ck)
         end
         lcClaim(id, jk, st, token, deadline, ls, entry)
         local n0 = #claimed
@@ -211,9 +242,14 @@ if want > 0 then
         end
       end
     end
+    -- Jobs set aside for a full key do not count: pop on for others, up to the cap. A job
+    -- that was broken or cancelled unrun counts, as before the gate (no second pop for it).
+    got = got + n - parked
+    if parked == 0 or n < asked or popped >= FLOW_POP_CAP then break end
+    asked = want - got
   end
   lcFlush()
-  if n == want then
+  if got >= want then
     -- There may be more: let another idle supervisor wake and take some.
     if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, 0, 'w') end
   else

@@ -6,7 +6,8 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
   extras (rare, so most jobs cost no parsing): a JSON object of the fields below that are set,
   under NewJob's own names (src/store/types.ts; enqueueOps.ts): idempotencyKey, parentId,
   options, parentQueue (when not this one), group (the fan-out's), index (in the fan-out),
-  revive (true), parentToken (the parent's lease token)
+  revive (true), parentToken (the parent's lease token), concurrencyKey (its `ck`,
+  include/lcFlow.lua)
   The 8 values per job keep their places: each has one meaning, whatever the job, and naming
   them would cost every job of a bulk enqueue a decoded table.
 Returns: the number of jobs when every job was created under its own id; otherwise flat
@@ -43,7 +44,8 @@ end
 local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
 -- The extras read as text (revive is a boolean).
-local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken' }
+local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken',
+  'concurrencyKey' }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
@@ -98,11 +100,12 @@ local FINISHED_UNDONE = { failed = true, cancelled = true }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
-  local idem, par, opt, pq, pg, pi, revive = '', '', '', '', '', '', false
+  local idem, par, opt, pq, pg, pi, revive, ck = '', '', '', '', '', '', false, ''
   local x = extras[i]
   if x then
     idem, par, opt, pq, pg, pi = x.idempotencyKey, x.parentId, x.options, x.parentQueue, x.group, x.index
     revive = x.revive == true
+    ck = x.concurrencyKey
   end
   local created = 1
   local jk = keys[i + 1]
@@ -147,6 +150,7 @@ for i = 0, n - 1 do
       redis.call('ZADD', kp .. 'children:' .. par, tonumber(pi) or 0, id)
     end
     if opt ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = opt end
+    if ck ~= '' then args[#args + 1] = 'ck'; args[#args + 1] = ck end
     lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
   else
     allCreated = false
