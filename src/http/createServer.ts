@@ -43,6 +43,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { liveRoutes } from './routes/live.js';
 import { machineRoutes } from './routes/machines.js';
 import { queueRoutes } from './routes/queues.js';
+import { queueFlowRoutes } from './routes/queueFlow.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
 import {
@@ -165,6 +166,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     machineRoutes(routes, api);
     chartRoutes(routes, api);
     queueRoutes(routes, api);
+    queueFlowRoutes(routes, api);
     healthRoutes(routes, api);
   });
   if (options.dashboard !== false)

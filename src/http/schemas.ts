@@ -136,6 +136,12 @@ export const enqueueBody = {
     delayMs: { type: 'number', minimum: 0, maximum: MAX_DELAY_MS },
     maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
     idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+    concurrencyKey: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: "the job's concurrency key: the queue's perKey limit applies per key (docs/flow-control.md)",
+    },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },
     webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, description: 'POSTed the final job record' },
     stateWebhookUrl: {

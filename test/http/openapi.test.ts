@@ -30,6 +30,10 @@ const ROUTES = [
   'get /machines/{name}/chart',
   'get /queues',
   'put /queues/{queue}/partitions',
+  'post /queues/{queue}/pause',
+  'post /queues/{queue}/resume',
+  'get /queues/{queue}/limits',
+  'put /queues/{queue}/limits',
   'get /healthz',
   'get /openapi.json',
 ];
