@@ -19,6 +19,7 @@ import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
 import { partitionsCommand } from './commands/partitions.js';
+import { queueCommand } from './commands/queue.js';
 import { serveCommand } from './commands/serve.js';
 import { devCommand } from './commands/dev.js';
 import { migrateStoreCommand } from './commands/migrateStore.js';
@@ -83,6 +84,7 @@ for (const make of [
   dlqCommand,
   statsCommand,
   partitionsCommand,
+  queueCommand,
   serveCommand,
   devCommand,
   migrateStoreCommand,

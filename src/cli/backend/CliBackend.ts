@@ -6,6 +6,7 @@
 import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import type {
   AuditEntry,
   BrokenEntry,
@@ -39,6 +40,10 @@ export interface CliBackend {
   counts(queue?: string): Promise<Record<string, QueueCounts>>;
   /** Splits a queue into partitions (Client.configureQueue; PUT /queues/:queue/partitions). */
   configureQueue(queue: string, partitions: number): Promise<void>;
+  /** Pauses or resumes a queue (Client.pauseQueue / resumeQueue; POST /queues/:queue/pause|resume). */
+  pauseQueue(queue: string, paused: boolean): Promise<void>;
+  /** A queue's limits and use, after setting `change` when given (Client.setQueueLimits; PUT /queues/:queue/limits). */
+  queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView>;
   /** The chart model of name@version (newest when none is given); UNKNOWN_MACHINE, NO_CHART. */
   machineChart(name: string, version?: number): Promise<MachineGraph>;
   /** A job's machine chart and its marks (active states, states and transitions it went through). */

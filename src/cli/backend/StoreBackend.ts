@@ -7,6 +7,7 @@ import { jobChart } from '../../chart/jobChart.js';
 import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
 import type { ListQuery, QueueCounts, Store } from '../../store/types.js';
 import type { CliBackend } from './CliBackend.js';
@@ -80,6 +81,15 @@ export class StoreBackend implements CliBackend {
 
   configureQueue(queue: string, partitions: number): Promise<void> {
     return this.client.configureQueue(queue, { partitions });
+  }
+
+  pauseQueue(queue: string, paused: boolean): Promise<void> {
+    return paused ? this.client.pauseQueue(queue) : this.client.resumeQueue(queue);
+  }
+
+  async queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView> {
+    if (change) await this.client.setQueueLimits(queue, change);
+    return this.client.queueLimits(queue);
   }
 
   async machineChart(name: string, version?: number) {

@@ -76,6 +76,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
     .option('-p, --priority <level>', 'critical | high | normal | low', priority)
     .option('--delay-ms <ms>', 'run no earlier than this many ms from now', integer(0))
     .option('--idempotency-key <key>', 'a second enqueue with the same key returns the first job')
+    .option('--concurrency-key <key>', "the job's concurrency key: the queue's perKey limit applies per key")
     .option('--max-attempts <n>', 'runs in all, first included', integer(1))
     .option('--timeout-ms <ms>', 'per-attempt time limit for this job', integer(1))
     .option(
@@ -100,6 +101,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             priority: opts.priority,
             delayMs: opts.delayMs,
             idempotencyKey: opts.idempotencyKey,
+            concurrencyKey: opts.concurrencyKey,
             maxAttempts: opts.maxAttempts,
             timeoutMs: opts.timeoutMs,
           };

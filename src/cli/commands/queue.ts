@@ -1,0 +1,79 @@
+// `machinist queue pause|resume|limits <queue>`: a queue's flow controls (docs/flow-control.md)
+// through the backend (a store's Client, or the HTTP API's /queues/:queue/... routes).
+
+import { Command } from 'commander';
+import { withBackend, type GlobalOptions } from '../connect.js';
+import { CliError } from '../CliError.js';
+import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
+
+/** A limit from the command line: a positive whole number, or `none` to clear it. */
+function limitArg(name: string) {
+  return (v: string): number | null => {
+    if (v === 'none') return null;
+    if (!/^\d+$/.test(v) || Number(v) < 1)
+      throw new CliError(`--${name} must be a positive whole number or 'none' (got '${v}')`);
+    return Number(v);
+  };
+}
+
+function printLimits(v: QueueLimitsView): void {
+  const { total, perKey } = v.limits;
+  console.log(`queue '${v.queue}'${v.paused ? ' (paused)' : ''}`);
+  console.log(`  running   ${v.running}${total !== undefined ? ` of total ${total}` : ''}`);
+  console.log(`  perKey    ${perKey ?? 'none'}`);
+  for (const k of v.keys)
+    console.log(`  key ${JSON.stringify(k.key)}: running ${k.running}, waiting ${k.waiting}`);
+}
+
+export function queueCommand(globals: () => GlobalOptions): Command {
+  const cmd = new Command('queue').description(
+    "a queue's flow controls: pause, resume, limits (docs/flow-control.md)",
+  );
+  for (const action of ['pause', 'resume'] as const)
+    cmd.addCommand(
+      new Command(action)
+        .description(
+          action === 'pause'
+            ? 'stop supervisors claiming from the queue (running jobs finish; enqueues are accepted)'
+            : 'let supervisors claim from the queue again',
+        )
+        .argument('<queue>', 'the queue (all its partitions)')
+        .action(async (queue: string) => {
+          await withBackend(globals(), async (backend) => {
+            await backend.pauseQueue(queue, action === 'pause');
+            console.log(`queue '${queue}': ${action === 'pause' ? 'paused' : 'resumed'}`);
+          });
+        }),
+    );
+  cmd.addCommand(
+    new Command('limits')
+      .description("show the queue's limits and use per concurrency key; with options, set them first")
+      .argument('<queue>', 'the queue (all its partitions)')
+      .option('--total <n>', "most running jobs of the queue ('none' clears it)", limitArg('total'))
+      .option(
+        '--per-key <n>',
+        "most running jobs per concurrency key ('none' clears it)",
+        limitArg('per-key'),
+      )
+      .option('--json', 'print as JSON')
+      .action(
+        async (queue: string, opts: { total?: number | null; perKey?: number | null; json?: boolean }) => {
+          const set = opts.total !== undefined || opts.perKey !== undefined;
+          const change: QueueLimitsChange | undefined = set
+            ? {
+                concurrency: {
+                  ...(opts.total !== undefined ? { total: opts.total } : {}),
+                  ...(opts.perKey !== undefined ? { perKey: opts.perKey } : {}),
+                },
+              }
+            : undefined;
+          await withBackend(globals(), async (backend) => {
+            const v = await backend.queueLimits(queue, change);
+            if (opts.json) console.log(JSON.stringify(v, null, 2));
+            else printLimits(v);
+          });
+        },
+      ),
+  );
+  return cmd;
+}
