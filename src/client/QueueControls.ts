@@ -6,12 +6,21 @@
 import { ValidationError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { partitionQueue, splitPartition } from '../store/partitions.js';
-import type { FlowControl, KeyUse, QueueFlow, QueueFlowChange, QueueLimits } from '../store/types.js';
+import type {
+  FlowControl,
+  KeyUse,
+  QueueFlow,
+  QueueFlowChange,
+  QueueLimits,
+  RateLimit,
+} from '../store/types.js';
 import type { QueueRouter } from './QueueRouter.js';
 
 /** What `setQueueLimits` takes: a limit to set, `null` to clear it, absent to keep it. */
 export interface QueueLimitsChange {
   concurrency?: { total?: number | null; perKey?: number | null };
+  /** The throttle: at most `limit` + `burst` starts in any `perMs` window; `null` clears it. */
+  rateLimit?: RateLimit | null;
 }
 
 /** A queue's gate and use, its partitions summed (each partition's own in `partitions`). */
@@ -52,6 +61,19 @@ export class QueueControls {
           },
         );
       change[f] = v;
+    }
+    const r = limits.rateLimit;
+    if (r !== undefined) {
+      const whole = (v: unknown, min: number) => Number.isInteger(v) && (v as number) >= min;
+      if (
+        r !== null &&
+        (typeof r !== 'object' || !whole(r.limit, 1) || !whole(r.perMs, 1) || !whole(r.burst ?? 0, 0))
+      )
+        throw new ValidationError(
+          'rateLimit must be { limit, perMs, burst? }: limit and perMs positive integers, burst an integer >= 0; or null to clear it',
+          { field: 'rateLimit', queue },
+        );
+      change.rateLimit = r === null ? null : { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
     }
     return this.change(queue, change);
   }

@@ -54,6 +54,7 @@ export type {
   QueueFlow,
   QueueFlowChange,
   QueueLimits,
+  RateLimit,
   KeyUse,
 } from './roles/FlowControl.js';
 export { hasIngress, type Ingress, type IngressDecision, type IngressDrained } from './roles/Ingress.js';
@@ -76,7 +77,8 @@ export { hasHealthReport, type HealthReport } from './roles/HealthReport.js';
  * `Registry & StoreHandle`).
  */
 export interface Store
-  extends StoreHandle,
+  extends
+    StoreHandle,
     WorkQueue,
     FanOut,
     JobRecords,

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { withBackend, type GlobalOptions } from '../connect.js';
 import { CliError } from '../CliError.js';
 import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
+import type { RateLimit } from '../../store/types.js';
 
 /** A limit from the command line: a positive whole number, or `none` to clear it. */
 function limitArg(name: string) {
@@ -16,11 +17,29 @@ function limitArg(name: string) {
   };
 }
 
+interface CliLimits {
+  total?: number | null;
+  perKey?: number | null;
+  rateLimit?: RateLimit | null;
+  json?: boolean;
+}
+
+/** `100/1000` or `100/1000+10` (limit/perMs+burst), or `none`. */
+function rateArg(v: string): RateLimit | null {
+  if (v === 'none') return null;
+  const m = /^(\d+)\/(\d+)(?:\+(\d+))?$/.exec(v);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
+    throw new CliError(`--rate-limit wants limit/perMs[+burst], e.g. 100/1000+10, or 'none' (got '${v}')`);
+  return { limit: Number(m[1]), perMs: Number(m[2]), burst: Number(m[3] ?? 0) };
+}
+
 function printLimits(v: QueueLimitsView): void {
   const { total, perKey } = v.limits;
   console.log(`queue '${v.queue}'${v.paused ? ' (paused)' : ''}`);
   console.log(`  running   ${v.running}${total !== undefined ? ` of total ${total}` : ''}`);
   console.log(`  perKey    ${perKey ?? 'none'}`);
+  const r = v.limits.rateLimit;
+  console.log(`  rateLimit ${r ? `${r.limit} per ${r.perMs} ms, burst ${r.burst ?? 0}` : 'none'}`);
   for (const k of v.keys)
     console.log(`  key ${JSON.stringify(k.key)}: running ${k.running}, waiting ${k.waiting}`);
 }
@@ -55,25 +74,29 @@ export function queueCommand(globals: () => GlobalOptions): Command {
         "most running jobs per concurrency key ('none' clears it)",
         limitArg('per-key'),
       )
+      .option(
+        '--rate-limit <limit/perMs[+burst]>',
+        "throttle: at most limit (+ burst) starts per perMs, e.g. 100/1000+10 ('none' clears it)",
+        rateArg,
+      )
       .option('--json', 'print as JSON')
-      .action(
-        async (queue: string, opts: { total?: number | null; perKey?: number | null; json?: boolean }) => {
-          const set = opts.total !== undefined || opts.perKey !== undefined;
-          const change: QueueLimitsChange | undefined = set
-            ? {
-                concurrency: {
-                  ...(opts.total !== undefined ? { total: opts.total } : {}),
-                  ...(opts.perKey !== undefined ? { perKey: opts.perKey } : {}),
-                },
-              }
-            : undefined;
-          await withBackend(globals(), async (backend) => {
-            const v = await backend.queueLimits(queue, change);
-            if (opts.json) console.log(JSON.stringify(v, null, 2));
-            else printLimits(v);
-          });
-        },
-      ),
+      .action(async (queue: string, opts: CliLimits) => {
+        const set = opts.total !== undefined || opts.perKey !== undefined || opts.rateLimit !== undefined;
+        const change: QueueLimitsChange | undefined = set
+          ? {
+              concurrency: {
+                ...(opts.total !== undefined ? { total: opts.total } : {}),
+                ...(opts.perKey !== undefined ? { perKey: opts.perKey } : {}),
+              },
+              ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
+            }
+          : undefined;
+        await withBackend(globals(), async (backend) => {
+          const v = await backend.queueLimits(queue, change);
+          if (opts.json) console.log(JSON.stringify(v, null, 2));
+          else printLimits(v);
+        });
+      }),
   );
   return cmd;
 }

@@ -23,7 +23,14 @@ const flow = {
   paused: { type: 'boolean' },
   limits: {
     type: 'object',
-    properties: { total: { type: 'integer' }, perKey: { type: 'integer' } },
+    properties: {
+      total: { type: 'integer' },
+      perKey: { type: 'integer' },
+      rateLimit: {
+        type: 'object',
+        properties: { limit: { type: 'integer' }, perMs: { type: 'integer' }, burst: { type: 'integer' } },
+      },
+    },
   },
   running: { type: 'integer', description: 'loading + working jobs' },
   keys: {
@@ -99,7 +106,7 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
     '/queues/:queue/limits',
     {
       schema: {
-        summary: "Set a queue's concurrency limits at run time",
+        summary: "Set a queue's concurrency limits and throttle at run time",
         tags: ['queues'],
         security: bearerSecurity,
         params,
@@ -111,6 +118,17 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
               type: 'object',
               additionalProperties: false,
               properties: { total: limit, perKey: limit },
+            },
+            rateLimit: {
+              type: ['object', 'null'],
+              description: 'the throttle: at most limit + burst starts in any perMs window; null clears it',
+              required: ['limit', 'perMs'],
+              additionalProperties: false,
+              properties: {
+                limit: { type: 'integer', minimum: 1 },
+                perMs: { type: 'integer', minimum: 1 },
+                burst: { type: 'integer', minimum: 0 },
+              },
             },
           },
         },

@@ -9,6 +9,7 @@ import { ZSet } from './ZSet.js';
 
 export interface FlowJson {
   paused: boolean;
+  tat?: number;
   limits: QueueLimits;
   waiting: [string, [string, number][]][];
 }
@@ -16,6 +17,8 @@ export interface FlowJson {
 export class FlowState {
   paused = false;
   limits: QueueLimits = {};
+  /** The throttle's GCRA state: its theoretical arrival time (store ms). */
+  tat?: number;
   /** The running jobs of each key (ck:<key>). */
   readonly holders = new Map<string, Set<string>>();
   /** Jobs set aside because their key was full, by their place in line (ckwait:<key>). */
@@ -44,6 +47,7 @@ export class FlowState {
     return {
       paused: this.paused,
       limits: this.limits,
+      ...(this.tat !== undefined ? { tat: this.tat } : {}),
       waiting: [...this.waiting].map(([k, z]) => [k, z.entries()]),
     };
   }
@@ -53,6 +57,7 @@ export class FlowState {
     if (!json) return f;
     f.paused = json.paused;
     f.limits = json.limits;
+    f.tat = json.tat;
     for (const [k, entries] of json.waiting) {
       const z = f.waitingOf(k);
       for (const [id, score] of entries) z.add(id, score);

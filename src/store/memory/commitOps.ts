@@ -206,8 +206,24 @@ export function claimJobs(
   // aside in its key's waiting line at its place, and the claim pops on, at most FLOW_POP_CAP.
   const flow = q.flow;
   const room = flow.limits.total !== undefined ? flow.limits.total - q.index.active.size : Infinity;
-  const want = Math.max(0, Math.min(claim.max, room));
+  let want = Math.max(0, Math.min(claim.max, room));
   if (flow.paused || want === 0) return { claimed: [], nextDueAt: null, more: false };
+  // THE THROTTLE (a GCRA, as commit-12.lua's): one start per T, `burst` more at once.
+  const rate = flow.limits.rateLimit;
+  let gcra: { T: number; tau: number; tat: number } | undefined;
+  let throttled = false;
+  if (rate) {
+    const T = rate.perMs / rate.limit;
+    const tau = (rate.burst ?? 0) * T;
+    const tat = Math.max(flow.tat ?? 0, now);
+    gcra = { T, tau, tat };
+    const allowed = tat <= now + tau ? Math.floor((now + tau - tat) / T) + 1 : 0;
+    if (allowed < want) {
+      want = allowed;
+      throttled = true;
+    }
+    if (want === 0) return { claimed: [], nextDueAt: Math.ceil(tat - tau), more: false };
+  }
   promoteDue(lc, q, now);
   const claimed: ClaimedJob[] = [];
   const popped: string[] = [];
@@ -286,7 +302,16 @@ export function claimJobs(
       parentState: j.parentId !== undefined && !j.parentQueue ? 'live' : undefined,
     });
   });
-  const more = popped.length === want && q.index.queued.size > 0;
+  const more = popped.length === want && q.index.queued.size > 0 && !throttled;
   const first = popped.length < want ? q.index.delayed.first() : undefined;
-  return { claimed, nextDueAt: first ? first.score : null, more };
+  let nextDueAt = first ? first.score : null;
+  if (gcra) {
+    // Each job started spends one emission interval.
+    if (claimed.length > 0) flow.tat = gcra.tat + claimed.length * gcra.T;
+    if (throttled) {
+      const at = Math.ceil((flow.tat ?? gcra.tat) - gcra.tau);
+      if (nextDueAt === null || nextDueAt > at) nextDueAt = at;
+    }
+  }
+  return { claimed, nextDueAt, more };
 }

@@ -14,8 +14,30 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
           queue,
         });
     }
+    const r = change.rateLimit;
+    if (
+      r &&
+      !(
+        Number.isInteger(r.limit) &&
+        r.limit >= 1 &&
+        Number.isInteger(r.perMs) &&
+        r.perMs >= 1 &&
+        Number.isInteger(r.burst ?? 0) &&
+        (r.burst ?? 0) >= 0
+      )
+    )
+      throw new ValidationError('rateLimit wants a positive limit and perMs and a burst >= 0', {
+        field: 'rateLimit',
+        queue,
+      });
     const q = core.queue(queue);
     const flow = q.flow;
+    if (r !== undefined) {
+      // A new or cleared throttle starts afresh.
+      delete flow.tat;
+      if (r === null) delete flow.limits.rateLimit;
+      else flow.limits.rateLimit = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
+    }
     if (change.paused !== undefined) flow.paused = change.paused;
     const limits: QueueLimits = { ...flow.limits };
     for (const f of ['total', 'perKey'] as const) {

@@ -15,7 +15,17 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
     await ctx.run(
       'flow',
       [k.base + 'flow', k.queued, k.marker],
-      [k.base, paused, limitArg(change.total), limitArg(change.perKey)],
+      [
+        k.base,
+        paused,
+        limitArg(change.total),
+        limitArg(change.perKey),
+        ...(change.rateLimit === undefined
+          ? ['', '', '']
+          : change.rateLimit === null
+            ? ['-', '', '']
+            : [change.rateLimit.limit, change.rateLimit.perMs, change.rateLimit.burst ?? 0]),
+      ],
     );
   } catch (err) {
     throw fromScriptError(err, { queue });
@@ -44,6 +54,15 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     limits: {
       ...(flow.total ? { total: Number(flow.total) } : {}),
       ...(flow.perKey ? { perKey: Number(flow.perKey) } : {}),
+      ...(flow.rate
+        ? {
+            rateLimit: {
+              limit: Number(flow.rate),
+              perMs: Number(flow.ratePer),
+              burst: Number(flow.rateBurst ?? 0),
+            },
+          }
+        : {}),
     },
     running,
     keys: use,

@@ -8,6 +8,8 @@
 //     key run; one that cannot is set aside in its key's waiting line (keeping its place) and
 //     put back when a job of its key stops running, for whatever reason (done, failed,
 //     cancelled, retried, parked, or requeued by the reaper after its worker died).
+//   - THROTTLE: a claim starts no more jobs than the queue's GCRA allows (rateLimit); the others
+//     stay queued, using no worker slot and no attempt, and the claim says when to look again.
 //   - Only a running job holds a slot: a parked pipeline (waiting) or a retry waiting out its
 //     backoff holds none.
 
@@ -17,6 +19,15 @@ export interface QueueLimits {
   total?: number;
   /** Most running jobs per concurrency key. */
   perKey?: number;
+  /** The throttle: at most `limit` + `burst` job starts in any window of `perMs` (a GCRA). */
+  rateLimit?: RateLimit;
+}
+
+/** A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). */
+export interface RateLimit {
+  limit: number;
+  perMs: number;
+  burst?: number;
 }
 
 /** A change of the gate: `null` clears a limit, an absent field keeps it. */
@@ -24,6 +35,7 @@ export interface QueueFlowChange {
   paused?: boolean;
   total?: number | null;
   perKey?: number | null;
+  rateLimit?: RateLimit | null;
 }
 
 /** One concurrency key's use. */

@@ -148,18 +148,34 @@ lcFlush()
 -- gives nothing; `total` caps how many run (the size of `active`); a job whose concurrency key
 -- is full is set aside in its key's waiting line (keeping its place) instead of being popped
 -- again and again, and the claim pops on for others, at most FLOW_POP_CAP jobs per call.
+-- THE THROTTLE (a GCRA, `rate*` and `tat` in `flow`): one start per T = per / limit ms, with
+-- `burst` more at once (tolerance tau = burst * T); so at most limit + burst start in any window of
+-- `per` ms. A claim takes no more than the GCRA allows now, and when it held jobs back says when
+-- the next is allowed (its next-due time), so the supervisor sleeps until then: a throttled job
+-- stays queued, uses no worker slot and no attempt.
 -- COST: one HMGET of `flow` per call; a job without a key costs nothing more (its `ck` is one
 -- more field of the HMGET the claim makes anyway).
 local FLOW_POP_CAP = 1000
 local claimed = {}
 local nextDue = false
-local paused, total, perKey = nil, nil, nil
+local paused, total, perKey, rate, per, burst, tat = nil, nil, nil, nil, nil, nil, nil
+local T, tau, throttled = 0, 0, false
 if want > 0 then
-  paused, total, perKey = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey'))
+  paused, total, perKey, rate, per, burst, tat = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total',
+    'perKey', 'rate', 'ratePer', 'rateBurst', 'tat'))
   perKey = tonumber(perKey)
+  rate = tonumber(rate)
   if total then
     -- Room left under the total: the running jobs are exactly those in `active`.
     want = math.max(0, math.min(want, tonumber(total) - redis.call('ZCARD', KEYS[3])))
+  end
+  if rate and want > 0 and paused ~= '1' then
+    T = tonumber(per) / rate
+    tau = (tonumber(burst) or 0) * T
+    tat = math.max(tonumber(tat) or 0, now)
+    local allowed = 0
+    if tat <= now + tau then allowed = math.floor((now + tau - tat) / T) + 1 end
+    if allowed < want then want = allowed; throttled = true end
   end
 end
 if want > 0 and paused ~= '1' then
@@ -249,12 +265,24 @@ if want > 0 and paused ~= '1' then
     asked = want - got
   end
   lcFlush()
-  if got >= want then
+  if got >= want and not throttled then
     -- There may be more: let another idle supervisor wake and take some.
     if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, 0, 'w') end
   else
     local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
     if first[2] then nextDue = first[2] end
+  end
+end
+if rate and tat then
+  -- Each job started spends one emission interval of the GCRA.
+  local started = #claimed / 8
+  if started > 0 then
+    tat = tat + started * T
+    redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
+  end
+  if throttled then
+    local at = math.ceil(tat - tau)
+    if not nextDue or tonumber(nextDue) > at then nextDue = at end
   end
 end
 return { written, claimed, nextDue, now }
