@@ -70,6 +70,11 @@ if not ops then return bad(plain, nOps) end
 
 LC.now = nowMs()
 local now = LC.now
+-- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
+-- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
+local paused, total, perKey, rate, per, burst, tat, keyed = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused',
+  'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat', 'keyed'))
+LC.keyed = keyed == '1'
 local written = {}
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
   requeue = 'queued', park = 'waiting' }
@@ -153,16 +158,13 @@ lcFlush()
 -- `per` ms. A claim takes no more than the GCRA allows now, and when it held jobs back says when
 -- the next is allowed (its next-due time), so the supervisor sleeps until then: a throttled job
 -- stays queued, uses no worker slot and no attempt.
--- COST: one HMGET of `flow` per call; a job without a key costs nothing more (its `ck` is one
--- more field of the HMGET the claim makes anyway).
+-- COST: one HMGET of `flow` per call (above); a queue that never had a job with a key costs
+-- nothing per job (`keyed` unset: no job's read takes `ck`).
 local FLOW_POP_CAP = 1000
 local claimed = {}
 local nextDue = false
-local paused, total, perKey, rate, per, burst, tat = nil, nil, nil, nil, nil, nil, nil
 local T, tau, throttled = 0, 0, false
 if want > 0 then
-  paused, total, perKey, rate, per, burst, tat = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total',
-    'perKey', 'rate', 'ratePer', 'rateBurst', 'tat'))
   perKey = tonumber(perKey)
   rate = tonumber(rate)
   if total then
@@ -181,6 +183,9 @@ end
 if want > 0 and paused ~= '1' then
   promoteDue()
   local got, popped, asked = 0, 0, want
+  -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
+  local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
+  if LC.keyed then claimFields[#claimFields + 1] = 'ck' end
   local deadline = now + leaseMs
   while got < want do
     local batch = redis.call('ZPOPMIN', queuedKey, want - got)
@@ -196,7 +201,7 @@ if want > 0 and paused ~= '1' then
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction.
       local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, ck = unpack(redis.call('HMGET', jk,
-        'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'ck'))
+        unpack(claimFields)))
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil
@@ -273,7 +278,7 @@ if want > 0 and paused ~= '1' then
     if first[2] then nextDue = first[2] end
   end
 end
-if rate and tat then
+if T > 0 then
   -- Each job started spends one emission interval of the GCRA.
   local started = #claimed / 8
   if started > 0 then

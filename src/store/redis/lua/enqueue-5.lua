@@ -97,6 +97,7 @@ for s = 1, n, 4000 do
   if redis.call('EXISTS', unpack(keys, s, math.min(s + 3999, n))) > 0 then anyExists = true; break end
 end
 local FINISHED_UNDONE = { failed = true, cancelled = true }
+local keyedSet = false
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
@@ -150,7 +151,11 @@ for i = 0, n - 1 do
       redis.call('ZADD', kp .. 'children:' .. par, tonumber(pi) or 0, id)
     end
     if opt ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = opt end
-    if ck ~= '' then args[#args + 1] = 'ck'; args[#args + 1] = ck end
+    if ck ~= '' then
+      args[#args + 1] = 'ck'; args[#args + 1] = ck
+      -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
+      if not keyedSet then redis.call('HSET', kp .. 'flow', 'keyed', '1'); keyedSet = true end
+    end
     lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
   else
     allCreated = false

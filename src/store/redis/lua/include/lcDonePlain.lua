@@ -10,8 +10,12 @@
 local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
-  local st, tk, ls, ib, par, fg, wt, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-    'ck'))
+  local st, tk, ls, ib, par, fg, wt, ck
+  if LC.keyed then
+    st, tk, ls, ib, par, fg, wt, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ck'))
+  else
+    st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+  end
   if token == '' or tk ~= token then return 0 end
   -- A job with a concurrency key (`ck`) takes lcMove: its slot is freed in lcLeave, only there.
   if ls or ib or par or fg or wt or ck or lcMoved[id] then
