@@ -30,7 +30,7 @@ export function ingressEntryLimit(maxPayloadBytes: number): number {
 }
 
 /** The fields an entry may have; any other is refused (a misspelt "priorty" is not ignored). */
-const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts']);
+const FIELDS = new Set(['machine', 'input', 'priority', 'id', 'delayMs', 'maxAttempts', 'concurrencyKey']);
 /** A producer's own job id: it becomes part of Redis keys and of comma-joined id lists. */
 const OWN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -82,6 +82,7 @@ export function parseIngressEntry(
   if (e.priority !== undefined) options.priority = e.priority as EnqueueOptions['priority'];
   if (e.delayMs !== undefined) options.delayMs = e.delayMs as number;
   if (e.maxAttempts !== undefined) options.maxAttempts = e.maxAttempts as number;
+  if (e.concurrencyKey !== undefined) options.concurrencyKey = e.concurrencyKey as string;
   const refused = (err: unknown): IngressDecision =>
     // An input the machine's schema refuses is told apart from an entry that is malformed.
     err instanceof InputSchemaError

@@ -41,6 +41,7 @@ export async function drainIngress(
           delayMs: j.delayMs,
           maxAttempts: j.maxAttempts,
           options: j.options || undefined,
+          concurrencyKey: j.concurrencyKey || undefined,
         };
         // spareId: where the entry goes if its id names another machine's job (ID_CONFLICT).
         records.push(d.ownId ? { sha, job, ownId: true, spareId: d.spareId } : { sha, job });

@@ -7,7 +7,8 @@ KEYS: 1 ingress list, 2 queued, 3 delayed, 4 meta, 5 events, 6 marker, 7 broken
 ARGV: 1 key prefix, 2 events max length, 3 the entries, oldest first: ONE JSON array of named
       records (ingressOps.ts), each the caller's IngressDecision (src/store/types.ts) with
       `sha`, the SHA-1 of the entry's bytes:
-        { sha, job = { id, machine, version, input, band, delayMs, maxAttempts, options? } }
+        { sha, job = { id, machine, version, input, band, delayMs, maxAttempts, options?,
+        concurrencyKey? } }
           a job under a new id;
         { sha, job = ..., ownId = true, spareId } a job under the producer's id (below);
         { sha, id, reason } set aside as broken under the new id `id`,
@@ -121,6 +122,11 @@ for i = 1, n do
         args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. tostring(delay) .. '}'
       end
       if j.options ~= nil and j.options ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = j.options end
+      if type(j.concurrencyKey) == 'string' and j.concurrencyKey ~= '' then
+        args[#args + 1] = 'ck'; args[#args + 1] = j.concurrencyKey
+        -- The queue now has a job with a key (include/lcState.lua's LC.keyed).
+        redis.call('HSET', kp .. 'flow', 'keyed', '1')
+      end
       lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
       made = made + 1
     end
