@@ -6,8 +6,10 @@
 import { ValidationError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { partitionQueue, splitPartition } from '../store/partitions.js';
+import { KEY_STRATEGIES } from '../store/roles/FlowControl.js';
 import type {
   FlowControl,
+  KeyStrategy,
   KeyUse,
   QueueFlow,
   QueueFlowChange,
@@ -18,7 +20,7 @@ import type { QueueRouter } from './QueueRouter.js';
 
 /** What `setQueueLimits` takes: a limit to set, `null` to clear it, absent to keep it. */
 export interface QueueLimitsChange {
-  concurrency?: { total?: number | null; perKey?: number | null };
+  concurrency?: { total?: number | null; perKey?: number | null; strategy?: KeyStrategy };
   /** The throttle: at most `limit` + `burst` starts in any `perMs` window; `null` clears it. */
   rateLimit?: RateLimit | null;
 }
@@ -61,6 +63,17 @@ export class QueueControls {
           },
         );
       change[f] = v;
+    }
+    if (c.strategy !== undefined) {
+      if (!KEY_STRATEGIES.includes(c.strategy))
+        throw new ValidationError(
+          `concurrency.strategy must be one of ${KEY_STRATEGIES.join(', ')} (got ${String(c.strategy)})`,
+          {
+            field: 'concurrency.strategy',
+            queue,
+          },
+        );
+      change.strategy = c.strategy;
     }
     const r = limits.rateLimit;
     if (r !== undefined) {

@@ -55,6 +55,7 @@ export type {
   QueueFlowChange,
   QueueLimits,
   RateLimit,
+  KeyStrategy,
   KeyUse,
 } from './roles/FlowControl.js';
 export { hasIngress, type Ingress, type IngressDecision, type IngressDrained } from './roles/Ingress.js';

@@ -143,4 +143,36 @@ describeOnEachStore('queue flow gate', (world) => {
     assert.equal(c3!.id, ids[2]);
     assert.deepEqual((await client.queueLimits('default')).keys, [{ key: 'k', running: 1, waiting: 1 }]);
   });
+
+  it('cancelNewest ends a job whose key is full cancelled at its claim, saying why', async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    await client.setQueueLimits('default', { concurrency: { perKey: 1, strategy: 'cancelNewest' } });
+    assert.equal((await client.queueLimits('default')).limits.strategy, 'cancelNewest');
+    const a = await client.enqueue('f', 1, { concurrencyKey: 'k' });
+    const b = await client.enqueue('f', 2, { concurrencyKey: 'k' });
+    const other = await client.enqueue('f', 3, { concurrencyKey: 'j' });
+    const claimed = (await h.store.commit('default', [], claim(5))).claimed.map((c) => c.id);
+    assert.deepEqual(claimed, [a, other]);
+    assert.equal((await client.get(b))?.status, 'cancelled');
+    const entry = (await client.events(b)).find((e) => e.type === 'cancelled') as
+      { reason?: string } | undefined;
+    assert.match(entry?.reason ?? '', /concurrency key k is full/);
+  });
+
+  it('cancelInProgress asks the running job of the key to stop; the new one takes its slot', async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    await client.setQueueLimits('default', { concurrency: { perKey: 1, strategy: 'cancelInProgress' } });
+    await client.enqueue('f', 1, { concurrencyKey: 'k' });
+    const [old] = (await h.store.commit('default', [], claim(5))).claimed;
+    const newer = await client.enqueue('f', 2, { concurrencyKey: 'k' });
+    assert.deepEqual((await h.store.commit('default', [], claim(5))).claimed, []);
+    // The running one was asked to stop (its worker hears it); it ends cancelled, freeing the slot.
+    assert.equal((await h.store.jobStatus(old!.id, 'default'))?.cancelRequested, true);
+    const end: CommitOp = { kind: 'cancelled', id: old!.id, token: old!.token, log: [] };
+    const next = (await h.store.commit('default', [end], claim(5))).claimed.map((c) => c.id);
+    assert.deepEqual(next, [newer]);
+    assert.equal((await client.get(old!.id))?.status, 'cancelled');
+  });
 });

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { withBackend, type GlobalOptions } from '../connect.js';
 import { CliError } from '../CliError.js';
 import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
-import type { RateLimit } from '../../store/types.js';
+import type { KeyStrategy, RateLimit } from '../../store/types.js';
 
 /** A limit from the command line: a positive whole number, or `none` to clear it. */
 function limitArg(name: string) {
@@ -21,6 +21,7 @@ interface CliLimits {
   total?: number | null;
   perKey?: number | null;
   rateLimit?: RateLimit | null;
+  strategy?: KeyStrategy;
   json?: boolean;
 }
 
@@ -37,7 +38,7 @@ function printLimits(v: QueueLimitsView): void {
   const { total, perKey } = v.limits;
   console.log(`queue '${v.queue}'${v.paused ? ' (paused)' : ''}`);
   console.log(`  running   ${v.running}${total !== undefined ? ` of total ${total}` : ''}`);
-  console.log(`  perKey    ${perKey ?? 'none'}`);
+  console.log(`  perKey    ${perKey ?? 'none'} (strategy ${v.limits.strategy ?? 'queue'})`);
   const r = v.limits.rateLimit;
   console.log(`  rateLimit ${r ? `${r.limit} per ${r.perMs} ms, burst ${r.burst ?? 0}` : 'none'}`);
   for (const k of v.keys)
@@ -79,14 +80,20 @@ export function queueCommand(globals: () => GlobalOptions): Command {
         "throttle: at most limit (+ burst) starts per perMs, e.g. 100/1000+10 ('none' clears it)",
         rateArg,
       )
+      .option('--strategy <s>', 'for a job whose key is full: queue, cancelNewest or cancelInProgress')
       .option('--json', 'print as JSON')
       .action(async (queue: string, opts: CliLimits) => {
-        const set = opts.total !== undefined || opts.perKey !== undefined || opts.rateLimit !== undefined;
+        const set =
+          opts.total !== undefined ||
+          opts.perKey !== undefined ||
+          opts.rateLimit !== undefined ||
+          opts.strategy !== undefined;
         const change: QueueLimitsChange | undefined = set
           ? {
               concurrency: {
                 ...(opts.total !== undefined ? { total: opts.total } : {}),
                 ...(opts.perKey !== undefined ? { perKey: opts.perKey } : {}),
+                ...(opts.strategy !== undefined ? { strategy: opts.strategy } : {}),
               },
               ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
             }

@@ -26,6 +26,7 @@ const flow = {
     properties: {
       total: { type: 'integer' },
       perKey: { type: 'integer' },
+      strategy: { type: 'string' },
       rateLimit: {
         type: 'object',
         properties: { limit: { type: 'integer' }, perMs: { type: 'integer' }, burst: { type: 'integer' } },
@@ -117,7 +118,15 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
             concurrency: {
               type: 'object',
               additionalProperties: false,
-              properties: { total: limit, perKey: limit },
+              properties: {
+                total: limit,
+                perKey: limit,
+                strategy: {
+                  type: 'string',
+                  enum: ['queue', 'cancelNewest', 'cancelInProgress'],
+                  description: 'what a job whose key is full does (default queue)',
+                },
+              },
             },
             rateLimit: {
               type: ['object', 'null'],

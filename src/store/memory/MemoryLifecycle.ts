@@ -131,6 +131,21 @@ export class MemoryLifecycle {
     q.jobs.delete(job.id);
   }
 
+  /**
+   * Asks a running job to stop (as cancel-8.lua's running branch, and commit-12.lua's
+   * cancelInProgress): `cx` set once, logged and told on the stream, and its worker told on its
+   * control channel (again, when asked again). Not a move: the job's worker ends it.
+   */
+  requestCancel(q: QueueState, j: MemoryJob, worker: string, reason: string): void {
+    if (!j.cancelRequested) {
+      j.cancelRequested = true;
+      j.updatedAt = this.host.now;
+      appendLog(j, this.host.now, [JSON.stringify({ type: 'cancel-requested', reason })]);
+      this.host.emit(q, j.id, 'cancel-requested', j.status);
+    }
+    this.host.publish(q, worker, `cancel ${j.id}`);
+  }
+
   /** The indexes a job of its status is listed in. */
   private leave(q: QueueState, j: MemoryJob): void {
     const { index } = q;

@@ -4,7 +4,7 @@
 
 import { MachinistError } from '../../errors.js';
 import type { ClaimRequest, ClaimedJob, CommitOp } from '../types.js';
-import type { MemoryLifecycle } from './MemoryLifecycle.js';
+import { tokenWorker, type MemoryLifecycle } from './MemoryLifecycle.js';
 import { BAND } from '../storeConstants.js';
 import type { MemoryJob } from './MemoryJob.js';
 import type { QueueState } from './QueueState.js';
@@ -239,6 +239,29 @@ export function claimJobs(
       // Its key's running jobs plus those of this claim already: full, it waits for a slot.
       const held = (flow.holders.get(key)?.size ?? 0) + (taking.get(key) ?? 0);
       if (held >= perKey) {
+        const strategy = flow.limits.strategy;
+        const j = q.jobs.get(e.member)!;
+        if (strategy === 'cancelNewest') {
+          // CANCEL NEWEST (as commit-12.lua): ends cancelled, unrun, saying why.
+          const reason = `concurrency key ${key} is full (perKey ${perKey}, strategy cancelNewest)`;
+          lc.move(q, j, 'cancelled', {
+            kind: 'cancelled',
+            log: [JSON.stringify({ type: 'cancelled', reason })],
+          });
+          continue;
+        }
+        if (strategy === 'cancelInProgress') {
+          // CANCEL IN PROGRESS: one running job of the key not yet asked to stop is asked now.
+          for (const hid of flow.holders.get(key) ?? []) {
+            const h = q.jobs.get(hid);
+            const worker = tokenWorker(h?.token);
+            if (h && worker && !h.cancelRequested) {
+              const reason = `a newer job of concurrency key ${key} (${j.id}) replaces it (strategy cancelInProgress)`;
+              lc.requestCancel(q, h, worker, reason);
+              break;
+            }
+          }
+        }
         flow.waitingOf(key).add(e.member, e.score);
         continue;
       }

@@ -1,6 +1,7 @@
 // MemoryStore's FlowControl role (as redis/flowOps.ts and lua/flow-3.lua).
 
 import { ValidationError } from '../../errors.js';
+import { KEY_STRATEGIES } from '../roles/FlowControl.js';
 import type { QueueFlow, QueueFlowChange, QueueLimits } from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
 
@@ -30,6 +31,11 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
         field: 'rateLimit',
         queue,
       });
+    if (change.strategy !== undefined && !KEY_STRATEGIES.includes(change.strategy))
+      throw new ValidationError(`strategy must be one of ${KEY_STRATEGIES.join(', ')}`, {
+        field: 'strategy',
+        queue,
+      });
     const q = core.queue(queue);
     const flow = q.flow;
     if (r !== undefined) {
@@ -38,6 +44,8 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       if (r === null) delete flow.limits.rateLimit;
       else flow.limits.rateLimit = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
     }
+    if (change.strategy === 'queue') delete flow.limits.strategy;
+    else if (change.strategy !== undefined) flow.limits.strategy = change.strategy;
     if (change.paused !== undefined) flow.paused = change.paused;
     const limits: QueueLimits = { ...flow.limits };
     for (const f of ['total', 'perKey'] as const) {

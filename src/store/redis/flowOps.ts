@@ -2,7 +2,7 @@
 // layout and its invariants are in lua/include/lcFlow.lua).
 
 import { fromScriptError } from '../../errors.js';
-import type { KeyUse, QueueFlow, QueueFlowChange } from '../types.js';
+import type { KeyStrategy, KeyUse, QueueFlow, QueueFlowChange } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 
 const limitArg = (v: number | null | undefined): string =>
@@ -25,6 +25,7 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
           : change.rateLimit === null
             ? ['-', '', '']
             : [change.rateLimit.limit, change.rateLimit.perMs, change.rateLimit.burst ?? 0]),
+        change.strategy ?? '',
       ],
     );
   } catch (err) {
@@ -63,6 +64,7 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
             },
           }
         : {}),
+      ...(flow.strategy ? { strategy: flow.strategy as KeyStrategy } : {}),
     },
     running,
     keys: use,

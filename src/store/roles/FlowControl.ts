@@ -21,7 +21,17 @@ export interface QueueLimits {
   perKey?: number;
   /** The throttle: at most `limit` + `burst` job starts in any window of `perMs` (a GCRA). */
   rateLimit?: RateLimit;
+  /** What a job whose key is full does (default 'queue'). */
+  strategy?: KeyStrategy;
 }
+
+/**
+ * A full key's strategy: 'queue' waits for a slot; 'cancelNewest' ends the new job cancelled at
+ * its claim, with the reason; 'cancelInProgress' asks one running job of the key to stop (it ends
+ * cancelled) and the new job takes its slot.
+ */
+export type KeyStrategy = 'queue' | 'cancelNewest' | 'cancelInProgress';
+export const KEY_STRATEGIES: readonly KeyStrategy[] = ['queue', 'cancelNewest', 'cancelInProgress'];
 
 /** A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). */
 export interface RateLimit {
@@ -36,6 +46,7 @@ export interface QueueFlowChange {
   total?: number | null;
   perKey?: number | null;
   rateLimit?: RateLimit | null;
+  strategy?: KeyStrategy;
 }
 
 /** One concurrency key's use. */

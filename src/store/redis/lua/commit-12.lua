@@ -51,6 +51,8 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "promoteDue"
 --- @include "addLog"
 --- @include "readCommitOps"
+--- @include "tokenWorker"
+--- @include "publishControl"
 -- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
 local queuedKey, delayedKey, metaKey, markerKey = KEYS[1], KEYS[2], KEYS[4], KEYS[6]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -72,8 +74,8 @@ LC.now = nowMs()
 local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
-local paused, total, perKey, rate, per, burst, tat, keyed = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused',
-  'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat', 'keyed'))
+local paused, total, perKey, rate, per, burst, tat, keyed, strategy = unpack(redis.call('HMGET', LC.kp .. 'flow',
+  'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat', 'keyed', 'strategy'))
 LC.keyed = keyed == '1'
 local written = {}
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
@@ -161,6 +163,25 @@ lcFlush()
 -- COST: one HMGET of `flow` per call (above); a queue that never had a job with a key costs
 -- nothing per job (`keyed` unset: no job's read takes `ck`).
 local FLOW_POP_CAP = 1000
+
+-- Asks one running job of key `ck` that was not asked yet to stop, for job `by`: cx set, logged,
+-- told on the stream and to its worker's control channel (as cancel-8.lua does for a running job).
+local function requestKeyCancel(ck, by)
+  for _, hid in ipairs(redis.call('SMEMBERS', LC.kp .. 'ck:' .. ck)) do
+    local hk = LC.kp .. 'job:' .. hid
+    local hst, htk, hcx, hls = unpack(redis.call('HMGET', hk, 'st', 'tk', 'cx', 'ls'))
+    if hcx ~= '1' and (hst == 'loading' or hst == 'working') then
+      local why = 'a newer job of concurrency key ' .. ck .. ' (' .. by .. ') replaces it (strategy cancelInProgress)'
+      local args = { 'cx', '1', 'ua', LC.now }
+      addLog(args, hk, hls, LC.now, { '{"type":"cancel-requested","reason":' .. cjson.encode(why) .. '}' })
+      redis.call('HSET', hk, unpack(args))
+      lcTell(hid, 'cancel-requested', hst)
+      local w = tokenWorker(htk)
+      if w then publishControl(LC.kp, w, 'cancel ' .. hid) end
+      return
+    end
+  end
+end
 local claimed = {}
 local nextDue = false
 local T, tau, throttled = 0, 0, false
@@ -221,10 +242,25 @@ if want > 0 and paused ~= '1' then
         lcMove(j, 'cancelled', { kind = 'cancelled',
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
       elseif ck and perKey and redis.call('SCARD', LC.kp .. 'ck:' .. ck) >= perKey then
-        -- Its key is full: into the key's waiting line at the place it had; a slot of the key
-        -- that frees puts it back (lcFreeSlot). It stays `queued`.
-        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
-        redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        if strategy == 'cancelNewest' then
+          -- CANCEL NEWEST: the job that finds its key full ends cancelled, unrun, saying why.
+          local j = lcRead(id)
+          j.popped = true
+          local why = 'concurrency key ' .. ck .. ' is full (perKey ' .. perKey .. ', strategy cancelNewest)'
+          lcMove(j, 'cancelled', { kind = 'cancelled',
+            log = { '{"type":"cancelled","reason":' .. cjson.encode(why) .. '}' } })
+        else
+          if strategy == 'cancelInProgress' then
+            -- CANCEL IN PROGRESS: the newest wins. One running job of the key not yet asked to
+            -- stop is asked now (as cancel-8.lua asks a running job); its ending frees the slot
+            -- for this one, which waits for it in the key's line.
+            requestKeyCancel(ck, id)
+          end
+          -- Its key is full: into the key's waiting line at the place it had; a slot of the key
+          -- that frees puts it back (lcFreeSlot). It stays `queued`.
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+          redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        end
         parked = parked + 1
       else
         local token = workerId .. ':' .. (tok + i)

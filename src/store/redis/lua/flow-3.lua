@@ -3,7 +3,9 @@ KEYS: 1 flow hash, 2 queued zset, 3 marker zset (the others derive from the pref
       ckwait:<key>, ck:<key>; see include/lcFlow.lua for the layout and its invariants)
 ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey (each a
       positive integer to set, '-' to clear, '' to keep), 5 rate limit (starts per window;
-      '-' clears the throttle, '' keeps it), 6 its window ms, 7 its burst (extra starts at once)
+      '-' clears the throttle, '' keeps it), 6 its window ms, 7 its burst (extra starts at once),
+      8 the strategy for a job whose key is full ('queue', 'cancelNewest', 'cancelInProgress'; ''
+      keeps it)
 Returns 1.
 Errors: BAD_FLOW <why> when a value is malformed; nothing is written then.
 After any change every job set aside for a full key goes back into `queued` at the place it had
@@ -21,6 +23,9 @@ if paused ~= '' and paused ~= '1' and paused ~= '0' then return redis.error_repl
 if not limit(ARGV[3]) then return redis.error_reply('BAD_FLOW total') end
 if not limit(ARGV[4]) then return redis.error_reply('BAD_FLOW perKey') end
 local rate, per, burst = ARGV[5] or '', tonumber(ARGV[6]), tonumber(ARGV[7])
+local strategy = ARGV[8] or ''
+local STRATEGIES = { [''] = true, queue = true, cancelNewest = true, cancelInProgress = true }
+if not STRATEGIES[strategy] then return redis.error_reply('BAD_FLOW strategy') end
 if rate ~= '' and rate ~= '-' then
   if not limit(rate) or not per or per < 1 or per % 1 ~= 0 or not burst or burst < 0 or burst % 1 ~= 0 then
     return redis.error_reply('BAD_FLOW rateLimit')
@@ -35,6 +40,8 @@ for _, f in ipairs({ 'total', 'perKey' }) do
   if v == '-' then redis.call('HDEL', flowKey, f)
   elseif v ~= '' then redis.call('HSET', flowKey, f, v) end
 end
+if strategy == 'queue' then redis.call('HDEL', flowKey, 'strategy')
+elseif strategy ~= '' then redis.call('HSET', flowKey, 'strategy', strategy) end
 -- A new or cleared throttle starts afresh (its GCRA state, `tat`, goes).
 if rate == '-' then redis.call('HDEL', flowKey, 'rate', 'ratePer', 'rateBurst', 'tat')
 elseif rate ~= '' then
