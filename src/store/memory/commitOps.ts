@@ -325,7 +325,8 @@ export function claimJobs(
       parentState: j.parentId !== undefined && !j.parentQueue ? 'live' : undefined,
     });
   });
-  const more = popped.length === want && q.index.queued.size > 0 && !throttled;
+  // After the pop cap, the jobs behind those set aside are to be claimed at once (commit-12.lua).
+  const more = ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && q.index.queued.size > 0;
   const first = popped.length < want ? q.index.delayed.first() : undefined;
   let nextDueAt = first ? first.score : null;
   if (gcra) {

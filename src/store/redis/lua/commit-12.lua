@@ -306,8 +306,10 @@ if want > 0 and paused ~= '1' then
     asked = want - got
   end
   lcFlush()
-  if got >= want and not throttled then
-    -- There may be more: let another idle supervisor wake and take some.
+  if (got >= want and not throttled) or popped >= FLOW_POP_CAP then
+    -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
+    -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
+    -- must look again at once, not at its idle timeout.)
     if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, 0, 'w') end
   else
     local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
