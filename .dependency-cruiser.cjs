@@ -3,7 +3,8 @@
 // imports count as imports.
 //
 //   src/index.ts, src/cli, src/testing   the edges: any layer below, and a store (redis/, memory/)
-//   src/http                             dashboard, metrics, chart, webhooks, client, pipeline, tracing, runtime, store
+//   src/http                             triggers, dashboard, metrics, chart, webhooks, client, pipeline, tracing, runtime, store
+//   src/triggers                         webhooks, client, runtime, store
 //   src/dashboard                        chart, client, pipeline, tracing, runtime, store
 //   src/metrics                          webhooks, runtime, store
 //   src/supervisor                       webhooks, client, tracing, runtime, store
@@ -36,7 +37,19 @@ const BELOW = {
   supervisor: ['webhooks', 'client', 'tracing', 'runtime', 'store'],
   metrics: ['webhooks', 'runtime', 'store'],
   dashboard: ['chart', 'client', 'pipeline', 'tracing', 'runtime', 'store'],
-  http: ['dashboard', 'metrics', 'chart', 'webhooks', 'client', 'pipeline', 'tracing', 'runtime', 'store'],
+  triggers: ['webhooks', 'client', 'runtime', 'store'],
+  http: [
+    'triggers',
+    'dashboard',
+    'metrics',
+    'chart',
+    'webhooks',
+    'client',
+    'pipeline',
+    'tracing',
+    'runtime',
+    'store',
+  ],
 };
 
 /** Everything of src/ and machines/ but the folder itself, what is below it, errors and job.ts. */

@@ -123,6 +123,7 @@ export const ERROR_CODES = {
   BAD_PURGE: { meaning: 'a dead-letter purge with a bad retention or limit', lua: true },
   BAD_CANCEL: { meaning: 'a cancel with a bad retention', lua: true },
   BAD_INGRESS: { meaning: 'an ingress drain op the store refuses (its index and why follow)', lua: true },
+  BAD_FLOW: { meaning: "a queue's pause or limits change the store refuses (why follows)", lua: true },
   // Endings of a job's attempt (the stored error's code).
   TIMEOUT: { meaning: 'the attempt ran past its timeoutMs', retryable: true },
   STALLED: { meaning: 'the attempt reported no progress for its stallMs', retryable: true },

@@ -20,6 +20,7 @@ import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
 import { scheduleCommand, schedulesCommand } from './commands/schedule.js';
 import { partitionsCommand } from './commands/partitions.js';
+import { queueCommand } from './commands/queue.js';
 import { serveCommand } from './commands/serve.js';
 import { devCommand } from './commands/dev.js';
 import { migrateStoreCommand } from './commands/migrateStore.js';
@@ -86,6 +87,7 @@ for (const make of [
   partitionsCommand,
   schedulesCommand,
   scheduleCommand,
+  queueCommand,
   serveCommand,
   devCommand,
   migrateStoreCommand,

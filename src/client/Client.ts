@@ -15,6 +15,7 @@ import type {
 } from '../store/types.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
 import { PartitionedQueues } from './PartitionedQueues.js';
+import { QueueControls, type QueueLimitsChange, type QueueLimitsView } from './QueueControls.js';
 import { assertQueueName } from '../store/keys.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type {
@@ -88,6 +89,8 @@ export class Client<D extends AnyDefinition = never> {
   private readonly waiters: ResultWaiters;
   /** Where a job of a partitioned queue is stored (docs/partitions.md). */
   private readonly partitioned: PartitionedQueues;
+  /** Pause, resume and the limits of queues (docs/flow-control.md). */
+  private readonly controls: QueueControls;
   /** The schedule methods' logic (schedules/ScheduleClient.ts). */
   private readonly scheduling: ScheduleClient;
 
@@ -105,6 +108,7 @@ export class Client<D extends AnyDefinition = never> {
     });
     this.batcher = new EnqueueBatcher(this.store);
     this.partitioned = new PartitionedQueues(this.store, this.defaultQueue);
+    this.controls = new QueueControls(this.store, this.partitioned.router);
     this.waiters = new ResultWaiters(this.store, (id, queue) => this.jobQueue(id, queue));
     this.scheduling = new ScheduleClient({
       store: this.store,
@@ -432,6 +436,34 @@ export class Client<D extends AnyDefinition = never> {
 
   broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {
     return this.store.broken(options.queue ?? this.defaultQueue, options.limit ?? 100);
+  }
+
+  /**
+   * Pauses `queue` (all its partitions): supervisors claim nothing from it, running jobs finish,
+   * enqueues are accepted and wait (docs/flow-control.md).
+   * @example await client.pauseQueue('emails');
+   */
+  pauseQueue(queue: string): Promise<void> {
+    return this.controls.pause(queue);
+  }
+
+  /** Resumes a paused queue and wakes its idle supervisors. @example await client.resumeQueue('emails'); */
+  resumeQueue(queue: string): Promise<void> {
+    return this.controls.resume(queue);
+  }
+
+  /**
+   * Sets `queue`'s limits at run time, no deploy: `total` running jobs, and `perKey` running jobs
+   * per concurrency key (the enqueue's `concurrencyKey`); `null` clears one.
+   * @example await client.setQueueLimits('render', { concurrency: { perKey: 2, total: 50 } });
+   */
+  setQueueLimits(queue: string, limits: QueueLimitsChange): Promise<void> {
+    return this.controls.setLimits(queue, limits);
+  }
+
+  /** `queue`'s pause, limits, running jobs, and running and waiting jobs per key. */
+  queueLimits(queue: string): Promise<QueueLimitsView> {
+    return this.controls.limits(queue);
   }
 
   close(): void {

@@ -51,12 +51,18 @@ export class QueueRouter {
 
   /**
    * Where a new job of `queue` goes, for a queue of `n` partitions: by its partition key, else
-   * by its idempotency or dedupe key (so the key dedupes in one partition: exactly), else round robin.
+   * by its concurrency key, else by its idempotency or dedupe key (so the key dedupes in one
+   * partition: exactly), else round robin.
    */
   forEnqueue(
     queue: string,
     n: number,
-    keys: { partitionKey?: string; idempotencyKey?: string; dedupe?: { key?: unknown } },
+    keys: {
+      partitionKey?: string;
+      idempotencyKey?: string;
+      concurrencyKey?: string;
+      dedupe?: { key?: unknown };
+    },
   ): EnqueueRoute {
     if (splitPartition(queue))
       throw new ValidationError(
@@ -65,7 +71,9 @@ export class QueueRouter {
       );
     if (n <= 1) return { queue, partition: undefined };
     const dedupeKey = typeof keys.dedupe?.key === 'string' ? keys.dedupe.key : undefined;
-    const key = keys.partitionKey ?? keys.idempotencyKey ?? dedupeKey;
+    // A concurrency key before an idempotency key: every job of a key in one partition keeps its
+    // perKey limit exact (docs/flow-control.md).
+    const key = keys.partitionKey ?? keys.concurrencyKey ?? keys.idempotencyKey ?? dedupeKey;
     const partition = key !== undefined ? partitionOfKey(key, n) : this.turn++ % n;
     return { queue: partitionQueue(queue, partition), partition };
   }

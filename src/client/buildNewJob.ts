@@ -82,6 +82,7 @@ function jobOf(
     delayMs: Math.round(o.delayMs ?? 0),
     maxAttempts: o.maxAttempts ?? info.maxAttempts,
     idempotencyKey: o.idempotencyKey,
+    concurrencyKey: o.concurrencyKey,
     options: Object.keys(perJob).length > 0 ? JSON.stringify(perJob) : '',
   };
   if (perJob.webhook) job.hooked = true;

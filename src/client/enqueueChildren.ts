@@ -52,7 +52,7 @@ export async function enqueueChildren(
       const prepared = preparer.prepare(
         spec.machine,
         spec.input,
-        { queue: childQueue, priority: spec.priority },
+        { queue: childQueue, priority: spec.priority, concurrencyKey: spec.concurrencyKey },
         m instanceof Promise ? await m : m,
         // The child's id is fixed before its publish span starts: the span carries it.
         { id, trace },

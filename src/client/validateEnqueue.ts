@@ -47,6 +47,14 @@ export interface EnqueueOptions {
    * @example await client.enqueue('charge', input, { queue: 'payments', partitionKey: customerId })
    */
   partitionKey?: string;
+  /**
+   * The job's concurrency key (docs/flow-control.md): while the queue has a `perKey` limit
+   * (Client.setQueueLimits), at most that many jobs of one key run at once, across every
+   * supervisor. On a partitioned queue the key also picks the partition (unless `partitionKey`
+   * does), so every job of a key is in one partition and its limit is exact.
+   * @example await client.enqueue('render', input, { concurrencyKey: 'tenant-a' })
+   */
+  concurrencyKey?: string;
   maxAttempts?: number;
   /** Overrides the definition's per-attempt timeout. */
   timeoutMs?: number;
@@ -257,6 +265,11 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
     (typeof o.partitionKey !== 'string' || o.partitionKey.length === 0 || o.partitionKey.length > 256)
   )
     fail('partitionKey', 'must be a string of 1-256 characters');
+  if (
+    o.concurrencyKey !== undefined &&
+    (typeof o.concurrencyKey !== 'string' || o.concurrencyKey.length === 0 || o.concurrencyKey.length > 256)
+  )
+    fail('concurrencyKey', 'must be a string of 1-256 characters');
   if (o.webhook !== undefined) validateWebhook(machine, o.webhook);
   if (o.dedupe !== undefined) validateDedupe(machine, o.dedupe, o);
 }

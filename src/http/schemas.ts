@@ -156,6 +156,13 @@ export const enqueueBody = {
         keepLast: { type: 'boolean' },
       },
     },
+    concurrencyKey: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description:
+        "the job's concurrency key: the queue's perKey limit applies per key (docs/flow-control.md)",
+    },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },
     webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, description: 'POSTed the final job record' },
     stateWebhookUrl: {

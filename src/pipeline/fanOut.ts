@@ -18,7 +18,7 @@ import { actorPath, jobScopeOf } from './jobScope.js';
 import { storeCompletedLogic } from './parkable.js';
 import { CODE } from '../errorCodes.js';
 
-/** One child of a fan-out: `{ machine, input?, queue?, priority? }`. */
+/** One child of a fan-out: `{ machine, input?, queue?, priority?, concurrencyKey? }`. */
 export type FanOutJob = ChildJob;
 
 export interface FanOutInput {

@@ -16,6 +16,11 @@ export interface ChildJob {
   /** The child's queue; default: its parent's. */
   queue?: string;
   priority?: Priority;
+  /**
+   * The child's concurrency key (docs/flow-control.md). On a partitioned queue a child goes to
+   * the partition its id names, not its key's: the key's perKey is then per partition.
+   */
+  concurrencyKey?: string;
 }
 
 // Members are functions, not methods: the supervisor builds one plain object, and a runner (or a

@@ -19,6 +19,8 @@ export interface NewJob {
   idempotencyKey?: string;
   /** Deduplication (docs/dedupe.md), checked by validateEnqueue.ts. */
   dedupe?: Dedupe;
+  /** Its concurrency key (docs/flow-control.md): the claim holds it to the queue's perKey limit. */
+  concurrencyKey?: string;
   parentId?: string;
   /** JSON text of per-job options (timeoutMs, webhook), or ''. */
   options?: string;

@@ -26,6 +26,7 @@ import type { DeadLetters } from './roles/DeadLetters.js';
 import type { ResultWatch } from './roles/ResultWatch.js';
 import type { EventLog } from './roles/EventLog.js';
 import type { Registry } from './roles/Registry.js';
+import type { FlowControl } from './roles/FlowControl.js';
 
 export { FINISHED, type JobStatus } from './jobStatus.js';
 export type { QueueEvent } from './queueEvent.js';
@@ -57,6 +58,15 @@ export {
   type ScheduleClaim,
   type ScheduleWrite,
 } from './roles/Schedules.js';
+export type {
+  FlowControl,
+  QueueFlow,
+  QueueFlowChange,
+  QueueLimits,
+  RateLimit,
+  KeyStrategy,
+  KeyUse,
+} from './roles/FlowControl.js';
 export { hasIngress, type Ingress, type IngressDecision, type IngressDrained } from './roles/Ingress.js';
 export { hasWebhooks, type WebhookHost } from './roles/WebhookHost.js';
 export { hasControlChannel, type ControlChannel } from './roles/ControlChannel.js';
@@ -77,4 +87,13 @@ export { hasHealthReport, type HealthReport } from './roles/HealthReport.js';
  * `Registry & StoreHandle`).
  */
 export interface Store
-  extends StoreHandle, WorkQueue, FanOut, JobRecords, DeadLetters, ResultWatch, EventLog, Registry {}
+  extends
+    StoreHandle,
+    WorkQueue,
+    FanOut,
+    JobRecords,
+    DeadLetters,
+    ResultWatch,
+    EventLog,
+    Registry,
+    FlowControl {}

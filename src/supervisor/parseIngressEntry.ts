@@ -40,6 +40,7 @@ const FIELDS = new Set([
   'maxAttempts',
   'partitionKey',
   'dedupe',
+  'concurrencyKey',
 ]);
 /**
  * A producer's own job id: it becomes part of Redis keys and of comma-joined id lists. It may
@@ -108,6 +109,7 @@ export function parseIngressEntry(
   if (e.maxAttempts !== undefined) options.maxAttempts = e.maxAttempts as number;
   // Checked as the Client checks it (validateEnqueue.ts): a bad one sets the entry aside.
   if (e.dedupe !== undefined) options.dedupe = e.dedupe as EnqueueOptions['dedupe'];
+  if (e.concurrencyKey !== undefined) options.concurrencyKey = e.concurrencyKey as string;
   const refused = (err: unknown): IngressDecision =>
     // An input the machine's schema refuses is told apart from an entry that is malformed.
     err instanceof InputSchemaError

@@ -39,6 +39,10 @@ const ROUTES = [
   'post /schedules/{id}/resume',
   'post /schedules/{id}/trigger',
   'post /schedules/{id}/backfill',
+  'post /queues/{queue}/pause',
+  'post /queues/{queue}/resume',
+  'get /queues/{queue}/limits',
+  'put /queues/{queue}/limits',
   'get /healthz',
   'get /openapi.json',
 ];

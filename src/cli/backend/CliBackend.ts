@@ -8,6 +8,7 @@ import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
 import type { ScheduleInfo } from '../../client/schedules/ScheduleClient.js';
 import type { OverlapPolicy, ScheduleOptions } from '../../client/schedules/scheduleSpec.js';
+import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import type {
   AuditEntry,
   BrokenEntry,
@@ -50,6 +51,10 @@ export interface CliBackend {
   removeSchedule(id: string): Promise<void>;
   triggerSchedule(id: string): Promise<string | null>;
   backfillSchedule(id: string, from: string, to: string, overlap?: OverlapPolicy): Promise<string[]>;
+  /** Pauses or resumes a queue (Client.pauseQueue / resumeQueue; POST /queues/:queue/pause|resume). */
+  pauseQueue(queue: string, paused: boolean): Promise<void>;
+  /** A queue's limits and use, after setting `change` when given (Client.setQueueLimits; PUT /queues/:queue/limits). */
+  queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView>;
   /** The chart model of name@version (newest when none is given); UNKNOWN_MACHINE, NO_CHART. */
   machineChart(name: string, version?: number): Promise<MachineGraph>;
   /** A job's machine chart and its marks (active states, states and transitions it went through). */

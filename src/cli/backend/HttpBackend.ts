@@ -8,6 +8,7 @@
 import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import { JobNotFoundError, MachinistError, TimeoutError } from '../../errors.js';
 import {
   FINISHED,
@@ -251,6 +252,15 @@ export class HttpBackend implements CliBackend {
     const body = { from: timeArg(from), to: timeArg(to), ...(overlap ? { overlap } : {}) };
     return (await this.call<{ job_ids: string[] }>('POST', path('/schedules', id, '/backfill'), {}, body))
       .job_ids;
+  }
+
+  async pauseQueue(queue: string, paused: boolean): Promise<void> {
+    await this.call('POST', path('/queues', queue, paused ? '/pause' : '/resume'), {}, {});
+  }
+
+  queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView> {
+    if (change) return this.call('PUT', path('/queues', queue, '/limits'), {}, change);
+    return this.call('GET', path('/queues', queue, '/limits'));
   }
 
   machineChart(name: string, version?: number): Promise<MachineGraph> {

@@ -7,6 +7,7 @@ import { jobChart } from '../../chart/jobChart.js';
 import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
 import type { ListQuery, QueueCounts, Store } from '../../store/types.js';
 import { ScheduleNotFoundError } from '../../errors.js';
@@ -111,6 +112,15 @@ export class StoreBackend implements CliBackend {
 
   backfillSchedule(id: string, from: string, to: string, overlap?: OverlapPolicy) {
     return this.client.backfillSchedule(id, timeArg(from), timeArg(to), overlap);
+  }
+
+  pauseQueue(queue: string, paused: boolean): Promise<void> {
+    return paused ? this.client.pauseQueue(queue) : this.client.resumeQueue(queue);
+  }
+
+  async queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView> {
+    if (change) await this.client.setQueueLimits(queue, change);
+    return this.client.queueLimits(queue);
   }
 
   async machineChart(name: string, version?: number) {

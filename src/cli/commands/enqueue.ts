@@ -95,6 +95,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
       integer(1),
     )
     .option('--dedupe-keep-last', 'keep one pending job behind a started one, with the latest input')
+    .option('--concurrency-key <key>', "the job's concurrency key: the queue's perKey limit applies per key")
     .option('--max-attempts <n>', 'runs in all, first included', integer(1))
     .option('--timeout-ms <ms>', 'per-attempt time limit for this job', integer(1))
     .option(
@@ -120,6 +121,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             delayMs: opts.delayMs,
             idempotencyKey: opts.idempotencyKey,
             partitionKey: opts.partitionKey,
+            concurrencyKey: opts.concurrencyKey,
             maxAttempts: opts.maxAttempts,
             timeoutMs: opts.timeoutMs,
           };

@@ -37,6 +37,7 @@ export interface MemoryJob {
   idempotencyKey?: string; // ik
   dedupeKey?: string; // dk
   options?: string; // opt
+  concurrencyKey?: string; // ck
   resume?: string; // rs: the snapshot a redrive resumes from
   fanGroups?: { group: string; total: number }[]; // fg
   fanInWake?: boolean; // fw

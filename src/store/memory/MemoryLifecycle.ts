@@ -17,7 +17,8 @@
 // over); `waiting` lists it in `waiting`, and in `delayed` at its wake time, at once when an
 // event or a fan-in came after the worker last looked; a final status clears the lease, the
 // inbox, the fan-in flag and the run-at time, tells the job's watchers, its parent and the
-// stream, and a done or cancelled parent's fan-out records expire with it.
+// stream, and a done or cancelled parent's fan-out records expire with it. A job with a
+// concurrency key that leaves loading/working frees its key's slot (freeSlot): in leave, only.
 
 import type { JobStatus } from '../types.js';
 import { FINAL, UPDATABLE, guardMove, type Refusal } from '../lifecycleTable.js';
@@ -130,6 +131,21 @@ export class MemoryLifecycle {
     q.jobs.delete(job.id);
   }
 
+  /**
+   * Asks a running job to stop (as cancel-8.lua's running branch, and commit-12.lua's
+   * cancelInProgress): `cx` set once, logged and told on the stream, and its worker told on its
+   * control channel (again, when asked again). Not a move: the job's worker ends it.
+   */
+  requestCancel(q: QueueState, j: MemoryJob, worker: string, reason: string): void {
+    if (!j.cancelRequested) {
+      j.cancelRequested = true;
+      j.updatedAt = this.host.now;
+      appendLog(j, this.host.now, [JSON.stringify({ type: 'cancel-requested', reason })]);
+      this.host.emit(q, j.id, 'cancel-requested', j.status);
+    }
+    this.host.publish(q, worker, `cancel ${j.id}`);
+  }
+
   /** Out of the indexes a job of its status is listed in (lcLeave.lua; dedupe.ts moves a queued job's run-at with it). */
   leave(q: QueueState, j: MemoryJob): void {
     const { index } = q;
@@ -137,10 +153,15 @@ export class MemoryLifecycle {
       case 'queued':
         index.queued.delete(j.id);
         index.delayed.delete(j.id);
+        if (j.concurrencyKey !== undefined) {
+          q.flow.waiting.get(j.concurrencyKey)?.delete(j.id);
+          q.flow.tidy(j.concurrencyKey);
+        }
         break;
       case 'loading':
       case 'working':
         index.active.delete(j.id);
+        if (j.concurrencyKey !== undefined) this.freeSlot(q, j.id, j.concurrencyKey);
         break;
       case 'waiting':
         index.waiting.delete(j.id);
@@ -157,6 +178,20 @@ export class MemoryLifecycle {
         index[j.status].delete(j.id);
         break;
     }
+  }
+
+  /**
+   * Job `id` of key `key` stopped running: its slot frees (HERE ONLY, as lcFreeSlot in
+   * lua/include/lcFlow.lua), and the first job waiting for one goes back in line at its place.
+   */
+  private freeSlot(q: QueueState, id: string, key: string): void {
+    q.flow.holders.get(key)?.delete(id);
+    const head = q.flow.waiting.get(key)?.popMin();
+    if (head) {
+      q.index.queued.add(head.member, head.score);
+      this.host.wake(q);
+    }
+    q.flow.tidy(key);
   }
 
   private finish(q: QueueState, j: MemoryJob, to: JobStatus, o: MoveOptions): void {

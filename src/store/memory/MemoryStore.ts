@@ -15,6 +15,7 @@
 
 import type { DataFileUnwritableError } from '../../errors.js';
 import { assertQueueName } from '../keys.js';
+import * as flowOps from './flowOps.js';
 import type {
   AuditEntry,
   BrokenEntry,
@@ -45,6 +46,8 @@ import type {
   ScheduleWrite,
   Schedules,
   StoredSchedule,
+  QueueFlow,
+  QueueFlowChange,
 } from '../types.js';
 import { enqueueJobs } from './enqueueJobs.js';
 import * as fanOps from './fanOps.js';
@@ -266,6 +269,20 @@ export class MemoryStore
 
   counts(queue: string): Promise<QueueCounts> {
     return registry.counts(this.core, queue);
+  }
+
+  // FlowControl
+
+  /** Pauses, resumes or sets the limits of one stored queue (FlowState.ts). */
+  setQueueFlow(queue: string, change: QueueFlowChange): Promise<void> {
+    assertQueueName(queue);
+    return flowOps.setQueueFlow(this.core, queue, change);
+  }
+
+  /** The flow gate of one stored queue and its current use. */
+  queueFlow(queue: string): Promise<QueueFlow> {
+    assertQueueName(queue);
+    return flowOps.queueFlow(this.core, queue);
   }
 
   // WebhookHost, ControlChannel

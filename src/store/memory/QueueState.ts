@@ -5,6 +5,7 @@
 import type { QueueEvent } from '../types.js';
 import { COUNTED } from '../roles/Registry.js';
 import { HookState } from './HookState.js';
+import { FlowState } from './FlowState.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { ZSet } from './ZSet.js';
 
@@ -55,6 +56,8 @@ export class QueueState {
   eventSeq = 0;
   /** The webhook dispatcher's state (hooked, hookdue, hookq:*, hookmeta:*, hookcursor, hooklease). */
   hooks = new HookState();
+  /** The flow gate: pause, limits, holders and waiting lines per concurrency key (FlowState.ts). */
+  flow = new FlowState();
 
   constructor(readonly name: string) {
     this.index = Object.fromEntries(INDEX_NAMES.map((n) => [n, new ZSet()])) as Record<MemoryIndex, ZSet>;

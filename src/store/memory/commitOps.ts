@@ -4,7 +4,7 @@
 
 import { MachinistError } from '../../errors.js';
 import type { ClaimRequest, ClaimedJob, CommitOp } from '../types.js';
-import type { MemoryLifecycle } from './MemoryLifecycle.js';
+import { tokenWorker, type MemoryLifecycle } from './MemoryLifecycle.js';
 import { BAND } from '../storeConstants.js';
 import type { MemoryJob } from './MemoryJob.js';
 import type { QueueState } from './QueueState.js';
@@ -191,6 +191,9 @@ export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): num
   return due.length;
 }
 
+/** Most jobs one claim pops (set aside for full keys included), as commit-12.lua's FLOW_POP_CAP. */
+const FLOW_POP_CAP = 1000;
+
 /** Claims up to `claim.max` queued jobs (after promoting due ones); `nextDueAt` when short. */
 export function claimJobs(
   lc: MemoryLifecycle,
@@ -198,12 +201,72 @@ export function claimJobs(
   claim: ClaimRequest,
   now: number,
 ): { claimed: ClaimedJob[]; nextDueAt: number | null; more: boolean } {
+  // THE FLOW GATE (as commit-12.lua's claim; lua/include/lcFlow.lua): a paused queue gives
+  // nothing; `total` caps the running jobs (those in `active`); a job whose key is full is set
+  // aside in its key's waiting line at its place, and the claim pops on, at most FLOW_POP_CAP.
+  const flow = q.flow;
+  const room = flow.limits.total !== undefined ? flow.limits.total - q.index.active.size : Infinity;
+  let want = Math.max(0, Math.min(claim.max, room));
+  if (flow.paused || want === 0) return { claimed: [], nextDueAt: null, more: false };
+  // THE THROTTLE (a GCRA, as commit-12.lua's): one start per T, `burst` more at once.
+  const rate = flow.limits.rateLimit;
+  let gcra: { T: number; tau: number; tat: number } | undefined;
+  let throttled = false;
+  if (rate) {
+    const T = rate.perMs / rate.limit;
+    const tau = (rate.burst ?? 0) * T;
+    const tat = Math.max(flow.tat ?? 0, now);
+    gcra = { T, tau, tat };
+    const allowed = tat <= now + tau ? Math.floor((now + tau - tat) / T) + 1 : 0;
+    if (allowed < want) {
+      want = allowed;
+      throttled = true;
+    }
+    if (want === 0) return { claimed: [], nextDueAt: Math.ceil(tat - tau), more: false };
+  }
   promoteDue(lc, q, now);
   const claimed: ClaimedJob[] = [];
   const popped: string[] = [];
-  while (popped.length < claim.max) {
+  const perKey = flow.limits.perKey;
+  let seen = 0;
+  const taking = new Map<string, number>();
+  while (popped.length < want && seen < FLOW_POP_CAP) {
     const e = q.index.queued.popMin();
     if (!e) break;
+    seen++;
+    const key = q.jobs.get(e.member)?.concurrencyKey;
+    if (key !== undefined && perKey !== undefined) {
+      // Its key's running jobs plus those of this claim already: full, it waits for a slot.
+      const held = (flow.holders.get(key)?.size ?? 0) + (taking.get(key) ?? 0);
+      if (held >= perKey) {
+        const strategy = flow.limits.strategy;
+        const j = q.jobs.get(e.member)!;
+        if (strategy === 'cancelNewest') {
+          // CANCEL NEWEST (as commit-12.lua): ends cancelled, unrun, saying why.
+          const reason = `concurrency key ${key} is full (perKey ${perKey}, strategy cancelNewest)`;
+          lc.move(q, j, 'cancelled', {
+            kind: 'cancelled',
+            log: [JSON.stringify({ type: 'cancelled', reason })],
+          });
+          continue;
+        }
+        if (strategy === 'cancelInProgress') {
+          // CANCEL IN PROGRESS: one running job of the key not yet asked to stop is asked now.
+          for (const hid of flow.holders.get(key) ?? []) {
+            const h = q.jobs.get(hid);
+            const worker = tokenWorker(h?.token);
+            if (h && worker && !h.cancelRequested) {
+              const reason = `a newer job of concurrency key ${key} (${j.id}) replaces it (strategy cancelInProgress)`;
+              lc.requestCancel(q, h, worker, reason);
+              break;
+            }
+          }
+        }
+        flow.waitingOf(key).add(e.member, e.score);
+        continue;
+      }
+      taking.set(key, (taking.get(key) ?? 0) + 1);
+    }
     popped.push(e.member);
   }
   const tok = q.tok;
@@ -240,6 +303,8 @@ export function claimJobs(
       },
     });
     if (!('moved' in r) || r.moved !== status) return;
+    // Holds a slot of its key while it runs (FlowState.ts).
+    if (j.concurrencyKey !== undefined) flow.holdersOf(j.concurrencyKey).add(id);
     claimed.push({
       id,
       token,
@@ -260,7 +325,17 @@ export function claimJobs(
       parentState: j.parentId !== undefined && !j.parentQueue ? 'live' : undefined,
     });
   });
-  const more = popped.length === claim.max && q.index.queued.size > 0;
-  const first = popped.length < claim.max ? q.index.delayed.first() : undefined;
-  return { claimed, nextDueAt: first ? first.score : null, more };
+  // After the pop cap, the jobs behind those set aside are to be claimed at once (commit-12.lua).
+  const more = ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && q.index.queued.size > 0;
+  const first = popped.length < want ? q.index.delayed.first() : undefined;
+  let nextDueAt = first ? first.score : null;
+  if (gcra) {
+    // Each job started spends one emission interval.
+    if (claimed.length > 0) flow.tat = gcra.tat + claimed.length * gcra.T;
+    if (throttled) {
+      const at = Math.ceil((flow.tat ?? gcra.tat) - gcra.tau);
+      if (nextDueAt === null || nextDueAt > at) nextDueAt = at;
+    }
+  }
+  return { claimed, nextDueAt, more };
 }

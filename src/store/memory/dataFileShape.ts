@@ -68,8 +68,9 @@ export function checkDataShape(doc: unknown, file: string): void {
       dedupe: arr(pair(str, any)),
       // Absent in files written before webhooks were kept (HookState.fromJSON).
       hooks,
+      flow: obj({ limits: obj(), waiting: arr(pair(str, scores)) }),
     },
-    ['hooks', 'dedupe'],
+    ['hooks', 'dedupe', 'flow'],
   );
   // `partitions` is absent in files written before queues could be partitioned.
   obj(

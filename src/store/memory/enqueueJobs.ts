@@ -90,6 +90,7 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
       job.dedupeKey = dd.key;
       job.log[0]!.dedupe = { key: dd.key, mode: dd.mode };
     }
+    if (nj.concurrencyKey) job.concurrencyKey = nj.concurrencyKey;
     if (nj.options) job.options = nj.options;
     if (nj.parentId) {
       job.parentId = nj.parentId;

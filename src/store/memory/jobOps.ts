@@ -29,13 +29,7 @@ export function cancel(ctx: MemoryContext, q: QueueState, id: string, reason: st
   if (FINAL.has(j.status)) return out('finished');
   const worker = tokenWorker(j.token);
   if ((j.status === 'loading' || j.status === 'working') && worker) {
-    if (!j.cancelRequested) {
-      j.cancelRequested = true;
-      j.updatedAt = ctx.now;
-      appendLog(j, ctx.now, [JSON.stringify({ type: 'cancel-requested', reason })]);
-      ctx.emit(q, id, 'cancel-requested', j.status);
-    }
-    ctx.publish(q, worker, `cancel ${id}`);
+    ctx.lc.requestCancel(q, j, worker, reason);
     return out('requested');
   }
   ctx.lc.move(q, j, 'cancelled', {

@@ -13,6 +13,7 @@ import { STORE_FORMAT, migrationsFrom } from '../storeFormat.js';
 import type { MachineInfo } from '../types.js';
 import type { MemoryJob } from './MemoryJob.js';
 import { checkDataShape } from './dataFileShape.js';
+import { FlowState } from './FlowState.js';
 import { HookState } from './HookState.js';
 import { INDEX_NAMES, QueueState, type FanRecord } from './QueueState.js';
 import { ZSet } from './ZSet.js';
@@ -55,6 +56,7 @@ export function encodeData(data: StoreData): string {
     idempotency: [...q.idempotency],
     dedupe: [...q.dedupe],
     hooks: q.hooks.toJSON(),
+    flow: q.flow.toJSON(),
   }));
   return JSON.stringify({
     format: STORE_FORMAT,
@@ -137,6 +139,11 @@ export function decodeData(text: string, file: string): StoreData {
     for (const [k, i] of qd.idempotency) q.idempotency.set(k, i);
     for (const [k, i] of qd.dedupe ?? []) q.dedupe.set(k, i);
     q.hooks = HookState.fromJSON(qd.hooks);
+    // Absent in files written before the flow gate was kept.
+    q.flow = FlowState.fromJSON(qd.flow);
+    for (const j of q.jobs.values())
+      if (j.concurrencyKey !== undefined && (j.status === 'loading' || j.status === 'working'))
+        q.flow.holdersOf(j.concurrencyKey).add(j.id);
     queues.set(q.name, q);
   }
   return {

@@ -44,6 +44,8 @@ import {
   type ScheduleClaim,
   type ScheduleWrite,
   type StoredSchedule,
+  type QueueFlow,
+  type QueueFlowChange,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { RedisStoreBase } from './RedisStoreBase.js';
@@ -60,6 +62,7 @@ import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
 import * as scheduleOps from './scheduleOps.js';
+import * as flowOps from './flowOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
@@ -415,5 +418,22 @@ export class RedisStore
 
   claimSchedules(max: number, leaseMs: number): Promise<ScheduleClaim> {
     return scheduleOps.claimSchedules(this.ctx, max, leaseMs);
+  }
+
+  // FlowControl
+
+  /** Pauses, resumes or sets the limits of one stored queue (lua/flow-3.lua). */
+  setQueueFlow(queue: string, change: QueueFlowChange): Promise<void> {
+    assertQueueName(queue);
+    return this.calls.call('setQueueFlow', (c) => flowOps.setQueueFlow(c, queue, change), {
+      ids: { queue },
+      writes: true,
+    });
+  }
+
+  /** The flow gate of one stored queue and its current use. */
+  queueFlow(queue: string): Promise<QueueFlow> {
+    assertQueueName(queue);
+    return this.calls.call('queueFlow', (c) => flowOps.queueFlow(c, queue), { ids: { queue } });
   }
 }

@@ -37,7 +37,8 @@ export async function enqueue(
       j.group ||
       j.index !== undefined ||
       j.revive ||
-      j.parentToken
+      j.parentToken ||
+      j.concurrencyKey
         ? JSON.stringify({
             idempotencyKey: j.idempotencyKey || undefined,
             parentId: j.parentId || undefined,
@@ -52,6 +53,7 @@ export async function enqueue(
             dedupeTtlMs: j.dedupe?.ttlMs,
             dedupeMaxDelayMs: j.dedupe?.maxDelayMs,
             dedupeKeepLast: j.dedupe?.keepLast ? '1' : undefined,
+            concurrencyKey: j.concurrencyKey || undefined,
           })
         : '';
     args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);

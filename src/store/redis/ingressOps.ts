@@ -44,6 +44,7 @@ export async function drainIngress(
           maxAttempts: j.maxAttempts,
           options: j.options || undefined,
           dedupe: j.dedupe && { ...j.dedupe, recTtlMs: idemTtlMs },
+          concurrencyKey: j.concurrencyKey || undefined,
         };
         // spareId: where the entry goes if its id names another machine's job (ID_CONFLICT).
         records.push(d.ownId ? { sha, job, ownId: true, spareId: d.spareId } : { sha, job });

@@ -45,11 +45,14 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "lcMove"
 --- @include "lcDonePlain"
 --- @include "lcClaim"
+--- @include "lcFlow"
 --- @include "lcSetBroken"
 --- @include "lcBatch"
 --- @include "promoteDue"
 --- @include "addLog"
 --- @include "readCommitOps"
+--- @include "tokenWorker"
+--- @include "publishControl"
 -- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
 local queuedKey, delayedKey, metaKey, markerKey = KEYS[1], KEYS[2], KEYS[4], KEYS[6]
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -69,6 +72,11 @@ if not ops then return bad(plain, nOps) end
 
 LC.now = nowMs()
 local now = LC.now
+-- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
+-- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
+local paused, total, perKey, rate, per, burst, tat, keyed, strategy = unpack(redis.call('HMGET', LC.kp .. 'flow',
+  'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat', 'keyed', 'strategy'))
+LC.keyed = keyed == '1'
 local written = {}
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
   requeue = 'queued', park = 'waiting' }
@@ -143,24 +151,78 @@ for i = 1, nOps do
 end
 lcFlush()
 
--- Claim.
+-- Claim, through THE FLOW GATE (include/lcFlow.lua, docs/flow-control.md): a paused queue
+-- gives nothing; `total` caps how many run (the size of `active`); a job whose concurrency key
+-- is full is set aside in its key's waiting line (keeping its place) instead of being popped
+-- again and again, and the claim pops on for others, at most FLOW_POP_CAP jobs per call.
+-- THE THROTTLE (a GCRA, `rate*` and `tat` in `flow`): one start per T = per / limit ms, with
+-- `burst` more at once (tolerance tau = burst * T); so at most limit + burst start in any window of
+-- `per` ms. A claim takes no more than the GCRA allows now, and when it held jobs back says when
+-- the next is allowed (its next-due time), so the supervisor sleeps until then: a throttled job
+-- stays queued, uses no worker slot and no attempt.
+-- COST: one HMGET of `flow` per call (above); a queue that never had a job with a key costs
+-- nothing per job (`keyed` unset: no job's read takes `ck`).
+local FLOW_POP_CAP = 1000
+
+-- Asks one running job of key `ck` that was not asked yet to stop, for job `by`: cx set, logged,
+-- told on the stream and to its worker's control channel (as cancel-8.lua does for a running job).
+local function requestKeyCancel(ck, by)
+  for _, hid in ipairs(redis.call('SMEMBERS', LC.kp .. 'ck:' .. ck)) do
+    local hk = LC.kp .. 'job:' .. hid
+    local hst, htk, hcx, hls = unpack(redis.call('HMGET', hk, 'st', 'tk', 'cx', 'ls'))
+    if hcx ~= '1' and (hst == 'loading' or hst == 'working') then
+      local why = 'a newer job of concurrency key ' .. ck .. ' (' .. by .. ') replaces it (strategy cancelInProgress)'
+      local args = { 'cx', '1', 'ua', LC.now }
+      addLog(args, hk, hls, LC.now, { '{"type":"cancel-requested","reason":' .. cjson.encode(why) .. '}' })
+      redis.call('HSET', hk, unpack(args))
+      lcTell(hid, 'cancel-requested', hst)
+      local w = tokenWorker(htk)
+      if w then publishControl(LC.kp, w, 'cancel ' .. hid) end
+      return
+    end
+  end
+end
 local claimed = {}
 local nextDue = false
+local T, tau, throttled = 0, 0, false
 if want > 0 then
+  perKey = tonumber(perKey)
+  rate = tonumber(rate)
+  if total then
+    -- Room left under the total: the running jobs are exactly those in `active`.
+    want = math.max(0, math.min(want, tonumber(total) - redis.call('ZCARD', KEYS[3])))
+  end
+  if rate and want > 0 and paused ~= '1' then
+    T = tonumber(per) / rate
+    tau = (tonumber(burst) or 0) * T
+    tat = math.max(tonumber(tat) or 0, now)
+    local allowed = 0
+    if tat <= now + tau then allowed = math.floor((now + tau - tat) / T) + 1 end
+    if allowed < want then want = allowed; throttled = true end
+  end
+end
+if want > 0 and paused ~= '1' then
   promoteDue()
-  local popped = redis.call('ZPOPMIN', queuedKey, want)
-  local n = #popped / 2
-  if n > 0 then
+  local got, popped, asked = 0, 0, want
+  -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
+  local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
+  if LC.keyed then claimFields[#claimFields + 1] = 'ck' end
+  local deadline = now + leaseMs
+  while got < want do
+    local batch = redis.call('ZPOPMIN', queuedKey, want - got)
+    local n = #batch / 2
+    if n == 0 then break end
+    popped = popped + n
     local tok = redis.call('HINCRBY', metaKey, 'tok', n) - n
-    local deadline = now + leaseMs
+    local parked = 0
     for i = 1, n do
-      local id = popped[i * 2 - 1]
+      local id = batch[i * 2 - 1]
       local jk = LC.kp .. 'job:' .. id
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction.
-      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk,
-        'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
+      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, ck = unpack(redis.call('HMGET', jk,
+        unpack(claimFields)))
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil
@@ -179,6 +241,27 @@ if want > 0 then
         local reason = 'parent ' .. parentGone
         lcMove(j, 'cancelled', { kind = 'cancelled',
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
+      elseif ck and perKey and redis.call('SCARD', LC.kp .. 'ck:' .. ck) >= perKey then
+        if strategy == 'cancelNewest' then
+          -- CANCEL NEWEST: the job that finds its key full ends cancelled, unrun, saying why.
+          local j = lcRead(id)
+          j.popped = true
+          local why = 'concurrency key ' .. ck .. ' is full (perKey ' .. perKey .. ', strategy cancelNewest)'
+          lcMove(j, 'cancelled', { kind = 'cancelled',
+            log = { '{"type":"cancelled","reason":' .. cjson.encode(why) .. '}' } })
+        else
+          if strategy == 'cancelInProgress' then
+            -- CANCEL IN PROGRESS: the newest wins. One running job of the key not yet asked to
+            -- stop is asked now (as cancel-8.lua asks a running job); its ending frees the slot
+            -- for this one, which waits for it in the key's line.
+            requestKeyCancel(ck, id)
+          end
+          -- Its key is full: into the key's waiting line at the place it had; a slot of the key
+          -- that frees puts it back (lcFreeSlot). It stays `queued`.
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+          redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        end
+        parked = parked + 1
       else
         local token = workerId .. ':' .. (tok + i)
         local st = 'working'
@@ -190,6 +273,11 @@ if want > 0 then
         local a = attempt and tonumber(attempt) or 1
         if ls or ct or a > 1 then
           entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
+        end
+        if ck then
+          -- Holds a slot of its key while it runs (lcFlow.lua's invariants).
+          redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
+          redis.call('SADD', LC.kp .. 'ckkeys', ck)
         end
         lcClaim(id, jk, st, token, deadline, ls, entry)
         local n0 = #claimed
@@ -211,14 +299,33 @@ if want > 0 then
         end
       end
     end
+    -- Jobs set aside for a full key do not count: pop on for others, up to the cap. A job
+    -- that was broken or cancelled unrun counts, as before the gate (no second pop for it).
+    got = got + n - parked
+    if parked == 0 or n < asked or popped >= FLOW_POP_CAP then break end
+    asked = want - got
   end
   lcFlush()
-  if n == want then
-    -- There may be more: let another idle supervisor wake and take some.
+  if (got >= want and not throttled) or popped >= FLOW_POP_CAP then
+    -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
+    -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
+    -- must look again at once, not at its idle timeout.)
     if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, 0, 'w') end
   else
     local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
     if first[2] then nextDue = first[2] end
+  end
+end
+if T > 0 then
+  -- Each job started spends one emission interval of the GCRA.
+  local started = #claimed / 8
+  if started > 0 then
+    tat = tat + started * T
+    redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
+  end
+  if throttled then
+    local at = math.ceil(tat - tau)
+    if not nextDue or tonumber(nextDue) > at then nextDue = at end
   end
 end
 return { written, claimed, nextDue, now }

@@ -8,7 +8,7 @@ ARGV: 1 key prefix, 2 events max length, 3 the entries, oldest first: ONE JSON a
       records (ingressOps.ts), each the caller's IngressDecision (src/store/types.ts) with
       `sha`, the SHA-1 of the entry's bytes:
         { sha, job = { id, machine, version, input, band, delayMs, maxAttempts, options?,
-          dedupe? = { key, mode, ttlMs?, maxDelayMs?, keepLast?, recTtlMs } } }
+          dedupe? = { key, mode, ttlMs?, maxDelayMs?, keepLast?, recTtlMs }, concurrencyKey? } }
           a job under a new id (under a dedupe key: include/dedupe.lua, recTtlMs the store's
           idempotency TTL);
         { sha, job = ..., ownId = true, spareId } a job under the producer's id (below);
@@ -136,6 +136,11 @@ for i = 1, n do
           args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. tostring(delay) .. '}'
         end
         if j.options ~= nil and j.options ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = j.options end
+        if type(j.concurrencyKey) == 'string' and j.concurrencyKey ~= '' then
+          args[#args + 1] = 'ck'; args[#args + 1] = j.concurrencyKey
+          -- The queue now has a job with a key (include/lcState.lua's LC.keyed).
+          redis.call('HSET', kp .. 'flow', 'keyed', '1')
+        end
         lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
         made = made + 1
       end

@@ -7,7 +7,8 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
   under NewJob's own names (src/store/types.ts; enqueueOps.ts): idempotencyKey, parentId,
   options, parentQueue (when not this one), group (the fan-out's), index (in the fan-out),
   revive (true), parentToken (the parent's lease token), dedupeKey, dedupeMode (untilDone | ttl |
-  debounce), dedupeTtlMs, dedupeMaxDelayMs, dedupeKeepLast ('1'): include/dedupe.lua
+  debounce), dedupeTtlMs, dedupeMaxDelayMs, dedupeKeepLast ('1'): include/dedupe.lua,
+  concurrencyKey (its `ck`, include/lcFlow.lua)
   The 8 values per job keep their places: each has one meaning, whatever the job, and naming
   them would cost every job of a bulk enqueue a decoded table.
 Returns: the number of jobs when every job was created under its own id; otherwise flat
@@ -47,7 +48,7 @@ local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
 -- The extras read as text (revive is a boolean).
 local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken',
-  'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast' }
+  'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast', 'concurrencyKey' }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
@@ -112,14 +113,16 @@ for s = 1, n, 4000 do
   if redis.call('EXISTS', unpack(keys, s, math.min(s + 3999, n))) > 0 then anyExists = true; break end
 end
 local FINISHED_UNDONE = { failed = true, cancelled = true }
+local keyedSet = false
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
-  local idem, par, opt, pq, pg, pi, revive, dd = '', '', '', '', '', '', false, nil
+  local idem, par, opt, pq, pg, pi, revive, dd, ck = '', '', '', '', '', '', false, nil, ''
   local x = extras[i]
   if x then
     idem, par, opt, pq, pg, pi, dd = x.idempotencyKey, x.parentId, x.options, x.parentQueue, x.group, x.index, x.dd
     revive = x.revive == true
+    ck = x.concurrencyKey
   end
   local created = 1
   local jk = keys[i + 1]
@@ -163,6 +166,11 @@ for i = 0, n - 1 do
       redis.call('ZADD', kp .. 'children:' .. par, tonumber(pi) or 0, id)
     end
     if opt ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = opt end
+    if ck ~= '' then
+      args[#args + 1] = 'ck'; args[#args + 1] = ck
+      -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
+      if not keyedSet then redis.call('HSET', kp .. 'flow', 'keyed', '1'); keyedSet = true end
+    end
     lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
   else
     allCreated = false

@@ -10,10 +10,16 @@
 local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
-  local st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+  local st, tk, ls, ib, par, fg, wt, ck
+  if LC.keyed then
+    st, tk, ls, ib, par, fg, wt, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ck'))
+  else
+    st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+  end
   if token == '' or tk ~= token then return 0 end
-  if ls or ib or par or fg or wt or lcMoved[id] then
-    local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt }
+  -- A job with a concurrency key (`ck`) takes lcMove: its slot is freed in lcLeave, only there.
+  if ls or ib or par or fg or wt or ck or lcMoved[id] then
+    local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck }
     if lcGuard(j, 'done', token) then return 0 end
     lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })
     return 1

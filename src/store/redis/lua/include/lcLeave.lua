@@ -1,11 +1,17 @@
 --- @include "lcState"
 --- @include "lcBatch"
+--- @include "lcFlow"
 -- The indexes a job of status `st` is listed in (all of them: ZREM of a non-member is free).
+-- A job with a concurrency key (`ck`) that stops running frees its slot HERE, and only here
+-- (lcFlow.lua's invariants).
 local function lcLeave(j)
   local st, id = j.st, j.id
   if st == 'queued' then
     if not j.popped then lcRemove('queued', id); lcRemove('delayed', id) end
-  elseif st == 'loading' or st == 'working' then lcRemove('active', id)
+    if j.ck then lcLeaveKeyWait(id, j.ck) end
+  elseif st == 'loading' or st == 'working' then
+    lcRemove('active', id)
+    if j.ck then lcFreeSlot(id, j.ck) end
   elseif st == 'waiting' then lcRemove('waiting', id); lcRemove('delayed', id)
   elseif st == 'failed' then
     lcRemove('failed', id); lcRemove('dead', id); lcRemove('broken', id)

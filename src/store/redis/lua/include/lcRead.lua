@@ -2,15 +2,22 @@
 -- Reads what a move needs in one HMGET. A field a small job's hash does not have costs a scan
 -- of the whole hash (a listpack), so a finish from a running status reads only the seven it
 -- needs; `full` adds what the other moves need (the cancel request, place in line, band, run-at,
--- lease requeues). A finish needs no `cx`: the cancel guard does not apply to it.
+-- lease requeues). A finish needs no `cx`: the cancel guard does not apply to it. Both read `ck`
+-- (the concurrency key: a job that has one frees its slot as it leaves, lcLeave, lcFlow.lua);
+-- the finish's read not when LC.keyed says no job of the queue has one (the hot path stays as it was).
 local function lcRead(id, full)
   local jk = LC.kp .. 'job:' .. id
   if not full then
-    local st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
-    return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt }
+    if not LC.keyed then
+      local st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+      return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt }
+    end
+    local st, tk, ls, ib, par, fg, wt, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
+      'ck'))
+    return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck }
   end
-  local st, tk, cx, ls, ib, par, fg, wt, qs, lr, ra, pr = unpack(redis.call('HMGET', jk,
-    'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr'))
+  local st, tk, cx, ls, ib, par, fg, wt, qs, lr, ra, pr, ck = unpack(redis.call('HMGET', jk,
+    'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr', 'ck'))
   return { id = id, jk = jk, st = st, tk = tk, cx = cx, ls = ls, ib = ib, par = par, fg = fg, wt = wt,
-    qs = qs, lr = lr, ra = ra, pr = pr, full = true }
+    qs = qs, lr = lr, ra = ra, pr = pr, ck = ck, full = true }
 end

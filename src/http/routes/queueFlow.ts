@@ -1,0 +1,153 @@
+// A queue's flow controls over HTTP (docs/flow-control.md), as the Client has them: pause and
+// resume, and its concurrency limits with their current use (running and waiting jobs per key).
+
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../ApiContext.js';
+import { bearerSecurity, bodyErrorReplies, errorReplies } from '../schemas.js';
+import type { QueueLimitsChange } from '../../client/QueueControls.js';
+
+const params = {
+  type: 'object',
+  required: ['queue'],
+  properties: { queue: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } },
+} as const;
+
+// One type list, not anyOf: the server coerces types, and would take 0 for null (a clear).
+const limit = {
+  type: ['integer', 'null'],
+  minimum: 1,
+  description: 'a positive integer; null clears the limit; absent keeps it',
+} as const;
+
+const flow = {
+  paused: { type: 'boolean' },
+  limits: {
+    type: 'object',
+    properties: {
+      total: { type: 'integer' },
+      perKey: { type: 'integer' },
+      strategy: { type: 'string' },
+      rateLimit: {
+        type: 'object',
+        properties: { limit: { type: 'integer' }, perMs: { type: 'integer' }, burst: { type: 'integer' } },
+      },
+    },
+  },
+  running: { type: 'integer', description: 'loading + working jobs' },
+  keys: {
+    type: 'array',
+    description: 'concurrency keys with running or waiting jobs',
+    items: {
+      type: 'object',
+      properties: {
+        key: { type: 'string' },
+        running: { type: 'integer' },
+        waiting: { type: 'integer', description: 'jobs set aside while their key is full' },
+      },
+    },
+  },
+} as const;
+
+const limitsReply = {
+  type: 'object',
+  properties: {
+    queue: { type: 'string' },
+    ...flow,
+    partitions: {
+      type: 'array',
+      description: "a partitioned queue's stored queues, each with its own gate and use",
+      items: { type: 'object', properties: { queue: { type: 'string' }, ...flow } },
+    },
+  },
+} as const;
+
+export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(
+      `/queues/:queue/${action}`,
+      {
+        schema: {
+          summary:
+            action === 'pause'
+              ? 'Pause a queue: supervisors claim nothing from it, running jobs finish, enqueues are accepted'
+              : 'Resume a paused queue',
+          tags: ['queues'],
+          security: bearerSecurity,
+          params,
+          response: {
+            200: { type: 'object', properties: { queue: { type: 'string' }, paused: { type: 'boolean' } } },
+            ...bodyErrorReplies,
+          },
+        },
+      },
+      async (request) => {
+        const { queue } = request.params as { queue: string };
+        if (action === 'pause') await api.client.pauseQueue(queue);
+        else await api.client.resumeQueue(queue);
+        return { queue, paused: action === 'pause' };
+      },
+    );
+  }
+
+  app.get(
+    '/queues/:queue/limits',
+    {
+      schema: {
+        summary: "A queue's pause, limits, running jobs, and running and waiting jobs per concurrency key",
+        tags: ['queues'],
+        security: bearerSecurity,
+        params,
+        response: { 200: limitsReply, ...errorReplies },
+      },
+    },
+    async (request) => api.client.queueLimits((request.params as { queue: string }).queue),
+  );
+
+  app.put(
+    '/queues/:queue/limits',
+    {
+      schema: {
+        summary: "Set a queue's concurrency limits and throttle at run time",
+        tags: ['queues'],
+        security: bearerSecurity,
+        params,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            concurrency: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                total: limit,
+                perKey: limit,
+                strategy: {
+                  type: 'string',
+                  enum: ['queue', 'cancelNewest', 'cancelInProgress'],
+                  description: 'what a job whose key is full does (default queue)',
+                },
+              },
+            },
+            rateLimit: {
+              type: ['object', 'null'],
+              description: 'the throttle: at most limit + burst starts in any perMs window; null clears it',
+              required: ['limit', 'perMs'],
+              additionalProperties: false,
+              properties: {
+                limit: { type: 'integer', minimum: 1 },
+                perMs: { type: 'integer', minimum: 1 },
+                burst: { type: 'integer', minimum: 0 },
+              },
+            },
+          },
+        },
+        response: { 200: limitsReply, ...bodyErrorReplies },
+      },
+    },
+    async (request) => {
+      const { queue } = request.params as { queue: string };
+      await api.client.setQueueLimits(queue, request.body as QueueLimitsChange);
+      return api.client.queueLimits(queue);
+    },
+  );
+}

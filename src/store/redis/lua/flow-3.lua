@@ -1,0 +1,62 @@
+--[[ flow: changes the flow gate of one queue (a queue, or one partition of a partitioned queue).
+KEYS: 1 flow hash, 2 queued zset, 3 marker zset (the others derive from the prefix: ckkeys,
+      ckwait:<key>, ck:<key>; see include/lcFlow.lua for the layout and its invariants)
+ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey (each a
+      positive integer to set, '-' to clear, '' to keep), 5 rate limit (starts per window;
+      '-' clears the throttle, '' keeps it), 6 its window ms, 7 its burst (extra starts at once),
+      8 the strategy for a job whose key is full ('queue', 'cancelNewest', 'cancelInProgress'; ''
+      keeps it)
+Returns 1.
+Errors: BAD_FLOW <why> when a value is malformed; nothing is written then.
+After any change every job set aside for a full key goes back into `queued` at the place it had
+(a raised or cleared limit may have room for it; the claim sets it aside again if not), and one
+idle supervisor is woken (a resume, or room made, has work for it).
+]]
+local flowKey, queuedKey, markerKey = KEYS[1], KEYS[2], KEYS[3]
+local kp, paused = ARGV[1], ARGV[2]
+local function limit(v)
+  if v == '' or v == '-' then return true end
+  local n = tonumber(v)
+  return n and n >= 1 and n % 1 == 0
+end
+if paused ~= '' and paused ~= '1' and paused ~= '0' then return redis.error_reply('BAD_FLOW paused') end
+if not limit(ARGV[3]) then return redis.error_reply('BAD_FLOW total') end
+if not limit(ARGV[4]) then return redis.error_reply('BAD_FLOW perKey') end
+local rate, per, burst = ARGV[5] or '', tonumber(ARGV[6]), tonumber(ARGV[7])
+local strategy = ARGV[8] or ''
+local STRATEGIES = { [''] = true, queue = true, cancelNewest = true, cancelInProgress = true }
+if not STRATEGIES[strategy] then return redis.error_reply('BAD_FLOW strategy') end
+if rate ~= '' and rate ~= '-' then
+  if not limit(rate) or not per or per < 1 or per % 1 ~= 0 or not burst or burst < 0 or burst % 1 ~= 0 then
+    return redis.error_reply('BAD_FLOW rateLimit')
+  end
+end
+
+if paused == '1' then redis.call('HSET', flowKey, 'paused', '1')
+elseif paused == '0' then redis.call('HDEL', flowKey, 'paused') end
+local fields = { total = ARGV[3], perKey = ARGV[4] }
+for _, f in ipairs({ 'total', 'perKey' }) do
+  local v = fields[f]
+  if v == '-' then redis.call('HDEL', flowKey, f)
+  elseif v ~= '' then redis.call('HSET', flowKey, f, v) end
+end
+if strategy == 'queue' then redis.call('HDEL', flowKey, 'strategy')
+elseif strategy ~= '' then redis.call('HSET', flowKey, 'strategy', strategy) end
+-- A new or cleared throttle starts afresh (its GCRA state, `tat`, goes).
+if rate == '-' then redis.call('HDEL', flowKey, 'rate', 'ratePer', 'rateBurst', 'tat')
+elseif rate ~= '' then
+  redis.call('HSET', flowKey, 'rate', rate, 'ratePer', ARGV[6], 'rateBurst', ARGV[7])
+  redis.call('HDEL', flowKey, 'tat')
+end
+
+for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do
+  local wk = kp .. 'ckwait:' .. ck
+  if redis.call('EXISTS', wk) == 1 then
+    -- Back at their own places (the scores are their places in line).
+    redis.call('ZUNIONSTORE', queuedKey, 2, queuedKey, wk, 'AGGREGATE', 'MIN')
+    redis.call('DEL', wk)
+  end
+  if redis.call('SCARD', kp .. 'ck:' .. ck) == 0 then redis.call('SREM', kp .. 'ckkeys', ck) end
+end
+redis.call('ZADD', markerKey, 0, 'w')
+return 1

@@ -1,0 +1,39 @@
+--- @include "lcState"
+--- @include "lcBatch"
+-- THE FLOW GATE's slots (src/store/roles/FlowControl.ts, docs/flow-control.md). Keys, all under
+-- the queue's prefix (its hash tag):
+--   flow            hash: paused ('1'), total, perKey (absent: no limit); the throttle's rate,
+--                   ratePer, rateBurst and its GCRA state tat (commit-12.lua's claim); the
+--                   strategy for a full key (absent: queue); keyed ('1': a job had a key)
+--   ck:<key>        set: the ids of the RUNNING (loading/working) jobs of concurrency key <key>
+--   ckwait:<key>    zset: jobs of <key> set aside by a claim because the key was full, scored
+--                   by their place in `queued` (their `qs`), so they go back where they were
+--   ckkeys          set: the keys that have a ck: or ckwait: key (the limits view lists them)
+-- INVARIANTS:
+--   - A job is in ck:<key> exactly while it is loading or working: added by the claim
+--     (commit-12.lua), removed ONLY here (lcFreeSlot, from lcLeave), whatever the job leaves
+--     for: done, failed, cancelled, retried, parked, or requeued by the reaper once its dead
+--     worker's lease passed. Membership, not a counter: a repeated add or removal cannot drift.
+--   - The total is the size of `active` (every running job is there and nothing else is), so
+--     it needs no holder set of its own.
+--   - A job in ckwait:<key> has status queued and is in neither `queued` nor `delayed`; each
+--     slot of <key> that frees puts the head of ckwait:<key> back into `queued`.
+
+-- Job `id` of key `ck` stopped running: its slot frees, and the first job waiting for one
+-- goes back in line (the claim sets it aside again if the key filled meanwhile).
+local function lcFreeSlot(id, ck)
+  local kp = LC.kp
+  redis.call('SREM', kp .. 'ck:' .. ck, id)
+  local head = redis.call('ZPOPMIN', kp .. 'ckwait:' .. ck)
+  if head[1] then
+    lcIndex('queued', head[2], head[1])
+    LC.wake = true
+  elseif redis.call('SCARD', kp .. 'ck:' .. ck) == 0 then
+    redis.call('SREM', kp .. 'ckkeys', ck)
+  end
+end
+
+-- A queued job of key `ck` that leaves queued (claimed, cancelled): out of its key's waiting line.
+local function lcLeaveKeyWait(id, ck)
+  redis.call('ZREM', LC.kp .. 'ckwait:' .. ck, id)
+end

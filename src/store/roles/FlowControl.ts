@@ -1,0 +1,79 @@
+// ROLE FlowControl (required): the flow gate of one stored queue (a queue, or one partition of a
+// partitioned queue): whether its claim is paused, and its concurrency limits, read by the claim
+// itself (lua/commit-12.lua, memory/commitOps.ts) so that every supervisor obeys them at once.
+// The rules (docs/flow-control.md):
+//   - PAUSED: the claim takes nothing; running jobs finish; enqueues are accepted as ever.
+//   - TOTAL: a claim never takes the queue past `total` running (loading or working) jobs.
+//   - PER KEY: a job with a concurrency key starts only while fewer than `perKey` jobs of that
+//     key run; one that cannot is set aside in its key's waiting line (keeping its place) and
+//     put back when a job of its key stops running, for whatever reason (done, failed,
+//     cancelled, retried, parked, or requeued by the reaper after its worker died).
+//   - THROTTLE: a claim starts no more jobs than the queue's GCRA allows (rateLimit); the others
+//     stay queued, using no worker slot and no attempt, and the claim says when to look again.
+//   - Only a running job holds a slot: a parked pipeline (waiting) or a retry waiting out its
+//     backoff holds none.
+
+/** The limits a stored queue's claim enforces; absent: no limit. */
+export interface QueueLimits {
+  /** Most running jobs in the queue (in this stored queue: a partition has its own). */
+  total?: number;
+  /** Most running jobs per concurrency key. */
+  perKey?: number;
+  /** The throttle: at most `limit` + `burst` job starts in any window of `perMs` (a GCRA). */
+  rateLimit?: RateLimit;
+  /** What a job whose key is full does (default 'queue'). */
+  strategy?: KeyStrategy;
+}
+
+/**
+ * A full key's strategy: 'queue' waits for a slot; 'cancelNewest' ends the new job cancelled at
+ * its claim, with the reason; 'cancelInProgress' asks one running job of the key to stop (it ends
+ * cancelled) and the new job takes its slot.
+ */
+export type KeyStrategy = 'queue' | 'cancelNewest' | 'cancelInProgress';
+export const KEY_STRATEGIES: readonly KeyStrategy[] = ['queue', 'cancelNewest', 'cancelInProgress'];
+
+/** A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). */
+export interface RateLimit {
+  limit: number;
+  perMs: number;
+  burst?: number;
+}
+
+/** A change of the gate: `null` clears a limit, an absent field keeps it. */
+export interface QueueFlowChange {
+  paused?: boolean;
+  total?: number | null;
+  perKey?: number | null;
+  rateLimit?: RateLimit | null;
+  strategy?: KeyStrategy;
+}
+
+/** One concurrency key's use. */
+export interface KeyUse {
+  key: string;
+  running: number;
+  /** Jobs set aside because the key was full. */
+  waiting: number;
+}
+
+/** The gate of a stored queue and its current use. */
+export interface QueueFlow {
+  paused: boolean;
+  limits: QueueLimits;
+  /** Running (loading or working) jobs. */
+  running: number;
+  /** Keys with running or waiting jobs, by key. */
+  keys: KeyUse[];
+}
+
+export interface FlowControl {
+  /**
+   * Changes the gate of `queue` (a stored queue: a partition's name for a partitioned queue). A
+   * resume, or a limit raised or cleared, puts the jobs set aside for full keys back in line
+   * and wakes an idle supervisor.
+   */
+  setQueueFlow(queue: string, change: QueueFlowChange): Promise<void>;
+  /** The gate of `queue` and its current use. */
+  queueFlow(queue: string): Promise<QueueFlow>;
+}

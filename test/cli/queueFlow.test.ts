@@ -1,0 +1,63 @@
+// `machinist queue pause|resume|limits` and `enqueue --concurrency-key` as users run them: real
+// child processes against a private redis-server.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { RedisStore } from '../../src/index.js';
+import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('machinist queue', () => {
+  let redis: TestRedis;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+
+  it('pauses, sets limits, shows them, and enqueues with a concurrency key', async () => {
+    const prefix = uniquePrefix('cliq');
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'src/cli/main.ts', '--redis', redis.url, '--prefix', prefix, ...args],
+          { cwd: ROOT },
+          (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const store = new RedisStore({ url: redis.url, prefix });
+    const raw = new Redis(redis.url);
+    try {
+      const p = await cli('queue', 'pause', 'q');
+      assert.equal(p.code, 0, p.stderr);
+      assert.equal((await store.queueFlow('q')).paused, true);
+      const l = await cli('queue', 'limits', 'q', '--per-key', '2', '--total', '9', '--json');
+      assert.equal(l.code, 0, l.stderr);
+      const view = JSON.parse(l.stdout) as { paused: boolean; limits: unknown };
+      assert.equal(view.paused, true);
+      assert.deepEqual(view.limits, { total: 9, perKey: 2 });
+      const bad = await cli('queue', 'limits', 'q', '--per-key', '0');
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /per-key/);
+      const e = await cli(
+        'enqueue',
+        'echo',
+        '{}',
+        '--queue',
+        'q',
+        '--concurrency-key',
+        'tenant-a',
+        '--jobs',
+        'test/cli/fixtures/cliJobs.ts',
+      );
+      assert.equal(e.code, 0, e.stderr);
+      const id = e.stdout.trim();
+      assert.equal(await raw.hget(`${prefix}:{q}:job:${id}`, 'ck'), 'tenant-a');
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+});

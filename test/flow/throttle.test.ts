@@ -1,0 +1,50 @@
+// The throttle (a GCRA in the claim; docs/flow-control.md) on both stores: in any window of
+// perMs, by the store's own clock (Redis TIME), no more than limit + burst jobs start; a held
+// back job stays queued with no attempt used; the claim says when to look again.
+
+import { afterEach, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { defineJob } from '../../src/index.js';
+import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
+
+const job = defineJob({ name: 't', work: () => 1 });
+const claim = { workerId: 'w1', max: 50, leaseMs: 60_000, loadMachines: [] };
+
+describeOnEachStore('throttle', (world) => {
+  let h: AnyStoreWorld;
+  afterEach(async () => h.close());
+
+  it('never starts more than limit + burst jobs in any window, by the store clock', async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    const limit = 4;
+    const perMs = 100;
+    const burst = 2;
+    await client.setQueueLimits('default', { rateLimit: { limit, perMs, burst } });
+    assert.deepEqual((await client.queueLimits('default')).limits, { rateLimit: { limit, perMs, burst } });
+    await client.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ machine: 't', input: i })));
+    const starts: number[] = [];
+    let first = true;
+    while (starts.length < 20) {
+      const r = await h.store.commit('default', [], claim);
+      for (const _ of r.claimed) starts.push(r.redisNow);
+      if (first) {
+        // The first look at a fresh throttle starts the burst (burst + 1 at once) and no more.
+        assert.equal(r.claimed.length, burst + 1);
+        first = false;
+      }
+      // Held back: it says when the next start is allowed (the supervisor sleeps until then).
+      if (r.claimed.length < claim.max) assert.ok(r.nextDueAt !== null && r.nextDueAt > r.redisNow - 1);
+      await new Promise((res) => setTimeout(res, 5));
+    }
+    for (const t of starts) {
+      const inWindow = starts.filter((s) => s >= t && s < t + perMs).length;
+      assert.ok(inWindow <= limit + burst, `${inWindow} starts in the ${perMs} ms from ${t}`);
+    }
+    // The held back jobs are still queued; none used an attempt.
+    const counts = await h.store.counts('default');
+    assert.equal(counts.queued + counts.active, 30);
+    await client.setQueueLimits('default', { rateLimit: null });
+    assert.equal((await h.store.commit('default', [], claim)).claimed.length, 30 - starts.length);
+  });
+});
