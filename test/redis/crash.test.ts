@@ -1,35 +1,20 @@
 // Redis only: the killed workers are other processes, which cannot share a MemoryStore.
 
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { defineJob } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
-import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
+import { eventually } from '../support/redis.js';
+import { fixtureSuite } from '../support/spawnFixture.js';
 
 describe('crash', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  let child: ChildProcess | undefined;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
-  afterEach(async () => {
-    killFixture(child);
-    await h.close();
-  });
+  const suite = fixtureSuite();
 
   it('completes every job of a worker killed with SIGKILL mid-job, on another supervisor after lease expiry', async () => {
-    h = new Harness(redis);
-    const w = spawnFixture('worker.ts', fixtureEnv(redis, h.prefix));
-    child = w.child;
-    await w.ready;
+    const { h, w } = await suite.spawn('worker.ts');
     const ids = await h.client().enqueueMany([0, 1, 2].map((n) => ({ machine: 'slow', input: { n } })));
     await eventually(() => ids.every((id) => w.started.has(id)), 10_000);
-    const exited = new Promise((r) => child!.once('exit', r));
     const killedAt = Date.now();
-    child.kill('SIGKILL');
-    await exited;
+    await w.sigkill();
 
     // Nothing is lost: the jobs are still in Redis, held by a lease nobody will extend.
     for (const id of ids) assert.equal((await h.store.getJob(id))?.status, 'working');
@@ -58,10 +43,7 @@ describe('crash', () => {
   });
 
   it('requeues a killed worker’s jobs when their lease passes, not at the next reaper interval', async () => {
-    h = new Harness(redis);
-    const w = spawnFixture('worker.ts', fixtureEnv(redis, h.prefix));
-    child = w.child;
-    await w.ready;
+    const { h, w } = await suite.spawn('worker.ts');
     const ids = await h.client().enqueueMany([0, 1].map((n) => ({ machine: 'slow', input: { n } })));
     await eventually(() => ids.every((id) => w.started.has(id)), 10_000);
 
@@ -69,10 +51,8 @@ describe('crash', () => {
     // than the lease (1 s): only a reap timed by the lease's end requeues the jobs in seconds.
     const slow = defineJob({ name: 'slow', work: () => 'recovered' });
     await h.started({ jobs: [slow], leaseMs: 1000, heartbeatMs: 250, reaperIntervalMs: 60_000 });
-    const exited = new Promise((r) => child!.once('exit', r));
     const killedAt = Date.now();
-    child.kill('SIGKILL');
-    await exited;
+    await w.sigkill();
 
     const client = h.client({ jobs: [slow] });
     for (const id of ids) {

@@ -2,30 +2,17 @@
 // (docs/flow-control.md; bullmq #3210 is the failure this guards against: a group limit of 1
 // running 2). Redis only: the killed worker is another process.
 
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { defineJob } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
-import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
+import { eventually } from '../support/redis.js';
+import { fixtureSuite } from '../support/spawnFixture.js';
 
 describe('flow gate: a killed holder', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  let child: ChildProcess | undefined;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
-  afterEach(async () => {
-    killFixture(child);
-    await h.close();
-  });
+  const suite = fixtureSuite();
 
   it("returns a SIGKILLed holder's slot of its key when its lease passes, never running two at once", async () => {
-    h = new Harness(redis);
-    const w = spawnFixture('worker.ts', fixtureEnv(redis, h.prefix));
-    child = w.child;
-    await w.ready;
+    const { h, w } = await suite.spawn('worker.ts');
     const client = h.client();
     await client.setQueueLimits('default', { concurrency: { perKey: 1 } });
     const first = await client.enqueue('slow', { n: 0 }, { concurrencyKey: 'k' });
@@ -34,9 +21,7 @@ describe('flow gate: a killed holder', () => {
     // The worker holds the key's one slot: the second job waits for it.
     assert.deepEqual((await client.queueLimits('default')).keys, [{ key: 'k', running: 1, waiting: 1 }]);
     assert.equal(w.started.has(second), false);
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    await w.sigkill();
 
     // Another supervisor: the reaper requeues the dead worker's job once its lease (1 s)
     // passes, which frees the slot; the jobs then run one at a time.

@@ -2,32 +2,19 @@
 // supervisor SIGKILLed while it fires a schedule loses no tick and doubles none; another
 // supervisor takes the schedule over when the killed one's claim lease passes.
 
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { defineJob } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
-import { fixtureEnv, killFixture, spawnFixture } from '../support/spawnFixture.js';
+import { eventually } from '../support/redis.js';
+import { fixtureSuite } from '../support/spawnFixture.js';
 import { ticksIn } from '../../src/client/schedules/scheduleTicks.js';
 import { validateSchedule } from '../../src/client/schedules/scheduleSpec.js';
 
 describe('schedule crash', () => {
-  let redis: TestRedis;
-  let h: Harness;
-  let child: ChildProcess | undefined;
-  before(async () => (redis = await startRedis()));
-  after(async () => redis.stop());
-  afterEach(async () => {
-    killFixture(child);
-    await h.close();
-  });
+  const suite = fixtureSuite();
 
   it('loses no tick and doubles none when the supervisor firing it is SIGKILLed', async () => {
-    h = new Harness(redis);
-    const w = spawnFixture('scheduleWorker.ts', fixtureEnv(redis, h.prefix));
-    child = w.child;
-    await w.ready;
+    const { h, w } = await suite.spawn('scheduleWorker.ts');
     const tick = defineJob({ name: 'tick', work: async () => 'ok' });
     const client = h.client({ jobs: [tick] });
     const startAt = (await h.store.now()) + 300;
@@ -41,9 +28,7 @@ describe('schedule crash', () => {
     };
     await client.schedule('crash', options);
     await eventually(() => w.started.size >= 3, 10_000);
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    await w.sigkill();
     assert.ok((await client.getSchedule('crash'))!.next !== null, 'killed mid-schedule');
 
     await h.started({ jobs: [tick], queue: 'st', schedules: { leaseMs: 500 } });

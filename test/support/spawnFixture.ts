@@ -2,9 +2,11 @@
 // READY once its supervisor runs, STARTED <id> as each job starts (worker.ts), and whatever
 // else a test waits for (INDEXING in ingestWorker.ts). A real process, so a test can SIGKILL it.
 
+import { after, afterEach, before } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { TestRedis } from './redis.js';
+import { Harness } from './harness.js';
+import { startRedis, type TestRedis } from './redis.js';
 
 export interface Fixture {
   readonly child: ChildProcess;
@@ -14,6 +16,8 @@ export interface Fixture {
   readonly ready: Promise<void>;
   /** Resolves at the first line that is `line`; rejects if the fixture exits first. */
   printed(line: string): Promise<void>;
+  /** SIGKILLs it; resolves once it has exited. */
+  sigkill(): Promise<void>;
 }
 
 /** The environment every fixture reads: its Redis, its key prefix, and a silent log. */
@@ -54,7 +58,43 @@ export function spawnFixture(file: string, env: Record<string, string>): Fixture
     p.catch(() => {});
     return p;
   };
-  return { child, started, ready: printed('READY'), printed };
+  const sigkill = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return { child, started, ready: printed('READY'), printed, sigkill };
+}
+
+/**
+ * The world of a file of crash tests, set up by its describe: a private redis-server for the
+ * file, and per case a Harness and the fixture process it spawned, both ended after the case.
+ */
+export function fixtureSuite(): {
+  /** A fresh Harness and `file`'s fixture on its prefix, once the fixture is READY. */
+  spawn(file: string): Promise<{ h: Harness; w: Fixture }>;
+} {
+  let redis: TestRedis | undefined;
+  let h: Harness | undefined;
+  let child: ChildProcess | undefined;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis?.stop());
+  afterEach(async () => {
+    killFixture(child);
+    child = undefined;
+    await h?.close();
+    h = undefined;
+  });
+  return {
+    async spawn(file) {
+      h = new Harness(redis!);
+      const w = spawnFixture(file, fixtureEnv(redis!, h.prefix));
+      child = w.child;
+      await w.ready;
+      return { h, w };
+    },
+  };
 }
 
 /** SIGKILLs a fixture that is still running (a test's cleanup; a no-op once it has exited). */
