@@ -1,6 +1,8 @@
-// Runs every test file under test/ with node's test runner (TypeScript through tsx).
+// Runs every test file under test/ with node's test runner (TypeScript through tsx's ESM loader:
+// test/support/tsx.ts says why not `--import tsx`).
 // Files run one at a time: each starts its own redis-server and some spawn worker processes,
-// and the CI machine has 2 cores.
+// and the CI machine has 2 cores. MACHINIST_TEST_CONCURRENCY=<n> runs n files at a time (each
+// file's servers are on free ports of its own); the default stays 1, as CI runs it.
 //
 // Without a `redis-server` binary (and no REDIS_URL), the files that need Redis (those that use
 // test/support/redis.ts, directly or through test/support/eachStore.ts, or start a redis-server
@@ -42,9 +44,14 @@ if (!process.env.REDIS_URL && !onPath('redis-server')) {
   if (process.env.CI) process.exit(1);
   files = runnable;
 }
+const concurrency = process.env.MACHINIST_TEST_CONCURRENCY || '1';
+if (!/^[1-9]\d*$/.test(concurrency)) {
+  console.error(`npm test: MACHINIST_TEST_CONCURRENCY takes a whole number from 1 (got '${concurrency}')`);
+  process.exit(2);
+}
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
+  ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
   { stdio: 'inherit' },
 );
 process.exit(r.status ?? 1);

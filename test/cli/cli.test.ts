@@ -10,6 +10,7 @@ import { Registry } from '../../src/runtime/registry.js';
 import { resize } from './fixtures/schemaJobs.js';
 import { Receiver } from '../webhooks/receiver.js';
 import { eventually, startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { TSX } from '../support/tsx.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = 'src/cli/main.ts';
@@ -43,7 +44,7 @@ describe('machinist CLI', () => {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', MAIN, ...globals(), ...args],
+        [...TSX, MAIN, ...globals(), ...args],
         { cwd: ROOT },
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
@@ -57,14 +58,10 @@ describe('machinist CLI', () => {
   async function startWorker(
     ...args: string[]
   ): Promise<{ child: ChildProcess; exit: Promise<number | null>; output: () => string }> {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', MAIN, ...globals(), 'worker', '--jobs', JOBS, ...args],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...TSX, MAIN, ...globals(), 'worker', '--jobs', JOBS, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     workers.add(child);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -281,7 +278,7 @@ describe('machinist CLI', () => {
     const noRedis = await new Promise<Run>((resolve) =>
       execFile(
         process.execPath,
-        ['--import', 'tsx', MAIN, '--redis', 'redis://127.0.0.1:1', 'ls'],
+        [...TSX, MAIN, '--redis', 'redis://127.0.0.1:1', 'ls'],
         { cwd: ROOT },
         (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
       ),

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TSX } from '../support/tsx.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -43,16 +44,12 @@ describe('machinist dev', () => {
   });
 
   async function dev(args: string[] = [], log = 'warn'): Promise<Dev> {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'dev', '--port', '0', ...args],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // No Redis: neither REDIS_URL nor a redis-server on PATH is looked for.
-        env: { ...process.env, REDIS_URL: undefined, MACHINIST_TOKENS: undefined, MACHINIST_LOG: log },
-      },
-    );
+    const child = spawn(process.execPath, [...TSX, 'src/cli/main.ts', 'dev', '--port', '0', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // No Redis: neither REDIS_URL nor a redis-server on PATH is looked for.
+      env: { ...process.env, REDIS_URL: undefined, MACHINIST_TOKENS: undefined, MACHINIST_LOG: log },
+    });
     children.add(child);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

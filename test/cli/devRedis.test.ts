@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ROOT, MAIN } from '../support/cli.js';
 import { eventually } from '../support/redis.js';
+import { TSX } from '../support/tsx.js';
 
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
 const canIsolate =
@@ -31,7 +32,7 @@ describe(
         'ip link set lo up',
         "redis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no >/dev/null &",
         'until redis-cli -p 6379 ping >/dev/null 2>&1; do sleep 0.05; done',
-        `exec "${process.execPath}" --import tsx ${MAIN} --redis ${DEFAULT_URL} dev --port 0 --no-seed`,
+        `exec "${process.execPath}" ${TSX.join(' ')} ${MAIN} --redis ${DEFAULT_URL} dev --port 0 --no-seed`,
       ].join('\n');
       child = spawn('unshare', ['-rn', '--pid', '--fork', '--kill-child', 'sh', '-c', script], {
         cwd: ROOT,

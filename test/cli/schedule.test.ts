@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RedisStore } from '../../src/index.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { TSX } from '../support/tsx.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,7 +26,7 @@ describe('machinist schedule', () => {
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
         execFile(
           process.execPath,
-          ['--import', 'tsx', 'src/cli/main.ts', '--redis', redis.url, '--prefix', prefix, ...args],
+          [...TSX, 'src/cli/main.ts', '--redis', redis.url, '--prefix', prefix, ...args],
           { cwd: ROOT },
           (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
         ),

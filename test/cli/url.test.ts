@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { eventually } from '../support/redis.js';
 import { ROOT, runCli, type Run } from '../support/cli.js';
 import { probe } from '../../src/cli/connect.js';
+import { TSX } from '../support/tsx.js';
 
 interface Dev {
   child: ChildProcess;
@@ -19,21 +20,17 @@ interface Dev {
 
 /** Starts `machinist dev` on the in-memory store (no REDIS_URL) with `env` added. */
 async function startDev(env: Record<string, string | undefined> = {}): Promise<Dev> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'dev', '--port', '0', '--no-seed'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        REDIS_URL: undefined,
-        MACHINIST_TOKENS: undefined,
-        MACHINIST_LOG: 'warn',
-        ...env,
-      },
+  const child = spawn(process.execPath, [...TSX, 'src/cli/main.ts', 'dev', '--port', '0', '--no-seed'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      REDIS_URL: undefined,
+      MACHINIST_TOKENS: undefined,
+      MACHINIST_LOG: 'warn',
+      ...env,
     },
-  );
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

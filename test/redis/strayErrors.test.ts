@@ -12,6 +12,7 @@ import { killCliWorker, startCliWorker, type CliWorker } from '../support/cliWor
 import { spawn } from 'node:child_process';
 import { ROOT, MAIN } from '../support/cli.js';
 import { Client, RedisStore } from '../../src/index.js';
+import { TSX } from '../support/tsx.js';
 
 const JOBS = 'test/fixtures/strayJobs.ts';
 
@@ -82,7 +83,7 @@ describe('stray errors in a job (machinist worker)', () => {
     store = new RedisStore({ url: redis.url, prefix });
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', MAIN, '--redis', redis.url, '--prefix', prefix].concat([
+      [...TSX, MAIN, '--redis', redis.url, '--prefix', prefix].concat([
         'serve',
         '--port',
         '0',

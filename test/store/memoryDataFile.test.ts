@@ -14,6 +14,7 @@ import { pino } from 'pino';
 import { Client, Supervisor, defineJob } from '../../src/index.js';
 import { MemoryStore } from '../../src/store/memory/MemoryStore.js';
 import { dataFileJobs } from '../fixtures/memoryDataJobs.js';
+import { TSX } from '../support/tsx.js';
 
 const worker = fileURLToPath(new URL('../fixtures/memoryDataWorker.ts', import.meta.url));
 
@@ -24,7 +25,7 @@ describe('MemoryStore with a data file', () => {
 
   it('keeps every job across a SIGKILL of its process, and runs them on in the next one', async () => {
     const file = join(dir, 'jobs.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', worker, file], {
+    const child = spawn(process.execPath, [...TSX, worker, file], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataFileLockedError } from '../../src/index.js';
 import { MemoryStore } from '../../src/store/memory/MemoryStore.js';
+import { TSX } from '../support/tsx.js';
 
 const enqueuer = fileURLToPath(new URL('../fixtures/memoryDataEnqueuer.ts', import.meta.url));
 
@@ -22,7 +23,7 @@ const children: Child[] = [];
 
 /** The enqueuer on `file`, with a reader of its JSON lines. */
 function start(file: string, count: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', enqueuer, file, String(count)], {
+  const child = spawn(process.execPath, [...TSX, enqueuer, file, String(count)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   children.push(child);

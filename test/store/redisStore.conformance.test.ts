@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { RedisStore } from '../../src/store/redis/RedisStore.js';
 import { describeStore } from './conformance/describeStore.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { TSX } from '../support/tsx.js';
 
 let redis: TestRedis;
 before(async () => (redis = await startRedis()));
@@ -21,7 +22,7 @@ describeStore({
   claimInKilledProcess: async (store, queue, leaseMs) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', fixture, redis.url, store.prefix, queue, String(leaseMs)],
+      [...TSX, fixture, redis.url, store.prefix, queue, String(leaseMs)],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },

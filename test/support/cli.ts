@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { TSX } from './tsx.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = 'src/cli/main.ts';
@@ -21,7 +22,7 @@ export interface RunOptions {
 }
 
 export function spawnCli(args: string[], options: RunOptions = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  return spawn(process.execPath, [...TSX, MAIN, ...args], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env },

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT, MAIN } from './cli.js';
 import { eventually, type TestRedis } from './redis.js';
+import { TSX } from './tsx.js';
 
 export interface CliWorker {
   readonly child: ChildProcess;
@@ -25,8 +26,7 @@ export async function startCliWorker(
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      ...TSX,
       MAIN,
       ...['--redis', redis.url, '--prefix', prefix],
       ...['worker', '--jobs', jobs, '--log-format', 'json', '--log-level', 'info'],

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Harness } from './harness.js';
 import { startRedis, type TestRedis } from './redis.js';
+import { TSX } from './tsx.js';
 
 export interface Fixture {
   readonly child: ChildProcess;
@@ -28,7 +29,7 @@ export function fixtureEnv(redis: TestRedis, prefix: string): Record<string, str
 /** Starts test/fixtures/<file> under tsx with `env` over this process's environment. */
 export function spawnFixture(file: string, env: Record<string, string>): Fixture {
   const path = fileURLToPath(new URL(`../fixtures/${file}`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path], {
+  const child = spawn(process.execPath, [...TSX, path], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
