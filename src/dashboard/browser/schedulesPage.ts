@@ -6,6 +6,7 @@ import { getJson, postJson } from './api.js';
 import { h, notice } from './dom.js';
 import { time } from './format.js';
 import type { Page } from './page.js';
+import type { Config } from './types.js';
 
 /** A schedule as GET /schedules answers it (the fields this page shows). */
 interface Schedule {
@@ -21,14 +22,14 @@ interface Schedule {
   missed: number;
 }
 
-export async function schedulesPage(page: Page): Promise<void> {
+export async function schedulesPage(page: Page, config: Config): Promise<void> {
   const body = h('div', { class: 'table-scroll' });
   page.root.replaceChildren(h('h1', {}, 'Schedules'), body);
   const load = async () => {
     try {
       const { schedules } = await getJson<{ schedules: Schedule[] }>('/schedules');
       if (page.left) return;
-      body.replaceChildren(schedules.length === 0 ? notice('No schedules yet.') : table(schedules, load));
+      body.replaceChildren(schedules.length === 0 ? notice('No schedules yet.') : table(schedules, load, config.readOnly));
     } catch (err) {
       if (!page.left) body.replaceChildren(notice((err as Error).message, 'error'));
     }
@@ -38,7 +39,8 @@ export async function schedulesPage(page: Page): Promise<void> {
   await load();
 }
 
-function table(list: Schedule[], reload: () => Promise<void>): HTMLElement {
+/** `readOnly`: no pause/resume button (the dashboard offers no actions; the API decides anyway). */
+function table(list: Schedule[], reload: () => Promise<void>, readOnly: boolean): HTMLElement {
   const toggle = (s: Schedule) => (e: Event) => void flip(s, e);
   const flip = async (s: Schedule, e: Event) => {
     const button = e.currentTarget as HTMLButtonElement;
@@ -85,11 +87,18 @@ function table(list: Schedule[], reload: () => Promise<void>): HTMLElement {
           h(
             'td',
             {},
-            h(
-              'button',
-              { type: 'button', class: 'ghost', onclick: toggle(s) },
-              s.paused ? 'Resume' : 'Pause',
-            ),
+            readOnly
+              ? null
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'ghost',
+                    'data-action': s.paused ? 'resume' : 'pause',
+                    onclick: toggle(s),
+                  },
+                  s.paused ? 'Resume' : 'Pause',
+                ),
           ),
         ),
       ),
