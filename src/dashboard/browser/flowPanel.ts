@@ -116,7 +116,9 @@ function meter(value: number, max: number): HTMLElement {
 }
 
 function throttleText(r: { limit: number; perMs: number; burst?: number }): string {
-  return `throttle ${r.limit} starts per ${duration(r.perMs)}${r.burst ? ` (+${r.burst} burst)` : ''}`;
+  // Windows are set in whole seconds as a rule: "per 1 s" rather than duration()'s "1.0 s".
+  const per = r.perMs % 1000 === 0 && r.perMs < 60_000 ? `${r.perMs / 1000} s` : duration(r.perMs);
+  return `throttle ${r.limit} starts per ${per}${r.burst ? ` (+${r.burst} burst)` : ''}`;
 }
 
 /** The keys with the most waiting jobs (then the most running), at most TOP_KEYS of them. */

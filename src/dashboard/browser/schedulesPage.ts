@@ -72,9 +72,9 @@ function table(list: Schedule[], reload: () => Promise<void>, readOnly: boolean)
           'tr',
           { 'data-schedule-id': s.id },
           h('td', { class: 'mono' }, s.id),
-          h('td', { class: 'wrap' }, s.text),
+          h('td', { class: 'wrap', 'data-col': 'text' }, s.text),
           h('td', {}, `${s.spec.machine} (${s.spec.queue})`),
-          h('td', { class: 'wrap' }, s.nextTicks.slice(0, 3).map(time).join(', ') || '-'),
+          h('td', { class: 'wrap', 'data-col': 'next' }, nextTicks(s.nextTicks)),
           h(
             'td',
             {},
@@ -104,4 +104,12 @@ function table(list: Schedule[], reload: () => Promise<void>, readOnly: boolean)
       ),
     ),
   );
+}
+
+/** The next three ticks, each a <time> with its instant (tests and tools read it, people the text). */
+function nextTicks(ticks: number[]): (Node | string)[] {
+  if (ticks.length === 0) return ['-'];
+  return ticks
+    .slice(0, 3)
+    .flatMap((t, i) => [i > 0 ? ', ' : '', h('time', { datetime: new Date(t).toISOString() }, time(t))]);
 }
