@@ -40,14 +40,16 @@ describe('dashboard flow controls and schedules', () => {
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     readOnlyUrl = await readOnlyApp.listen({ port: 0, host: '127.0.0.1' });
 
-    // perKey 1: of tenant-a's three jobs one runs and two wait; tenant-b's one runs.
+    // perKey 1: of tenant-a's three jobs one runs and two wait; tenant-b's one runs, and so does
+    // one job of each of nine more keys (11 keys: more than a card shows).
     await client.setQueueLimits(Q, {
-      concurrency: { total: 5, perKey: 1 },
+      concurrency: { total: 20, perKey: 1 },
       rateLimit: { limit: 100, perMs: 1000, burst: 10 },
     });
-    for (const key of ['tenant-a', 'tenant-a', 'tenant-a', 'tenant-b'])
+    const more = Array.from({ length: 9 }, (_, i) => `k${i + 1}`);
+    for (const key of ['tenant-a', 'tenant-a', 'tenant-a', 'tenant-b', ...more])
       await client.enqueue('f', key, { queue: Q, concurrencyKey: key });
-    assert.equal((await h.claimAs('w', { queue: Q, max: 10 })).length, 2);
+    assert.equal((await h.claimAs('w', { queue: Q, max: 20 })).length, 11);
     await client.schedule('nightly', { cron: '0 3 * * *', timezone: 'UTC', machine: 'f' });
   });
   after(async () => {
@@ -79,14 +81,17 @@ describe('dashboard flow controls and schedules', () => {
     const row = (key: string, col: string) => panel.locator(`[data-flow-key="${key}"] [data-col="${col}"]`);
     await row('tenant-a', 'waiting').filter({ hasText: '2' }).waitFor(WAIT);
     assert.equal(await row('tenant-a', 'running').textContent(), '1');
-    assert.equal(await row('tenant-b', 'running').textContent(), '1');
-    assert.equal(await row('tenant-b', 'waiting').textContent(), '0');
+    assert.equal(await row('k1', 'running').textContent(), '1');
+    assert.equal(await row('k1', 'waiting').textContent(), '0');
     assert.deepEqual(
-      await panel.locator('[data-flow-key]').evaluateAll((els) => els.map((e) => e.getAttribute('data-flow-key'))),
-      ['tenant-a', 'tenant-b'],
-      'the key with the most waiting jobs first',
+      await panel
+        .locator('[data-flow-key]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-flow-key'))),
+      ['tenant-a', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7'],
+      'the key with the most waiting jobs first, then by most running and by name, 8 at most',
     );
-    assert.match((await panel.locator('[data-flow-running]').textContent()) ?? '', /^2 \/ 5 running/);
+    assert.equal(await panel.locator('[data-flow-more]').textContent(), 'and 3 more keys (0 waiting)');
+    assert.match((await panel.locator('[data-flow-running]').textContent()) ?? '', /^11 \/ 20 running/);
     assert.equal(await panel.locator('[data-flow-per-key]').textContent(), '1 per key');
     assert.equal(
       await panel.locator('[data-flow-throttle]').textContent(),
@@ -121,7 +126,9 @@ describe('dashboard flow controls and schedules', () => {
     await row.waitFor(WAIT);
     assert.equal(await row.locator('[data-col="text"]').textContent(), info.text);
     assert.deepEqual(
-      await row.locator('[data-col="next"] time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime'))),
+      await row
+        .locator('[data-col="next"] time')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('datetime'))),
       info.nextTicks.slice(0, 3).map((t) => new Date(t).toISOString()),
     );
     assert.match(info.nextTicks[0] ? new Date(info.nextTicks[0]).toISOString() : '', /T03:00:00\.000Z$/);

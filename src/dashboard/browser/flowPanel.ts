@@ -27,8 +27,15 @@ export class FlowPanel {
   constructor(
     private readonly queue: string,
     private readonly readOnly: boolean,
+    /** Told after a pause or resume: jobs set aside for full keys went back to `queued`. */
+    private readonly onChange: () => void = () => {},
   ) {
-    this.button = h('button', { type: 'button', class: 'ghost', hidden: true, onclick: () => void this.flip() });
+    this.button = h('button', {
+      type: 'button',
+      class: 'ghost',
+      hidden: true,
+      onclick: () => void this.flip(),
+    });
     this.el = h(
       'div',
       { class: 'flow', 'data-flow-queue': queue, 'aria-label': `Flow control of queue ${queue}` },
@@ -53,6 +60,7 @@ export class FlowPanel {
     try {
       await postJson(`/queues/${encodeURIComponent(this.queue)}/${action}`);
       this.message.replaceChildren();
+      this.onChange();
       await this.refresh();
     } catch (err) {
       this.message.replaceChildren(notice((err as Error).message, 'error'));
@@ -110,7 +118,11 @@ function meter(value: number, max: number): HTMLElement {
   const pct = Math.min(100, Math.round((value / max) * 100));
   return h(
     'span',
-    { class: `meter${value >= max ? ' full' : ''}`, role: 'img', 'aria-label': `${value} of ${max} slots used` },
+    {
+      class: `meter${value >= max ? ' full' : ''}`,
+      role: 'img',
+      'aria-label': `${value} of ${max} slots used`,
+    },
     h('span', { style: `width: ${pct}%` }),
   );
 }
@@ -154,6 +166,8 @@ function keysTable(keys: readonly KeyUse[]): HTMLElement | null {
         ),
       ),
     ),
-    rest > 0 ? h('p', { class: 'muted' }, `and ${rest} more keys (${restWaiting} waiting)`) : null,
+    rest > 0
+      ? h('p', { class: 'muted', 'data-flow-more': '' }, `and ${rest} more keys (${restWaiting} waiting)`)
+      : null,
   );
 }

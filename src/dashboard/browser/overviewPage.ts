@@ -32,7 +32,7 @@ export async function overviewPage(page: Page, config: Config): Promise<void> {
       for (const q of data.queues) {
         let flow = flows.get(q.queue);
         if (!flow) {
-          flow = new FlowPanel(q.queue, config.readOnly);
+          flow = new FlowPanel(q.queue, config.readOnly, () => refresh());
           flows.set(q.queue, flow);
           void flow.refresh();
         }

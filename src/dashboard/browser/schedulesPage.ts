@@ -29,7 +29,9 @@ export async function schedulesPage(page: Page, config: Config): Promise<void> {
     try {
       const { schedules } = await getJson<{ schedules: Schedule[] }>('/schedules');
       if (page.left) return;
-      body.replaceChildren(schedules.length === 0 ? notice('No schedules yet.') : table(schedules, load, config.readOnly));
+      body.replaceChildren(
+        schedules.length === 0 ? notice('No schedules yet.') : table(schedules, load, config.readOnly),
+      );
     } catch (err) {
       if (!page.left) body.replaceChildren(notice((err as Error).message, 'error'));
     }
