@@ -149,7 +149,8 @@ describe('dashboard flow controls and schedules', () => {
   it('offers no pause or resume on a read-only dashboard, and still shows the use', async () => {
     const { page, errors } = await open(readOnlyUrl, '#/');
     const panel = page.locator(`[data-flow-queue="${Q}"]`);
-    await panel.locator('[data-flow-key="tenant-a"]').waitFor(WAIT);
+    await panel.locator('[data-flow-key="k1"] [data-col="running"]').filter({ hasText: '1' }).waitFor(WAIT);
+    await panel.locator('[data-flow-state]').waitFor(WAIT);
     assert.equal(await panel.locator('button').isVisible(), false);
     await page.goto(`${readOnlyUrl}/#/schedules`);
     await page.locator('[data-schedule-id="nightly"]').waitFor(WAIT);
