@@ -70,9 +70,9 @@ describe('dashboard flow controls and schedules', () => {
 
   /** The page fits its window: nothing scrolls sideways but inside a table's own scroller. */
   async function fitsWidth(page: Page): Promise<boolean> {
-    return (await page.evaluate(
+    return page.evaluate<boolean>(
       'document.documentElement.scrollWidth <= document.documentElement.clientWidth',
-    )) as boolean;
+    );
   }
 
   it('shows a queue limits with their use and the keys by waiting jobs, and pauses and resumes it from its card', async () => {
