@@ -19,7 +19,10 @@ export const TOP_KEYS = 8;
 export class FlowPanel {
   readonly el: HTMLElement;
   private readonly body = h('div');
+  /** A failed pause or resume (kept until the next click). */
   private readonly message = h('div');
+  /** A failed read (cleared by the next good one). */
+  private readonly readError = h('div');
   private readonly button: HTMLButtonElement;
   /** The last view drawn; null until the first answer. */
   private view: QueueFlowView | null = null;
@@ -38,8 +41,14 @@ export class FlowPanel {
     });
     this.el = h(
       'div',
-      { class: 'flow', 'data-flow-queue': queue, 'aria-label': `Flow control of queue ${queue}` },
+      {
+        class: 'flow',
+        role: 'group',
+        'data-flow-queue': queue,
+        'aria-label': `Flow control of queue ${queue}`,
+      },
       this.body,
+      this.readError,
       this.message,
     );
   }
@@ -48,8 +57,9 @@ export class FlowPanel {
   async refresh(): Promise<void> {
     try {
       this.draw(await getJson<QueueFlowView>(`/queues/${encodeURIComponent(this.queue)}/limits`));
+      this.readError.replaceChildren();
     } catch (err) {
-      this.message.replaceChildren(notice((err as Error).message, 'error'));
+      this.readError.replaceChildren(notice((err as Error).message, 'error'));
     }
   }
 
