@@ -75,7 +75,7 @@ describe('dashboard flow controls and schedules', () => {
     );
   }
 
-  it('shows a queue limits with their use and the keys by waiting jobs, and pauses and resumes it from its card', async () => {
+  it("shows a queue's limits with their use and the keys by waiting jobs, and pauses and resumes it from its card", async () => {
     const { page, errors } = await open(url, '#/');
     const panel = page.locator(`[data-flow-queue="${Q}"]`);
     const row = (key: string, col: string) => panel.locator(`[data-flow-key="${key}"] [data-col="${col}"]`);
