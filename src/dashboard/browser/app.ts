@@ -54,10 +54,10 @@ async function route(): Promise<void> {
     if (parts[0] === 'job' && parts[1]) await jobPage(page, parts[1]);
     else if (parts[0] === 'jobs') await jobsPage(page, params, config);
     else if (parts[0] === 'machines') await machinePage(page, config);
-    else if (parts[0] === 'schedules') await schedulesPage(page);
+    else if (parts[0] === 'schedules') await schedulesPage(page, config);
     else if (parts[0] === 'machine' && parts[1])
       await machinePage(page, config, { name: parts[1], version: parts[2] ? Number(parts[2]) : undefined });
-    else await overviewPage(page);
+    else await overviewPage(page, config);
   } catch (err) {
     if (!page.left) page.root.replaceChildren(notice((err as Error).message, 'error'));
   }

@@ -1,17 +1,28 @@
-// Queues overview: per queue, counts per status and the last minutes' done/failed bars, live.
+// Queues overview: per queue, counts per status and the last minutes' done/failed bars, live;
+// and its flow controls (flowPanel.ts): paused or not, limits and their use per key.
 
 import { DASH, getJson } from './api.js';
 import { clear, h, notice } from './dom.js';
 import type { Page } from './page.js';
 import { openSse, throttle } from './sse.js';
-import type { QueueOverview } from './types.js';
+import type { Config, QueueOverview } from './types.js';
 import { time } from './format.js';
+import { FlowPanel } from './flowPanel.js';
 
-export async function overviewPage(page: Page): Promise<void> {
+/**
+ * How often the flow panels read their queue's limits. Not on every event as the counts are: the
+ * route reads every concurrency key of the queue, and a key's use changes with each claim.
+ */
+const FLOW_EVERY_MS = 5000;
+
+export async function overviewPage(page: Page, config: Config): Promise<void> {
   const list = h('div', { class: 'cards' });
   const note = h('p', { class: 'muted' });
   page.root.replaceChildren(h('h1', {}, 'Queues'), note, list);
   const streams = new Map<string, { close(): void }>();
+  // Kept across reloads of the counts: a redraw must not drop a click on Pause half-way.
+  const flows = new Map<string, FlowPanel>();
+  const refreshFlows = () => Promise.all([...flows.values()].map((f) => f.refresh()));
   const load = async () => {
     try {
       const data = await getJson<{ now: number; queues: QueueOverview[] }>(`${DASH}/overview`);
@@ -19,7 +30,13 @@ export async function overviewPage(page: Page): Promise<void> {
       clear(list);
       if (data.queues.length === 0) list.append(notice('No queues yet: enqueue a job or start a worker.'));
       for (const q of data.queues) {
-        list.append(queueCard(q));
+        let flow = flows.get(q.queue);
+        if (!flow) {
+          flow = new FlowPanel(q.queue, config.readOnly, () => refresh());
+          flows.set(q.queue, flow);
+          void flow.refresh();
+        }
+        list.append(queueCard(q, flow.el));
         if (!streams.has(q.queue))
           streams.set(q.queue, openSse(`/events?queue=${encodeURIComponent(q.queue)}`, refresh));
       }
@@ -30,14 +47,16 @@ export async function overviewPage(page: Page): Promise<void> {
   };
   const refresh = throttle(() => void load(), 1000);
   const tick = setInterval(refresh, 15_000);
+  const flowTick = setInterval(() => void refreshFlows(), FLOW_EVERY_MS);
   page.onLeave(() => {
     clearInterval(tick);
+    clearInterval(flowTick);
     for (const s of streams.values()) s.close();
   });
   await load();
 }
 
-function queueCard(q: QueueOverview): HTMLElement {
+function queueCard(q: QueueOverview, flow: HTMLElement): HTMLElement {
   const counts = h(
     'div',
     { class: 'counts' },
@@ -63,6 +82,7 @@ function queueCard(q: QueueOverview): HTMLElement {
     counts,
     sparkline(q.minutes),
     h('p', { class: 'muted' }, `${done} done, ${failed} failed in ${q.minutes.length} min${windowNote(q)}`),
+    flow,
   );
 }
 

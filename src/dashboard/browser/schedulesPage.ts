@@ -6,6 +6,7 @@ import { getJson, postJson } from './api.js';
 import { h, notice } from './dom.js';
 import { time } from './format.js';
 import type { Page } from './page.js';
+import type { Config } from './types.js';
 
 /** A schedule as GET /schedules answers it (the fields this page shows). */
 interface Schedule {
@@ -21,14 +22,16 @@ interface Schedule {
   missed: number;
 }
 
-export async function schedulesPage(page: Page): Promise<void> {
+export async function schedulesPage(page: Page, config: Config): Promise<void> {
   const body = h('div', { class: 'table-scroll' });
   page.root.replaceChildren(h('h1', {}, 'Schedules'), body);
   const load = async () => {
     try {
       const { schedules } = await getJson<{ schedules: Schedule[] }>('/schedules');
       if (page.left) return;
-      body.replaceChildren(schedules.length === 0 ? notice('No schedules yet.') : table(schedules, load));
+      body.replaceChildren(
+        schedules.length === 0 ? notice('No schedules yet.') : table(schedules, load, config.readOnly),
+      );
     } catch (err) {
       if (!page.left) body.replaceChildren(notice((err as Error).message, 'error'));
     }
@@ -38,7 +41,8 @@ export async function schedulesPage(page: Page): Promise<void> {
   await load();
 }
 
-function table(list: Schedule[], reload: () => Promise<void>): HTMLElement {
+/** `readOnly`: no pause/resume button (the dashboard offers no actions; the API decides anyway). */
+function table(list: Schedule[], reload: () => Promise<void>, readOnly: boolean): HTMLElement {
   const toggle = (s: Schedule) => (e: Event) => void flip(s, e);
   const flip = async (s: Schedule, e: Event) => {
     const button = e.currentTarget as HTMLButtonElement;
@@ -70,9 +74,9 @@ function table(list: Schedule[], reload: () => Promise<void>): HTMLElement {
           'tr',
           { 'data-schedule-id': s.id },
           h('td', { class: 'mono' }, s.id),
-          h('td', { class: 'wrap' }, s.text),
+          h('td', { class: 'wrap', 'data-col': 'text' }, s.text),
           h('td', {}, `${s.spec.machine} (${s.spec.queue})`),
-          h('td', { class: 'wrap' }, s.nextTicks.slice(0, 3).map(time).join(', ') || '-'),
+          h('td', { class: 'wrap', 'data-col': 'next' }, nextTicks(s.nextTicks)),
           h(
             'td',
             {},
@@ -85,14 +89,29 @@ function table(list: Schedule[], reload: () => Promise<void>): HTMLElement {
           h(
             'td',
             {},
-            h(
-              'button',
-              { type: 'button', class: 'ghost', onclick: toggle(s) },
-              s.paused ? 'Resume' : 'Pause',
-            ),
+            readOnly
+              ? null
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'ghost',
+                    'data-action': s.paused ? 'resume' : 'pause',
+                    onclick: toggle(s),
+                  },
+                  s.paused ? 'Resume' : 'Pause',
+                ),
           ),
         ),
       ),
     ),
   );
+}
+
+/** The next three ticks, each a <time> with its instant (tests and tools read it, people the text). */
+function nextTicks(ticks: number[]): (Node | string)[] {
+  if (ticks.length === 0) return ['-'];
+  return ticks
+    .slice(0, 3)
+    .flatMap((t, i) => [i > 0 ? ', ' : '', h('time', { datetime: new Date(t).toISOString() }, time(t))]);
 }

@@ -102,3 +102,26 @@ export interface Heat {
   /** Jobs whose logs the dwell times were read from. */
   sampled: number;
 }
+
+/** One concurrency key's use, as GET /queues/:queue/limits answers it. */
+export interface KeyUse {
+  key: string;
+  running: number;
+  /** Jobs set aside because their key was full. */
+  waiting: number;
+}
+
+/** A queue's flow gate and its use: GET /queues/:queue/limits (docs/flow-control.md). */
+export interface QueueFlowView {
+  queue: string;
+  paused: boolean;
+  limits: {
+    total?: number;
+    perKey?: number;
+    strategy?: string;
+    rateLimit?: { limit: number; perMs: number; burst?: number };
+  };
+  /** Loading and working jobs, every partition summed. */
+  running: number;
+  keys: KeyUse[];
+}
