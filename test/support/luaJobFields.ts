@@ -7,8 +7,17 @@
 /** The argument lists the scripts build for an HSET on a job hash (`redis.call('HSET', jk, unpack(args))`). */
 const LIST_VARS = ['args', 'set', 'fields'];
 
-/** Hashes that are not a job's, by the key expression a script passes (any file). */
-const OTHER_HASH_KEYS = ['fk', 'fanRecordKey', "LC.kp .. 'brokenwhy'"];
+/** Hashes that are not a job's, by the key expression a script passes (any file): fan-out records, the broken reasons, a queue's flow gate (flow-3.lua), the schedules (include/putSchedule.lua). */
+const OTHER_HASH_KEYS = [
+  'fk',
+  'fanRecordKey',
+  "LC.kp .. 'brokenwhy'",
+  'flowKey',
+  "LC.kp .. 'flow'",
+  "kp .. 'flow'",
+  'defsKey',
+  'revsKey',
+];
 /** ... and by file, where a KEYS[n] is another hash (fanOpen-2.lua: KEYS[1] is the fan-out's). */
 const OTHER_HASH_KEYS_BY_FILE: Record<string, string[]> = { 'fanOpen-2.lua': ['KEYS[1]'] };
 

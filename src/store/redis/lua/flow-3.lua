@@ -34,9 +34,9 @@ end
 
 if paused == '1' then redis.call('HSET', flowKey, 'paused', '1')
 elseif paused == '0' then redis.call('HDEL', flowKey, 'paused') end
-local fields = { total = ARGV[3], perKey = ARGV[4] }
+local given = { total = ARGV[3], perKey = ARGV[4] }
 for _, f in ipairs({ 'total', 'perKey' }) do
-  local v = fields[f]
+  local v = given[f]
   if v == '-' then redis.call('HDEL', flowKey, f)
   elseif v ~= '' then redis.call('HSET', flowKey, f, v) end
 end
