@@ -139,6 +139,11 @@ export const ERROR_CODES = {
     meaning: 'the work asked to run again after a delay, without using an attempt',
     retryable: true,
   },
+  RATE_LIMITED: {
+    meaning:
+      'the work threw RateLimitedError: the job waits retryAfterMs, using no attempt; its queue holds its starts as long',
+    retryable: true,
+  },
   RETRY_LATER_EXHAUSTED: {
     meaning: 'the work asked to retry later more often than retry.retryLater.maxRetries',
     retryable: false,

@@ -30,6 +30,7 @@ export {
 } from './errors/storeErrors.js';
 export {
   NonRetryableError,
+  RateLimitedError,
   RetryLaterError,
   RetryLaterExhaustedError,
   SandboxError,

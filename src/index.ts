@@ -128,6 +128,7 @@ export {
   UnrestorableSnapshotError,
   NonRetryableError,
   RetryLaterError,
+  RateLimitedError,
   SandboxError,
   RetryLaterExhaustedError,
   toStoredError,

@@ -25,6 +25,23 @@ export class RetryLaterError extends MachinistError {
 }
 
 /**
+ * Thrown by work that hit a limit of something it calls (e.g. an HTTP 429 with Retry-After): the
+ * job goes back to waiting, due after `retryAfterMs`, without using an attempt (it is not a
+ * failure, and it is not counted as a retry-later), AND the whole queue holds back its starts
+ * for `retryAfterMs` (its throttle's state is pushed forward in the same atomic write), so the
+ * other jobs of the queue do not hit the same limit meanwhile (docs/flow-control.md).
+ */
+export class RateLimitedError extends MachinistError {
+  readonly retryAfterMs: number;
+  constructor(retryAfterMs: number, message = `rate limited: retry after ${retryAfterMs} ms`) {
+    super(CODE.RATE_LIMITED, message);
+    if (!Number.isFinite(retryAfterMs) || retryAfterMs < 0)
+      throw new TypeError('RateLimitedError: retryAfterMs must be a finite number >= 0');
+    this.retryAfterMs = Math.round(retryAfterMs);
+  }
+}
+
+/**
  * The job's work asked to retry later (RetryLaterError) more often than its definition's
  * `retry.retryLater.maxRetries` allows: the job fails at once (a dead letter), the last
  * RetryLaterError as its `cause`. Like an unreachable target given up on after so many tries.

@@ -9,6 +9,7 @@ import type { CompiledPipeline } from './compileSteps.js';
 import type { MigrateFunction } from './migrate.js';
 import type { InputSchema } from '../runtime/checkInput.js';
 import type { MachineGraph } from '../store/chartModel.js';
+import type { DefinitionLimits } from '../runtime/definitionLimits.js';
 
 /** `E`: the input `enqueue` takes: the machine's, or the input schema's input type. */
 export interface PipelineDefinition<
@@ -27,6 +28,8 @@ export interface PipelineDefinition<
   readonly timeoutMs: number;
   /** Fails an attempt that reported no progress for this long (STALLED): see definePipeline. */
   readonly stallTimeoutMs?: number;
+  /** The limits of its queue (`concurrency`, `rateLimit`), as declared; docs/flow-control.md. */
+  readonly limits?: DefinitionLimits;
   /**
    * Upgrades a snapshot stored by an older version of this pipeline; returns the persisted
    * machine snapshot for this version, or `{ snapshot, timers }` to change its pending timers

@@ -22,6 +22,7 @@ import { assertXstateSupported } from './xstateCompat.js';
 import type { MigrateFunction } from './migrate.js';
 import { machineFingerprint } from './fingerprint.js';
 import { machineGraph } from './machineGraph.js';
+import { validateLimits, type DefinitionLimits } from '../runtime/definitionLimits.js';
 
 export interface DefinePipelineOptions<
   TMachine extends AnyStateMachine,
@@ -37,6 +38,12 @@ export interface DefinePipelineOptions<
    */
   input?: InputSchema<E, InputFrom<TMachine>>;
   retry?: RetryPolicy;
+  /**
+   * The limits of the queue its supervisor serves (written there at start, unless limits were
+   * set at run time with setQueueLimits, which win): docs/flow-control.md.
+   */
+  concurrency?: DefinitionLimits['concurrency'];
+  rateLimit?: DefinitionLimits['rateLimit'];
   timeoutMs?: number;
   /**
    * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)
@@ -85,6 +92,7 @@ export function definePipeline<
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   validateVersionAndTimeout(where, options.name, version, timeoutMs);
   validateRetry(options.retry, where, options.name);
+  const limits = validateLimits(options, where, options.name);
   validateInputSchema(options.input, where, options.name);
   validateStallTimeout(where, options.name, options.stallTimeoutMs);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
@@ -113,6 +121,7 @@ export function definePipeline<
     retry: options.retry,
     timeoutMs,
     stallTimeoutMs: options.stallTimeoutMs,
+    ...(limits ? { limits } : {}),
     migrate: options.migrate,
     definitionJson,
     fingerprint: machineFingerprint(machine),

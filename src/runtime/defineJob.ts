@@ -3,6 +3,7 @@
 
 import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from './backoff.js';
+import { validateLimits, type DefinitionLimits } from './definitionLimits.js';
 import type { AttemptRunner } from './AttemptHost.js';
 import { runSimpleJob, type SimpleJobLogic } from './runSimpleJob.js';
 import { callerModule, resolveSandbox, type SandboxOption, type SandboxSpec } from './sandbox/sandboxSpec.js';
@@ -50,6 +51,8 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends 
    * `timeoutMs`: a long job that keeps reporting runs on. Default: none.
    */
   readonly stallTimeoutMs?: number;
+  /** The limits of its queue (`concurrency`, `rateLimit`), as declared; docs/flow-control.md. */
+  readonly limits?: DefinitionLimits;
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
   /** Phantom types for the client (client/jobTypes.ts); never set. */
@@ -68,6 +71,12 @@ export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
   input?: InputSchema<E, I>;
   load?: (args: LoadArgs<I>) => Promise<L> | L;
   work: (args: WorkArgs<I, L>) => Promise<O> | O;
+  /**
+   * The limits of the queue its supervisor serves (written there at start, unless limits were
+   * set at run time with setQueueLimits, which win): docs/flow-control.md.
+   */
+  concurrency?: DefinitionLimits['concurrency'];
+  rateLimit?: DefinitionLimits['rateLimit'];
   retry?: RetryPolicy;
   timeoutMs?: number;
   /**
@@ -173,6 +182,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
   // A sandboxed job's attempts run a work that hands the call to a thread (runInSandbox.ts).
   let logic: SimpleJobLogic | undefined;
   validateStallTimeout(where, machine, options.stallTimeoutMs);
+  const limits = validateLimits(options, where, machine);
   const def: JobDefinition<I, O, L, N, E> = {
     kind: 'job',
     name: options.name,
@@ -184,6 +194,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
     timeoutMs,
     sandbox,
     stallTimeoutMs: options.stallTimeoutMs,
+    ...(limits ? { limits } : {}),
     runAttempt: (job, input, attemptTimeoutMs, host) =>
       runSimpleJob(job, logic ?? def, input, attemptTimeoutMs, host.queue),
   };

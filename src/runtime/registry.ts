@@ -6,6 +6,8 @@ import type { MachineInfo } from '../store/types.js';
 import type { AttemptRunner } from './AttemptHost.js';
 import type { MachineGraph } from '../store/chartModel.js';
 import type { InputSchema } from './checkInput.js';
+import { definitionFlow, type DefinitionLimits } from './definitionLimits.js';
+import type { QueueFlowChange } from '../store/types.js';
 
 /** Anything `Supervisor({ jobs })` accepts: `defineJob` and (from the pipelines issue) `definePipeline`. */
 export type AnyDefinition = JobDefinition<any, any, any> | PipelineLike;
@@ -20,6 +22,8 @@ export interface PipelineLike {
   /** The input schema checked at enqueue (definePipeline's `input`). */
   readonly input?: InputSchema;
   readonly stallTimeoutMs?: number;
+  /** The limits of its queue, as declared (definitionLimits.ts). */
+  readonly limits?: DefinitionLimits;
   readonly definitionJson?: unknown;
   readonly fingerprint?: string;
   /** Its chart model (definePipeline's, drawn by src/pipeline/machineGraph.ts). */
@@ -89,6 +93,16 @@ export class Registry {
   preflight(): void {
     for (const versions of this.byName.values())
       for (const d of versions.values()) if (d.kind === 'pipeline') d.preflight?.();
+  }
+
+  /**
+   * The queue limits the latest version of each machine declares, as the change a supervisor
+   * writes to its queues; undefined when none declares any. Throws DefinitionError when two
+   * declare different limits (definitionLimits.ts).
+   */
+  queueLimits(): QueueFlowChange | undefined {
+    const latest = [...this.byName.keys()].map((name) => this.latest(name)!);
+    return definitionFlow(latest);
   }
 
   has(name: string): boolean {

@@ -3,6 +3,7 @@
 
 import {
   NonRetryableError,
+  RateLimitedError,
   RetryLaterError,
   RetryLaterExhaustedError,
   toStoredError,
@@ -58,6 +59,22 @@ export async function settleFailure(
     }
     default:
       break;
+  }
+  if (thrown instanceof RateLimitedError) {
+    // Not a failure and not a retry-later: no attempt used, nothing counted. The job is due
+    // after retryAfterMs and its queue's starts are held as long, in the same write (holdMs).
+    const { retryAfterMs } = thrown;
+    await job.write({
+      ...base,
+      kind: 'retry',
+      error: JSON.stringify(toStoredError(thrown)),
+      delayMs: retryAfterMs,
+      holdMs: retryAfterMs,
+      attempt: life.context.attempt,
+      snapshot: options.resumeSnapshot,
+      log: [...before, JSON.stringify({ type: 'rate-limited', retryAfterMs, attempt: life.context.attempt })],
+    });
+    return;
   }
   if (thrown instanceof RetryLaterError) {
     // Counted over the job's life (the store keeps the count): `retry.retryLater` grows the

@@ -87,6 +87,12 @@ export type CommitOp =
       snapshot?: string;
       /** A retry-later: the job's retry-laters so far, this one included (absent: kept). */
       retryLaters?: number;
+      /**
+       * A rate limit hit (RateLimitedError): the queue holds back its starts for this long (ms,
+       * from the store's clock), in the same write: its GCRA state is pushed forward
+       * (docs/flow-control.md). Absent: a plain retry.
+       */
+      holdMs?: number;
       log: string[];
     } & SnapshotVersion)
   | ({

@@ -116,6 +116,7 @@ export class QueueLane {
       this.store,
       this.queue,
       this.registry.info(),
+      this.registry.queueLimits(),
       o.registryRefreshMs,
       this.log,
     );

@@ -1,4 +1,6 @@
-// Keeps a supervisor's machines in the registry and its queue in the queue set while it runs.
+// Keeps a supervisor's machines in the registry and its queue in the queue set while it runs,
+// and writes its definitions' queue limits to its queue (the store writes them only when the
+// queue's limits were never set at run time, and only what differs: docs/flow-control.md).
 // Both are global keys nothing else restores: after Redis loses data (FLUSHALL, a restart
 // without AOF, a failover to a replica that lagged) clients without definitions would get
 // UNKNOWN_MACHINE while workers still run. So they are written at start, again each time the
@@ -6,7 +8,7 @@
 // FLUSHALL). Each write is idempotent; at most one is in flight.
 
 import type { Logger } from 'pino';
-import { hasConnectionEvents, type MachineInfo, type Store } from '../store/types.js';
+import { hasConnectionEvents, type MachineInfo, type QueueFlowChange, type Store } from '../store/types.js';
 
 export class RegistryRefresh {
   private timer: NodeJS.Timeout | undefined;
@@ -17,6 +19,8 @@ export class RegistryRefresh {
     private readonly store: Store,
     private readonly queue: string,
     private readonly machines: MachineInfo[],
+    /** The definitions' queue limits (Registry.queueLimits); undefined: none declared. */
+    private readonly limits: QueueFlowChange | undefined,
     private readonly periodMs: number,
     private readonly log: Logger,
   ) {}
@@ -40,6 +44,7 @@ export class RegistryRefresh {
   private async register(): Promise<void> {
     await this.store.registerMachines(this.machines);
     await this.store.registerQueue(this.queue);
+    if (this.limits) await this.store.setQueueFlow(this.queue, this.limits);
   }
 
   /** Never throws: a failed refresh is logged and the next reconnect or period tries again. */

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { assign, setup, type AnyStateMachine } from 'xstate';
-import { RetryLaterError, defineJob, fanOut, step } from '../../src/index.js';
+import { RateLimitedError, RetryLaterError, defineJob, fanOut, step } from '../../src/index.js';
 import type { Client, JobRecord, RetryPolicy, Supervisor } from '../../src/index.js';
 import type { AnyDefinition } from '../../src/runtime/registry.js';
 import { encodeValue } from '../../src/store/valueCodec.js';
@@ -530,6 +530,43 @@ export const cases: Case[] = [
       assert.equal(r.record.output, 3);
       assert.equal(r.record.attempts, 1);
       assert.equal(types(r).filter((t) => t === 'retry-later').length, 2);
+    },
+  },
+  {
+    name: 'a step that hits a rate limit (RateLimitedError) waits without using an attempt',
+    compiles: true,
+    machine: (probe) => {
+      let calls = 0;
+      return setup({
+        actors: {
+          limited: step(async () => {
+            if (++calls < 3) throw new RateLimitedError(20);
+            return calls;
+          }),
+        },
+      }).createMachine({
+        initial: 'a',
+        context: { n: 0 },
+        states: {
+          a: {
+            invoke: {
+              id: 'limited',
+              src: 'limited',
+              input: probe.mapper(() => undefined),
+              onDone: { target: 'b', actions: assign({ n: ({ event }) => event.output }) },
+            },
+          },
+          b: { type: 'final' },
+        },
+        output: ({ context }) => context.n,
+      });
+    },
+    retry: { maxAttempts: 1 },
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.equal(r.record.output, 3);
+      assert.equal(r.record.attempts, 1);
+      assert.equal(types(r).filter((t) => t === 'rate-limited').length, 2);
     },
   },
   {

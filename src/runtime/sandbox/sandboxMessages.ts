@@ -2,7 +2,7 @@
 // messages (progress, the result, an error), the abort, and errors in a form that crosses
 // (a structured clone keeps neither an error's class nor its `code` or `nonRetryable`).
 
-import { RetryLaterError, toError } from '../../errors.js';
+import { RateLimitedError, RetryLaterError, toError } from '../../errors.js';
 
 /** The work's arguments that cross (the signal and progress are rebuilt in the thread). */
 export interface SandboxArgs {
@@ -28,6 +28,7 @@ export interface CrossedError {
   code?: string;
   nonRetryable?: boolean;
   delayMs?: number;
+  retryAfterMs?: number;
   /** An AbortedError's reason (timeout, cancel, ...). */
   reason?: string;
 }
@@ -41,21 +42,27 @@ export type ToThread = { type: 'abort'; reason: CrossedError };
 
 export function crossError(thrown: unknown): CrossedError {
   const err = toError(thrown) as Error &
-    Partial<Record<'code' | 'nonRetryable' | 'delayMs' | 'reason', unknown>>;
+    Partial<Record<'code' | 'nonRetryable' | 'delayMs' | 'retryAfterMs' | 'reason', unknown>>;
   const out: CrossedError = { name: err.name, message: err.message, stack: err.stack };
   if (typeof err.code === 'string' || typeof err.code === 'number') out.code = String(err.code);
   if (err.nonRetryable === true) out.nonRetryable = true;
   if (typeof err.delayMs === 'number') out.delayMs = err.delayMs;
+  if (typeof err.retryAfterMs === 'number') out.retryAfterMs = err.retryAfterMs;
   if (typeof err.reason === 'string') out.reason = err.reason;
   return out;
 }
 
-/** The error again on the other side: a RetryLaterError as one (the retry rules test its class). */
+/**
+ * The error again on the other side: a RetryLaterError or RateLimitedError as one (the retry
+ * rules test its class).
+ */
 export function reviveError(e: CrossedError): Error {
   const err: Error & Partial<CrossedError> =
     e.name === 'RetryLaterError' && typeof e.delayMs === 'number'
       ? new RetryLaterError(e.delayMs, e.message)
-      : new Error(e.message);
+      : e.name === 'RateLimitedError' && typeof e.retryAfterMs === 'number'
+        ? new RateLimitedError(e.retryAfterMs, e.message)
+        : new Error(e.message);
   err.name = e.name;
   if (e.stack !== undefined) err.stack = e.stack;
   if (e.code !== undefined) err.code = e.code;

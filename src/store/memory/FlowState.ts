@@ -10,6 +10,7 @@ import { ZSet } from './ZSet.js';
 export interface FlowJson {
   paused: boolean;
   tat?: number;
+  byRun?: boolean;
   limits: QueueLimits;
   waiting: [string, [string, number][]][];
 }
@@ -17,6 +18,8 @@ export interface FlowJson {
 export class FlowState {
   paused = false;
   limits: QueueLimits = {};
+  /** Limits were set at run time: a definition's are not written (lua/flow-3.lua's WHO WINS). */
+  byRun = false;
   /** The throttle's GCRA state: its theoretical arrival time (store ms). */
   tat?: number;
   /** The running jobs of each key (ck:<key>). */
@@ -48,6 +51,7 @@ export class FlowState {
       paused: this.paused,
       limits: this.limits,
       ...(this.tat !== undefined ? { tat: this.tat } : {}),
+      ...(this.byRun ? { byRun: true } : {}),
       waiting: [...this.waiting].map(([k, z]) => [k, z.entries()]),
     };
   }
@@ -58,6 +62,7 @@ export class FlowState {
     f.paused = json.paused;
     f.limits = json.limits;
     f.tat = json.tat;
+    f.byRun = json.byRun === true;
     for (const [k, entries] of json.waiting) {
       const z = f.waitingOf(k);
       for (const [id, score] of entries) z.add(id, score);

@@ -51,6 +51,8 @@ export function checkCommit(ops: readonly CommitOp[], claim: ClaimRequest | unde
     } else if (op.kind === 'retry') {
       if (!(Number.isFinite(op.delayMs) && op.delayMs >= 0)) throw bad(i, 'retry delay');
       if (!isCount(op.attempt) || op.attempt < 1) throw bad(i, 'retry attempt');
+      if (op.retryLaters !== undefined && !isCount(op.retryLaters)) throw bad(i, 'retry-later count');
+      if (op.holdMs !== undefined && !isCount(op.holdMs)) throw bad(i, 'rate-limit hold');
     } else if (op.kind === 'park') {
       if (op.wakeAt !== null && op.wakeAt !== undefined && !isCount(op.wakeAt)) throw bad(i, 'wake time');
       if (op.inboxConsumed !== undefined && !isCount(op.inboxConsumed)) throw bad(i, 'inbox position');
@@ -137,6 +139,7 @@ export function applyOps(
           fresh: true,
           cancelLog: '{"type":"cancelled","reason":"cancel requested; not retried"}',
         });
+        if (op.holdMs !== undefined && 'moved' in r) holdStarts(q, now, op.holdMs);
         break;
       case 'requeue':
         // Back to its old place in line: a shutdown must not push a job behind newer ones.
@@ -163,6 +166,19 @@ export function applyOps(
     }
     return 'moved' in r;
   });
+}
+
+/**
+ * THE HOLD (a RateLimitedError, as commit-12.lua's holdStarts): no job of the queue starts for
+ * `holdMs`; the GCRA's `tat` goes forward so the next start is allowed at now + holdMs, then at
+ * the throttle's rate (no burst at once). With no throttle the hold is kept in `tat` alike
+ * (T = tau = 0). Only ever forward.
+ */
+function holdStarts(q: QueueState, now: number, holdMs: number): void {
+  const rate = q.flow.limits.rateLimit;
+  const tau = rate ? ((rate.burst ?? 0) * rate.perMs) / rate.limit : 0;
+  const until = now + holdMs + tau;
+  if (until > (q.flow.tat ?? 0)) q.flow.tat = until;
 }
 
 /** A broken op's error names why (its message), as commit-12.lua reads it. */
@@ -208,8 +224,11 @@ export function claimJobs(
   const room = flow.limits.total !== undefined ? flow.limits.total - q.index.active.size : Infinity;
   let want = Math.max(0, Math.min(claim.max, room));
   if (flow.paused || want === 0) return { claimed: [], nextDueAt: null, more: false };
-  // THE THROTTLE (a GCRA, as commit-12.lua's): one start per T, `burst` more at once.
+  // THE HOLD on a queue with no throttle (a RateLimitedError): nothing starts before tat.
   const rate = flow.limits.rateLimit;
+  if (!rate && flow.tat !== undefined && flow.tat > now)
+    return { claimed: [], nextDueAt: Math.ceil(flow.tat), more: false };
+  // THE THROTTLE (a GCRA, as commit-12.lua's): one start per T, `burst` more at once.
   let gcra: { T: number; tau: number; tat: number } | undefined;
   let throttled = false;
   if (rate) {

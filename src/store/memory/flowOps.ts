@@ -15,7 +15,7 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
           queue,
         });
     }
-    const r = change.rateLimit;
+    let r = change.rateLimit;
     if (
       r &&
       !(
@@ -38,6 +38,28 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       });
     const q = core.queue(queue);
     const flow = q.flow;
+    // WHO WINS (as flow-3.lua): run-time limits mark the queue for good; a definition's limits
+    // are then not written, and otherwise only what differs.
+    if (change.fromDefinition) {
+      if (flow.byRun) return;
+      const cur = flow.limits.rateLimit;
+      if (
+        r === null
+          ? cur === undefined
+          : r !== undefined && cur?.limit === r.limit && cur.perMs === r.perMs && cur.burst === (r.burst ?? 0)
+      )
+        r = undefined;
+      const same = (v: number | null | undefined, c: number | undefined) =>
+        v === undefined || (v === null ? c === undefined : v === c);
+      if (same(change.total, flow.limits.total) && same(change.perKey, flow.limits.perKey) && r === undefined)
+        return;
+    } else if (
+      change.total !== undefined ||
+      change.perKey !== undefined ||
+      r !== undefined ||
+      change.strategy !== undefined
+    )
+      flow.byRun = true;
     if (r !== undefined) {
       // A new or cleared throttle starts afresh.
       delete flow.tat;

@@ -26,6 +26,7 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
             ? ['-', '', '']
             : [change.rateLimit.limit, change.rateLimit.perMs, change.rateLimit.burst ?? 0]),
         change.strategy ?? '',
+        change.fromDefinition ? 'def' : '',
       ],
     );
   } catch (err) {

@@ -47,6 +47,13 @@ export interface QueueFlowChange {
   perKey?: number | null;
   rateLimit?: RateLimit | null;
   strategy?: KeyStrategy;
+  /**
+   * The limits of a definition (a supervisor's, at start and on each registry refresh): written
+   * only when the queue's limits were never set at run time (a change without this flag that
+   * sets a limit marks them so, for good: an operator's change is not undone by a restart), and
+   * only what differs (an unchanged throttle keeps its state).
+   */
+  fromDefinition?: true;
 }
 
 /** One concurrency key's use. */

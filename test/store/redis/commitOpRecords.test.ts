@@ -67,6 +67,7 @@ const FULL: { [K in CommitOp['kind']]: Full<K> } = {
     attempt: 2,
     snapshot: '{"l":1}',
     retryLaters: 1,
+    holdMs: 500,
     version: 3,
     log: ['{"type":"retry-scheduled"}'],
   },

@@ -13,7 +13,8 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
   checkpoint: status (loading|working), snapshot, state, progress, inboxConsumed (in all)
   done: output, snapshot ('': derived from st/a/ma), state
   fail: error, snapshot, state, resume (the snapshot a redrive resumes from)
-  retry: error, delayMs, attempt (the next), snapshot, retryLaters (so far; '': kept)
+  retry: error, delayMs, attempt (the next), snapshot, retryLaters (so far; '': kept), holdMs (a
+      rate limit hit, RateLimitedError: the queue's starts are held this long; see THE HOLD)
   cancelled: snapshot, state         requeue: -         broken: error
   park: wakeAt (ms; '': none), snapshot, state, inboxConsumed (in all)
   every kind but requeue and broken: version (the machine version of its snapshot, when not
@@ -77,6 +78,21 @@ local now = LC.now
 local paused, total, perKey, rate, per, burst, tat, keyed, strategy = unpack(redis.call('HMGET', LC.kp .. 'flow',
   'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat', 'keyed', 'strategy'))
 LC.keyed = keyed == '1'
+-- THE HOLD (a RateLimitedError from a job's work, docs/flow-control.md): no job of the queue
+-- starts for holdMs from now. The throttle's state `tat` is pushed forward, in this same atomic
+-- call, so that the GCRA allows the next start at now + holdMs and then only at its rate (no
+-- burst at once after a hold: tat - tau = now + holdMs). A queue with no throttle keeps the hold
+-- in the same field (T = tau = 0: no start before tat). Only ever forward: a shorter hold never
+-- shortens a longer one. Clearing or setting the throttle (flow-3.lua) drops it.
+local function holdStarts(holdMs)
+  local tau0 = 0
+  if rate then tau0 = (tonumber(burst) or 0) * tonumber(per) / tonumber(rate) end
+  local untilT = now + holdMs + tau0
+  if untilT > (tonumber(tat) or 0) then
+    tat = untilT
+    redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
+  end
+end
 local written = {}
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
   requeue = 'queued', park = 'waiting' }
@@ -135,6 +151,7 @@ for i = 1, nOps do
       -- Even with no delay a retry goes behind the jobs waiting in its band (fresh place).
       lcMove(j, 'queued', { kind = 'retry', log = log, set = set, runAt = now + op.delayMs,
         fresh = true, cancelLog = '{"type":"cancelled","reason":"cancel requested; not retried"}' })
+      if op.holdMs then holdStarts(op.holdMs) end
     elseif kind == 'requeue' then
       -- Back to its old place in line: a shutdown must not push a job behind newer ones.
       lcMove(j, 'queued', { kind = 'requeued', log = log, set = set,
@@ -191,6 +208,11 @@ if want > 0 then
   if total then
     -- Room left under the total: the running jobs are exactly those in `active`.
     want = math.max(0, math.min(want, tonumber(total) - redis.call('ZCARD', KEYS[3])))
+  end
+  if not rate and tat and tonumber(tat) > now then
+    -- THE HOLD on a queue with no throttle: nothing starts before tat.
+    want = 0
+    nextDue = math.ceil(tonumber(tat))
   end
   if rate and want > 0 and paused ~= '1' then
     T = tonumber(per) / rate

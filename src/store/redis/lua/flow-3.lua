@@ -5,8 +5,14 @@ ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey
       positive integer to set, '-' to clear, '' to keep), 5 rate limit (starts per window;
       '-' clears the throttle, '' keeps it), 6 its window ms, 7 its burst (extra starts at once),
       8 the strategy for a job whose key is full ('queue', 'cancelNewest', 'cancelInProgress'; ''
-      keeps it)
-Returns 1.
+      keeps it), 9 'def' when the limits are a definition's (a supervisor's, at start and on each
+      registry refresh), else ''
+Returns 1, or 0 when nothing was written (a definition's limits, see WHO WINS).
+WHO WINS (docs/flow-control.md): limits set at run time (a change without 'def' that sets a
+limit or the strategy) mark the queue `byRun`, for good; a definition's limits are then not
+written at all, so a restart cannot undo an operator's change. Otherwise a definition's limits
+are written, only what differs (an unchanged throttle keeps its GCRA state; an unchanged set of
+limits writes nothing, so the periodic refresh costs one read).
 Errors: BAD_FLOW <why> when a value is malformed; nothing is written then.
 After any change every job set aside for a full key goes back into `queued` at the place it had
 (a raised or cleared limit may have room for it; the claim sets it aside again if not), and one
@@ -30,6 +36,17 @@ if rate ~= '' and rate ~= '-' then
   if not limit(rate) or not per or per < 1 or per % 1 ~= 0 or not burst or burst < 0 or burst % 1 ~= 0 then
     return redis.error_reply('BAD_FLOW rateLimit')
   end
+end
+
+if ARGV[9] == 'def' then
+  local byRun, total, perKey, r, rp, rb = unpack(redis.call('HMGET', flowKey, 'byRun', 'total', 'perKey', 'rate',
+    'ratePer', 'rateBurst'))
+  if byRun == '1' then return 0 end
+  local function same(arg, v) return (arg == '-' and not v) or arg == v end
+  if (rate == '-' and not r) or (rate == r and ARGV[6] == rp and ARGV[7] == rb) then rate = '' end
+  if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' then return 0 end
+elseif ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or strategy ~= '' then
+  redis.call('HSET', flowKey, 'byRun', '1')
 end
 
 if paused == '1' then redis.call('HSET', flowKey, 'paused', '1')

@@ -4,7 +4,9 @@
 -- the queue's prefix (its hash tag):
 --   flow            hash: paused ('1'), total, perKey (absent: no limit); the throttle's rate,
 --                   ratePer, rateBurst and its GCRA state tat (commit-12.lua's claim); the
---                   strategy for a full key (absent: queue); keyed ('1': a job had a key)
+--                   strategy for a full key (absent: queue); keyed ('1': a job had a key);
+--                   byRun ('1': limits were set at run time; a definition's are not written,
+--                   flow-3.lua); tat is also THE HOLD of a RateLimitedError (commit-12.lua)
 --   ck:<key>        set: the ids of the RUNNING (loading/working) jobs of concurrency key <key>
 --   ckwait:<key>    zset: jobs of <key> set aside by a claim because the key was full, scored
 --                   by their place in `queued` (their `qs`), so they go back where they were

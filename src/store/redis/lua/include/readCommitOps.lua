@@ -24,6 +24,7 @@ local function opUnfit(op, notCount)
     if not isCount(op.delayMs) then return 'retry delay' end
     if not isCount(op.attempt) or op.attempt < 1 then return 'retry attempt' end
     if op.retryLaters ~= nil and not isCount(op.retryLaters) then return 'retry-later count' end
+    if op.holdMs ~= nil and not isCount(op.holdMs) then return 'rate-limit hold' end
   elseif kind == 'park' then
     if op.wakeAt ~= nil and not isCount(op.wakeAt) then return 'wake time' end
     if op.inboxConsumed ~= nil and not isCount(op.inboxConsumed) then return 'inbox position' end

@@ -1,0 +1,100 @@
+// Limits declared in a definition (defineJob / definePipeline `concurrency` and `rateLimit`):
+// checked when the definition is made, and merged into the one set of limits a supervisor
+// writes to each queue it serves (RegistryRefresh.ts). Limits belong to a queue, not to a
+// machine (the claim is per queue), so two definitions of one supervisor that declare
+// different limits are refused: which would the queue keep? (docs/flow-control.md)
+
+import { DefinitionError } from '../errors.js';
+import type { QueueFlowChange, RateLimit } from '../store/types.js';
+
+/** What a definition may declare: the limits of the queues its supervisor serves. */
+export interface DefinitionLimits {
+  /** Most running jobs of the queue (`total`) and of one concurrency key (`perKey`). */
+  concurrency?: { total?: number; perKey?: number };
+  /** The throttle: at most `limit` + `burst` starts in any window of `perMs` (a GCRA). */
+  rateLimit?: RateLimit;
+}
+
+const whole = (v: unknown, min: number): v is number => Number.isInteger(v) && (v as number) >= min;
+
+/** The definition's limits, normalised (burst 0 when absent); throws DefinitionError when bad. */
+export function validateLimits(
+  options: DefinitionLimits,
+  where: string,
+  machine: string,
+): DefinitionLimits | undefined {
+  const { concurrency, rateLimit } = options;
+  const out: DefinitionLimits = {};
+  if (concurrency !== undefined) {
+    if (typeof concurrency !== 'object' || concurrency === null)
+      throw new DefinitionError(`${where}: concurrency must be { total?, perKey? }`, {
+        machine,
+        field: 'concurrency',
+      });
+    for (const f of ['total', 'perKey'] as const) {
+      const v = concurrency[f];
+      if (v !== undefined && !whole(v, 1))
+        throw new DefinitionError(
+          `${where}: concurrency.${f} must be a positive integer (got ${String(v)})`,
+          {
+            machine,
+            field: `concurrency.${f}`,
+          },
+        );
+    }
+    const unknown = Object.keys(concurrency).filter((k) => k !== 'total' && k !== 'perKey');
+    if (unknown.length > 0)
+      throw new DefinitionError(`${where}: concurrency has no field ${unknown.join(', ')} (total, perKey)`, {
+        machine,
+        field: 'concurrency',
+      });
+    out.concurrency = { total: concurrency.total, perKey: concurrency.perKey };
+  }
+  if (rateLimit !== undefined) {
+    const r = rateLimit as Partial<RateLimit> | null;
+    if (
+      typeof r !== 'object' ||
+      r === null ||
+      !whole(r.limit, 1) ||
+      !whole(r.perMs, 1) ||
+      !whole(r.burst ?? 0, 0)
+    )
+      throw new DefinitionError(
+        `${where}: rateLimit must be { limit, perMs, burst? }: limit and perMs positive integers, burst an integer >= 0`,
+        { machine, field: 'rateLimit' },
+      );
+    out.rateLimit = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
+  }
+  return out.concurrency || out.rateLimit ? out : undefined;
+}
+
+/**
+ * The change a supervisor writes to each queue it serves from its definitions' limits, or
+ * undefined when none declares any (then it writes nothing: a supervisor of an older deploy
+ * must not clear the limits a newer one wrote). A limit no definition declares is cleared.
+ */
+export function definitionFlow(
+  defs: readonly { name: string; limits?: DefinitionLimits }[],
+): QueueFlowChange | undefined {
+  let first: { name: string; text: string } | undefined;
+  let limits: DefinitionLimits | undefined;
+  for (const d of defs) {
+    if (!d.limits) continue;
+    const text = JSON.stringify(d.limits);
+    if (first && first.text !== text)
+      throw new DefinitionError(
+        `machines ${first.name} and ${d.name} declare different queue limits (${first.text} and ${text}); ` +
+          'limits belong to the queue: declare the same on both, or on one only',
+        { machine: d.name, field: 'concurrency' },
+      );
+    first ??= { name: d.name, text };
+    limits = d.limits;
+  }
+  if (!limits) return undefined;
+  return {
+    total: limits.concurrency?.total ?? null,
+    perKey: limits.concurrency?.perKey ?? null,
+    rateLimit: limits.rateLimit ?? null,
+    fromDefinition: true,
+  };
+}
