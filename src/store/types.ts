@@ -56,6 +56,8 @@ export {
   type StoredSchedule,
   type ScheduleClaim,
   type ScheduleWrite,
+  type ScheduleStatePart,
+  RECENT_KEPT,
 } from './roles/Schedules.js';
 export { hasIngress, type Ingress, type IngressDecision, type IngressDrained } from './roles/Ingress.js';
 export { hasWebhooks, type WebhookHost } from './roles/WebhookHost.js';

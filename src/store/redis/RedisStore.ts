@@ -43,6 +43,7 @@ import {
   type Schedules,
   type ScheduleClaim,
   type ScheduleWrite,
+  type ScheduleStatePart,
   type StoredSchedule,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
@@ -388,12 +389,17 @@ export class RedisStore
     dueAt: number | null,
     expectedRev?: number,
     fromLoop = false,
+    part?: ScheduleStatePart,
   ): Promise<number | null> {
-    if (fromLoop) return scheduleOps.putSchedule(this.ctx, id, body, dueAt, expectedRev);
-    return this.calls.call('putSchedule', (c) => scheduleOps.putSchedule(c, id, body, dueAt, expectedRev), {
-      writes: true,
-      resend: 'if-unsent',
-    });
+    if (fromLoop) return scheduleOps.putSchedule(this.ctx, id, body, dueAt, expectedRev, part);
+    return this.calls.call(
+      'putSchedule',
+      (c) => scheduleOps.putSchedule(c, id, body, dueAt, expectedRev, part),
+      {
+        writes: true,
+        resend: 'if-unsent',
+      },
+    );
   }
 
   /** The schedule loop's: waits out an outage like a supervisor's other calls. */
