@@ -70,6 +70,9 @@ import { restampFormat } from './formatOps.js';
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
 /** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules. */
+/** Schedules whose recent actions one call of listSchedules reads. */
+const RECENT_SLICE = 500;
+
 export class RedisStore
   extends RedisStoreBase
   implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules
@@ -411,8 +414,20 @@ export class RedisStore
     return this.calls.call('getSchedule', (c) => scheduleOps.getSchedule(c, id));
   }
 
-  listSchedules(): Promise<StoredSchedule[]> {
-    return this.calls.call('listSchedules', (c) => scheduleOps.listSchedules(c));
+  /** The schedules in one read, then their recent actions in slices, each slice a bounded call of its own. */
+  async listSchedules(): Promise<StoredSchedule[]> {
+    const all = await this.calls.call('listSchedules', (c) => scheduleOps.listSchedules(c));
+    for (let i = 0; i < all.length; i += RECENT_SLICE) {
+      const slice = all.slice(i, i + RECENT_SLICE);
+      const recent = await this.calls.call('listSchedules', (c) =>
+        scheduleOps.recentOf(
+          c,
+          slice.map((s) => s.id),
+        ),
+      );
+      slice.forEach((s, k) => (s.recent = recent[k] ?? []));
+    }
+    return all;
   }
 
   removeSchedule(id: string): Promise<boolean> {

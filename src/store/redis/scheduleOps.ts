@@ -79,6 +79,7 @@ export async function getSchedule(ctx: RedisContext, id: string): Promise<Stored
   return { id, body, state, recent, rev: Number(rev ?? 0), dueAt: due == null ? null : Number(due) };
 }
 
+/** Every schedule, its `recent` left empty (recentOf reads them: a list of thousands is read in slices). */
 export async function listSchedules(ctx: RedisContext): Promise<StoredSchedule[]> {
   const k = scheduleKeys(ctx.prefix);
   const [defs, revs, due, states] = results(
@@ -92,19 +93,25 @@ export async function listSchedules(ctx: RedisContext): Promise<StoredSchedule[]
   ) as [Record<string, string>, Record<string, string>, string[], Record<string, string>];
   const dueOf = new Map<string, number>();
   for (let i = 0; i + 1 < due.length; i += 2) dueOf.set(due[i]!, Number(due[i + 1]));
-  const ids = Object.keys(defs).sort();
-  // The recent lists, one LRANGE each, pipelined (a list of schedules is a page's read, not a tick's).
+  return Object.keys(defs)
+    .sort()
+    .map((id) => ({
+      id,
+      body: defs[id]!,
+      state: states[id] ?? null,
+      recent: [],
+      rev: Number(revs[id] ?? 0),
+      dueAt: dueOf.get(id) ?? null,
+    }));
+}
+
+/** The recent actions of `ids`, one LRANGE each, pipelined. */
+export async function recentOf(ctx: RedisContext, ids: string[]): Promise<string[][]> {
+  if (ids.length === 0) return [];
+  const k = scheduleKeys(ctx.prefix);
   const p = ctx.redis.pipeline();
   for (const id of ids) p.lrange(k.recent(id), 0, -1);
-  const recents = ids.length > 0 ? (results(await p.exec()) as string[][]) : [];
-  return ids.map((id, i) => ({
-    id,
-    body: defs[id]!,
-    state: states[id] ?? null,
-    recent: recents[i] ?? [],
-    rev: Number(revs[id] ?? 0),
-    dueAt: dueOf.get(id) ?? null,
-  }));
+  return results(await p.exec()) as string[][];
 }
 
 export async function claimSchedules(
