@@ -76,7 +76,10 @@ export const t17: Scenario = {
       const respawns: Promise<unknown>[] = [];
       await sleep(Math.max(0, startAt - Date.now()));
       while (Date.now() < endAt - 1000) {
-        await sleep(killEveryMs * (0.5 + rand()));
+        // Into a pass: ticks fall on whole seconds, and a loop fires them in the next ~200 ms, so
+        // a kill then most likely finds its victim between an enqueue and the advance.
+        const at0 = Date.now() + killEveryMs * (0.5 + rand());
+        await sleep(Math.ceil(at0 / 1000) * 1000 + Math.floor(rand() * 200) - Date.now());
         const live = ready(cluster);
         if (live.length < 2) continue;
         const w = live[Math.floor(rand() * live.length)]!;
@@ -144,6 +147,8 @@ export const t17: Scenario = {
       const p50 = percentile(late, 50);
       const p99 = percentile(late, 99);
       const max = late.length ? Math.max(...late) : 0;
+      // Ticks fired again by the next holder after a killed one's lease passed.
+      const recovered = late.filter((ms) => ms >= SCHEDULE_LEASE_MS).length;
       const bound = SCHEDULE_LEASE_MS + LOOP_SLEEP_MS + 2000;
       const targets = [
         target('every schedule ended (all its ticks handled)', unended === 0, `${unended} not ended`),
@@ -158,7 +163,7 @@ export const t17: Scenario = {
         target(
           `lateness <= schedule lease + loop sleep + 2 s (${bound} ms)`,
           max <= bound,
-          `p50 ${p50} ms, p99 ${p99} ms, max ${max} ms over ${late.length} jobs`,
+          `p50 ${p50} ms, p99 ${p99} ms, max ${max} ms over ${late.length} jobs (${recovered} made after a killed holder's lease)`,
         ),
         target('0 worker crashes', cluster.unexpectedExits.length === 0, cluster.unexpectedExits.length),
       ];
@@ -170,8 +175,9 @@ export const t17: Scenario = {
           procedure:
             `${count} schedules (everyMs 1000, 1500 or 2000; every fifth a cron with seconds, */2 or */3), ` +
             `allowAll, a ${windowMs / 1000} s window, on 3 worker processes (schedule lease ` +
-            `${SCHEDULE_LEASE_MS} ms, concurrency 20); about every ${killEveryMs / 1000} s a random ` +
-            `worker is SIGKILLed (never the last) and a new one started: ${kills} kills. Then every ` +
+            `${SCHEDULE_LEASE_MS} ms, concurrency 20); about every ${killEveryMs / 1000} s, in the first ` +
+            `200 ms after a whole second (while the loops fire), a random worker is SIGKILLed ` +
+            `(never the last) and a new one started: ${kills} kills. Then every ` +
             `tick's job id is looked for in Redis, and each schedule's counts.`,
           targets,
           notes: examples,
