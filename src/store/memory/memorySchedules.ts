@@ -1,5 +1,5 @@
 // The Schedules role in MemoryStore (roles/Schedules.ts), with RedisStore's semantics
-// (lua/schedulePut-3.lua, scheduleRemove-3.lua, scheduleClaim-3.lua): each call is one `op`, so
+// (lua/schedulePut-4.lua, scheduleRemove-4.lua, scheduleClaim-4.lua): each call is one `op`, so
 // the compare-and-set and the claim are atomic as the scripts are. Kept in the data file.
 
 import { MachinistError } from '../../errors.js';
@@ -72,7 +72,7 @@ export function putSchedule(
 
 export function putSchedules(core: MemoryCore, writes: ScheduleWrite[]): Promise<(number | null)[]> {
   return core.op(() => {
-    // All checked before the first write, as schedulePutMany-3.lua.
+    // All checked before the first write, as schedulePut-4.lua.
     writes.forEach((w, i) => check(w, `${i} `));
     return writes.map((w) => write(core, w.id, w.body, w.dueAt, w.expectedRev, w.part));
   });
