@@ -58,7 +58,8 @@ export async function spawnWorkers(
       host: redis.host,
       port: redis.port,
       concurrency,
-      cpuProfile,
+      // One file per process when several are profiled (workload 11 profiles both supervisors).
+      cpuProfile: cpuProfile && procs > 1 ? cpuProfile.replace(/(\.cpuprofile)?$/, `-${i}$1`) : cpuProfile,
       mode,
       heapEvery: heap?.every,
       ...at,

@@ -6,6 +6,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -84,4 +85,53 @@ export function analyzeProfile(file: string, jobs: number, top = 30): string {
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * Total (self + callees) time of the functions named, summed over their call sites (a function
+ * inside another of the list counts in both): where a loop's time goes, which self time hides.
+ */
+export function inclusiveTimes(file: string, names: string[]): string {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  for (let i = 0; i < p.samples.length; i++)
+    self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i] ?? 0));
+  const totalOf = new Map<number, number>();
+  const total = (id: number): number => {
+    const known = totalOf.get(id);
+    if (known !== undefined) return known;
+    const n = byId.get(id)!;
+    let t = self.get(id) ?? 0;
+    for (const c of n.children ?? []) t += total(c);
+    totalOf.set(id, t);
+    return t;
+  };
+  const want = new Set(names);
+  const sums = new Map<string, number>();
+  // Only the outermost frame of a name counts, so recursion is not summed twice.
+  const walk = (id: number, inside: Set<string>): void => {
+    const n = byId.get(id)!;
+    const name = n.callFrame.functionName;
+    let next = inside;
+    if (want.has(name) && !inside.has(name)) {
+      sums.set(name, (sums.get(name) ?? 0) + total(id));
+      next = new Set(inside).add(name);
+    }
+    for (const c of n.children ?? []) walk(c, next);
+  };
+  walk(p.nodes[0]!.id, new Set());
+  let busy = 0;
+  for (const [id, us] of self) {
+    const fn = byId.get(id)!.callFrame.functionName;
+    if (fn !== '(idle)' && fn !== '(program)') busy += us;
+  }
+  return (
+    names
+      .map(
+        (n) =>
+          `${n} ${((sums.get(n) ?? 0) / 1000).toFixed(0)} ms (${(((sums.get(n) ?? 0) / busy) * 100).toFixed(1)}%)`,
+      )
+      .join('; ') + ` of ${(busy / 1000).toFixed(0)} ms busy`
+  );
 }

@@ -32,6 +32,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Lease requeues before LEASE_EXPIRED; default 50 (kills in T1 may hit one job often). */
   maxLeaseRequeues?: number;
+  /** The schedule loop's lease (SupervisorOptions.schedules.leaseMs); default the Supervisor's. */
+  scheduleLeaseMs?: number;
 }
 
 export class Cluster {
@@ -78,6 +80,7 @@ export class Cluster {
       MAX_LEASE_REQUEUES: String(options.maxLeaseRequeues ?? 50),
       QUEUE,
       CLOCK_SKEW_MS: String(options.skewMs ?? 0),
+      SCHEDULE_LEASE_MS: options.scheduleLeaseMs ? String(options.scheduleLeaseMs) : '',
     };
     const skew = options.skewMs ?? 0;
     const cmd = skew

@@ -5,6 +5,7 @@
 // oracle (CRASH) before the process dies: the checker counts worker crashes.
 // Env: REDIS_URL (or REDIS_CLUSTER: host:port,... of a cluster's nodes), DURABILITY (async |
 // replicated: RedisStoreOptions.durability), PREFIX, ORACLE_DIR, CONCURRENCY (4), MAX_LEASE_REQUEUES (50), QUEUE (default),
+// SCHEDULE_LEASE_MS (the schedule loop's lease; the loop runs in every worker, as in a Supervisor's default),
 // MACHINIST_LOG (warn; the log goes to worker-<pid>.err beside the oracle's files).
 
 import { join } from 'node:path';
@@ -83,6 +84,7 @@ const supervisor = new Supervisor({
   queue: process.env.QUEUE ?? 'default',
   concurrency: Number(process.env.CONCURRENCY ?? 4),
   maxLeaseRequeues: Number(process.env.MAX_LEASE_REQUEUES ?? 50),
+  ...(process.env.SCHEDULE_LEASE_MS ? { schedules: { leaseMs: Number(process.env.SCHEDULE_LEASE_MS) } } : {}),
   ...TIMING,
   // Its log beside its oracle file, for the diagnosis of a missed target.
   logger: pino(

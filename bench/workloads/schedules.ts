@@ -9,18 +9,40 @@ import { Client, RedisStore, scheduledJobInfo } from '../../src/index.js';
 import { JOB_NAME, MACHINIST_PREFIX, QUEUE } from '../common.js';
 import { log, redis, spawnWorkers } from '../harness.js';
 import { fmt, percentile, row } from '../results.js';
+import { commandStats, redisCpuSeconds } from '../redis.js';
+import { analyzeProfile, inclusiveTimes } from '../profile.js';
+import { scriptNamesBySha } from '../scriptNames.js';
+import { loadavg } from 'node:os';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 10_000);
 const SECS = Number(process.env.BENCH_SCHEDULE_SECS ?? 10);
 /** Lateness is read from this many schedules' jobs (every tick of each): all 100k records cost minutes to read. */
 const SAMPLED = 500;
+/** BENCH_SCHEDULE_PROFILE=<file>: a CPU profile of each supervisor (<file>-0.cpuprofile, -1), summarized after. */
+const PROFILE_FILE = process.env.BENCH_SCHEDULE_PROFILE;
+
+/** The schedule loop's parts whose total time the profile summary shows. */
+const LOOP_FUNCTIONS = [
+  'fireAll',
+  'prepare',
+  'claimSchedules',
+  'putSchedules',
+  'decodeRecord',
+  'encodeRecord',
+  'dueTicks',
+  'fire',
+  'start',
+  'buildNewJob',
+  'enqueue',
+  'runClaimedJob',
+];
 
 export async function schedulesWorkload(): Promise<void> {
   log(
     `\n== 11. schedules: ${SCHEDULES} of everyMs 1000 for ${SECS} s on 2 supervisors (every tick once, lateness)`,
   );
   await redis.ctl.flushall();
-  const workers = await spawnWorkers('machinist', 2, 50);
+  const workers = await spawnWorkers('machinist', 2, 50, PROFILE_FILE);
   const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
   const client = new Client({ store, queue: QUEUE });
   try {
@@ -48,7 +70,36 @@ export async function schedulesWorkload(): Promise<void> {
     log(`  created ${SCHEDULES} schedules in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const ready = await store.now();
     if (ready > startAt) log(`  WARNING: creation ran past the first tick by ${ready - startAt} ms`);
+    // Redis's side of the tick window: CPU, commands, and which scripts ran slower than 1 ms.
+    await redis.ctl.config('RESETSTAT');
+    await redis.ctl.config('SET', 'slowlog-log-slower-than', '1000');
+    await redis.ctl.config('SET', 'slowlog-max-len', '100000');
+    await redis.ctl.slowlog('RESET');
+    const cpu0 = await redisCpuSeconds(redis.ctl);
     await new Promise((r) => setTimeout(r, endAt - ready + 5_000));
+    const cpu1 = await redisCpuSeconds(redis.ctl);
+    const cmds = [...(await commandStats(redis.ctl))].sort((a, b) => b[1].usec - a[1].usec).slice(0, 6);
+    const slow = (await redis.ctl.slowlog('GET', 100000)) as [number, number, number, string[]][];
+    const names = scriptNamesBySha();
+    const slowBy = new Map<string, { n: number; us: number; max: number }>();
+    for (const [, , us, argv] of slow) {
+      const name =
+        argv[0]?.toLowerCase() === 'evalsha' ? (names.get(argv[1] ?? '') ?? 'evalsha ?') : (argv[0] ?? '?');
+      const e = slowBy.get(name) ?? { n: 0, us: 0, max: 0 };
+      e.n++;
+      e.us += us;
+      e.max = Math.max(e.max, us);
+      slowBy.set(name, e);
+    }
+    log(
+      `  load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; Redis CPU over the window ${(cpu1 - cpu0).toFixed(1)} s`,
+    );
+    log(`  commands (calls, usec): ${cmds.map(([k, v]) => `${k} ${v.calls} ${v.usec}`).join('; ')}`);
+    log(
+      `  slower than 1 ms: ${[...slowBy].map(([k, v]) => `${k} ${v.n}x (sum ${fmt(v.us / 1000)} ms, max ${fmt(v.max / 1000)} ms)`).join('; ') || 'none'}`,
+    );
     // Every schedule ended: `next` null; started == ticks, nothing skipped or missed.
     const all = await client.schedules();
     const bad = all.filter((s) => s.next !== null || s.started !== SECS || s.skipped + s.missed > 0);
@@ -74,6 +125,12 @@ export async function schedulesWorkload(): Promise<void> {
     log(`  late p50 ${fmt(p50)} ms  p99 ${fmt(p99)} ms  (${late.length} jobs of ${SAMPLED} schedules)`);
   } finally {
     await workers.stop();
+    if (PROFILE_FILE)
+      for (const i of [0, 1]) {
+        const file = PROFILE_FILE.replace(/(\.cpuprofile)?$/, `-${i}$1`);
+        log(`\n  supervisor ${i}: ${inclusiveTimes(file, LOOP_FUNCTIONS)}`);
+        log(analyzeProfile(file, SCHEDULES * SECS, 25));
+      }
     client.close();
     await store.close();
   }

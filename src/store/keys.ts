@@ -111,15 +111,28 @@ export const formatKey = (prefix: string): string => `${prefix}:format`;
  * in a queue's name (QUEUE_NAME), so no queue's keys can ever share the tag or the names.
  */
 export interface ScheduleKeys {
-  /** Hash: schedule id -> body (JSON text). */
+  /** The prefix of them all, `<prefix>:{~schedules}:`. */
+  base: string;
+  /** Hash: schedule id -> body (JSON text: the spec part, or the whole schedule when it has no state). */
   defs: string;
   /** Hash: schedule id -> revision. */
   revs: string;
   /** Zset: schedule id -> when it is next due (ms); absent while paused or ended. */
   due: string;
+  /** Hash: schedule id -> state (JSON text: what a tick changes). */
+  state: string;
+  /** List: its last actions (JSON texts), oldest first. */
+  recent(id: string): string;
 }
 
 export function scheduleKeys(prefix: string): ScheduleKeys {
   const base = `${prefix}:{~schedules}:`;
-  return { defs: base + 'defs', revs: base + 'revs', due: base + 'due' };
+  return {
+    base,
+    defs: base + 'defs',
+    revs: base + 'revs',
+    due: base + 'due',
+    state: base + 'state',
+    recent: (id) => `${base}recent:${id}`,
+  };
 }

@@ -57,6 +57,8 @@ export {
   type StoredSchedule,
   type ScheduleClaim,
   type ScheduleWrite,
+  type ScheduleStatePart,
+  RECENT_KEPT,
 } from './roles/Schedules.js';
 export type {
   FlowControl,

@@ -26,7 +26,7 @@ import type { MachineFactsLookup } from '../client/MachineFactsLookup.js';
 import type { QueueRouter } from '../client/QueueRouter.js';
 import { ENQUEUE_SLICE, ScheduleFirer, type JobSink } from '../client/schedules/ScheduleFirer.js';
 import { dueTicks } from '../client/schedules/dueTicks.js';
-import { decodeRecord, dueAtOf, encodeRecord, noteAction } from '../client/schedules/scheduleRecord.js';
+import { decodeBody, decodeRecord, noteAction, writeOf } from '../client/schedules/scheduleRecord.js';
 import type { ScheduleWrite, StoredSchedule } from '../store/types.js';
 
 /** Longest sleep between claims: how soon a new or changed schedule is seen. */
@@ -41,6 +41,8 @@ const PARALLEL = 32;
 const RETRY_MS = 1000;
 /** Longest a stop waits for the pass in progress. */
 const STOP_WAIT_MS = 2000;
+/** Parsed bodies kept (by schedule id); past it the cache starts over. */
+const BODIES_KEPT = 100_000;
 
 export interface ScheduleLoopOptions {
   store: Store & Schedules;
@@ -57,6 +59,12 @@ export class ScheduleLoop {
   private timer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
   private done: Promise<void> | undefined;
+  /**
+   * Each schedule's body as last claimed, parsed: a tick parses only the small state. Kept while
+   * the text is the same (a client's change makes a new text); the spec object it holds is also
+   * what ScheduleFirer keys its job template on.
+   */
+  private readonly bodies = new Map<string, { text: string; parsed: ReturnType<typeof decodeBody> }>();
 
   constructor(private readonly o: ScheduleLoopOptions) {
     this.firer = new ScheduleFirer({ ...o, log: o.log });
@@ -150,7 +158,12 @@ export class ScheduleLoop {
   /** One schedule's pass, up to its write; an error leaves it unadvanced (its lease passes and it is tried again). */
   private async prepare(s: StoredSchedule, now: number, sink: JobSink): Promise<ScheduleWrite | null> {
     try {
-      const r = decodeRecord(s);
+      let body = this.bodies.get(s.id);
+      if (s.state !== null && body?.text !== s.body) {
+        if (this.bodies.size >= BODIES_KEPT) this.bodies.clear();
+        this.bodies.set(s.id, (body = { text: s.body, parsed: decodeBody(s.body) }));
+      }
+      const r = decodeRecord(s, s.state === null ? undefined : body!.parsed);
       if (!r.paused) {
         const d = dueTicks(r, now);
         if (d.missed) {
@@ -181,7 +194,8 @@ export class ScheduleLoop {
         );
         r.updatedAt = now;
       }
-      return { id: r.id, body: encodeRecord(r), dueAt: dueAtOf(r, now), expectedRev: s.rev };
+      // The state and the new actions only (the body too for a schedule stored whole: it is split now).
+      return writeOf(r, now, s.rev, false);
     } catch (err) {
       this.o.log.error({ err, scheduleId: s.id }, 'schedule: pass failed; tried again when its lease passes');
       return null;

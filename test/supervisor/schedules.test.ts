@@ -6,7 +6,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { Supervisor, defineJob, type Client } from '../../src/index.js';
-import type { Store } from '../../src/store/types.js';
+import type { Schedules, Store } from '../../src/store/types.js';
 import { describeOnEachStore } from '../support/eachStore.js';
 import { FAST } from '../support/storeWorld.js';
 import { ticksIn } from '../../src/client/schedules/scheduleTicks.js';
@@ -56,7 +56,9 @@ describeOnEachStore('schedules', (world) => {
     await second.start();
     try {
       const now = await h.store.now();
-      const startAt = now + 300;
+      // Far enough ahead that the upsert lands before the first tick on a loaded machine (a tick
+      // before the schedule existed is not one of its ticks).
+      const startAt = now + 1500;
       // allowAll: on a loaded machine a job may outlast a tick, and skip would then (rightly) skip.
       const options = {
         everyMs: 200,
@@ -76,6 +78,58 @@ describeOnEachStore('schedules', (world) => {
     } finally {
       await second.stop({ graceMs: 0 });
       if (other !== h.store) await other.close();
+      await h.close();
+    }
+  });
+
+  it('fires a schedule stored whole (written before its state was kept apart) and stores it split, its actions kept', async () => {
+    const h = world();
+    const client = h.client({ jobs: [tick] });
+    const store = h.store as Store & Schedules;
+    try {
+      const now = await h.store.now();
+      const startAt = now + 300;
+      const options = {
+        everyMs: 200,
+        machine: 'tick',
+        startAt,
+        endAt: startAt + 400,
+        overlap: 'allowAll' as const,
+      };
+      const spec = validateSchedule('old', options, 'default');
+      const old = { at: 1, what: 'error', detail: 'an action from before' };
+      const whole = {
+        id: 'old',
+        spec,
+        paused: false,
+        note: null,
+        next: startAt,
+        buffered: [],
+        lastJob: null,
+        recent: [old],
+        started: 0,
+        skipped: 0,
+        missed: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      assert.equal(await store.putSchedule('old', JSON.stringify(whole), startAt, 0), 1);
+      assert.equal((await client.getSchedule('old'))!.next, startAt, 'read as it was stored');
+      await h.started({ jobs: [tick], schedules: { leaseMs: 500 } });
+      await scheduleEnded(client, 'old');
+      const ticks = [startAt, startAt + 200, startAt + 400].map((t) => `sch.old.${t}`);
+      assert.deepEqual(await jobIds(client, 'default'), ticks.sort());
+      const s = (await client.getSchedule('old'))!;
+      assert.equal(s.started, 3);
+      assert.deepEqual(s.recent[0], old, 'the actions from before kept, oldest first');
+      assert.deepEqual(
+        s.recent.slice(1).map((a) => a.jobId),
+        ticks,
+      );
+      const stored = (await store.getSchedule('old'))!;
+      assert.notEqual(stored.state, null, 'stored split now');
+      assert.equal(JSON.parse(stored.body).recent, undefined, 'the body holds no actions');
+    } finally {
       await h.close();
     }
   });

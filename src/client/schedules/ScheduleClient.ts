@@ -16,7 +16,7 @@ import type { MachineFactsLookup } from '../MachineFactsLookup.js';
 import type { QueueRouter } from '../QueueRouter.js';
 import { ScheduleFirer } from './ScheduleFirer.js';
 import { describeSchedule } from './describeSchedule.js';
-import { decodeRecord, dueAtOf, encodeRecord, type ScheduleRecord } from './scheduleRecord.js';
+import { decodeRecord, writeOf, type ScheduleRecord } from './scheduleRecord.js';
 import {
   assertScheduleId,
   sameTiming,
@@ -106,8 +106,7 @@ export class ScheduleClient {
         if (options.note !== undefined) r.note = options.note;
         r.updatedAt = now;
       }
-      const rev = await store.putSchedule(id, encodeRecord(r), dueAtOf(r, now), stored ? stored.rev : 0);
-      if (rev !== null) return this.info(r, now);
+      if ((await this.put(r, now, stored ? stored.rev : 0)) !== null) return this.info(r, now);
     }
     throw new ScheduleConflictError(id, TRIES);
   }
@@ -210,10 +209,15 @@ export class ScheduleClient {
       const r = decodeRecord(stored);
       await change(r, now);
       r.updatedAt = now;
-      if ((await store.putSchedule(id, encodeRecord(r), dueAtOf(r, now), stored.rev)) !== null)
-        return this.info(r, now);
+      if ((await this.put(r, now, stored.rev)) !== null) return this.info(r, now);
     }
     throw new ScheduleConflictError(id, TRIES);
+  }
+
+  /** Writes `r` whole (body, state, the actions noted) if its revision is still `expectedRev`. */
+  private put(r: ScheduleRecord, now: number, expectedRev: number): Promise<number | null> {
+    const w = writeOf(r, now, expectedRev, true);
+    return this.store.putSchedule(r.id, w.body!, w.dueAt, expectedRev, false, w.part);
   }
 
   private info(r: ScheduleRecord, now: number): ScheduleInfo {

@@ -10,11 +10,12 @@ import { partitionOfKey, partitionQueue } from '../../store/partitions.js';
 import { toError } from '../../errors.js';
 import { buildNewJob } from '../buildNewJob.js';
 import type { MachineFactsLookup } from '../MachineFactsLookup.js';
+import type { MachineFacts } from '../buildNewJob.js';
 import type { QueueRouter } from '../QueueRouter.js';
 import { cancelDescendants } from '../cancelDescendants.js';
 import { planTicks } from './planTicks.js';
 import { noteAction, type HeldTick, type ScheduleRecord } from './scheduleRecord.js';
-import type { OverlapPolicy } from './scheduleSpec.js';
+import type { OverlapPolicy, ScheduleSpec } from './scheduleSpec.js';
 import { jitterOf, scheduledJobId } from './scheduledJobId.js';
 
 /** What a firer logs (a pino logger fits). */
@@ -41,7 +42,22 @@ export const ENQUEUE_SLICE = 500;
  */
 export type JobSink = Map<string, NewJob[]>;
 
+/** A schedule's job as built for its spec: each tick's is a copy with its own id and delay. */
+interface JobTemplate {
+  queue: string;
+  partition: number | undefined;
+  facts: MachineFacts;
+  job: NewJob;
+}
+
 export class ScheduleFirer {
+  /**
+   * Templates by spec object: the schedule loop keeps one spec object per schedule while its
+   * body is unchanged, so a tick copies a job instead of checking and serializing its input.
+   * Rebuilt when the machine's facts change (a new version deployed) or the partition count.
+   */
+  private readonly templates = new WeakMap<ScheduleSpec, JobTemplate>();
+
   constructor(private readonly host: FireHost) {}
 
   /**
@@ -94,31 +110,50 @@ export class ScheduleFirer {
     noteAction(r, { at: now, what: 'cancelledOther', jobId: id });
   }
 
+  /** The spec's job, checked and built once (the input's schema and size), reused while nothing it depends on changed. */
+  private async template(r: ScheduleRecord): Promise<JobTemplate> {
+    const { spec } = r;
+    const n = await this.host.router.partitions(spec.queue);
+    const partition = n > 1 ? partitionOfKey(r.id, n) : undefined;
+    const facts = await this.host.facts.machineInfo(spec.machine);
+    const t = this.templates.get(spec);
+    if (
+      t &&
+      t.partition === partition &&
+      t.facts.version === facts.version &&
+      t.facts.maxAttempts === facts.maxAttempts &&
+      t.facts.input === facts.input
+    )
+      return t;
+    const queue = partition === undefined ? spec.queue : partitionQueue(spec.queue, partition);
+    const built = await buildNewJob(
+      spec.machine,
+      spec.input,
+      { queue },
+      facts,
+      { queue, maxPayloadBytes: this.host.maxPayloadBytes },
+      undefined,
+      scheduledJobId(r.id, 0, false, partition),
+    );
+    const made = { queue, partition, facts, job: built.job };
+    this.templates.set(spec, made);
+    return made;
+  }
+
   private async start(r: ScheduleRecord, ticks: HeldTick[], now: number, sink?: JobSink): Promise<string[]> {
     const { spec } = r;
     let jobs: NewJob[];
     let queue: string;
     try {
-      const n = await this.host.router.partitions(spec.queue);
-      const partition = n > 1 ? partitionOfKey(r.id, n) : undefined;
-      queue = partition === undefined ? spec.queue : partitionQueue(spec.queue, partition);
-      const facts = await this.host.facts.machineInfo(spec.machine);
-      jobs = [];
-      for (const t of ticks) {
-        const id = scheduledJobId(r.id, t.at, t.manual === true, partition);
+      const t0 = await this.template(r);
+      queue = t0.queue;
+      // EXACTLY ONE JOB PER TICK: each tick's job is the template under the tick's own id.
+      jobs = ticks.map((t) => ({
+        ...t0.job,
+        id: scheduledJobId(r.id, t.at, t.manual === true, t0.partition),
         // Jitter counts from the tick, not from now: a late pass does not add to it.
-        const delayMs = Math.max(0, t.at + jitterOf(r.id, t.at, spec.jitterMs) - now);
-        const built = await buildNewJob(
-          spec.machine,
-          spec.input,
-          { queue, delayMs },
-          facts,
-          { queue, maxPayloadBytes: this.host.maxPayloadBytes },
-          undefined,
-          id,
-        );
-        jobs.push(built.job);
-      }
+        delayMs: Math.max(0, Math.round(t.at + jitterOf(r.id, t.at, spec.jitterMs) - now)),
+      }));
     } catch (err) {
       // The machine is gone from the registry, or the input no longer fits its schema: the
       // ticks are spent (told in the record and the log), the schedule goes on.

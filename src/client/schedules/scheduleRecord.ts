@@ -1,9 +1,17 @@
-// A schedule as stored (the body of roles/Schedules.ts): its spec and the state the schedule
-// loop keeps, and when it is next due. Written by the client (create, update, pause, trigger,
-// backfill) and by the schedule loop (advancing past fired ticks), always by compare-and-set.
+// A schedule as stored (roles/Schedules.ts): its spec and the state the schedule loop keeps,
+// and when it is next due. Written by the client (create, update, pause, trigger, backfill) and
+// by the schedule loop (advancing past fired ticks), always by compare-and-set.
+//
+// Stored in three parts, by how often they change (docs/data-format.md, Schedules):
+//   body    COLD_FIELDS (the spec, paused, note): written by the client only
+//   state   the rest but `recent`: rewritten by every tick, so kept small (~150 bytes)
+//   recent  one text per action, appended: a tick writes its own actions, never the 20 before
+// A tick therefore decodes and encodes the state only, and its write carries no body. A schedule
+// stored whole in its body (`state` null: written before the split) is read as it is and written
+// split by its next write (writeOf), its actions then appended to an empty list.
 
 import type { ScheduleSpec } from './scheduleSpec.js';
-import type { StoredSchedule } from '../../store/types.js';
+import { RECENT_KEPT, type ScheduleWrite, type StoredSchedule } from '../../store/types.js';
 
 /** A tick held back by bufferOne/bufferAll until the previous job ends. `manual`: a trigger's. */
 export interface HeldTick {
@@ -21,7 +29,7 @@ export interface ScheduleAction {
   detail?: string;
 }
 
-export const RECENT_KEPT = 20;
+export { RECENT_KEPT };
 
 export interface ScheduleRecord {
   id: string;
@@ -52,15 +60,87 @@ export function dueAtOf(r: ScheduleRecord, now: number): number | null {
   return r.next;
 }
 
-export function encodeRecord(r: ScheduleRecord): string {
-  return JSON.stringify(r);
+/** The body's fields: what only the client changes. */
+type ColdFields = Pick<ScheduleRecord, 'id' | 'spec' | 'paused' | 'note' | 'createdAt'>;
+/** The state's fields: what a tick changes. */
+type HotFields = Omit<ScheduleRecord, keyof ColdFields | 'recent'>;
+
+/** What a record read must write besides its fields: the actions noted since, and whether it is stored whole. */
+interface Unwritten {
+  actions: ScheduleAction[];
+  whole: boolean;
+}
+const unwritten = new WeakMap<ScheduleRecord, Unwritten>();
+
+function pendingOf(r: ScheduleRecord): Unwritten {
+  let p = unwritten.get(r);
+  if (!p) unwritten.set(r, (p = { actions: [], whole: false }));
+  return p;
 }
 
-export function decodeRecord(s: StoredSchedule): ScheduleRecord {
-  return JSON.parse(s.body) as ScheduleRecord;
+export function encodeBody(r: ScheduleRecord): string {
+  const cold: ColdFields = { id: r.id, spec: r.spec, paused: r.paused, note: r.note, createdAt: r.createdAt };
+  return JSON.stringify(cold);
+}
+
+export function encodeState(r: ScheduleRecord): string {
+  const hot: HotFields = {
+    next: r.next,
+    buffered: r.buffered,
+    lastJob: r.lastJob,
+    started: r.started,
+    skipped: r.skipped,
+    missed: r.missed,
+    updatedAt: r.updatedAt,
+  };
+  return JSON.stringify(hot);
+}
+
+/**
+ * Reads a stored schedule. `body` parsed already (the schedule loop keeps the parsed body of
+ * each schedule while its text is unchanged, so a tick parses the small state only).
+ */
+export function decodeRecord(s: StoredSchedule, body?: ColdFields): ScheduleRecord {
+  if (s.state === null) {
+    // Stored whole (before the split): its next write writes it split (writeOf).
+    const r = JSON.parse(s.body) as ScheduleRecord;
+    pendingOf(r).whole = true;
+    return r;
+  }
+  const cold = body ?? (JSON.parse(s.body) as ColdFields);
+  const hot = JSON.parse(s.state) as HotFields;
+  return { ...cold, ...hot, recent: s.recent.map((a) => JSON.parse(a) as ScheduleAction) };
+}
+
+/** The parsed body of a stored schedule (decodeRecord's `body`). */
+export function decodeBody(text: string): ColdFields {
+  return JSON.parse(text) as ColdFields;
+}
+
+/**
+ * The write that stores `r` (read at revision `expectedRev`) as it now is: its state, the
+ * actions noted since it was read, and its body when `withBody` (a client's change) or when it
+ * was stored whole (then every action it keeps goes in, to an empty list).
+ */
+export function writeOf(
+  r: ScheduleRecord,
+  now: number,
+  expectedRev: number,
+  withBody: boolean,
+): ScheduleWrite {
+  const p = unwritten.get(r);
+  const actions = p?.whole ? r.recent : (p?.actions ?? []);
+  return {
+    id: r.id,
+    body: withBody || p?.whole ? encodeBody(r) : null,
+    dueAt: dueAtOf(r, now),
+    expectedRev,
+    part: { state: encodeState(r), actions: actions.slice(-RECENT_KEPT).map((a) => JSON.stringify(a)) },
+  };
 }
 
 export function noteAction(r: ScheduleRecord, a: ScheduleAction): void {
   r.recent.push(a);
   if (r.recent.length > RECENT_KEPT) r.recent.splice(0, r.recent.length - RECENT_KEPT);
+  pendingOf(r).actions.push(a);
 }

@@ -44,6 +44,7 @@ import type {
   QueuesWaiter,
   ScheduleClaim,
   ScheduleWrite,
+  ScheduleStatePart,
   Schedules,
   StoredSchedule,
   QueueFlow,
@@ -377,8 +378,15 @@ export class MemoryStore
 
   // Schedules (memorySchedules.ts)
 
-  putSchedule(id: string, body: string, dueAt: number | null, expectedRev?: number): Promise<number | null> {
-    return schedules.putSchedule(this.core, id, body, dueAt, expectedRev);
+  putSchedule(
+    id: string,
+    body: string,
+    dueAt: number | null,
+    expectedRev?: number,
+    _fromLoop?: boolean,
+    part?: ScheduleStatePart,
+  ): Promise<number | null> {
+    return schedules.putSchedule(this.core, id, body, dueAt, expectedRev, part);
   }
 
   putSchedules(writes: ScheduleWrite[]): Promise<(number | null)[]> {

@@ -1,37 +1,57 @@
 // The Schedules role in MemoryStore (roles/Schedules.ts), with RedisStore's semantics
-// (lua/schedulePut-3.lua, scheduleRemove-3.lua, scheduleClaim-3.lua): each call is one `op`, so
+// (lua/schedulePut-4.lua, scheduleRemove-4.lua, scheduleClaim-4.lua): each call is one `op`, so
 // the compare-and-set and the claim are atomic as the scripts are. Kept in the data file.
 
 import { MachinistError } from '../../errors.js';
 import { CODE } from '../../errorCodes.js';
-import type { ScheduleClaim, ScheduleWrite, StoredSchedule } from '../types.js';
+import {
+  RECENT_KEPT,
+  type ScheduleClaim,
+  type ScheduleStatePart,
+  type ScheduleWrite,
+  type StoredSchedule,
+} from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
 import type { ScheduleTable } from './ScheduleTable.js';
 
 function view(t: ScheduleTable, id: string): StoredSchedule | null {
   const d = t.defs.get(id);
-  return d ? { id, body: d.body, rev: d.rev, dueAt: t.due.score(id) ?? null } : null;
+  return d
+    ? { id, body: d.body, state: d.state, recent: [...d.recent], rev: d.rev, dueAt: t.due.score(id) ?? null }
+    : null;
 }
 
-/** One compare-and-set write, inside an op (see putSchedule). */
+/**
+ * One compare-and-set write, inside an op (see putSchedule): `body` null keeps the stored one;
+ * without `part` the body is the whole schedule (state cleared, recent emptied).
+ */
 function write(
   core: MemoryCore,
   id: string,
-  body: string,
+  body: string | null,
   dueAt: number | null,
   expectedRev: number | undefined,
+  part: ScheduleStatePart | undefined,
 ): number | null {
   const t = core.schedules;
-  const rev = t.defs.get(id)?.rev ?? 0;
+  const old = t.defs.get(id);
+  const rev = old?.rev ?? 0;
   if (expectedRev !== undefined && expectedRev !== rev) return null;
-  t.defs.set(id, { body, rev: rev + 1 });
+  // A body kept needs one stored: the compare-and-set of a removed schedule fails above (rev 0),
+  // and a create-only write (expected 0) with no body is refused by check().
+  const recent = part ? [...(old?.recent ?? []), ...part.actions].slice(-RECENT_KEPT) : [];
+  t.defs.set(id, { body: body ?? old!.body, rev: rev + 1, state: part?.state ?? null, recent });
   if (dueAt === null) t.due.delete(id);
   else t.due.add(id, Math.round(dueAt));
   return rev + 1;
 }
 
-function check(id: string, body: string, dueAt: number | null, at = ''): void {
-  if (!id || !body) throw new MachinistError(CODE.BAD_SCHEDULE, `BAD_SCHEDULE ${at}id or body missing`);
+function check(w: Pick<ScheduleWrite, 'id' | 'body' | 'dueAt' | 'expectedRev' | 'part'>, at = ''): void {
+  const { id, body, dueAt } = w;
+  // A write that keeps the body must name a revision it read (the schedule exists then) and carry a state.
+  const keptBadly = body === null && (!w.part || !w.expectedRev);
+  if (!id || body === '' || keptBadly || w.part?.state === '')
+    throw new MachinistError(CODE.BAD_SCHEDULE, `BAD_SCHEDULE ${at}id or body missing`);
   if (dueAt !== null && !(Number.isFinite(dueAt) && dueAt >= 0))
     throw new MachinistError(CODE.BAD_SCHEDULE, `BAD_SCHEDULE ${at}due time`);
 }
@@ -42,18 +62,19 @@ export function putSchedule(
   body: string,
   dueAt: number | null,
   expectedRev: number | undefined,
+  part?: ScheduleStatePart,
 ): Promise<number | null> {
   return core.op(() => {
-    check(id, body, dueAt);
-    return write(core, id, body, dueAt, expectedRev);
+    check({ id, body, dueAt, expectedRev: expectedRev ?? 1, part });
+    return write(core, id, body, dueAt, expectedRev, part);
   });
 }
 
 export function putSchedules(core: MemoryCore, writes: ScheduleWrite[]): Promise<(number | null)[]> {
   return core.op(() => {
-    // All checked before the first write, as schedulePutMany-3.lua.
-    writes.forEach((w, i) => check(w.id, w.body, w.dueAt, `${i} `));
-    return writes.map((w) => write(core, w.id, w.body, w.dueAt, w.expectedRev));
+    // All checked before the first write, as schedulePut-4.lua.
+    writes.forEach((w, i) => check(w, `${i} `));
+    return writes.map((w) => write(core, w.id, w.body, w.dueAt, w.expectedRev, w.part));
   });
 }
 
@@ -87,7 +108,7 @@ export function claimSchedules(core: MemoryCore, max: number, leaseMs: number): 
       const d = t.defs.get(id);
       if (!d) continue;
       t.due.add(id, now + Math.round(leaseMs));
-      due.push({ id, body: d.body, rev: d.rev, dueAt: null });
+      due.push({ id, body: d.body, state: d.state, recent: [], rev: d.rev, dueAt: null });
     }
     return { now, due, next: t.due.first()?.score ?? null };
   });

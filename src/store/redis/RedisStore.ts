@@ -43,6 +43,7 @@ import {
   type Schedules,
   type ScheduleClaim,
   type ScheduleWrite,
+  type ScheduleStatePart,
   type StoredSchedule,
   type QueueFlow,
   type QueueFlowChange,
@@ -72,6 +73,9 @@ import { restampFormat } from './formatOps.js';
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
 /** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules. */
+/** Schedules whose recent actions one call of listSchedules reads. */
+const RECENT_SLICE = 500;
+
 export class RedisStore
   extends RedisStoreBase
   implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules
@@ -391,12 +395,17 @@ export class RedisStore
     dueAt: number | null,
     expectedRev?: number,
     fromLoop = false,
+    part?: ScheduleStatePart,
   ): Promise<number | null> {
-    if (fromLoop) return scheduleOps.putSchedule(this.ctx, id, body, dueAt, expectedRev);
-    return this.calls.call('putSchedule', (c) => scheduleOps.putSchedule(c, id, body, dueAt, expectedRev), {
-      writes: true,
-      resend: 'if-unsent',
-    });
+    if (fromLoop) return scheduleOps.putSchedule(this.ctx, id, body, dueAt, expectedRev, part);
+    return this.calls.call(
+      'putSchedule',
+      (c) => scheduleOps.putSchedule(c, id, body, dueAt, expectedRev, part),
+      {
+        writes: true,
+        resend: 'if-unsent',
+      },
+    );
   }
 
   /** The schedule loop's: waits out an outage like a supervisor's other calls. */
@@ -408,8 +417,20 @@ export class RedisStore
     return this.calls.call('getSchedule', (c) => scheduleOps.getSchedule(c, id));
   }
 
-  listSchedules(): Promise<StoredSchedule[]> {
-    return this.calls.call('listSchedules', (c) => scheduleOps.listSchedules(c));
+  /** The schedules in one read, then their recent actions in slices, each slice a bounded call of its own. */
+  async listSchedules(): Promise<StoredSchedule[]> {
+    const all = await this.calls.call('listSchedules', (c) => scheduleOps.listSchedules(c));
+    for (let i = 0; i < all.length; i += RECENT_SLICE) {
+      const slice = all.slice(i, i + RECENT_SLICE);
+      const recent = await this.calls.call('listSchedules', (c) =>
+        scheduleOps.recentOf(
+          c,
+          slice.map((s) => s.id),
+        ),
+      );
+      slice.forEach((s, k) => (s.recent = recent[k] ?? []));
+    }
+    return all;
   }
 
   removeSchedule(id: string): Promise<boolean> {

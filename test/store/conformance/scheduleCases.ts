@@ -20,7 +20,14 @@ export function scheduleCases(factory: StoreFactory): void {
     assert.equal(await s.putSchedule('a', '{"v":2}', 100, 0), null, 'create-only refused once it exists');
     assert.equal(await s.putSchedule('a', '{"v":2}', 200, 1), 2);
     assert.equal(await s.putSchedule('a', '{"v":3}', 300, 1), null, 'a stale revision writes nothing');
-    assert.deepEqual(await s.getSchedule('a'), { id: 'a', body: '{"v":2}', rev: 2, dueAt: 200 });
+    assert.deepEqual(await s.getSchedule('a'), {
+      id: 'a',
+      body: '{"v":2}',
+      state: null,
+      recent: [],
+      rev: 2,
+      dueAt: 200,
+    });
     assert.equal(await s.putSchedule('a', '{"v":3}', null), 3, 'no expected revision: any');
     assert.equal((await s.getSchedule('a'))!.dueAt, null);
     assert.equal(await s.getSchedule('none'), null);
@@ -48,6 +55,61 @@ export function scheduleCases(factory: StoreFactory): void {
     await assert.rejects(s.putSchedules([{ id: '', body: '{}', dueAt: null, expectedRev: 0 }]), {
       code: 'BAD_SCHEDULE',
     });
+  });
+
+  test("keeps a tick's state apart: a write that keeps the body, appends actions, and keeps the last 20", async (store) => {
+    const s = schedulesOf(store);
+    const now = await store.now();
+    const part = (state: string, n: number, from = 0) => ({
+      state,
+      actions: Array.from({ length: n }, (_, i) => `a${from + i}`),
+    });
+    assert.equal(await s.putSchedule('a', '{"spec":1}', now - 1, 0, false, part('{"t":0}', 2)), 1);
+    const [c] = (await s.claimSchedules(10, 60_000)).due;
+    assert.deepEqual(
+      [c!.body, c!.state, c!.recent],
+      ['{"spec":1}', '{"t":0}', []],
+      'a claim sends no actions',
+    );
+    assert.deepEqual(
+      await s.putSchedules([{ id: 'a', body: null, dueAt: 5, expectedRev: 1, part: part('{"t":1}', 25, 2) }]),
+      [2],
+    );
+    const got = (await s.getSchedule('a'))!;
+    assert.deepEqual([got.body, got.state, got.dueAt], ['{"spec":1}', '{"t":1}', 5], 'the body kept');
+    assert.deepEqual(
+      got.recent,
+      Array.from({ length: 20 }, (_, i) => `a${i + 7}`),
+      'the newest 20, oldest first',
+    );
+    assert.deepEqual(
+      await s.putSchedules([{ id: 'gone', body: null, dueAt: 5, expectedRev: 3, part: part('{}', 0) }]),
+      [null],
+      'a kept body of a schedule that is gone: the compare-and-set fails, nothing is made',
+    );
+    assert.equal(await s.getSchedule('gone'), null);
+    await assert.rejects(
+      s.putSchedules([{ id: 'x', body: null, dueAt: 5, expectedRev: 0, part: part('{}', 0) }]),
+      {
+        code: 'BAD_SCHEDULE',
+      },
+    );
+    assert.equal(
+      await s.putSchedule('a', '{"whole":true}', 7, 2),
+      3,
+      'written whole (no part): state and recent go',
+    );
+    assert.deepEqual(await s.getSchedule('a'), {
+      id: 'a',
+      body: '{"whole":true}',
+      state: null,
+      recent: [],
+      rev: 3,
+      dueAt: 7,
+    });
+    assert.equal(await s.removeSchedule('a'), true);
+    assert.equal(await s.putSchedule('a', '{}', 7, 0, false, part('{}', 0)), 1);
+    assert.deepEqual((await s.getSchedule('a'))!.recent, [], 'a removed schedule leaves no actions behind');
   });
 
   test('claims the due schedules once, holding them for the lease; not the paused or future ones', async (store) => {
