@@ -118,6 +118,17 @@ module.exports = {
       },
       to: { path: '^src/store/(redis|memory)/' },
     },
+    {
+      name: 'cli-definitions-load-cheaply',
+      comment:
+        'main.ts loads every command definition to list them: a definition (and connect.ts) imports the store, the server, the supervisor or a chart renderer inside its action (await import), never at the top; a static one costs every CLI process ~0.5 s of CPU (src/cli/actions/ holds what the commands do).',
+      severity: 'error',
+      from: { path: '^src/cli/(main\\.ts$|connect\\.ts$|commands/)' },
+      to: {
+        path: '^src/(store/(redis|memory)/|supervisor/|http/|dashboard/|metrics/|chart/|client/Client\\.ts$|cli/(actions/|runServer\\.ts$))|node_modules/(ioredis|fastify|pino|xstate)/',
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
+    },
   ],
   options: {
     // The shared node_modules is a symlink: keep its resolved paths out of the graph.

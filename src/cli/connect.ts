@@ -1,14 +1,16 @@
 // Global options (--redis, --prefix, --url, --token) and what the commands talk to: a store
 // built from them (Redis, probed once up front so an unreachable server is one clear line, not a
 // command hanging on retries), or with --url the HTTP API of a running server (`npm start`).
+//
+// Every command file imports this one, and main.ts loads every command file to list them: so the
+// store, the Client, ioredis and the backends are imported INSIDE the functions that use them,
+// never at the top. A static import here costs each CLI process, `--help` included, the whole
+// store (about 0.5 s of CPU: the test suite spawns hundreds of them).
 
-import { Redis } from 'ioredis';
-import { Client } from '../client/Client.js';
+import type { Redis } from 'ioredis';
 import type { AnyDefinition } from '../runtime/registry.js';
-import { RedisStore } from '../store/redis/RedisStore.js';
+import type { RedisStore } from '../store/redis/RedisStore.js';
 import type { CliBackend } from './backend/CliBackend.js';
-import { HttpBackend } from './backend/HttpBackend.js';
-import { StoreBackend } from './backend/StoreBackend.js';
 import { CliError, EXIT } from './CliError.js';
 
 export interface GlobalOptions {
@@ -74,6 +76,7 @@ export function safeUrl(url: string): string {
 
 /** Connects to `url` once; `chosen`: the URL was asked for (else it is only the default). */
 export async function probe(url: string, chosen: boolean): Promise<void> {
+  const { Redis } = await import('ioredis');
   let conn: Redis;
   try {
     conn = new Redis(url, {
@@ -135,6 +138,7 @@ export async function openStore(
   const oneShot = longLived ? undefined : { maxRetriesPerRequest: 2 };
   if (globals.redisCluster) await probeCluster(globals.redisCluster);
   else await probe(globals.redis, globals.redisChosen);
+  const { RedisStore } = await import('../store/redis/RedisStore.js');
   try {
     const where = globals.redisCluster
       ? { cluster: { nodes: globals.redisCluster, redisOptions: oneShot } }
@@ -154,8 +158,15 @@ export async function openBackend(
   globals: GlobalOptions,
   options: { maxPayloadBytes?: number; local?: readonly AnyDefinition[] } = {},
 ): Promise<CliBackend> {
-  if (globals.url) return new HttpBackend(globals.url, globals.token);
+  if (globals.url) {
+    const { HttpBackend } = await import('./backend/HttpBackend.js');
+    return new HttpBackend(globals.url, globals.token);
+  }
   const store = await openStore(globals);
+  const [{ Client }, { StoreBackend }] = await Promise.all([
+    import('../client/Client.js'),
+    import('./backend/StoreBackend.js'),
+  ]);
   // Given the definitions (--jobs), the Client checks inputs against their schemas too.
   const client = new Client<never>({
     store,

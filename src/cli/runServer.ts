@@ -18,7 +18,7 @@ import type { AnyDefinition } from '../runtime/registry.js';
 import { hasServerChecks, type Store } from '../store/types.js';
 import { Supervisor } from '../supervisor/Supervisor.js';
 import { CliError } from './CliError.js';
-import { EXIT_FORCED } from './commands/worker.js';
+import { EXIT_FORCED } from './actions/worker.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 

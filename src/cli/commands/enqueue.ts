@@ -13,7 +13,7 @@ import { value } from '../format.js';
 import { loadJobs } from '../loadJobs.js';
 import { integer, priority } from '../parseOptions.js';
 import { readJson } from '../readInput.js';
-import { printJob } from './status.js';
+import { printJob } from '../jobLines.js';
 
 interface EnqueueCliOptions extends Omit<EnqueueOptions, 'dedupe'> {
   dedupeKey?: string;
