@@ -2,7 +2,7 @@
 // it is typed by them (jobTypes.ts): names, inputs and outputs are checked at compile time.
 
 import { monotonicFactory } from 'ulid';
-import { JobNotFoundError, MachinistError, ValidationError } from '../errors.js';
+import { JobNotFoundError, ValidationError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import type {
   AuditEntry,
@@ -14,9 +14,6 @@ import type {
   Store,
 } from '../store/types.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
-import { PartitionedQueues } from './PartitionedQueues.js';
-import { QueueControls, type QueueLimitsChange, type QueueLimitsView } from './QueueControls.js';
-import { assertQueueName } from '../store/keys.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type {
   EnqueueArgs,
@@ -31,15 +28,13 @@ import type {
 import { encodeInboxEvent } from '../runtime/inboxEvent.js';
 import { validateSend, type SendOptions } from './validateSend.js';
 import type { PublishSpan } from '../tracing/publishSpan.js';
-import { CODE } from '../errorCodes.js';
 import { MachineFactsLookup, machineName } from './MachineFactsLookup.js';
 import { JobPreparer, endPublish, type Prepared } from './JobPreparer.js';
 import { EnqueueBatcher } from './EnqueueBatcher.js';
 import { ResultWaiters } from './ResultWaiters.js';
+import { ClientAdmin } from './ClientAdmin.js';
 import { cancelDescendants } from './cancelDescendants.js';
 import { enqueueChildren } from './enqueueChildren.js';
-import { ScheduleClient, type ScheduleInfo } from './schedules/ScheduleClient.js';
-import type { OverlapPolicy, ScheduleOptions, TimeInput } from './schedules/scheduleSpec.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -79,92 +74,26 @@ const ulid = monotonicFactory();
  * const id = await client.enqueue('resize', { url, width: 640 }); // input checked against resize's
  * const job = await client.waitForResult(id); // job.output: resize's output | null
  */
-export class Client<D extends AnyDefinition = never> {
-  readonly store: Store;
-  private readonly defaultQueue: string;
-  private readonly maxPayloadBytes: number;
-  private readonly facts: MachineFactsLookup;
+export class Client<D extends AnyDefinition = never> extends ClientAdmin {
   private readonly preparer: JobPreparer;
   private readonly batcher: EnqueueBatcher;
   private readonly waiters: ResultWaiters;
-  /** Where a job of a partitioned queue is stored (docs/partitions.md). */
-  private readonly partitioned: PartitionedQueues;
-  /** Pause, resume and the limits of queues (docs/flow-control.md). */
-  private readonly controls: QueueControls;
-  /** The schedule methods' logic (schedules/ScheduleClient.ts). */
-  private readonly scheduling: ScheduleClient;
 
   constructor(options: ClientOptions<D>) {
     if (!options?.store) throw new TypeError('Client: store is required');
-    this.store = options.store;
     const local = options.jobs ? new Registry(options.jobs) : undefined;
-    this.facts = new MachineFactsLookup(this.store, local, options.inputSchemasFrom);
-    this.defaultQueue = options.queue ?? 'default';
-    assertQueueName(this.defaultQueue);
-    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    super({
+      store: options.store,
+      facts: new MachineFactsLookup(options.store, local, options.inputSchemasFrom),
+      defaultQueue: options.queue ?? 'default',
+      maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+    });
     this.preparer = new JobPreparer(options.tracing ?? true, {
       queue: this.defaultQueue,
       maxPayloadBytes: this.maxPayloadBytes,
     });
     this.batcher = new EnqueueBatcher(this.store);
-    this.partitioned = new PartitionedQueues(this.store, this.defaultQueue);
-    this.controls = new QueueControls(this.store, this.partitioned.router);
     this.waiters = new ResultWaiters(this.store, (id, queue) => this.jobQueue(id, queue));
-    this.scheduling = new ScheduleClient({
-      store: this.store,
-      facts: this.facts,
-      router: this.partitioned.router,
-      defaultQueue: this.defaultQueue,
-      maxPayloadBytes: this.maxPayloadBytes,
-    });
-  }
-
-  // Schedules (docs/schedules.md): the logic is in schedules/ScheduleClient.ts.
-
-  /**
-   * Creates schedule `id` or updates it (an upsert): a job of `machine` at each tick of `cron`
-   * (or every `everyMs`), once per tick however many supervisors run. Refused with
-   * INVALID_SCHEDULE naming the field (a bad cron or time zone, everyMs below 100 ms, endAt before
-   * startAt), UNKNOWN_MACHINE, or the input schema's error.
-   * @example await client.schedule('nightly', { cron: '30 2 * * *', timezone: 'Europe/Rome', machine: 'report' });
-   */
-  schedule(id: string, options: ScheduleOptions): Promise<ScheduleInfo> {
-    return this.scheduling.upsert(id, options);
-  }
-
-  /** Every schedule, by id, with its text and next ticks. */
-  schedules(): Promise<ScheduleInfo[]> {
-    return this.scheduling.list();
-  }
-
-  /** One schedule, or null. */
-  getSchedule(id: string): Promise<ScheduleInfo | null> {
-    return this.scheduling.get(id);
-  }
-
-  /** No tick fires while paused; `note` says why. SCHEDULE_NOT_FOUND for an unknown id. */
-  pauseSchedule(id: string, note?: string): Promise<ScheduleInfo> {
-    return this.scheduling.pause(id, note);
-  }
-
-  /** Ticks resume after now (the paused ones are not run). */
-  resumeSchedule(id: string): Promise<ScheduleInfo> {
-    return this.scheduling.resume(id);
-  }
-
-  /** Deletes it (its jobs stay); false when there was none. */
-  removeSchedule(id: string): Promise<boolean> {
-    return this.scheduling.remove(id);
-  }
-
-  /** One run now, obeying the overlap policy: the job id, or null when the policy started none. */
-  triggerSchedule(id: string): Promise<string | null> {
-    return this.scheduling.trigger(id);
-  }
-
-  /** Runs for the ticks in [from, to] under `overlap` (default allowAll): the job ids started. */
-  backfillSchedule(id: string, from: TimeInput, to: TimeInput, overlap?: OverlapPolicy): Promise<string[]> {
-    return this.scheduling.backfill(id, from, to, overlap);
   }
 
   /** Job `id`, in the partition its id names (PartitionedQueues.findJob). */
@@ -175,18 +104,6 @@ export class Client<D extends AnyDefinition = never> {
   /** The stored queue of job `id` named with `queue` (undefined: the store looks in every queue). */
   private jobQueue(id: string, queue: string | undefined): Promise<string | undefined> {
     return this.partitioned.storedQueue(id, queue);
-  }
-
-  /**
-   * Splits `queue` into `partitions` partitions, each its own hash tag, so that on a Redis
-   * Cluster they spread over shards (docs/partitions.md). Kept by the store, so every client and
-   * supervisor routes alike. Refused with PARTITIONS_IN_USE while the queue or a partition of it
-   * holds any job (moving jobs between partitions is a migrate step); the same count again is a
-   * no-op. Supervisors started before the change serve the new partitions after a restart.
-   * @example await client.configureQueue('emails', { partitions: 4 });
-   */
-  configureQueue(queue: string, settings: { partitions: number }): Promise<void> {
-    return this.partitioned.configure(queue, settings);
   }
 
   /**
@@ -403,25 +320,6 @@ export class Client<D extends AnyDefinition = never> {
     return this.jobQueue(id, options.queue).then((q) => this.store.retryDeadLetter(id, q));
   }
 
-  /**
-   * Takes an empty queue off the list of queues (`machinist stats`, dashboards): the purge path
-   * of the queue set, whose names otherwise stay once used. Refused with QUEUE_NOT_EMPTY while
-   * the queue holds any job, finished ones and dead letters included (they expire or are purged
-   * first). A supervisor that serves the queue lists it again at its next registry refresh.
-   */
-  async forgetQueue(queue: string): Promise<void> {
-    assertQueueName(queue);
-    const counts = await this.store.counts(queue);
-    const held = Object.entries(counts).filter(([, n]) => n > 0);
-    if (held.length > 0)
-      throw new MachinistError(
-        CODE.QUEUE_NOT_EMPTY,
-        `queue '${queue}' still holds jobs (${held.map(([k, n]) => `${k} ${n}`).join(', ')})`,
-        { queue },
-      );
-    await this.store.forgetQueue(queue);
-  }
-
   purgeDeadLetters(options: { queue?: string } = {}): Promise<number> {
     return this.store.purgeDeadLetters(options.queue ?? this.defaultQueue);
   }
@@ -436,34 +334,6 @@ export class Client<D extends AnyDefinition = never> {
 
   broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {
     return this.store.broken(options.queue ?? this.defaultQueue, options.limit ?? 100);
-  }
-
-  /**
-   * Pauses `queue` (all its partitions): supervisors claim nothing from it, running jobs finish,
-   * enqueues are accepted and wait (docs/flow-control.md).
-   * @example await client.pauseQueue('emails');
-   */
-  pauseQueue(queue: string): Promise<void> {
-    return this.controls.pause(queue);
-  }
-
-  /** Resumes a paused queue and wakes its idle supervisors. @example await client.resumeQueue('emails'); */
-  resumeQueue(queue: string): Promise<void> {
-    return this.controls.resume(queue);
-  }
-
-  /**
-   * Sets `queue`'s limits at run time, no deploy: `total` running jobs, and `perKey` running jobs
-   * per concurrency key (the enqueue's `concurrencyKey`); `null` clears one.
-   * @example await client.setQueueLimits('render', { concurrency: { perKey: 2, total: 50 } });
-   */
-  setQueueLimits(queue: string, limits: QueueLimitsChange): Promise<void> {
-    return this.controls.setLimits(queue, limits);
-  }
-
-  /** `queue`'s pause, limits, running jobs, and running and waiting jobs per key. */
-  queueLimits(queue: string): Promise<QueueLimitsView> {
-    return this.controls.limits(queue);
   }
 
   close(): void {
