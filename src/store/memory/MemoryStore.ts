@@ -5,15 +5,15 @@
 // goes through MemoryLifecycle.move (MemoryLifecycle.ts: THE GUARDED-MOVE RULE, the guards and the table it
 // shares with lua/include/lcMove.lua).
 //
-// The state and `op` live in MemoryCore.ts; the role methods with more than a line in files by
-// role (memoryWork.ts, memoryReads.ts, memoryWatch.ts, memoryRegistry.ts).
+// The state and `op` live in MemoryCore.ts; the settings, the ServerChecks and HealthReport roles
+// and closing in MemoryStoreBase.ts; the role methods with more than a line in files by role
+// (memoryWork.ts, memoryReads.ts, memoryWatch.ts, memoryRegistry.ts).
 //
 // What cannot hold in one process: a worker in another process (nothing outside this process
 // sees the store), and a Redis outage (there is none: client calls never reject with
 // REDIS_UNAVAILABLE). Without `dataFile` a restart loses everything; with it, at most the
 // writes of the last `flushMs` before a crash.
 
-import type { DataFileUnwritableError } from '../../errors.js';
 import { assertQueueName } from '../keys.js';
 import * as flowOps from './flowOps.js';
 import type {
@@ -56,35 +56,20 @@ import * as jobOps from './jobOps.js';
 import * as leaseOps from './leaseOps.js';
 import { MemoryHookStore } from './MemoryHookStore.js';
 import type { HookStore } from '../HookStore.js';
-import { MemoryCore } from './MemoryCore.js';
+import { MemoryStoreBase } from './MemoryStoreBase.js';
 import * as reads from './memoryReads.js';
 import * as work from './memoryWork.js';
 import * as watch from './memoryWatch.js';
 import * as registry from './memoryRegistry.js';
 import * as schedules from './memorySchedules.js';
-import type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
 export type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
 /** Every required role, and the optional WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules. */
 export class MemoryStore
+  extends MemoryStoreBase
   implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules
 {
-  readonly kind = 'memory';
-  readonly prefix: string;
-  readonly finishedTtlMs: number;
-  readonly idempotencyTtlMs: number;
-  private readonly core: MemoryCore;
-
-  constructor(options: MemoryStoreOptions = {}) {
-    this.core = new MemoryCore(options);
-    ({
-      prefix: this.prefix,
-      finishedTtlMs: this.finishedTtlMs,
-      idempotencyTtlMs: this.idempotencyTtlMs,
-    } = this.core);
-  }
-
   // StoreHandle
 
   now(): Promise<number> {
@@ -308,72 +293,6 @@ export class MemoryStore
   ): Promise<() => Promise<void>> {
     const off = this.core.control.subscribe(queue, workerId, onMessage);
     return Promise.resolve(async () => off());
-  }
-
-  // ServerChecks, HealthReport
-
-  /** A MemoryStore evicts nothing (Supervisor.start asks, as of a Redis server). */
-  evictionPolicy(): Promise<string | null> {
-    return Promise.resolve('noeviction');
-  }
-
-  /**
-   * Not a Redis question: what a restart keeps is the store's own setting (`dataFile`, or
-   * nothing), chosen by whoever made it. Answered yes so Supervisor.start does not warn of Redis.
-   */
-  appendOnly(): Promise<boolean | null> {
-    return Promise.resolve(true);
-  }
-
-  /** Its data file's format is checked where it is loaded (snapshotFile.ts): nothing to do here. */
-  checkFormat(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /**
-   * Why this store cannot take writes now (its data file cannot be written), or undefined:
-   * GET /healthz answers 503 with it.
-   */
-  unhealthy(): DataFileUnwritableError | undefined {
-    return this.core.writer?.failure;
-  }
-
-  // Beyond the roles: for tests, and for a process that owns its data file
-
-  /** When the queue's earliest delayed job (or parked job's wake time) is due, or null. */
-  dueAt(queue: string): number | null {
-    return this.core.queueData.get(queue)?.index.delayed.first()?.score ?? null;
-  }
-
-  /**
-   * Wakes every idle supervisor of every queue, as if work had come: what a test's clock does
-   * after moving time forward, so jobs it made due are claimed now rather than at the next look.
-   */
-  wakeAll(): void {
-    for (const m of this.core.markers.values()) m.ring();
-  }
-
-  /** Writes the data file now (when there is one and something changed). */
-  async flush(): Promise<void> {
-    await this.core.writer?.flush();
-  }
-
-  async close(): Promise<void> {
-    if (this.core.closed) return;
-    try {
-      await this.core.writer?.close();
-    } finally {
-      this.core.lock?.release();
-    }
-    this.core.closed = true;
-    for (const w of [...this.core.waiters]) w.close();
-    this.core.events.ring();
-    this.core.results.wakeAll();
-  }
-
-  /** The last write, blocking: for a process that exits without awaiting close(). */
-  flushSync(): void {
-    this.core.writer?.flushSync();
   }
 
   // Schedules (memorySchedules.ts)

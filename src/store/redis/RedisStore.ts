@@ -8,9 +8,10 @@
 // `commandTimeoutMs` with REDIS_UNAVAILABLE, having written nothing that could land later.
 //
 // The connections, settings, the format check and the ServerChecks and ConnectionEvents roles
-// are in RedisStoreBase.ts; this file holds the other roles' methods.
+// are in RedisStoreBase.ts, the Registry role (machines, queues, partitions, counts) in
+// RedisStoreRegistry.ts; this file holds the other roles' methods.
 
-import { assertQueueName, partitionsKey, queuesKey, registryKey } from '../keys.js';
+import { assertQueueName } from '../keys.js';
 import {
   type AuditEntry,
   type BrokenEntry,
@@ -27,7 +28,6 @@ import {
   type JobStatus,
   type LeaseState,
   type ListQuery,
-  type MachineInfo,
   type NewJob,
   type QueueEvent,
   type ReapResult,
@@ -49,16 +49,13 @@ import {
   type QueueFlowChange,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
-import { RedisStoreBase } from './RedisStoreBase.js';
+import { RedisStoreRegistry } from './RedisStoreRegistry.js';
 import * as fanOps from './fanOutOps.js';
 import * as listJobs from './listJobs.js';
-import type { QueueCounts } from './listJobs.js';
 import * as deadLetterOps from './deadLetterOps.js';
 import * as leaseOps from './leaseOps.js';
 import * as resultOps from './resultOps.js';
 import * as eventOps from './eventOps.js';
-import * as registryOps from './registryOps.js';
-import * as idempotencyOps from './idempotencyOps.js';
 import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
@@ -68,7 +65,6 @@ import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import * as serverOps from './serverOps.js';
-import { restampFormat } from './formatOps.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
@@ -77,7 +73,7 @@ export type { RedisStoreOptions } from './redisStoreOptions.js';
 const RECENT_SLICE = 500;
 
 export class RedisStore
-  extends RedisStoreBase
+  extends RedisStoreRegistry
   implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules
 {
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
@@ -309,80 +305,6 @@ export class RedisStore
 
   lastEventCursor(queue: string): Promise<string> {
     return this.calls.call('lastEventCursor', (c) => eventOps.lastEventCursor(c, queue), { ids: { queue } });
-  }
-
-  async registerMachines(
-    machines: MachineInfo[],
-    options: { replaceFingerprints?: boolean } = {},
-  ): Promise<void> {
-    // A write that makes a store populated: a fresh one is stamped first (no-op once checked).
-    await this.checkFormat();
-    return registryOps.registerMachines(
-      this.ctx,
-      registryKey(this.prefix),
-      machines,
-      options.replaceFingerprints,
-    );
-  }
-
-  async countUnfinished(machine: string, version: number): Promise<number> {
-    let n = 0;
-    for (const queue of await this.queues())
-      n += await listJobs.countUnfinished(this.ctx, queue, machine, version);
-    return n;
-  }
-
-  /** A supervisor's queue, at start and at each registry refresh (which restores the stamp too). */
-  async registerQueue(queue: string): Promise<void> {
-    assertQueueName(queue);
-    await this.checkFormat();
-    await registryOps.registerQueue(this.ctx, queuesKey(this.prefix), queue);
-    await restampFormat(this.redis, this.prefix);
-  }
-
-  machines(): Promise<MachineInfo[]> {
-    return this.calls.call('machines', (c) => registryOps.machines(c, registryKey(this.prefix)));
-  }
-
-  queues(): Promise<string[]> {
-    return this.calls.call('queues', (c) => registryOps.queues(c));
-  }
-
-  partitions(queue: string): Promise<number> {
-    assertQueueName(queue);
-    return this.calls.call('partitions', (c) => registryOps.partitions(c, queue), { ids: { queue } });
-  }
-
-  async setPartitions(queue: string, partitions: number): Promise<void> {
-    assertQueueName(queue);
-    await this.calls.call(
-      'setPartitions',
-      (c) => c.redis.hset(partitionsKey(this.prefix), queue, partitions),
-      {
-        ids: { queue },
-      },
-    );
-  }
-
-  copyIdempotencyKeys(queue: string, to: (key: string) => string): Promise<number> {
-    assertQueueName(queue);
-    return this.calls.call('copyIdempotencyKeys', (c) => idempotencyOps.copyIdempotencyKeys(c, queue, to), {
-      ids: { queue },
-    });
-  }
-
-  async forgetQueue(queue: string): Promise<void> {
-    this.knownQueues.delete(queue);
-    await this.redis.srem(queuesKey(this.prefix), queue);
-  }
-
-  /**
-   * How many jobs each index of a queue holds (ZCARD of each, one round trip). `active` holds
-   * loading and working jobs; `queued` counts only jobs due now, `delayed` the ones waiting.
-   * @example const { queued, active, dead } = await store.counts('default');
-   */
-  counts(queue: string): Promise<QueueCounts> {
-    return this.calls.call('counts', (c) => listJobs.counts(c, queue), { ids: { queue } });
   }
 
   // Schedules (roles/Schedules.ts; scheduleOps.ts): a client's calls are bounded, the loop's claim
