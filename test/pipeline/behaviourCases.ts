@@ -211,6 +211,51 @@ function threeSteps(probe: Probe, failing: 'a' | 'b' | 'c', fails: number) {
   });
 }
 
+/**
+ * A step that throws `wait()` twice, then returns its call count: the job ends done with that
+ * count on its one attempt, its log holding the two `entry` events (RetryLaterError and
+ * RateLimitedError both wait without using an attempt).
+ */
+function waitsWithoutAttempt(name: string, wait: () => Error, entry: string): Case {
+  return {
+    name,
+    compiles: true,
+    machine: (probe) => {
+      let calls = 0;
+      return setup({
+        actors: {
+          limited: step(async () => {
+            if (++calls < 3) throw wait();
+            return calls;
+          }),
+        },
+      }).createMachine({
+        initial: 'a',
+        context: { n: 0 },
+        states: {
+          a: {
+            invoke: {
+              id: 'limited',
+              src: 'limited',
+              input: probe.mapper(() => undefined),
+              onDone: { target: 'b', actions: assign({ n: ({ event }) => event.output }) },
+            },
+          },
+          b: { type: 'final' },
+        },
+        output: ({ context }) => context.n,
+      });
+    },
+    retry: { maxAttempts: 1 },
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.equal(r.record.output, 3);
+      assert.equal(r.record.attempts, 1);
+      assert.equal(types(r).filter((t) => t === entry).length, 2);
+    },
+  };
+}
+
 export const cases: Case[] = [
   {
     name: 'guards, assigns and outputs: the big branch',
@@ -495,80 +540,16 @@ export const cases: Case[] = [
       assert.ok(r.deadLettered);
     },
   },
-  {
-    name: 'a step asks to retry later without using an attempt',
-    compiles: true,
-    machine: (probe) => {
-      let calls = 0;
-      return setup({
-        actors: {
-          limited: step(async () => {
-            if (++calls < 3) throw new RetryLaterError(50);
-            return calls;
-          }),
-        },
-      }).createMachine({
-        initial: 'a',
-        context: { n: 0 },
-        states: {
-          a: {
-            invoke: {
-              id: 'limited',
-              src: 'limited',
-              input: probe.mapper(() => undefined),
-              onDone: { target: 'b', actions: assign({ n: ({ event }) => event.output }) },
-            },
-          },
-          b: { type: 'final' },
-        },
-        output: ({ context }) => context.n,
-      });
-    },
-    retry: { maxAttempts: 1 },
-    expect: (r) => {
-      assert.equal(r.record.status, 'done');
-      assert.equal(r.record.output, 3);
-      assert.equal(r.record.attempts, 1);
-      assert.equal(types(r).filter((t) => t === 'retry-later').length, 2);
-    },
-  },
-  {
-    name: 'a step that hits a rate limit (RateLimitedError) waits without using an attempt',
-    compiles: true,
-    machine: (probe) => {
-      let calls = 0;
-      return setup({
-        actors: {
-          limited: step(async () => {
-            if (++calls < 3) throw new RateLimitedError(20);
-            return calls;
-          }),
-        },
-      }).createMachine({
-        initial: 'a',
-        context: { n: 0 },
-        states: {
-          a: {
-            invoke: {
-              id: 'limited',
-              src: 'limited',
-              input: probe.mapper(() => undefined),
-              onDone: { target: 'b', actions: assign({ n: ({ event }) => event.output }) },
-            },
-          },
-          b: { type: 'final' },
-        },
-        output: ({ context }) => context.n,
-      });
-    },
-    retry: { maxAttempts: 1 },
-    expect: (r) => {
-      assert.equal(r.record.status, 'done');
-      assert.equal(r.record.output, 3);
-      assert.equal(r.record.attempts, 1);
-      assert.equal(types(r).filter((t) => t === 'rate-limited').length, 2);
-    },
-  },
+  waitsWithoutAttempt(
+    'a step asks to retry later without using an attempt',
+    () => new RetryLaterError(50),
+    'retry-later',
+  ),
+  waitsWithoutAttempt(
+    'a step that hits a rate limit (RateLimitedError) waits without using an attempt',
+    () => new RateLimitedError(20),
+    'rate-limited',
+  ),
   {
     name: 'step progress is stored on the record and in the audit log',
     compiles: true,
