@@ -8,6 +8,7 @@ import type {
   AuditEntry,
   BrokenEntry,
   DeadLetter,
+  EnqueueResult,
   JobRecord,
   ListQuery,
   NewJob,
@@ -63,6 +64,13 @@ export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
 }
 
 export type { SendOptions } from './validateSend.js';
+
+/** What `enqueueWithInfo` answers: the job's id, and whether it is an existing job a key kept. */
+export interface EnqueueInfo<Id extends string = string> {
+  id: Id;
+  /** True when a dedupe key (or an idempotency key) kept an existing job: `id` is that job's. */
+  deduplicated: boolean;
+}
 
 const ulid = monotonicFactory();
 
@@ -149,6 +157,34 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
     ...args: EnqueueArgs<InputFor<D, Ref>>
   ): Promise<JobId<OutputFor<D, Ref>>>;
   async enqueue(machine: string | AnyDefinition, input?: unknown, options?: EnqueueOptions): Promise<string> {
+    return (await this.enqueueOne(machine, input, options)).id;
+  }
+
+  /**
+   * `enqueue`, answering what the store did as well as the id: `deduplicated: true` when a dedupe
+   * key (or an idempotency key) kept an existing job, whose id this is (docs/dedupe.md). A method
+   * of its own, not an option, so that `enqueue`'s return type never depends on a flag.
+   * @example const { id, deduplicated } = await client.enqueueWithInfo('reindex', { doc }, { dedupe: { key: doc } });
+   */
+  async enqueueWithInfo<Ref extends JobRef<D>>(
+    machine: Ref,
+    ...args: EnqueueArgs<InputFor<D, Ref>>
+  ): Promise<EnqueueInfo<JobId<OutputFor<D, Ref>>>>;
+  async enqueueWithInfo(
+    machine: string | AnyDefinition,
+    input?: unknown,
+    options?: EnqueueOptions,
+  ): Promise<EnqueueInfo<string>> {
+    const r = await this.enqueueOne(machine, input, options);
+    return { id: r.id, deduplicated: r.deduplicated === true };
+  }
+
+  /** One job through this tick's batch (EnqueueBatcher): the store's answer for it. */
+  private async enqueueOne(
+    machine: string | AnyDefinition,
+    input: unknown,
+    options: EnqueueOptions | undefined,
+  ): Promise<EnqueueResult> {
     // Calls made in one tick still batch: prepareOne awaits nothing once the machine and the
     // queue's partition count are known (and the input schema is synchronous).
     const p = await this.prepareOne(machineName(machine), input, options);

@@ -2,7 +2,7 @@
 // queue (in chunks of ENQUEUE_CHUNK jobs) for all of them. Each job is still its own record, with
 // its own idempotency key and events; a store error rejects every call of that batch.
 
-import type { NewJob, Store } from '../store/types.js';
+import type { EnqueueResult, NewJob, Store } from '../store/types.js';
 
 /** Most jobs one auto-batched enqueue call carries. */
 const ENQUEUE_CHUNK = 1000;
@@ -10,7 +10,7 @@ const ENQUEUE_CHUNK = 1000;
 interface Pending {
   queue: string;
   job: NewJob;
-  resolve: (id: string) => void;
+  resolve: (result: EnqueueResult) => void;
   reject: (e: unknown) => void;
 }
 
@@ -19,9 +19,9 @@ export class EnqueueBatcher {
 
   constructor(private readonly store: Store) {}
 
-  /** Adds a built job to this tick's batch; resolves with its id once the batch is stored. */
-  add(queue: string, job: NewJob): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
+  /** Adds a built job to this tick's batch; resolves with the store's answer for it once stored. */
+  add(queue: string, job: NewJob): Promise<EnqueueResult> {
+    return new Promise<EnqueueResult>((resolve, reject) => {
       let b = this.autoBatch;
       if (!b) {
         b = this.autoBatch = [];
@@ -50,7 +50,7 @@ export class EnqueueBatcher {
             part.map((e) => e.job),
           )
           .then(
-            (res) => res.forEach((r, k) => part[k]!.resolve(r.id)),
+            (res) => res.forEach((r, k) => part[k]!.resolve(r)),
             (err: unknown) => part.forEach((e) => e.reject(err)),
           );
       }

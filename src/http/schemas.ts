@@ -99,10 +99,18 @@ export const jobSchema = {
   },
 } as const;
 
-export const jobIdReply = {
+/** POST /jobs's 202: the id, and `deduplicated: true` when a key kept an existing job (docs/dedupe.md). */
+export const enqueueReply = {
   type: 'object',
   required: ['job_id'],
-  properties: { job_id: { type: 'string' } },
+  properties: {
+    job_id: { type: 'string' },
+    deduplicated: {
+      type: 'boolean',
+      description:
+        'true when a dedupe key (or an idempotency key) kept an existing job: job_id is that job; absent when the job was made',
+    },
+  },
 } as const;
 
 export const ref = (id: string) => ({ $ref: `${id}#` }) as const;

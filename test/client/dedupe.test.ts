@@ -50,6 +50,25 @@ describeOnEachStore('dedupe', (world) => {
     assert.equal((await client.waitForResult(next, { timeoutMs: 10_000 })).output, 4);
   });
 
+  it('enqueueWithInfo says whether a dedupe or idempotency key kept an existing job; enqueue still answers the id', async () => {
+    h = world();
+    const client = h.client({ jobs: [echo] });
+    const made = await client.enqueueWithInfo('e', 1, { dedupe: { key: 'i' } });
+    assert.equal(made.deduplicated, false);
+    const kept = await client.enqueueWithInfo('e', 2, { dedupe: { key: 'i' } });
+    assert.deepEqual(kept, { id: made.id, deduplicated: true });
+    assert.equal(await client.enqueue('e', 3, { dedupe: { key: 'i' } }), made.id);
+    const idem = await client.enqueueWithInfo('e', 1, { idempotencyKey: 'once' });
+    assert.deepEqual(await client.enqueueWithInfo('e', 1, { idempotencyKey: 'once' }), {
+      id: idem.id,
+      deduplicated: true,
+    });
+    assert.equal(idem.deduplicated, false);
+    const plain = await client.enqueueWithInfo('e', 4);
+    assert.equal(plain.deduplicated, false);
+    assert.notEqual(plain.id, made.id);
+  });
+
   it('ttl keeps one job per window, finished or not, and a new one after it', async () => {
     h = world();
     const client = h.client({ jobs: [echo] });

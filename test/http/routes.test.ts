@@ -94,6 +94,11 @@ describe('HTTP API routes', () => {
     const b = await api.call('POST', '/jobs', { body: { machine: 'echo', input: { n: 2 }, dedupe } });
     assert.equal(a.status, 202);
     assert.equal(b.json.job_id, a.json.job_id);
+    // The second was kept in the first: its reply says so, the first's does not.
+    assert.equal(a.json.deduplicated, undefined);
+    assert.equal(a.headers.get('machinist-deduplicated'), null);
+    assert.equal(b.json.deduplicated, true);
+    assert.equal(b.headers.get('machinist-deduplicated'), 'true');
     const job = await api.call('GET', `/jobs/${a.json.job_id}`);
     assert.deepEqual(job.json.input, { n: 2 });
     const bad = await api.call('POST', '/jobs', {

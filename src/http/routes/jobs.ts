@@ -18,7 +18,7 @@ import {
   enqueueQuery,
   errorReplies,
   idParams,
-  jobIdReply,
+  enqueueReply,
   listQuery,
   queueQuery,
   ref,
@@ -81,7 +81,7 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
       schema: {
         summary: 'Submit a job',
         description:
-          'Answers 202 with the job id once the job is stored. With `?wait`, holds the request until the job finishes (200 with its record) or the wait passes (202). The Idempotency-Key header (or `idempotencyKey`) makes a retry return the first job.',
+          'Answers 202 with the job id once the job is stored. With `?wait`, holds the request until the job finishes (200 with its record) or the wait passes (202). The Idempotency-Key header (or `idempotencyKey`) makes a retry return the first job. When a dedupe or idempotency key kept an existing job, the 202 says `deduplicated: true` and both replies carry the header `Machinist-Deduplicated: true`.',
         tags: ['jobs'],
         security: bearerSecurity,
         headers: {
@@ -90,7 +90,7 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
         },
         querystring: enqueueQuery,
         body: enqueueBody,
-        response: { 200: ref('Job'), 202: jobIdReply, ...bodyErrorReplies },
+        response: { 200: ref('Job'), 202: enqueueReply, ...bodyErrorReplies },
       },
     },
     async (request, reply) => {
@@ -109,8 +109,9 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
       const { wait } = request.query as { wait?: string };
       // Checked before the job is made: a bad wait writes nothing.
       const waitMs = wait === undefined ? undefined : parseWait(wait, api.maxWaitMs);
-      const id = await api.client.enqueue(machine, input, options);
+      const { id, deduplicated } = await api.client.enqueueWithInfo(machine, input, options);
       void reply.header('location', location(id));
+      if (deduplicated) void reply.header('machinist-deduplicated', 'true');
       if (waitMs !== undefined && waitMs > 0) {
         // A client that leaves ends its wait: the watch on the job and the server's blocking
         // read are not held for nobody until the wait would have passed.
@@ -140,7 +141,7 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
           reply.raw.off('close', onClose);
         }
       }
-      return reply.code(202).send({ job_id: id });
+      return reply.code(202).send(deduplicated ? { job_id: id, deduplicated } : { job_id: id });
     },
   );
 }
