@@ -53,6 +53,11 @@ export class QueueRouter {
    * Where a new job of `queue` goes, for a queue of `n` partitions: by its partition key, else
    * by its concurrency key, else by its idempotency or dedupe key (so the key dedupes in one
    * partition: exactly), else round robin.
+   *
+   * A concurrency key and a different idempotency or dedupe key, without a partition key, are
+   * REFUSED: each makes a promise only one partition can keep (the perKey limit counts in one
+   * partition, the key dedupes in one), and routed by one the other would hold only by chance.
+   * A partitionKey says which the caller routes by (docs/partitions.md).
    */
   forEnqueue(
     queue: string,
@@ -71,10 +76,38 @@ export class QueueRouter {
       );
     if (n <= 1) return { queue, partition: undefined };
     const dedupeKey = typeof keys.dedupe?.key === 'string' ? keys.dedupe.key : undefined;
+    if (keys.partitionKey === undefined)
+      refuseSplitPromises(queue, keys.concurrencyKey, keys.idempotencyKey, dedupeKey);
     // A concurrency key before an idempotency key: every job of a key in one partition keeps its
     // perKey limit exact (docs/flow-control.md).
     const key = keys.partitionKey ?? keys.concurrencyKey ?? keys.idempotencyKey ?? dedupeKey;
     const partition = key !== undefined ? partitionOfKey(key, n) : this.turn++ % n;
     return { queue: partitionQueue(queue, partition), partition };
   }
+}
+
+/**
+ * A job of a partitioned queue with a concurrency key and a different idempotency or dedupe key
+ * (and no partitionKey): refused, naming both. Routed by the concurrency key, two enqueues with
+ * one dedupe key and different concurrency keys would land in different partitions and both be
+ * made; routed by the dedupe key, a concurrency key's jobs would spread and its perKey limit
+ * hold per partition only. Either breaks a promise silently; the caller chooses with partitionKey.
+ */
+function refuseSplitPromises(
+  queue: string,
+  concurrencyKey: string | undefined,
+  idempotencyKey: string | undefined,
+  dedupeKey: string | undefined,
+): void {
+  if (concurrencyKey === undefined) return;
+  const [name, key] =
+    idempotencyKey !== undefined ? ['idempotencyKey', idempotencyKey] : ['dedupe.key', dedupeKey];
+  if (key === undefined || key === concurrencyKey) return;
+  throw new ValidationError(
+    `concurrencyKey '${concurrencyKey}' and ${name} '${key}' may route a job of partitioned queue '${queue}' ` +
+      `to different partitions: the ${name} would dedupe only among jobs of that concurrency key, or the ` +
+      `concurrency key's perKey limit hold per partition only. Give a partitionKey (the concurrency key ` +
+      `keeps today's routing: its limit exact, the ${name} deduping among its jobs)`,
+    { field: 'partitionKey', queue },
+  );
 }

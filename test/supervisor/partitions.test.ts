@@ -6,7 +6,7 @@
 import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assign, setup } from 'xstate';
-import { defineJob, definePipeline, fanOut, PartitionsInUseError } from '../../src/index.js';
+import { defineJob, definePipeline, fanOut, PartitionsInUseError, ValidationError } from '../../src/index.js';
 import { partitionOfId, partitionQueue } from '../../src/store/partitions.js';
 import { queueTotals } from '../../src/store/queueTotals.js';
 import { queueOverview } from '../../src/dashboard/queueOverview.js';
@@ -102,6 +102,69 @@ describeOnEachStore('partitioned queues', (world) => {
     assert.equal(
       held.reduce((a, b) => a + b, 0),
       1,
+    );
+  });
+
+  it('refuses a concurrency key with a different dedupe or idempotency key (naming both) unless a partitionKey says the route', async () => {
+    h = world();
+    const client = h.client({ jobs: [noop] });
+    await client.configureQueue('q', { partitions: 4 });
+    const refused = async (options: Parameters<typeof client.enqueue>[2]) => {
+      await assert.rejects(
+        client.enqueue('noop', 'a', { queue: 'q', ...options }),
+        (err: ValidationError) => {
+          assert.ok(err instanceof ValidationError);
+          assert.equal(err.code, 'INVALID_INPUT');
+          assert.equal(err.field, 'partitionKey');
+          assert.equal(err.queue, 'q');
+          assert.match(err.message, /concurrencyKey 'tenant-a'/);
+          assert.match(err.message, /(dedupe\.key|idempotencyKey) 'doc-1'/);
+          return true;
+        },
+      );
+    };
+    await refused({ concurrencyKey: 'tenant-a', dedupe: { key: 'doc-1' } });
+    await refused({ concurrencyKey: 'tenant-a', idempotencyKey: 'doc-1' });
+    await assert.rejects(
+      client.enqueueMany([
+        {
+          machine: 'noop',
+          input: 'a',
+          options: { queue: 'q', concurrencyKey: 'tenant-a', dedupe: { key: 'doc-1' } },
+        },
+      ]),
+      ValidationError,
+    );
+    assert.deepEqual(await perPartition('q', 4), [0, 0, 0, 0], 'nothing was written');
+    // One key for both routes alike: taken.
+    await client.enqueue('noop', 'a', { queue: 'q', concurrencyKey: 'same', dedupe: { key: 'same' } });
+    // A partitionKey routes: one dedupe key under two concurrency keys is one job.
+    const first = await client.enqueueWithInfo('noop', 'a', {
+      queue: 'q',
+      partitionKey: 'doc-1',
+      concurrencyKey: 'tenant-a',
+      dedupe: { key: 'doc-1' },
+    });
+    const second = await client.enqueueWithInfo('noop', 'b', {
+      queue: 'q',
+      partitionKey: 'doc-1',
+      concurrencyKey: 'tenant-b',
+      dedupe: { key: 'doc-1' },
+    });
+    assert.deepEqual(second, { id: first.id, deduplicated: true });
+    // A queue of one partition keeps both promises: nothing to refuse.
+    const one = await client.enqueue('noop', 'a', {
+      queue: 'flat',
+      concurrencyKey: 'tenant-a',
+      dedupe: { key: 'doc-1' },
+    });
+    assert.equal(
+      await client.enqueue('noop', 'b', {
+        queue: 'flat',
+        concurrencyKey: 'tenant-b',
+        dedupe: { key: 'doc-1' },
+      }),
+      one,
     );
   });
 
