@@ -28,16 +28,17 @@ import {
 } from '../common.js';
 import { BULK, N, QUICK, REPS } from '../config.js';
 import { log, orderFor, processRun, redis, spawnWorkers } from '../harness.js';
+import { flowMetrics, OVERHEAD_LIMITS, THROTTLE_WANT } from '../flowMetrics.js';
 import { fmt, row } from '../results.js';
 import { openSide } from '../sides.js';
 
-const THROTTLE = { limit: 100, perMs: 1000 };
+const THROTTLE = THROTTLE_WANT;
 /** Machinist runs once per burst: 0 (the bound is the limit itself) and a stated one. */
 const THROTTLE_BURSTS = (process.env.BENCH_THROTTLE_BURSTS ?? '0,10').split(',').map(Number);
 const THROTTLE_SECS = Number(process.env.BENCH_THROTTLE_SECS ?? (QUICK ? 5 : 30));
 const THROTTLE_PROCS = 4;
 const KEYS = 10_000;
-const LIMITS = { total: 200, perKey: 2 };
+const LIMITS = OVERHEAD_LIMITS;
 const FAIR_BIG = Number(process.env.BENCH_FAIR_BIG ?? (QUICK ? 5_000 : 50_000));
 const FAIR_SMALL = 50;
 const FAIR_JOB_MS = Number(process.env.BENCH_FAIR_JOB_MS ?? 50);
@@ -132,17 +133,10 @@ export async function throttleWorkload(): Promise<void> {
     const off = ((started - want) / want) * 100;
     // BullMQ's limiter has no burst: its row sits with Machinist's burst 0.
     const label = `burst ${burst}`;
-    row(
-      '12',
-      `throttle 100/s (${label}), ${THROTTLE_SECS} s, 4 procs: jobs started`,
-      'jobs',
-      'higher',
-    ).samples[system].push(started);
-    row('12', `throttle (${label}): off limit x time`, '%', 'lower').samples[system].push(Math.abs(off));
-    row('12', `throttle (${label}): most started in any 1000 ms`, 'jobs', 'lower').samples[system].push(peak);
-    row('12', `throttle (${label}): most claimed in any 1000 ms (claim stamp)`, 'jobs', 'lower').samples[
-      system
-    ].push(gate.peak);
+    row('12', flowMetrics.started(burst), 'jobs', 'higher').samples[system].push(started);
+    row('12', flowMetrics.off(burst), '%', 'lower').samples[system].push(Math.abs(off));
+    row('12', flowMetrics.peakStart(burst), 'jobs', 'lower').samples[system].push(peak);
+    row('12', flowMetrics.peakClaim(burst), 'jobs', 'lower').samples[system].push(gate.peak);
     log(
       `  ${system.padEnd(9)} ${label}: started ${started} in ${THROTTLE_SECS} s (${off >= 0 ? '+' : ''}${off.toFixed(2)}% of ${want}); most in any ${THROTTLE.perMs} ms: ${peak} (limit + burst ${THROTTLE.limit + burst}); by the claim stamps: ${gate.started} in ${THROTTLE_SECS} s, most ${gate.peak}; load average ${loadAt}`,
     );
@@ -164,7 +158,7 @@ export async function limitsWorkload(): Promise<void> {
   }[] = [
     {
       system: 'machinist',
-      metric: 'no limits (keys in input only)',
+      metric: flowMetrics.plain,
       run: () =>
         processRun('machinist', {
           procs: 1,
@@ -175,12 +169,12 @@ export async function limitsWorkload(): Promise<void> {
     },
     {
       system: 'machinist',
-      metric: 'concurrency keys, no limits',
+      metric: flowMetrics.keysOnly,
       run: () => processRun('machinist', { procs: 1, concurrency: 100, n: N, keyed: { keyOf } }),
     },
     {
       system: 'machinist',
-      metric: `concurrency keys + total ${LIMITS.total} perKey ${LIMITS.perKey}`,
+      metric: flowMetrics.limited,
       run: () =>
         processRun('machinist', {
           procs: 1,
@@ -192,12 +186,12 @@ export async function limitsWorkload(): Promise<void> {
     },
     {
       system: 'bullmq',
-      metric: 'no limits (keys in input only)',
+      metric: flowMetrics.plain,
       run: () => processRun('bullmq', { procs: 1, concurrency: 100, n: N, keyed: { keyOf } }),
     },
     {
       system: 'bullmq',
-      metric: 'rate-limited queue (limiter 1,000,000/s: never binds)',
+      metric: flowMetrics.bullLimited,
       run: () =>
         processRun('bullmq', {
           procs: 1,
@@ -213,8 +207,8 @@ export async function limitsWorkload(): Promise<void> {
     const order = rep % 2 === 0 ? variants : [...variants].reverse();
     for (const v of order) {
       const r = await v.run();
-      row('13', `limits overhead: ${v.metric}`, 'jobs/s', 'higher').samples[v.system].push(r.jobsPerSec);
-      log(`  rep ${rep + 1} ${v.system.padEnd(9)} ${v.metric.padEnd(55)} ${fmt(r.jobsPerSec)} jobs/s`);
+      row('13', v.metric, 'jobs/s', 'higher').samples[v.system].push(r.jobsPerSec);
+      log(`  rep ${rep + 1} ${v.system.padEnd(9)} ${v.metric.padEnd(70)} ${fmt(r.jobsPerSec)} jobs/s`);
     }
   }
 }
@@ -279,14 +273,9 @@ export async function fairnessWorkload(): Promise<void> {
       how = `not finished at the ${FAIR_CAP_SECS} s cap (${behind.done} of ${FAIR_SMALL} small, ${behind.bigDone} big done): projected from ${fmt(rate * 1000)} big jobs/s`;
     }
     const ratio = behindMs / alone.ms;
-    row('14', `fairness: small key's ${FAIR_SMALL} alone`, 'ms', 'lower').samples[system].push(alone.ms);
-    row(
-      '14',
-      `fairness: small key's ${FAIR_SMALL} behind ${FAIR_BIG.toLocaleString('en-US')} of another key`,
-      'ms',
-      'lower',
-    ).samples[system].push(behindMs);
-    row('14', 'fairness: behind / alone', 'ratio', 'lower').samples[system].push(ratio);
+    row('14', flowMetrics.fairAlone, 'ms', 'lower').samples[system].push(alone.ms);
+    row('14', flowMetrics.fairBehind, 'ms', 'lower').samples[system].push(behindMs);
+    row('14', flowMetrics.fairRatio, 'ratio', 'lower').samples[system].push(ratio);
     log(
       `  ${system.padEnd(9)} alone ${fmt(alone.ms)} ms; behind the backlog ${fmt(behindMs)} ms (${how}); ratio ${ratio.toFixed(2)}; load average ${load()}`,
     );
