@@ -22,6 +22,14 @@ export interface WorkerConfig {
    * --expose-gc); finished records are swept after 2 s so Redis stays small over millions of jobs.
    */
   heapEvery?: number;
+  /**
+   * Workloads 12-14 (flow control): report each job's start and end (`job` messages, the
+   * worker's Date.now() when its handler began and ended, and the input's `key`), the job
+   * sleeping `jobMs` first when set.
+   */
+  record?: { jobMs?: number };
+  /** BullMQ's Worker rate limiter (workloads 12, 13); Machinist's throttle is set on the queue. */
+  limiter?: { max: number; duration: number };
 }
 
 /** Parent -> worker. */
@@ -43,6 +51,14 @@ export type FromWorker =
       jobs: number;
       /** `process.memoryUsage().heapUsed` right after `global.gc()`. */
       heapUsedBytes: number;
+    }
+  | {
+      type: 'job';
+      /** The worker's clock (Date.now()) when the handler began and ended. */
+      start: number;
+      end: number;
+      /** The job input's `key` (its concurrency key on Machinist's side). */
+      key?: string;
     };
 
 // Names shared by both sides.

@@ -7,7 +7,7 @@ import type { SystemName } from './common.js';
 
 export const HERE = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(HERE, '..');
-const QUICK = process.env.BENCH_QUICK === '1';
+export const QUICK = process.env.BENCH_QUICK === '1';
 export const N = Number(process.env.BENCH_JOBS ?? (QUICK ? 2_000 : 20_000));
 export const REPS = Number(process.env.BENCH_REPS ?? (QUICK ? 1 : 3));
 export const BACKLOG = Number(process.env.BENCH_BACKLOG ?? (QUICK ? 20_000 : 1_000_000));

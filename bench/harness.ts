@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { QUEUE, type FromWorker, type SystemName, type WorkerConfig } from './common.js';
 import { BULK, HERE, ONLY, OTHER_QUEUE, ROOT, SYSTEMS } from './config.js';
 import type { FillConfig } from './fill.js';
-import { openSide } from './sides.js';
+import { openSide, type Keyed } from './sides.js';
 import {
   commandStats,
   redisCpuSeconds,
@@ -46,9 +46,13 @@ export async function spawnWorkers(
   cpuProfile?: string,
   mode: WorkerConfig['mode'] = 'noop',
   heap?: { every: number; onSample: (jobs: number, heapUsedBytes: number) => void },
-  /** Workload 10: a cluster's seeds instead of the private redis-server, and the queues served. */
-  at: Pick<WorkerConfig, 'cluster' | 'queues'> = {},
+  /** Workload 10: a cluster's seeds instead of the private redis-server, and the queues served;
+   * workloads 12-14: BullMQ's limiter, and each job's start and end reported to `onJob`. */
+  at: Pick<WorkerConfig, 'cluster' | 'queues' | 'limiter' | 'record'> & {
+    onJob?: (m: Extract<FromWorker, { type: 'job' }>) => void;
+  } = {},
 ): Promise<Workers> {
+  const { onJob, ...where } = at;
   const children: ChildProcess[] = [];
   const ready: Promise<void>[] = [];
   const stats: Promise<WorkerStats>[] = [];
@@ -62,7 +66,7 @@ export async function spawnWorkers(
       cpuProfile: cpuProfile && procs > 1 ? cpuProfile.replace(/(\.cpuprofile)?$/, `-${i}$1`) : cpuProfile,
       mode,
       heapEvery: heap?.every,
-      ...at,
+      ...where,
     };
     const node = ['--import', 'tsx', ...(heap ? ['--expose-gc'] : [])];
     const child = spawn(process.execPath, [...node, join(HERE, 'worker.ts'), JSON.stringify(cfg)], {
@@ -71,6 +75,7 @@ export async function spawnWorkers(
     });
     if (heap)
       child.on('message', (m: FromWorker) => m.type === 'heap' && heap.onSample(m.jobs, m.heapUsedBytes));
+    if (onJob) child.on('message', (m: FromWorker) => m.type === 'job' && onJob(m));
     children.push(child);
     ready.push(
       new Promise((resolve, reject) => {
@@ -155,12 +160,19 @@ export async function processRun(
     /** Start the workers after the enqueue (workload 8): else they idle through a long enqueue,
      * and a worker idle for ~9 s runs ~25% slower at first, backlog or not (bench/analysis.md). */
     spawnAfterEnqueue?: boolean;
+    /** Workload 13: each job's key (sides.ts). */
+    keyed?: Keyed;
+    /** Workload 13: run on the emptied Redis before the enqueue (Machinist's queue limits). */
+    setup?: () => Promise<void>;
+    /** Workload 13: BullMQ's Worker rate limiter. */
+    limiter?: WorkerConfig['limiter'];
   },
 ): Promise<RunResult> {
   await redis.ctl.flushall();
-  let workers = o.spawnAfterEnqueue
-    ? undefined
-    : await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
+  await o.setup?.();
+  const spawn = () =>
+    spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile, 'noop', undefined, { limiter: o.limiter });
+  let workers = o.spawnAfterEnqueue ? undefined : await spawn();
   const side = openSide(system, redis);
   try {
     await redis.ctl.config('RESETSTAT');
@@ -168,9 +180,9 @@ export async function processRun(
     const cpu0 = await redisCpuSeconds(redis.ctl);
     polls = 0;
     if (o.fillInChild) await fillInChild(system, QUEUE, o.n + (o.backlog ?? 0));
-    else await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK);
+    else await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK, o.keyed);
     if (o.otherQueueBacklog) await fillInChild(system, OTHER_QUEUE, o.otherQueueBacklog);
-    workers ??= await spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile);
+    workers ??= await spawn();
     const cpuGo = await redisCpuSeconds(redis.ctl);
     const parentCpu0 = process.cpuUsage();
     const t0 = performance.now();

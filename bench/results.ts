@@ -2,6 +2,7 @@
 // tables printed and written to bench/RESULTS.md (results, the targets of issue 5, Redis commands).
 
 import { FAN_CHILDREN, type SystemName } from './common.js';
+import { flowMetrics, THROTTLE_WANT } from './flowMetrics.js';
 import { BACKLOG, N, SYSTEMS } from './config.js';
 import type { CommandStat } from './redis.js';
 
@@ -156,7 +157,65 @@ export function targets(): string {
     '>=',
   );
   clusterTargets(out);
+  flowTargets(out);
   return out.join('\n');
+}
+
+/** Issue 24's targets of workloads 12-14 (the flow gate), on Machinist's medians, BullMQ's beside. */
+function flowTargets(out: string[]): void {
+  const med = (metric: string, system: SystemName = 'machinist') => {
+    const r = find(metric);
+    return r ? stat(r.samples[system])?.med : undefined;
+  };
+  const line = (name: string, figure: string | undefined, ok: boolean) =>
+    out.push(
+      `| ${name} | ${figure ?? 'not measured'} | ${figure === undefined ? '-' : ok ? 'met' : '**missed**'} |`,
+    );
+  const bull = (x: number | undefined) => (x === undefined ? '' : `; BullMQ ${fmt(x)}`);
+  const want = THROTTLE_WANT.limit;
+  for (const burst of [0, 10]) {
+    const started = med(flowMetrics.started(burst));
+    const off = med(flowMetrics.off(burst));
+    const peak = med(flowMetrics.peakClaim(burst));
+    const b = burst === 0;
+    line(
+      `throttle ${want}/s, burst ${burst}, 4 procs: started within 2% of limit x window`,
+      started === undefined || off === undefined
+        ? undefined
+        : `${fmt(started)} started, ${fmt(off)}% off${b ? bull(med(flowMetrics.off(0), 'bullmq')) + '% off' : ''}`,
+      (off ?? 100) <= 2,
+    );
+    line(
+      `throttle ${want}/s, burst ${burst}: never more than ${want + burst} started in any 1000 ms (claim stamp)`,
+      peak === undefined
+        ? undefined
+        : `most ${fmt(peak)}${b ? bull(med(flowMetrics.peakClaim(0), 'bullmq')) : ''}`,
+      (peak ?? Infinity) <= want + burst,
+    );
+  }
+  const plain = med(flowMetrics.plain);
+  const lim = med(flowMetrics.limited);
+  const bl = med(flowMetrics.bullLimited, 'bullmq');
+  line(
+    'limits (total + perKey, 10,000 keys) >= 80% of no limits',
+    plain === undefined || lim === undefined
+      ? undefined
+      : `${((lim / plain) * 100).toFixed(0)}% (${fmt(lim)} vs ${fmt(plain)} jobs/s)`,
+    lim !== undefined && plain !== undefined && lim >= 0.8 * plain,
+  );
+  line(
+    'limits >= BullMQ rate-limited queue',
+    lim === undefined || bl === undefined
+      ? undefined
+      : `${(lim / bl).toFixed(2)}x (${fmt(lim)} vs ${fmt(bl)} jobs/s)`,
+    lim !== undefined && bl !== undefined && lim >= bl,
+  );
+  const ratio = med(flowMetrics.fairRatio);
+  line(
+    "fairness: the small key's 50 behind 50,000 within 2x alone",
+    ratio === undefined ? undefined : `${ratio.toFixed(2)}x${bull(med(flowMetrics.fairRatio, 'bullmq'))}x`,
+    (ratio ?? Infinity) <= 2,
+  );
 }
 
 /** Issue 23's targets of workload 10, on Machinist's medians: cluster mode's own cost and the spread. */

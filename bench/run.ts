@@ -6,7 +6,8 @@
 //   npm run bench                      full run, writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench        2,000 jobs, 1 repetition, prints only
 //   BENCH_JOBS=50000 npm run bench     jobs per workload (default 20,000)
-//   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, pipeline, fan, backlog, heap, cluster, schedules
+//   BENCH_ONLY=enqueue,latency ...     a subset: enqueue, throughput, latency, pipeline, fan, backlog, heap, cluster, schedules,
+//                                      throttle, limits, fairness (workloads 12-14: issue 24's flow gate, workloads/flow.ts)
 //   BENCH_ONLY=cluster ...             workload 10: one node vs a 1-shard cluster vs 3 shards (3 queues;
 //                                      one 3-partition queue), Redis CPU per shard, spread, Redis-bound ceiling
 //   BENCH_HEAP_JOBS=2000000 ...        jobs for workload 9 (worker heap; BENCH_HEAP_EVERY: sample every)
@@ -29,6 +30,7 @@ import { heapWorkload } from './workloads/memory.js';
 import { fanWorkload, pipelineWorkload } from './workloads/pipeline.js';
 import { clusterWorkload } from './workloads/cluster.js';
 import { schedulesWorkload } from './workloads/schedules.js';
+import { fairnessWorkload, limitsWorkload, throttleWorkload } from './workloads/flow.js';
 import { backlogWorkload, enqueueWorkload, throughputWorkload } from './workloads/throughput.js';
 
 /** The workloads by their BENCH_ONLY name, in the order they run. */
@@ -42,6 +44,9 @@ const WORKLOADS: [string, () => Promise<void>][] = [
   ['heap', heapWorkload],
   ['cluster', clusterWorkload],
   ['schedules', schedulesWorkload],
+  ['throttle', throttleWorkload],
+  ['limits', limitsWorkload],
+  ['fairness', fairnessWorkload],
 ];
 
 async function main(): Promise<void> {

@@ -16,11 +16,20 @@ const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
 
 export interface Side {
   enqueueSingle(n: number, inFlight: number): Promise<void>;
-  enqueueBulk(n: number, batch: number): Promise<void>;
+  /** `keyed`: job i's input is `{ key: keyOf(i) }` (what a recording worker reports), and on
+   * Machinist's side that is its concurrency key too, unless `concurrencyKey` is false (BullMQ
+   * OSS has no groups: its jobs only carry the input). */
+  enqueueBulk(n: number, batch: number, keyed?: Keyed): Promise<void>;
   /** Sequential enqueue -> result seen by a waiting client, `warmup` jobs left out. */
   latency(n: number, warmup: number): Promise<LatencySamples>;
   doneKey: string;
   close(): Promise<void>;
+}
+
+export interface Keyed {
+  keyOf: (i: number) => string;
+  /** Default true. */
+  concurrencyKey?: boolean;
 }
 
 /** Per sample, ms: the enqueue's round trip, and from the enqueue's start to the result in hand. */
@@ -64,10 +73,17 @@ function machinistSide(redis: RedisAddress, queue: string): Side {
       pool(n, inFlight, async () => {
         await client.enqueue(JOB_NAME, {});
       }),
-    enqueueBulk: async (n, batch) => {
+    enqueueBulk: async (n, batch, keyed) => {
       for (let done = 0; done < n; done += batch) {
         const k = Math.min(batch, n - done);
-        await client.enqueueMany(Array.from({ length: k }, () => ({ machine: JOB_NAME, input: {} })));
+        await client.enqueueMany(
+          Array.from({ length: k }, (_, j) => {
+            if (!keyed) return { machine: JOB_NAME, input: {} };
+            const key = keyed.keyOf(done + j);
+            const options = keyed.concurrencyKey === false ? {} : { concurrencyKey: key };
+            return { machine: JOB_NAME, input: { key }, options };
+          }),
+        );
       }
     },
     latency: (n, warmup) =>
@@ -96,11 +112,15 @@ function bullSide(redis: RedisAddress, queueName: string): Side {
       pool(n, inFlight, async () => {
         await queue.add(JOB_NAME, {}, { removeOnComplete: false });
       }),
-    enqueueBulk: async (n, batch) => {
+    enqueueBulk: async (n, batch, keyed) => {
       for (let done = 0; done < n; done += batch) {
         const k = Math.min(batch, n - done);
         await queue.addBulk(
-          Array.from({ length: k }, () => ({ name: JOB_NAME, data: {}, opts: { removeOnComplete: false } })),
+          Array.from({ length: k }, (_, j) => ({
+            name: JOB_NAME,
+            data: keyed ? { key: keyed.keyOf(done + j) } : {},
+            opts: { removeOnComplete: false },
+          })),
         );
       }
     },

@@ -46,6 +46,16 @@ function heapSampler(every: number): () => Promise<undefined> {
   };
 }
 
+/** Workloads 12-14: the no-op (or a sleep of `jobMs`) that reports its start and end to the parent. */
+function recorder(jobMs = 0): (input: { key?: string } | undefined) => Promise<undefined> {
+  return async (input) => {
+    const start = Date.now();
+    if (jobMs > 0) await new Promise((r) => setTimeout(r, jobMs));
+    send({ type: 'job', start, end: Date.now(), key: input?.key });
+    return undefined;
+  };
+}
+
 async function machinist(): Promise<Runner> {
   const heap = config.heapEvery !== undefined;
   const store = new RedisStore({
@@ -57,9 +67,14 @@ async function machinist(): Promise<Runner> {
     // at the shortest retention the supervisor below takes (leaseMs + reaperIntervalMs).
     finishedTtlMs: heap ? 31_000 : undefined,
   });
+  const record = config.record ? recorder(config.record.jobMs) : undefined;
   const noop = defineJob({
     name: JOB_NAME,
-    work: heap ? heapSampler(config.heapEvery!) : async () => undefined,
+    work: heap
+      ? heapSampler(config.heapEvery!)
+      : record
+        ? ({ input }: { input: { key?: string } }) => record(input)
+        : async () => undefined,
   });
   const sup = new Supervisor({
     store,
@@ -83,8 +98,17 @@ async function machinist(): Promise<Runner> {
 
 async function bullmq(): Promise<Runner> {
   // The flow's parent merges its children's results, like Machinist's fan-in.
-  const processor = async (job: { name: string; getChildrenValues(): Promise<Record<string, unknown>> }) =>
-    job.name === FAN_NAME ? Object.keys(await job.getChildrenValues()).length : undefined;
+  const record = config.record ? recorder(config.record.jobMs) : undefined;
+  const processor = async (job: {
+    name: string;
+    data: { key?: string } | undefined;
+    getChildrenValues(): Promise<Record<string, unknown>>;
+  }) =>
+    job.name === FAN_NAME
+      ? Object.keys(await job.getChildrenValues()).length
+      : record
+        ? record(job.data)
+        : undefined;
   // On a cluster (workload 10), as BullMQ's docs tell: one Worker per queue, its prefix the
   // queue's hash tag so each queue's keys share one slot; the concurrency is split between them,
   // so the process holds as many jobs in flight as Machinist's one supervisor.
@@ -99,6 +123,7 @@ async function bullmq(): Promise<Runner> {
         connection: cluster ?? { host: config.host, port: config.port },
         ...(cluster ? { prefix: `{${q}}` } : {}),
         concurrency: Math.ceil((config.concurrency - i) / queues.length),
+        ...(config.limiter ? { limiter: config.limiter } : {}),
         autorun: false,
       }),
   );

@@ -22,8 +22,9 @@ import { t8 } from './faults/clocks.js';
 import { t10, t11 } from './faults/jobs.js';
 import { t16 } from './faults/failover.js';
 import { t17 } from './faults/schedules.js';
+import { t18 } from './faults/limits.js';
 
-const SCENARIOS: Scenario[] = [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t16, t17];
+const SCENARIOS: Scenario[] = [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t16, t17, t18];
 
 async function main(): Promise<number> {
   const quick = process.env.CHAOS_QUICK === '1';
