@@ -72,7 +72,7 @@ export async function getSchedule(ctx: RedisContext, id: string): Promise<Stored
       .hget(k.revs, id)
       .zscore(k.due, id)
       .hget(k.state, id)
-      .lrange(k.recent(id), 0, -1)
+      .lrange(k.recent(id), -RECENT_KEPT, -1)
       .exec(),
   ) as [string | null, string | null, string | null, string | null, string[]];
   if (!body) return null;
@@ -110,7 +110,8 @@ export async function recentOf(ctx: RedisContext, ids: string[]): Promise<string
   if (ids.length === 0) return [];
   const k = scheduleKeys(ctx.prefix);
   const p = ctx.redis.pipeline();
-  for (const id of ids) p.lrange(k.recent(id), 0, -1);
+  // The newest RECENT_KEPT: the list holds up to twice that (putSchedule.lua trims it now and then).
+  for (const id of ids) p.lrange(k.recent(id), -RECENT_KEPT, -1);
   return results(await p.exec()) as string[][];
 }
 
