@@ -6,7 +6,8 @@
 // src/client/schedules/scheduledJobId.ts), no job names a tick the schedule does not have, and
 // each schedule counted each tick once (its `started`: advanced once per tick, never twice).
 
-import { Cluster, QUEUE, type WorkerHandle } from '../cluster.js';
+import { Cluster, QUEUE } from '../cluster.js';
+import { WorkerKiller } from '../kills.js';
 import { percentile, sleep } from '../lines.js';
 import { rng } from '../mix.js';
 import { target, type Result, type RunEnv, type Scenario } from '../scenario.js';
@@ -18,10 +19,6 @@ import { FINISHED } from '../../src/store/types.js';
 const SCHEDULE_LEASE_MS = 2000;
 /** The loop sleeps at most this long (ScheduleLoop's MAX_SLEEP_MS). */
 const LOOP_SLEEP_MS = 1000;
-
-function ready(cluster: Cluster): WorkerHandle[] {
-  return [...cluster.workers.values()].filter((w) => w.workerId && !w.signalled && w.proc.alive());
-}
 
 interface Made {
   id: string;
@@ -73,23 +70,16 @@ export const t17: Scenario = {
       // The kills: a random running worker every killEveryMs through the window, never the last
       // one (a replacement starts at once and joins when ready).
       let kills = 0;
-      const respawns: Promise<unknown>[] = [];
+      const killer = new WorkerKiller(cluster, rand, spawn);
       await sleep(Math.max(0, startAt - Date.now()));
       while (Date.now() < endAt - 1000) {
         // Into a pass: ticks fall on whole seconds, and a loop fires them in the next ~200 ms, so
         // a kill then most likely finds its victim between an enqueue and the advance.
         const at0 = Date.now() + killEveryMs * (0.5 + rand());
         await sleep(Math.ceil(at0 / 1000) * 1000 + Math.floor(rand() * 200) - Date.now());
-        const live = ready(cluster);
-        if (live.length < 2) continue;
-        const w = live[Math.floor(rand() * live.length)]!;
-        const at = Date.now();
-        cluster.signal(w, 'SIGKILL');
-        cluster.fault('sigkill', w.pid, at, at);
-        kills++;
-        respawns.push(spawn().catch(() => undefined));
+        if (killer.killOne()) kills++;
       }
-      await Promise.all(respawns);
+      await killer.replaced();
 
       // Settled: every schedule past its end (next null), then its jobs finished.
       const settleBy = Date.now() + windowMs + 60_000;

@@ -2,6 +2,7 @@
 // frozen with SIGSTOP for three leases (T3). Workers are real processes, signalled by group.
 
 import { Cluster, type WorkerHandle } from '../cluster.js';
+import { WorkerKiller, readyWorkers } from '../kills.js';
 import { claimedAgain, entryAfter, heldAt, percentile, sleep, writeTimes } from '../lines.js';
 import { produceMix, rng } from '../mix.js';
 import {
@@ -16,10 +17,6 @@ import {
 import { GRACE_MS, TIMING } from '../workload.js';
 
 const SETTLE_MS = 120_000;
-
-function ready(cluster: Cluster): WorkerHandle[] {
-  return [...cluster.workers.values()].filter((w) => w.workerId && !w.signalled && w.proc.alive());
-}
 
 export const t1: Scenario = {
   id: 'T1',
@@ -36,22 +33,14 @@ export const t1: Scenario = {
       await produceMix(cluster, { jobs, seed: env.seed });
       const rand = rng(env.seed + 1);
       const killed: { pid: number; at: number }[] = [];
-      const respawns: Promise<unknown>[] = [];
+      // Keeps four processes: each killed one is replaced at once.
+      const killer = new WorkerKiller(cluster, rand);
       while (killed.length < kills) {
         await sleep(150);
-        // Never the last running worker: the reaper runs in workers, so with none left nobody
-        // could requeue, and the recovery time would measure process start-up instead.
-        const live = ready(cluster);
-        if (live.length < 2) continue;
-        const w = live[Math.floor(rand() * live.length)]!;
-        const at = Date.now();
-        cluster.signal(w, 'SIGKILL');
-        cluster.fault('sigkill', w.pid, at, at);
-        killed.push({ pid: w.pid, at });
-        // Keep four processes: a replacement starts at once (it joins when ready).
-        respawns.push(cluster.spawnWorker().catch(() => undefined));
+        const k = killer.killOne();
+        if (k) killed.push(k);
       }
-      await Promise.all(respawns);
+      await killer.replaced();
       const { figures: f, settled, lines } = await settleAndCheck(cluster, SETTLE_MS);
       const got = await cluster.collect(lines);
 
@@ -257,7 +246,7 @@ export const t3: Scenario = {
       const stops: { pid: number; from: number; to: number }[] = [];
       for (let i = 0; i < cycles; i++) {
         await sleep(500);
-        const live = ready(cluster);
+        const live = readyWorkers(cluster);
         const w = live[Math.floor(rand() * live.length)]!;
         const from = Date.now();
         cluster.signal(w, 'SIGSTOP', false);

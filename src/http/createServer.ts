@@ -48,6 +48,7 @@ import { queueRoutes } from './routes/queues.js';
 import { openTriggerRoutes, triggerRoutes } from './routes/triggers.js';
 import type { TriggerDefinition } from '../triggers/defineTrigger.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { scheduleActionRoutes } from './routes/scheduleActions.js';
 import { queueFlowRoutes } from './routes/queueFlow.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
@@ -178,6 +179,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     chartRoutes(routes, api);
     queueRoutes(routes, api);
     scheduleRoutes(routes, api);
+    scheduleActionRoutes(routes, api);
     queueFlowRoutes(routes, api);
     healthRoutes(routes, api);
   });

@@ -203,6 +203,7 @@ export class Supervisor {
         maxPayloadBytes: this.maxPayloadBytes,
         log: this.log,
         leaseMs: o.schedules.leaseMs,
+        bufferRecheckMs: o.schedules.bufferRecheckMs,
       });
       this.scheduleLoop.start();
     }

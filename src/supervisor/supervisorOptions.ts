@@ -120,10 +120,13 @@ export interface SupervisorOptions {
   /**
    * Fire the store's schedules (docs/schedules.md; ScheduleLoop.ts): true (default) or false to
    * opt out, or `{ leaseMs }`: how long a claimed schedule is held before another supervisor
-   * may fire it (default 10 s: what a supervisor killed mid-tick delays its schedule by).
+   * may fire it (default 10 s: what a supervisor killed mid-tick delays its schedule by), and
+   * `bufferRecheckMs`: how often a schedule with buffered ticks is looked at again although no
+   * ending woke it (default 10 s: the net under a supervisor that followed the job and was
+   * killed; the job's ending starts a buffered tick at once).
    * Ignored on a store without the Schedules role.
    */
-  schedules?: boolean | { leaseMs?: number };
+  schedules?: boolean | { leaseMs?: number; bufferRecheckMs?: number };
 }
 
 export interface StopResult {
@@ -160,7 +163,7 @@ export interface SupervisorSettings {
   readonly tracing: boolean;
   readonly isolateStrayErrors: boolean;
   /** Undefined: this supervisor fires no schedules. */
-  readonly schedules: { leaseMs: number } | undefined;
+  readonly schedules: { leaseMs: number; bufferRecheckMs: number } | undefined;
 }
 
 const ulid = monotonicFactory();
@@ -221,12 +224,20 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
   };
 }
 
-function resolveSchedules(o: SupervisorOptions['schedules']): { leaseMs: number } | undefined {
+function resolveSchedules(
+  o: SupervisorOptions['schedules'],
+): { leaseMs: number; bufferRecheckMs: number } | undefined {
   if (o === false) return undefined;
-  const leaseMs = (typeof o === 'object' && o !== null ? o.leaseMs : undefined) ?? 10_000;
+  const given = typeof o === 'object' && o !== null ? o : {};
+  const leaseMs = given.leaseMs ?? 10_000;
+  const bufferRecheckMs = given.bufferRecheckMs ?? 10_000;
   if (!Number.isFinite(leaseMs) || leaseMs < 100)
     throw new TypeError(`Supervisor: schedules.leaseMs must be a number >= 100 (got ${leaseMs})`);
-  return { leaseMs };
+  if (!Number.isFinite(bufferRecheckMs) || bufferRecheckMs < 100)
+    throw new TypeError(
+      `Supervisor: schedules.bufferRecheckMs must be a number >= 100 (got ${bufferRecheckMs})`,
+    );
+  return { leaseMs, bufferRecheckMs };
 }
 
 /** `queues` (names or `{ name, weight }`) or `queue`, checked: at least one, none twice. */

@@ -43,9 +43,11 @@ describe('machinist schedule', () => {
       'Europe/Rome',
       '--overlap',
       'allowAll',
+      '--pause-on-failure',
     );
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /nightly: At 02:30.*Europe\/Rome/);
+    assert.match(set.stdout, /overlap allowAll, pauses on failure/);
     const list = await cli('schedules');
     assert.match(list.stdout, /nightly\s+At 02:30/);
     const bad = await cli('schedule', 'set', 'x', '-m', 'report', '--cron', '99 * * * *');

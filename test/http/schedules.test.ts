@@ -25,10 +25,12 @@ describe('HTTP schedules', () => {
         machine: 'echo',
         input: { a: 1 },
         overlap: 'allowAll',
+        pauseOnFailure: true,
       },
     });
     assert.equal(put.status, 200, put.text);
     assert.match(put.json.text, /02:30/);
+    assert.equal(put.json.spec.pauseOnFailure, true);
     assert.equal(put.json.nextTicks.length, 5);
     assert.deepEqual(put.json.spec.input, { a: 1 });
     const list = await api.call('GET', '/schedules');

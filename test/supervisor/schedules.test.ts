@@ -11,6 +11,7 @@ import { describeOnEachStore } from '../support/eachStore.js';
 import { FAST } from '../support/storeWorld.js';
 import { ticksIn } from '../../src/client/schedules/scheduleTicks.js';
 import { validateSchedule } from '../../src/client/schedules/scheduleSpec.js';
+import { newScheduleRecord } from '../../src/client/schedules/scheduleRecord.js';
 import { fnv1a } from '../../src/store/partitions.js';
 
 const tick = defineJob({ name: 'tick', work: async () => 'ok' });
@@ -98,21 +99,7 @@ describeOnEachStore('schedules', (world) => {
       };
       const spec = validateSchedule('old', options, 'default');
       const old = { at: 1, what: 'error', detail: 'an action from before' };
-      const whole = {
-        id: 'old',
-        spec,
-        paused: false,
-        note: null,
-        next: startAt,
-        buffered: [],
-        lastJob: null,
-        recent: [old],
-        started: 0,
-        skipped: 0,
-        missed: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const whole = { ...newScheduleRecord('old', spec, now, startAt), recent: [old] };
       assert.equal(await store.putSchedule('old', JSON.stringify(whole), startAt, 0), 1);
       assert.equal((await client.getSchedule('old'))!.next, startAt, 'read as it was stored');
       await h.started({ jobs: [tick], schedules: { leaseMs: 500 } });

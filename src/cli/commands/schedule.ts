@@ -24,7 +24,7 @@ function overlapOf(value: string): OverlapPolicy {
 function show(s: ScheduleInfo): string {
   const lines = [
     `${s.id}: ${s.text}${s.paused ? `  PAUSED${s.note ? ` (${s.note})` : ''}` : ''}`,
-    `  machine ${s.spec.machine} on queue ${s.spec.queue}, overlap ${s.spec.overlap}`,
+    `  machine ${s.spec.machine} on queue ${s.spec.queue}, overlap ${s.spec.overlap}${s.spec.pauseOnFailure ? ', pauses on failure' : ''}`,
     `  next    ${s.nextTicks.map((t) => time(t)).join(', ') || '-'}`,
     `  last    ${s.lastJob ? `${s.lastJob.id} (tick ${time(s.lastJob.at)})` : '-'}`,
     `  ticks   ${s.started} started, ${s.skipped} skipped, ${s.missed} missed`,
@@ -72,6 +72,7 @@ interface SetOptions {
   end?: string;
   paused?: boolean;
   note?: string;
+  pauseOnFailure?: boolean;
 }
 
 export function scheduleCommand(globals: () => GlobalOptions): Command {
@@ -95,6 +96,10 @@ export function scheduleCommand(globals: () => GlobalOptions): Command {
     .option('--end <time>', 'no tick after this (ms or ISO 8601)')
     .option('--paused', 'create or keep it paused')
     .option('--note <text>', 'why it is paused')
+    .option(
+      '--pause-on-failure',
+      'pause the schedule when a tick’s job ends failed (note: the job and its error)',
+    )
     .action(async (id: string, o: SetOptions) => {
       const options: ScheduleOptions = { machine: o.machine };
       if (o.cron !== undefined) options.cron = o.cron;
@@ -109,6 +114,7 @@ export function scheduleCommand(globals: () => GlobalOptions): Command {
       if (o.end !== undefined) options.endAt = timeArg(o.end);
       if (o.paused) options.paused = true;
       if (o.note !== undefined) options.note = o.note;
+      if (o.pauseOnFailure) options.pauseOnFailure = true;
       await withBackend(globals(), async (backend) =>
         console.log(show(await backend.setSchedule(id, options))),
       );

@@ -3,12 +3,7 @@
 // read-modify-write by compare-and-set on the schedule's revision (roles/Schedules.ts), tried
 // again when a supervisor or another client wrote in between.
 
-import {
-  InvalidScheduleError,
-  MachinistError,
-  ScheduleConflictError,
-  ScheduleNotFoundError,
-} from '../../errors.js';
+import { InvalidScheduleError, MachinistError, ScheduleConflictError } from '../../errors.js';
 import { CODE } from '../../errorCodes.js';
 import { hasSchedules, type Schedules, type Store } from '../../store/types.js';
 import { buildNewJob } from '../buildNewJob.js';
@@ -16,7 +11,8 @@ import type { MachineFactsLookup } from '../MachineFactsLookup.js';
 import type { QueueRouter } from '../QueueRouter.js';
 import { ScheduleFirer } from './ScheduleFirer.js';
 import { describeSchedule } from './describeSchedule.js';
-import { decodeRecord, writeOf, type ScheduleRecord } from './scheduleRecord.js';
+import { decodeRecord, newScheduleRecord, writeOf, type ScheduleRecord } from './scheduleRecord.js';
+import { UPDATE_TRIES, updateSchedule } from './updateSchedule.js';
 import {
   assertScheduleId,
   sameTiming,
@@ -36,8 +32,6 @@ export interface ScheduleInfo extends ScheduleRecord {
   nextTicks: number[];
 }
 
-/** Tries of a read-modify-write before SCHEDULE_CONFLICT. */
-const TRIES = 10;
 /** Most ticks one backfill starts: a larger range is split by the caller. */
 export const MAX_BACKFILL_TICKS = 10_000;
 
@@ -78,25 +72,11 @@ export class ScheduleClient {
       maxPayloadBytes: this.host.maxPayloadBytes,
     });
     const store = this.store;
-    for (let i = 0; i < TRIES; i++) {
+    for (let i = 0; i < UPDATE_TRIES; i++) {
       const [stored, now] = await Promise.all([store.getSchedule(id), store.now()]);
       let r: ScheduleRecord;
       if (!stored) {
-        r = {
-          id,
-          spec,
-          paused: options.paused ?? false,
-          note: options.note ?? null,
-          next: nextTick(spec, now),
-          buffered: [],
-          lastJob: null,
-          recent: [],
-          started: 0,
-          skipped: 0,
-          missed: 0,
-          createdAt: now,
-          updatedAt: now,
-        };
+        r = newScheduleRecord(id, spec, now, nextTick(spec, now), options);
       } else {
         r = decodeRecord(stored);
         // New timing, or a resume by update: ticks from now on (as resumeSchedule).
@@ -108,7 +88,7 @@ export class ScheduleClient {
       }
       if ((await this.put(r, now, stored ? stored.rev : 0)) !== null) return this.info(r, now);
     }
-    throw new ScheduleConflictError(id, TRIES);
+    throw new ScheduleConflictError(id, UPDATE_TRIES);
   }
 
   async list(): Promise<ScheduleInfo[]> {
@@ -202,16 +182,8 @@ export class ScheduleClient {
     change: (r: ScheduleRecord, now: number) => void | Promise<void>,
   ): Promise<ScheduleInfo> {
     assertScheduleId(id);
-    const store = this.store;
-    for (let i = 0; i < TRIES; i++) {
-      const [stored, now] = await Promise.all([store.getSchedule(id), store.now()]);
-      if (!stored) throw new ScheduleNotFoundError(id);
-      const r = decodeRecord(stored);
-      await change(r, now);
-      r.updatedAt = now;
-      if ((await this.put(r, now, stored.rev)) !== null) return this.info(r, now);
-    }
-    throw new ScheduleConflictError(id, TRIES);
+    const { r, now } = await updateSchedule(this.store, id, change);
+    return this.info(r, now);
   }
 
   /** Writes `r` whole (body, state, the actions noted) if its revision is still `expectedRev`. */

@@ -50,6 +50,11 @@ export interface ScheduleOptions {
   paused?: boolean;
   /** Why it is paused (with `paused`). */
   note?: string;
+  /**
+   * Pause the schedule when a tick's job ends failed (Temporal's pauseOnFailure), with a note
+   * naming the job and its error; resumeSchedule clears it. Default false.
+   */
+  pauseOnFailure?: boolean;
 }
 
 /** A schedule's spec as stored: every default filled in, times as ms. */
@@ -65,6 +70,8 @@ export interface ScheduleSpec {
   jitterMs: number;
   startAt?: number;
   endAt?: number;
+  /** Present (true) only when asked for, so a stored spec without it reads the same. */
+  pauseOnFailure?: true;
 }
 
 /**
@@ -146,6 +153,9 @@ export function validateSchedule(id: string, o: ScheduleOptions, defaultQueue: s
   }
   if (spec.queue.includes('#'))
     throw new InvalidScheduleError(id, 'queue', 'names a queue, not a partition of one');
+  if (o.pauseOnFailure !== undefined && typeof o.pauseOnFailure !== 'boolean')
+    throw new InvalidScheduleError(id, 'pauseOnFailure', 'must be true or false');
+  if (o.pauseOnFailure) spec.pauseOnFailure = true;
   if (!OVERLAP_POLICIES.includes(spec.overlap))
     throw new InvalidScheduleError(id, 'overlap', `must be one of ${OVERLAP_POLICIES.join(', ')}`);
   if (o.cron !== undefined) {

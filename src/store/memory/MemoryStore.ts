@@ -327,4 +327,8 @@ export class MemoryStore
   claimSchedules(max: number, leaseMs: number): Promise<ScheduleClaim> {
     return schedules.claimSchedules(this.core, max, leaseMs);
   }
+
+  wakeSchedules(ids: string[]): Promise<number> {
+    return schedules.wakeSchedules(this.core, ids);
+  }
 }

@@ -1,5 +1,5 @@
 // The Schedules role in MemoryStore (roles/Schedules.ts), with RedisStore's semantics
-// (lua/schedulePut-4.lua, scheduleRemove-4.lua, scheduleClaim-4.lua): each call is one `op`, so
+// (lua/schedulePut-4.lua, scheduleRemove-4.lua, scheduleClaim-4.lua, scheduleWake-2.lua): each call is one `op`, so
 // the compare-and-set and the claim are atomic as the scripts are. Kept in the data file.
 
 import { MachinistError } from '../../errors.js';
@@ -111,5 +111,22 @@ export function claimSchedules(core: MemoryCore, max: number, leaseMs: number): 
       due.push({ id, body: d.body, state: d.state, recent: [], rev: d.rev, dueAt: null });
     }
     return { now, due, next: t.due.first()?.score ?? null };
+  });
+}
+
+/** As lua/scheduleWake-2.lua: each of `ids` due later is made due now; how many were. */
+export function wakeSchedules(core: MemoryCore, ids: string[]): Promise<number> {
+  if (ids.length === 0) return Promise.resolve(0);
+  return core.op(() => {
+    const now = core.opNow;
+    let moved = 0;
+    for (const id of ids) {
+      const due = core.schedules.due.score(id);
+      if (due !== undefined && due > now && core.schedules.defs.has(id)) {
+        core.schedules.due.add(id, now);
+        moved++;
+      }
+    }
+    return moved;
   });
 }

@@ -363,6 +363,10 @@ export class RedisStore
     return scheduleOps.claimSchedules(this.ctx, max, leaseMs);
   }
 
+  wakeSchedules(ids: string[]): Promise<number> {
+    return scheduleOps.wakeSchedules(this.ctx, ids);
+  }
+
   // FlowControl
 
   /** Pauses, resumes or sets the limits of one stored queue (lua/flow-3.lua). */

@@ -1,5 +1,5 @@
-// The Schedules role on Redis (roles/Schedules.ts): lua/schedulePut-4.lua, scheduleRemove-4.lua
-// and scheduleClaim-4.lua write; reads are plain commands on the same keys, all under the
+// The Schedules role on Redis (roles/Schedules.ts): lua/schedulePut-4.lua, scheduleRemove-4.lua,
+// scheduleClaim-4.lua and scheduleWake-2.lua write; reads are plain commands on the same keys, all under the
 // schedules' own hash tag (keys.ts scheduleKeys), never a queue's.
 
 import { fromScriptError } from '../../errors.js';
@@ -72,7 +72,7 @@ export async function getSchedule(ctx: RedisContext, id: string): Promise<Stored
       .hget(k.revs, id)
       .zscore(k.due, id)
       .hget(k.state, id)
-      .lrange(k.recent(id), 0, -1)
+      .lrange(k.recent(id), -RECENT_KEPT, -1)
       .exec(),
   ) as [string | null, string | null, string | null, string | null, string[]];
   if (!body) return null;
@@ -110,8 +110,16 @@ export async function recentOf(ctx: RedisContext, ids: string[]): Promise<string
   if (ids.length === 0) return [];
   const k = scheduleKeys(ctx.prefix);
   const p = ctx.redis.pipeline();
-  for (const id of ids) p.lrange(k.recent(id), 0, -1);
+  // The newest RECENT_KEPT: the list holds up to twice that (putSchedule.lua trims it now and then).
+  for (const id of ids) p.lrange(k.recent(id), -RECENT_KEPT, -1);
   return results(await p.exec()) as string[][];
+}
+
+/** lua/scheduleWake-2.lua: how many of `ids` were made due now. */
+export async function wakeSchedules(ctx: RedisContext, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const k = scheduleKeys(ctx.prefix);
+  return Number(await ctx.run('scheduleWake', [k.due, k.defs], ids));
 }
 
 export async function claimSchedules(

@@ -93,6 +93,12 @@ export interface Schedules {
    * it come due again when the lease passes). Does not change their revisions.
    */
   claimSchedules(max: number, leaseMs: number): Promise<ScheduleClaim>;
+  /**
+   * Makes each of `ids` due now when it is due later (a paused or ended one stays out of the
+   * claims), because what it waited for happened: the job its buffered ticks wait behind ended.
+   * Does not change their revisions. Resolves with how many were moved.
+   */
+  wakeSchedules(ids: string[]): Promise<number>;
 }
 
 export function hasSchedules<S extends object>(store: S): store is S & Schedules {

@@ -150,4 +150,21 @@ export function scheduleCases(factory: StoreFactory): void {
     }
     assert.equal(again, 1);
   });
+
+  test('wakes a schedule due later to now, not a paused, a missing or an already due one, its revision kept', async (store) => {
+    const s = schedulesOf(store);
+    const now = await store.now();
+    await s.putSchedule('later', '{}', now + 3_600_000);
+    await s.putSchedule('paused', '{}', null);
+    await s.putSchedule('due', '{}', now - 1000);
+    assert.equal(await s.wakeSchedules(['later', 'paused', 'due', 'missing']), 1);
+    const later = (await s.getSchedule('later'))!;
+    assert.ok(later.dueAt! <= (await store.now()), 'due now');
+    assert.equal(later.rev, 1);
+    assert.equal((await s.getSchedule('paused'))!.dueAt, null, 'a paused one stays out of the claims');
+    assert.equal((await s.getSchedule('due'))!.dueAt, now - 1000);
+    assert.equal(await s.getSchedule('missing'), null);
+    assert.deepEqual((await s.claimSchedules(10, 60_000)).due.map((d) => d.id).sort(), ['due', 'later']);
+    assert.equal(await s.wakeSchedules([]), 0);
+  });
 }
