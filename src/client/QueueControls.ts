@@ -6,7 +6,7 @@
 import { ValidationError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { partitionQueue, splitPartition } from '../store/partitions.js';
-import { KEY_STRATEGIES } from '../store/roles/FlowControl.js';
+import { KEY_STRATEGIES, RATE_MODES } from '../store/roles/FlowControl.js';
 import type {
   FlowControl,
   KeyStrategy,
@@ -23,6 +23,8 @@ export interface QueueLimitsChange {
   concurrency?: { total?: number | null; perKey?: number | null; strategy?: KeyStrategy };
   /** The throttle: at most `limit` + `burst` starts in any `perMs` window; `null` clears it. */
   rateLimit?: RateLimit | null;
+  /** The throttle of each concurrency key on its own (one GCRA per key); `null` clears it. */
+  keyRateLimit?: RateLimit | null;
 }
 
 /** A queue's gate and use, its partitions summed (each partition's own in `partitions`). */
@@ -30,6 +32,23 @@ export interface QueueLimitsView extends QueueFlow {
   queue: string;
   /** Per stored queue (the queue's own name and each partition), when partitioned. */
   partitions?: (QueueFlow & { queue: string })[];
+}
+
+/** A throttle as given, checked: limit and perMs positive integers, burst >= 0, mode wait|skip. */
+function checkRate(r: RateLimit, field: string, queue: string): RateLimit {
+  const whole = (v: unknown, min: number) => Number.isInteger(v) && (v as number) >= min;
+  if (
+    typeof r !== 'object' ||
+    !whole(r.limit, 1) ||
+    !whole(r.perMs, 1) ||
+    !whole(r.burst ?? 0, 0) ||
+    (r.mode !== undefined && !RATE_MODES.includes(r.mode))
+  )
+    throw new ValidationError(
+      `${field} must be { limit, perMs, burst?, mode? }: limit and perMs positive integers, burst an integer >= 0, mode 'wait' or 'skip'; or null to clear it`,
+      { field, queue },
+    );
+  return { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0, ...(r.mode === 'skip' ? { mode: r.mode } : {}) };
 }
 
 export class QueueControls {
@@ -75,20 +94,27 @@ export class QueueControls {
         );
       change.strategy = c.strategy;
     }
-    const r = limits.rateLimit;
-    if (r !== undefined) {
-      const whole = (v: unknown, min: number) => Number.isInteger(v) && (v as number) >= min;
-      if (
-        r !== null &&
-        (typeof r !== 'object' || !whole(r.limit, 1) || !whole(r.perMs, 1) || !whole(r.burst ?? 0, 0))
-      )
-        throw new ValidationError(
-          'rateLimit must be { limit, perMs, burst? }: limit and perMs positive integers, burst an integer >= 0; or null to clear it',
-          { field: 'rateLimit', queue },
-        );
-      change.rateLimit = r === null ? null : { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
+    for (const field of ['rateLimit', 'keyRateLimit'] as const) {
+      const r = limits[field];
+      if (r !== undefined) change[field] = r === null ? null : checkRate(r, field, queue);
     }
     return this.change(queue, change);
+  }
+
+  /** Pauses one concurrency key of `queue` (every partition): its jobs wait, other keys run. */
+  pauseKey(queue: string, key: string): Promise<void> {
+    return this.keyPaused(queue, key, true);
+  }
+
+  /** Resumes a paused key: its waiting jobs go back in line at their places. */
+  resumeKey(queue: string, key: string): Promise<void> {
+    return this.keyPaused(queue, key, false);
+  }
+
+  private async keyPaused(queue: string, key: string, paused: boolean): Promise<void> {
+    if (typeof key !== 'string' || key === '')
+      throw new ValidationError('the concurrency key must be a non-empty string', { field: 'key', queue });
+    for (const q of await this.stored(queue)) await this.store.setKeyPaused(q, key, paused);
   }
 
   async limits(queue: string): Promise<QueueLimitsView> {
@@ -102,6 +128,7 @@ export class QueueControls {
         const sum = keys.get(k.key) ?? { key: k.key, running: 0, waiting: 0 };
         sum.running += k.running;
         sum.waiting += k.waiting;
+        if (k.paused) sum.paused = true;
         keys.set(k.key, sum);
       }
     const first = flows[0]!;

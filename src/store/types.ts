@@ -66,6 +66,7 @@ export type {
   QueueFlowChange,
   QueueLimits,
   RateLimit,
+  RateMode,
   KeyStrategy,
   KeyUse,
 } from './roles/FlowControl.js';

@@ -2,7 +2,8 @@
 // `ckwait:<key>` and `ckkeys` (lua/include/lcFlow.lua holds the layout and the invariants, which
 // hold here alike: a job is among its key's holders exactly while it is loading or working,
 // removed only by MemoryLifecycle.leave; a job in a key's waiting line is queued and in neither
-// `queued` nor `delayed`).
+// `queued` nor `delayed`). THE KEY GATE (lua/include/lcKeyGate.lua: ktat, kdue, kpaused) is
+// `keyTat`, `keyDue` and `pausedKeys`; memory/keyGate.ts applies it.
 
 import type { QueueLimits } from '../types.js';
 import { ZSet } from './ZSet.js';
@@ -13,6 +14,9 @@ export interface FlowJson {
   byRun?: boolean;
   limits: QueueLimits;
   waiting: [string, [string, number][]][];
+  keyTat?: [string, number][];
+  keyDue?: [string, number][];
+  pausedKeys?: string[];
 }
 
 export class FlowState {
@@ -26,6 +30,17 @@ export class FlowState {
   readonly holders = new Map<string, Set<string>>();
   /** Jobs set aside because their key was full, by their place in line (ckwait:<key>). */
   readonly waiting = new Map<string, ZSet>();
+  /** Each key's GCRA state and hold (ktat). */
+  readonly keyTat = new Map<string, number>();
+  /** Keys whose line waits for their rate, by when it allows the next start (kdue). */
+  readonly keyDue = new ZSet();
+  /** The paused keys (kpaused). */
+  readonly pausedKeys = new Set<string>();
+
+  /** A key throttle, key hold or paused key exists: the claim looks at a job's key (keyGate). */
+  get keyGate(): boolean {
+    return this.limits.keyRateLimit !== undefined || this.keyTat.size > 0 || this.pausedKeys.size > 0;
+  }
 
   holdersOf(key: string): Set<string> {
     let s = this.holders.get(key);
@@ -53,6 +68,9 @@ export class FlowState {
       ...(this.tat !== undefined ? { tat: this.tat } : {}),
       ...(this.byRun ? { byRun: true } : {}),
       waiting: [...this.waiting].map(([k, z]) => [k, z.entries()]),
+      ...(this.keyTat.size > 0 ? { keyTat: [...this.keyTat] } : {}),
+      ...(this.keyDue.size > 0 ? { keyDue: this.keyDue.entries() } : {}),
+      ...(this.pausedKeys.size > 0 ? { pausedKeys: [...this.pausedKeys] } : {}),
     };
   }
 
@@ -67,6 +85,9 @@ export class FlowState {
       const z = f.waitingOf(k);
       for (const [id, score] of entries) z.add(id, score);
     }
+    for (const [k, t] of json.keyTat ?? []) f.keyTat.set(k, t);
+    for (const [k, t] of json.keyDue ?? []) f.keyDue.add(k, t);
+    for (const k of json.pausedKeys ?? []) f.pausedKeys.add(k);
     return f;
   }
 }

@@ -2,11 +2,30 @@
 // layout and its invariants are in lua/include/lcFlow.lua).
 
 import { fromScriptError } from '../../errors.js';
-import type { KeyStrategy, KeyUse, QueueFlow, QueueFlowChange } from '../types.js';
+import type { KeyStrategy, KeyUse, QueueFlow, QueueFlowChange, RateLimit } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 
 const limitArg = (v: number | null | undefined): string =>
   v === undefined ? '' : v === null ? '-' : String(v);
+
+/** A throttle as flow-3.lua takes it: limit, window, burst ('-' clears, '' keeps), mode. */
+const rateArgs = (r: RateLimit | null | undefined): (string | number)[] =>
+  r === undefined
+    ? ['', '', '', '']
+    : r === null
+      ? ['-', '', '', '']
+      : [r.limit, r.perMs, r.burst ?? 0, r.mode === 'skip' ? 'skip' : ''];
+
+/** A throttle as `flow` holds it under `prefix` (rate, ratePer, rateBurst, rateMode). */
+function readRate(flow: Record<string, string>, prefix: string): RateLimit | undefined {
+  if (!flow[prefix]) return undefined;
+  return {
+    limit: Number(flow[prefix]),
+    perMs: Number(flow[prefix + 'Per']),
+    burst: Number(flow[prefix + 'Burst'] ?? 0),
+    ...(flow[prefix + 'Mode'] === 'skip' ? { mode: 'skip' as const } : {}),
+  };
+}
 
 export async function setQueueFlow(ctx: RedisContext, queue: string, change: QueueFlowChange): Promise<void> {
   const k = ctx.keys(queue);
@@ -20,13 +39,11 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
         paused,
         limitArg(change.total),
         limitArg(change.perKey),
-        ...(change.rateLimit === undefined
-          ? ['', '', '']
-          : change.rateLimit === null
-            ? ['-', '', '']
-            : [change.rateLimit.limit, change.rateLimit.perMs, change.rateLimit.burst ?? 0]),
+        ...rateArgs(change.rateLimit).slice(0, 3),
         change.strategy ?? '',
         change.fromDefinition ? 'def' : '',
+        rateArgs(change.rateLimit)[3]!,
+        ...rateArgs(change.keyRateLimit),
       ],
     );
   } catch (err) {
@@ -37,12 +54,14 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
 /** The gate and its use: a read of a few keys, not atomic as a whole (a view, not a decision). */
 export async function queueFlow(ctx: RedisContext, queue: string): Promise<QueueFlow> {
   const k = ctx.keys(queue);
-  const [flow, running, keys] = await Promise.all([
+  const [flow, running, inUse, pausedKeys] = await Promise.all([
     ctx.redis.hgetall(k.base + 'flow'),
     ctx.redis.zcard(k.active),
     ctx.redis.smembers(k.base + 'ckkeys'),
+    ctx.redis.smembers(k.base + 'kpaused'),
   ]);
-  keys.sort();
+  const paused = new Set(pausedKeys);
+  const keys = [...new Set([...inUse, ...pausedKeys])].sort();
   const pipe = ctx.redis.pipeline();
   for (const key of keys) pipe.scard(k.base + 'ck:' + key).zcard(k.base + 'ckwait:' + key);
   const res = keys.length > 0 ? ((await pipe.exec()) ?? []) : [];
@@ -50,24 +69,30 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     key,
     running: Number(res[i * 2]?.[1] ?? 0),
     waiting: Number(res[i * 2 + 1]?.[1] ?? 0),
+    ...(paused.has(key) ? { paused: true as const } : {}),
   }));
+  const rateLimit = readRate(flow, 'rate');
+  const keyRateLimit = readRate(flow, 'krate');
   return {
     paused: flow.paused === '1',
     limits: {
       ...(flow.total ? { total: Number(flow.total) } : {}),
       ...(flow.perKey ? { perKey: Number(flow.perKey) } : {}),
-      ...(flow.rate
-        ? {
-            rateLimit: {
-              limit: Number(flow.rate),
-              perMs: Number(flow.ratePer),
-              burst: Number(flow.rateBurst ?? 0),
-            },
-          }
-        : {}),
+      ...(rateLimit ? { rateLimit } : {}),
+      ...(keyRateLimit ? { keyRateLimit } : {}),
       ...(flow.strategy ? { strategy: flow.strategy as KeyStrategy } : {}),
     },
     running,
     keys: use,
   };
+}
+
+/** Pauses or resumes one concurrency key of a stored queue (lua/keyPause-3.lua). */
+export async function setKeyPaused(ctx: RedisContext, queue: string, key: string, paused: boolean): Promise<void> {
+  const k = ctx.keys(queue);
+  try {
+    await ctx.run('keyPause', [k.base + 'flow', k.queued, k.marker], [k.base, key, paused ? '1' : '0']);
+  } catch (err) {
+    throw fromScriptError(err, { queue });
+  }
 }

@@ -10,6 +10,12 @@
 //     cancelled, retried, parked, or requeued by the reaper after its worker died).
 //   - THROTTLE: a claim starts no more jobs than the queue's GCRA allows (rateLimit); the others
 //     stay queued, using no worker slot and no attempt, and the claim says when to look again.
+//   - KEY THROTTLE: a job with a concurrency key starts only when its key's own GCRA allows
+//     (keyRateLimit); one that cannot waits in its key's line (no slot, no attempt) and goes back
+//     when the key's rate allows (the claim's next-due time includes it), or, in mode 'skip', is
+//     ended cancelled unrun with the reason. A RateLimitedError from a job with a key holds back
+//     only that key.
+//   - PAUSED KEY: a job of a paused key waits in its key's line; other keys run.
 //   - Only a running job holds a slot: a parked pipeline (waiting) or a retry waiting out its
 //     backoff holds none.
 
@@ -21,6 +27,8 @@ export interface QueueLimits {
   perKey?: number;
   /** The throttle: at most `limit` + `burst` job starts in any window of `perMs` (a GCRA). */
   rateLimit?: RateLimit;
+  /** The throttle of each concurrency key on its own (a GCRA per key). */
+  keyRateLimit?: RateLimit;
   /** What a job whose key is full does (default 'queue'). */
   strategy?: KeyStrategy;
 }
@@ -33,12 +41,20 @@ export interface QueueLimits {
 export type KeyStrategy = 'queue' | 'cancelNewest' | 'cancelInProgress';
 export const KEY_STRATEGIES: readonly KeyStrategy[] = ['queue', 'cancelNewest', 'cancelInProgress'];
 
-/** A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). */
+/**
+ * A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). `mode` says what a
+ * job over it does: 'wait' (default) stays in line until the rate allows; 'skip' is ended
+ * cancelled at its claim, unrun, its audit log saying why.
+ */
 export interface RateLimit {
   limit: number;
   perMs: number;
   burst?: number;
+  mode?: RateMode;
 }
+
+export type RateMode = 'wait' | 'skip';
+export const RATE_MODES: readonly RateMode[] = ['wait', 'skip'];
 
 /** A change of the gate: `null` clears a limit, an absent field keeps it. */
 export interface QueueFlowChange {
@@ -46,6 +62,7 @@ export interface QueueFlowChange {
   total?: number | null;
   perKey?: number | null;
   rateLimit?: RateLimit | null;
+  keyRateLimit?: RateLimit | null;
   strategy?: KeyStrategy;
   /**
    * The limits of a definition (a supervisor's, at start and on each registry refresh): written
@@ -60,8 +77,10 @@ export interface QueueFlowChange {
 export interface KeyUse {
   key: string;
   running: number;
-  /** Jobs set aside because the key was full. */
+  /** Jobs set aside in the key's line (the key was full, over its rate, or paused). */
   waiting: number;
+  /** The key is paused (pauseKey). */
+  paused?: true;
 }
 
 /** The gate of a stored queue and its current use. */
@@ -83,4 +102,9 @@ export interface FlowControl {
   setQueueFlow(queue: string, change: QueueFlowChange): Promise<void>;
   /** The gate of `queue` and its current use. */
   queueFlow(queue: string): Promise<QueueFlow>;
+  /**
+   * Pauses (true) or resumes (false) one concurrency key of `queue`: its jobs wait in its line,
+   * the other keys run. A resume puts its line back in `queue`'s and wakes an idle supervisor.
+   */
+  setKeyPaused(queue: string, key: string, paused: boolean): Promise<void>;
 }

@@ -6,7 +6,9 @@ ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey
       '-' clears the throttle, '' keeps it), 6 its window ms, 7 its burst (extra starts at once),
       8 the strategy for a job whose key is full ('queue', 'cancelNewest', 'cancelInProgress'; ''
       keeps it), 9 'def' when the limits are a definition's (a supervisor's, at start and on each
-      registry refresh), else ''
+      registry refresh), else '', 10 the throttle's mode ('skip', or '' for wait; read only when
+      5 sets a throttle), 11-14 THE KEY THROTTLE (a GCRA per concurrency key) as 5-7 and 10:
+      its limit ('-' clears, '' keeps), window ms, burst, mode
 Returns 1, or 0 when nothing was written (a definition's limits, see WHO WINS).
 WHO WINS (docs/flow-control.md): limits set at run time (a change without 'def' that sets a
 limit or the strategy) mark the queue `byRun`, for good; a definition's limits are then not
@@ -18,6 +20,7 @@ After any change every job set aside for a full key goes back into `queued` at t
 (a raised or cleared limit may have room for it; the claim sets it aside again if not), and one
 idle supervisor is woken (a resume, or room made, has work for it).
 ]]
+--- @include "lcKeyGateMark"
 local flowKey, queuedKey, markerKey = KEYS[1], KEYS[2], KEYS[3]
 local kp, paused = ARGV[1], ARGV[2]
 local function limit(v)
@@ -32,20 +35,29 @@ local rate, per, burst = ARGV[5] or '', tonumber(ARGV[6]), tonumber(ARGV[7])
 local strategy = ARGV[8] or ''
 local STRATEGIES = { [''] = true, queue = true, cancelNewest = true, cancelInProgress = true }
 if not STRATEGIES[strategy] then return redis.error_reply('BAD_FLOW strategy') end
-if rate ~= '' and rate ~= '-' then
-  if not limit(rate) or not per or per < 1 or per % 1 ~= 0 or not burst or burst < 0 or burst % 1 ~= 0 then
-    return redis.error_reply('BAD_FLOW rateLimit')
-  end
+local function badRate(r, p, b, mode)
+  if r == '' or r == '-' then return false end
+  return not limit(r) or not p or p < 1 or p % 1 ~= 0 or not b or b < 0 or b % 1 ~= 0
+    or (mode ~= '' and mode ~= 'skip')
 end
+local krate, kper, kburst = ARGV[11] or '', tonumber(ARGV[12]), tonumber(ARGV[13])
+local rateMode, krateMode = ARGV[10] or '', ARGV[14] or ''
+if badRate(rate, per, burst, rateMode) then return redis.error_reply('BAD_FLOW rateLimit') end
+if badRate(krate, kper, kburst, krateMode) then return redis.error_reply('BAD_FLOW keyRateLimit') end
 
 if ARGV[9] == 'def' then
-  local byRun, total, perKey, r, rp, rb = unpack(redis.call('HMGET', flowKey, 'byRun', 'total', 'perKey', 'rate',
-    'ratePer', 'rateBurst'))
+  local byRun, total, perKey, r, rp, rb, rm, kr, krp, krb, krm = unpack(redis.call('HMGET', flowKey, 'byRun',
+    'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'rateMode', 'krate', 'kratePer', 'krateBurst', 'krateMode'))
   if byRun == '1' then return 0 end
   local function same(arg, v) return (arg == '-' and not v) or arg == v end
-  if (rate == '-' and not r) or (rate == r and ARGV[6] == rp and ARGV[7] == rb) then rate = '' end
-  if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' then return 0 end
-elseif ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or strategy ~= '' then
+  if (rate == '-' and not r) or (rate == r and ARGV[6] == rp and ARGV[7] == rb and rateMode == (rm or '')) then
+    rate = ''
+  end
+  if (krate == '-' and not kr) or (krate == kr and ARGV[12] == krp and ARGV[13] == krb and krateMode == (krm or '')) then
+    krate = ''
+  end
+  if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' and krate == '' then return 0 end
+elseif ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' then
   redis.call('HSET', flowKey, 'byRun', '1')
 end
 
@@ -60,11 +72,25 @@ end
 if strategy == 'queue' then redis.call('HDEL', flowKey, 'strategy')
 elseif strategy ~= '' then redis.call('HSET', flowKey, 'strategy', strategy) end
 -- A new or cleared throttle starts afresh (its GCRA state, `tat`, goes).
-if rate == '-' then redis.call('HDEL', flowKey, 'rate', 'ratePer', 'rateBurst', 'tat')
+if rate == '-' then redis.call('HDEL', flowKey, 'rate', 'ratePer', 'rateBurst', 'rateMode', 'tat')
 elseif rate ~= '' then
   redis.call('HSET', flowKey, 'rate', rate, 'ratePer', ARGV[6], 'rateBurst', ARGV[7])
+  if rateMode == 'skip' then redis.call('HSET', flowKey, 'rateMode', 'skip')
+  else redis.call('HDEL', flowKey, 'rateMode') end
   redis.call('HDEL', flowKey, 'tat')
 end
+-- A new or cleared key throttle starts afresh too: every key's GCRA state (and hold, `ktat`) and
+-- the keys due (`kdue`) go; their waiting lines go back in line below.
+if krate ~= '' then
+  redis.call('DEL', kp .. 'ktat', kp .. 'kdue')
+  if krate == '-' then redis.call('HDEL', flowKey, 'krate', 'kratePer', 'krateBurst', 'krateMode')
+  else
+    redis.call('HSET', flowKey, 'krate', krate, 'kratePer', ARGV[12], 'krateBurst', ARGV[13])
+    if krateMode == 'skip' then redis.call('HSET', flowKey, 'krateMode', 'skip')
+    else redis.call('HDEL', flowKey, 'krateMode') end
+  end
+end
+lcKeyGateMark(flowKey, kp)
 
 for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do
   local wk = kp .. 'ckwait:' .. ck
