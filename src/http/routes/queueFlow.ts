@@ -19,6 +19,30 @@ const limit = {
   description: 'a positive integer; null clears the limit; absent keeps it',
 } as const;
 
+const rateView = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer' },
+    perMs: { type: 'integer' },
+    burst: { type: 'integer' },
+    mode: { type: 'string', description: "'skip' when a job over it is cancelled (absent: it waits)" },
+  },
+} as const;
+
+const rateBody = (what: string) =>
+  ({
+    type: ['object', 'null'],
+    description: `${what}: at most limit + burst starts in any perMs window; mode skip cancels a job over it (default wait); null clears it`,
+    required: ['limit', 'perMs'],
+    additionalProperties: false,
+    properties: {
+      limit: { type: 'integer', minimum: 1 },
+      perMs: { type: 'integer', minimum: 1 },
+      burst: { type: 'integer', minimum: 0 },
+      mode: { type: 'string', enum: ['wait', 'skip'] },
+    },
+  }) as const;
+
 const flow = {
   paused: { type: 'boolean' },
   limits: {
@@ -27,10 +51,8 @@ const flow = {
       total: { type: 'integer' },
       perKey: { type: 'integer' },
       strategy: { type: 'string' },
-      rateLimit: {
-        type: 'object',
-        properties: { limit: { type: 'integer' }, perMs: { type: 'integer' }, burst: { type: 'integer' } },
-      },
+      rateLimit: rateView,
+      keyRateLimit: rateView,
     },
   },
   running: { type: 'integer', description: 'loading + working jobs' },
@@ -42,7 +64,11 @@ const flow = {
       properties: {
         key: { type: 'string' },
         running: { type: 'integer' },
-        waiting: { type: 'integer', description: 'jobs set aside while their key is full' },
+        waiting: {
+          type: 'integer',
+          description: "jobs set aside in the key's line (key full, over its rate, or paused)",
+        },
+        paused: { type: 'boolean' },
       },
     },
   },
@@ -89,6 +115,40 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
     );
   }
 
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(
+      `/queues/:queue/keys/:key/${action}`,
+      {
+        schema: {
+          summary:
+            action === 'pause'
+              ? "Pause one concurrency key: its jobs wait in its line, its running jobs finish, other keys run"
+              : 'Resume a paused concurrency key',
+          tags: ['queues'],
+          security: bearerSecurity,
+          params: {
+            type: 'object',
+            required: ['queue', 'key'],
+            properties: { ...params.properties, key: { type: 'string', minLength: 1 } },
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: { queue: { type: 'string' }, key: { type: 'string' }, paused: { type: 'boolean' } },
+            },
+            ...bodyErrorReplies,
+          },
+        },
+      },
+      async (request) => {
+        const { queue, key } = request.params as { queue: string; key: string };
+        if (action === 'pause') await api.client.pauseKey(queue, key);
+        else await api.client.resumeKey(queue, key);
+        return { queue, key, paused: action === 'pause' };
+      },
+    );
+  }
+
   app.get(
     '/queues/:queue/limits',
     {
@@ -128,17 +188,8 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
                 },
               },
             },
-            rateLimit: {
-              type: ['object', 'null'],
-              description: 'the throttle: at most limit + burst starts in any perMs window; null clears it',
-              required: ['limit', 'perMs'],
-              additionalProperties: false,
-              properties: {
-                limit: { type: 'integer', minimum: 1 },
-                perMs: { type: 'integer', minimum: 1 },
-                burst: { type: 'integer', minimum: 0 },
-              },
-            },
+            rateLimit: rateBody('the throttle of the queue'),
+            keyRateLimit: rateBody('the throttle of each concurrency key on its own'),
           },
         },
         response: { 200: limitsReply, ...bodyErrorReplies },
