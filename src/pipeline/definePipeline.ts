@@ -44,6 +44,7 @@ export interface DefinePipelineOptions<
    */
   concurrency?: DefinitionLimits['concurrency'];
   rateLimit?: DefinitionLimits['rateLimit'];
+  keyRateLimit?: DefinitionLimits['keyRateLimit'];
   timeoutMs?: number;
   /**
    * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)

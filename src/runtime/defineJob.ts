@@ -77,6 +77,7 @@ export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
    */
   concurrency?: DefinitionLimits['concurrency'];
   rateLimit?: DefinitionLimits['rateLimit'];
+  keyRateLimit?: DefinitionLimits['keyRateLimit'];
   retry?: RetryPolicy;
   timeoutMs?: number;
   /**

@@ -1,4 +1,5 @@
-// Limits declared in a definition (defineJob / definePipeline `concurrency` and `rateLimit`):
+// Limits declared in a definition (defineJob / definePipeline `concurrency`, `rateLimit`,
+// `keyRateLimit`):
 // checked when the definition is made, and merged into the one set of limits a supervisor
 // writes to each queue it serves (RegistryRefresh.ts). Limits belong to a queue, not to a
 // machine (the claim is per queue), so two definitions of one supervisor that declare
@@ -13,6 +14,8 @@ export interface DefinitionLimits {
   concurrency?: { total?: number; perKey?: number };
   /** The throttle: at most `limit` + `burst` starts in any window of `perMs` (a GCRA). */
   rateLimit?: RateLimit;
+  /** The throttle of each concurrency key on its own (one GCRA per key). */
+  keyRateLimit?: RateLimit;
 }
 
 const whole = (v: unknown, min: number): v is number => Number.isInteger(v) && (v as number) >= min;
@@ -23,7 +26,7 @@ export function validateLimits(
   where: string,
   machine: string,
 ): DefinitionLimits | undefined {
-  const { concurrency, rateLimit } = options;
+  const { concurrency } = options;
   const out: DefinitionLimits = {};
   if (concurrency !== undefined) {
     if (typeof concurrency !== 'object' || concurrency === null)
@@ -50,22 +53,24 @@ export function validateLimits(
       });
     out.concurrency = { total: concurrency.total, perKey: concurrency.perKey };
   }
-  if (rateLimit !== undefined) {
-    const r = rateLimit as Partial<RateLimit> | null;
+  for (const field of ['rateLimit', 'keyRateLimit'] as const) {
+    if (options[field] === undefined) continue;
+    const r = options[field] as Partial<RateLimit> | null;
     if (
       typeof r !== 'object' ||
       r === null ||
       !whole(r.limit, 1) ||
       !whole(r.perMs, 1) ||
-      !whole(r.burst ?? 0, 0)
+      !whole(r.burst ?? 0, 0) ||
+      (r.mode !== undefined && r.mode !== 'wait' && r.mode !== 'skip')
     )
       throw new DefinitionError(
-        `${where}: rateLimit must be { limit, perMs, burst? }: limit and perMs positive integers, burst an integer >= 0`,
-        { machine, field: 'rateLimit' },
+        `${where}: ${field} must be { limit, perMs, burst?, mode? }: limit and perMs positive integers, burst an integer >= 0, mode 'wait' or 'skip'`,
+        { machine, field },
       );
-    out.rateLimit = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
+    out[field] = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0, ...(r.mode === 'skip' ? { mode: r.mode } : {}) };
   }
-  return out.concurrency || out.rateLimit ? out : undefined;
+  return out.concurrency || out.rateLimit || out.keyRateLimit ? out : undefined;
 }
 
 /**
@@ -95,6 +100,7 @@ export function definitionFlow(
     total: limits.concurrency?.total ?? null,
     perKey: limits.concurrency?.perKey ?? null,
     rateLimit: limits.rateLimit ?? null,
+    keyRateLimit: limits.keyRateLimit ?? null,
     fromDefinition: true,
   };
 }
