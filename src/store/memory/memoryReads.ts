@@ -55,6 +55,14 @@ export function list(
   }
   const pages: IndexPages = {
     range: async (source, offset, count, rev) => {
+      if ('keyLines' in source)
+        return [...q.flow.waiting.keys()]
+          .sort()
+          .flatMap((key) => {
+            const line = q.flow.waiting.get(key)!;
+            return line.range(0, line.size).map((e) => e.member);
+          })
+          .slice(offset, offset + count);
       const z = 'index' in source ? q.index[source.index] : q.children.get(source.childrenOf)?.ids;
       return z ? z.range(offset, count, rev).map((e) => e.member) : [];
     },
