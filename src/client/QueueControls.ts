@@ -48,7 +48,12 @@ function checkRate(r: RateLimit, field: string, queue: string): RateLimit {
       `${field} must be { limit, perMs, burst?, mode? }: limit and perMs positive integers, burst an integer >= 0, mode 'wait' or 'skip'; or null to clear it`,
       { field, queue },
     );
-  return { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0, ...(r.mode === 'skip' ? { mode: r.mode } : {}) };
+  return {
+    limit: r.limit,
+    perMs: r.perMs,
+    burst: r.burst ?? 0,
+    ...(r.mode === 'skip' ? { mode: r.mode } : {}),
+  };
 }
 
 export class QueueControls {

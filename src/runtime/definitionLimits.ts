@@ -68,7 +68,12 @@ export function validateLimits(
         `${where}: ${field} must be { limit, perMs, burst?, mode? }: limit and perMs positive integers, burst an integer >= 0, mode 'wait' or 'skip'`,
         { machine, field },
       );
-    out[field] = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0, ...(r.mode === 'skip' ? { mode: r.mode } : {}) };
+    out[field] = {
+      limit: r.limit,
+      perMs: r.perMs,
+      burst: r.burst ?? 0,
+      ...(r.mode === 'skip' ? { mode: r.mode } : {}),
+    };
   }
   return out.concurrency || out.rateLimit || out.keyRateLimit ? out : undefined;
 }

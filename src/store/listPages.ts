@@ -103,7 +103,11 @@ export async function listPages(
  * Ids `offset` .. `offset + count` of lines laid end to end, given each line's size, as the
  * slices to read: [line index, start, stop] (stop inclusive), for a source made of several.
  */
-export function sliceLines(sizes: readonly number[], offset: number, count: number): [number, number, number][] {
+export function sliceLines(
+  sizes: readonly number[],
+  offset: number,
+  count: number,
+): [number, number, number][] {
   const out: [number, number, number][] = [];
   let skip = offset;
   let left = count;

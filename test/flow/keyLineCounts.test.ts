@@ -37,7 +37,7 @@ describeOnEachStore("jobs in a key's line", (world) => {
     assert.deepEqual(queued.jobs.map((j) => j.id).sort(), [ids[1], ids[2], p].sort());
     const all = await h.store.list({ queue: 'default', limit: 2 });
     const seen = [...all.jobs.map((j) => j.id)];
-    for (let cursor = all.cursor; cursor; ) {
+    for (let cursor = all.cursor; cursor;) {
       const page = await h.store.list({ queue: 'default', limit: 2, cursor });
       seen.push(...page.jobs.map((j) => j.id));
       cursor = page.cursor;

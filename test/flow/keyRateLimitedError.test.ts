@@ -51,7 +51,8 @@ describeOnEachStore('RateLimitedError with a key', (world) => {
     assert.equal(after.claimed[0]?.id, a2);
     assert.ok(after.redisNow >= hit.redisNow + HOLD);
     // The hit used no attempt.
-    const retried = after.claimed.find((c) => c.id === a1) ?? (await h.store.commit('default', [], claim(5))).claimed[0];
+    const retried =
+      after.claimed.find((c) => c.id === a1) ?? (await h.store.commit('default', [], claim(5))).claimed[0];
     assert.equal(retried?.attempt ?? 1, 1);
   });
 });

@@ -16,7 +16,8 @@ describeOnEachStore('rate limit mode skip', (world) => {
 
   async function reason(client: ReturnType<AnyStoreWorld['client']>, id: string): Promise<string> {
     assert.equal((await client.get(id))?.status, 'cancelled');
-    const e = (await client.events(id)).find((x) => x.type === 'cancelled') as { reason?: string } | undefined;
+    const e = (await client.events(id)).find((x) => x.type === 'cancelled') as
+      { reason?: string } | undefined;
     return e?.reason ?? '';
   }
 
@@ -32,7 +33,8 @@ describeOnEachStore('rate limit mode skip', (world) => {
       r.claimed.map((c) => c.id),
       [ids[0]],
     );
-    for (const id of ids.slice(1)) assert.match(await reason(client, id), /queue over its rate limit \(mode skip\)/);
+    for (const id of ids.slice(1))
+      assert.match(await reason(client, id), /queue over its rate limit \(mode skip\)/);
     assert.equal((await h.store.counts('default')).queued, 0);
   });
 

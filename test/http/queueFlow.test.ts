@@ -60,14 +60,19 @@ describe('HTTP queue flow controls', () => {
     api = await startApi(redis, { jobs: [defineJob({ name: 'echo', work: ({ input }) => input })] });
     assert.equal((await api.call('PUT', '/queues/q/partitions', { body: { partitions: 2 } })).status, 200);
     const put = await api.call('PUT', '/queues/q/limits', {
-      body: { rateLimit: { limit: 5, perMs: 1000, mode: 'skip' }, keyRateLimit: { limit: 1, perMs: 500, burst: 2 } },
+      body: {
+        rateLimit: { limit: 5, perMs: 1000, mode: 'skip' },
+        keyRateLimit: { limit: 1, perMs: 500, burst: 2 },
+      },
     });
     assert.equal(put.status, 200, put.text);
     assert.deepEqual(put.json.limits, {
       rateLimit: { limit: 5, perMs: 1000, burst: 0, mode: 'skip' },
       keyRateLimit: { limit: 1, perMs: 500, burst: 2 },
     });
-    const bad = await api.call('PUT', '/queues/q/limits', { body: { keyRateLimit: { limit: 1, perMs: 5, mode: 'drop' } } });
+    const bad = await api.call('PUT', '/queues/q/limits', {
+      body: { keyRateLimit: { limit: 1, perMs: 5, mode: 'drop' } },
+    });
     assert.equal(bad.status, 400, bad.text);
     const paused = await api.call('POST', '/queues/q/keys/tenant%20a/pause');
     assert.equal(paused.status, 200, paused.text);

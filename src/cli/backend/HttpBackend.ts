@@ -259,7 +259,12 @@ export class HttpBackend implements CliBackend {
   }
 
   async pauseKey(queue: string, key: string, paused: boolean): Promise<void> {
-    await this.call('POST', path('/queues', queue, '/keys', '/' + encodeURIComponent(key), paused ? '/pause' : '/resume'), {}, {});
+    await this.call(
+      'POST',
+      path('/queues', queue, '/keys', '/' + encodeURIComponent(key), paused ? '/pause' : '/resume'),
+      {},
+      {},
+    );
   }
 
   queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView> {

@@ -122,7 +122,7 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
         schema: {
           summary:
             action === 'pause'
-              ? "Pause one concurrency key: its jobs wait in its line, its running jobs finish, other keys run"
+              ? 'Pause one concurrency key: its jobs wait in its line, its running jobs finish, other keys run'
               : 'Resume a paused concurrency key',
           tags: ['queues'],
           security: bearerSecurity,

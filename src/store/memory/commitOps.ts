@@ -309,7 +309,7 @@ export function claimJobs(
         // its key's line, the key due when its rate allows.
         if (flow.limits.keyRateLimit?.mode === 'skip') {
           const reason = `concurrency key ${key} is over its rate limit (mode skip)`;
-          lc.move(q, q.jobs.get(e.member)!, 'cancelled', {
+          lc.move(q, q.jobs.get(e.member), 'cancelled', {
             kind: 'cancelled',
             log: [JSON.stringify({ type: 'cancelled', reason })],
           });

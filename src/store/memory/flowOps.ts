@@ -22,10 +22,13 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       ['keyRateLimit', kr],
     ] as const)
       if (v && !goodRate(v))
-        throw new ValidationError(`${field} wants a positive limit and perMs, a burst >= 0 and mode wait or skip`, {
-          field,
-          queue,
-        });
+        throw new ValidationError(
+          `${field} wants a positive limit and perMs, a burst >= 0 and mode wait or skip`,
+          {
+            field,
+            queue,
+          },
+        );
     if (change.strategy !== undefined && !KEY_STRATEGIES.includes(change.strategy))
       throw new ValidationError(`strategy must be one of ${KEY_STRATEGIES.join(', ')}`, {
         field: 'strategy',
@@ -41,7 +44,12 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       if (sameRate(kr, flow.limits.keyRateLimit)) kr = undefined;
       const same = (v: number | null | undefined, c: number | undefined) =>
         v === undefined || (v === null ? c === undefined : v === c);
-      if (same(change.total, flow.limits.total) && same(change.perKey, flow.limits.perKey) && r === undefined && kr === undefined)
+      if (
+        same(change.total, flow.limits.total) &&
+        same(change.perKey, flow.limits.perKey) &&
+        r === undefined &&
+        kr === undefined
+      )
         return;
     } else if (
       change.total !== undefined ||

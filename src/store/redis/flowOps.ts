@@ -88,7 +88,12 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
 }
 
 /** Pauses or resumes one concurrency key of a stored queue (lua/keyPause-3.lua). */
-export async function setKeyPaused(ctx: RedisContext, queue: string, key: string, paused: boolean): Promise<void> {
+export async function setKeyPaused(
+  ctx: RedisContext,
+  queue: string,
+  key: string,
+  paused: boolean,
+): Promise<void> {
   const k = ctx.keys(queue);
   try {
     await ctx.run('keyPause', [k.base + 'flow', k.queued, k.marker], [k.base, key, paused ? '1' : '0']);

@@ -38,7 +38,12 @@ async function keyLines(ctx: RedisContext, queue: string): Promise<{ keys: strin
 }
 
 /** Ids of the queue's key lines laid end to end (keys in order, each line in its order). */
-async function keyLineIds(ctx: RedisContext, queue: string, offset: number, count: number): Promise<string[]> {
+async function keyLineIds(
+  ctx: RedisContext,
+  queue: string,
+  offset: number,
+  count: number,
+): Promise<string[]> {
   const { keys, sizes } = await keyLines(ctx, queue);
   const slices = sliceLines(sizes, offset, count);
   if (slices.length === 0) return [];
