@@ -317,8 +317,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
           lcKeyDue(ck, lcKeyRateAt(ck, now))
-          parked = parked + 1
         end
+        -- Either way it does not count as started: the claim pops on for others.
+        parked = parked + 1
       else
         local token = workerId .. ':' .. (tok + i)
         local st = 'working'
