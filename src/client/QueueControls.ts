@@ -9,6 +9,7 @@ import { partitionQueue, splitPartition } from '../store/partitions.js';
 import { KEY_STRATEGIES, RATE_MODES } from '../store/roles/FlowControl.js';
 import type {
   FlowControl,
+  GateUse,
   KeyStrategy,
   KeyUse,
   QueueFlow,
@@ -25,6 +26,13 @@ export interface QueueLimitsChange {
   rateLimit?: RateLimit | null;
   /** The throttle of each concurrency key on its own (one GCRA per key); `null` clears it. */
   keyRateLimit?: RateLimit | null;
+  /**
+   * Limits of single machines of the queue (its gate 'm:<machine>'), or the shared limit a machine
+   * counts against (gate 's:<name>', set in `shared`); `null` takes the machine's away.
+   */
+  machines?: Record<string, { concurrency: number } | { shared: string } | null>;
+  /** Named limits that the machines naming them share (gate 's:<name>'); `null` clears one. */
+  shared?: Record<string, { concurrency: number } | null>;
 }
 
 /** A queue's gate and use, its partitions summed (each partition's own in `partitions`). */
@@ -53,6 +61,41 @@ function checkRate(r: RateLimit, field: string, queue: string): RateLimit {
     perMs: r.perMs,
     burst: r.burst ?? 0,
     ...(r.mode === 'skip' ? { mode: r.mode } : {}),
+  };
+}
+
+/** `machines` and `shared` as the store's gates (FlowControl.ts: ids 'm:<machine>', 's:<name>'). */
+function machineGates(
+  limits: QueueLimitsChange,
+  queue: string,
+): Pick<QueueFlowChange, 'gates' | 'machineGates'> {
+  const gates: Record<string, number | null> = {};
+  const machineGates: Record<string, string | null> = {};
+  const bad = (field: string, why: string) => new ValidationError(`${field} ${why}`, { field, queue });
+  const count = (v: unknown, field: string): number => {
+    if (!Number.isInteger(v) || (v as number) < 1) throw bad(field, 'must be a positive integer');
+    return v as number;
+  };
+  for (const [name, v] of Object.entries(limits.shared ?? {})) {
+    if (name === '') throw bad('shared', 'names must not be empty');
+    gates[`s:${name}`] = v === null ? null : count(v?.concurrency, `shared.${name}.concurrency`);
+  }
+  for (const [m, v] of Object.entries(limits.machines ?? {})) {
+    if (m === '') throw bad('machines', 'names must not be empty');
+    if (v === null) {
+      machineGates[m] = null;
+      gates[`m:${m}`] = null;
+    } else if (typeof v === 'object' && 'shared' in v && typeof v.shared === 'string' && v.shared !== '') {
+      machineGates[m] = `s:${v.shared}`;
+      gates[`m:${m}`] = null;
+    } else if (typeof v === 'object' && 'concurrency' in v) {
+      gates[`m:${m}`] = count(v.concurrency, `machines.${m}.concurrency`);
+      machineGates[m] = `m:${m}`;
+    } else throw bad(`machines.${m}`, "must be { concurrency } or { shared: '<name>' }, or null");
+  }
+  return {
+    ...(Object.keys(gates).length > 0 ? { gates } : {}),
+    ...(Object.keys(machineGates).length > 0 ? { machineGates } : {}),
   };
 }
 
@@ -103,6 +146,7 @@ export class QueueControls {
       const r = limits[field];
       if (r !== undefined) change[field] = r === null ? null : checkRate(r, field, queue);
     }
+    Object.assign(change, machineGates(limits, queue));
     return this.change(queue, change);
   }
 
@@ -136,6 +180,14 @@ export class QueueControls {
         if (k.paused) sum.paused = true;
         keys.set(k.key, sum);
       }
+    const gates = new Map<string, GateUse>();
+    for (const f of flows)
+      for (const g of f.gates ?? []) {
+        const sum = gates.get(g.gate) ?? { gate: g.gate, running: 0, waiting: 0 };
+        sum.running += g.running;
+        sum.waiting += g.waiting;
+        gates.set(g.gate, sum);
+      }
     const first = flows[0]!;
     return {
       queue,
@@ -144,6 +196,7 @@ export class QueueControls {
       limits: first.limits satisfies QueueLimits,
       running: flows.reduce((n, f) => n + f.running, 0),
       keys: [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
+      ...(gates.size > 0 ? { gates: [...gates.values()].sort((a, b) => (a.gate < b.gate ? -1 : 1)) } : {}),
       ...(flows.length > 1 ? { partitions: flows } : {}),
     };
   }

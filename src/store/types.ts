@@ -69,6 +69,7 @@ export type {
   RateMode,
   KeyStrategy,
   KeyUse,
+  GateUse,
 } from './roles/FlowControl.js';
 export { hasIngress, type Ingress, type IngressDecision, type IngressDrained } from './roles/Ingress.js';
 export { hasWebhooks, type WebhookHost } from './roles/WebhookHost.js';

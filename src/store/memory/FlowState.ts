@@ -17,6 +17,9 @@ export interface FlowJson {
   keyTat?: [string, number][];
   keyDue?: [string, number][];
   pausedKeys?: string[];
+  gateLimits?: [string, number][];
+  machineGates?: [string, string][];
+  gateLines?: [string, [string, number][]][];
 }
 
 export class FlowState {
@@ -36,6 +39,22 @@ export class FlowState {
   readonly keyDue = new ZSet();
   /** The paused keys (kpaused). */
   readonly pausedKeys = new Set<string>();
+
+  /** THE MACHINE GATES (lua/include/lcGate.lua): each gate's limit, by gate id (mgates 'g:'). */
+  readonly gateLimits = new Map<string, number>();
+  /** Each gated machine's gate id (mgates 'm:'). */
+  readonly machineGates = new Map<string, string>();
+  /** The running jobs holding a slot of each gate (gh:<gate>). */
+  readonly gateHolders = new Map<string, Set<string>>();
+  /** The jobs set aside because their gate was full, by place (gwait:<gate>). */
+  readonly gateLines = new Map<string, ZSet>();
+
+  /** The gate of machine `m` and its limit, when it has one. */
+  gateOf(m: string): { gate: string; limit: number } | undefined {
+    const gate = this.machineGates.get(m);
+    const limit = gate === undefined ? undefined : this.gateLimits.get(gate);
+    return gate !== undefined && limit !== undefined ? { gate, limit } : undefined;
+  }
 
   /** A key throttle, key hold or paused key exists: the claim looks at a job's key (keyGate). */
   get keyGate(): boolean {
@@ -71,6 +90,9 @@ export class FlowState {
       ...(this.keyTat.size > 0 ? { keyTat: [...this.keyTat] } : {}),
       ...(this.keyDue.size > 0 ? { keyDue: this.keyDue.entries() } : {}),
       ...(this.pausedKeys.size > 0 ? { pausedKeys: [...this.pausedKeys] } : {}),
+      ...(this.gateLimits.size > 0 ? { gateLimits: [...this.gateLimits] } : {}),
+      ...(this.machineGates.size > 0 ? { machineGates: [...this.machineGates] } : {}),
+      ...(this.gateLines.size > 0 ? { gateLines: [...this.gateLines].map(([g, z]) => [g, z.entries()]) } : {}),
     };
   }
 
@@ -88,6 +110,13 @@ export class FlowState {
     for (const [k, t] of json.keyTat ?? []) f.keyTat.set(k, t);
     for (const [k, t] of json.keyDue ?? []) f.keyDue.add(k, t);
     for (const k of json.pausedKeys ?? []) f.pausedKeys.add(k);
+    for (const [g, n] of json.gateLimits ?? []) f.gateLimits.set(g, n);
+    for (const [m, g] of json.machineGates ?? []) f.machineGates.set(m, g);
+    for (const [g, entries] of json.gateLines ?? []) {
+      const z = new ZSet();
+      for (const [id, score] of entries) z.add(id, score);
+      f.gateLines.set(g, z);
+    }
     return f;
   }
 }

@@ -10,6 +10,7 @@ import type { MemoryJob } from './MemoryJob.js';
 import type { QueueState } from './QueueState.js';
 import { FINAL } from '../lifecycleTable.js';
 import { CODE } from '../../errorCodes.js';
+import { ZSet } from './ZSet.js';
 import { holdKey, keyDue, keyRateAt, releaseDueKeys } from './keyGate.js';
 
 const TARGET = {
@@ -261,6 +262,7 @@ export function claimJobs(
   const perKey = flow.limits.perKey;
   let seen = 0;
   const taking = new Map<string, number>();
+  const takingGate = new Map<string, number>();
   while (popped.length < want && seen < FLOW_POP_CAP) {
     const e = q.index.queued.popMin();
     if (!e) break;
@@ -302,6 +304,14 @@ export function claimJobs(
         continue;
       }
     }
+    // ITS MACHINE'S GATE IS FULL (lua/include/lcGate.lua): it waits in the gate's line.
+    const gate = flow.gateLimits.size > 0 ? flow.gateOf(q.jobs.get(e.member)?.machine ?? '') : undefined;
+    if (gate && (flow.gateHolders.get(gate.gate)?.size ?? 0) + (takingGate.get(gate.gate) ?? 0) >= gate.limit) {
+      let line = flow.gateLines.get(gate.gate);
+      if (!line) flow.gateLines.set(gate.gate, (line = new ZSet()));
+      line.add(e.member, e.score);
+      continue;
+    }
     if (key !== undefined && keyGate) {
       const at = keyRateAt(flow, key, now);
       if (at !== undefined) {
@@ -321,6 +331,7 @@ export function claimJobs(
       }
     }
     if (key !== undefined && perKey !== undefined) taking.set(key, (taking.get(key) ?? 0) + 1);
+    if (gate) takingGate.set(gate.gate, (takingGate.get(gate.gate) ?? 0) + 1);
     popped.push(e.member);
   }
   // The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
@@ -370,6 +381,9 @@ export function claimJobs(
     if (!('moved' in r) || r.moved !== status) return;
     // Holds a slot of its key while it runs (FlowState.ts).
     if (j.concurrencyKey !== undefined) flow.holdersOf(j.concurrencyKey).add(id);
+    // And a slot of its machine's gate (lua/include/lcGate.lua).
+    const gate = flow.gateOf(j.machine)?.gate;
+    if (gate !== undefined) flow.gateHolders.set(gate, (flow.gateHolders.get(gate) ?? new Set()).add(id));
     claimed.push({
       id,
       token,

@@ -29,6 +29,18 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
             queue,
           },
         );
+    for (const [gate, v] of Object.entries(change.gates ?? {}))
+      if (gate === '' || (v !== null && !(Number.isInteger(v) && v >= 1)))
+        throw new ValidationError(`gate ${gate} wants a positive integer limit or null (got ${String(v)})`, {
+          field: 'gates',
+          queue,
+        });
+    for (const [m, g] of Object.entries(change.machineGates ?? {}))
+      if (m === '' || g === '')
+        throw new ValidationError('a machine gate wants a machine name and a gate id, or null', {
+          field: 'machineGates',
+          queue,
+        });
     if (change.strategy !== undefined && !KEY_STRATEGIES.includes(change.strategy))
       throw new ValidationError(`strategy must be one of ${KEY_STRATEGIES.join(', ')}`, {
         field: 'strategy',
@@ -56,6 +68,8 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       change.perKey !== undefined ||
       r !== undefined ||
       kr !== undefined ||
+      Object.keys(change.gates ?? {}).length > 0 ||
+      Object.keys(change.machineGates ?? {}).length > 0 ||
       change.strategy !== undefined
     )
       flow.byRun = true;
@@ -82,7 +96,17 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       else if (v !== undefined) limits[f] = v;
     }
     flow.limits = limits;
-    // Every job set aside for a full key goes back in line at its place (flow-3.lua).
+    for (const [gate, v] of Object.entries(change.gates ?? {}))
+      if (v === null) flow.gateLimits.delete(gate);
+      else flow.gateLimits.set(gate, v);
+    for (const [m, g] of Object.entries(change.machineGates ?? {}))
+      if (g === null) flow.machineGates.delete(m);
+      else flow.machineGates.set(m, g);
+    // Every job set aside for a full key or gate goes back in line at its place (flow-3.lua).
+    for (const [gate, z] of [...flow.gateLines]) {
+      for (const [id, score] of z.entries()) q.index.queued.add(id, score);
+      flow.gateLines.delete(gate);
+    }
     for (const [key, z] of [...flow.waiting]) {
       for (const [id, score] of z.entries()) q.index.queued.add(id, score);
       flow.waiting.delete(key);
@@ -142,9 +166,14 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
     const q = core.queue(queue);
     const flow = q.flow;
     const keys = new Set([...flow.holders.keys(), ...flow.waiting.keys(), ...flow.pausedKeys]);
+    const gateIds = [...new Set([...flow.gateHolders.keys(), ...flow.gateLines.keys()])].sort();
     return {
       paused: flow.paused,
-      limits: { ...flow.limits },
+      limits: {
+        ...flow.limits,
+        ...(flow.gateLimits.size > 0 ? { gates: Object.fromEntries(flow.gateLimits) } : {}),
+        ...(flow.machineGates.size > 0 ? { machineGates: Object.fromEntries(flow.machineGates) } : {}),
+      },
       running: q.index.active.size,
       keys: [...keys].sort().map((key) => ({
         key,
@@ -152,6 +181,15 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
         waiting: flow.waiting.get(key)?.size ?? 0,
         ...(flow.pausedKeys.has(key) ? { paused: true as const } : {}),
       })),
+      ...(gateIds.length > 0
+        ? {
+            gates: gateIds.map((gate) => ({
+              gate,
+              running: flow.gateHolders.get(gate)?.size ?? 0,
+              waiting: flow.gateLines.get(gate)?.size ?? 0,
+            })),
+          }
+        : {}),
     };
   }, false);
 }

@@ -2,7 +2,7 @@
 // layout and its invariants are in lua/include/lcFlow.lua).
 
 import { fromScriptError } from '../../errors.js';
-import type { KeyStrategy, KeyUse, QueueFlow, QueueFlowChange, RateLimit } from '../types.js';
+import type { GateUse, KeyStrategy, KeyUse, QueueFlow, QueueFlowChange, RateLimit } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 
 const limitArg = (v: number | null | undefined): string =>
@@ -15,6 +15,12 @@ const rateArgs = (r: RateLimit | null | undefined): (string | number)[] =>
     : r === null
       ? ['-', '', '', '']
       : [r.limit, r.perMs, r.burst ?? 0, r.mode === 'skip' ? 'skip' : ''];
+
+/** A map as flow-3.lua takes it: its size, then name and value pairs ('-' clears). */
+const pairArgs = (m: Record<string, string | number | null> | undefined): string[] => {
+  const e = Object.entries(m ?? {});
+  return [String(e.length), ...e.flatMap(([k, v]) => [k, v === null ? '-' : String(v)])];
+};
 
 /** A throttle as `flow` holds it under `prefix` (rate, ratePer, rateBurst, rateMode). */
 function readRate(flow: Record<string, string>, prefix: string): RateLimit | undefined {
@@ -44,6 +50,8 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
         change.fromDefinition ? 'def' : '',
         rateArgs(change.rateLimit)[3]!,
         ...rateArgs(change.keyRateLimit),
+        ...pairArgs(change.gates),
+        ...pairArgs(change.machineGates),
       ],
     );
   } catch (err) {
@@ -54,11 +62,13 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
 /** The gate and its use: a read of a few keys, not atomic as a whole (a view, not a decision). */
 export async function queueFlow(ctx: RedisContext, queue: string): Promise<QueueFlow> {
   const k = ctx.keys(queue);
-  const [flow, running, inUse, pausedKeys] = await Promise.all([
+  const [flow, running, inUse, pausedKeys, mgates, gateIds] = await Promise.all([
     ctx.redis.hgetall(k.base + 'flow'),
     ctx.redis.zcard(k.active),
     ctx.redis.smembers(k.base + 'ckkeys'),
     ctx.redis.smembers(k.base + 'kpaused'),
+    ctx.redis.hgetall(k.base + 'mgates'),
+    ctx.redis.smembers(k.base + 'gkeys'),
   ]);
   const paused = new Set(pausedKeys);
   const keys = [...new Set([...inUse, ...pausedKeys])].sort();
@@ -71,6 +81,21 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     waiting: Number(res[i * 2 + 1]?.[1] ?? 0),
     ...(paused.has(key) ? { paused: true as const } : {}),
   }));
+  gateIds.sort();
+  const gpipe = ctx.redis.pipeline();
+  for (const g of gateIds) gpipe.scard(k.base + 'gh:' + g).zcard(k.base + 'gwait:' + g);
+  const gres = gateIds.length > 0 ? ((await gpipe.exec()) ?? []) : [];
+  const gateUse: GateUse[] = gateIds.map((gate, i) => ({
+    gate,
+    running: Number(gres[i * 2]?.[1] ?? 0),
+    waiting: Number(gres[i * 2 + 1]?.[1] ?? 0),
+  }));
+  const gates: Record<string, number> = {};
+  const machineGates: Record<string, string> = {};
+  for (const [f, v] of Object.entries(mgates)) {
+    if (f.startsWith('g:')) gates[f.slice(2)] = Number(v);
+    else if (f.startsWith('m:')) machineGates[f.slice(2)] = v;
+  }
   const rateLimit = readRate(flow, 'rate');
   const keyRateLimit = readRate(flow, 'krate');
   return {
@@ -80,10 +105,13 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
       ...(flow.perKey ? { perKey: Number(flow.perKey) } : {}),
       ...(rateLimit ? { rateLimit } : {}),
       ...(keyRateLimit ? { keyRateLimit } : {}),
+      ...(Object.keys(gates).length > 0 ? { gates } : {}),
+      ...(Object.keys(machineGates).length > 0 ? { machineGates } : {}),
       ...(flow.strategy ? { strategy: flow.strategy as KeyStrategy } : {}),
     },
     running,
     keys: use,
+    ...(gateUse.length > 0 ? { gates: gateUse } : {}),
   };
 }
 

@@ -23,13 +23,23 @@ function pagesOf(ctx: RedisContext, queue: string): IndexPages {
   };
 }
 
-/** The queue's key lines' sizes, by key (ckkeys lists the keys with a line). */
+/**
+ * The queue's lines and their sizes: each concurrency key's (ckkeys lists the keys with one),
+ * then each machine gate's (gkeys; lua/include/lcGate.lua), as their zset keys.
+ */
 async function keyLines(ctx: RedisContext, queue: string): Promise<{ keys: string[]; sizes: number[] }> {
   const k = ctx.keys(queue);
-  const keys = (await ctx.redis.smembers(k.base + 'ckkeys')).sort();
+  const [ck, gates] = await Promise.all([
+    ctx.redis.smembers(k.base + 'ckkeys'),
+    ctx.redis.smembers(k.base + 'gkeys'),
+  ]);
+  const keys = [
+    ...ck.sort().map((key) => k.base + 'ckwait:' + key),
+    ...gates.sort().map((g) => k.base + 'gwait:' + g),
+  ];
   if (keys.length === 0) return { keys, sizes: [] };
   const pipe = ctx.redis.pipeline();
-  for (const key of keys) pipe.zcard(k.base + 'ckwait:' + key);
+  for (const key of keys) pipe.zcard(key);
   const sizes = ((await pipe.exec()) ?? []).map(([err, n]) => {
     if (err) throw err;
     return Number(n);
@@ -49,7 +59,7 @@ async function keyLineIds(
   if (slices.length === 0) return [];
   const pipe = ctx.redis.pipeline();
   for (const [i, start, stop] of slices)
-    pipe.zrange(ctx.keys(queue).base + 'ckwait:' + keys[i]!, String(start), String(stop));
+    pipe.zrange(keys[i]!, String(start), String(stop));
   return ((await pipe.exec()) ?? []).flatMap(([err, ids]) => {
     if (err) throw err;
     return ids as string[];

@@ -16,6 +16,9 @@
 //     ended cancelled unrun with the reason. A RateLimitedError from a job with a key holds back
 //     only that key.
 //   - PAUSED KEY: a job of a paused key waits in its key's line; other keys run.
+//   - MACHINE GATES: a queue serving several machines may limit the running jobs of one machine
+//     (gate 'm:<machine>') or of several together (a shared gate 's:<name>'): a job whose gate is
+//     full waits in the gate's line, as a full key's do.
 //   - Only a running job holds a slot: a parked pipeline (waiting) or a retry waiting out its
 //     backoff holds none.
 
@@ -31,6 +34,10 @@ export interface QueueLimits {
   keyRateLimit?: RateLimit;
   /** What a job whose key is full does (default 'queue'). */
   strategy?: KeyStrategy;
+  /** Most running jobs per machine gate, by gate id ('m:<machine>' or 's:<shared name>'). */
+  gates?: Record<string, number>;
+  /** The gate of each gated machine, by machine name. */
+  machineGates?: Record<string, string>;
 }
 
 /**
@@ -64,6 +71,10 @@ export interface QueueFlowChange {
   rateLimit?: RateLimit | null;
   keyRateLimit?: RateLimit | null;
   strategy?: KeyStrategy;
+  /** Gate limits to set (`null` clears one); gates left out are kept. */
+  gates?: Record<string, number | null>;
+  /** Machines' gates to set (`null`: the machine has none); machines left out are kept. */
+  machineGates?: Record<string, string | null>;
   /**
    * The limits of a definition (a supervisor's, at start and on each registry refresh): written
    * only when the queue's limits were never set at run time (a change without this flag that
@@ -83,6 +94,14 @@ export interface KeyUse {
   paused?: true;
 }
 
+/** One machine gate's use. */
+export interface GateUse {
+  gate: string;
+  running: number;
+  /** Jobs set aside in the gate's line while it was full. */
+  waiting: number;
+}
+
 /** The gate of a stored queue and its current use. */
 export interface QueueFlow {
   paused: boolean;
@@ -91,6 +110,8 @@ export interface QueueFlow {
   running: number;
   /** Keys with running or waiting jobs, by key. */
   keys: KeyUse[];
+  /** Machine gates with running or waiting jobs, by gate id (absent: none). */
+  gates?: GateUse[];
 }
 
 export interface FlowControl {

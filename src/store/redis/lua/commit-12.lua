@@ -76,10 +76,12 @@ LC.now = nowMs()
 local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
-local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode =
-  unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat',
-    'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode'))
+local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode,
+  gated = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst',
+    'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode', 'gated'))
 LC.keyed = keyed == '1'
+-- THE MACHINE GATES (include/lcGate.lua): known from this read, so lcLeave reads nothing more.
+LC.gated = gated == '1'
 -- THE KEY GATE (include/lcKeyGate.lua): looked at per job only while a key throttle, key hold or
 -- paused key exists.
 keyGate = keyGate == '1'
@@ -270,6 +272,8 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         elseif pcx == '1' then parentGone = 'cancelled'
         elseif FINAL[pst] then parentGone = pst end
       end
+      -- The gate of its machine (a queue with machine gates only).
+      local gate = LC.gated and m and lcGateOf(m) or nil
       if not m then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         lcSetBroken(id, 'job record missing or has no machine')
@@ -305,6 +309,12 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
         end
         parked = parked + 1
+      elseif gate and redis.call('SCARD', LC.kp .. 'gh:' .. gate.g) >= gate.limit then
+        -- ITS MACHINE'S GATE IS FULL: into the gate's line at its place; a slot of the gate that
+        -- frees puts it back (lcFreeGate).
+        redis.call('ZADD', LC.kp .. 'gwait:' .. gate.g, batch[i * 2], id)
+        redis.call('SADD', LC.kp .. 'gkeys', gate.g)
+        parked = parked + 1
       elseif ck and keyGate and lcKeyRateAt(ck, now) then
         -- OVER ITS KEY'S RATE (or held by a RateLimitedError of the key): in mode 'skip' ended
         -- cancelled, unrun; else into its key's line, the key due when its rate allows.
@@ -336,6 +346,11 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           -- Holds a slot of its key while it runs (lcFlow.lua's invariants).
           redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        end
+        if gate then
+          -- And a slot of its machine's gate (lcGate.lua's invariants).
+          redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
+          redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
         lcClaim(id, jk, st, token, deadline, ls, entry)
         local n0 = #claimed

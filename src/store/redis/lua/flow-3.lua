@@ -8,7 +8,9 @@ ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey
       keeps it), 9 'def' when the limits are a definition's (a supervisor's, at start and on each
       registry refresh), else '', 10 the throttle's mode ('skip', or '' for wait; read only when
       5 sets a throttle), 11-14 THE KEY THROTTLE (a GCRA per concurrency key) as 5-7 and 10:
-      its limit ('-' clears, '' keeps), window ms, burst, mode
+      its limit ('-' clears, '' keeps), window ms, burst, mode, 15 how many gate limits follow
+      (THE MACHINE GATES, include/lcGate.lua), then per gate its id and limit ('-' clears), then
+      how many machines follow, then per machine its name and gate id ('-': none)
 Returns 1, or 0 when nothing was written (a definition's limits, see WHO WINS).
 WHO WINS (docs/flow-control.md): limits set at run time (a change without 'def' that sets a
 limit or the strategy) mark the queue `byRun`, for good; a definition's limits are then not
@@ -44,6 +46,25 @@ local krate, kper, kburst = ARGV[11] or '', tonumber(ARGV[12]), tonumber(ARGV[13
 local rateMode, krateMode = ARGV[10] or '', ARGV[14] or ''
 if badRate(rate, per, burst, rateMode) then return redis.error_reply('BAD_FLOW rateLimit') end
 if badRate(krate, kper, kburst, krateMode) then return redis.error_reply('BAD_FLOW keyRateLimit') end
+local gateArgs, machineArgs = {}, {}
+local at = 15
+local nGates = tonumber(ARGV[at] or '0') or -1
+if nGates < 0 then return redis.error_reply('BAD_FLOW gates') end
+for _ = 1, nGates do
+  local g, v = ARGV[at + 1], ARGV[at + 2]
+  if not g or g == '' or not v or v == '' or not limit(v) then return redis.error_reply('BAD_FLOW gates') end
+  gateArgs[#gateArgs + 1] = { g, v }
+  at = at + 2
+end
+local nMachines = tonumber(ARGV[at + 1] or '0') or -1
+if nMachines < 0 then return redis.error_reply('BAD_FLOW machines') end
+at = at + 1
+for _ = 1, nMachines do
+  local m, g = ARGV[at + 1], ARGV[at + 2]
+  if not m or m == '' or not g or g == '' then return redis.error_reply('BAD_FLOW machines') end
+  machineArgs[#machineArgs + 1] = { m, g }
+  at = at + 2
+end
 
 if ARGV[9] == 'def' then
   local byRun, total, perKey, r, rp, rb, rm, kr, krp, krb, krm = unpack(redis.call('HMGET', flowKey, 'byRun',
@@ -57,7 +78,7 @@ if ARGV[9] == 'def' then
     krate = ''
   end
   if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' and krate == '' then return 0 end
-elseif ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' then
+elseif ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' or nGates > 0 or nMachines > 0 then
   redis.call('HSET', flowKey, 'byRun', '1')
 end
 
@@ -91,6 +112,16 @@ if krate ~= '' then
   end
 end
 lcKeyGateMark(flowKey, kp)
+for _, p in ipairs(gateArgs) do
+  if p[2] == '-' then redis.call('HDEL', kp .. 'mgates', 'g:' .. p[1])
+  else redis.call('HSET', kp .. 'mgates', 'g:' .. p[1], p[2]) end
+end
+for _, p in ipairs(machineArgs) do
+  if p[2] == '-' then redis.call('HDEL', kp .. 'mgates', 'm:' .. p[1])
+  else redis.call('HSET', kp .. 'mgates', 'm:' .. p[1], p[2]) end
+end
+if redis.call('EXISTS', kp .. 'mgates') == 1 then redis.call('HSET', flowKey, 'gated', '1')
+else redis.call('HDEL', flowKey, 'gated') end
 
 for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do
   local wk = kp .. 'ckwait:' .. ck
@@ -100,6 +131,15 @@ for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do
     redis.call('DEL', wk)
   end
   if redis.call('SCARD', kp .. 'ck:' .. ck) == 0 then redis.call('SREM', kp .. 'ckkeys', ck) end
+end
+-- The machine gates' lines too (include/lcGate.lua).
+for _, g in ipairs(redis.call('SMEMBERS', kp .. 'gkeys')) do
+  local wk = kp .. 'gwait:' .. g
+  if redis.call('EXISTS', wk) == 1 then
+    redis.call('ZUNIONSTORE', queuedKey, 2, queuedKey, wk, 'AGGREGATE', 'MIN')
+    redis.call('DEL', wk)
+  end
+  if redis.call('SCARD', kp .. 'gh:' .. g) == 0 then redis.call('SREM', kp .. 'gkeys', g) end
 end
 redis.call('ZADD', markerKey, 0, 'w')
 return 1
