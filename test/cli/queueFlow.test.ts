@@ -67,6 +67,23 @@ describe('machinist queue', () => {
         mode: 'skip',
       });
       assert.equal((await cli('queue', 'resume-key', 'q', 'tenant-a')).code, 0);
+      const mg = await cli(
+        'queue',
+        'limits',
+        'q',
+        '--machine',
+        'echo=shared:stripe',
+        '--machine',
+        'x=2',
+        '--shared',
+        'stripe=3',
+        '--json',
+      );
+      assert.equal(mg.code, 0, mg.stderr);
+      assert.deepEqual((JSON.parse(mg.stdout) as { limits: { machineGates: unknown } }).limits.machineGates, {
+        echo: 's:stripe',
+        x: 'm:x',
+      });
       assert.equal((await store.queueFlow('q')).keys.find((x) => x.key === 'tenant-a')?.paused, undefined);
     } finally {
       raw.disconnect();

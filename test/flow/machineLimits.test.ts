@@ -16,6 +16,7 @@ const done = (c: ClaimedJob): CommitOp => ({
   id: c.id,
   token: c.token,
   output: '1',
+  snapshot: '',
   log: ['{"type":"done"}'],
 });
 

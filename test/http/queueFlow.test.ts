@@ -83,5 +83,14 @@ describe('HTTP queue flow controls', () => {
     assert.deepEqual(got.json.keys, [{ key: 'tenant a', running: 0, waiting: 0, paused: true }]);
     assert.equal((await api.call('POST', '/queues/q/keys/tenant%20a/resume')).json.paused, false);
     assert.deepEqual((await api.call('GET', '/queues/q/limits')).json.keys, []);
+    const gates = await api.call('PUT', '/queues/q/limits', {
+      body: {
+        machines: { echo: { shared: 'stripe' }, other: { concurrency: 2 } },
+        shared: { stripe: { concurrency: 3 } },
+      },
+    });
+    assert.equal(gates.status, 200, gates.text);
+    assert.deepEqual(gates.json.limits.gates, { 's:stripe': 3, 'm:other': 2 });
+    assert.deepEqual(gates.json.limits.machineGates, { echo: 's:stripe', other: 'm:other' });
   });
 });

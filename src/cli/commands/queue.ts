@@ -22,6 +22,8 @@ interface CliLimits {
   perKey?: number | null;
   rateLimit?: RateLimit | null;
   keyRateLimit?: RateLimit | null;
+  machine?: NonNullable<QueueLimitsChange['machines']>;
+  shared?: NonNullable<QueueLimitsChange['shared']>;
   strategy?: KeyStrategy;
   json?: boolean;
 }
@@ -44,6 +46,25 @@ function rateArg(name: string) {
   };
 }
 
+/** `--machine name=N`, `name=shared:S` or `name=none`, repeated: one machine's limit each. */
+function machineArg(v: string, prev: CliLimits['machine'] = {}): NonNullable<CliLimits['machine']> {
+  const m = /^([^=]+)=(?:(\d+)|shared:(.+)|(none))$/.exec(v);
+  if (!m || (m[2] !== undefined && Number(m[2]) < 1))
+    throw new CliError(`--machine wants name=N, name=shared:<limit> or name=none (got '${v}')`);
+  return {
+    ...prev,
+    [m[1]!]: m[4] ? null : m[3] !== undefined ? { shared: m[3] } : { concurrency: Number(m[2]) },
+  };
+}
+
+/** `--shared name=N` or `name=none`, repeated: one shared limit each. */
+function sharedArg(v: string, prev: CliLimits['shared'] = {}): NonNullable<CliLimits['shared']> {
+  const m = /^([^=]+)=(?:(\d+)|(none))$/.exec(v);
+  if (!m || (m[2] !== undefined && Number(m[2]) < 1))
+    throw new CliError(`--shared wants name=N or name=none (got '${v}')`);
+  return { ...prev, [m[1]!]: m[3] ? null : { concurrency: Number(m[2]) } };
+}
+
 const rateText = (r: RateLimit | undefined): string =>
   r ? `${r.limit} per ${r.perMs} ms, burst ${r.burst ?? 0}${r.mode === 'skip' ? ', mode skip' : ''}` : 'none';
 
@@ -54,6 +75,9 @@ function printLimits(v: QueueLimitsView): void {
   console.log(`  perKey    ${perKey ?? 'none'} (strategy ${v.limits.strategy ?? 'queue'})`);
   console.log(`  rateLimit ${rateText(v.limits.rateLimit)}`);
   console.log(`  keyRateLimit ${rateText(v.limits.keyRateLimit)}`);
+  for (const [m, g] of Object.entries(v.limits.machineGates ?? {}))
+    console.log(`  machine ${JSON.stringify(m)}: gate ${g}, at most ${v.limits.gates?.[g] ?? 'unlimited'}`);
+  for (const g of v.gates ?? []) console.log(`  gate ${g.gate}: running ${g.running}, waiting ${g.waiting}`);
   for (const k of v.keys)
     console.log(
       `  key ${JSON.stringify(k.key)}: running ${k.running}, waiting ${k.waiting}${k.paused ? ' (paused)' : ''}`,
@@ -117,6 +141,12 @@ export function queueCommand(globals: () => GlobalOptions): Command {
         "throttle of each concurrency key on its own, as --rate-limit ('none' clears it)",
         rateArg('key-rate-limit'),
       )
+      .option('--machine <name=N|name=shared:S|name=none>', "one machine's limit (repeatable)", machineArg)
+      .option(
+        '--shared <name=N|name=none>',
+        'a limit shared by the machines naming it (repeatable)',
+        sharedArg,
+      )
       .option('--strategy <s>', 'for a job whose key is full: queue, cancelNewest or cancelInProgress')
       .option('--json', 'print as JSON')
       .action(async (queue: string, opts: CliLimits) => {
@@ -125,6 +155,8 @@ export function queueCommand(globals: () => GlobalOptions): Command {
           opts.perKey !== undefined ||
           opts.rateLimit !== undefined ||
           opts.keyRateLimit !== undefined ||
+          opts.machine !== undefined ||
+          opts.shared !== undefined ||
           opts.strategy !== undefined;
         const change: QueueLimitsChange | undefined = set
           ? {
@@ -135,6 +167,8 @@ export function queueCommand(globals: () => GlobalOptions): Command {
               },
               ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
               ...(opts.keyRateLimit !== undefined ? { keyRateLimit: opts.keyRateLimit } : {}),
+              ...(opts.machine !== undefined ? { machines: opts.machine } : {}),
+              ...(opts.shared !== undefined ? { shared: opts.shared } : {}),
             }
           : undefined;
         await withBackend(globals(), async (backend) => {

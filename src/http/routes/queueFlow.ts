@@ -53,9 +53,27 @@ const flow = {
       strategy: { type: 'string' },
       rateLimit: rateView,
       keyRateLimit: rateView,
+      gates: {
+        type: 'object',
+        description: "most running jobs per machine gate, by gate id ('m:<machine>', 's:<shared name>')",
+        additionalProperties: { type: 'integer' },
+      },
+      machineGates: {
+        type: 'object',
+        description: 'the gate id of each gated machine',
+        additionalProperties: { type: 'string' },
+      },
     },
   },
   running: { type: 'integer', description: 'loading + working jobs' },
+  gates: {
+    type: 'array',
+    description: 'machine gates with running or waiting jobs',
+    items: {
+      type: 'object',
+      properties: { gate: { type: 'string' }, running: { type: 'integer' }, waiting: { type: 'integer' } },
+    },
+  },
   keys: {
     type: 'array',
     description: 'concurrency keys with running or waiting jobs',
@@ -190,6 +208,30 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
             },
             rateLimit: rateBody('the throttle of the queue'),
             keyRateLimit: rateBody('the throttle of each concurrency key on its own'),
+            machines: {
+              type: 'object',
+              description:
+                "limits of single machines: { concurrency } (gate 'm:<machine>') or { shared: '<name>' } (the shared limit it counts against); null takes the machine's away",
+              additionalProperties: {
+                type: ['object', 'null'],
+                additionalProperties: false,
+                properties: {
+                  concurrency: { type: 'integer', minimum: 1 },
+                  shared: { type: 'string', minLength: 1 },
+                },
+              },
+            },
+            shared: {
+              type: 'object',
+              description:
+                "named limits shared by the machines that name them (gate 's:<name>'); null clears one",
+              additionalProperties: {
+                type: ['object', 'null'],
+                required: ['concurrency'],
+                additionalProperties: false,
+                properties: { concurrency: { type: 'integer', minimum: 1 } },
+              },
+            },
           },
         },
         response: { 200: limitsReply, ...bodyErrorReplies },
