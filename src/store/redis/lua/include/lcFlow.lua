@@ -27,6 +27,8 @@
 --     stranded while one of these is pending for it.
 --   - The key gate (rate, hold, pause: include/lcKeyGate.lua) never holds a slot: only the claim
 --     adds to ck:<key>, only lcFreeSlot removes.
+--   - The machine gates (include/lcGate.lua) keep their slots the same way, in gh:<gate> and
+--     gwait:<gate>: added by the claim, freed only by lcFreeGate, from lcLeave.
 
 -- Job `id` of key `ck` stopped running: its slot frees, and the first job waiting for one
 -- goes back in line (the claim sets it aside again if the key filled meanwhile).
