@@ -92,7 +92,9 @@ export class FlowState {
       ...(this.pausedKeys.size > 0 ? { pausedKeys: [...this.pausedKeys] } : {}),
       ...(this.gateLimits.size > 0 ? { gateLimits: [...this.gateLimits] } : {}),
       ...(this.machineGates.size > 0 ? { machineGates: [...this.machineGates] } : {}),
-      ...(this.gateLines.size > 0 ? { gateLines: [...this.gateLines].map(([g, z]) => [g, z.entries()]) } : {}),
+      ...(this.gateLines.size > 0
+        ? { gateLines: [...this.gateLines].map(([g, z]) => [g, z.entries()]) }
+        : {}),
     };
   }
 

@@ -157,7 +157,8 @@ export class MemoryLifecycle {
           q.flow.waiting.get(j.concurrencyKey)?.delete(j.id);
           q.flow.tidy(j.concurrencyKey);
         }
-        for (const [gate, line] of q.flow.gateLines) if (line.delete(j.id) && line.size === 0) q.flow.gateLines.delete(gate);
+        for (const [gate, line] of q.flow.gateLines)
+          if (line.delete(j.id) && line.size === 0) q.flow.gateLines.delete(gate);
         break;
       case 'loading':
       case 'working':

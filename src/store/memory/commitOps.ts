@@ -306,7 +306,10 @@ export function claimJobs(
     }
     // ITS MACHINE'S GATE IS FULL (lua/include/lcGate.lua): it waits in the gate's line.
     const gate = flow.gateLimits.size > 0 ? flow.gateOf(q.jobs.get(e.member)?.machine ?? '') : undefined;
-    if (gate && (flow.gateHolders.get(gate.gate)?.size ?? 0) + (takingGate.get(gate.gate) ?? 0) >= gate.limit) {
+    if (
+      gate &&
+      (flow.gateHolders.get(gate.gate)?.size ?? 0) + (takingGate.get(gate.gate) ?? 0) >= gate.limit
+    ) {
       let line = flow.gateLines.get(gate.gate);
       if (!line) flow.gateLines.set(gate.gate, (line = new ZSet()));
       line.add(e.member, e.score);

@@ -145,7 +145,8 @@ export function decodeData(text: string, file: string): StoreData {
       if (j.status !== 'loading' && j.status !== 'working') continue;
       if (j.concurrencyKey !== undefined) q.flow.holdersOf(j.concurrencyKey).add(j.id);
       const gate = q.flow.gateOf(j.machine)?.gate;
-      if (gate !== undefined) q.flow.gateHolders.set(gate, (q.flow.gateHolders.get(gate) ?? new Set()).add(j.id));
+      if (gate !== undefined)
+        q.flow.gateHolders.set(gate, (q.flow.gateHolders.get(gate) ?? new Set()).add(j.id));
     }
     queues.set(q.name, q);
   }

@@ -58,8 +58,7 @@ async function keyLineIds(
   const slices = sliceLines(sizes, offset, count);
   if (slices.length === 0) return [];
   const pipe = ctx.redis.pipeline();
-  for (const [i, start, stop] of slices)
-    pipe.zrange(keys[i]!, String(start), String(stop));
+  for (const [i, start, stop] of slices) pipe.zrange(keys[i]!, String(start), String(stop));
   return ((await pipe.exec()) ?? []).flatMap(([err, ids]) => {
     if (err) throw err;
     return ids as string[];
