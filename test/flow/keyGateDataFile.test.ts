@@ -1,5 +1,6 @@
-// A MemoryStore's key gate survives its data file (FlowState.toJSON/fromJSON): a paused key, the
-// key throttle, a key's line and its GCRA state are all there when a new store opens the file.
+// A MemoryStore's key gate and machine gates survive its data file (FlowState.toJSON/fromJSON):
+// a paused key, the key throttle, a key's line and its GCRA state, a machine gate, its line and
+// its running holder are all there when a new store opens the file.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +23,13 @@ describe("a MemoryStore's key gate across its data file", () => {
     const first = new MemoryStore({ dataFile: file });
     const c1 = new Client({ store: first, jobs: [job] });
     await c1.setQueueLimits('default', { keyRateLimit: { limit: 1, perMs: 60_000 } });
+    await c1.setQueueLimits('other', { machines: { f: { concurrency: 1 } } });
+    const o1 = await c1.enqueue('f', 'o1', { queue: 'other' });
+    const o2 = await c1.enqueue('f', 'o2', { queue: 'other' });
+    assert.deepEqual(
+      (await first.commit('other', [], claim)).claimed.map((c) => c.id),
+      [o1],
+    );
     await c1.pauseKey('default', 'p');
     await c1.enqueue('f', 1, { concurrencyKey: 'p' });
     const r1 = await c1.enqueue('f', 2, { concurrencyKey: 'r' });
@@ -46,6 +54,10 @@ describe("a MemoryStore's key gate across its data file", () => {
       const r = await second.commit('default', [], claim);
       assert.equal(r.claimed.length, 0);
       assert.ok(r.nextDueAt !== null && r.nextDueAt > r.redisNow + 50_000, `due ${r.nextDueAt}`);
+      // The machine gate, its line, and its running holder (rebuilt from the running job).
+      const other = await c2.queueLimits('other');
+      assert.deepEqual(other.gates, [{ gate: 'm:f', running: 1, waiting: 1 }]);
+      assert.equal((await second.commit('other', [], claim)).claimed.length, 0, `${o2} waits for the slot`);
       await c2.resumeKey('default', 'p');
       assert.equal((await second.commit('default', [], claim)).claimed.length, 1);
       assert.equal((await second.counts('default')).queued, 1, `${r2} is queued, in its key's line`);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
 import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
+import { eventually } from '../support/redis.js';
 
 const jobs = ['a', 'b', 'c'].map((name) => defineJob({ name, work: () => 1 }));
 const claim = { workerId: 'w1', max: 10, leaseMs: 60_000, loadMachines: [] };
@@ -80,6 +81,27 @@ describeOnEachStore('machine limits', (world) => {
       next.claimed.map((c) => c.id),
       [b2],
     );
+  });
+
+  it('a slot frees whatever the job leaves running for: cancelled, or requeued by the reaper', async () => {
+    h = world();
+    const client = h.client({ jobs });
+    await client.setQueueLimits('default', { machines: { a: { concurrency: 1 } } });
+    const ids = [await client.enqueue('a', 1), await client.enqueue('a', 2), await client.enqueue('a', 3)];
+    const [c0] = (await h.store.commit('default', [], claim)).claimed;
+    assert.equal(c0!.id, ids[0]);
+    // A cancel of the running job: its worker writes the cancelled end; the next starts.
+    await client.cancel(ids[0]!);
+    const end: CommitOp = { kind: 'cancelled', id: c0!.id, token: c0!.token, log: [] };
+    const [c1] = (await h.store.commit('default', [end], { ...claim, leaseMs: 30 })).claimed;
+    assert.equal(c1!.id, ids[1]);
+    // Its worker dies: once the lease passes the reaper requeues it and the slot is free again.
+    await eventually(
+      async () => (await h.store.reap('default', { maxLeaseRequeues: 5, lockMs: 1 })).requeued.length > 0,
+    );
+    const [c2] = (await h.store.commit('default', [], claim)).claimed;
+    assert.equal(c2!.id, ids[1], 'the requeued job back at its place, ahead of the third');
+    assert.deepEqual((await client.queueLimits('default')).gates, [{ gate: 'm:a', running: 1, waiting: 1 }]);
   });
 
   it('refuses a bad machine limit', async () => {
