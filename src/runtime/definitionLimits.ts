@@ -16,6 +16,10 @@ export interface DefinitionLimits {
   rateLimit?: RateLimit;
   /** The throttle of each concurrency key on its own (one GCRA per key). */
   keyRateLimit?: RateLimit;
+  /** Most running jobs of THIS machine in its queue (its gate 'm:<machine>'). */
+  machineConcurrency?: number;
+  /** The named limit of its queue this machine counts against (gate 's:<name>', set at run time). */
+  sharedLimit?: string;
 }
 
 const whole = (v: unknown, min: number): v is number => Number.isInteger(v) && (v as number) >= min;
@@ -75,7 +79,25 @@ export function validateLimits(
       ...(r.mode === 'skip' ? { mode: r.mode } : {}),
     };
   }
-  return out.concurrency || out.rateLimit || out.keyRateLimit ? out : undefined;
+  const { machineConcurrency, sharedLimit } = options;
+  if (machineConcurrency !== undefined && !whole(machineConcurrency, 1))
+    throw new DefinitionError(`${where}: machineConcurrency must be a positive integer`, {
+      machine,
+      field: 'machineConcurrency',
+    });
+  if (sharedLimit !== undefined && (typeof sharedLimit !== 'string' || sharedLimit === ''))
+    throw new DefinitionError(`${where}: sharedLimit must be a non-empty name`, {
+      machine,
+      field: 'sharedLimit',
+    });
+  if (machineConcurrency !== undefined && sharedLimit !== undefined)
+    throw new DefinitionError(`${where}: declare machineConcurrency or sharedLimit, not both`, {
+      machine,
+      field: 'sharedLimit',
+    });
+  if (machineConcurrency !== undefined) out.machineConcurrency = machineConcurrency;
+  if (sharedLimit !== undefined) out.sharedLimit = sharedLimit;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**
@@ -88,9 +110,23 @@ export function definitionFlow(
 ): QueueFlowChange | undefined {
   let first: { name: string; text: string } | undefined;
   let limits: DefinitionLimits | undefined;
+  // THE MACHINE GATES (store/roles/FlowControl.ts): each machine's own, per machine (they differ
+  // by design); a machine that declares none has its gate taken away.
+  const gates: Record<string, number | null> = {};
+  const machineGates: Record<string, string | null> = {};
+  let gated = false;
   for (const d of defs) {
-    if (!d.limits) continue;
-    const text = JSON.stringify(d.limits);
+    const { machineConcurrency, sharedLimit, ...queueLimits } = d.limits ?? {};
+    gates[`m:${d.name}`] = machineConcurrency ?? null;
+    machineGates[d.name] =
+      machineConcurrency !== undefined
+        ? `m:${d.name}`
+        : sharedLimit !== undefined
+          ? `s:${sharedLimit}`
+          : null;
+    if (machineConcurrency !== undefined || sharedLimit !== undefined) gated = true;
+    if (Object.keys(queueLimits).length === 0) continue;
+    const text = JSON.stringify(queueLimits);
     if (first && first.text !== text)
       throw new DefinitionError(
         `machines ${first.name} and ${d.name} declare different queue limits (${first.text} and ${text}); ` +
@@ -98,14 +134,16 @@ export function definitionFlow(
         { machine: d.name, field: 'concurrency' },
       );
     first ??= { name: d.name, text };
-    limits = d.limits;
+    limits = queueLimits;
   }
-  if (!limits) return undefined;
+  if (!limits && !gated) return undefined;
   return {
-    total: limits.concurrency?.total ?? null,
-    perKey: limits.concurrency?.perKey ?? null,
-    rateLimit: limits.rateLimit ?? null,
-    keyRateLimit: limits.keyRateLimit ?? null,
+    total: limits?.concurrency?.total ?? null,
+    perKey: limits?.concurrency?.perKey ?? null,
+    rateLimit: limits?.rateLimit ?? null,
+    keyRateLimit: limits?.keyRateLimit ?? null,
+    gates,
+    machineGates,
     fromDefinition: true,
   };
 }

@@ -60,7 +60,11 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
         same(change.total, flow.limits.total) &&
         same(change.perKey, flow.limits.perKey) &&
         r === undefined &&
-        kr === undefined
+        kr === undefined &&
+        Object.entries(change.gates ?? {}).every(([g, v]) => (v ?? undefined) === flow.gateLimits.get(g)) &&
+        Object.entries(change.machineGates ?? {}).every(
+          ([m, g]) => (g ?? undefined) === flow.machineGates.get(m),
+        )
       )
         return;
     } else if (
@@ -68,7 +72,8 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       change.perKey !== undefined ||
       r !== undefined ||
       kr !== undefined ||
-      Object.keys(change.gates ?? {}).length > 0 ||
+      // A shared limit's value ('s:' gates) is set at run time only: it does not mark the queue.
+      Object.keys(change.gates ?? {}).some((g) => !g.startsWith('s:')) ||
       Object.keys(change.machineGates ?? {}).length > 0 ||
       change.strategy !== undefined
     )

@@ -77,9 +77,24 @@ if ARGV[9] == 'def' then
   if (krate == '-' and not kr) or (krate == kr and ARGV[12] == krp and ARGV[13] == krb and krateMode == (krm or '')) then
     krate = ''
   end
-  if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' and krate == '' then return 0 end
-elseif ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' or nGates > 0 or nMachines > 0 then
-  redis.call('HSET', flowKey, 'byRun', '1')
+  local gatesSame = true
+  for _, p in ipairs(gateArgs) do
+    if not same(p[2], redis.call('HGET', kp .. 'mgates', 'g:' .. p[1])) then gatesSame = false end
+  end
+  for _, p in ipairs(machineArgs) do
+    if not same(p[2], redis.call('HGET', kp .. 'mgates', 'm:' .. p[1])) then gatesSame = false end
+  end
+  if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' and krate == '' and gatesSame then return 0 end
+else
+  -- A shared limit's value ('s:' gates) is set at run time only (definitions only name it), so
+  -- it does not take the definitions' other limits away.
+  local own = false
+  for _, p in ipairs(gateArgs) do
+    if string.sub(p[1], 1, 2) ~= 's:' then own = true end
+  end
+  if ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' or own or nMachines > 0 then
+    redis.call('HSET', flowKey, 'byRun', '1')
+  end
 end
 
 if paused == '1' then redis.call('HSET', flowKey, 'paused', '1')
