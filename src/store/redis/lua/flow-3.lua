@@ -13,12 +13,13 @@ ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey
       how many machines follow, then per machine its name and gate id ('-': none)
 Returns 1, or 0 when nothing was written (a definition's limits, see WHO WINS).
 WHO WINS (docs/flow-control.md): limits set at run time (a change without 'def' that sets a
-limit or the strategy) mark the queue `byRun`, for good; a definition's limits are then not
+limit, the strategy or a machine's gate; not a shared limit's value, an 's:' gate, which
+definitions never declare) mark the queue `byRun`, for good; a definition's limits are then not
 written at all, so a restart cannot undo an operator's change. Otherwise a definition's limits
 are written, only what differs (an unchanged throttle keeps its GCRA state; an unchanged set of
 limits writes nothing, so the periodic refresh costs one read).
 Errors: BAD_FLOW <why> when a value is malformed; nothing is written then.
-After any change every job set aside for a full key goes back into `queued` at the place it had
+After any change every job set aside for a full key or machine gate goes back into `queued` at the place it had
 (a raised or cleared limit may have room for it; the claim sets it aside again if not), and one
 idle supervisor is woken (a resume, or room made, has work for it).
 ]]
