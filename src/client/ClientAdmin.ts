@@ -153,6 +153,16 @@ export abstract class ClientAdmin {
     return this.controls.setLimits(queue, limits);
   }
 
+  /** Pauses one concurrency key of `queue`: its jobs wait, the others run. @example await client.pauseKey('render', 'tenant-a'); */
+  pauseKey(queue: string, key: string): Promise<void> {
+    return this.controls.pauseKey(queue, key);
+  }
+
+  /** Resumes a paused key. @example await client.resumeKey('render', 'tenant-a'); */
+  resumeKey(queue: string, key: string): Promise<void> {
+    return this.controls.resumeKey(queue, key);
+  }
+
   /** `queue`'s pause, limits, running jobs, and running and waiting jobs per key. */
   queueLimits(queue: string): Promise<QueueLimitsView> {
     return this.controls.limits(queue);

@@ -6,9 +6,10 @@
 import { ValidationError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { partitionQueue, splitPartition } from '../store/partitions.js';
-import { KEY_STRATEGIES } from '../store/roles/FlowControl.js';
+import { KEY_STRATEGIES, RATE_MODES } from '../store/roles/FlowControl.js';
 import type {
   FlowControl,
+  GateUse,
   KeyStrategy,
   KeyUse,
   QueueFlow,
@@ -23,6 +24,15 @@ export interface QueueLimitsChange {
   concurrency?: { total?: number | null; perKey?: number | null; strategy?: KeyStrategy };
   /** The throttle: at most `limit` + `burst` starts in any `perMs` window; `null` clears it. */
   rateLimit?: RateLimit | null;
+  /** The throttle of each concurrency key on its own (one GCRA per key); `null` clears it. */
+  keyRateLimit?: RateLimit | null;
+  /**
+   * Limits of single machines of the queue (its gate 'm:<machine>'), or the shared limit a machine
+   * counts against (gate 's:<name>', set in `shared`); `null` takes the machine's away.
+   */
+  machines?: Record<string, { concurrency: number } | { shared: string } | null>;
+  /** Named limits that the machines naming them share (gate 's:<name>'); `null` clears one. */
+  shared?: Record<string, { concurrency: number } | null>;
 }
 
 /** A queue's gate and use, its partitions summed (each partition's own in `partitions`). */
@@ -30,6 +40,63 @@ export interface QueueLimitsView extends QueueFlow {
   queue: string;
   /** Per stored queue (the queue's own name and each partition), when partitioned. */
   partitions?: (QueueFlow & { queue: string })[];
+}
+
+/** A throttle as given, checked: limit and perMs positive integers, burst >= 0, mode wait|skip. */
+function checkRate(r: RateLimit, field: string, queue: string): RateLimit {
+  const whole = (v: unknown, min: number) => Number.isInteger(v) && (v as number) >= min;
+  if (
+    typeof r !== 'object' ||
+    !whole(r.limit, 1) ||
+    !whole(r.perMs, 1) ||
+    !whole(r.burst ?? 0, 0) ||
+    (r.mode !== undefined && !RATE_MODES.includes(r.mode))
+  )
+    throw new ValidationError(
+      `${field} must be { limit, perMs, burst?, mode? }: limit and perMs positive integers, burst an integer >= 0, mode 'wait' or 'skip'; or null to clear it`,
+      { field, queue },
+    );
+  return {
+    limit: r.limit,
+    perMs: r.perMs,
+    burst: r.burst ?? 0,
+    ...(r.mode === 'skip' ? { mode: r.mode } : {}),
+  };
+}
+
+/** `machines` and `shared` as the store's gates (FlowControl.ts: ids 'm:<machine>', 's:<name>'). */
+function machineGates(
+  limits: QueueLimitsChange,
+  queue: string,
+): Pick<QueueFlowChange, 'gates' | 'machineGates'> {
+  const gates: Record<string, number | null> = {};
+  const machineGates: Record<string, string | null> = {};
+  const bad = (field: string, why: string) => new ValidationError(`${field} ${why}`, { field, queue });
+  const count = (v: unknown, field: string): number => {
+    if (!Number.isInteger(v) || (v as number) < 1) throw bad(field, 'must be a positive integer');
+    return v as number;
+  };
+  for (const [name, v] of Object.entries(limits.shared ?? {})) {
+    if (name === '') throw bad('shared', 'names must not be empty');
+    gates[`s:${name}`] = v === null ? null : count(v?.concurrency, `shared.${name}.concurrency`);
+  }
+  for (const [m, v] of Object.entries(limits.machines ?? {})) {
+    if (m === '') throw bad('machines', 'names must not be empty');
+    if (v === null) {
+      machineGates[m] = null;
+      gates[`m:${m}`] = null;
+    } else if (typeof v === 'object' && 'shared' in v && typeof v.shared === 'string' && v.shared !== '') {
+      machineGates[m] = `s:${v.shared}`;
+      gates[`m:${m}`] = null;
+    } else if (typeof v === 'object' && 'concurrency' in v) {
+      gates[`m:${m}`] = count(v.concurrency, `machines.${m}.concurrency`);
+      machineGates[m] = `m:${m}`;
+    } else throw bad(`machines.${m}`, "must be { concurrency } or { shared: '<name>' }, or null");
+  }
+  return {
+    ...(Object.keys(gates).length > 0 ? { gates } : {}),
+    ...(Object.keys(machineGates).length > 0 ? { machineGates } : {}),
+  };
 }
 
 export class QueueControls {
@@ -75,20 +142,28 @@ export class QueueControls {
         );
       change.strategy = c.strategy;
     }
-    const r = limits.rateLimit;
-    if (r !== undefined) {
-      const whole = (v: unknown, min: number) => Number.isInteger(v) && (v as number) >= min;
-      if (
-        r !== null &&
-        (typeof r !== 'object' || !whole(r.limit, 1) || !whole(r.perMs, 1) || !whole(r.burst ?? 0, 0))
-      )
-        throw new ValidationError(
-          'rateLimit must be { limit, perMs, burst? }: limit and perMs positive integers, burst an integer >= 0; or null to clear it',
-          { field: 'rateLimit', queue },
-        );
-      change.rateLimit = r === null ? null : { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
+    for (const field of ['rateLimit', 'keyRateLimit'] as const) {
+      const r = limits[field];
+      if (r !== undefined) change[field] = r === null ? null : checkRate(r, field, queue);
     }
+    Object.assign(change, machineGates(limits, queue));
     return this.change(queue, change);
+  }
+
+  /** Pauses one concurrency key of `queue` (every partition): its jobs wait, other keys run. */
+  pauseKey(queue: string, key: string): Promise<void> {
+    return this.keyPaused(queue, key, true);
+  }
+
+  /** Resumes a paused key: its waiting jobs go back in line at their places. */
+  resumeKey(queue: string, key: string): Promise<void> {
+    return this.keyPaused(queue, key, false);
+  }
+
+  private async keyPaused(queue: string, key: string, paused: boolean): Promise<void> {
+    if (typeof key !== 'string' || key === '')
+      throw new ValidationError('the concurrency key must be a non-empty string', { field: 'key', queue });
+    for (const q of await this.stored(queue)) await this.store.setKeyPaused(q, key, paused);
   }
 
   async limits(queue: string): Promise<QueueLimitsView> {
@@ -102,7 +177,16 @@ export class QueueControls {
         const sum = keys.get(k.key) ?? { key: k.key, running: 0, waiting: 0 };
         sum.running += k.running;
         sum.waiting += k.waiting;
+        if (k.paused) sum.paused = true;
         keys.set(k.key, sum);
+      }
+    const gates = new Map<string, GateUse>();
+    for (const f of flows)
+      for (const g of f.gates ?? []) {
+        const sum = gates.get(g.gate) ?? { gate: g.gate, running: 0, waiting: 0 };
+        sum.running += g.running;
+        sum.waiting += g.waiting;
+        gates.set(g.gate, sum);
       }
     const first = flows[0]!;
     return {
@@ -112,6 +196,7 @@ export class QueueControls {
       limits: first.limits satisfies QueueLimits,
       running: flows.reduce((n, f) => n + f.running, 0),
       keys: [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
+      ...(gates.size > 0 ? { gates: [...gates.values()].sort((a, b) => (a.gate < b.gate ? -1 : 1)) } : {}),
       ...(flows.length > 1 ? { partitions: flows } : {}),
     };
   }

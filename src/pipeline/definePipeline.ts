@@ -44,6 +44,10 @@ export interface DefinePipelineOptions<
    */
   concurrency?: DefinitionLimits['concurrency'];
   rateLimit?: DefinitionLimits['rateLimit'];
+  keyRateLimit?: DefinitionLimits['keyRateLimit'];
+  /** This machine's own limit, or the shared limit it counts against, in its queue. */
+  machineConcurrency?: DefinitionLimits['machineConcurrency'];
+  sharedLimit?: DefinitionLimits['sharedLimit'];
   timeoutMs?: number;
   /**
    * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)

@@ -77,6 +77,10 @@ export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
    */
   concurrency?: DefinitionLimits['concurrency'];
   rateLimit?: DefinitionLimits['rateLimit'];
+  keyRateLimit?: DefinitionLimits['keyRateLimit'];
+  /** This machine's own limit, or the shared limit it counts against, in its queue. */
+  machineConcurrency?: DefinitionLimits['machineConcurrency'];
+  sharedLimit?: DefinitionLimits['sharedLimit'];
   retry?: RetryPolicy;
   timeoutMs?: number;
   /**

@@ -1,4 +1,5 @@
-// Limits declared in a definition (defineJob / definePipeline `concurrency` and `rateLimit`):
+// Limits declared in a definition (defineJob / definePipeline `concurrency`, `rateLimit`,
+// `keyRateLimit`):
 // checked when the definition is made, and merged into the one set of limits a supervisor
 // writes to each queue it serves (RegistryRefresh.ts). Limits belong to a queue, not to a
 // machine (the claim is per queue), so two definitions of one supervisor that declare
@@ -13,6 +14,12 @@ export interface DefinitionLimits {
   concurrency?: { total?: number; perKey?: number };
   /** The throttle: at most `limit` + `burst` starts in any window of `perMs` (a GCRA). */
   rateLimit?: RateLimit;
+  /** The throttle of each concurrency key on its own (one GCRA per key). */
+  keyRateLimit?: RateLimit;
+  /** Most running jobs of THIS machine in its queue (its gate 'm:<machine>'). */
+  machineConcurrency?: number;
+  /** The named limit of its queue this machine counts against (gate 's:<name>', set at run time). */
+  sharedLimit?: string;
 }
 
 const whole = (v: unknown, min: number): v is number => Number.isInteger(v) && (v as number) >= min;
@@ -23,7 +30,7 @@ export function validateLimits(
   where: string,
   machine: string,
 ): DefinitionLimits | undefined {
-  const { concurrency, rateLimit } = options;
+  const { concurrency } = options;
   const out: DefinitionLimits = {};
   if (concurrency !== undefined) {
     if (typeof concurrency !== 'object' || concurrency === null)
@@ -50,22 +57,47 @@ export function validateLimits(
       });
     out.concurrency = { total: concurrency.total, perKey: concurrency.perKey };
   }
-  if (rateLimit !== undefined) {
-    const r = rateLimit as Partial<RateLimit> | null;
+  for (const field of ['rateLimit', 'keyRateLimit'] as const) {
+    if (options[field] === undefined) continue;
+    const r = options[field] as Partial<RateLimit> | null;
     if (
       typeof r !== 'object' ||
       r === null ||
       !whole(r.limit, 1) ||
       !whole(r.perMs, 1) ||
-      !whole(r.burst ?? 0, 0)
+      !whole(r.burst ?? 0, 0) ||
+      (r.mode !== undefined && r.mode !== 'wait' && r.mode !== 'skip')
     )
       throw new DefinitionError(
-        `${where}: rateLimit must be { limit, perMs, burst? }: limit and perMs positive integers, burst an integer >= 0`,
-        { machine, field: 'rateLimit' },
+        `${where}: ${field} must be { limit, perMs, burst?, mode? }: limit and perMs positive integers, burst an integer >= 0, mode 'wait' or 'skip'`,
+        { machine, field },
       );
-    out.rateLimit = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
+    out[field] = {
+      limit: r.limit,
+      perMs: r.perMs,
+      burst: r.burst ?? 0,
+      ...(r.mode === 'skip' ? { mode: r.mode } : {}),
+    };
   }
-  return out.concurrency || out.rateLimit ? out : undefined;
+  const { machineConcurrency, sharedLimit } = options;
+  if (machineConcurrency !== undefined && !whole(machineConcurrency, 1))
+    throw new DefinitionError(`${where}: machineConcurrency must be a positive integer`, {
+      machine,
+      field: 'machineConcurrency',
+    });
+  if (sharedLimit !== undefined && (typeof sharedLimit !== 'string' || sharedLimit === ''))
+    throw new DefinitionError(`${where}: sharedLimit must be a non-empty name`, {
+      machine,
+      field: 'sharedLimit',
+    });
+  if (machineConcurrency !== undefined && sharedLimit !== undefined)
+    throw new DefinitionError(`${where}: declare machineConcurrency or sharedLimit, not both`, {
+      machine,
+      field: 'sharedLimit',
+    });
+  if (machineConcurrency !== undefined) out.machineConcurrency = machineConcurrency;
+  if (sharedLimit !== undefined) out.sharedLimit = sharedLimit;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**
@@ -78,9 +110,23 @@ export function definitionFlow(
 ): QueueFlowChange | undefined {
   let first: { name: string; text: string } | undefined;
   let limits: DefinitionLimits | undefined;
+  // THE MACHINE GATES (store/roles/FlowControl.ts): each machine's own, per machine (they differ
+  // by design); a machine that declares none has its gate taken away.
+  const gates: Record<string, number | null> = {};
+  const machineGates: Record<string, string | null> = {};
+  let gated = false;
   for (const d of defs) {
-    if (!d.limits) continue;
-    const text = JSON.stringify(d.limits);
+    const { machineConcurrency, sharedLimit, ...queueLimits } = d.limits ?? {};
+    gates[`m:${d.name}`] = machineConcurrency ?? null;
+    machineGates[d.name] =
+      machineConcurrency !== undefined
+        ? `m:${d.name}`
+        : sharedLimit !== undefined
+          ? `s:${sharedLimit}`
+          : null;
+    if (machineConcurrency !== undefined || sharedLimit !== undefined) gated = true;
+    if (Object.keys(queueLimits).length === 0) continue;
+    const text = JSON.stringify(queueLimits);
     if (first && first.text !== text)
       throw new DefinitionError(
         `machines ${first.name} and ${d.name} declare different queue limits (${first.text} and ${text}); ` +
@@ -88,13 +134,16 @@ export function definitionFlow(
         { machine: d.name, field: 'concurrency' },
       );
     first ??= { name: d.name, text };
-    limits = d.limits;
+    limits = queueLimits;
   }
-  if (!limits) return undefined;
+  if (!limits && !gated) return undefined;
   return {
-    total: limits.concurrency?.total ?? null,
-    perKey: limits.concurrency?.perKey ?? null,
-    rateLimit: limits.rateLimit ?? null,
+    total: limits?.concurrency?.total ?? null,
+    perKey: limits?.concurrency?.perKey ?? null,
+    rateLimit: limits?.rateLimit ?? null,
+    keyRateLimit: limits?.keyRateLimit ?? null,
+    gates,
+    machineGates,
     fromDefinition: true,
   };
 }

@@ -7,8 +7,12 @@ import type { JobRecord, JobStatus, ListQuery } from './types.js';
 
 export type IndexName = 'active' | 'queued' | 'delayed' | 'waiting' | 'done' | 'failed' | 'cancelled';
 
-/** Where a page of ids comes from: one of the queue's status indexes, or a parent's children. */
-export type ListSource = { index: IndexName } | { childrenOf: string };
+/**
+ * Where a page of ids comes from: one of the queue's status indexes, a parent's children, or the
+ * queue's KEY LINES (the jobs set aside in their concurrency key's line, ckwait:<key>, keys in
+ * order: queued jobs that are in no index; lua/include/lcFlow.lua).
+ */
+export type ListSource = { index: IndexName } | { childrenOf: string } | { keyLines: true };
 
 export interface IndexPages {
   /** Ids from `offset` on (`count` at most), oldest first, or newest first when `rev`. */
@@ -55,8 +59,13 @@ export async function listPages(
   } else if (query.status) {
     for (const index of STATUS_INDEXES[query.status])
       sources.push({ source: { index }, rev: isFinishedIndex(index), status: query.status });
+    if (query.status === 'queued') sources.push({ source: { keyLines: true }, rev: false, status: 'queued' });
   } else {
-    for (const index of LIST_ORDER) sources.push({ source: { index }, rev: isFinishedIndex(index) });
+    for (const index of LIST_ORDER) {
+      sources.push({ source: { index }, rev: isFinishedIndex(index) });
+      // Queued jobs set aside in their key's line list with the queued ones.
+      if (index === 'delayed') sources.push({ source: { keyLines: true }, rev: false, status: 'queued' });
+    }
   }
   let si = Number(part ?? 0) || 0;
   const jobs: JobRecord[] = [];
@@ -88,4 +97,30 @@ export async function listPages(
     }
   }
   return { jobs, cursor: si < sources.length ? `${si}:${offset}` : null };
+}
+
+/**
+ * Ids `offset` .. `offset + count` of lines laid end to end, given each line's size, as the
+ * slices to read: [line index, start, stop] (stop inclusive), for a source made of several.
+ */
+export function sliceLines(
+  sizes: readonly number[],
+  offset: number,
+  count: number,
+): [number, number, number][] {
+  const out: [number, number, number][] = [];
+  let skip = offset;
+  let left = count;
+  for (let i = 0; i < sizes.length && left > 0; i++) {
+    const n = sizes[i]!;
+    if (skip >= n) {
+      skip -= n;
+      continue;
+    }
+    const take = Math.min(n - skip, left);
+    out.push([i, skip, skip + take - 1]);
+    left -= take;
+    skip = 0;
+  }
+  return out;
 }

@@ -66,8 +66,10 @@ export type {
   QueueFlowChange,
   QueueLimits,
   RateLimit,
+  RateMode,
   KeyStrategy,
   KeyUse,
+  GateUse,
 } from './roles/FlowControl.js';
 export { hasIngress, type Ingress, type IngressDecision, type IngressDrained } from './roles/Ingress.js';
 export { hasWebhooks, type WebhookHost } from './roles/WebhookHost.js';

@@ -55,6 +55,36 @@ describe('machinist queue', () => {
       assert.equal(e.code, 0, e.stderr);
       const id = e.stdout.trim();
       assert.equal(await raw.hget(`${prefix}:{q}:job:${id}`, 'ck'), 'tenant-a');
+      const k = await cli('queue', 'pause-key', 'q', 'tenant-a');
+      assert.equal(k.code, 0, k.stderr);
+      assert.equal((await store.queueFlow('q')).keys.find((x) => x.key === 'tenant-a')?.paused, true);
+      const kr = await cli('queue', 'limits', 'q', '--key-rate-limit', '2/1000+1,skip', '--json');
+      assert.equal(kr.code, 0, kr.stderr);
+      assert.deepEqual((JSON.parse(kr.stdout) as { limits: { keyRateLimit: unknown } }).limits.keyRateLimit, {
+        limit: 2,
+        perMs: 1000,
+        burst: 1,
+        mode: 'skip',
+      });
+      assert.equal((await cli('queue', 'resume-key', 'q', 'tenant-a')).code, 0);
+      const mg = await cli(
+        'queue',
+        'limits',
+        'q',
+        '--machine',
+        'echo=shared:stripe',
+        '--machine',
+        'x=2',
+        '--shared',
+        'stripe=3',
+        '--json',
+      );
+      assert.equal(mg.code, 0, mg.stderr);
+      assert.deepEqual((JSON.parse(mg.stdout) as { limits: { machineGates: unknown } }).limits.machineGates, {
+        echo: 's:stripe',
+        x: 'm:x',
+      });
+      assert.equal((await store.queueFlow('q')).keys.find((x) => x.key === 'tenant-a')?.paused, undefined);
     } finally {
       raw.disconnect();
       await store.close();

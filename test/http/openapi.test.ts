@@ -43,6 +43,8 @@ const ROUTES = [
   'post /queues/{queue}/resume',
   'get /queues/{queue}/limits',
   'put /queues/{queue}/limits',
+  'post /queues/{queue}/keys/{key}/pause',
+  'post /queues/{queue}/keys/{key}/resume',
   'get /healthz',
   'get /openapi.json',
 ];

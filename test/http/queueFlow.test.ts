@@ -55,4 +55,42 @@ describe('HTTP queue flow controls', () => {
     const cleared = await api.call('PUT', '/queues/q/limits', { body: { concurrency: { total: null } } });
     assert.deepEqual(cleared.json.limits, { perKey: 2 });
   });
+
+  it('sets key throttles with a mode, and pauses and resumes one key on every partition', async () => {
+    api = await startApi(redis, { jobs: [defineJob({ name: 'echo', work: ({ input }) => input })] });
+    assert.equal((await api.call('PUT', '/queues/q/partitions', { body: { partitions: 2 } })).status, 200);
+    const put = await api.call('PUT', '/queues/q/limits', {
+      body: {
+        rateLimit: { limit: 5, perMs: 1000, mode: 'skip' },
+        keyRateLimit: { limit: 1, perMs: 500, burst: 2 },
+      },
+    });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.limits, {
+      rateLimit: { limit: 5, perMs: 1000, burst: 0, mode: 'skip' },
+      keyRateLimit: { limit: 1, perMs: 500, burst: 2 },
+    });
+    const bad = await api.call('PUT', '/queues/q/limits', {
+      body: { keyRateLimit: { limit: 1, perMs: 5, mode: 'drop' } },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    const paused = await api.call('POST', '/queues/q/keys/tenant%20a/pause');
+    assert.equal(paused.status, 200, paused.text);
+    assert.deepEqual(paused.json, { queue: 'q', key: 'tenant a', paused: true });
+    for (const p of ['q', 'q#0', 'q#1'])
+      assert.equal((await api.store.queueFlow(p)).keys.find((k) => k.key === 'tenant a')?.paused, true);
+    const got = await api.call('GET', '/queues/q/limits');
+    assert.deepEqual(got.json.keys, [{ key: 'tenant a', running: 0, waiting: 0, paused: true }]);
+    assert.equal((await api.call('POST', '/queues/q/keys/tenant%20a/resume')).json.paused, false);
+    assert.deepEqual((await api.call('GET', '/queues/q/limits')).json.keys, []);
+    const gates = await api.call('PUT', '/queues/q/limits', {
+      body: {
+        machines: { echo: { shared: 'stripe' }, other: { concurrency: 2 } },
+        shared: { stripe: { concurrency: 3 } },
+      },
+    });
+    assert.equal(gates.status, 200, gates.text);
+    assert.deepEqual(gates.json.limits.gates, { 's:stripe': 3, 'm:other': 2 });
+    assert.deepEqual(gates.json.limits.machineGates, { echo: 's:stripe', other: 'm:other' });
+  });
 });

@@ -18,7 +18,9 @@ describe('flow gate: a killed holder', () => {
     const first = await client.enqueue('slow', { n: 0 }, { concurrencyKey: 'k' });
     const second = await client.enqueue('slow', { n: 1 }, { concurrencyKey: 'k' });
     await eventually(() => w.started.has(first), 10_000);
-    // The worker holds the key's one slot: the second job waits for it.
+    // The worker holds the key's one slot: the second job waits for it (set aside by the worker's
+    // next claim, which may come after the first job started: wait for it, on a loaded box).
+    await eventually(async () => (await client.queueLimits('default')).keys[0]?.waiting === 1, 10_000);
     assert.deepEqual((await client.queueLimits('default')).keys, [{ key: 'k', running: 1, waiting: 1 }]);
     assert.equal(w.started.has(second), false);
     await w.sigkill();

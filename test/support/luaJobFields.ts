@@ -7,7 +7,7 @@
 /** The argument lists the scripts build for an HSET on a job hash (`redis.call('HSET', jk, unpack(args))`). */
 const LIST_VARS = ['args', 'set', 'fields'];
 
-/** Hashes that are not a job's, by the key expression a script passes (any file): fan-out records, the broken reasons, a queue's flow gate (flow-3.lua), the schedules (include/putSchedule.lua). */
+/** Hashes that are not a job's, by the key expression a script passes (any file): fan-out records, the broken reasons, a queue's flow gate (flow-3.lua) its key gate's states (include/lcKeyGate.lua) and machine gates (include/lcGate.lua), the schedules (include/putSchedule.lua). */
 const OTHER_HASH_KEYS = [
   'fk',
   'fanRecordKey',
@@ -15,6 +15,8 @@ const OTHER_HASH_KEYS = [
   'flowKey',
   "LC.kp .. 'flow'",
   "kp .. 'flow'",
+  "LC.kp .. 'ktat'",
+  "kp .. 'mgates'",
   'defsKey',
   'revsKey',
   'stateKey',

@@ -53,6 +53,8 @@ export interface CliBackend {
   backfillSchedule(id: string, from: string, to: string, overlap?: OverlapPolicy): Promise<string[]>;
   /** Pauses or resumes a queue (Client.pauseQueue / resumeQueue; POST /queues/:queue/pause|resume). */
   pauseQueue(queue: string, paused: boolean): Promise<void>;
+  /** Pauses or resumes one concurrency key (Client.pauseKey / resumeKey; POST /queues/:queue/keys/:key/pause|resume). */
+  pauseKey(queue: string, key: string, paused: boolean): Promise<void>;
   /** A queue's limits and use, after setting `change` when given (Client.setQueueLimits; PUT /queues/:queue/limits). */
   queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView>;
   /** The chart model of name@version (newest when none is given); UNKNOWN_MACHINE, NO_CHART. */

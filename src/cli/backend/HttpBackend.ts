@@ -258,6 +258,15 @@ export class HttpBackend implements CliBackend {
     await this.call('POST', path('/queues', queue, paused ? '/pause' : '/resume'), {}, {});
   }
 
+  async pauseKey(queue: string, key: string, paused: boolean): Promise<void> {
+    await this.call(
+      'POST',
+      path('/queues', queue, '/keys', '/' + encodeURIComponent(key), paused ? '/pause' : '/resume'),
+      {},
+      {},
+    );
+  }
+
   queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView> {
     if (change) return this.call('PUT', path('/queues', queue, '/limits'), {}, change);
     return this.call('GET', path('/queues', queue, '/limits'));

@@ -118,6 +118,10 @@ export class StoreBackend implements CliBackend {
     return paused ? this.client.pauseQueue(queue) : this.client.resumeQueue(queue);
   }
 
+  pauseKey(queue: string, key: string, paused: boolean): Promise<void> {
+    return paused ? this.client.pauseKey(queue, key) : this.client.resumeKey(queue, key);
+  }
+
   async queueLimits(queue: string, change?: QueueLimitsChange): Promise<QueueLimitsView> {
     if (change) await this.client.setQueueLimits(queue, change);
     return this.client.queueLimits(queue);

@@ -1,4 +1,4 @@
-// `machinist queue pause|resume|limits <queue>`: a queue's flow controls (docs/flow-control.md)
+// `machinist queue pause|resume|limits <queue>`, `machinist queue pause-key|resume-key <queue> <key>`: a queue's flow controls (docs/flow-control.md)
 // through the backend (a store's Client, or the HTTP API's /queues/:queue/... routes).
 
 import { Command } from 'commander';
@@ -21,28 +21,67 @@ interface CliLimits {
   total?: number | null;
   perKey?: number | null;
   rateLimit?: RateLimit | null;
+  keyRateLimit?: RateLimit | null;
+  machine?: NonNullable<QueueLimitsChange['machines']>;
+  shared?: NonNullable<QueueLimitsChange['shared']>;
   strategy?: KeyStrategy;
   json?: boolean;
 }
 
-/** `100/1000` or `100/1000+10` (limit/perMs+burst), or `none`. */
-function rateArg(v: string): RateLimit | null {
-  if (v === 'none') return null;
-  const m = /^(\d+)\/(\d+)(?:\+(\d+))?$/.exec(v);
-  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
-    throw new CliError(`--rate-limit wants limit/perMs[+burst], e.g. 100/1000+10, or 'none' (got '${v}')`);
-  return { limit: Number(m[1]), perMs: Number(m[2]), burst: Number(m[3] ?? 0) };
+/** `100/1000`, `100/1000+10` (limit/perMs+burst), either with `,skip` (mode skip), or `none`. */
+function rateArg(name: string) {
+  return (v: string): RateLimit | null => {
+    if (v === 'none') return null;
+    const m = /^(\d+)\/(\d+)(?:\+(\d+))?(?:,(wait|skip))?$/.exec(v);
+    if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
+      throw new CliError(
+        `--${name} wants limit/perMs[+burst][,skip], e.g. 100/1000+10 or 5/1000,skip, or 'none' (got '${v}')`,
+      );
+    return {
+      limit: Number(m[1]),
+      perMs: Number(m[2]),
+      burst: Number(m[3] ?? 0),
+      ...(m[4] === 'skip' ? { mode: 'skip' as const } : {}),
+    };
+  };
 }
+
+/** `--machine name=N`, `name=shared:S` or `name=none`, repeated: one machine's limit each. */
+function machineArg(v: string, prev: CliLimits['machine'] = {}): NonNullable<CliLimits['machine']> {
+  const m = /^([^=]+)=(?:(\d+)|shared:(.+)|(none))$/.exec(v);
+  if (!m || (m[2] !== undefined && Number(m[2]) < 1))
+    throw new CliError(`--machine wants name=N, name=shared:<limit> or name=none (got '${v}')`);
+  return {
+    ...prev,
+    [m[1]!]: m[4] ? null : m[3] !== undefined ? { shared: m[3] } : { concurrency: Number(m[2]) },
+  };
+}
+
+/** `--shared name=N` or `name=none`, repeated: one shared limit each. */
+function sharedArg(v: string, prev: CliLimits['shared'] = {}): NonNullable<CliLimits['shared']> {
+  const m = /^([^=]+)=(?:(\d+)|(none))$/.exec(v);
+  if (!m || (m[2] !== undefined && Number(m[2]) < 1))
+    throw new CliError(`--shared wants name=N or name=none (got '${v}')`);
+  return { ...prev, [m[1]!]: m[3] ? null : { concurrency: Number(m[2]) } };
+}
+
+const rateText = (r: RateLimit | undefined): string =>
+  r ? `${r.limit} per ${r.perMs} ms, burst ${r.burst ?? 0}${r.mode === 'skip' ? ', mode skip' : ''}` : 'none';
 
 function printLimits(v: QueueLimitsView): void {
   const { total, perKey } = v.limits;
   console.log(`queue '${v.queue}'${v.paused ? ' (paused)' : ''}`);
   console.log(`  running   ${v.running}${total !== undefined ? ` of total ${total}` : ''}`);
   console.log(`  perKey    ${perKey ?? 'none'} (strategy ${v.limits.strategy ?? 'queue'})`);
-  const r = v.limits.rateLimit;
-  console.log(`  rateLimit ${r ? `${r.limit} per ${r.perMs} ms, burst ${r.burst ?? 0}` : 'none'}`);
+  console.log(`  rateLimit ${rateText(v.limits.rateLimit)}`);
+  console.log(`  keyRateLimit ${rateText(v.limits.keyRateLimit)}`);
+  for (const [m, g] of Object.entries(v.limits.machineGates ?? {}))
+    console.log(`  machine ${JSON.stringify(m)}: gate ${g}, at most ${v.limits.gates?.[g] ?? 'unlimited'}`);
+  for (const g of v.gates ?? []) console.log(`  gate ${g.gate}: running ${g.running}, waiting ${g.waiting}`);
   for (const k of v.keys)
-    console.log(`  key ${JSON.stringify(k.key)}: running ${k.running}, waiting ${k.waiting}`);
+    console.log(
+      `  key ${JSON.stringify(k.key)}: running ${k.running}, waiting ${k.waiting}${k.paused ? ' (paused)' : ''}`,
+    );
 }
 
 export function queueCommand(globals: () => GlobalOptions): Command {
@@ -65,6 +104,23 @@ export function queueCommand(globals: () => GlobalOptions): Command {
           });
         }),
     );
+  for (const action of ['pause-key', 'resume-key'] as const)
+    cmd.addCommand(
+      new Command(action)
+        .description(
+          action === 'pause-key'
+            ? "hold one concurrency key's jobs in its line (its running jobs finish; other keys run)"
+            : "let a paused key's jobs run again",
+        )
+        .argument('<queue>', 'the queue (all its partitions)')
+        .argument('<key>', 'the concurrency key')
+        .action(async (queue: string, key: string) => {
+          await withBackend(globals(), async (backend) => {
+            await backend.pauseKey(queue, key, action === 'pause-key');
+            console.log(`queue '${queue}' key '${key}': ${action === 'pause-key' ? 'paused' : 'resumed'}`);
+          });
+        }),
+    );
   cmd.addCommand(
     new Command('limits')
       .description("show the queue's limits and use per concurrency key; with options, set them first")
@@ -76,9 +132,20 @@ export function queueCommand(globals: () => GlobalOptions): Command {
         limitArg('per-key'),
       )
       .option(
-        '--rate-limit <limit/perMs[+burst]>',
-        "throttle: at most limit (+ burst) starts per perMs, e.g. 100/1000+10 ('none' clears it)",
-        rateArg,
+        '--rate-limit <limit/perMs[+burst][,skip]>',
+        "throttle: at most limit (+ burst) starts per perMs, e.g. 100/1000+10; ',skip' cancels a job over it ('none' clears it)",
+        rateArg('rate-limit'),
+      )
+      .option(
+        '--key-rate-limit <limit/perMs[+burst][,skip]>',
+        "throttle of each concurrency key on its own, as --rate-limit ('none' clears it)",
+        rateArg('key-rate-limit'),
+      )
+      .option('--machine <name=N|name=shared:S|name=none>', "one machine's limit (repeatable)", machineArg)
+      .option(
+        '--shared <name=N|name=none>',
+        'a limit shared by the machines naming it (repeatable)',
+        sharedArg,
       )
       .option('--strategy <s>', 'for a job whose key is full: queue, cancelNewest or cancelInProgress')
       .option('--json', 'print as JSON')
@@ -87,6 +154,9 @@ export function queueCommand(globals: () => GlobalOptions): Command {
           opts.total !== undefined ||
           opts.perKey !== undefined ||
           opts.rateLimit !== undefined ||
+          opts.keyRateLimit !== undefined ||
+          opts.machine !== undefined ||
+          opts.shared !== undefined ||
           opts.strategy !== undefined;
         const change: QueueLimitsChange | undefined = set
           ? {
@@ -96,6 +166,9 @@ export function queueCommand(globals: () => GlobalOptions): Command {
                 ...(opts.strategy !== undefined ? { strategy: opts.strategy } : {}),
               },
               ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
+              ...(opts.keyRateLimit !== undefined ? { keyRateLimit: opts.keyRateLimit } : {}),
+              ...(opts.machine !== undefined ? { machines: opts.machine } : {}),
+              ...(opts.shared !== undefined ? { shared: opts.shared } : {}),
             }
           : undefined;
         await withBackend(globals(), async (backend) => {

@@ -19,6 +19,30 @@ const limit = {
   description: 'a positive integer; null clears the limit; absent keeps it',
 } as const;
 
+const rateView = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer' },
+    perMs: { type: 'integer' },
+    burst: { type: 'integer' },
+    mode: { type: 'string', description: "'skip' when a job over it is cancelled (absent: it waits)" },
+  },
+} as const;
+
+const rateBody = (what: string) =>
+  ({
+    type: ['object', 'null'],
+    description: `${what}: at most limit + burst starts in any perMs window; mode skip cancels a job over it (default wait); null clears it`,
+    required: ['limit', 'perMs'],
+    additionalProperties: false,
+    properties: {
+      limit: { type: 'integer', minimum: 1 },
+      perMs: { type: 'integer', minimum: 1 },
+      burst: { type: 'integer', minimum: 0 },
+      mode: { type: 'string', enum: ['wait', 'skip'] },
+    },
+  }) as const;
+
 const flow = {
   paused: { type: 'boolean' },
   limits: {
@@ -27,13 +51,29 @@ const flow = {
       total: { type: 'integer' },
       perKey: { type: 'integer' },
       strategy: { type: 'string' },
-      rateLimit: {
+      rateLimit: rateView,
+      keyRateLimit: rateView,
+      gates: {
         type: 'object',
-        properties: { limit: { type: 'integer' }, perMs: { type: 'integer' }, burst: { type: 'integer' } },
+        description: "most running jobs per machine gate, by gate id ('m:<machine>', 's:<shared name>')",
+        additionalProperties: { type: 'integer' },
+      },
+      machineGates: {
+        type: 'object',
+        description: 'the gate id of each gated machine',
+        additionalProperties: { type: 'string' },
       },
     },
   },
   running: { type: 'integer', description: 'loading + working jobs' },
+  gates: {
+    type: 'array',
+    description: 'machine gates with running or waiting jobs',
+    items: {
+      type: 'object',
+      properties: { gate: { type: 'string' }, running: { type: 'integer' }, waiting: { type: 'integer' } },
+    },
+  },
   keys: {
     type: 'array',
     description: 'concurrency keys with running or waiting jobs',
@@ -42,7 +82,11 @@ const flow = {
       properties: {
         key: { type: 'string' },
         running: { type: 'integer' },
-        waiting: { type: 'integer', description: 'jobs set aside while their key is full' },
+        waiting: {
+          type: 'integer',
+          description: "jobs set aside in the key's line (key full, over its rate, or paused)",
+        },
+        paused: { type: 'boolean' },
       },
     },
   },
@@ -89,6 +133,40 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
     );
   }
 
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(
+      `/queues/:queue/keys/:key/${action}`,
+      {
+        schema: {
+          summary:
+            action === 'pause'
+              ? 'Pause one concurrency key: its jobs wait in its line, its running jobs finish, other keys run'
+              : 'Resume a paused concurrency key',
+          tags: ['queues'],
+          security: bearerSecurity,
+          params: {
+            type: 'object',
+            required: ['queue', 'key'],
+            properties: { ...params.properties, key: { type: 'string', minLength: 1 } },
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: { queue: { type: 'string' }, key: { type: 'string' }, paused: { type: 'boolean' } },
+            },
+            ...bodyErrorReplies,
+          },
+        },
+      },
+      async (request) => {
+        const { queue, key } = request.params as { queue: string; key: string };
+        if (action === 'pause') await api.client.pauseKey(queue, key);
+        else await api.client.resumeKey(queue, key);
+        return { queue, key, paused: action === 'pause' };
+      },
+    );
+  }
+
   app.get(
     '/queues/:queue/limits',
     {
@@ -128,15 +206,30 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
                 },
               },
             },
-            rateLimit: {
-              type: ['object', 'null'],
-              description: 'the throttle: at most limit + burst starts in any perMs window; null clears it',
-              required: ['limit', 'perMs'],
-              additionalProperties: false,
-              properties: {
-                limit: { type: 'integer', minimum: 1 },
-                perMs: { type: 'integer', minimum: 1 },
-                burst: { type: 'integer', minimum: 0 },
+            rateLimit: rateBody('the throttle of the queue'),
+            keyRateLimit: rateBody('the throttle of each concurrency key on its own'),
+            machines: {
+              type: 'object',
+              description:
+                "limits of single machines: { concurrency } (gate 'm:<machine>') or { shared: '<name>' } (the shared limit it counts against); null takes the machine's away",
+              additionalProperties: {
+                type: ['object', 'null'],
+                additionalProperties: false,
+                properties: {
+                  concurrency: { type: 'integer', minimum: 1 },
+                  shared: { type: 'string', minLength: 1 },
+                },
+              },
+            },
+            shared: {
+              type: 'object',
+              description:
+                "named limits shared by the machines that name them (gate 's:<name>'); null clears one",
+              additionalProperties: {
+                type: ['object', 'null'],
+                required: ['concurrency'],
+                additionalProperties: false,
+                properties: { concurrency: { type: 'integer', minimum: 1 } },
               },
             },
           },

@@ -2,7 +2,8 @@
 // `ckwait:<key>` and `ckkeys` (lua/include/lcFlow.lua holds the layout and the invariants, which
 // hold here alike: a job is among its key's holders exactly while it is loading or working,
 // removed only by MemoryLifecycle.leave; a job in a key's waiting line is queued and in neither
-// `queued` nor `delayed`).
+// `queued` nor `delayed`). THE KEY GATE (lua/include/lcKeyGate.lua: ktat, kdue, kpaused) is
+// `keyTat`, `keyDue` and `pausedKeys`; memory/keyGate.ts applies it.
 
 import type { QueueLimits } from '../types.js';
 import { ZSet } from './ZSet.js';
@@ -13,6 +14,12 @@ export interface FlowJson {
   byRun?: boolean;
   limits: QueueLimits;
   waiting: [string, [string, number][]][];
+  keyTat?: [string, number][];
+  keyDue?: [string, number][];
+  pausedKeys?: string[];
+  gateLimits?: [string, number][];
+  machineGates?: [string, string][];
+  gateLines?: [string, [string, number][]][];
 }
 
 export class FlowState {
@@ -26,6 +33,33 @@ export class FlowState {
   readonly holders = new Map<string, Set<string>>();
   /** Jobs set aside because their key was full, by their place in line (ckwait:<key>). */
   readonly waiting = new Map<string, ZSet>();
+  /** Each key's GCRA state and hold (ktat). */
+  readonly keyTat = new Map<string, number>();
+  /** Keys whose line waits for their rate, by when it allows the next start (kdue). */
+  readonly keyDue = new ZSet();
+  /** The paused keys (kpaused). */
+  readonly pausedKeys = new Set<string>();
+
+  /** THE MACHINE GATES (lua/include/lcGate.lua): each gate's limit, by gate id (mgates 'g:'). */
+  readonly gateLimits = new Map<string, number>();
+  /** Each gated machine's gate id (mgates 'm:'). */
+  readonly machineGates = new Map<string, string>();
+  /** The running jobs holding a slot of each gate (gh:<gate>). */
+  readonly gateHolders = new Map<string, Set<string>>();
+  /** The jobs set aside because their gate was full, by place (gwait:<gate>). */
+  readonly gateLines = new Map<string, ZSet>();
+
+  /** The gate of machine `m` and its limit, when it has one. */
+  gateOf(m: string): { gate: string; limit: number } | undefined {
+    const gate = this.machineGates.get(m);
+    const limit = gate === undefined ? undefined : this.gateLimits.get(gate);
+    return gate !== undefined && limit !== undefined ? { gate, limit } : undefined;
+  }
+
+  /** A key throttle, key hold or paused key exists: the claim looks at a job's key (keyGate). */
+  get keyGate(): boolean {
+    return this.limits.keyRateLimit !== undefined || this.keyTat.size > 0 || this.pausedKeys.size > 0;
+  }
 
   holdersOf(key: string): Set<string> {
     let s = this.holders.get(key);
@@ -53,6 +87,14 @@ export class FlowState {
       ...(this.tat !== undefined ? { tat: this.tat } : {}),
       ...(this.byRun ? { byRun: true } : {}),
       waiting: [...this.waiting].map(([k, z]) => [k, z.entries()]),
+      ...(this.keyTat.size > 0 ? { keyTat: [...this.keyTat] } : {}),
+      ...(this.keyDue.size > 0 ? { keyDue: this.keyDue.entries() } : {}),
+      ...(this.pausedKeys.size > 0 ? { pausedKeys: [...this.pausedKeys] } : {}),
+      ...(this.gateLimits.size > 0 ? { gateLimits: [...this.gateLimits] } : {}),
+      ...(this.machineGates.size > 0 ? { machineGates: [...this.machineGates] } : {}),
+      ...(this.gateLines.size > 0
+        ? { gateLines: [...this.gateLines].map(([g, z]) => [g, z.entries()]) }
+        : {}),
     };
   }
 
@@ -66,6 +108,16 @@ export class FlowState {
     for (const [k, entries] of json.waiting) {
       const z = f.waitingOf(k);
       for (const [id, score] of entries) z.add(id, score);
+    }
+    for (const [k, t] of json.keyTat ?? []) f.keyTat.set(k, t);
+    for (const [k, t] of json.keyDue ?? []) f.keyDue.add(k, t);
+    for (const k of json.pausedKeys ?? []) f.pausedKeys.add(k);
+    for (const [g, n] of json.gateLimits ?? []) f.gateLimits.set(g, n);
+    for (const [m, g] of json.machineGates ?? []) f.machineGates.set(m, g);
+    for (const [g, entries] of json.gateLines ?? []) {
+      const z = new ZSet();
+      for (const [id, score] of entries) z.add(id, score);
+      f.gateLines.set(g, z);
     }
     return f;
   }

@@ -157,11 +157,14 @@ export class MemoryLifecycle {
           q.flow.waiting.get(j.concurrencyKey)?.delete(j.id);
           q.flow.tidy(j.concurrencyKey);
         }
+        for (const [gate, line] of q.flow.gateLines)
+          if (line.delete(j.id) && line.size === 0) q.flow.gateLines.delete(gate);
         break;
       case 'loading':
       case 'working':
         index.active.delete(j.id);
         if (j.concurrencyKey !== undefined) this.freeSlot(q, j.id, j.concurrencyKey);
+        if (q.flow.gateHolders.size > 0) this.freeGate(q, j.id);
         break;
       case 'waiting':
         index.waiting.delete(j.id);
@@ -192,6 +195,25 @@ export class MemoryLifecycle {
       this.host.wake(q);
     }
     q.flow.tidy(key);
+  }
+
+  /**
+   * Running job `id` stops: the machine gate slot it holds frees (HERE ONLY, as lcFreeGate in
+   * lua/include/lcGate.lua), and the head of that gate's line goes back in line.
+   */
+  private freeGate(q: QueueState, id: string): void {
+    for (const [gate, holders] of q.flow.gateHolders) {
+      if (!holders.delete(id)) continue;
+      const line = q.flow.gateLines.get(gate);
+      const head = line?.popMin();
+      if (head) {
+        q.index.queued.add(head.member, head.score);
+        this.host.wake(q);
+      }
+      if (line?.size === 0) q.flow.gateLines.delete(gate);
+      if (holders.size === 0) q.flow.gateHolders.delete(gate);
+      return;
+    }
   }
 
   private finish(q: QueueState, j: MemoryJob, to: JobStatus, o: MoveOptions): void {

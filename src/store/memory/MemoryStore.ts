@@ -271,6 +271,12 @@ export class MemoryStore
     return flowOps.queueFlow(this.core, queue);
   }
 
+  /** Pauses or resumes one concurrency key of a stored queue (FlowState.ts). */
+  setKeyPaused(queue: string, key: string, paused: boolean): Promise<void> {
+    assertQueueName(queue);
+    return flowOps.setKeyPaused(this.core, queue, key, paused);
+  }
+
   // WebhookHost, ControlChannel
 
   /**

@@ -46,6 +46,13 @@ export class ZSet {
     return true;
   }
 
+  /** Empties the set. */
+  clear(): void {
+    this.scores.clear();
+    this.heap = [];
+    this.sorted = undefined;
+  }
+
   /** The lowest entry, without taking it. */
   first(): Entry | undefined {
     this.dropStale();

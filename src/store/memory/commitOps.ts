@@ -10,6 +10,8 @@ import type { MemoryJob } from './MemoryJob.js';
 import type { QueueState } from './QueueState.js';
 import { FINAL } from '../lifecycleTable.js';
 import { CODE } from '../../errorCodes.js';
+import { ZSet } from './ZSet.js';
+import { holdKey, keyDue, keyRateAt, releaseDueKeys } from './keyGate.js';
 
 const TARGET = {
   done: 'done',
@@ -139,7 +141,12 @@ export function applyOps(
           fresh: true,
           cancelLog: '{"type":"cancelled","reason":"cancel requested; not retried"}',
         });
-        if (op.holdMs !== undefined && 'moved' in r) holdStarts(q, now, op.holdMs);
+        // A job with a key holds back only its key (THE KEY HOLD); one without, the queue.
+        if (op.holdMs !== undefined && 'moved' in r) {
+          const key = job?.concurrencyKey;
+          if (key !== undefined) holdKey(q.flow, key, now, op.holdMs);
+          else holdStarts(q, now, op.holdMs);
+        }
         break;
       case 'requeue':
         // Back to its old place in line: a shutdown must not push a job behind newer ones.
@@ -231,6 +238,9 @@ export function claimJobs(
   // THE THROTTLE (a GCRA, as commit-12.lua's): one start per T, `burst` more at once.
   let gcra: { T: number; tau: number; tat: number } | undefined;
   let throttled = false;
+  // SKIP (a throttle of mode 'skip'): the jobs this claim would have started but for the rate
+  // are ended cancelled, unrun, saying why (as commit-12.lua).
+  let skipN = 0;
   if (rate) {
     const T = rate.perMs / rate.limit;
     const tau = (rate.burst ?? 0) * T;
@@ -238,22 +248,31 @@ export function claimJobs(
     gcra = { T, tau, tat };
     const allowed = tat <= now + tau ? Math.floor((now + tau - tat) / T) + 1 : 0;
     if (allowed < want) {
+      if (rate.mode === 'skip') skipN = want - allowed;
       want = allowed;
       throttled = true;
     }
-    if (want === 0) return { claimed: [], nextDueAt: Math.ceil(tat - tau), more: false };
+    if (want === 0 && skipN === 0) return { claimed: [], nextDueAt: Math.ceil(tat - tau), more: false };
   }
   promoteDue(lc, q, now);
+  const keyGate = flow.keyGate;
+  if (keyGate) releaseDueKeys(flow, q.index.queued, now);
   const claimed: ClaimedJob[] = [];
   const popped: string[] = [];
   const perKey = flow.limits.perKey;
   let seen = 0;
   const taking = new Map<string, number>();
+  const takingGate = new Map<string, number>();
   while (popped.length < want && seen < FLOW_POP_CAP) {
     const e = q.index.queued.popMin();
     if (!e) break;
     seen++;
     const key = q.jobs.get(e.member)?.concurrencyKey;
+    if (key !== undefined && keyGate && flow.pausedKeys.has(key)) {
+      // A PAUSED KEY: into its line at its place; its resume puts it back.
+      flow.waitingOf(key).add(e.member, e.score);
+      continue;
+    }
     if (key !== undefined && perKey !== undefined) {
       // Its key's running jobs plus those of this claim already: full, it waits for a slot.
       const held = (flow.holders.get(key)?.size ?? 0) + (taking.get(key) ?? 0);
@@ -284,9 +303,50 @@ export function claimJobs(
         flow.waitingOf(key).add(e.member, e.score);
         continue;
       }
-      taking.set(key, (taking.get(key) ?? 0) + 1);
     }
+    // ITS MACHINE'S GATE IS FULL (lua/include/lcGate.lua): it waits in the gate's line.
+    const gate = flow.gateLimits.size > 0 ? flow.gateOf(q.jobs.get(e.member)?.machine ?? '') : undefined;
+    if (
+      gate &&
+      (flow.gateHolders.get(gate.gate)?.size ?? 0) + (takingGate.get(gate.gate) ?? 0) >= gate.limit
+    ) {
+      let line = flow.gateLines.get(gate.gate);
+      if (!line) flow.gateLines.set(gate.gate, (line = new ZSet()));
+      line.add(e.member, e.score);
+      continue;
+    }
+    if (key !== undefined && keyGate) {
+      const at = keyRateAt(flow, key, now);
+      if (at !== undefined) {
+        // OVER ITS KEY'S RATE (or held): in mode 'skip' ended cancelled, unrun; else it waits in
+        // its key's line, the key due when its rate allows.
+        if (flow.limits.keyRateLimit?.mode === 'skip') {
+          const reason = `concurrency key ${key} is over its rate limit (mode skip)`;
+          lc.move(q, q.jobs.get(e.member), 'cancelled', {
+            kind: 'cancelled',
+            log: [JSON.stringify({ type: 'cancelled', reason })],
+          });
+        } else {
+          flow.waitingOf(key).add(e.member, e.score);
+          keyDue(flow, key, at);
+        }
+        continue;
+      }
+    }
+    if (key !== undefined && perKey !== undefined) taking.set(key, (taking.get(key) ?? 0) + 1);
+    if (gate) takingGate.set(gate.gate, (takingGate.get(gate.gate) ?? 0) + 1);
     popped.push(e.member);
+  }
+  // The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
+  for (let i = 0; i < skipN; i++) {
+    const e = q.index.queued.popMin();
+    if (!e) break;
+    const j = q.jobs.get(e.member);
+    if (j)
+      lc.move(q, j, 'cancelled', {
+        kind: 'cancelled',
+        log: [JSON.stringify({ type: 'cancelled', reason: 'queue over its rate limit (mode skip)' })],
+      });
   }
   const tok = q.tok;
   q.tok += popped.length;
@@ -324,6 +384,9 @@ export function claimJobs(
     if (!('moved' in r) || r.moved !== status) return;
     // Holds a slot of its key while it runs (FlowState.ts).
     if (j.concurrencyKey !== undefined) flow.holdersOf(j.concurrencyKey).add(id);
+    // And a slot of its machine's gate (lua/include/lcGate.lua).
+    const gate = flow.gateOf(j.machine)?.gate;
+    if (gate !== undefined) flow.gateHolders.set(gate, (flow.gateHolders.get(gate) ?? new Set()).add(id));
     claimed.push({
       id,
       token,
@@ -348,6 +411,9 @@ export function claimJobs(
   const more = ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && q.index.queued.size > 0;
   const first = popped.length < want ? q.index.delayed.first() : undefined;
   let nextDueAt = first ? first.score : null;
+  // A key whose line waits for its rate: the idle supervisor wakes when it is due.
+  const kd = keyGate && popped.length < want ? flow.keyDue.first() : undefined;
+  if (kd && (nextDueAt === null || nextDueAt > kd.score)) nextDueAt = kd.score;
   if (gcra) {
     // Each job started spends one emission interval.
     if (claimed.length > 0) flow.tat = gcra.tat + claimed.length * gcra.T;

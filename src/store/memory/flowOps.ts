@@ -2,7 +2,7 @@
 
 import { ValidationError } from '../../errors.js';
 import { KEY_STRATEGIES } from '../roles/FlowControl.js';
-import type { QueueFlow, QueueFlowChange, QueueLimits } from '../types.js';
+import type { QueueFlow, QueueFlowChange, QueueLimits, RateLimit } from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
 
 export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowChange): Promise<void> {
@@ -16,21 +16,31 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
         });
     }
     let r = change.rateLimit;
-    if (
-      r &&
-      !(
-        Number.isInteger(r.limit) &&
-        r.limit >= 1 &&
-        Number.isInteger(r.perMs) &&
-        r.perMs >= 1 &&
-        Number.isInteger(r.burst ?? 0) &&
-        (r.burst ?? 0) >= 0
-      )
-    )
-      throw new ValidationError('rateLimit wants a positive limit and perMs and a burst >= 0', {
-        field: 'rateLimit',
-        queue,
-      });
+    let kr = change.keyRateLimit;
+    for (const [field, v] of [
+      ['rateLimit', r],
+      ['keyRateLimit', kr],
+    ] as const)
+      if (v && !goodRate(v))
+        throw new ValidationError(
+          `${field} wants a positive limit and perMs, a burst >= 0 and mode wait or skip`,
+          {
+            field,
+            queue,
+          },
+        );
+    for (const [gate, v] of Object.entries(change.gates ?? {}))
+      if (gate === '' || (v !== null && !(Number.isInteger(v) && v >= 1)))
+        throw new ValidationError(`gate ${gate} wants a positive integer limit or null (got ${String(v)})`, {
+          field: 'gates',
+          queue,
+        });
+    for (const [m, g] of Object.entries(change.machineGates ?? {}))
+      if (m === '' || g === '')
+        throw new ValidationError('a machine gate wants a machine name and a gate id, or null', {
+          field: 'machineGates',
+          queue,
+        });
     if (change.strategy !== undefined && !KEY_STRATEGIES.includes(change.strategy))
       throw new ValidationError(`strategy must be one of ${KEY_STRATEGIES.join(', ')}`, {
         field: 'strategy',
@@ -42,21 +52,29 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
     // are then not written, and otherwise only what differs.
     if (change.fromDefinition) {
       if (flow.byRun) return;
-      const cur = flow.limits.rateLimit;
-      if (
-        r === null
-          ? cur === undefined
-          : r !== undefined && cur?.limit === r.limit && cur.perMs === r.perMs && cur.burst === (r.burst ?? 0)
-      )
-        r = undefined;
+      if (sameRate(r, flow.limits.rateLimit)) r = undefined;
+      if (sameRate(kr, flow.limits.keyRateLimit)) kr = undefined;
       const same = (v: number | null | undefined, c: number | undefined) =>
         v === undefined || (v === null ? c === undefined : v === c);
-      if (same(change.total, flow.limits.total) && same(change.perKey, flow.limits.perKey) && r === undefined)
+      if (
+        same(change.total, flow.limits.total) &&
+        same(change.perKey, flow.limits.perKey) &&
+        r === undefined &&
+        kr === undefined &&
+        Object.entries(change.gates ?? {}).every(([g, v]) => (v ?? undefined) === flow.gateLimits.get(g)) &&
+        Object.entries(change.machineGates ?? {}).every(
+          ([m, g]) => (g ?? undefined) === flow.machineGates.get(m),
+        )
+      )
         return;
     } else if (
       change.total !== undefined ||
       change.perKey !== undefined ||
       r !== undefined ||
+      kr !== undefined ||
+      // A shared limit's value ('s:' gates) is set at run time only: it does not mark the queue.
+      Object.keys(change.gates ?? {}).some((g) => !g.startsWith('s:')) ||
+      Object.keys(change.machineGates ?? {}).length > 0 ||
       change.strategy !== undefined
     )
       flow.byRun = true;
@@ -64,7 +82,14 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       // A new or cleared throttle starts afresh.
       delete flow.tat;
       if (r === null) delete flow.limits.rateLimit;
-      else flow.limits.rateLimit = { limit: r.limit, perMs: r.perMs, burst: r.burst ?? 0 };
+      else flow.limits.rateLimit = stored(r);
+    }
+    if (kr !== undefined) {
+      // A new or cleared key throttle starts afresh: every key's state and hold, and the keys due.
+      flow.keyTat.clear();
+      flow.keyDue.clear();
+      if (kr === null) delete flow.limits.keyRateLimit;
+      else flow.limits.keyRateLimit = stored(kr);
     }
     if (change.strategy === 'queue') delete flow.limits.strategy;
     else if (change.strategy !== undefined) flow.limits.strategy = change.strategy;
@@ -76,7 +101,17 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       else if (v !== undefined) limits[f] = v;
     }
     flow.limits = limits;
-    // Every job set aside for a full key goes back in line at its place (flow-3.lua).
+    for (const [gate, v] of Object.entries(change.gates ?? {}))
+      if (v === null) flow.gateLimits.delete(gate);
+      else flow.gateLimits.set(gate, v);
+    for (const [m, g] of Object.entries(change.machineGates ?? {}))
+      if (g === null) flow.machineGates.delete(m);
+      else flow.machineGates.set(m, g);
+    // Every job set aside for a full key or gate goes back in line at its place (flow-3.lua).
+    for (const [gate, z] of [...flow.gateLines]) {
+      for (const [id, score] of z.entries()) q.index.queued.add(id, score);
+      flow.gateLines.delete(gate);
+    }
     for (const [key, z] of [...flow.waiting]) {
       for (const [id, score] of z.entries()) q.index.queued.add(id, score);
       flow.waiting.delete(key);
@@ -85,20 +120,81 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
   });
 }
 
+/** Pauses or resumes one concurrency key (as lua/keyPause-3.lua). */
+export function setKeyPaused(core: MemoryCore, queue: string, key: string, paused: boolean): Promise<void> {
+  return core.op(() => {
+    if (typeof key !== 'string' || key === '')
+      throw new ValidationError('the concurrency key must be a non-empty string', { field: 'key', queue });
+    const q = core.queue(queue);
+    const flow = q.flow;
+    if (paused) {
+      flow.pausedKeys.add(key);
+      return;
+    }
+    flow.pausedKeys.delete(key);
+    // Its whole line back in `queued` at their places (the claim sets aside what still waits).
+    const line = flow.waiting.get(key);
+    for (const [id, score] of line?.entries() ?? []) q.index.queued.add(id, score);
+    flow.waiting.delete(key);
+    flow.keyDue.delete(key);
+    core.toWake.add(q);
+  });
+}
+
+const goodRate = (v: RateLimit): boolean =>
+  Number.isInteger(v.limit) &&
+  v.limit >= 1 &&
+  Number.isInteger(v.perMs) &&
+  v.perMs >= 1 &&
+  Number.isInteger(v.burst ?? 0) &&
+  (v.burst ?? 0) >= 0 &&
+  (v.mode === undefined || v.mode === 'wait' || v.mode === 'skip');
+
+/** As `flow` keeps a throttle: burst always set, mode only when 'skip'. */
+const stored = (v: RateLimit): RateLimit => ({
+  limit: v.limit,
+  perMs: v.perMs,
+  burst: v.burst ?? 0,
+  ...(v.mode === 'skip' ? { mode: 'skip' as const } : {}),
+});
+
+/** A definition's throttle `v` changes nothing of `cur` (flow-3.lua's WHO WINS compare). */
+function sameRate(v: RateLimit | null | undefined, cur: RateLimit | undefined): boolean {
+  if (v === undefined) return false;
+  if (v === null) return cur === undefined;
+  const s = stored(v);
+  return cur?.limit === s.limit && cur.perMs === s.perMs && cur.burst === s.burst && cur.mode === s.mode;
+}
+
 export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
   return core.op(() => {
     const q = core.queue(queue);
     const flow = q.flow;
-    const keys = new Set([...flow.holders.keys(), ...flow.waiting.keys()]);
+    const keys = new Set([...flow.holders.keys(), ...flow.waiting.keys(), ...flow.pausedKeys]);
+    const gateIds = [...new Set([...flow.gateHolders.keys(), ...flow.gateLines.keys()])].sort();
     return {
       paused: flow.paused,
-      limits: { ...flow.limits },
+      limits: {
+        ...flow.limits,
+        ...(flow.gateLimits.size > 0 ? { gates: Object.fromEntries(flow.gateLimits) } : {}),
+        ...(flow.machineGates.size > 0 ? { machineGates: Object.fromEntries(flow.machineGates) } : {}),
+      },
       running: q.index.active.size,
       keys: [...keys].sort().map((key) => ({
         key,
         running: flow.holders.get(key)?.size ?? 0,
         waiting: flow.waiting.get(key)?.size ?? 0,
+        ...(flow.pausedKeys.has(key) ? { paused: true as const } : {}),
       })),
+      ...(gateIds.length > 0
+        ? {
+            gates: gateIds.map((gate) => ({
+              gate,
+              running: flow.gateHolders.get(gate)?.size ?? 0,
+              waiting: flow.gateLines.get(gate)?.size ?? 0,
+            })),
+          }
+        : {}),
     };
   }, false);
 }

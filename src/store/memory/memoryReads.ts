@@ -55,6 +55,13 @@ export function list(
   }
   const pages: IndexPages = {
     range: async (source, offset, count, rev) => {
+      if ('keyLines' in source)
+        return [
+          ...[...q.flow.waiting.keys()].sort().map((key) => q.flow.waiting.get(key)!),
+          ...[...q.flow.gateLines.keys()].sort().map((g) => q.flow.gateLines.get(g)!),
+        ]
+          .flatMap((line) => line.range(0, line.size).map((e) => e.member))
+          .slice(offset, offset + count);
       const z = 'index' in source ? q.index[source.index] : q.children.get(source.childrenOf)?.ids;
       return z ? z.range(offset, count, rev).map((e) => e.member) : [];
     },

@@ -51,7 +51,11 @@ export function queues(core: MemoryCore): Promise<string[]> {
 export function counts(core: MemoryCore, queue: string): Promise<QueueCounts> {
   return core.op(() => {
     const q = core.queue(queue);
-    return Object.fromEntries(COUNTED.map((n) => [n, q.index[n].size])) as QueueCounts;
+    const out = Object.fromEntries(COUNTED.map((n) => [n, q.index[n].size])) as QueueCounts;
+    // Jobs set aside in their key's line are queued, though in no index (FlowState.ts).
+    for (const line of q.flow.waiting.values()) out.queued += line.size;
+    for (const line of q.flow.gateLines.values()) out.queued += line.size;
+    return out;
   }, false);
 }
 

@@ -383,4 +383,13 @@ export class RedisStore
     assertQueueName(queue);
     return this.calls.call('queueFlow', (c) => flowOps.queueFlow(c, queue), { ids: { queue } });
   }
+
+  /** Pauses or resumes one concurrency key of a stored queue (lua/keyPause-3.lua). */
+  setKeyPaused(queue: string, key: string, paused: boolean): Promise<void> {
+    assertQueueName(queue);
+    return this.calls.call('setKeyPaused', (c) => flowOps.setKeyPaused(c, queue, key, paused), {
+      ids: { queue },
+      writes: true,
+    });
+  }
 }

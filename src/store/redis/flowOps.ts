@@ -2,11 +2,36 @@
 // layout and its invariants are in lua/include/lcFlow.lua).
 
 import { fromScriptError } from '../../errors.js';
-import type { KeyStrategy, KeyUse, QueueFlow, QueueFlowChange } from '../types.js';
+import type { GateUse, KeyStrategy, KeyUse, QueueFlow, QueueFlowChange, RateLimit } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 
 const limitArg = (v: number | null | undefined): string =>
   v === undefined ? '' : v === null ? '-' : String(v);
+
+/** A throttle as flow-3.lua takes it: limit, window, burst ('-' clears, '' keeps), mode. */
+const rateArgs = (r: RateLimit | null | undefined): (string | number)[] =>
+  r === undefined
+    ? ['', '', '', '']
+    : r === null
+      ? ['-', '', '', '']
+      : [r.limit, r.perMs, r.burst ?? 0, r.mode === 'skip' ? 'skip' : ''];
+
+/** A map as flow-3.lua takes it: its size, then name and value pairs ('-' clears). */
+const pairArgs = (m: Record<string, string | number | null> | undefined): string[] => {
+  const e = Object.entries(m ?? {});
+  return [String(e.length), ...e.flatMap(([k, v]) => [k, v === null ? '-' : String(v)])];
+};
+
+/** A throttle as `flow` holds it under `prefix` (rate, ratePer, rateBurst, rateMode). */
+function readRate(flow: Record<string, string>, prefix: string): RateLimit | undefined {
+  if (!flow[prefix]) return undefined;
+  return {
+    limit: Number(flow[prefix]),
+    perMs: Number(flow[prefix + 'Per']),
+    burst: Number(flow[prefix + 'Burst'] ?? 0),
+    ...(flow[prefix + 'Mode'] === 'skip' ? { mode: 'skip' as const } : {}),
+  };
+}
 
 export async function setQueueFlow(ctx: RedisContext, queue: string, change: QueueFlowChange): Promise<void> {
   const k = ctx.keys(queue);
@@ -20,13 +45,13 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
         paused,
         limitArg(change.total),
         limitArg(change.perKey),
-        ...(change.rateLimit === undefined
-          ? ['', '', '']
-          : change.rateLimit === null
-            ? ['-', '', '']
-            : [change.rateLimit.limit, change.rateLimit.perMs, change.rateLimit.burst ?? 0]),
+        ...rateArgs(change.rateLimit).slice(0, 3),
         change.strategy ?? '',
         change.fromDefinition ? 'def' : '',
+        rateArgs(change.rateLimit)[3]!,
+        ...rateArgs(change.keyRateLimit),
+        ...pairArgs(change.gates),
+        ...pairArgs(change.machineGates),
       ],
     );
   } catch (err) {
@@ -37,12 +62,16 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
 /** The gate and its use: a read of a few keys, not atomic as a whole (a view, not a decision). */
 export async function queueFlow(ctx: RedisContext, queue: string): Promise<QueueFlow> {
   const k = ctx.keys(queue);
-  const [flow, running, keys] = await Promise.all([
+  const [flow, running, inUse, pausedKeys, mgates, gateIds] = await Promise.all([
     ctx.redis.hgetall(k.base + 'flow'),
     ctx.redis.zcard(k.active),
     ctx.redis.smembers(k.base + 'ckkeys'),
+    ctx.redis.smembers(k.base + 'kpaused'),
+    ctx.redis.hgetall(k.base + 'mgates'),
+    ctx.redis.smembers(k.base + 'gkeys'),
   ]);
-  keys.sort();
+  const paused = new Set(pausedKeys);
+  const keys = [...new Set([...inUse, ...pausedKeys])].sort();
   const pipe = ctx.redis.pipeline();
   for (const key of keys) pipe.scard(k.base + 'ck:' + key).zcard(k.base + 'ckwait:' + key);
   const res = keys.length > 0 ? ((await pipe.exec()) ?? []) : [];
@@ -50,24 +79,53 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     key,
     running: Number(res[i * 2]?.[1] ?? 0),
     waiting: Number(res[i * 2 + 1]?.[1] ?? 0),
+    ...(paused.has(key) ? { paused: true as const } : {}),
   }));
+  gateIds.sort();
+  const gpipe = ctx.redis.pipeline();
+  for (const g of gateIds) gpipe.scard(k.base + 'gh:' + g).zcard(k.base + 'gwait:' + g);
+  const gres = gateIds.length > 0 ? ((await gpipe.exec()) ?? []) : [];
+  const gateUse: GateUse[] = gateIds.map((gate, i) => ({
+    gate,
+    running: Number(gres[i * 2]?.[1] ?? 0),
+    waiting: Number(gres[i * 2 + 1]?.[1] ?? 0),
+  }));
+  const gates: Record<string, number> = {};
+  const machineGates: Record<string, string> = {};
+  for (const [f, v] of Object.entries(mgates)) {
+    if (f.startsWith('g:')) gates[f.slice(2)] = Number(v);
+    else if (f.startsWith('m:')) machineGates[f.slice(2)] = v;
+  }
+  const rateLimit = readRate(flow, 'rate');
+  const keyRateLimit = readRate(flow, 'krate');
   return {
     paused: flow.paused === '1',
     limits: {
       ...(flow.total ? { total: Number(flow.total) } : {}),
       ...(flow.perKey ? { perKey: Number(flow.perKey) } : {}),
-      ...(flow.rate
-        ? {
-            rateLimit: {
-              limit: Number(flow.rate),
-              perMs: Number(flow.ratePer),
-              burst: Number(flow.rateBurst ?? 0),
-            },
-          }
-        : {}),
+      ...(rateLimit ? { rateLimit } : {}),
+      ...(keyRateLimit ? { keyRateLimit } : {}),
+      ...(Object.keys(gates).length > 0 ? { gates } : {}),
+      ...(Object.keys(machineGates).length > 0 ? { machineGates } : {}),
       ...(flow.strategy ? { strategy: flow.strategy as KeyStrategy } : {}),
     },
     running,
     keys: use,
+    ...(gateUse.length > 0 ? { gates: gateUse } : {}),
   };
+}
+
+/** Pauses or resumes one concurrency key of a stored queue (lua/keyPause-3.lua). */
+export async function setKeyPaused(
+  ctx: RedisContext,
+  queue: string,
+  key: string,
+  paused: boolean,
+): Promise<void> {
+  const k = ctx.keys(queue);
+  try {
+    await ctx.run('keyPause', [k.base + 'flow', k.queued, k.marker], [k.base, key, paused ? '1' : '0']);
+  } catch (err) {
+    throw fromScriptError(err, { queue });
+  }
 }

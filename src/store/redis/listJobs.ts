@@ -2,7 +2,7 @@
 // walk, the filters and the cursor); and the indexes' sizes (`counts`).
 
 import type { JobRecord, ListQuery } from '../types.js';
-import { listPages, type IndexPages } from '../listPages.js';
+import { listPages, sliceLines, type IndexPages } from '../listPages.js';
 import { COUNTED, type QueueCounts } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
@@ -13,6 +13,7 @@ function pagesOf(ctx: RedisContext, queue: string): IndexPages {
   const k = ctx.keys(queue);
   return {
     range: (source, offset, count, rev) => {
+      if ('keyLines' in source) return keyLineIds(ctx, queue, offset, count);
       const key = 'index' in source ? k[source.index] : k.children(source.childrenOf);
       return rev
         ? ctx.redis.zrevrange(key, offset, offset + count - 1)
@@ -20,6 +21,48 @@ function pagesOf(ctx: RedisContext, queue: string): IndexPages {
     },
     records: (ids) => getMany(ctx, queue, ids),
   };
+}
+
+/**
+ * The queue's lines and their sizes: each concurrency key's (ckkeys lists the keys with one),
+ * then each machine gate's (gkeys; lua/include/lcGate.lua), as their zset keys.
+ */
+async function keyLines(ctx: RedisContext, queue: string): Promise<{ keys: string[]; sizes: number[] }> {
+  const k = ctx.keys(queue);
+  const [ck, gates] = await Promise.all([
+    ctx.redis.smembers(k.base + 'ckkeys'),
+    ctx.redis.smembers(k.base + 'gkeys'),
+  ]);
+  const keys = [
+    ...ck.sort().map((key) => k.base + 'ckwait:' + key),
+    ...gates.sort().map((g) => k.base + 'gwait:' + g),
+  ];
+  if (keys.length === 0) return { keys, sizes: [] };
+  const pipe = ctx.redis.pipeline();
+  for (const key of keys) pipe.zcard(key);
+  const sizes = ((await pipe.exec()) ?? []).map(([err, n]) => {
+    if (err) throw err;
+    return Number(n);
+  });
+  return { keys, sizes };
+}
+
+/** Ids of the queue's key lines laid end to end (keys in order, each line in its order). */
+async function keyLineIds(
+  ctx: RedisContext,
+  queue: string,
+  offset: number,
+  count: number,
+): Promise<string[]> {
+  const { keys, sizes } = await keyLines(ctx, queue);
+  const slices = sliceLines(sizes, offset, count);
+  if (slices.length === 0) return [];
+  const pipe = ctx.redis.pipeline();
+  for (const [i, start, stop] of slices) pipe.zrange(keys[i]!, String(start), String(stop));
+  return ((await pipe.exec()) ?? []).flatMap(([err, ids]) => {
+    if (err) throw err;
+    return ids as string[];
+  });
 }
 
 export async function getMany(ctx: RedisContext, queue: string, ids: string[]): Promise<JobRecord[]> {
@@ -54,6 +97,9 @@ export async function counts(ctx: RedisContext, queue: string): Promise<QueueCou
     if (err) throw err;
     out[name] = Number(n);
   });
+  // Jobs set aside in their key's line are queued, though in no index.
+  const { sizes } = await keyLines(ctx, queue);
+  for (const n of sizes) out.queued += n;
   return out;
 }
 
@@ -74,9 +120,13 @@ export async function countUnfinished(
   const k = ctx.keys(queue);
   const seen = new Set<string>();
   let n = 0;
-  for (const index of [k.active, k.queued, k.delayed, k.waiting]) {
+  for (const index of [k.active, k.queued, k.delayed, k.waiting, 'keyLines']) {
     for (let offset = 0; ; offset += COUNT_PAGE) {
-      const ids = await ctx.redis.zrange(index, String(offset), String(offset + COUNT_PAGE - 1));
+      // The key lines too: their jobs are queued, in no index.
+      const ids =
+        index === 'keyLines'
+          ? await keyLineIds(ctx, queue, offset, COUNT_PAGE)
+          : await ctx.redis.zrange(index, String(offset), String(offset + COUNT_PAGE - 1));
       const fresh = ids.filter((id) => !seen.has(id));
       for (const id of fresh) seen.add(id);
       if (fresh.length > 0) {

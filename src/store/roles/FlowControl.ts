@@ -10,6 +10,15 @@
 //     cancelled, retried, parked, or requeued by the reaper after its worker died).
 //   - THROTTLE: a claim starts no more jobs than the queue's GCRA allows (rateLimit); the others
 //     stay queued, using no worker slot and no attempt, and the claim says when to look again.
+//   - KEY THROTTLE: a job with a concurrency key starts only when its key's own GCRA allows
+//     (keyRateLimit); one that cannot waits in its key's line (no slot, no attempt) and goes back
+//     when the key's rate allows (the claim's next-due time includes it), or, in mode 'skip', is
+//     ended cancelled unrun with the reason. A RateLimitedError from a job with a key holds back
+//     only that key.
+//   - PAUSED KEY: a job of a paused key waits in its key's line; other keys run.
+//   - MACHINE GATES: a queue serving several machines may limit the running jobs of one machine
+//     (gate 'm:<machine>') or of several together (a shared gate 's:<name>'): a job whose gate is
+//     full waits in the gate's line, as a full key's do.
 //   - Only a running job holds a slot: a parked pipeline (waiting) or a retry waiting out its
 //     backoff holds none.
 
@@ -21,8 +30,14 @@ export interface QueueLimits {
   perKey?: number;
   /** The throttle: at most `limit` + `burst` job starts in any window of `perMs` (a GCRA). */
   rateLimit?: RateLimit;
+  /** The throttle of each concurrency key on its own (a GCRA per key). */
+  keyRateLimit?: RateLimit;
   /** What a job whose key is full does (default 'queue'). */
   strategy?: KeyStrategy;
+  /** Most running jobs per machine gate, by gate id ('m:<machine>' or 's:<shared name>'). */
+  gates?: Record<string, number>;
+  /** The gate of each gated machine, by machine name. */
+  machineGates?: Record<string, string>;
 }
 
 /**
@@ -33,12 +48,20 @@ export interface QueueLimits {
 export type KeyStrategy = 'queue' | 'cancelNewest' | 'cancelInProgress';
 export const KEY_STRATEGIES: readonly KeyStrategy[] = ['queue', 'cancelNewest', 'cancelInProgress'];
 
-/** A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). */
+/**
+ * A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). `mode` says what a
+ * job over it does: 'wait' (default) stays in line until the rate allows; 'skip' is ended
+ * cancelled at its claim, unrun, its audit log saying why.
+ */
 export interface RateLimit {
   limit: number;
   perMs: number;
   burst?: number;
+  mode?: RateMode;
 }
+
+export type RateMode = 'wait' | 'skip';
+export const RATE_MODES: readonly RateMode[] = ['wait', 'skip'];
 
 /** A change of the gate: `null` clears a limit, an absent field keeps it. */
 export interface QueueFlowChange {
@@ -46,7 +69,12 @@ export interface QueueFlowChange {
   total?: number | null;
   perKey?: number | null;
   rateLimit?: RateLimit | null;
+  keyRateLimit?: RateLimit | null;
   strategy?: KeyStrategy;
+  /** Gate limits to set (`null` clears one); gates left out are kept. */
+  gates?: Record<string, number | null>;
+  /** Machines' gates to set (`null`: the machine has none); machines left out are kept. */
+  machineGates?: Record<string, string | null>;
   /**
    * The limits of a definition (a supervisor's, at start and on each registry refresh): written
    * only when the queue's limits were never set at run time (a change without this flag that
@@ -60,7 +88,17 @@ export interface QueueFlowChange {
 export interface KeyUse {
   key: string;
   running: number;
-  /** Jobs set aside because the key was full. */
+  /** Jobs set aside in the key's line (the key was full, over its rate, or paused). */
+  waiting: number;
+  /** The key is paused (pauseKey). */
+  paused?: true;
+}
+
+/** One machine gate's use. */
+export interface GateUse {
+  gate: string;
+  running: number;
+  /** Jobs set aside in the gate's line while it was full. */
   waiting: number;
 }
 
@@ -72,6 +110,8 @@ export interface QueueFlow {
   running: number;
   /** Keys with running or waiting jobs, by key. */
   keys: KeyUse[];
+  /** Machine gates with running or waiting jobs, by gate id (absent: none). */
+  gates?: GateUse[];
 }
 
 export interface FlowControl {
@@ -83,4 +123,9 @@ export interface FlowControl {
   setQueueFlow(queue: string, change: QueueFlowChange): Promise<void>;
   /** The gate of `queue` and its current use. */
   queueFlow(queue: string): Promise<QueueFlow>;
+  /**
+   * Pauses (true) or resumes (false) one concurrency key of `queue`: its jobs wait in its line,
+   * the other keys run. A resume puts its line back in `queue`'s and wakes an idle supervisor.
+   */
+  setKeyPaused(queue: string, key: string, paused: boolean): Promise<void>;
 }

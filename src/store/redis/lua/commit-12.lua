@@ -47,6 +47,7 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "lcDonePlain"
 --- @include "lcClaim"
 --- @include "lcFlow"
+--- @include "lcKeyGate"
 --- @include "lcSetBroken"
 --- @include "lcBatch"
 --- @include "promoteDue"
@@ -75,9 +76,16 @@ LC.now = nowMs()
 local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
-local paused, total, perKey, rate, per, burst, tat, keyed, strategy = unpack(redis.call('HMGET', LC.kp .. 'flow',
-  'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat', 'keyed', 'strategy'))
+local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode,
+  gated = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst',
+    'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode', 'gated'))
 LC.keyed = keyed == '1'
+-- THE MACHINE GATES (include/lcGate.lua): known from this read, so lcLeave reads nothing more.
+LC.gated = gated == '1'
+-- THE KEY GATE (include/lcKeyGate.lua): looked at per job only while a key throttle, key hold or
+-- paused key exists.
+keyGate = keyGate == '1'
+lcKeyGateInit(krate, kper, kburst, kmode)
 -- THE HOLD (a RateLimitedError from a job's work, docs/flow-control.md): no job of the queue
 -- starts for holdMs from now. The throttle's state `tat` is pushed forward, in this same atomic
 -- call, so that the GCRA allows the next start at now + holdMs and then only at its rate (no
@@ -151,7 +159,10 @@ for i = 1, nOps do
       -- Even with no delay a retry goes behind the jobs waiting in its band (fresh place).
       lcMove(j, 'queued', { kind = 'retry', log = log, set = set, runAt = now + op.delayMs,
         fresh = true, cancelLog = '{"type":"cancelled","reason":"cancel requested; not retried"}' })
-      if op.holdMs then holdStarts(op.holdMs) end
+      -- A job with a key holds back only its key (THE KEY HOLD); one without, the queue.
+      if op.holdMs then
+        if j.ck then lcHoldKey(j.ck, op.holdMs, now); keyGate = true else holdStarts(op.holdMs) end
+      end
     elseif kind == 'requeue' then
       -- Back to its old place in line: a shutdown must not push a job behind newer ones.
       lcMove(j, 'queued', { kind = 'requeued', log = log, set = set,
@@ -202,6 +213,9 @@ end
 local claimed = {}
 local nextDue = false
 local T, tau, throttled = 0, 0, false
+-- SKIP (a throttle of mode 'skip'): the jobs this claim would have started but for the rate are
+-- ended cancelled, unrun, saying why, instead of waiting.
+local skipN = 0
 if want > 0 then
   perKey = tonumber(perKey)
   rate = tonumber(rate)
@@ -220,11 +234,15 @@ if want > 0 then
     tat = math.max(tonumber(tat) or 0, now)
     local allowed = 0
     if tat <= now + tau then allowed = math.floor((now + tau - tat) / T) + 1 end
-    if allowed < want then want = allowed; throttled = true end
+    if allowed < want then
+      if rateMode == 'skip' then skipN = want - allowed end
+      want = allowed; throttled = true
+    end
   end
 end
-if want > 0 and paused ~= '1' then
+if (want > 0 or skipN > 0) and paused ~= '1' then
   promoteDue()
+  if keyGate then lcReleaseDueKeys(queuedKey, now) end
   local got, popped, asked = 0, 0, want
   -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
   local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
@@ -254,6 +272,8 @@ if want > 0 and paused ~= '1' then
         elseif pcx == '1' then parentGone = 'cancelled'
         elseif FINAL[pst] then parentGone = pst end
       end
+      -- The gate of its machine (a queue with machine gates only).
+      local gate = LC.gated and m and lcGateOf(m) or nil
       if not m then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         lcSetBroken(id, 'job record missing or has no machine')
@@ -263,6 +283,11 @@ if want > 0 and paused ~= '1' then
         local reason = 'parent ' .. parentGone
         lcMove(j, 'cancelled', { kind = 'cancelled',
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
+      elseif ck and keyGate and redis.call('SISMEMBER', LC.kp .. 'kpaused', ck) == 1 then
+        -- A PAUSED KEY: into its line at its place; its resume puts it back (keyPause-3.lua).
+        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+        redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        parked = parked + 1
       elseif ck and perKey and redis.call('SCARD', LC.kp .. 'ck:' .. ck) >= perKey then
         if strategy == 'cancelNewest' then
           -- CANCEL NEWEST: the job that finds its key full ends cancelled, unrun, saying why.
@@ -284,6 +309,27 @@ if want > 0 and paused ~= '1' then
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
         end
         parked = parked + 1
+      elseif gate and redis.call('SCARD', LC.kp .. 'gh:' .. gate.g) >= gate.limit then
+        -- ITS MACHINE'S GATE IS FULL: into the gate's line at its place; a slot of the gate that
+        -- frees puts it back (lcFreeGate).
+        redis.call('ZADD', LC.kp .. 'gwait:' .. gate.g, batch[i * 2], id)
+        redis.call('SADD', LC.kp .. 'gkeys', gate.g)
+        parked = parked + 1
+      elseif ck and keyGate and lcKeyRateAt(ck, now) then
+        -- OVER ITS KEY'S RATE (or held by a RateLimitedError of the key): in mode 'skip' ended
+        -- cancelled, unrun; else into its key's line, the key due when its rate allows.
+        if KG.skip then
+          local j = lcRead(id)
+          j.popped = true
+          lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
+            .. cjson.encode('concurrency key ' .. ck .. ' is over its rate limit (mode skip)') .. '}' } })
+        else
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+          redis.call('SADD', LC.kp .. 'ckkeys', ck)
+          lcKeyDue(ck, lcKeyRateAt(ck, now))
+        end
+        -- Either way it does not count as started: the claim pops on for others.
+        parked = parked + 1
       else
         local token = workerId .. ':' .. (tok + i)
         local st = 'working'
@@ -300,6 +346,11 @@ if want > 0 and paused ~= '1' then
           -- Holds a slot of its key while it runs (lcFlow.lua's invariants).
           redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        end
+        if gate then
+          -- And a slot of its machine's gate (lcGate.lua's invariants).
+          redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
+          redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
         lcClaim(id, jk, st, token, deadline, ls, entry)
         local n0 = #claimed
@@ -327,6 +378,19 @@ if want > 0 and paused ~= '1' then
     if parked == 0 or n < asked or popped >= FLOW_POP_CAP then break end
     asked = want - got
   end
+  if skipN > 0 then
+    -- The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
+    local over = redis.call('ZPOPMIN', queuedKey, skipN)
+    for i = 1, #over, 2 do
+      local j = lcRead(over[i])
+      j.popped = true
+      if not j.st then lcSetBroken(over[i], 'job record missing or has no machine')
+      else
+        lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
+          .. cjson.encode('queue over its rate limit (mode skip)') .. '}' } })
+      end
+    end
+  end
   lcFlush()
   if (got >= want and not throttled) or popped >= FLOW_POP_CAP then
     -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
@@ -336,6 +400,11 @@ if want > 0 and paused ~= '1' then
   else
     local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
     if first[2] then nextDue = first[2] end
+    -- A key whose line waits for its rate: the idle supervisor wakes when it is due.
+    if keyGate then
+      local kd = lcFirstKeyDue()
+      if kd and (not nextDue or tonumber(nextDue) > kd) then nextDue = kd end
+    end
   end
 end
 if T > 0 then

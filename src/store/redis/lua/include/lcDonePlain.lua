@@ -18,7 +18,8 @@ local function lcDonePlain(id, token, output)
   end
   if token == '' or tk ~= token then return 0 end
   -- A job with a concurrency key (`ck`) takes lcMove: its slot is freed in lcLeave, only there.
-  if ls or ib or par or fg or wt or ck or lcMoved[id] then
+  -- So does every job of a queue with machine gates (lcGate.lua): its gate slot frees there.
+  if ls or ib or par or fg or wt or ck or lcGated() or lcMoved[id] then
     local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck }
     if lcGuard(j, 'done', token) then return 0 end
     lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })

@@ -8,8 +8,9 @@
 --                   byRun ('1': limits were set at run time; a definition's are not written,
 --                   flow-3.lua); tat is also THE HOLD of a RateLimitedError (commit-12.lua)
 --   ck:<key>        set: the ids of the RUNNING (loading/working) jobs of concurrency key <key>
---   ckwait:<key>    zset: jobs of <key> set aside by a claim because the key was full, scored
---                   by their place in `queued` (their `qs`), so they go back where they were
+--   ckwait:<key>    zset: THE KEY'S LINE: jobs of <key> set aside by a claim because the key
+--                   was full, over its rate or held (lcKeyGate.lua), or paused, scored by their
+--                   place in `queued` (their `qs`), so they go back where they were
 --   ckkeys          set: the keys that have a ck: or ckwait: key (the limits view lists them)
 -- INVARIANTS:
 --   - A job is in ck:<key> exactly while it is loading or working: added by the claim
@@ -18,8 +19,16 @@
 --     worker's lease passed. Membership, not a counter: a repeated add or removal cannot drift.
 --   - The total is the size of `active` (every running job is there and nothing else is), so
 --     it needs no holder set of its own.
---   - A job in ckwait:<key> has status queued and is in neither `queued` nor `delayed`; each
---     slot of <key> that frees puts the head of ckwait:<key> back into `queued`.
+--   - A job in ckwait:<key> has status queued and is in neither `queued` nor `delayed` (it is
+--     counted and listed as queued: redis/listJobs.ts reads the lines); each slot of <key> that
+--     frees puts the head of ckwait:<key> back into `queued`; so do the key's rate (kdue, at the
+--     claim's start), its resume (keyPause-3.lua) and any change of the limits (flow-3.lua). A
+--     job put back that still may not start is set aside again by the claim: a line is never
+--     stranded while one of these is pending for it.
+--   - The key gate (rate, hold, pause: include/lcKeyGate.lua) never holds a slot: only the claim
+--     adds to ck:<key>, only lcFreeSlot removes.
+--   - The machine gates (include/lcGate.lua) keep their slots the same way, in gh:<gate> and
+--     gwait:<gate>: added by the claim, freed only by lcFreeGate, from lcLeave.
 
 -- Job `id` of key `ck` stopped running: its slot frees, and the first job waiting for one
 -- goes back in line (the claim sets it aside again if the key filled meanwhile).
