@@ -125,8 +125,9 @@ export function lightStates(container: HTMLElement, active: readonly string[]): 
 
 /** Colours each state by how many jobs sit in it now, and labels it with count and dwell times. */
 export function applyHeat(container: HTMLElement, heat: Heat): void {
-  const max = Math.max(1, ...Object.values(heat.states).map((s) => s.count));
-  setHeatRange(container.querySelector('.legend[data-legend-kind="heat"]'), max);
+  const busiest = Math.max(0, ...Object.values(heat.states).map((s) => s.count));
+  setHeatRange(container.querySelector('.legend[data-legend-kind="heat"]'), busiest);
+  const max = Math.max(1, busiest);
   for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
     const id = g.dataset.stateId!;
     const s = heat.states[id];

@@ -109,7 +109,12 @@ export function heatFill(share: number): string {
   return `color-mix(in srgb, var(--mc-heat-hi) ${pct}%, var(--mc-heat-lo))`;
 }
 
+/** The ramp's ends: 1 job and the busiest state's count (the ramp alone when no state holds a job). */
 export function setHeatRange(legend: HTMLElement | null, max: number): void {
+  const scale = legend?.querySelector<HTMLElement>('[data-legend="heat"]');
   const hi = legend?.querySelector('[data-heat-max]');
-  if (hi) hi.textContent = String(max);
+  if (!scale || !hi) return;
+  scale.dataset.max = String(max);
+  hi.textContent = String(max);
+  scale.title = max ? `from 1 job to ${max}, the busiest state now` : 'no state holds a job now';
 }

@@ -133,15 +133,16 @@ export class ChartView {
     return { w: this.viewport.clientWidth || 1, h: this.viewport.clientHeight || 1 };
   }
 
+  /** The whole chart in view, never enlarged past 1:1 (a small chart stays its size). */
   private fitScale(): number {
     const { w, h: vh } = this.viewportSize();
-    return Math.min(w / (this.chart.width || 1), vh / (this.chart.height || 1));
+    return Math.min(1, w / (this.chart.width || 1), vh / (this.chart.height || 1));
   }
 
-  /** The viewport is as tall as the chart at full width, within bounds. */
+  /** The viewport is as tall as the chart at its width (at most 1:1), within bounds. */
   private size(): void {
     const w = this.viewport.clientWidth || this.el.clientWidth;
-    const natural = (w * this.chart.height) / (this.chart.width || 1);
+    const natural = this.chart.height * Math.min(1, w / (this.chart.width || 1));
     const max = Math.max(MIN_HEIGHT, innerHeight * MAX_HEIGHT_VH);
     this.viewport.style.height = `${Math.round(Math.min(max, Math.max(MIN_HEIGHT, natural)))}px`;
   }
@@ -187,10 +188,16 @@ export class ChartView {
     );
   }
 
-  /** Every state the job went through (leaf boxes: a compound one would be the whole chart). */
+  /**
+   * Every state the job went through, or on a heat map every state holding jobs (leaf boxes: a
+   * compound one would be the whole chart).
+   */
   private pathBox(): Box | null {
+    const leaf = ':not(.mc-compound):not(.mc-parallel)';
     const b = this.boxesOf(
-      '.mc-visited:not(.mc-compound):not(.mc-parallel) > rect.mc-box, .mc-active:not(.mc-compound):not(.mc-parallel) > rect.mc-box',
+      [`.mc-visited${leaf}`, `.mc-active${leaf}`, `[data-jobs]:not([data-jobs="0"])${leaf}`]
+        .map((s) => `${s} > rect.mc-box`)
+        .join(', '),
     );
     return (
       b && { x: b.x - MARGIN, y: b.y - MARGIN, width: b.width + 2 * MARGIN, height: b.height + 2 * MARGIN }
