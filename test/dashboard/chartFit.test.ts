@@ -210,7 +210,7 @@ describe('dashboard charts: fit, zoom, colour, machines page', () => {
     const zoomed = await viewBox();
     assert.ok(
       zoomed[2]! < fit[2]! && zoomed[3]! < fit[3]!,
-      `zoom in narrows the viewBox: ${fit} -> ${zoomed}`,
+      `zoom in narrows the viewBox: ${fit.join(' ')} -> ${zoomed.join(' ')}`,
     );
     assert.equal(
       await page.locator('#chart .chart-hint').isVisible(),
@@ -229,7 +229,7 @@ describe('dashboard charts: fit, zoom, colour, machines page', () => {
     await page.locator('#chart .chart-viewport').focus();
     await page.keyboard.press('ArrowRight');
     const panned = await viewBox();
-    assert.ok(panned[0]! > zoomed[0]!, `ArrowRight pans right: ${zoomed} -> ${panned}`);
+    assert.ok(panned[0]! > zoomed[0]!, `ArrowRight pans right: ${zoomed.join(' ')} -> ${panned.join(' ')}`);
     await page.keyboard.press('+');
     assert.ok((await viewBox())[2]! < panned[2]!, '+ zooms in');
     await page.keyboard.press('-');
@@ -251,7 +251,10 @@ describe('dashboard charts: fit, zoom, colour, machines page', () => {
     await page.mouse.move(box.x + 160, box.y + 130, { steps: 3 });
     await page.mouse.up();
     const dragged = await viewBox();
-    assert.ok(dragged[0]! < before[0]! && dragged[1]! < before[1]!, `a drag pans: ${before} -> ${dragged}`);
+    assert.ok(
+      dragged[0]! < before[0]! && dragged[1]! < before[1]!,
+      `a drag pans: ${before.join(' ')} -> ${dragged.join(' ')}`,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

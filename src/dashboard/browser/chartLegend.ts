@@ -83,7 +83,7 @@ export function chartLegend(kind: LegendKind): HTMLElement {
     // Five steps of the same mix applyHeat uses: the ramp is the scale itself.
     for (let i = 0; i < 5; i++) {
       const r = svgEl('rect', { x: i * 19.2, y: 0, width: 19.2, height: 12 });
-      (r as SVGElement).style.fill = heatFill(0.2 + i * 0.2);
+      r.style.fill = heatFill(0.2 + i * 0.2);
       ramp.append(r);
     }
     el.append(
