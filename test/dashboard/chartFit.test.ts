@@ -339,6 +339,10 @@ describe('dashboard charts: fit, zoom, colour, machines page', () => {
       '− removed order.giftWrap',
       '~ renamed order.packing → order.picking',
     ]);
+    // Each heat legend gives its range: one approval waits; no order job runs.
+    await page.locator('[data-machine="approval@1"] [data-heat-max]', { hasText: '1' }).waitFor(WAIT);
+    assert.equal(await page.locator('[data-machine="order@2"] [data-heat-none]').isVisible(), true);
+    assert.equal(await page.locator('[data-machine="order@2"] [data-heat-scale]').isVisible(), false);
     const height = await page.evaluate<number>('document.documentElement.scrollHeight');
     await screenshot(page, 'machines-fit');
     // Another job's lifecycle: the select changes whose jobs are counted, not the chart.

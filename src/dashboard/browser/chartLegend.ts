@@ -91,11 +91,14 @@ export function chartLegend(kind: LegendKind): HTMLElement {
         'span',
         { 'data-legend': 'heat' },
         'jobs in the state now: ',
-        h('span', { 'data-heat-min': '' }, '1'),
-        ' ',
-        ramp,
-        ' ',
-        h('span', { 'data-heat-max': '' }, '1'),
+        h(
+          'span',
+          { 'data-heat-scale': '' },
+          h('span', { 'data-heat-min': '' }, '1'),
+          ramp,
+          h('span', { 'data-heat-max': '' }, '1'),
+        ),
+        h('span', { 'data-heat-none': '', hidden: true }, 'none now'),
       ),
       item(stateSwatch(''), 'none', 'empty'),
     );
@@ -116,5 +119,7 @@ export function setHeatRange(legend: HTMLElement | null, max: number): void {
   if (!scale || !hi) return;
   scale.dataset.max = String(max);
   hi.textContent = String(max);
+  scale.querySelector<HTMLElement>('[data-heat-scale]')!.hidden = max === 0;
+  scale.querySelector<HTMLElement>('[data-heat-none]')!.hidden = max !== 0;
   scale.title = max ? `from 1 job to ${max}, the busiest state now` : 'no state holds a job now';
 }
