@@ -98,9 +98,9 @@ export function chartLegend(kind: LegendKind): HTMLElement {
           ramp,
           h('span', { 'data-heat-max': '' }, '1'),
         ),
-        h('span', { 'data-heat-none': '', hidden: true }, 'none now'),
+        h('span', { 'data-heat-none': '', hidden: true }, 'no job in any state'),
       ),
-      item(stateSwatch(''), 'none', 'empty'),
+      item(stateSwatch(''), 'no job', 'empty'),
     );
   }
   return el;
