@@ -105,7 +105,8 @@ export async function jobsPage(page: Page, params: URLSearchParams, config: Conf
 
 export interface Meta {
   queues: string[];
-  machines: { name: string; versions: number[] }[];
+  /** `kind` of the newest version's chart: `job` for a simple job (the shared lifecycle). */
+  machines: { name: string; versions: number[]; kind: 'job' | 'pipeline' | 'machine' | null }[];
 }
 
 function uniq(list: string[]): string[] {

@@ -103,6 +103,17 @@ export interface Heat {
   sampled: number;
 }
 
+/** What changed between two versions of a machine (the dashboard's machines/:name/diff route). */
+export interface ChartDiff {
+  machine: string;
+  from: number;
+  to: number;
+  added: string[];
+  removed: string[];
+  renamed: { from: string; to: string }[];
+  kept: string[];
+}
+
 /** One concurrency key's use, as GET /queues/:queue/limits answers it. */
 export interface KeyUse {
   key: string;
