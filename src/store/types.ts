@@ -78,6 +78,8 @@ export {
   type ConnectionChange,
 } from './roles/ConnectionEvents.js';
 export { hasServerChecks, type ServerChecks } from './roles/ServerChecks.js';
+export { hasJobSearch, type JobSearch } from './roles/JobSearch.js';
+export type { SearchQuery, SearchPage, FieldFilter, FilterOp } from './search/searchQuery.js';
 export { hasHealthReport, type HealthReport } from './roles/HealthReport.js';
 
 /**

@@ -43,17 +43,9 @@ export function getLog(core: MemoryCore, id: string, queue?: string): Promise<Au
   }, false);
 }
 
-export function list(
-  core: MemoryCore,
-  query: ListQuery,
-): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-  let q: QueueState;
-  try {
-    q = core.queue(query.queue);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  const pages: IndexPages = {
+/** The queue's indexes as listPages and searchPages read them. */
+export function pagesOf(core: MemoryCore, q: QueueState): IndexPages {
+  return {
     range: async (source, offset, count, rev) => {
       const z = 'index' in source ? q.index[source.index] : q.children.get(source.childrenOf)?.ids;
       return z ? z.range(offset, count, rev).map((e) => e.member) : [];
@@ -68,7 +60,19 @@ export function list(
         false,
       ),
   };
-  return listPages(pages, query);
+}
+
+export function list(
+  core: MemoryCore,
+  query: ListQuery,
+): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+  let q: QueueState;
+  try {
+    q = core.queue(query.queue);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return listPages(pagesOf(core, q), query);
 }
 
 export function deadLetters(core: MemoryCore, queue: string, limit: number): Promise<DeadLetter[]> {
