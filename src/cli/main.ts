@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { DEFAULT_REDIS_URL, parseClusterNodes, type GlobalOptions } from './connect.js';
 import { CliError, EXIT } from './CliError.js';
 import { describeError } from './describeError.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../runtime/packageVersion.js';
 import { workerCommand } from './commands/worker.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { statusCommand } from './commands/status.js';

@@ -79,6 +79,7 @@ export {
 } from './roles/ConnectionEvents.js';
 export { hasServerChecks, type ServerChecks } from './roles/ServerChecks.js';
 export { hasJobSearch, type JobSearch } from './roles/JobSearch.js';
+export { hasFleet, type Fleet, type FleetWorker, type WorkerFacts, type ReapedJob } from './roles/Fleet.js';
 export type { SearchQuery, SearchPage, FieldFilter, FilterOp } from './search/searchQuery.js';
 export { hasHealthReport, type HealthReport } from './roles/HealthReport.js';
 

@@ -66,6 +66,7 @@ import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import * as serverOps from './serverOps.js';
 import { searchPages } from '../search/searchPages.js';
+import { storedQueues } from '../partitions.js';
 import type { SearchPage, SearchQuery } from '../search/searchQuery.js';
 import type { JobSearch } from '../roles/JobSearch.js';
 
@@ -130,7 +131,10 @@ export class RedisStore
   /** JobSearch: THE BOUNDED SCAN (search/searchPages.ts) over the queues' zsets. */
   searchJobs(query: SearchQuery): Promise<SearchPage<JobRecord>> {
     return this.calls.call('searchJobs', (c) =>
-      searchPages({ queues: () => this.queues(), pagesOf: (queue) => listJobs.pagesOf(c, queue) }, query),
+      searchPages(
+        { queues: () => storedQueues(this), pagesOf: (queue) => listJobs.pagesOf(c, queue) },
+        query,
+      ),
     );
   }
 
