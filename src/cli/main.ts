@@ -15,6 +15,8 @@ import { eventsCommand } from './commands/events.js';
 import { sendCommand } from './commands/send.js';
 import { chartCommand } from './commands/chart.js';
 import { lsCommand } from './commands/ls.js';
+import { findCommand } from './commands/find.js';
+import { workersCommand } from './commands/workers.js';
 import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
@@ -81,9 +83,11 @@ for (const make of [
   sendCommand,
   chartCommand,
   lsCommand,
+  findCommand,
   cancelCommand,
   dlqCommand,
   statsCommand,
+  workersCommand,
   partitionsCommand,
   schedulesCommand,
   scheduleCommand,
