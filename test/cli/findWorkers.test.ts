@@ -53,7 +53,7 @@ describe('machinist find and workers', () => {
   it('refuses a bad filter with a usage error naming it', async () => {
     await seed();
     const r = await runCli(['--redis', redis.url, '--prefix', api.prefix, 'find', 'input.n ~ 4']);
-    assert.equal(r.code, 2, "a usage error");
+    assert.equal(r.code, 2, 'a usage error');
     assert.match(r.stderr, /cannot read the filter "input.n ~ 4".*INVALID_INPUT/);
   });
 

@@ -64,7 +64,12 @@ describeOnEachStore('fleet', (world) => {
     };
     await store.announce(facts);
     // It claims two jobs with a short lease, then says nothing more (as a SIGKILLed process).
-    const { claimed } = await store.commit('default', [], { workerId: 'w-dead', max: 2, leaseMs: 100, loadMachines: [] });
+    const { claimed } = await store.commit('default', [], {
+      workerId: 'w-dead',
+      max: 2,
+      leaseMs: 100,
+      loadMachines: [],
+    });
     assert.equal(claimed.length, 2);
     assert.equal((await fleet())[0]?.status, 'live');
     await new Promise((r) => setTimeout(r, 250));
