@@ -72,7 +72,7 @@ import type { JobSearch } from '../roles/JobSearch.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules. */
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, JobSearch, Fleet (in RedisStoreRegistry). */
 /** Schedules whose recent actions one call of listSchedules reads. */
 const RECENT_SLICE = 500;
 
