@@ -114,6 +114,22 @@ describeOnEachStore('searchJobs', (world) => {
     assert.equal((await all({ updatedFrom: Date.now() + 3_600_000 })).jobs.length, 0);
   });
 
+  it("searches a partitioned queue's partitions when no queue is named", async () => {
+    h = world();
+    const client = h.client({ jobs: [order] });
+    await client.configureQueue('parts', { partitions: 3 });
+    const ids = await client.enqueueMany(
+      Array.from({ length: 9 }, (_, n) => ({
+        machine: 'order',
+        input: { n, tag: 'p' },
+        options: { queue: 'parts' },
+      })),
+    );
+    const found = await all({ where: [parseFilter('input.tag = p')] });
+    assert.deepEqual(found.jobs.map((j) => j.id).sort(), [...ids].sort());
+    assert.ok(new Set(found.jobs.map((j) => j.queue)).size > 1, 'the jobs sit in several partitions');
+  });
+
   it('refuses a bad query with INVALID_INPUT naming the part at fault', async () => {
     h = world();
     assert.ok(hasJobSearch(h.store));
