@@ -113,7 +113,7 @@ function uniq(list: string[]): string[] {
   return [...new Set(list)];
 }
 
-function jobsTable(jobs: Job[]): HTMLElement {
+export function jobsTable(jobs: Job[]): HTMLElement {
   if (jobs.length === 0) return notice('No jobs match.');
   return h(
     'table',

@@ -136,3 +136,28 @@ export interface QueueFlowView {
   running: number;
   keys: KeyUse[];
 }
+
+/** A supervisor as GET /workers answers it (roles/Fleet.ts). */
+export interface FleetWorker {
+  workerId: string;
+  status: 'live' | 'stopped' | 'gone';
+  host: string;
+  pid: number;
+  version: string;
+  queues: string[];
+  concurrency: number;
+  runningCount: number;
+  running: { id: string; queue: string; machine: string | null }[];
+  startedAt: number;
+  seenAt: number;
+  heartbeatAgeMs: number;
+  goneAfterMs: number;
+  reaped: { id: string; queue: string; outcome: 'requeued' | 'failed'; at: number }[];
+}
+
+/** A page of GET /jobs/search. */
+export interface SearchPage {
+  jobs: Job[];
+  cursor: string | null;
+  scanned: number;
+}
