@@ -382,8 +382,9 @@ export function claimJobs(
       },
     });
     if (!('moved' in r) || r.moved !== status) return;
-    // Holds a slot of its key while it runs (FlowState.ts).
-    if (j.concurrencyKey !== undefined) flow.holdersOf(j.concurrencyKey).add(id);
+    // Holds a slot of its key while it runs (FlowState.ts; only while perKey is set).
+    if (j.concurrencyKey !== undefined && flow.limits.perKey !== undefined)
+      flow.holdersOf(j.concurrencyKey).add(id);
     // And a slot of its machine's gate (lua/include/lcGate.lua).
     const gate = flow.gateOf(j.machine)?.gate;
     if (gate !== undefined) flow.gateHolders.set(gate, (flow.gateHolders.get(gate) ?? new Set()).add(id));

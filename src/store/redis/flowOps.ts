@@ -71,13 +71,15 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     ctx.redis.smembers(k.base + 'gkeys'),
   ]);
   const paused = new Set(pausedKeys);
-  const keys = [...new Set([...inUse, ...pausedKeys])].sort();
+  // With no perKey no slots are kept (lua/include/lcFlow.lua): the running jobs' keys are read.
+  const runningByKey = flow.perKey ? undefined : await runningKeys(ctx, queue);
+  const keys = [...new Set([...inUse, ...pausedKeys, ...(runningByKey?.keys() ?? [])])].sort();
   const pipe = ctx.redis.pipeline();
   for (const key of keys) pipe.scard(k.base + 'ck:' + key).zcard(k.base + 'ckwait:' + key);
   const res = keys.length > 0 ? ((await pipe.exec()) ?? []) : [];
   const use: KeyUse[] = keys.map((key, i) => ({
     key,
-    running: Number(res[i * 2]?.[1] ?? 0),
+    running: runningByKey ? (runningByKey.get(key) ?? 0) : Number(res[i * 2]?.[1] ?? 0),
     waiting: Number(res[i * 2 + 1]?.[1] ?? 0),
     ...(paused.has(key) ? { paused: true as const } : {}),
   }));
@@ -128,4 +130,16 @@ export async function setKeyPaused(
   } catch (err) {
     throw fromScriptError(err, { queue });
   }
+}
+
+/** How many running jobs each concurrency key has, from `active` and each job's `ck`. */
+async function runningKeys(ctx: RedisContext, queue: string): Promise<Map<string, number>> {
+  const k = ctx.keys(queue);
+  const ids = await ctx.redis.zrange(k.active, '0', '-1');
+  const pipe = ctx.redis.pipeline();
+  for (const id of ids) pipe.hget(k.job(id), 'ck');
+  const res = ids.length > 0 ? ((await pipe.exec()) ?? []) : [];
+  const counts = new Map<string, number>();
+  for (const [, ck] of res) if (typeof ck === 'string') counts.set(ck, (counts.get(ck) ?? 0) + 1);
+  return counts;
 }

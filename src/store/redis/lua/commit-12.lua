@@ -342,8 +342,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         if ls or ct or a > 1 then
           entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
         end
-        if ck then
-          -- Holds a slot of its key while it runs (lcFlow.lua's invariants).
+        if ck and perKey then
+          -- Holds a slot of its key while it runs (lcFlow.lua's invariants: only while perKey is
+          -- set; without it nothing counts a key's running jobs, so none is kept).
           redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
         end
