@@ -172,12 +172,11 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
   return core.op(() => {
     const q = core.queue(queue);
     const flow = q.flow;
-    // With no perKey no slots are kept (FlowState.slotsFrom): the running jobs' keys are read.
+    // The running jobs' keys, read from `active` (slots are kept only while perKey is set:
+    // FlowState.slotsFrom), as redis/flowOps.ts reads them.
     const running = new Map<string, number>();
-    if (flow.limits.perKey === undefined) {
-      for (const [, key] of q.runningKeys())
-        if (key !== undefined) running.set(key, (running.get(key) ?? 0) + 1);
-    } else for (const [key, h] of flow.holders) running.set(key, h.size);
+    for (const [, key] of q.runningKeys())
+      if (key !== undefined) running.set(key, (running.get(key) ?? 0) + 1);
     const keys = new Set([...running.keys(), ...flow.waiting.keys(), ...flow.pausedKeys]);
     const gateIds = [...new Set([...flow.gateHolders.keys(), ...flow.gateLines.keys()])].sort();
     return {

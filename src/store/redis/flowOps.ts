@@ -71,16 +71,17 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     ctx.redis.smembers(k.base + 'gkeys'),
   ]);
   const paused = new Set(pausedKeys);
-  // With no perKey no slots are kept (lua/include/lcFlow.lua): the running jobs' keys are read.
-  const runningByKey = flow.perKey ? undefined : await runningKeys(ctx, queue);
-  const keys = [...new Set([...inUse, ...pausedKeys, ...(runningByKey?.keys() ?? [])])].sort();
+  // The running jobs' keys, read from `active` (slots are kept only while perKey is set, and
+  // ckkeys lists the keys with a line: lua/include/lcFlow.lua).
+  const runningByKey = await runningKeys(ctx, queue);
+  const keys = [...new Set([...inUse, ...pausedKeys, ...runningByKey.keys()])].sort();
   const pipe = ctx.redis.pipeline();
-  for (const key of keys) pipe.scard(k.base + 'ck:' + key).zcard(k.base + 'ckwait:' + key);
+  for (const key of keys) pipe.zcard(k.base + 'ckwait:' + key);
   const res = keys.length > 0 ? ((await pipe.exec()) ?? []) : [];
   const use: KeyUse[] = keys.map((key, i) => ({
     key,
-    running: runningByKey ? (runningByKey.get(key) ?? 0) : Number(res[i * 2]?.[1] ?? 0),
-    waiting: Number(res[i * 2 + 1]?.[1] ?? 0),
+    running: runningByKey.get(key) ?? 0,
+    waiting: Number(res[i]?.[1] ?? 0),
     ...(paused.has(key) ? { paused: true as const } : {}),
   }));
   gateIds.sort();

@@ -80,6 +80,8 @@ local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, k
   gated = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst',
     'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode', 'gated'))
 LC.keyed = keyed == '1'
+-- THE SLOTS (ck:<key>) exist only while perKey is set (include/lcFlow.lua): none to free else.
+LC.slots = perKey ~= nil and perKey ~= false
 -- THE MACHINE GATES (include/lcGate.lua): known from this read, so lcLeave reads nothing more.
 LC.gated = gated == '1'
 -- THE KEY GATE (include/lcKeyGate.lua): looked at per job only while a key throttle, key hold or
@@ -346,7 +348,6 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           -- Holds a slot of its key while it runs (lcFlow.lua's invariants: only while perKey is
           -- set; without it nothing counts a key's running jobs, so none is kept).
           redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
-          redis.call('SADD', LC.kp .. 'ckkeys', ck)
         end
         if gate then
           -- And a slot of its machine's gate (lcGate.lua's invariants).

@@ -142,18 +142,19 @@ if redis.call('EXISTS', kp .. 'mgates') == 1 then redis.call('HSET', flowKey, 'g
 else redis.call('HDEL', flowKey, 'gated') end
 
 -- perKey set now and not before: the slots are rebuilt from the running jobs (each one's `ck`,
--- bounded by how many run), in this call, so the next claim counts them; cleared: they go.
+-- bounded by how many run), in this call, so the next claim counts them; cleared: they go. Any
+-- set first goes (those of the running jobs' keys, and of ckkeys: a set left by an older
+-- version that kept slots without perKey), so a rebuilt set holds exactly the running jobs.
 local hasPerKey = redis.call('HEXISTS', flowKey, 'perKey') == 1
 if hadPerKey ~= hasPerKey then
+  local running = {}
+  for _, id in ipairs(redis.call('ZRANGE', kp .. 'active', 0, -1)) do
+    local ck = redis.call('HGET', kp .. 'job:' .. id, 'ck')
+    if ck then running[#running + 1] = { id, ck }; redis.call('DEL', kp .. 'ck:' .. ck) end
+  end
   for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do redis.call('DEL', kp .. 'ck:' .. ck) end
   if hasPerKey then
-    for _, id in ipairs(redis.call('ZRANGE', kp .. 'active', 0, -1)) do
-      local ck = redis.call('HGET', kp .. 'job:' .. id, 'ck')
-      if ck then
-        redis.call('SADD', kp .. 'ck:' .. ck, id)
-        redis.call('SADD', kp .. 'ckkeys', ck)
-      end
-    end
+    for _, r in ipairs(running) do redis.call('SADD', kp .. 'ck:' .. r[2], r[1]) end
   end
 end
 for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do

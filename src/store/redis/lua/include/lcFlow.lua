@@ -12,8 +12,10 @@
 --   ckwait:<key>    zset: THE KEY'S LINE: jobs of <key> set aside by a claim because the key
 --                   was full, over its rate or held (lcKeyGate.lua), or paused, scored by their
 --                   place in `queued` (their `qs`), so they go back where they were
---   ckkeys          set: the keys that have a ck: or ckwait: key (the limits view lists them, with
---                   the keys of the running jobs when there is no perKey: redis/flowOps.ts)
+--   ckkeys          set: the keys that may have a line: every key with a ckwait: key is in it
+--                   (added as a job is set aside); a key leaves when its line is found empty
+--                   (lcFreeSlot, lcReleaseDueKeys, keyPause-3.lua, flow-3.lua) and it holds no
+--                   slot. The limits view lists these, the paused keys and the running jobs' keys.
 -- INVARIANTS:
 --   - While `perKey` is set, a job is in ck:<key> exactly while it is loading or working: added
 --     by the claim (commit-12.lua), removed ONLY here (lcFreeSlot, from lcLeave and the plain
@@ -39,16 +41,16 @@
 
 -- Job `id` of key `ck` stopped running: its slot frees, and the first job waiting for one
 -- goes back in line (the claim sets it aside again if the key filled meanwhile).
--- A job that held no slot (no perKey: no sets are kept) costs the one SREM.
+-- A job that held no slot (no perKey: no sets are kept) costs the one SREM, or nothing when the
+-- script knows perKey is not set (LC.slots, include/lcState.lua).
 local function lcFreeSlot(id, ck)
   local kp = LC.kp
-  if redis.call('SREM', kp .. 'ck:' .. ck, id) == 0 then return end
+  if not LC.slots or redis.call('SREM', kp .. 'ck:' .. ck, id) == 0 then return end
   local head = redis.call('ZPOPMIN', kp .. 'ckwait:' .. ck)
   if head[1] then
     lcIndex('queued', head[2], head[1])
     LC.wake = true
-  elseif redis.call('SCARD', kp .. 'ck:' .. ck) == 0 then
-    redis.call('SREM', kp .. 'ckkeys', ck)
+    if redis.call('EXISTS', kp .. 'ckwait:' .. ck) == 0 then redis.call('SREM', kp .. 'ckkeys', ck) end
   end
 end
 
