@@ -193,6 +193,8 @@ lcFlush()
 -- COST: one HMGET of `flow` per call (above); a queue that never had a job with a key costs
 -- nothing per job (`keyed` unset: no job's read takes `ck`).
 local FLOW_POP_CAP = 1000
+-- THE LATENESS CARRY's bound (ms): memory/commitOps.ts has the same.
+local THROTTLE_CARRY_MS = 50
 
 -- Asks one running job of key `ck` that was not asked yet to stop, for job `by`: cx set, logged,
 -- told on the stream and to its worker's control channel (as cancel-8.lua does for a running job).
@@ -233,7 +235,15 @@ if want > 0 then
   if rate and want > 0 and paused ~= '1' then
     T = tonumber(per) / rate
     tau = (tonumber(burst) or 0) * T
-    tat = math.max(tonumber(tat) or 0, now)
+    -- THE LATENESS CARRY (burst 0): a start the GCRA allowed at tat that comes later (the
+    -- supervisor's timer, the round trip) keeps its lateness, up to THROTTLE_CARRY_MS and one
+    -- interval: tat may lag `now` by that much (burst 0 only: a burst absorbs lateness already).
+    -- So a backlogged queue starts at its rate, not below it (each late start moved the next to
+    -- now + T before). The price, stated in docs/flow-control.md: at most limit + 1 start in
+    -- any window of `per` (2 at once after an idle time when T <= THROTTLE_CARRY_MS).
+    local lag = 0
+    if tau == 0 then lag = math.min(T, THROTTLE_CARRY_MS) end
+    tat = math.max(tonumber(tat) or 0, now - lag)
     local allowed = 0
     if tat <= now + tau then allowed = math.floor((now + tau - tat) / T) + 1 end
     if allowed < want then
