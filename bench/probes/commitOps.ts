@@ -13,6 +13,8 @@
 //   plain     claim 100, then finish each with a plain done (the op most jobs end with)
 //   pipeline  claim 100, checkpoint each (snapshot, state, progress, 2 log entries), then
 //             finish each with a done carrying its state and log
+//   keyed plain   plain, each job with one of 10,000 concurrency keys (no limits set: what a key
+//             costs a queue that has no per-key limit)
 //   stale plain, stale pipeline   the same ops (half checkpoints, half dones with a state, in the
 //             latter) from a worker whose lease is lost: read, checked, fenced off, not written
 // Printed: per case and root, the median over rounds of EVALSHA usec per job (or op, when stale;
@@ -61,7 +63,7 @@ for (const root of roots) {
 const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
 const DONE_LOG = ['{"type":"done"}'];
 
-type Case = 'plain' | 'pipeline' | 'stale plain' | 'stale pipeline';
+type Case = 'plain' | 'keyed plain' | 'pipeline' | 'stale plain' | 'stale pipeline';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -107,6 +109,7 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         band: 1,
         delayMs: 0,
         maxAttempts: 3,
+        ...(kind === 'keyed plain' ? { concurrencyKey: `k${k % 10_000}` } : {}),
       });
     await store.enqueue('default', jobs);
   }
@@ -125,7 +128,7 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
       if (kind === 'pipeline') await store.commit('default', claimed.map(checkpoint));
       ({ claimed } = await store.commit(
         'default',
-        claimed.map((c) => done(c, kind === 'plain')),
+        claimed.map((c) => done(c, kind !== 'pipeline')),
         claim,
       ));
     }
@@ -149,7 +152,7 @@ function instructionsSinceZero(): number {
   return Number(totals[events.indexOf('Ir')]);
 }
 
-const ALL_CASES: readonly Case[] = ['plain', 'pipeline', 'stale plain', 'stale pipeline'];
+const ALL_CASES: readonly Case[] = ['plain', 'keyed plain', 'pipeline', 'stale plain', 'stale pipeline'];
 const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

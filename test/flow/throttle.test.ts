@@ -47,4 +47,32 @@ describeOnEachStore('throttle', (world) => {
     await client.setQueueLimits('default', { rateLimit: null });
     assert.equal((await h.store.commit('default', [], claim)).claimed.length, 30 - starts.length);
   });
+
+  it('with burst 0 a late claim keeps its lateness (up to one interval): the rate is kept, at most limit + 1 per window', async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    const limit = 4;
+    const perMs = 200;
+    const T = perMs / limit;
+    await client.setQueueLimits('default', { rateLimit: { limit, perMs, burst: 0 } });
+    await client.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ machine: 't', input: i })));
+    const starts: number[] = [];
+    // Each claim comes 70 ms after the last (late by 20 ms for an interval of 50): a throttle
+    // that drops the lateness starts one per 70 ms (71% of its rate).
+    while (starts.length < 24) {
+      const r = await h.store.commit('default', [], claim);
+      for (const _ of r.claimed) starts.push(r.redisNow);
+      await new Promise((res) => setTimeout(res, 70));
+    }
+    const span = starts[starts.length - 1]! - starts[0]!;
+    const ideal = span / T + 1;
+    assert.ok(
+      starts.length >= 0.9 * ideal,
+      `${starts.length} starts in ${span} ms (the rate allows ${ideal})`,
+    );
+    for (const t of starts) {
+      const inWindow = starts.filter((s) => s >= t && s < t + perMs).length;
+      assert.ok(inWindow <= limit + 1, `${inWindow} starts in the ${perMs} ms from ${t}`);
+    }
+  });
 });

@@ -29,7 +29,7 @@ export class FlowState {
   byRun = false;
   /** The throttle's GCRA state: its theoretical arrival time (store ms). */
   tat?: number;
-  /** The running jobs of each key (ck:<key>). */
+  /** The running jobs of each key (ck:<key>): kept only while `limits.perKey` is set (slotsFrom). */
   readonly holders = new Map<string, Set<string>>();
   /** Jobs set aside because their key was full, by their place in line (ckwait:<key>). */
   readonly waiting = new Map<string, ZSet>();
@@ -71,6 +71,17 @@ export class FlowState {
     let z = this.waiting.get(key);
     if (!z) this.waiting.set(key, (z = new ZSet()));
     return z;
+  }
+
+  /**
+   * THE SLOTS are kept only while perKey is set (lua/include/lcFlow.lua's invariants): rebuilt
+   * here from the running jobs (their key, by id) when it is set, dropped when it is not. Called
+   * when perKey changes (flowOps.ts, as flow-3.lua) and when a file is read.
+   */
+  slotsFrom(running: Iterable<[string, string | undefined]>): void {
+    this.holders.clear();
+    if (this.limits.perKey === undefined) return;
+    for (const [id, key] of running) if (key !== undefined) this.holdersOf(key).add(id);
   }
 
   /** Drops a key's empty entries (the ckkeys set lists only keys in use). */

@@ -188,7 +188,8 @@ export class MemoryLifecycle {
    * lua/include/lcFlow.lua), and the first job waiting for one goes back in line at its place.
    */
   private freeSlot(q: QueueState, id: string, key: string): void {
-    q.flow.holders.get(key)?.delete(id);
+    // A job that held no slot (no perKey: none are kept) frees nothing.
+    if (!q.flow.holders.get(key)?.delete(id)) return;
     const head = q.flow.waiting.get(key)?.popMin();
     if (head) {
       q.index.queued.add(head.member, head.score);

@@ -67,6 +67,11 @@ export class QueueState {
     this.index = Object.fromEntries(INDEX_NAMES.map((n) => [n, new ZSet()])) as Record<MemoryIndex, ZSet>;
   }
 
+  /** Each running job (`active`) by id, with its concurrency key (FlowState.slotsFrom). */
+  *runningKeys(): Generator<[string, string | undefined]> {
+    for (const [id] of this.index.active.entries()) yield [id, this.jobs.get(id)?.concurrencyKey];
+  }
+
   static fanKey(parentId: string, group: string): string {
     return `${parentId}:${group}`;
   }

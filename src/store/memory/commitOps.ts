@@ -216,6 +216,8 @@ export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): num
 
 /** Most jobs one claim pops (set aside for full keys included), as commit-12.lua's FLOW_POP_CAP. */
 const FLOW_POP_CAP = 1000;
+/** THE LATENESS CARRY's bound (ms), as commit-12.lua's THROTTLE_CARRY_MS. */
+const THROTTLE_CARRY_MS = 50;
 
 /** Claims up to `claim.max` queued jobs (after promoting due ones); `nextDueAt` when short. */
 export function claimJobs(
@@ -244,7 +246,10 @@ export function claimJobs(
   if (rate) {
     const T = rate.perMs / rate.limit;
     const tau = (rate.burst ?? 0) * T;
-    const tat = Math.max(flow.tat ?? 0, now);
+    // THE LATENESS CARRY (burst 0, as commit-12.lua): tat may lag now by one interval, at
+    // most THROTTLE_CARRY_MS.
+    const lag = tau === 0 ? Math.min(T, THROTTLE_CARRY_MS) : 0;
+    const tat = Math.max(flow.tat ?? 0, now - lag);
     gcra = { T, tau, tat };
     const allowed = tat <= now + tau ? Math.floor((now + tau - tat) / T) + 1 : 0;
     if (allowed < want) {
@@ -382,8 +387,9 @@ export function claimJobs(
       },
     });
     if (!('moved' in r) || r.moved !== status) return;
-    // Holds a slot of its key while it runs (FlowState.ts).
-    if (j.concurrencyKey !== undefined) flow.holdersOf(j.concurrencyKey).add(id);
+    // Holds a slot of its key while it runs (FlowState.ts; only while perKey is set).
+    if (j.concurrencyKey !== undefined && flow.limits.perKey !== undefined)
+      flow.holdersOf(j.concurrencyKey).add(id);
     // And a slot of its machine's gate (lua/include/lcGate.lua).
     const gate = flow.gateOf(j.machine)?.gate;
     if (gate !== undefined) flow.gateHolders.set(gate, (flow.gateHolders.get(gate) ?? new Set()).add(id));

@@ -100,7 +100,9 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       if (v === null) delete limits[f];
       else if (v !== undefined) limits[f] = v;
     }
+    const slotsChange = (flow.limits.perKey === undefined) !== (limits.perKey === undefined);
     flow.limits = limits;
+    if (slotsChange) flow.slotsFrom(q.runningKeys());
     for (const [gate, v] of Object.entries(change.gates ?? {}))
       if (v === null) flow.gateLimits.delete(gate);
       else flow.gateLimits.set(gate, v);
@@ -170,7 +172,12 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
   return core.op(() => {
     const q = core.queue(queue);
     const flow = q.flow;
-    const keys = new Set([...flow.holders.keys(), ...flow.waiting.keys(), ...flow.pausedKeys]);
+    // The running jobs' keys, read from `active` (slots are kept only while perKey is set:
+    // FlowState.slotsFrom), as redis/flowOps.ts reads them.
+    const running = new Map<string, number>();
+    for (const [, key] of q.runningKeys())
+      if (key !== undefined) running.set(key, (running.get(key) ?? 0) + 1);
+    const keys = new Set([...running.keys(), ...flow.waiting.keys(), ...flow.pausedKeys]);
     const gateIds = [...new Set([...flow.gateHolders.keys(), ...flow.gateLines.keys()])].sort();
     return {
       paused: flow.paused,
@@ -182,7 +189,7 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
       running: q.index.active.size,
       keys: [...keys].sort().map((key) => ({
         key,
-        running: flow.holders.get(key)?.size ?? 0,
+        running: running.get(key) ?? 0,
         waiting: flow.waiting.get(key)?.size ?? 0,
         ...(flow.pausedKeys.has(key) ? { paused: true as const } : {}),
       })),

@@ -141,9 +141,9 @@ export function decodeData(text: string, file: string): StoreData {
     q.hooks = HookState.fromJSON(qd.hooks);
     // Absent in files written before the flow gate was kept.
     q.flow = FlowState.fromJSON(qd.flow);
+    q.flow.slotsFrom(q.runningKeys());
     for (const j of q.jobs.values()) {
       if (j.status !== 'loading' && j.status !== 'working') continue;
-      if (j.concurrencyKey !== undefined) q.flow.holdersOf(j.concurrencyKey).add(j.id);
       const gate = q.flow.gateOf(j.machine)?.gate;
       if (gate !== undefined)
         q.flow.gateHolders.set(gate, (q.flow.gateHolders.get(gate) ?? new Set()).add(j.id));

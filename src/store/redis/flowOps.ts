@@ -71,14 +71,17 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     ctx.redis.smembers(k.base + 'gkeys'),
   ]);
   const paused = new Set(pausedKeys);
-  const keys = [...new Set([...inUse, ...pausedKeys])].sort();
+  // The running jobs' keys, read from `active` (slots are kept only while perKey is set, and
+  // ckkeys lists the keys with a line: lua/include/lcFlow.lua).
+  const runningByKey = await runningKeys(ctx, queue);
+  const keys = [...new Set([...inUse, ...pausedKeys, ...runningByKey.keys()])].sort();
   const pipe = ctx.redis.pipeline();
-  for (const key of keys) pipe.scard(k.base + 'ck:' + key).zcard(k.base + 'ckwait:' + key);
+  for (const key of keys) pipe.zcard(k.base + 'ckwait:' + key);
   const res = keys.length > 0 ? ((await pipe.exec()) ?? []) : [];
   const use: KeyUse[] = keys.map((key, i) => ({
     key,
-    running: Number(res[i * 2]?.[1] ?? 0),
-    waiting: Number(res[i * 2 + 1]?.[1] ?? 0),
+    running: runningByKey.get(key) ?? 0,
+    waiting: Number(res[i]?.[1] ?? 0),
     ...(paused.has(key) ? { paused: true as const } : {}),
   }));
   gateIds.sort();
@@ -128,4 +131,16 @@ export async function setKeyPaused(
   } catch (err) {
     throw fromScriptError(err, { queue });
   }
+}
+
+/** How many running jobs each concurrency key has, from `active` and each job's `ck`. */
+async function runningKeys(ctx: RedisContext, queue: string): Promise<Map<string, number>> {
+  const k = ctx.keys(queue);
+  const ids = await ctx.redis.zrange(k.active, '0', '-1');
+  const pipe = ctx.redis.pipeline();
+  for (const id of ids) pipe.hget(k.job(id), 'ck');
+  const res = ids.length > 0 ? ((await pipe.exec()) ?? []) : [];
+  const counts = new Map<string, number>();
+  for (const [, ck] of res) if (typeof ck === 'string') counts.set(ck, (counts.get(ck) ?? 0) + 1);
+  return counts;
 }

@@ -80,6 +80,8 @@ local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, k
   gated = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst',
     'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode', 'gated'))
 LC.keyed = keyed == '1'
+-- THE SLOTS (ck:<key>) exist only while perKey is set (include/lcFlow.lua): none to free else.
+LC.slots = perKey ~= nil and perKey ~= false
 -- THE MACHINE GATES (include/lcGate.lua): known from this read, so lcLeave reads nothing more.
 LC.gated = gated == '1'
 -- THE KEY GATE (include/lcKeyGate.lua): looked at per job only while a key throttle, key hold or
@@ -191,6 +193,8 @@ lcFlush()
 -- COST: one HMGET of `flow` per call (above); a queue that never had a job with a key costs
 -- nothing per job (`keyed` unset: no job's read takes `ck`).
 local FLOW_POP_CAP = 1000
+-- THE LATENESS CARRY's bound (ms): memory/commitOps.ts has the same.
+local THROTTLE_CARRY_MS = 50
 
 -- Asks one running job of key `ck` that was not asked yet to stop, for job `by`: cx set, logged,
 -- told on the stream and to its worker's control channel (as cancel-8.lua does for a running job).
@@ -231,7 +235,15 @@ if want > 0 then
   if rate and want > 0 and paused ~= '1' then
     T = tonumber(per) / rate
     tau = (tonumber(burst) or 0) * T
-    tat = math.max(tonumber(tat) or 0, now)
+    -- THE LATENESS CARRY (burst 0): a start the GCRA allowed at tat that comes later (the
+    -- supervisor's timer, the round trip) keeps its lateness, up to THROTTLE_CARRY_MS and one
+    -- interval: tat may lag `now` by that much (burst 0 only: a burst absorbs lateness already).
+    -- So a backlogged queue starts at its rate, not below it (each late start moved the next to
+    -- now + T before). The price, stated in docs/flow-control.md: at most limit + 1 start in
+    -- any window of `per` (2 at once after an idle time when T <= THROTTLE_CARRY_MS).
+    local lag = 0
+    if tau == 0 then lag = math.min(T, THROTTLE_CARRY_MS) end
+    tat = math.max(tonumber(tat) or 0, now - lag)
     local allowed = 0
     if tat <= now + tau then allowed = math.floor((now + tau - tat) / T) + 1 end
     if allowed < want then
@@ -342,10 +354,10 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         if ls or ct or a > 1 then
           entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
         end
-        if ck then
-          -- Holds a slot of its key while it runs (lcFlow.lua's invariants).
+        if ck and perKey then
+          -- Holds a slot of its key while it runs (lcFlow.lua's invariants: only while perKey is
+          -- set; without it nothing counts a key's running jobs, so none is kept).
           redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
-          redis.call('SADD', LC.kp .. 'ckkeys', ck)
         end
         if gate then
           -- And a slot of its machine's gate (lcGate.lua's invariants).

@@ -98,6 +98,8 @@ else
   end
 end
 
+-- THE SLOTS (ck:<key>) are kept only while perKey is set (include/lcFlow.lua's invariants).
+local hadPerKey = redis.call('HEXISTS', flowKey, 'perKey') == 1
 if paused == '1' then redis.call('HSET', flowKey, 'paused', '1')
 elseif paused == '0' then redis.call('HDEL', flowKey, 'paused') end
 local given = { total = ARGV[3], perKey = ARGV[4] }
@@ -139,6 +141,22 @@ end
 if redis.call('EXISTS', kp .. 'mgates') == 1 then redis.call('HSET', flowKey, 'gated', '1')
 else redis.call('HDEL', flowKey, 'gated') end
 
+-- perKey set now and not before: the slots are rebuilt from the running jobs (each one's `ck`,
+-- bounded by how many run), in this call, so the next claim counts them; cleared: they go. Any
+-- set first goes (those of the running jobs' keys, and of ckkeys: a set left by an older
+-- version that kept slots without perKey), so a rebuilt set holds exactly the running jobs.
+local hasPerKey = redis.call('HEXISTS', flowKey, 'perKey') == 1
+if hadPerKey ~= hasPerKey then
+  local running = {}
+  for _, id in ipairs(redis.call('ZRANGE', kp .. 'active', 0, -1)) do
+    local ck = redis.call('HGET', kp .. 'job:' .. id, 'ck')
+    if ck then running[#running + 1] = { id, ck }; redis.call('DEL', kp .. 'ck:' .. ck) end
+  end
+  for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do redis.call('DEL', kp .. 'ck:' .. ck) end
+  if hasPerKey then
+    for _, r in ipairs(running) do redis.call('SADD', kp .. 'ck:' .. r[2], r[1]) end
+  end
+end
 for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do
   local wk = kp .. 'ckwait:' .. ck
   if redis.call('EXISTS', wk) == 1 then

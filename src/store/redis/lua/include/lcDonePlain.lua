@@ -2,6 +2,7 @@
 --- @include "lcBatch"
 --- @include "lcGuard"
 --- @include "lcMove"
+--- @include "lcFlow"
 -- THE PLAIN DONE: lcMove's done, for the job most jobs are (a running job with no parent,
 -- fan-out, inbox, watcher or audit log of its own, not moved before in this call): the same
 -- writes in a fraction of the Lua. Anything else takes lcMove. test/lifecycle/plainDone.test.ts
@@ -17,9 +18,10 @@ local function lcDonePlain(id, token, output)
     st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
   end
   if token == '' or tk ~= token then return 0 end
-  -- A job with a concurrency key (`ck`) takes lcMove: its slot is freed in lcLeave, only there.
-  -- So does every job of a queue with machine gates (lcGate.lua): its gate slot frees there.
-  if ls or ib or par or fg or wt or ck or lcGated() or lcMoved[id] then
+  -- Every job of a queue with machine gates takes lcMove (lcGate.lua): its gate slot frees there.
+  -- A job with a concurrency key (`ck`) does not: its slot (if it holds one) frees below, as
+  -- lcLeave frees it (lcFreeSlot, lcFlow.lua).
+  if ls or ib or par or fg or wt or lcGated() or lcMoved[id] then
     local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck }
     if lcGuard(j, 'done', token) then return 0 end
     lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })
@@ -29,6 +31,7 @@ local function lcDonePlain(id, token, output)
   redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', LC.now)
   redis.call('HDEL', jk, 'tk', 'qs', 'e')
   lcRemove('active', id)
+  if ck then lcFreeSlot(id, ck) end
   lcIndex('done', LC.now, id)
   lcMoved[id] = lcTell(id, 'done', 'done') * 2 + 1
   return 1

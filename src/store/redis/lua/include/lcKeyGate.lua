@@ -66,7 +66,12 @@ local function lcReleaseDueKeys(queuedKey, now)
       if KG.rate then n = math.max(1, math.floor((now + KG.tau - t0) / KG.T) + 1) end
       local heads = redis.call('ZPOPMIN', wk, n)
       for i = 1, #heads, 2 do redis.call('ZADD', queuedKey, heads[i + 1], heads[i]) end
-      if KG.rate and redis.call('EXISTS', wk) == 1 then lcKeyDue(ck, math.ceil(t0 + n * KG.T - KG.tau)) end
+      if redis.call('EXISTS', wk) == 1 then
+        if KG.rate then lcKeyDue(ck, math.ceil(t0 + n * KG.T - KG.tau)) end
+      elseif redis.call('EXISTS', kp .. 'ck:' .. ck) == 0 then
+        -- Its line is empty: the key leaves ckkeys (include/lcFlow.lua).
+        redis.call('SREM', kp .. 'ckkeys', ck)
+      end
     end
   end
 end

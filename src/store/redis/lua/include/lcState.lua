@@ -4,4 +4,7 @@
 -- LC.keyed: the queue may hold jobs with a concurrency key (`ck`), so the reads of a job take
 -- its `ck` too; a script that knows the queue never had one (commit-12.lua, from the `keyed`
 -- flag enqueue-5.lua sets in `flow`) sets it false and spares every job that read.
-local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false, keyed = true }
+-- LC.slots: the queue may keep per-key slots (ck:<key>, only while `perKey` is set: lcFlow.lua);
+-- commit-12.lua, which reads perKey anyway, sets it false when none is set and spares a job that
+-- stops running the SREM that would find nothing.
+local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false, keyed = true, slots = true }
