@@ -49,6 +49,7 @@ import { openTriggerRoutes, triggerRoutes } from './routes/triggers.js';
 import type { TriggerDefinition } from '../triggers/defineTrigger.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { queueFlowRoutes } from './routes/queueFlow.js';
+import { queueSeriesRoutes } from './routes/queueSeries.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
 import {
@@ -179,6 +180,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     queueRoutes(routes, api);
     scheduleRoutes(routes, api);
     queueFlowRoutes(routes, api);
+    queueSeriesRoutes(routes, api);
     healthRoutes(routes, api);
   });
   // Its own context: its body parser keeps the raw bytes the signatures cover.

@@ -79,6 +79,7 @@ export {
 } from './roles/ConnectionEvents.js';
 export { hasServerChecks, type ServerChecks } from './roles/ServerChecks.js';
 export { hasHealthReport, type HealthReport } from './roles/HealthReport.js';
+export { hasMinuteTallies, type MinuteTallies } from './roles/MinuteTallies.js';
 
 /**
  * A whole backend: every required role. Client calls (enqueue, reads, cancel, send, watchJob,

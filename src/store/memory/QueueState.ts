@@ -2,6 +2,7 @@
 // records, status indexes, fan-out records, children indexes, the outbox, idempotency keys, the
 // event stream, the webhook dispatcher's state), as plain maps and sorted sets.
 
+import { MinuteTallyState } from './MinuteTallyState.js';
 import type { QueueEvent } from '../types.js';
 import { COUNTED } from '../roles/Registry.js';
 import { HookState } from './HookState.js';
@@ -58,6 +59,8 @@ export class QueueState {
   hooks = new HookState();
   /** The flow gate: pause, limits, holders and waiting lines per concurrency key (FlowState.ts). */
   flow = new FlowState();
+  /** The jobs that ended, per minute (MinuteTallyState.ts). */
+  tallies = new MinuteTallyState();
 
   constructor(readonly name: string) {
     this.index = Object.fromEntries(INDEX_NAMES.map((n) => [n, new ZSet()])) as Record<MemoryIndex, ZSet>;

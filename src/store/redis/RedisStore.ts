@@ -61,20 +61,31 @@ import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
 import * as scheduleOps from './scheduleOps.js';
 import * as flowOps from './flowOps.js';
+import * as seriesOps from './seriesOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
+import type { MinuteTally } from '../queueSeries.js';
+import type { MinuteTallies } from '../roles/MinuteTallies.js';
 import { commitRoundTrip } from './commitOps.js';
 import * as serverOps from './serverOps.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules. */
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, MinuteTallies. */
 /** Schedules whose recent actions one call of listSchedules reads. */
 const RECENT_SLICE = 500;
 
 export class RedisStore
   extends RedisStoreRegistry
-  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules
+  implements
+    Store,
+    Ingress,
+    WebhookHost,
+    ControlChannel,
+    ConnectionEvents,
+    ServerChecks,
+    Schedules,
+    MinuteTallies
 {
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
    * the same ones, and enqueue-5 does not create a job twice under one id. */
@@ -378,5 +389,15 @@ export class RedisStore
   queueFlow(queue: string): Promise<QueueFlow> {
     assertQueueName(queue);
     return this.calls.call('queueFlow', (c) => flowOps.queueFlow(c, queue), { ids: { queue } });
+  }
+
+  // MinuteTallies
+
+  /** `count` minutes of a stored queue's tallies from minute `first` (lua/include/lcTally.lua). */
+  minuteTallies(queue: string, first: number, count: number): Promise<MinuteTally[]> {
+    assertQueueName(queue);
+    return this.calls.call('minuteTallies', (c) => seriesOps.minuteTallies(c, queue, first, count), {
+      ids: { queue },
+    });
   }
 }

@@ -8,6 +8,7 @@ import { EDGES, FINAL, UPDATABLE } from '../lifecycleTable.js';
 import { BAND, LOG_CAP, RESULT_TTL_MS } from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
+import { SERIES_BOUNDS, SERIES_KEEP_MS } from '../queueSeries.js';
 import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
 
 type LuaValue =
@@ -28,6 +29,9 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   COMMIT_OP_TYPES,
   COMMIT_PLAIN_DONE,
   /** A band by its text on the wire ('0'..'3'), for the scripts that parse one. */
+  /** The latency buckets of a queue's minute tallies, and how long a tally is kept (queueSeries.ts). */
+  SERIES_BOUNDS,
+  SERIES_KEEP_MS,
   BANDS: Object.fromEntries(Object.values(PRIORITY_BAND).map((b) => [String(b), b])),
 };
 
