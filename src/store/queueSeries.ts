@@ -7,20 +7,29 @@
 //
 // THE ERROR BOUND: p50 and p95 are estimated from the buckets, interpolated linearly inside the
 // bucket that holds the rank. The true quantile lies in that same bucket, so the estimate is off
-// by at most the bucket's width: SERIES_BOUNDS is a 1-2-5 series, so at most a factor of 2.5
-// (e.g. a true p95 of 120 ms reads between 100 and 200 ms). Under 5 ms reads as 0..5 ms; over
-// an hour reads as "over 1 h" (SERIES_BOUNDS' last value, with `over` set).
+// by at most the bucket's width: each bound is 10^(1/3) = 2.15 times the one before, so at most
+// a factor of 2.15 (e.g. a true p95 of 120 ms reads between 100 and 215 ms). Under 1 ms reads as
+// 0..1 ms; over 77 min reads as that bound (SERIES_BOUNDS' last, with `over` set).
 
 import type { StoreHandle } from './roles/StoreHandle.js';
 import type { Registry } from './roles/Registry.js';
 import type { MinuteTallies } from './roles/MinuteTallies.js';
 import { groupQueues } from './queueTotals.js';
 
-/** The histograms' upper bounds (ms); a duration falls in the first bucket whose bound is >= it. */
-export const SERIES_BOUNDS = [
-  5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000,
-  2000000, 3600000,
-] as const;
+/**
+ * The histograms' upper bounds (ms): 10^(k/3) for k = 0..20, so 1, 2.15, 4.64, 10, 21.5, 46.4,
+ * 100, ... 4,641,589 (77 min); a duration falls in the first bucket whose bound is >= it, which
+ * is ceil(3 log10(ms)): one log in the Lua, where a search over the bounds cost more than all the
+ * rest of a job's tally (bench/probes/commitOps.ts under callgrind).
+ */
+export const SERIES_BOUNDS: readonly number[] = Array.from({ length: 21 }, (_, k) => 10 ** (k / 3));
+
+/** How many bounds (the Lua needs only this): a duration over the last is in bucket SERIES_BUCKETS. */
+export const SERIES_BUCKETS = SERIES_BOUNDS.length;
+
+/** The histograms' field names by bucket: `w<i>` (wait) and `r<i>` (run), i from 0. */
+export const SERIES_WAIT_FIELDS = [...SERIES_BOUNDS, 0].map((_, i) => `w${i}`);
+export const SERIES_RUN_FIELDS = [...SERIES_BOUNDS, 0].map((_, i) => `r${i}`);
 
 /** A minute's tally is kept this long after its last write: the longest window and two minutes. */
 export const SERIES_KEEP_MS = 24 * 3_600_000 + 120_000;
@@ -29,9 +38,8 @@ export const SERIES_MINUTE_MS = 60_000;
 
 /** The bucket a duration (ms) falls in: 0..SERIES_BOUNDS.length (the last: over the last bound). */
 export function seriesBucket(ms: number): number {
-  let i = 0;
-  while (i < SERIES_BOUNDS.length && ms > SERIES_BOUNDS[i]!) i++;
-  return i;
+  if (ms <= 1) return 0;
+  return Math.min(SERIES_BUCKETS, Math.ceil(3 * Math.log10(ms)));
 }
 
 /**
@@ -54,8 +62,8 @@ export function tallyFields(
     return [field];
   return [
     field,
-    `w${seriesBucket(Math.max(0, claimedAt - createdAt))}`,
-    `r${seriesBucket(Math.max(0, endedAt - claimedAt))}`,
+    SERIES_WAIT_FIELDS[seriesBucket(Math.max(0, claimedAt - createdAt))]!,
+    SERIES_RUN_FIELDS[seriesBucket(Math.max(0, endedAt - claimedAt))]!,
   ];
 }
 
@@ -174,7 +182,7 @@ function rankIn(counts: number[], n: number, q: number): number {
 export function quantile(counts: number[], n: number, q: number): number {
   const rank = Math.max(1, Math.ceil(q * n));
   const i = rankIn(counts, n, q);
-  if (i >= SERIES_BOUNDS.length) return SERIES_BOUNDS.at(-1)!;
+  if (i >= SERIES_BUCKETS) return Math.round(SERIES_BOUNDS.at(-1)!);
   const before = counts.slice(0, i).reduce((a, b) => a + b, 0);
   const lo = i === 0 ? 0 : SERIES_BOUNDS[i - 1]!;
   const hi = SERIES_BOUNDS[i]!;

@@ -17,12 +17,12 @@ import { bearerSecurity, errorReplies } from '../schemas.js';
 
 const quantiles = {
   type: ['object', 'null'],
-  description: `null when no job of the point was claimed; estimated from fixed buckets (${SERIES_BOUNDS.join(', ')} ms): off by at most the width of the bucket that holds it (a factor of 2.5)`,
+  description: `null when no job of the point was claimed; estimated from fixed buckets (bounds 10^(k/3) ms, k = 0..20: 1, 2.15, 4.64, 10, ... ${Math.round(SERIES_BOUNDS.at(-1)!)}): off by at most the width of the bucket that holds it (a factor of 2.15)`,
   properties: {
     p50: { type: 'integer', description: 'ms' },
     p95: { type: 'integer', description: 'ms' },
     count: { type: 'integer' },
-    over: { type: 'boolean', description: 'p95 is over the last bucket (1 h): the value is that bound' },
+    over: { type: 'boolean', description: 'p95 is over the last bound (77 min): the value is that bound' },
   },
 } as const;
 

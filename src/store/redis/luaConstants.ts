@@ -8,7 +8,7 @@ import { EDGES, FINAL, UPDATABLE } from '../lifecycleTable.js';
 import { BAND, LOG_CAP, RESULT_TTL_MS } from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
-import { SERIES_BOUNDS, SERIES_KEEP_MS } from '../queueSeries.js';
+import { SERIES_BUCKETS, SERIES_KEEP_MS, SERIES_RUN_FIELDS, SERIES_WAIT_FIELDS } from '../queueSeries.js';
 import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
 
 type LuaValue =
@@ -29,9 +29,11 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   COMMIT_OP_TYPES,
   COMMIT_PLAIN_DONE,
   /** A band by its text on the wire ('0'..'3'), for the scripts that parse one. */
-  /** The latency buckets of a queue's minute tallies, and how long a tally is kept (queueSeries.ts). */
-  SERIES_BOUNDS,
+  /** A queue's minute tallies (queueSeries.ts): how many latency bounds, the fields, how long kept. */
+  SERIES_BUCKETS,
   SERIES_KEEP_MS,
+  SERIES_WAIT_FIELDS,
+  SERIES_RUN_FIELDS,
   BANDS: Object.fromEntries(Object.values(PRIORITY_BAND).map((b) => [String(b), b])),
 };
 
