@@ -125,3 +125,31 @@ export interface QueueFlowView {
   running: number;
   keys: KeyUse[];
 }
+
+/** GET /queues/:queue/series (src/store/queueSeries.ts). */
+export interface Quantiles {
+  p50: number;
+  p95: number;
+  count: number;
+  over: boolean;
+}
+
+export interface SeriesPoint {
+  at: number;
+  done: number;
+  failed: number;
+  cancelled: number;
+  failureRate: number | null;
+  wait: Quantiles | null;
+  run: Quantiles | null;
+}
+
+export type SeriesWindow = '15m' | '1h' | '24h';
+
+export interface QueueSeries {
+  queue: string;
+  window: SeriesWindow;
+  stepMs: number;
+  now: number;
+  points: SeriesPoint[];
+}
