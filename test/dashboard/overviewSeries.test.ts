@@ -123,11 +123,8 @@ describe('dashboard queues over time', () => {
         await page.setViewportSize({ width, height: 800 });
         // The charts redraw at their new width (a ResizeObserver): wait until the SVG has it.
         await page.waitForFunction(
-          ([q, w]) => {
-            const svg = document.querySelector(`[data-series-queue="${q}"] [data-chart="run"] svg`);
-            return !!svg && Number(svg.getAttribute('width')) <= w - 32;
-          },
-          [Q, width] as const,
+          `Number(document.querySelector('[data-series-queue="${Q}"] [data-chart="run"] svg')?.getAttribute('width') ?? 1e9) <= ${width - 32}`,
+          undefined,
           WAIT,
         );
         await checkLayout(page, `${width} px ${scheme}`);
