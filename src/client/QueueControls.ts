@@ -112,6 +112,10 @@ export class QueueControls {
       limits: first.limits satisfies QueueLimits,
       running: flows.reduce((n, f) => n + f.running, 0),
       keys: [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
+      // Throttled while every stored queue is: until the first of them allows a start.
+      ...(flows.every((f) => f.throttledUntil !== undefined)
+        ? { throttledUntil: Math.min(...flows.map((f) => f.throttledUntil!)) }
+        : {}),
       ...(flows.length > 1 ? { partitions: flows } : {}),
     };
   }

@@ -124,6 +124,8 @@ export interface QueueFlowView {
   /** Loading and working jobs, every partition summed. */
   running: number;
   keys: KeyUse[];
+  /** When the throttle next lets a job start, if later than now (absent: one may start now). */
+  throttledUntil?: number;
 }
 
 /** GET /queues/:queue/series (src/store/queueSeries.ts). */

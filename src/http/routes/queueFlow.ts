@@ -34,6 +34,11 @@ const flow = {
     },
   },
   running: { type: 'integer', description: 'loading + working jobs' },
+  throttledUntil: {
+    type: 'integer',
+    description:
+      'when the throttle (or a rate-limited hold) next lets a job start, if later than now (ms since epoch); absent when one may start now',
+  },
   keys: {
     type: 'array',
     description: 'concurrency keys with running or waiting jobs',

@@ -1,7 +1,7 @@
 // MemoryStore's FlowControl role (as redis/flowOps.ts and lua/flow-3.lua).
 
 import { ValidationError } from '../../errors.js';
-import { KEY_STRATEGIES } from '../roles/FlowControl.js';
+import { KEY_STRATEGIES, nextStartAt } from '../roles/FlowControl.js';
 import type { QueueFlow, QueueFlowChange, QueueLimits } from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
 
@@ -90,6 +90,7 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
     const q = core.queue(queue);
     const flow = q.flow;
     const keys = new Set([...flow.holders.keys(), ...flow.waiting.keys()]);
+    const throttledUntil = nextStartAt(flow.limits.rateLimit, flow.tat, core.clock());
     return {
       paused: flow.paused,
       limits: { ...flow.limits },
@@ -99,6 +100,7 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
         running: flow.holders.get(key)?.size ?? 0,
         waiting: flow.waiting.get(key)?.size ?? 0,
       })),
+      ...(throttledUntil !== undefined ? { throttledUntil } : {}),
     };
   }, false);
 }

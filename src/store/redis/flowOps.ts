@@ -3,6 +3,7 @@
 
 import { fromScriptError } from '../../errors.js';
 import type { KeyStrategy, KeyUse, QueueFlow, QueueFlowChange } from '../types.js';
+import { nextStartAt } from '../roles/FlowControl.js';
 import type { RedisContext } from './RedisContext.js';
 
 const limitArg = (v: number | null | undefined): string =>
@@ -37,11 +38,13 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
 /** The gate and its use: a read of a few keys, not atomic as a whole (a view, not a decision). */
 export async function queueFlow(ctx: RedisContext, queue: string): Promise<QueueFlow> {
   const k = ctx.keys(queue);
-  const [flow, running, keys] = await Promise.all([
+  const [flow, running, keys, time] = await Promise.all([
     ctx.redis.hgetall(k.base + 'flow'),
     ctx.redis.zcard(k.active),
     ctx.redis.smembers(k.base + 'ckkeys'),
+    ctx.redis.time(),
   ]);
+  const now = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
   keys.sort();
   const pipe = ctx.redis.pipeline();
   for (const key of keys) pipe.scard(k.base + 'ck:' + key).zcard(k.base + 'ckwait:' + key);
@@ -51,23 +54,20 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     running: Number(res[i * 2]?.[1] ?? 0),
     waiting: Number(res[i * 2 + 1]?.[1] ?? 0),
   }));
+  const rateLimit = flow.rate
+    ? { limit: Number(flow.rate), perMs: Number(flow.ratePer), burst: Number(flow.rateBurst ?? 0) }
+    : undefined;
+  const throttledUntil = nextStartAt(rateLimit, flow.tat === undefined ? undefined : Number(flow.tat), now);
   return {
     paused: flow.paused === '1',
     limits: {
       ...(flow.total ? { total: Number(flow.total) } : {}),
       ...(flow.perKey ? { perKey: Number(flow.perKey) } : {}),
-      ...(flow.rate
-        ? {
-            rateLimit: {
-              limit: Number(flow.rate),
-              perMs: Number(flow.ratePer),
-              burst: Number(flow.rateBurst ?? 0),
-            },
-          }
-        : {}),
+      ...(rateLimit ? { rateLimit } : {}),
       ...(flow.strategy ? { strategy: flow.strategy as KeyStrategy } : {}),
     },
     running,
     keys: use,
+    ...(throttledUntil !== undefined ? { throttledUntil } : {}),
   };
 }
