@@ -11,11 +11,6 @@
 // a factor of 2.15 (e.g. a true p95 of 120 ms reads between 100 and 215 ms). Under 1 ms reads as
 // 0..1 ms; over 77 min reads as that bound (SERIES_BOUNDS' last, with `over` set).
 
-import type { StoreHandle } from './roles/StoreHandle.js';
-import type { Registry } from './roles/Registry.js';
-import type { MinuteTallies } from './roles/MinuteTallies.js';
-import { groupQueues } from './queueTotals.js';
-
 /**
  * The histograms' upper bounds (ms): 10^(k/3) for k = 0..20, so 1, 2.15, 4.64, 10, 21.5, 46.4,
  * 100, ... 4,641,589 (77 min); a duration falls in the first bucket whose bound is >= it, which
@@ -187,25 +182,4 @@ export function quantile(counts: number[], n: number, q: number): number {
   const lo = i === 0 ? 0 : SERIES_BOUNDS[i - 1]!;
   const hi = SERIES_BOUNDS[i]!;
   return Math.round(lo + ((hi - lo) * (rank - before)) / counts[i]!);
-}
-
-/**
- * The series of `queue` over `window`: a partitioned queue's stored queues (its own name and its
- * partitions) summed, as the counts are (store/queueTotals.ts).
- */
-export async function readQueueSeries(
-  store: StoreHandle & Pick<Registry, 'queues'> & MinuteTallies,
-  queue: string,
-  window: SeriesWindow,
-): Promise<QueueSeries> {
-  const now = await store.now();
-  const { first, count, per } = seriesMinutes(window, now);
-  const stored = groupQueues(await store.queues()).get(queue) ?? [queue];
-  const each = await Promise.all(stored.map((s) => store.minuteTallies(s, first, count * per)));
-  const summed = Array.from({ length: count * per }, (_, i) => {
-    const t: MinuteTally = {};
-    for (const e of each) addTally(t, e[i]);
-    return t;
-  });
-  return seriesOf(queue, window, now, summed);
 }

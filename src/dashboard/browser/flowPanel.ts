@@ -189,7 +189,11 @@ function keysTable(keys: readonly KeyUse[], perKey: number | undefined): HTMLEle
               'td',
               { 'data-col': 'full' },
               perKey !== undefined && k.running >= perKey
-                ? h('span', { class: 'status status-paused', title: `${k.running} of ${perKey} slots` }, 'full')
+                ? h(
+                    'span',
+                    { class: 'status status-paused', title: `${k.running} of ${perKey} slots` },
+                    'full',
+                  )
                 : '',
             ),
           ),

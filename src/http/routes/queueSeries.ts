@@ -4,12 +4,8 @@
 
 import type { FastifyInstance } from 'fastify';
 import { hasMinuteTallies } from '../../store/types.js';
-import {
-  readQueueSeries,
-  SERIES_BOUNDS,
-  SERIES_WINDOWS,
-  type SeriesWindow,
-} from '../../store/queueSeries.js';
+import { SERIES_BOUNDS, SERIES_WINDOWS, type SeriesWindow } from '../../store/queueSeries.js';
+import { readQueueSeries } from '../../store/readQueueSeries.js';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
 import { CODE } from '../../errorCodes.js';

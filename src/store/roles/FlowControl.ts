@@ -84,7 +84,11 @@ export interface QueueFlow {
  * if later than `now`: the claim allows one while tat <= now + tau (tau = burst * perMs / limit;
  * 0 without a throttle, where `tat` is a hold's end).
  */
-export function nextStartAt(rate: RateLimit | undefined, tat: number | undefined, now: number): number | undefined {
+export function nextStartAt(
+  rate: RateLimit | undefined,
+  tat: number | undefined,
+  now: number,
+): number | undefined {
   if (tat === undefined || !Number.isFinite(tat)) return undefined;
   const tau = rate ? ((rate.burst ?? 0) * rate.perMs) / rate.limit : 0;
   const at = Math.ceil(tat - tau);
