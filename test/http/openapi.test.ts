@@ -42,6 +42,7 @@ const ROUTES = [
   'post /queues/{queue}/pause',
   'post /queues/{queue}/resume',
   'get /queues/{queue}/limits',
+  'get /queues/{queue}/series',
   'put /queues/{queue}/limits',
   'get /healthz',
   'get /openapi.json',
