@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { createServer } from '../../src/http/createServer.js';
 import { defineJob } from '../../src/index.js';
 import { Harness } from '../support/harness.js';
-import { sleep, startRedis, type TestRedis } from '../support/redis.js';
+import { eventually, sleep, startRedis, type TestRedis } from '../support/redis.js';
 import { collectPageErrors, launchChromium, screenshot, type TestBrowser } from './support/browser.js';
 
 const TOKEN = 'dashboard-series-token';
@@ -122,11 +122,8 @@ describe('dashboard queues over time', () => {
       for (const width of [1280, 420]) {
         await page.setViewportSize({ width, height: 800 });
         // The charts redraw at their new width (a ResizeObserver): wait until the SVG has it.
-        await page.waitForFunction(
-          `Number(document.querySelector('[data-series-queue="${Q}"] [data-chart="run"] svg')?.getAttribute('width') ?? 1e9) <= ${width - 32}`,
-          undefined,
-          WAIT,
-        );
+        const run = page.locator(`[data-series-queue="${Q}"] [data-chart="run"] svg`);
+        await eventually(async () => Number(await run.getAttribute('width')) <= width - 32, 10_000);
         await checkLayout(page, `${width} px ${scheme}`);
         await screenshot(page, `overview-series-${width}-${scheme}`);
       }

@@ -139,11 +139,7 @@ function queueCard(q: QueueOverview, series: HTMLElement, flow: HTMLElement): HT
     h('h2', {}, h('a', { href: `#/jobs?queue=${encodeURIComponent(q.queue)}` }, q.queue)),
     counts,
     series,
-    h(
-      'p',
-      { class: 'muted' },
-      `${done} done, ${failed} failed in the last ${q.minutes.length} min${windowNote(q)}`,
-    ),
+    h('p', { class: 'muted' }, `${done} done, ${failed} failed in ${q.minutes.length} min${windowNote(q)}`),
     flow,
   );
 }
