@@ -48,22 +48,31 @@ export interface WebhookInput {
 
 /**
  * Fails its first `failTimes` attempts the way a flaky receiver does, then succeeds. The
- * attempt number is durable, so a retry after a crash counts on from where it was.
+ * attempt number is durable, so a retry after a crash counts on from where it was. Made by a
+ * function so that `machinist dev` runs it at a pace a person can watch (machines/demo.ts): each
+ * attempt takes `attemptMs`, the backoff is `backoffMs * 2^attempt` (at most 10 times that).
  */
-export const deliverWebhook = defineJob<WebhookInput, { status: number; attempt: number }>({
-  name: 'deliver-webhook',
-  work: async ({ input, attempt }) => {
-    await sleep(20);
-    if (attempt <= input.failTimes) {
-      throw Object.assign(new Error(`POST ${input.url} answered 503 Service Unavailable`), {
-        code: 'HTTP_503',
-      });
-    }
-    return { status: 200, attempt };
-  },
-  // Short delays so the demo finishes quickly: 200 ms, then 400 ms, ... (delayMs * 2^attempt).
-  retry: { maxAttempts: 5, backoff: { type: 'exponential', delayMs: 100, maxDelayMs: 2_000 } },
-});
+export function deliverWebhookJob(pace: { attemptMs: number; backoffMs: number }) {
+  return defineJob<WebhookInput, { status: number; attempt: number }>({
+    name: 'deliver-webhook',
+    work: async ({ input, attempt, signal }) => {
+      await sleep(pace.attemptMs, undefined, { signal });
+      if (attempt <= input.failTimes) {
+        throw Object.assign(new Error(`POST ${input.url} answered 503 Service Unavailable`), {
+          code: 'HTTP_503',
+        });
+      }
+      return { status: 200, attempt };
+    },
+    retry: {
+      maxAttempts: 5,
+      backoff: { type: 'exponential', delayMs: pace.backoffMs, maxDelayMs: pace.backoffMs * 10 },
+    },
+  });
+}
+
+// Short delays so the demo finishes quickly: 200 ms, then 400 ms, ... (delayMs * 2^attempt).
+export const deliverWebhook = deliverWebhookJob({ attemptMs: 20, backoffMs: 100 });
 
 export interface ChargeInput {
   customer: string;

@@ -2,6 +2,7 @@
 // possibly on another queue and other workers), then merge the counts (fan-in). While the
 // children run the parent is parked: no worker slot, no memory.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { assign, setup } from 'xstate';
 import { defineJob } from '../src/runtime/defineJob.js';
 import { definePipeline } from '../src/pipeline/definePipeline.js';
@@ -14,12 +15,18 @@ export interface SplitInput {
   /** Queue the chunk jobs go to. Default: the parent's. */
   chunkQueue?: string;
   policy?: 'failFast' | 'collect';
+  /**
+   * How long each chunk's count takes, a stand-in for real work (default 0): chunk i takes
+   * chunkMs * (1 + i % 3), so the children end at different times (machines/demo.ts).
+   */
+  chunkMs?: number;
 }
 
 /** The child: counts the words of one chunk (throws on a chunk containing "POISON"). */
 export const countChunk = defineJob({
   name: 'countChunk',
-  work: async ({ input }: { input: { words: string[] } }) => {
+  work: async ({ input, signal }: { input: { words: string[]; ms?: number }; signal: AbortSignal }) => {
+    if (input.ms) await sleep(input.ms, undefined, { signal });
     if (input.words.includes('POISON')) throw new Error('poisoned chunk');
     const counts: Record<string, number> = {};
     for (const w of input.words) counts[w.toLowerCase()] = (counts[w.toLowerCase()] ?? 0) + 1;
@@ -39,6 +46,7 @@ export const splitMergeMachine = setup({
       policy: 'failFast' | 'collect';
       results: unknown[];
       total: number;
+      chunkMs: number;
     },
   },
   actors: { fanOut },
@@ -50,7 +58,14 @@ export const splitMergeMachine = setup({
     const size = input.chunkWords ?? 100;
     const chunks: string[][] = [];
     for (let i = 0; i < words.length; i += size) chunks.push(words.slice(i, i + size));
-    return { chunks, queue: input.chunkQueue, policy: input.policy ?? 'failFast', results: [], total: 0 };
+    return {
+      chunks,
+      queue: input.chunkQueue,
+      policy: input.policy ?? 'failFast',
+      results: [],
+      total: 0,
+      chunkMs: input.chunkMs ?? 0,
+    };
   },
   states: {
     counting: {
@@ -58,9 +73,9 @@ export const splitMergeMachine = setup({
         id: 'chunks',
         src: 'fanOut',
         input: ({ context }) => ({
-          jobs: context.chunks.map((words) => ({
+          jobs: context.chunks.map((words, i) => ({
             machine: 'countChunk',
-            input: { words },
+            input: context.chunkMs ? { words, ms: context.chunkMs * (1 + (i % 3)) } : { words },
             queue: context.queue,
           })),
           policy: context.policy,

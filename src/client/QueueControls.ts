@@ -197,6 +197,10 @@ export class QueueControls {
       running: flows.reduce((n, f) => n + f.running, 0),
       keys: [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
       ...(gates.size > 0 ? { gates: [...gates.values()].sort((a, b) => (a.gate < b.gate ? -1 : 1)) } : {}),
+      // Throttled while every stored queue is: until the first of them allows a start.
+      ...(flows.every((f) => f.throttledUntil !== undefined)
+        ? { throttledUntil: Math.min(...flows.map((f) => f.throttledUntil!)) }
+        : {}),
       ...(flows.length > 1 ? { partitions: flows } : {}),
     };
   }

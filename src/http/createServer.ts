@@ -52,6 +52,7 @@ import type { TriggerDefinition } from '../triggers/defineTrigger.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { scheduleActionRoutes } from './routes/scheduleActions.js';
 import { queueFlowRoutes } from './routes/queueFlow.js';
+import { queueSeriesRoutes } from './routes/queueSeries.js';
 import { MachinistMetrics } from '../metrics/MachinistMetrics.js';
 import { registerMetrics } from '../metrics/metricsPlugin.js';
 import {
@@ -185,6 +186,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     scheduleRoutes(routes, api);
     scheduleActionRoutes(routes, api);
     queueFlowRoutes(routes, api);
+    queueSeriesRoutes(routes, api);
     healthRoutes(routes, api);
   });
   // Its own context: its body parser keeps the raw bytes the signatures cover.

@@ -84,6 +84,7 @@ export { hasJobSearch, type JobSearch } from './roles/JobSearch.js';
 export { hasFleet, type Fleet, type FleetWorker, type WorkerFacts, type ReapedJob } from './roles/Fleet.js';
 export type { SearchQuery, SearchPage, FieldFilter, FilterOp } from './search/searchQuery.js';
 export { hasHealthReport, type HealthReport } from './roles/HealthReport.js';
+export { hasMinuteTallies, type MinuteTallies } from './roles/MinuteTallies.js';
 
 /**
  * A whole backend: every required role. Client calls (enqueue, reads, cancel, send, watchJob,

@@ -47,8 +47,15 @@ describe('machinist dev', () => {
     const child = spawn(process.execPath, [...TSX, 'src/cli/main.ts', 'dev', '--port', '0', ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // No Redis: neither REDIS_URL nor a redis-server on PATH is looked for.
-      env: { ...process.env, REDIS_URL: undefined, MACHINIST_TOKENS: undefined, MACHINIST_LOG: log },
+      // No Redis: neither REDIS_URL nor a redis-server on PATH is looked for. The demo at 1/20 of
+      // its human pace (machines/demo.ts): a 3 s backoff takes 150 ms.
+      env: {
+        ...process.env,
+        REDIS_URL: undefined,
+        MACHINIST_TOKENS: undefined,
+        MACHINIST_LOG: log,
+        MACHINIST_DEMO_PACE: '0.05',
+      },
     });
     children.add(child);
     let out = '';
@@ -67,12 +74,13 @@ describe('machinist dev', () => {
     const res = await fetch(url);
     return { status: res.status, text: await res.text() };
   };
+  /** The demo's jobs: those the schedule started (resize-image, every 10 s) left out. */
   const jobs = async (d: Dev) =>
     (
       JSON.parse((await get(`${d.url}/jobs?limit=100`)).text) as {
         jobs: { id: string; machine: string; status: string }[];
       }
-    ).jobs;
+    ).jobs.filter((j) => j.machine !== 'resize-image');
 
   it('serves the dashboard and the API from the in-memory store, runs the demo jobs, and stops on SIGINT', async () => {
     const d = await dev([], 'info');
@@ -88,6 +96,13 @@ describe('machinist dev', () => {
     assert.deepEqual(
       new Set((await jobs(d)).map((j) => j.machine)),
       new Set(['approval', 'splitMerge', 'countChunk', 'deliver-webhook', 'ingest']),
+    );
+    const schedules = JSON.parse((await get(`${d.url}/schedules`)).text) as {
+      schedules: { id: string; spec: { everyMs: number } }[];
+    };
+    assert.deepEqual(
+      schedules.schedules.map((s) => [s.id, s.spec.everyMs]),
+      [['demo-thumbnails', 10_000]],
     );
     const sent = await fetch(`${d.url}/jobs/${approval.id}/events`, {
       method: 'POST',

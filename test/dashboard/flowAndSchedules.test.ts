@@ -83,6 +83,9 @@ describe('dashboard flow controls and schedules', () => {
     assert.equal(await row('tenant-a', 'running').textContent(), '1');
     assert.equal(await row('k1', 'running').textContent(), '1');
     assert.equal(await row('k1', 'waiting').textContent(), '0');
+    // perKey 1: a key with a running job is full (its next job waits), one of each.
+    assert.equal(await row('tenant-a', 'full').textContent(), 'full');
+    assert.equal(await row('k1', 'full').textContent(), 'full');
     assert.deepEqual(
       await panel
         .locator('[data-flow-key]')
@@ -132,6 +135,18 @@ describe('dashboard flow controls and schedules', () => {
       info.nextTicks.slice(0, 3).map((t) => new Date(t).toISOString()),
     );
     assert.match(info.nextTicks[0] ? new Date(info.nextTicks[0]).toISOString() : '', /T03:00:00\.000Z$/);
+    // The first tick counts down; the last result is the last tick's job, linked, with its status
+    // (queued: no supervisor runs here).
+    await row
+      .locator('[data-col="next"] [data-countdown]')
+      .filter({ hasText: /\(in \d/ })
+      .waitFor(WAIT);
+    assert.equal(await row.locator('[data-col="last"]').textContent(), '-');
+    const triggered = await client.triggerSchedule('nightly');
+    assert.ok(triggered);
+    const last = row.locator(`[data-col="last"] a[href="#/job/${triggered}"]`);
+    await last.waitFor(WAIT);
+    assert.equal(await row.locator('[data-col="last"] .status').textContent(), 'queued');
     await screenshot(page, 'schedules');
 
     await row.locator('button[data-action="pause"]').click();
@@ -142,6 +157,21 @@ describe('dashboard flow controls and schedules', () => {
 
     await page.setViewportSize({ width: 420, height: 800 });
     assert.equal(await fitsWidth(page), true, 'the schedules page fits a 420 px window');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('says when a throttled queue next starts a job', async () => {
+    await client.setQueueLimits('thr', { rateLimit: { limit: 1, perMs: 60_000 } });
+    await client.enqueue('f', 1, { queue: 'thr' });
+    await client.enqueue('f', 2, { queue: 'thr' });
+    assert.equal((await h.claimAs('w', { queue: 'thr', max: 5 })).length, 1, 'one start per minute');
+    const until = (await client.queueLimits('thr')).throttledUntil;
+    assert.ok(until !== undefined);
+    const { page, errors } = await open(url, '#/');
+    const throttled = page.locator(`[data-flow-queue="thr"] [data-flow-throttled="${until}"]`);
+    await throttled.waitFor(WAIT);
+    assert.match((await throttled.textContent()) ?? '', /^throttled next start at /);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -75,4 +75,32 @@ describeOnEachStore('throttle', (world) => {
       assert.ok(inWindow <= limit + 1, `${inWindow} starts in the ${perMs} ms from ${t}`);
     }
   });
+
+  it('says who is throttled: throttledUntil is when the next start is allowed, absent while one may start now', async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    await client.setQueueLimits('default', { rateLimit: { limit: 1, perMs: 60_000, burst: 1 } });
+    assert.equal(
+      (await client.queueLimits('default')).throttledUntil,
+      undefined,
+      'a fresh throttle holds nothing',
+    );
+    await client.enqueueMany(Array.from({ length: 3 }, (_, i) => ({ machine: 't', input: i })));
+    const r = await h.store.commit('default', [], claim);
+    assert.equal(r.claimed.length, 2, 'one start and its burst of one');
+    const view = await client.queueLimits('default');
+    assert.ok(view.throttledUntil !== undefined, 'the third job waits for the throttle');
+    // One start per 60 s: the next one about a minute after these two.
+    assert.ok(
+      Math.abs(view.throttledUntil - (r.redisNow + 60_000)) < 2_000,
+      `${view.throttledUntil - r.redisNow}`,
+    );
+    assert.equal(r.nextDueAt, view.throttledUntil, 'the claim and the view agree');
+    await client.setQueueLimits('default', { rateLimit: null });
+    assert.equal(
+      (await client.queueLimits('default')).throttledUntil,
+      undefined,
+      'a cleared throttle holds nothing',
+    );
+  });
 });

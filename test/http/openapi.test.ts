@@ -44,6 +44,7 @@ const ROUTES = [
   'post /queues/{queue}/pause',
   'post /queues/{queue}/resume',
   'get /queues/{queue}/limits',
+  'get /queues/{queue}/series',
   'put /queues/{queue}/limits',
   'post /queues/{queue}/keys/{key}/pause',
   'post /queues/{queue}/keys/{key}/resume',

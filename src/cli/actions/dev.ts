@@ -9,6 +9,7 @@
 import { MemoryStore } from '../../store/memory/MemoryStore.js';
 import type { Store } from '../../store/types.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
+import type { ScheduleOptions } from '../../client/schedules/scheduleSpec.js';
 import { Client } from '../../client/Client.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CliError, EXIT } from '../CliError.js';
@@ -45,20 +46,30 @@ function demoModulePath(): string {
   return fileURLToPath(new URL(`../../../machines/demo${ext}`, import.meta.url));
 }
 
-/** The demo's definitions, loaded as any --jobs module is, and the jobs it enqueues at start. */
-async function loadDemo(): Promise<{ jobs: AnyDefinition[]; seed: SeedJob[] }> {
+/** A schedule to make at start, as machines/demo.ts lists them (`devSchedules`). */
+interface SeedSchedule {
+  id: string;
+  spec: ScheduleOptions;
+  note: string;
+}
+
+/** The demo's definitions, loaded as any --jobs module is, and the jobs and schedules it makes at start. */
+async function loadDemo(): Promise<{ jobs: AnyDefinition[]; seed: SeedJob[]; schedules: SeedSchedule[] }> {
   const file = demoModulePath();
   const jobs = await loadJobs(file);
   // The module loadJobs has just imported (one module instance per URL).
-  const mod = (await import(pathToFileURL(file).href)) as { devSeed?: SeedJob[] };
-  return { jobs, seed: mod.devSeed ?? [] };
+  const mod = (await import(pathToFileURL(file).href)) as {
+    devSeed?: SeedJob[];
+    devSchedules?: SeedSchedule[];
+  };
+  return { jobs, seed: mod.devSeed ?? [], schedules: mod.devSchedules ?? [] };
 }
 
 export async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<void> {
   if (globals.urlFlag)
     throw new CliError("--url reaches a running server's API; `dev` starts one itself", EXIT.usage);
   const address = listenAddress(opts);
-  const { jobs: devJobs, seed: devSeed } = await loadDemo();
+  const { jobs: devJobs, seed: devSeed, schedules: devSchedules } = await loadDemo();
   let store: Store;
   if (globals.redisChosen) {
     store = await openStore(globals, true);
@@ -102,5 +113,9 @@ export async function runDev(globals: GlobalOptions, opts: DevOptions): Promise<
   for (const s of devSeed) {
     const id = await client.enqueue(s.machine as never, s.input);
     console.log(`machinist dev: ${s.machine} ${base}/#/job/${id}  ${s.note}`);
+  }
+  for (const s of devSchedules) {
+    await client.schedule(s.id, s.spec);
+    console.log(`machinist dev: schedule ${s.id} ${base}/#/schedules  ${s.note}`);
   }
 }

@@ -7,7 +7,7 @@
 
 import { getJson, postJson } from './api.js';
 import { h, notice } from './dom.js';
-import { duration } from './format.js';
+import { duration, time } from './format.js';
 import type { KeyUse, QueueFlowView } from './types.js';
 
 /**
@@ -115,11 +115,19 @@ export class FlowPanel {
           )
         : null,
       limits.rateLimit ? h('li', { 'data-flow-throttle': '' }, throttleText(limits.rateLimit)) : null,
+      view.throttledUntil !== undefined
+        ? h(
+            'li',
+            { 'data-flow-throttled': String(view.throttledUntil) },
+            h('span', { class: 'status status-paused' }, 'throttled'),
+            ` next start at ${time(view.throttledUntil)}`,
+          )
+        : null,
     );
     this.body.replaceChildren(
       h('div', { class: 'flow-head' }, h('h3', {}, 'Flow'), state, this.button),
       facts,
-      keysTable(view.keys) ?? '',
+      keysTable(view.keys, limits.perKey) ?? '',
     );
   }
 }
@@ -150,7 +158,8 @@ export function topKeys(keys: readonly KeyUse[]): KeyUse[] {
     .slice(0, TOP_KEYS);
 }
 
-function keysTable(keys: readonly KeyUse[]): HTMLElement | null {
+/** `perKey`: a key at its limit is marked full (its next job waits for one of it to stop). */
+function keysTable(keys: readonly KeyUse[], perKey: number | undefined): HTMLElement | null {
   if (keys.length === 0) return null;
   const shown = topKeys(keys);
   const rest = keys.length - shown.length;
@@ -161,7 +170,11 @@ function keysTable(keys: readonly KeyUse[]): HTMLElement | null {
     h(
       'table',
       { class: 'flow-keys', 'aria-label': 'Concurrency keys by waiting jobs' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'key'), h('th', {}, 'running'), h('th', {}, 'waiting'))),
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', {}, 'key'), h('th', {}, 'running'), h('th', {}, 'waiting'), h('th', {}, '')),
+      ),
       h(
         'tbody',
         {},
@@ -172,6 +185,17 @@ function keysTable(keys: readonly KeyUse[]): HTMLElement | null {
             h('td', { class: 'mono wrap' }, k.key),
             h('td', { 'data-col': 'running' }, k.running),
             h('td', { 'data-col': 'waiting' }, k.waiting),
+            h(
+              'td',
+              { 'data-col': 'full' },
+              perKey !== undefined && k.running >= perKey
+                ? h(
+                    'span',
+                    { class: 'status status-paused', title: `${k.running} of ${perKey} slots` },
+                    'full',
+                  )
+                : '',
+            ),
           ),
         ),
       ),

@@ -1,5 +1,6 @@
-// Queues overview: per queue, counts per status and the last minutes' done/failed bars, live;
-// and its flow controls (flowPanel.ts): paused or not, limits and their use per key.
+// Queues overview: per queue, counts per status, live; the queue over time (seriesPanel.ts: jobs
+// ended, failure rate, p50/p95 wait and run over 15 min, 1 h or 24 h); and its flow controls
+// (flowPanel.ts): paused or not, limits and their use per key.
 
 import { DASH, getJson } from './api.js';
 import { clear, h, notice } from './dom.js';
@@ -8,6 +9,8 @@ import { openSse, throttle } from './sse.js';
 import type { Config, QueueOverview } from './types.js';
 import { time } from './format.js';
 import { FlowPanel } from './flowPanel.js';
+import { SeriesPanel } from './seriesPanel.js';
+import type { SeriesWindow } from './types.js';
 
 /**
  * How often the flow panels read their queue's limits. Not on every event as the counts are: the
@@ -15,14 +18,60 @@ import { FlowPanel } from './flowPanel.js';
  */
 const FLOW_EVERY_MS = 5000;
 
+/**
+ * How often the charts read their series: a 24 h window's point is 15 minutes wide and its read
+ * is 1,440 small hashes per queue, so it is read once a minute; the minute windows every 10 s.
+ */
+const SERIES_EVERY_MS: Record<SeriesWindow, number> = { '15m': 10_000, '1h': 10_000, '24h': 60_000 };
+const WINDOW_KEY = 'machinist.seriesWindow';
+const WINDOWS: [SeriesWindow, string][] = [
+  ['15m', '15 min'],
+  ['1h', '1 h'],
+  ['24h', '24 h'],
+];
+
+function savedWindow(): SeriesWindow {
+  const w = localStorage.getItem(WINDOW_KEY);
+  return WINDOWS.some(([k]) => k === w) ? (w as SeriesWindow) : '15m';
+}
+
 export async function overviewPage(page: Page, config: Config): Promise<void> {
-  const list = h('div', { class: 'cards' });
+  const list = h('div', { class: 'queues' });
   const note = h('p', { class: 'muted' });
-  page.root.replaceChildren(h('h1', {}, 'Queues'), note, list);
+  let win = savedWindow();
+  const buttons = WINDOWS.map(([w, label]) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'ghost',
+        'data-window': w,
+        'aria-pressed': String(w === win),
+        onclick: () => {
+          win = w;
+          localStorage.setItem(WINDOW_KEY, w);
+          for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.window === w));
+          restartSeries();
+        },
+      },
+      label,
+    ),
+  );
+  const picker = h('div', { class: 'window-picker', role: 'group', 'aria-label': 'Time window' }, buttons);
+  page.root.replaceChildren(h('div', { class: 'page-head' }, h('h1', {}, 'Queues'), picker), note, list);
   const streams = new Map<string, { close(): void }>();
-  // Kept across reloads of the counts: a redraw must not drop a click on Pause half-way.
+  // Kept across reloads of the counts: a redraw must not drop a click on Pause half-way, nor
+  // a chart its data.
   const flows = new Map<string, FlowPanel>();
+  const charts = new Map<string, SeriesPanel>();
   const refreshFlows = () => Promise.all([...flows.values()].map((f) => f.refresh()));
+  const refreshSeries = () => Promise.all([...charts.values()].map((c) => c.refresh(win)));
+  let seriesTick: ReturnType<typeof setInterval> | undefined;
+  const restartSeries = () => {
+    clearInterval(seriesTick);
+    seriesTick = setInterval(() => void refreshSeries(), SERIES_EVERY_MS[win]);
+    void refreshSeries();
+  };
   const load = async () => {
     try {
       const data = await getJson<{ now: number; queues: QueueOverview[] }>(`${DASH}/overview`);
@@ -36,11 +85,17 @@ export async function overviewPage(page: Page, config: Config): Promise<void> {
           flows.set(q.queue, flow);
           void flow.refresh();
         }
-        list.append(queueCard(q, flow.el));
+        let chart = charts.get(q.queue);
+        if (!chart) {
+          chart = new SeriesPanel(q.queue);
+          charts.set(q.queue, chart);
+          void chart.refresh(win);
+        }
+        list.append(queueCard(q, chart.el, flow.el));
         if (!streams.has(q.queue))
           streams.set(q.queue, openSse(`/events?queue=${encodeURIComponent(q.queue)}`, refresh));
       }
-      note.textContent = `Updated ${time(data.now)}; done and failed per minute over the last ${data.queues[0]?.minutes.length ?? 15} minutes.`;
+      note.textContent = `Updated ${time(data.now)}. Times: wait is from a job's creation to the claim of the attempt that ended it, run from that claim to its end; p50 and p95 are estimated from buckets (within a factor of 2.15).`;
     } catch (err) {
       if (!page.left) list.replaceChildren(notice(String((err as Error).message), 'error'));
     }
@@ -48,15 +103,18 @@ export async function overviewPage(page: Page, config: Config): Promise<void> {
   const refresh = throttle(() => void load(), 1000);
   const tick = setInterval(refresh, 15_000);
   const flowTick = setInterval(() => void refreshFlows(), FLOW_EVERY_MS);
+  restartSeries();
   page.onLeave(() => {
     clearInterval(tick);
     clearInterval(flowTick);
+    clearInterval(seriesTick);
+    for (const c of charts.values()) c.close();
     for (const s of streams.values()) s.close();
   });
   await load();
 }
 
-function queueCard(q: QueueOverview, flow: HTMLElement): HTMLElement {
+function queueCard(q: QueueOverview, series: HTMLElement, flow: HTMLElement): HTMLElement {
   const counts = h(
     'div',
     { class: 'counts' },
@@ -80,7 +138,7 @@ function queueCard(q: QueueOverview, flow: HTMLElement): HTMLElement {
     { class: 'panel', 'data-queue': q.queue, 'aria-label': `Queue ${q.queue}` },
     h('h2', {}, h('a', { href: `#/jobs?queue=${encodeURIComponent(q.queue)}` }, q.queue)),
     counts,
-    sparkline(q.minutes),
+    series,
     h('p', { class: 'muted' }, `${done} done, ${failed} failed in ${q.minutes.length} min${windowNote(q)}`),
     flow,
   );
@@ -97,40 +155,4 @@ function listStatus(index: string): string {
   if (index === 'active') return 'working';
   if (index === 'delayed') return 'queued';
   return index === 'dead' || index === 'broken' ? 'failed' : index;
-}
-
-function sparkline(minutes: QueueOverview['minutes']): SVGSVGElement {
-  const NS = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(NS, 'svg');
-  const w = minutes.length * 10;
-  svg.setAttribute('viewBox', `0 0 ${w} 48`);
-  svg.setAttribute('preserveAspectRatio', 'none');
-  svg.setAttribute('class', 'spark');
-  svg.setAttribute('role', 'img');
-  const max = Math.max(1, ...minutes.map((m) => m.done + m.failed));
-  svg.setAttribute(
-    'aria-label',
-    `Per minute: ${minutes.map((m) => `${m.done} done ${m.failed} failed`).join('; ')}`,
-  );
-  minutes.forEach((m, i) => {
-    const okH = (m.done / max) * 46;
-    const badH = (m.failed / max) * 46;
-    for (const [cls, y, hgt] of [
-      ['ok', 48 - okH, okH],
-      ['bad', 48 - okH - badH, badH],
-    ] as const) {
-      if (hgt <= 0) continue;
-      const r = document.createElementNS(NS, 'rect');
-      r.setAttribute('x', String(i * 10 + 1));
-      r.setAttribute('width', '8');
-      r.setAttribute('y', String(y));
-      r.setAttribute('height', String(hgt));
-      r.setAttribute('class', cls);
-      const title = document.createElementNS(NS, 'title');
-      title.textContent = `${time(m.at)}: ${m.done} done, ${m.failed} failed`;
-      r.appendChild(title);
-      svg.appendChild(r);
-    }
-  });
-  return svg;
 }

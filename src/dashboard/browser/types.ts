@@ -135,6 +135,36 @@ export interface QueueFlowView {
   /** Loading and working jobs, every partition summed. */
   running: number;
   keys: KeyUse[];
+  /** When the throttle next lets a job start, if later than now (absent: one may start now). */
+  throttledUntil?: number;
+}
+
+/** GET /queues/:queue/series (src/store/queueSeries.ts). */
+export interface Quantiles {
+  p50: number;
+  p95: number;
+  count: number;
+  over: boolean;
+}
+
+export interface SeriesPoint {
+  at: number;
+  done: number;
+  failed: number;
+  cancelled: number;
+  failureRate: number | null;
+  wait: Quantiles | null;
+  run: Quantiles | null;
+}
+
+export type SeriesWindow = '15m' | '1h' | '24h';
+
+export interface QueueSeries {
+  queue: string;
+  window: SeriesWindow;
+  stepMs: number;
+  now: number;
+  points: SeriesPoint[];
 }
 
 /** A supervisor as GET /workers answers it (roles/Fleet.ts). */

@@ -74,6 +74,11 @@ const flow = {
       properties: { gate: { type: 'string' }, running: { type: 'integer' }, waiting: { type: 'integer' } },
     },
   },
+  throttledUntil: {
+    type: 'integer',
+    description:
+      'when the throttle (or a rate-limited hold) next lets a job start, if later than now (ms since epoch); absent when one may start now',
+  },
   keys: {
     type: 'array',
     description: 'concurrency keys with running or waiting jobs',

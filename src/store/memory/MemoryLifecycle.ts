@@ -219,6 +219,7 @@ export class MemoryLifecycle {
 
   private finish(q: QueueState, j: MemoryJob, to: JobStatus, o: MoveOptions): void {
     const now = this.host.now;
+    q.tallies.add(now, to, j.createdAt, j.claimedAt);
     this.leave(q, j);
     j.status = to;
     j.finishedAt = now;

@@ -56,6 +56,9 @@ import * as jobOps from './jobOps.js';
 import * as leaseOps from './leaseOps.js';
 import { MemoryHookStore } from './MemoryHookStore.js';
 import type { HookStore } from '../HookStore.js';
+import type { MinuteTally } from '../queueSeries.js';
+import type { MinuteTallies } from '../roles/MinuteTallies.js';
+import { MinuteTallyState } from './MinuteTallyState.js';
 import { MemoryStoreBase } from './MemoryStoreBase.js';
 import * as reads from './memoryReads.js';
 import { searchPages } from '../search/searchPages.js';
@@ -71,10 +74,19 @@ import * as schedules from './memorySchedules.js';
 
 export type { MemoryStoreOptions } from './memoryStoreOptions.js';
 
-/** Every required role, and the optional WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules. */
+/** Every required role, and the optional WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules, MinuteTallies. */
 export class MemoryStore
   extends MemoryStoreBase
-  implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules, JobSearch, Fleet
+  implements
+    Store,
+    WebhookHost,
+    ControlChannel,
+    ServerChecks,
+    HealthReport,
+    Schedules,
+    JobSearch,
+    Fleet,
+    MinuteTallies
 {
   // StoreHandle
 
@@ -298,6 +310,18 @@ export class MemoryStore
   setKeyPaused(queue: string, key: string, paused: boolean): Promise<void> {
     assertQueueName(queue);
     return flowOps.setKeyPaused(this.core, queue, key, paused);
+  }
+
+  // MinuteTallies
+
+  /** `count` minutes of a stored queue's tallies from minute `first` (MinuteTallyState.ts). */
+  minuteTallies(queue: string, first: number, count: number): Promise<MinuteTally[]> {
+    assertQueueName(queue);
+    // A read makes no queue: one never written to answers empty minutes.
+    return this.core.op(
+      () => (this.core.queueData.get(queue)?.tallies ?? new MinuteTallyState()).read(first, count),
+      false,
+    );
   }
 
   // WebhookHost, ControlChannel

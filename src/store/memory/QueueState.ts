@@ -2,6 +2,7 @@
 // records, status indexes, fan-out records, children indexes, the outbox, idempotency keys, the
 // event stream, the webhook dispatcher's state), as plain maps and sorted sets.
 
+import { MinuteTallyState } from './MinuteTallyState.js';
 import type { QueueEvent } from '../types.js';
 import { COUNTED } from '../roles/Registry.js';
 import { HookState } from './HookState.js';
@@ -62,6 +63,8 @@ export class QueueState {
   flow = new FlowState();
   /** The jobs the reaper took back, oldest first (reap-7.lua's `reaped`; not kept in the data file). */
   reaped: ReapedEntry[] = [];
+  /** The jobs that ended, per minute (MinuteTallyState.ts). */
+  tallies = new MinuteTallyState();
 
   constructor(readonly name: string) {
     this.index = Object.fromEntries(INDEX_NAMES.map((n) => [n, new ZSet()])) as Record<MemoryIndex, ZSet>;

@@ -1,7 +1,7 @@
 // MemoryStore's FlowControl role (as redis/flowOps.ts and lua/flow-3.lua).
 
 import { ValidationError } from '../../errors.js';
-import { KEY_STRATEGIES } from '../roles/FlowControl.js';
+import { KEY_STRATEGIES, nextStartAt } from '../roles/FlowControl.js';
 import type { QueueFlow, QueueFlowChange, QueueLimits, RateLimit } from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
 
@@ -179,6 +179,7 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
       if (key !== undefined) running.set(key, (running.get(key) ?? 0) + 1);
     const keys = new Set([...running.keys(), ...flow.waiting.keys(), ...flow.pausedKeys]);
     const gateIds = [...new Set([...flow.gateHolders.keys(), ...flow.gateLines.keys()])].sort();
+    const throttledUntil = nextStartAt(flow.limits.rateLimit, flow.tat, core.clock());
     return {
       paused: flow.paused,
       limits: {
@@ -202,6 +203,7 @@ export function queueFlow(core: MemoryCore, queue: string): Promise<QueueFlow> {
             })),
           }
         : {}),
+      ...(throttledUntil !== undefined ? { throttledUntil } : {}),
     };
   }, false);
 }

@@ -61,8 +61,11 @@ import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
 import * as scheduleOps from './scheduleOps.js';
 import * as flowOps from './flowOps.js';
+import * as seriesOps from './seriesOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
+import type { MinuteTally } from '../queueSeries.js';
+import type { MinuteTallies } from '../roles/MinuteTallies.js';
 import { commitRoundTrip } from './commitOps.js';
 import * as serverOps from './serverOps.js';
 import { searchPages } from '../search/searchPages.js';
@@ -72,13 +75,22 @@ import type { JobSearch } from '../roles/JobSearch.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, JobSearch, Fleet (in RedisStoreRegistry). */
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, JobSearch, MinuteTallies, Fleet (in RedisStoreRegistry). */
 /** Schedules whose recent actions one call of listSchedules reads. */
 const RECENT_SLICE = 500;
 
 export class RedisStore
   extends RedisStoreRegistry
-  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, JobSearch
+  implements
+    Store,
+    Ingress,
+    WebhookHost,
+    ControlChannel,
+    ConnectionEvents,
+    ServerChecks,
+    Schedules,
+    JobSearch,
+    MinuteTallies
 {
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
    * the same ones, and enqueue-5 does not create a job twice under one id. */
@@ -404,6 +416,16 @@ export class RedisStore
     return this.calls.call('setKeyPaused', (c) => flowOps.setKeyPaused(c, queue, key, paused), {
       ids: { queue },
       writes: true,
+    });
+  }
+
+  // MinuteTallies
+
+  /** `count` minutes of a stored queue's tallies from minute `first` (lua/include/lcTally.lua). */
+  minuteTallies(queue: string, first: number, count: number): Promise<MinuteTally[]> {
+    assertQueueName(queue);
+    return this.calls.call('minuteTallies', (c) => seriesOps.minuteTallies(c, queue, first, count), {
+      ids: { queue },
     });
   }
 }

@@ -3,6 +3,7 @@
 
 import { fromScriptError } from '../../errors.js';
 import type { GateUse, KeyStrategy, KeyUse, QueueFlow, QueueFlowChange, RateLimit } from '../types.js';
+import { nextStartAt } from '../roles/FlowControl.js';
 import type { RedisContext } from './RedisContext.js';
 
 const limitArg = (v: number | null | undefined): string =>
@@ -62,14 +63,16 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
 /** The gate and its use: a read of a few keys, not atomic as a whole (a view, not a decision). */
 export async function queueFlow(ctx: RedisContext, queue: string): Promise<QueueFlow> {
   const k = ctx.keys(queue);
-  const [flow, running, inUse, pausedKeys, mgates, gateIds] = await Promise.all([
+  const [flow, running, inUse, pausedKeys, mgates, gateIds, time] = await Promise.all([
     ctx.redis.hgetall(k.base + 'flow'),
     ctx.redis.zcard(k.active),
     ctx.redis.smembers(k.base + 'ckkeys'),
     ctx.redis.smembers(k.base + 'kpaused'),
     ctx.redis.hgetall(k.base + 'mgates'),
     ctx.redis.smembers(k.base + 'gkeys'),
+    ctx.redis.time(),
   ]);
+  const now = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
   const paused = new Set(pausedKeys);
   // The running jobs' keys, read from `active` (slots are kept only while perKey is set, and
   // ckkeys lists the keys with a line: lua/include/lcFlow.lua).
@@ -101,6 +104,7 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
   }
   const rateLimit = readRate(flow, 'rate');
   const keyRateLimit = readRate(flow, 'krate');
+  const throttledUntil = nextStartAt(rateLimit, flow.tat === undefined ? undefined : Number(flow.tat), now);
   return {
     paused: flow.paused === '1',
     limits: {
@@ -115,6 +119,7 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     running,
     keys: use,
     ...(gateUse.length > 0 ? { gates: gateUse } : {}),
+    ...(throttledUntil !== undefined ? { throttledUntil } : {}),
   };
 }
 

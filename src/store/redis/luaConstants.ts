@@ -15,6 +15,7 @@ import {
 } from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
+import { SERIES_BUCKETS, SERIES_KEEP_MS, SERIES_RUN_FIELDS, SERIES_WAIT_FIELDS } from '../queueSeries.js';
 import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
 
 type LuaValue =
@@ -39,6 +40,11 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   COMMIT_OP_TYPES,
   COMMIT_PLAIN_DONE,
   /** A band by its text on the wire ('0'..'3'), for the scripts that parse one. */
+  /** A queue's minute tallies (queueSeries.ts): how many latency bounds, the fields, how long kept. */
+  SERIES_BUCKETS,
+  SERIES_KEEP_MS,
+  SERIES_WAIT_FIELDS,
+  SERIES_RUN_FIELDS,
   BANDS: Object.fromEntries(Object.values(PRIORITY_BAND).map((b) => [String(b), b])),
 };
 

@@ -112,6 +112,27 @@ export interface QueueFlow {
   keys: KeyUse[];
   /** Machine gates with running or waiting jobs, by gate id (absent: none). */
   gates?: GateUse[];
+  /**
+   * THROTTLED: when the throttle (or a RateLimitedError's hold) next lets a job start, when that
+   * is later than now (store time); absent when a start is allowed now. nextStartAt computes it.
+   */
+  throttledUntil?: number;
+}
+
+/**
+ * When the GCRA (state `tat`, commit-12.lua's THE THROTTLE and THE HOLD) next allows a start,
+ * if later than `now`: the claim allows one while tat <= now + tau (tau = burst * perMs / limit;
+ * 0 without a throttle, where `tat` is a hold's end).
+ */
+export function nextStartAt(
+  rate: RateLimit | undefined,
+  tat: number | undefined,
+  now: number,
+): number | undefined {
+  if (tat === undefined || !Number.isFinite(tat)) return undefined;
+  const tau = rate ? ((rate.burst ?? 0) * rate.perMs) / rate.limit : 0;
+  const at = Math.ceil(tat - tau);
+  return at > now ? at : undefined;
 }
 
 export interface FlowControl {

@@ -1,5 +1,6 @@
 --- @include "lcState"
 --- @include "emitMany"
+--- @include "lcTally"
 -- BATCHED INDEX WRITES: ZREMs and ZADDs are gathered per key and sent by lcFlush, removals
 -- first, in slices below Lua's unpack limit. Stream entries of this call are grouped by
 -- (kind, status): one XADD per group (emitMany), in the order the groups were opened.
@@ -47,6 +48,7 @@ local function lcFlush()
     emitMany(LC.kp .. 'events', LC.maxLen, LC.now, g.ids, g.kind, g.status)
   end
   lcTold, lcToldKeys, lcMoved = {}, {}, {}
+  lcTallyFlush()
   if LC.wake then
     -- Wake one idle supervisor: there is new work, or a due time came earlier.
     redis.call('ZADD', LC.kp .. 'marker', 0, 'w')

@@ -3,6 +3,7 @@
 --- @include "lcGuard"
 --- @include "lcMove"
 --- @include "lcFlow"
+--- @include "lcTally"
 -- THE PLAIN DONE: lcMove's done, for the job most jobs are (a running job with no parent,
 -- fan-out, inbox, watcher or audit log of its own, not moved before in this call): the same
 -- writes in a fraction of the Lua. Anything else takes lcMove. test/lifecycle/plainDone.test.ts
@@ -11,18 +12,22 @@
 local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
-  local st, tk, ls, ib, par, fg, wt, ck
+  -- `ct` and `ca` for its tally (lcTally.lua): every claimed job has both, so they cost no scan.
+  local st, tk, ls, ib, par, fg, wt, ct, ca, ck
   if LC.keyed then
-    st, tk, ls, ib, par, fg, wt, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ck'))
+    st, tk, ls, ib, par, fg, wt, ct, ca, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
+      'ct', 'ca', 'ck'))
   else
-    st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
+    st, tk, ls, ib, par, fg, wt, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
+      'ct', 'ca'))
   end
   if token == '' or tk ~= token then return 0 end
   -- Every job of a queue with machine gates takes lcMove (lcGate.lua): its gate slot frees there.
   -- A job with a concurrency key (`ck`) does not: its slot (if it holds one) frees below, as
   -- lcLeave frees it (lcFreeSlot, lcFlow.lua).
   if ls or ib or par or fg or wt or lcGated() or lcMoved[id] then
-    local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck }
+    local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck, ct = ct,
+      ca = ca }
     if lcGuard(j, 'done', token) then return 0 end
     lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })
     return 1
@@ -34,5 +39,6 @@ local function lcDonePlain(id, token, output)
   if ck then lcFreeSlot(id, ck) end
   lcIndex('done', LC.now, id)
   lcMoved[id] = lcTell(id, 'done', 'done') * 2 + 1
+  lcTally('done', ca, ct)
   return 1
 end

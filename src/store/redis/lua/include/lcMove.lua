@@ -9,6 +9,7 @@
 --- @include "publishControl"
 --- @include "fanKey"
 --- @include "fanKeys"
+--- @include "lcTally"
 -- THE LIFECYCLE: every status change of a job, written once.
 -- Scripts decide WHICH move a job makes; only lcMove makes it. No script writes `st`, or moves a
 -- job between the status indexes, by hand.
@@ -167,6 +168,9 @@ lcMove = function(j, to, o, set)
   local args = set or o.set or {}
   args[#args + 1] = 'st'; args[#args + 1] = to
   if FINAL[to] then
+    -- Its tally (lcTally.lua): a done or failed job's wait and run need `ca` and `ct`.
+    if to ~= 'cancelled' and not j.ca then j.ct, j.ca = unpack(redis.call('HMGET', jk, 'ct', 'ca')) end
+    lcTally(to, j.ca, j.ct)
     lcLeave(j)
     args[#args + 1] = 'fa'; args[#args + 1] = now
     if not o.implicit then addLog(args, jk, j.ls, now, o.log) end

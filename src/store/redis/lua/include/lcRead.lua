@@ -5,16 +5,19 @@
 -- lease requeues). A finish needs no `cx`: the cancel guard does not apply to it. Both read `ck`
 -- (the concurrency key: a job that has one frees its slot as it leaves, lcLeave, lcFlow.lua);
 -- the finish's read not when LC.keyed says no job of the queue has one (the hot path stays as it was).
+-- The finish's read takes `ct` and `ca` too, for the ending's tally (lcTally.lua): every claimed
+-- job has both, so they cost no scan, where lcMove's own HMGET of them cost a command.
 local function lcRead(id, full)
   local jk = LC.kp .. 'job:' .. id
   if not full then
     if not LC.keyed then
-      local st, tk, ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt'))
-      return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt }
+      local st, tk, ls, ib, par, fg, wt, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
+        'ct', 'ca'))
+      return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ct = ct, ca = ca }
     end
-    local st, tk, ls, ib, par, fg, wt, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-      'ck'))
-    return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck }
+    local st, tk, ls, ib, par, fg, wt, ct, ca, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
+      'wt', 'ct', 'ca', 'ck'))
+    return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ct = ct, ca = ca, ck = ck }
   end
   local st, tk, cx, ls, ib, par, fg, wt, qs, lr, ra, pr, ck = unpack(redis.call('HMGET', jk,
     'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr', 'ck'))
