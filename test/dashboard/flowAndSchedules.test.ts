@@ -121,6 +121,23 @@ describe('dashboard flow controls and schedules', () => {
     await page.close();
   });
 
+  it('marks a paused key and shows the key throttle', async () => {
+    await client.pauseKey(Q, 'k2');
+    await client.setQueueLimits(Q, { keyRateLimit: { limit: 5, perMs: 1000, mode: 'skip' } });
+    const { page, errors } = await open(url, '#/');
+    const panel = page.locator(`[data-flow-queue="${Q}"]`);
+    await panel.locator('[data-flow-key="k2"] [data-key-paused]').waitFor(WAIT);
+    assert.equal(await panel.locator('[data-flow-key="k2"] [data-col="full"]').textContent(), 'paused');
+    assert.equal(
+      await panel.locator('[data-flow-key-throttle]').textContent(),
+      'per key: throttle 5 starts per 1 s, over it: skipped',
+    );
+    await client.resumeKey(Q, 'k2');
+    await client.setQueueLimits(Q, { keyRateLimit: null });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('shows each schedule in words with its next ticks, and pauses and resumes it', async () => {
     const info = await client.getSchedule('nightly');
     assert.ok(info);

@@ -115,6 +115,9 @@ export class FlowPanel {
           )
         : null,
       limits.rateLimit ? h('li', { 'data-flow-throttle': '' }, throttleText(limits.rateLimit)) : null,
+      limits.keyRateLimit
+        ? h('li', { 'data-flow-key-throttle': '' }, `per key: ${throttleText(limits.keyRateLimit)}`)
+        : null,
       view.throttledUntil !== undefined
         ? h(
             'li',
@@ -145,10 +148,11 @@ function meter(value: number, max: number): HTMLElement {
   );
 }
 
-function throttleText(r: { limit: number; perMs: number; burst?: number }): string {
+function throttleText(r: { limit: number; perMs: number; burst?: number; mode?: string }): string {
   // Windows are set in whole seconds as a rule: "per 1 s" rather than duration()'s "1.0 s".
   const per = r.perMs % 1000 === 0 && r.perMs < 60_000 ? `${r.perMs / 1000} s` : duration(r.perMs);
-  return `throttle ${r.limit} starts per ${per}${r.burst ? ` (+${r.burst} burst)` : ''}`;
+  const skip = r.mode === 'skip' ? ', over it: skipped' : '';
+  return `throttle ${r.limit} starts per ${per}${r.burst ? ` (+${r.burst} burst)` : ''}${skip}`;
 }
 
 /** The keys with the most waiting jobs (then the most running), at most TOP_KEYS of them. */
@@ -188,13 +192,15 @@ function keysTable(keys: readonly KeyUse[], perKey: number | undefined): HTMLEle
             h(
               'td',
               { 'data-col': 'full' },
-              perKey !== undefined && k.running >= perKey
-                ? h(
-                    'span',
-                    { class: 'status status-paused', title: `${k.running} of ${perKey} slots` },
-                    'full',
-                  )
-                : '',
+              k.paused
+                ? h('span', { class: 'status status-paused', 'data-key-paused': '' }, 'paused')
+                : perKey !== undefined && k.running >= perKey
+                  ? h(
+                      'span',
+                      { class: 'status status-paused', title: `${k.running} of ${perKey} slots` },
+                      'full',
+                    )
+                  : '',
             ),
           ),
         ),

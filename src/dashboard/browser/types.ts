@@ -118,8 +118,10 @@ export interface ChartDiff {
 export interface KeyUse {
   key: string;
   running: number;
-  /** Jobs set aside because their key was full. */
+  /** Jobs waiting in the key's line (key full, over its rate, or paused). */
   waiting: number;
+  /** The key is paused (Client.pauseKey): its jobs wait, the others run. */
+  paused?: true;
 }
 
 /** A queue's flow gate and its use: GET /queues/:queue/limits (docs/flow-control.md). */
@@ -130,7 +132,8 @@ export interface QueueFlowView {
     total?: number;
     perKey?: number;
     strategy?: string;
-    rateLimit?: { limit: number; perMs: number; burst?: number };
+    rateLimit?: { limit: number; perMs: number; burst?: number; mode?: string };
+    keyRateLimit?: { limit: number; perMs: number; burst?: number; mode?: string };
   };
   /** Loading and working jobs, every partition summed. */
   running: number;
