@@ -7,7 +7,7 @@ import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
 import { jobView } from '../../client/recordView.js';
 import { bearerSecurity, errorReplies, ref, STATUSES } from '../schemas.js';
-import { hasJobSearch, type JobStatus } from '../../store/types.js';
+import { hasJobSearch, type SearchQuery } from '../../store/types.js';
 import {
   FILTER_OPS,
   FILTER_ROOTS,
@@ -44,21 +44,8 @@ export const searchQuerySchema = {
   },
 } as const;
 
-type SearchParams = {
-  queue?: string;
-  idPrefix?: string;
-  machine?: string;
-  status?: JobStatus;
-  state?: string;
-  createdFrom?: number;
-  createdTo?: number;
-  updatedFrom?: number;
-  updatedTo?: number;
-  where?: string[];
-  limit?: number;
-  scanLimit?: number;
-  cursor?: string;
-};
+/** The query string: a SearchQuery whose field filters are still text (`where=` repeated). */
+type SearchParams = Omit<SearchQuery, 'where'> & { where?: string[] };
 
 export function jobSearchRoutes(app: FastifyInstance, api: ApiContext): void {
   app.get(
