@@ -5,23 +5,32 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HEAP_BACKLOG, HEAP_EVERY, HEAP_JOBS, HERE, LATENCY_WARMUP, REPS } from './config.js';
 import { log } from './harness.js';
-import { commandsTable, table, targets } from './results.js';
+import { AOF_LABEL } from './config.js';
+import { commandsTable, modesSeen, table, targets, viewMode } from './results.js';
 
-/** The results, the targets and the Redis commands by type, as printed and written. */
+/** The results, the targets and the Redis commands by type, once per persistence mode measured
+ * (BENCH_AOF), each heading naming its mode, as printed and written. */
 export function resultsBody(): string {
-  return [
-    '## Results',
-    '',
-    table(),
-    '',
-    '## Targets (issues 5, 23 and 24)',
-    '',
-    targets(),
-    '',
-    '## Redis commands by type (workload 4, c=100 runs)',
-    '',
-    commandsTable(),
-  ].join('\n');
+  return modesSeen()
+    .flatMap((mode) => {
+      viewMode(mode);
+      const m = AOF_LABEL[mode];
+      return [
+        `## Results: ${m}`,
+        '',
+        table(),
+        '',
+        `## Targets (issues 5, 23, 24 and 25): ${m}`,
+        '',
+        targets(),
+        '',
+        `## Redis commands by type (workload 4, c=100 runs): ${m}`,
+        '',
+        commandsTable(),
+        '',
+      ];
+    })
+    .join('\n');
 }
 
 /** What share of the CPU the VM's host took over the run (counters of harness.ts's cpuCounters). */
