@@ -24,8 +24,13 @@ export interface BenchCluster {
   stop(): Promise<void>;
 }
 
-export async function startBenchCluster(masters: number): Promise<BenchCluster> {
-  const cluster = await startRedisCluster({ masters, replicas: 0, extraArgs: ['--loglevel', 'warning'] });
+/** `extraArgs`: more redis-server options for every node (BENCH_AOF's appendonly). */
+export async function startBenchCluster(masters: number, extraArgs: string[] = []): Promise<BenchCluster> {
+  const cluster = await startRedisCluster({
+    masters,
+    replicas: 0,
+    extraArgs: ['--loglevel', 'warning', ...extraArgs],
+  });
   const shards: BenchShard[] = [];
   try {
     const seeds = cluster.seeds.map((s) => ({ ...s }));

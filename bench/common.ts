@@ -78,3 +78,8 @@ export const PIPELINE_YIELD_NAME = 'threeStepsYield';
 /** Workload 7: a parent that fans out FAN_CHILDREN no-op children and merges their results. */
 export const FAN_NAME = 'fanMerge';
 export const FAN_CHILDREN = 1_000;
+/** Workload 15: a pipeline parked on an `after` timer until its input's `at` (ms since the epoch). */
+export const PARKED_NAME = 'parkUntil';
+/** Machinist's index of parked jobs with a wake time (and of delayed jobs); BullMQ's delayed set. */
+export const MACHINIST_DELAYED_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:delayed`;
+export const BULL_DELAYED_KEY = `bull:${QUEUE}:delayed`;

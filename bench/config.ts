@@ -31,3 +31,27 @@ export const BULK = 1_000;
 export const OTHER_QUEUE = 'bench-other';
 /** Workload 7: fan-out flows one after another per repetition. */
 export const FLOWS = Number(process.env.BENCH_FLOWS ?? (QUICK ? 3 : 5));
+
+/** Redis persistence: `off` (none), `on` (appendonly yes, appendfsync everysec), or `both`. */
+export type AofMode = 'off' | 'on';
+const aof = process.env.BENCH_AOF ?? 'both';
+if (!['off', 'on', 'both'].includes(aof)) throw new Error(`BENCH_AOF=${aof}: off, on or both`);
+/** The persistence modes of this run, in order: every workload runs once per mode, on its own redis-server. */
+export const AOF_MODES: AofMode[] = aof === 'both' ? ['off', 'on'] : [aof as AofMode];
+/** How RESULTS.md and the tables name a mode. */
+export const AOF_LABEL: Record<AofMode, string> = {
+  off: 'no persistence',
+  on: 'AOF on (appendonly yes, appendfsync everysec)',
+};
+/** redis-server options of a mode (its --dir is a temp folder removed when it stops). */
+export function aofArgs(mode: AofMode): string[] {
+  return mode === 'on' ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : [];
+}
+
+const sizes = (v: string | undefined, dflt: number[]) => (v ? v.split(',').map(Number) : dflt);
+/** Workload 15 (issue 25): pipelines parked on an `after` timer, all due at once. */
+export const PARKED_SIZES = sizes(process.env.BENCH_PARKED, QUICK ? [2_000] : [10_000, 100_000]);
+/** Workload 16 (issue 25): cost growth, jobs queued and then finished. 1,000,000 is a setting. */
+export const GROWTH_SIZES = sizes(process.env.BENCH_GROWTH, QUICK ? [2_000, 20_000] : [10_000, 100_000]);
+/** Workload 17 (issue 25): one fan-out flow of this many children. */
+export const FAN_BIG = Number(process.env.BENCH_FAN_BIG ?? (QUICK ? 10_000 : 100_000));

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QUEUE, type FromWorker, type SystemName, type WorkerConfig } from './common.js';
-import { BULK, HERE, ONLY, OTHER_QUEUE, ROOT, SYSTEMS } from './config.js';
+import { BULK, HERE, ONLY, OTHER_QUEUE, ROOT, SYSTEMS, aofArgs, type AofMode } from './config.js';
 import type { FillConfig } from './fill.js';
 import { openSide, type Keyed } from './sides.js';
 import {
@@ -18,11 +18,13 @@ import {
   type PrivateRedis,
 } from './redis.js';
 
-/** The private redis-server of this run (startBenchRedis). */
+/** The private redis-server of this run (startBenchRedis), and its persistence mode. */
 export let redis: PrivateRedis;
+export let aofMode: AofMode = 'off';
 
-export async function startBenchRedis(): Promise<PrivateRedis> {
-  redis = await startRedis();
+export async function startBenchRedis(mode: AofMode = 'off'): Promise<PrivateRedis> {
+  redis = await startRedis(aofArgs(mode));
+  aofMode = mode;
   return redis;
 }
 
@@ -120,6 +122,9 @@ export async function waitDone(key: string, n: number, timeoutMs: number): Promi
 
 export interface RunResult {
   jobsPerSec: number;
+  /** The enqueue (before the workers go): its rate, and Redis memory per job queued. */
+  enqueueJobsPerSec: number;
+  queuedMemPerJobBytes: number;
   /** Redis figures over enqueue + processing (meaningful when backlog is 0). */
   cmdsPerJob: number;
   cmds: Map<string, CommandStat>;
@@ -179,9 +184,12 @@ export async function processRun(
     const mem0 = await usedMemory(redis.ctl);
     const cpu0 = await redisCpuSeconds(redis.ctl);
     polls = 0;
+    const tEnq = performance.now();
     if (o.fillInChild) await fillInChild(system, QUEUE, o.n + (o.backlog ?? 0));
     else await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK, o.keyed);
     if (o.otherQueueBacklog) await fillInChild(system, OTHER_QUEUE, o.otherQueueBacklog);
+    const enqueueSecs = (performance.now() - tEnq) / 1000;
+    const memQueued = await usedMemory(redis.ctl);
     workers ??= await spawn();
     const cpuGo = await redisCpuSeconds(redis.ctl);
     const parentCpu0 = process.cpuUsage();
@@ -203,8 +211,11 @@ export async function processRun(
       if (z.calls <= 0) cmds.delete('zcard');
     }
     const total = [...cmds.values()].reduce((s, c) => s + c.calls, 0);
+    const queued = o.n + (o.backlog ?? 0) + (o.otherQueueBacklog ?? 0);
     return {
       jobsPerSec: o.n / secs,
+      enqueueJobsPerSec: queued / enqueueSecs,
+      queuedMemPerJobBytes: (memQueued - mem0) / queued,
       cmdsPerJob: total / o.n,
       cmds,
       redisCpuUsPerJob: ((cpu1 - cpu0) * 1e6) / o.n,

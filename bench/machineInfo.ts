@@ -4,7 +4,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { BACKLOG, HERE, LATENCY_JOBS, N, REPS, ROOT } from './config.js';
+import { AOF_LABEL, AOF_MODES, BACKLOG, HERE, LATENCY_JOBS, N, REPS, ROOT } from './config.js';
 import { redis } from './harness.js';
 import { parseInfo } from './redis.js';
 
@@ -43,7 +43,7 @@ export async function machine(): Promise<string[]> {
     `- CPU: ${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; load average at start ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')}`,
-    `- Node ${process.version}; Redis ${server.redis_version ?? '?'} (private redis-server on 127.0.0.1:${redis.port}, no persistence)`,
+    `- Node ${process.version}; Redis ${server.redis_version ?? '?'} (a private redis-server per persistence mode: ${AOF_MODES.map((x) => AOF_LABEL[x]).join('; then ')})`,
     `- bullmq ${pkgVersion('bullmq')}, xstate ${pkgVersion('xstate')}, ioredis ${pkgVersion('ioredis')}`,
     `- git commit ${gitCommit()}`,
     `- ${N.toLocaleString('en-US')} jobs per workload, ${REPS} repetitions (Machinist and BullMQ alternating, order swapped every repetition), backlog ${BACKLOG.toLocaleString('en-US')}, ${LATENCY_JOBS} latency samples per repetition`,

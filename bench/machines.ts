@@ -2,7 +2,7 @@
 
 import { assign, setup } from 'xstate';
 import { definePipeline, fanOut, step } from '../src/index.js';
-import { FAN_NAME, JOB_NAME, PIPELINE_NAME, PIPELINE_YIELD_NAME } from './common.js';
+import { FAN_NAME, JOB_NAME, PARKED_NAME, PIPELINE_NAME, PIPELINE_YIELD_NAME } from './common.js';
 
 // Workload 6: three no-op steps; the pipeline runtime checkpoints after each. A no-op step
 // settles within the same turn of the event loop, so the checkpoints of one job coalesce into
@@ -52,5 +52,22 @@ export const fanMerge = definePipeline({
       merged: { type: 'final' },
     },
     output: ({ context }) => context.merged,
+  }),
+});
+
+// Workload 15: waits on a durable `after` timer until `input.at`, then ends. The delay is named so
+// that every job comes due at the same instant, however long after its enqueue it started.
+export const parkUntil = definePipeline({
+  name: PARKED_NAME,
+  machine: setup({
+    types: { input: {} as { at: number }, context: {} as { at: number } },
+    delays: { due: ({ context }) => Math.max(0, context.at - Date.now()) },
+  }).createMachine({
+    initial: 'parked',
+    context: ({ input }) => ({ at: input.at }),
+    states: {
+      parked: { after: { due: 'end' } },
+      end: { type: 'final' },
+    },
   }),
 });

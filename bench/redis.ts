@@ -11,8 +11,13 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-export async function startRedis(): Promise<PrivateRedis> {
-  const server = await spawnRedisServer({ extraArgs: ['--loglevel', 'warning'], stderr: 'inherit' });
+/** `extraArgs`: more redis-server options (BENCH_AOF's appendonly; the server's --dir is a temp
+ * folder removed when it stops, AOF files with it). */
+export async function startRedis(extraArgs: string[] = []): Promise<PrivateRedis> {
+  const server = await spawnRedisServer({
+    extraArgs: ['--loglevel', 'warning', ...extraArgs],
+    stderr: 'inherit',
+  });
   const { host, port } = server;
   const ctl = new Redis({ host, port, maxRetriesPerRequest: null });
   ctl.on('error', () => {});

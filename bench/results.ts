@@ -3,7 +3,7 @@
 
 import { FAN_CHILDREN, type SystemName } from './common.js';
 import { flowMetrics, THROTTLE_WANT } from './flowMetrics.js';
-import { BACKLOG, N, SYSTEMS } from './config.js';
+import { BACKLOG, N, SYSTEMS, type AofMode } from './config.js';
 import type { CommandStat } from './redis.js';
 
 export interface Row {
@@ -13,14 +13,43 @@ export interface Row {
   better: 'higher' | 'lower';
   samples: Record<SystemName, number[]>;
   pending?: boolean;
+  /** The Redis persistence the row was measured with (BENCH_AOF): each mode has its own rows. */
+  aof: AofMode;
 }
 
 export const rows: Row[] = [];
-export const cmdBreakdown: Record<SystemName, Map<string, CommandStat>[]> = { machinist: [], bullmq: [] };
+type Breakdown = Record<SystemName, Map<string, CommandStat>[]>;
+const breakdowns: Record<AofMode, Breakdown> = {
+  off: { machinist: [], bullmq: [] },
+  on: { machinist: [], bullmq: [] },
+};
+
+/** The persistence mode rows are recorded in (run.ts sets it before each mode's workloads), and
+ * the one the tables show (resultsBody shows each mode in turn). */
+let recording: AofMode = 'off';
+let viewing: AofMode = 'off';
+export function recordMode(mode: AofMode): void {
+  recording = mode;
+}
+export function viewMode(mode: AofMode): void {
+  viewing = mode;
+}
+/** The modes some row was recorded in, in order. */
+export function modesSeen(): AofMode[] {
+  return (['off', 'on'] as const).filter((m) => rows.some((r) => r.aof === m));
+}
+
+/** Workload 4's per-command figures of the mode being recorded. */
+export function cmdBreakdown(system: SystemName): Map<string, CommandStat>[] {
+  return breakdowns[recording][system];
+}
 
 export function row(workload: string, metric: string, unit: string, better: 'higher' | 'lower'): Row {
-  let r = rows.find((x) => x.workload === workload && x.metric === metric);
-  if (!r) rows.push((r = { workload, metric, unit, better, samples: { machinist: [], bullmq: [] } }));
+  let r = rows.find((x) => x.workload === workload && x.metric === metric && x.aof === recording);
+  if (!r)
+    rows.push(
+      (r = { workload, metric, unit, better, aof: recording, samples: { machinist: [], bullmq: [] } }),
+    );
   return r;
 }
 
@@ -67,6 +96,7 @@ export function table(): string {
     '|---|---|---|---:|---:|---:|---|',
   ];
   for (const r of rows) {
+    if (r.aof !== viewing) continue;
     if (r.pending) {
       lines.push(`| ${r.workload} | ${r.metric} | - | pending | pending | - | - |`);
       continue;
@@ -80,7 +110,7 @@ export function table(): string {
 }
 
 function find(metric: string): Row | undefined {
-  return rows.find((r) => r.metric === metric);
+  return rows.find((r) => r.metric === metric && r.aof === viewing);
 }
 
 export function targets(): string {
@@ -158,7 +188,40 @@ export function targets(): string {
   );
   clusterTargets(out);
   flowTargets(out);
+  scaleTargets(out, ratioTarget, absTarget);
   return out.join('\n');
+}
+
+/** Issue 25's targets that the bench's rows measure (the rest need 4 worker processes or a profile). */
+function scaleTargets(
+  out: string[],
+  ratioTarget: (name: string, metric: string, want: number, dir: '>=' | '<=') => void,
+  absTarget: (name: string, metric: string, want: number, unit: string) => void,
+): void {
+  ratioTarget('issue 25: throughput c=100, 1 worker process: >= 2.5x', 'throughput c=100, 1 proc', 2.5, '>=');
+  absTarget('issue 25: Redis CPU per no-op job (c=100) <= 12 us', 'Redis CPU per job', 12, 'us');
+  const finished = find('Redis memory per finished job kept');
+  const perFinished = finished ? stat(finished.samples.machinist)?.med : undefined;
+  for (const r of rows.filter(
+    (x) => x.aof === viewing && x.metric.endsWith('parked: Redis memory per parked job'),
+  )) {
+    const parked = stat(r.samples.machinist)?.med;
+    const k = r.metric.split(' ')[0];
+    if (parked === undefined || perFinished === undefined) {
+      out.push(`| issue 25: ${k} parked, memory per parked job <= 2x a finished job's | not measured | - |`);
+      continue;
+    }
+    const x = parked / perFinished;
+    out.push(
+      `| issue 25: ${k} parked, memory per parked job <= 2x a finished job's | ${fmt(parked)} B = ${x.toFixed(2)}x ${fmt(perFinished)} B | ${x <= 2 ? 'met' : `**missed** by ${(((x - 2) / 2) * 100).toFixed(0)}%`} |`,
+    );
+  }
+  for (const r of rows.filter(
+    (x) => x.aof === viewing && x.metric.endsWith('queued: Redis memory per queued job'),
+  ))
+    ratioTarget(`issue 25: ${r.metric} <= BullMQ`, r.metric, 1, '<=');
+  for (const r of rows.filter((x) => x.aof === viewing && x.workload === '17'))
+    ratioTarget(`issue 25: ${r.metric}: keep the lead (< BullMQ)`, r.metric, 1, '<=');
 }
 
 /** Issue 24's targets of workloads 12-14 (the flow gate), on Machinist's medians, BullMQ's beside. */
@@ -262,7 +325,7 @@ function clusterTargets(out: string[]): void {
 export function commandsTable(): string {
   const lines: string[] = [];
   for (const system of SYSTEMS) {
-    const runs = cmdBreakdown[system];
+    const runs = breakdowns[viewing][system];
     if (runs.length === 0) continue;
     const names = new Set(runs.flatMap((m) => [...m.keys()]));
     const perJob = [...names]

@@ -14,6 +14,12 @@
 //   BENCH_BACKLOG=200000 ...           backlog for workload 8 (default 1,000,000, as issue 5 asks)
 //   BENCH_SYSTEMS=machinist ...        one system only (a probe: ratios need both)
 //   BENCH_REPS=5, BENCH_LATENCY_JOBS=5000, BENCH_FLOWS=10 ...   repetitions, latency samples, flows
+//   BENCH_AOF=off|on|both ...          Redis persistence (default both): every workload runs once without
+//                                      persistence and once with appendonly yes + appendfsync everysec, each
+//                                      on its own private redis-server; RESULTS.md has a table per mode
+//   BENCH_ONLY=parked,growth,fanbig    issue 25's rows: pipelines parked on an `after` timer all due at once
+//                                      (BENCH_PARKED=10000,100000), cost growth with jobs queued and finished
+//                                      (BENCH_GROWTH=10000,100000[,1000000]), one flow of BENCH_FAN_BIG children
 //   npm run bench -- --profile         CPU profile + SLOWLOG of the c=100 workload -> bench/PROFILE.md
 //
 // Probes that answer one question each, with their figures in bench/analysis.md, live in
@@ -21,7 +27,8 @@
 // latencyParts.ts: latency split at the enqueue's return).
 
 import { startBenchRedis, cpuCounters, log, want } from './harness.js';
-import { PROFILE, WRITE } from './config.js';
+import { AOF_LABEL, AOF_MODES, PROFILE, WRITE } from './config.js';
+import { recordMode } from './results.js';
 import { machine } from './machineInfo.js';
 import { profileMode } from './profileRun.js';
 import { resultsBody, stealNote, writeResults } from './report.js';
@@ -31,6 +38,7 @@ import { fanWorkload, pipelineWorkload } from './workloads/pipeline.js';
 import { clusterWorkload } from './workloads/cluster.js';
 import { schedulesWorkload } from './workloads/schedules.js';
 import { fairnessWorkload, limitsWorkload, throttleWorkload } from './workloads/flow.js';
+import { fanBigWorkload, growthWorkload, parkedWorkload } from './workloads/scale.js';
 import { backlogWorkload, enqueueWorkload, throughputWorkload } from './workloads/throughput.js';
 
 /** The workloads by their BENCH_ONLY name, in the order they run. */
@@ -47,25 +55,36 @@ const WORKLOADS: [string, () => Promise<void>][] = [
   ['throttle', throttleWorkload],
   ['limits', limitsWorkload],
   ['fairness', fairnessWorkload],
+  ['parked', parkedWorkload],
+  ['growth', growthWorkload],
+  ['fanbig', fanBigWorkload],
 ];
 
 async function main(): Promise<void> {
   const started = Date.now();
   const cpuAtStart = cpuCounters();
-  const redis = await startBenchRedis();
-  try {
-    const m = await machine();
-    log('Machinist vs BullMQ benchmark\n' + m.join('\n'));
-    if (PROFILE) return await profileMode();
-    for (const [name, run] of WORKLOADS) if (want(name)) await run();
-    const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-    const steal = stealNote(cpuAtStart, cpuCounters());
-    const body = resultsBody();
-    log('\n' + body + `\n\n(run took ${minutes} min; ${steal})`);
-    if (WRITE) writeResults({ machine: m, minutes, steal, body });
-  } finally {
-    await redis.stop();
+  let m: string[] = [];
+  // One private redis-server per persistence mode, the workloads run in full on each in turn.
+  for (const [i, mode] of AOF_MODES.entries()) {
+    const redis = await startBenchRedis(mode);
+    recordMode(mode);
+    try {
+      if (i === 0) {
+        m = await machine();
+        log('Machinist vs BullMQ benchmark\n' + m.join('\n'));
+        if (PROFILE) return await profileMode();
+      }
+      log(`\n######## Redis persistence: ${AOF_LABEL[mode]}`);
+      for (const [name, run] of WORKLOADS) if (want(name)) await run();
+    } finally {
+      await redis.stop();
+    }
   }
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  const steal = stealNote(cpuAtStart, cpuCounters());
+  const body = resultsBody();
+  log('\n' + body + `\n\n(run took ${minutes} min; ${steal})`);
+  if (WRITE) writeResults({ machine: m, minutes, steal, body });
 }
 
 main().then(

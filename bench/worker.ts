@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
 import { RedisStore, Supervisor, defineJob } from '../src/index.js';
-import { fanMerge, threeSteps, threeStepsYield } from './machines.js';
+import { fanMerge, parkUntil, threeSteps, threeStepsYield } from './machines.js';
 import {
   FAN_NAME,
   JOB_NAME,
@@ -78,7 +78,7 @@ async function machinist(): Promise<Runner> {
   });
   const sup = new Supervisor({
     store,
-    jobs: [noop, threeSteps, threeStepsYield, fanMerge],
+    jobs: [noop, threeSteps, threeStepsYield, fanMerge, parkUntil],
     // One supervisor serves every queue (workload 10): a partitioned queue's name serves its partitions.
     queues: config.queues ?? [QUEUE],
     concurrency: config.concurrency,

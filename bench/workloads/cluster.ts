@@ -11,9 +11,9 @@
 import { Queue } from 'bullmq';
 import { Cluster, type Redis } from 'ioredis';
 import { Client, RedisStore, defineJob } from '../../src/index.js';
-import { BULK, N, REPS } from '../config.js';
+import { BULK, N, REPS, aofArgs } from '../config.js';
 import { JOB_NAME, MACHINIST_PREFIX, QUEUE, type SystemName } from '../common.js';
-import { log, orderFor, redis, spawnWorkers } from '../harness.js';
+import { aofMode, log, orderFor, redis, spawnWorkers } from '../harness.js';
 import { fmt, row } from '../results.js';
 import { commandStats, redisCpuSeconds } from '../redis.js';
 import {
@@ -211,8 +211,9 @@ export async function clusterWorkload(): Promise<void> {
   log(
     `\n== 10. Redis Cluster: no-op throughput (${N.toLocaleString('en-US')} jobs, queue(s) filled first, 1 worker process, c=${CONCURRENCY})`,
   );
-  const one = await startBenchCluster(1);
-  const three = await startBenchCluster(3);
+  // The clusters persist as the one node does (BENCH_AOF), so the rows compare alike.
+  const one = await startBenchCluster(1, aofArgs(aofMode));
+  const three = await startBenchCluster(3, aofArgs(aofMode));
   try {
     const candidates = Array.from({ length: 64 }, (_, i) => `${QUEUE}${i}`);
     const spread = await namesOnDistinctShards(three, 3, candidates);

@@ -14,6 +14,7 @@ import {
   PIPELINE_NAME,
   PIPELINE_YIELD_NAME,
   QUEUE,
+  type SystemName,
 } from '../common.js';
 import { BULK, FLOWS, N, REPS } from '../config.js';
 import { log, orderFor, redis, spawnWorkers, waitDone } from '../harness.js';
@@ -21,6 +22,7 @@ import { fanMerge, threeSteps, threeStepsYield } from '../machines.js';
 import { analyzeProfile } from '../profile.js';
 import { fmt, row } from '../results.js';
 import { openSide } from '../sides.js';
+import { usedMemory } from '../redis.js';
 
 /**
  * Checkpoints written per job: the `checkpoint` entries of the queue's event stream (one per
@@ -102,6 +104,68 @@ export async function pipelineWorkload(): Promise<void> {
   }
 }
 
+/**
+ * `flows` fan-out flows of `children` no-op children one after another, on a flushed Redis, one
+ * worker process (c=100): each flow's time from enqueue to the parent's merged result, and the
+ * Redis memory per child kept after (used_memory delta over all flows / children).
+ */
+export async function fanFlows(
+  system: SystemName,
+  children: number,
+  flows: number,
+): Promise<{ ms: number[]; memPerChildBytes: number }> {
+  await redis.ctl.flushall();
+  const workers = await spawnWorkers(system, 1, 100, undefined, 'fan');
+  workers.go();
+  const mem0 = await usedMemory(redis.ctl);
+  const timeoutMs = Math.max(60_000, children * 3);
+  const ms: number[] = [];
+  try {
+    if (system === 'machinist') {
+      const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
+      const client = new Client({ store, jobs: [fanMerge], queue: QUEUE });
+      for (let f = 0; f < flows; f++) {
+        const t0 = performance.now();
+        const id = await client.enqueue(FAN_NAME, { n: children });
+        const rec = await client.waitForResult(id, { queue: QUEUE, timeoutMs });
+        if (rec.status !== 'done' || rec.output !== children)
+          throw new Error(`fan flow ended ${rec.status} with ${JSON.stringify(rec.output)}`);
+        ms.push(performance.now() - t0);
+      }
+      client.close();
+      await store.close();
+    } else {
+      const connection = { host: redis.host, port: redis.port };
+      const producer = new FlowProducer({ connection });
+      const events = new QueueEvents(QUEUE, { connection });
+      await events.waitUntilReady();
+      for (let f = 0; f < flows; f++) {
+        const t0 = performance.now();
+        const node = await producer.add({
+          name: FAN_NAME,
+          queueName: QUEUE,
+          data: {},
+          opts: { removeOnComplete: false },
+          children: Array.from({ length: children }, (_, i) => ({
+            name: JOB_NAME,
+            queueName: QUEUE,
+            data: i,
+            opts: { removeOnComplete: false },
+          })),
+        });
+        const out = await node.job.waitUntilFinished(events, timeoutMs);
+        if (out !== children) throw new Error(`bullmq flow merged ${String(out)}`);
+        ms.push(performance.now() - t0);
+      }
+      await events.close();
+      await producer.close();
+    }
+  } finally {
+    await workers.stop();
+  }
+  return { ms, memPerChildBytes: ((await usedMemory(redis.ctl)) - mem0) / (children * flows) };
+}
+
 export async function fanWorkload(): Promise<void> {
   log(
     `\n== 7. one parent -> ${FAN_CHILDREN.toLocaleString('en-US')} children -> merge (${FLOWS} flows one after another, c=100, 1 proc) vs a BullMQ FlowProducer flow`,
@@ -109,53 +173,7 @@ export async function fanWorkload(): Promise<void> {
   const metric = `fan-out/fan-in, ${FAN_CHILDREN.toLocaleString('en-US')} children`;
   for (let rep = 0; rep < REPS; rep++) {
     for (const system of orderFor(rep)) {
-      await redis.ctl.flushall();
-      const workers = await spawnWorkers(system, 1, 100, undefined, 'fan');
-      workers.go();
-      const ms: number[] = [];
-      try {
-        if (system === 'machinist') {
-          const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
-          const client = new Client({ store, jobs: [fanMerge], queue: QUEUE });
-          for (let f = 0; f < FLOWS; f++) {
-            const t0 = performance.now();
-            const id = await client.enqueue(FAN_NAME, { n: FAN_CHILDREN });
-            const rec = await client.waitForResult(id, { queue: QUEUE, timeoutMs: 60_000 });
-            if (rec.status !== 'done' || rec.output !== FAN_CHILDREN)
-              throw new Error(`fan flow ended ${rec.status} with ${JSON.stringify(rec.output)}`);
-            ms.push(performance.now() - t0);
-          }
-          client.close();
-          await store.close();
-        } else {
-          const connection = { host: redis.host, port: redis.port };
-          const flows = new FlowProducer({ connection });
-          const events = new QueueEvents(QUEUE, { connection });
-          await events.waitUntilReady();
-          for (let f = 0; f < FLOWS; f++) {
-            const t0 = performance.now();
-            const node = await flows.add({
-              name: FAN_NAME,
-              queueName: QUEUE,
-              data: {},
-              opts: { removeOnComplete: false },
-              children: Array.from({ length: FAN_CHILDREN }, (_, i) => ({
-                name: JOB_NAME,
-                queueName: QUEUE,
-                data: i,
-                opts: { removeOnComplete: false },
-              })),
-            });
-            const out = await node.job.waitUntilFinished(events, 60_000);
-            if (out !== FAN_CHILDREN) throw new Error(`bullmq flow merged ${String(out)}`);
-            ms.push(performance.now() - t0);
-          }
-          await events.close();
-          await flows.close();
-        }
-      } finally {
-        await workers.stop();
-      }
+      const { ms } = await fanFlows(system, FAN_CHILDREN, FLOWS);
       const rate = (FLOWS * 1000) / ms.reduce((a, b) => a + b, 0);
       row('7', metric, 'flows/s', 'higher').samples[system].push(rate);
       log(

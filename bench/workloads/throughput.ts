@@ -55,7 +55,7 @@ export async function throughputWorkload(): Promise<void> {
           );
           row('5', 'worker CPU per job (c=100)', 'us', 'lower').samples[system].push(r.workerCpuUsPerJob);
           row('5', 'worker peak RSS (c=100)', 'MB', 'lower').samples[system].push(r.workerMaxRssBytes / 1e6);
-          cmdBreakdown[system].push(r.cmds);
+          cmdBreakdown(system).push(r.cmds);
           extra = `  cmds/job ${fmt(r.cmdsPerJob)}  redis cpu/job ${fmt(r.redisCpuUsPerJob)} us  mem/job ${fmt(r.memPerJobBytes)} B  worker cpu/job ${fmt(r.workerCpuUsPerJob)} us  rss ${fmt(r.workerMaxRssBytes / 1e6)} MB`;
         }
         log(`  rep ${rep + 1} ${system.padEnd(9)} ${metric.padEnd(26)} ${fmt(r.jobsPerSec)} jobs/s${extra}`);
