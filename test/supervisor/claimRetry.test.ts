@@ -16,18 +16,28 @@ describeOnEachStore('a claim refused for a while', (world) => {
     const echo = defineJob({ name: 'echo', work: async ({ input }: { input: number }) => input });
     // The supervisor's first claims (claim-only commits: nothing to write yet) fail as Redis
     // does while a master is being replaced.
-    const commit = store.commit.bind(store) as Store['commit'];
+    const commit: Store['commit'] = store.commit.bind(store);
     let refused = 0;
-    store.commit = (async (queue, ops, claim) => {
+    store.commit = async (queue, ops, claim) => {
       if (ops.length === 0 && claim && refused < 2) {
         refused++;
-        throw Object.assign(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'), {
-          code: 'REDIS_UNAVAILABLE',
-        });
+        throw Object.assign(
+          new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),
+          {
+            code: 'REDIS_UNAVAILABLE',
+          },
+        );
       }
       return commit(queue, ops, claim);
-    }) as Store['commit'];
-    const sup = new Supervisor({ store, jobs: [echo], concurrency: 2, leaseMs: 1000, heartbeatMs: 200, idleWaitMs: 60_000 });
+    };
+    const sup = new Supervisor({
+      store,
+      jobs: [echo],
+      concurrency: 2,
+      leaseMs: 1000,
+      heartbeatMs: 200,
+      idleWaitMs: 60_000,
+    });
     const client = new Client({ store, jobs: [echo] });
     try {
       await sup.start();
