@@ -250,7 +250,9 @@ export class CommitPump implements JobHost, ClaimLane {
           // master fails over: no job running, no write pending) nothing would kick it, and the
           // lane would never claim again. Its own timer ends the backoff then.
           const backoff =
-            this.retryAt === 0 ? undefined : setTimeout(() => this.kick(), Math.max(0, this.retryAt - Date.now()));
+            this.retryAt === 0
+              ? undefined
+              : setTimeout(() => this.kick(), Math.max(0, this.retryAt - Date.now()));
           await new Promise<void>((r) => (this.wake = r));
           clearTimeout(backoff);
           if (this.retryAt !== 0 && Date.now() >= this.retryAt) {

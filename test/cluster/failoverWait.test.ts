@@ -37,7 +37,11 @@ describe('the wait for work across a failover', () => {
       await cluster.cluster.kill(Number(owner.split(':')[1]));
       await eventually(async () => (await cluster.ownerOf(`{${queue}}`)) !== owner, 30_000, 100);
       const queuedAt = Date.now();
-      await eventually(async () => (await raw.zadd(queueKeys(prefix, queue).marker, 0, 'w')) >= 0, 10_000, 100);
+      await eventually(
+        async () => (await raw.zadd(queueKeys(prefix, queue).marker, 0, 'w')) >= 0,
+        10_000,
+        100,
+      );
       const timeout = new Promise<null>((r) => setTimeout(() => r(null), 15_000).unref());
       const got = await Promise.race([answered, timeout]);
       assert.ok(got, 'the wait in progress was not woken by work on the promoted master within 15 s');
