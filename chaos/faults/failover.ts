@@ -48,7 +48,7 @@ export const t16: Scenario = {
   //   the data. startRedisCluster now syncs at once and is ready only once every replica has
   //   synced; the validity factor stays Redis's default (10: 30 s of data age allowed here),
   //   far above the 500 ms cut, so the promotion tested is the one Redis makes on its own;
-  // - a worker process that completed nothing after the failover (3 of 5 quick runs before
+  // - a worker process that completed nothing after the failover (3 of 6 quick runs before
   //   the fix): its claim-only commit refused during the failover left its lane waiting for a
   //   kick nobody gave (CommitPump, test/supervisor/claimRetry.test.ts).
   quick: true,
