@@ -1,6 +1,7 @@
 // A private Redis Cluster on loopback (no persistence), for the tests (test/support/redisCluster.ts),
 // the chaos run and the bench: `masters` nodes with `replicas` replicas each, made with
-// `redis-cli --cluster create`, ready once every node reports cluster_state:ok.
+// `redis-cli --cluster create`, ready once every node reports cluster_state:ok and every replica
+// has synced with its master.
 //
 // Each node is a spawnRedisServer (privateRedis.ts) with cluster mode on; its cluster bus listens
 // on port + 10000, so a port is taken only when both are free.
@@ -53,7 +54,10 @@ async function freeClusterPort(taken: Set<number>): Promise<number> {
   throw new Error('no free port pair (P, P + 10000) for a cluster node');
 }
 
-/** Polls every node until it reports cluster_state:ok and knows all slots (within `timeoutMs`). */
+/**
+ * Polls every node until it reports cluster_state:ok and knows all slots, and every replica has
+ * synced with its master (within `timeoutMs`).
+ */
 async function untilClusterOk(ports: readonly number[], timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (const port of ports) {
@@ -65,6 +69,17 @@ async function untilClusterOk(ports: readonly number[], timeoutMs: number): Prom
         const info = String(await conn.call('CLUSTER', 'INFO'));
         if (info.includes('cluster_state:ok') && info.includes('cluster_slots_assigned:16384')) break;
         if (Date.now() > end) throw new Error(`cluster node ${port} not ready: ${info.split('\r\n')[0]}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // A replica is ready once its first sync is done. Until then it holds none of the data, and
+      // Redis refuses to promote it: a replica that never had a link counts as disconnected since
+      // ever, past cluster-replica-validity-factor ("Currently unable to failover: Disconnected
+      // from master for longer than allowed"), so a master killed before it would never be
+      // replaced (chaos T16's cut variant saw exactly that).
+      for (;;) {
+        const repl = await conn.info('replication');
+        if (!repl.includes('role:slave') || repl.includes('master_link_status:up')) break;
+        if (Date.now() > end) throw new Error(`cluster replica ${port} not synced with its master`);
         await new Promise((r) => setTimeout(r, 50));
       }
     } finally {
@@ -114,6 +129,10 @@ export async function startRedisCluster(
           HOST,
           '--cluster-node-timeout',
           '2000',
+          // A replica's first sync at once, not after the diskless-sync delay (5 s by default):
+          // the cluster is ready only once every replica has synced (untilClusterOk).
+          '--repl-diskless-sync-delay',
+          '0',
           ...(options.extraArgs ?? []),
         ],
       });

@@ -244,7 +244,22 @@ export class CommitPump implements JobHost, ClaimLane {
             this.starved = false;
             this.share.changed();
           }
-        } else await new Promise<void>((r) => (this.wake = r));
+        } else {
+          // A failed commit waiting out its backoff takes the lane out of the turns (see
+          // mayHaveWork); when nothing else is in flight (a claim-only commit refused while a
+          // master fails over: no job running, no write pending) nothing would kick it, and the
+          // lane would never claim again. Its own timer ends the backoff then.
+          const backoff =
+            this.retryAt === 0
+              ? undefined
+              : setTimeout(() => this.kick(), Math.max(0, this.retryAt - Date.now()));
+          await new Promise<void>((r) => (this.wake = r));
+          clearTimeout(backoff);
+          if (this.retryAt !== 0 && Date.now() >= this.retryAt) {
+            this.retryAt = 0;
+            this.share.changed();
+          }
+        }
         continue;
       }
       if (this.retryAt !== 0) {

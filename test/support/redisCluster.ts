@@ -26,8 +26,9 @@ export interface TestRedisCluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(masters = 3): Promise<TestRedisCluster> {
-  const cluster = await startRedisCluster({ masters, replicas: 0 });
+/** `replicas` per master: a failover test kills a master and waits for its replica's promotion. */
+export async function startCluster(masters = 3, replicas = 0): Promise<TestRedisCluster> {
+  const cluster = await startRedisCluster({ masters, replicas });
   const nodes = cluster.seeds.map((s) => ({ ...s }));
   const probe = new Cluster(nodes);
   probe.on('error', () => {});
