@@ -21,7 +21,13 @@ import type { QueueRouter } from './QueueRouter.js';
 
 /** What `setQueueLimits` takes: a limit to set, `null` to clear it, absent to keep it. */
 export interface QueueLimitsChange {
-  concurrency?: { total?: number | null; perKey?: number | null; strategy?: KeyStrategy };
+  concurrency?: {
+    total?: number | null;
+    perKey?: number | null;
+    strategy?: KeyStrategy;
+    /** NOT BUILT YET (branch wt-fair-rr): 'roundRobin' alternates keys when only total binds. */
+    fairness?: 'queue' | 'roundRobin';
+  };
   /** The throttle: at most `limit` + `burst` starts in any `perMs` window; `null` clears it. */
   rateLimit?: RateLimit | null;
   /** The throttle of each concurrency key on its own (one GCRA per key); `null` clears it. */
