@@ -2,18 +2,25 @@
 // `.mc-chart` and driven by custom properties, so a page can restyle it; light by default, dark
 // under `prefers-color-scheme: dark` or with the class `mc-dark` on the svg (or an ancestor),
 // and `mc-light` forces light.
+//
+// One palette, each colour one meaning (docs/dashboard.md, "Colours"): amber is active now,
+// blue visited or taken, red where a job stopped (cancelled or failed); the heat map's
+// sequential violet scale (--mc-heat-lo to --mc-heat-hi) is used for nothing else, so a busy
+// final state never reads as a failure; teal marks a version diff's added and renamed states.
 
 const LIGHT = `
   --mc-fg: #1f2937; --mc-muted: #64748b; --mc-state: #f8fafc; --mc-region: transparent;
   --mc-stroke: #64748b; --mc-edge: #475569; --mc-active: #fde68a; --mc-active-stroke: #b45309;
   --mc-visited: #dbeafe; --mc-visited-stroke: #1d4ed8; --mc-taken: #1d4ed8; --mc-label-bg: #ffffff;
-  --mc-stopped: #fee2e2; --mc-stopped-stroke: #b91c1c;`;
+  --mc-stopped: #fee2e2; --mc-stopped-stroke: #b91c1c;
+  --mc-heat-lo: #f3e8ff; --mc-heat-hi: #b57bf0; --mc-diff: #0f766e;`;
 
 const DARK = `
   --mc-fg: #e5e7eb; --mc-muted: #94a3b8; --mc-state: #1e293b; --mc-region: transparent;
   --mc-stroke: #94a3b8; --mc-edge: #cbd5e1; --mc-active: #92400e; --mc-active-stroke: #fbbf24;
   --mc-visited: #1e3a8a; --mc-visited-stroke: #93c5fd; --mc-taken: #93c5fd; --mc-label-bg: #0f172a;
-  --mc-stopped: #7f1d1d; --mc-stopped-stroke: #f87171;`;
+  --mc-stopped: #7f1d1d; --mc-stopped-stroke: #f87171;
+  --mc-heat-lo: #2e1a4a; --mc-heat-hi: #7e3fc0; --mc-diff: #2dd4bf;`;
 
 export const CHART_CSS = `
 .mc-chart {${LIGHT}
@@ -41,6 +48,10 @@ export const CHART_CSS = `
 .mc-chart .mc-edge-label-bg { fill: var(--mc-label-bg); opacity: 0.85; }
 .mc-chart .mc-edge-label { font-size: 11px; }
 .mc-chart .mc-arrow { fill: var(--mc-edge); }
+.mc-chart .mc-diff-added > rect.mc-box, .mc-chart .mc-diff-renamed > rect.mc-box { stroke: var(--mc-diff); stroke-width: 2.5; }
+.mc-chart .mc-diff-renamed > rect.mc-box { stroke-dasharray: 5 3; }
+.mc-chart .mc-diff-removed > rect.mc-box { stroke: var(--mc-muted); stroke-width: 2; stroke-dasharray: 2 3; }
+.mc-chart .mc-diff-removed > text.mc-state-label { text-decoration: line-through; }
 .mc-chart .mc-initial circle { fill: var(--mc-fg); }
 .mc-chart .mc-initial path { fill: none; stroke: var(--mc-fg); stroke-width: 1.2; }
 `;

@@ -15,6 +15,7 @@ export { chartFor, parseMachineRef } from './chartSource.js';
 export { layoutGraph } from './layoutGraph.js';
 export type { ChartLayout, LayoutNode, LayoutEdge, LayoutInitial, Point } from './layoutGraph.js';
 export { edgeLabel } from './edgeLabel.js';
+export { chartDiff, type ChartDiff } from './chartDiff.js';
 export { stateValueIds, leafStateIds } from './stateValueIds.js';
 export { jobMarks, stateHistory, currentStateValue } from './jobMarks.js';
 export { jobChart, type JobReader } from './jobChart.js';

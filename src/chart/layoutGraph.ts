@@ -8,6 +8,7 @@
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { GraphEdge, GraphNode, MachineGraph, StateKind } from '../store/chartModel.js';
 import { edgeLabel } from './edgeLabel.js';
+import { textWidth } from './textWidth.js';
 
 export interface Point {
   x: number;
@@ -65,19 +66,23 @@ export interface ChartLayout {
   initials: LayoutInitial[];
 }
 
-// Text measures for a 12 px sans-serif font (no DOM to measure with on the server): wide
-// enough for most labels; a long label may overhang its box slightly rather than be cut.
-const CHAR_W = 7.5;
+// Text is measured with textWidth.ts (no DOM on the server): state names 12 px bold, invoke
+// lines and edge labels 11 px, the machine page's dwell line 10 px (chartStyle.ts sets them).
 const LINE_H = 16;
-const LABEL_CHAR_W = 6.5;
 const HEADER_H = 26;
 const PAD = 12;
 const INITIAL_R = 6;
 // The machine page's dwell-time line (10 px) at the bottom of each leaf state: reserved in every
 // layout, since one layout per machine version serves both pages.
 const HEAT_SAMPLE = 'p50 999 ms · p95 999 ms';
-const HEAT_CHAR_W = 5.6;
 const HEAT_H = 12;
+// Room after a name for the widest mark a page writes there: a job's visits (` ×12`) or the
+// machine page's jobs now (` (999)`); after an edge label for its count (` ×12`). Marks never
+// change the layout, so the room is kept whether a mark is shown or not.
+const STATE_MARK = ' (999)';
+const EDGE_MARK = ' ×99';
+const EDGE_LABEL_PAD = 10;
+const EDGE_LABEL_H = 16;
 
 const INITIAL_SUFFIX = '\u0000initial';
 
@@ -85,8 +90,9 @@ function invokeLine(inv: GraphNode['invokes'][number]): string {
   return inv.src === inv.id ? `${inv.kind} ${inv.id}` : `${inv.kind} ${inv.id} (${inv.src})`;
 }
 
-function textWidth(lines: string[], charW = CHAR_W): number {
-  return Math.max(0, ...lines.map((l) => l.length)) * charW;
+/** The widest of a state's lines: its name (with room for a mark) and its invoke lines. */
+function stateTextWidth(name: string, lines: string[]): number {
+  return Math.max(textWidth(name + STATE_MARK, 12, true), ...lines.map((l) => textWidth(l, 11)));
 }
 
 const LAYERED = {
@@ -110,8 +116,7 @@ function toElk(graph: MachineGraph): ElkNode {
       return {
         id: n.id,
         // Room for a visit count (` ×12`) after the name: marks never change the layout.
-        width:
-          Math.max(textWidth([HEAT_SAMPLE], HEAT_CHAR_W), textWidth([`${n.key} ×12`, ...lines])) + 2 * PAD,
+        width: Math.ceil(Math.max(textWidth(HEAT_SAMPLE, 10), stateTextWidth(n.key, lines)) + 2 * PAD),
         height: 32 + LINE_H * lines.length + HEAT_H,
       };
     }
@@ -126,7 +131,7 @@ function toElk(graph: MachineGraph): ElkNode {
         ...LAYERED,
         'elk.padding': `[top=${top},left=${PAD},bottom=${PAD},right=${PAD}]`,
         'elk.nodeSize.constraints': 'MINIMUM_SIZE',
-        'elk.nodeSize.minimum': `(${textWidth([n.key, ...lines]) + 2 * PAD}, ${top + PAD})`,
+        'elk.nodeSize.minimum': `(${Math.ceil(stateTextWidth(n.key, lines) + 2 * PAD)}, ${top + PAD})`,
       },
     };
   };
@@ -139,7 +144,15 @@ function toElk(graph: MachineGraph): ElkNode {
         id: targets.length > 1 ? `${e.id}#${i}` : e.id,
         sources: [e.source],
         targets: [t],
-        labels: [{ text, width: text.length * LABEL_CHAR_W + 8, height: 14 }],
+        // A label is a node of its own in ELK's layered algorithm (CENTER placement): sized
+        // from its text, it is placed between the layers and never overlaps another.
+        labels: [
+          {
+            text,
+            width: Math.ceil(textWidth(text + EDGE_MARK, 11) + EDGE_LABEL_PAD),
+            height: EDGE_LABEL_H,
+          },
+        ],
       });
     });
   }

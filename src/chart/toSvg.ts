@@ -110,7 +110,7 @@ export function toSvg(layout: ChartLayout, marks?: ChartMarks): string {
       const text = e.label + (visits ? ` ×${visits}` : '');
       out.push(
         `<rect class="mc-edge-label-bg" x="${r1(b.x)}" y="${r1(b.y)}" width="${r1(b.width)}" height="${r1(b.height)}" rx="3"/>`,
-        `<text class="mc-edge-label" x="${r1(b.x + b.width / 2)}" y="${r1(b.y + b.height - 3)}" text-anchor="middle">${escapeXml(text)}</text>`,
+        `<text class="mc-edge-label" x="${r1(b.x + b.width / 2)}" y="${r1(b.y + b.height - 4)}" text-anchor="middle">${escapeXml(text)}</text>`,
       );
     }
     out.push('</g>');

@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { DEFAULT_REDIS_URL, parseClusterNodes, type GlobalOptions } from './connect.js';
 import { CliError, EXIT } from './CliError.js';
 import { describeError } from './describeError.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../runtime/packageVersion.js';
 import { workerCommand } from './commands/worker.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { statusCommand } from './commands/status.js';
@@ -15,6 +15,8 @@ import { eventsCommand } from './commands/events.js';
 import { sendCommand } from './commands/send.js';
 import { chartCommand } from './commands/chart.js';
 import { lsCommand } from './commands/ls.js';
+import { findCommand } from './commands/find.js';
+import { workersCommand } from './commands/workers.js';
 import { cancelCommand } from './commands/cancel.js';
 import { dlqCommand } from './commands/dlq.js';
 import { statsCommand } from './commands/stats.js';
@@ -81,9 +83,11 @@ for (const make of [
   sendCommand,
   chartCommand,
   lsCommand,
+  findCommand,
   cancelCommand,
   dlqCommand,
   statsCommand,
+  workersCommand,
   partitionsCommand,
   schedulesCommand,
   scheduleCommand,

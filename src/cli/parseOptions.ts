@@ -2,16 +2,9 @@
 
 import { InvalidArgumentError } from 'commander';
 import { BAND_PRIORITY_NAMES, type JobStatus, type Priority } from '../store/types.js';
+import { JOB_STATUSES } from '../store/jobStatus.js';
 
-const STATUSES: readonly JobStatus[] = [
-  'queued',
-  'loading',
-  'working',
-  'waiting',
-  'done',
-  'failed',
-  'cancelled',
-];
+const STATUSES: readonly JobStatus[] = JOB_STATUSES;
 
 /** A whole number >= `min`. */
 export function integer(min = 0): (value: string) => number {
@@ -36,4 +29,12 @@ export function status(value: string): JobStatus {
     throw new InvalidArgumentError(`expected one of ${STATUSES.join(', ')}, got '${value}'.`);
   }
   return value as JobStatus;
+}
+
+/** A time: ms since epoch (all digits) or an ISO 8601 text; as ms. */
+export function timeMs(value: string): number {
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) : Date.parse(value);
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw new InvalidArgumentError(`expected ms since epoch or an ISO 8601 time, got '${value}'.`);
+  return ms;
 }

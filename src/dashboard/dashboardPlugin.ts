@@ -9,6 +9,7 @@ import { MachinistError } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { JobRecord, Store } from '../store/types.js';
 import { readAsset } from './assets.js';
+import { chartDiff } from '../chart/chartDiff.js';
 import { chartSvg, jobLeafStates } from './chartKit.js';
 import { childrenPage } from './childrenPage.js';
 import { Definitions, type ChartSource } from './definitions.js';
@@ -173,6 +174,20 @@ function chartRoutes(app: FastifyInstance, { store, definitions }: Dashboard): v
     async (req) => {
       const version = boundedInt(req.params.version, 'version', 1, 1, Number.MAX_SAFE_INTEGER);
       return machineHeat(store, (await requireChart(definitions, req.params.machine, version)).graph);
+    },
+  );
+
+  // The states two versions add, remove and rename (src/chart/chartDiff.ts).
+  app.get<{ Params: { machine: string }; Querystring: { from?: string; to?: string } }>(
+    `${DASHBOARD_API}/machines/:machine/diff`,
+    hidden,
+    async (req) => {
+      const [from, to] = (['from', 'to'] as const).map((f) =>
+        boundedInt(req.query[f], f, 1, 1, Number.MAX_SAFE_INTEGER),
+      );
+      const a = await requireChart(definitions, req.params.machine, from!);
+      const b = await requireChart(definitions, req.params.machine, to!);
+      return chartDiff(a.graph, b.graph);
     },
   );
 }

@@ -40,14 +40,24 @@ export class Definitions {
     }
   }
 
-  /** Every machine and its versions, from the registry and the server's own definitions. */
-  async list(): Promise<{ name: string; versions: number[] }[]> {
+  /**
+   * Every machine and its versions, from the registry and the server's own definitions, with
+   * the kind of its newest chart (`job`: a simple job, drawn as the shared lifecycle; null: no
+   * chart to draw), so the machines page draws the lifecycle once for all simple jobs.
+   */
+  async list(): Promise<{ name: string; versions: number[]; kind: MachineGraph['kind'] | null }[]> {
     const byName = new Map<string, Set<number>>();
     for (const m of await this.readRegistry()) byName.set(m.name, new Set(m.versions));
     for (const d of this.jobs) byName.set(d.name, (byName.get(d.name) ?? new Set()).add(d.version));
-    return [...byName.entries()]
+    const sorted = [...byName.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, versions]) => ({ name, versions: [...versions].sort((a, b) => a - b) }));
+    return Promise.all(
+      sorted.map(async (m) => ({
+        ...m,
+        kind: (await this.get(m.name, m.versions[m.versions.length - 1]!))?.graph.kind ?? null,
+      })),
+    );
   }
 
   private async readRegistry(): Promise<MachineInfo[]> {

@@ -25,8 +25,10 @@ export function shellHtml(title: string): string {
   <nav aria-label="Pages">
     <a href="#/">Queues</a>
     <a href="#/jobs">Jobs</a>
+    <a href="#/find">Find</a>
     <a href="#/machines">Machines</a>
     <a href="#/schedules">Schedules</a>
+    <a href="#/workers">Workers</a>
   </nav>
   <span class="spacer"></span>
   <span id="live" class="live" role="status" aria-live="polite">not following</span>

@@ -42,6 +42,8 @@ import { chartRoutes } from './routes/charts.js';
 import { deadLetterRoutes } from './routes/deadLetters.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
+import { jobSearchRoutes } from './routes/jobSearch.js';
+import { workerRoutes } from './routes/workers.js';
 import { liveRoutes } from './routes/live.js';
 import { machineRoutes } from './routes/machines.js';
 import { queueRoutes } from './routes/queues.js';
@@ -172,12 +174,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metricsOf.set(app, metrics);
   }
   void app.register(async (routes) => {
+    jobSearchRoutes(routes, api);
     jobRoutes(routes, api);
     liveRoutes(routes, api);
     deadLetterRoutes(routes, api);
     machineRoutes(routes, api);
     chartRoutes(routes, api);
     queueRoutes(routes, api);
+    workerRoutes(routes, api);
     scheduleRoutes(routes, api);
     scheduleActionRoutes(routes, api);
     queueFlowRoutes(routes, api);

@@ -2,9 +2,10 @@
 // them and @fastify/swagger turns them into the OpenAPI document, so the document is the code.
 
 import { BAND_PRIORITY_NAMES } from '../store/types.js';
+import { JOB_STATUSES } from '../store/jobStatus.js';
 import { MAX_DELAY_MS } from '../client/validateEnqueue.js';
 
-export const STATUSES = ['queued', 'loading', 'working', 'waiting', 'done', 'failed', 'cancelled'] as const;
+export const STATUSES = JOB_STATUSES;
 
 /** Queue names as the store accepts them (keys.ts). */
 const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;

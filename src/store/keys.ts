@@ -54,6 +54,8 @@ export interface QueueKeys {
   control(workerId: string): string;
   /** A watcher's list of finished records (lua/include/pushResult.lua). */
   result(watcherId: string): string;
+  /** Zset of the jobs the reaper took back, by time: JSON { w: worker, id, o: outcome } (reap-7.lua). */
+  reaped: string;
 }
 
 export function queueKeys(prefix: string, queue: string): QueueKeys {
@@ -86,6 +88,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     fan: (parentId, group) => base + 'fan:' + parentId + ':' + group,
     control: (workerId) => base + 'ctl:' + workerId,
     result: (watcherId) => base + 'result:' + watcherId,
+    reaped: base + 'reaped',
   };
 }
 
@@ -135,4 +138,20 @@ export function scheduleKeys(prefix: string): ScheduleKeys {
     state: base + 'state',
     recent: (id) => `${base}recent:${id}`,
   };
+}
+
+/**
+ * The fleet's keys (roles/Fleet.ts), under a hash tag of their own, `{~fleet}` (`~` is in no
+ * queue's name): announce-2.lua writes both in one call.
+ */
+export interface FleetKeys {
+  /** Hash: worker id -> its facts (JSON text). */
+  facts: string;
+  /** Zset: worker id -> when it last announced (store ms). */
+  seen: string;
+}
+
+export function fleetKeys(prefix: string): FleetKeys {
+  const base = `${prefix}:{~fleet}:`;
+  return { facts: base + 'facts', seen: base + 'seen' };
 }

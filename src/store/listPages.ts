@@ -22,7 +22,7 @@ export interface IndexPages {
 }
 
 /** Statuses in the order `list` walks them when no status is given. */
-const LIST_ORDER: readonly IndexName[] = [
+export const LIST_ORDER: readonly IndexName[] = [
   'active',
   'queued',
   'delayed',
@@ -32,7 +32,7 @@ const LIST_ORDER: readonly IndexName[] = [
   'cancelled',
 ];
 
-const STATUS_INDEXES: Record<JobStatus, IndexName[]> = {
+export const STATUS_INDEXES: Record<JobStatus, IndexName[]> = {
   queued: ['queued', 'delayed'],
   loading: ['active'],
   working: ['active'],
@@ -43,7 +43,7 @@ const STATUS_INDEXES: Record<JobStatus, IndexName[]> = {
 };
 
 /** Finished indexes list newest first. */
-const isFinishedIndex = (name: IndexName): boolean =>
+export const isFinishedIndex = (name: IndexName): boolean =>
   name === 'done' || name === 'failed' || name === 'cancelled';
 
 export async function listPages(

@@ -57,3 +57,21 @@ export function partitionOfKey(key: string, n: number): number {
 export function partitionedId(index: number, ulid: string): string {
   return `${index}~${ulid}`;
 }
+
+/**
+ * Every stored queue: each queue `queues()` lists, and for a partitioned one its partitions too
+ * (a partition's jobs are stored under `q#<i>`, which `queues()` does not list). For the reads
+ * that walk every queue: the search (search/searchPages.ts) and the fleet's reaped jobs.
+ */
+export async function storedQueues(registry: {
+  queues(): Promise<string[]>;
+  partitions(queue: string): Promise<number>;
+}): Promise<string[]> {
+  const out: string[] = [];
+  for (const queue of await registry.queues()) {
+    out.push(queue);
+    const n = await registry.partitions(queue);
+    for (let i = 0; n > 1 && i < n; i++) out.push(partitionQueue(queue, i));
+  }
+  return out;
+}

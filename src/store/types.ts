@@ -1,7 +1,7 @@
 // The Store: every durable operation the runtime and the client need, each one atomic, split
 // into ROLES (src/store/roles/), one small interface each. `Store` is the composition of the
 // required ones; the optional roles (Ingress, WebhookHost, ControlChannel, ConnectionEvents,
-// ServerChecks, HealthReport) a backend has whole or not at all, and callers ask with their
+// ServerChecks, HealthReport, JobSearch, Fleet) a backend has whole or not at all, and callers ask with their
 // guard (`hasIngress(store)`, ...). docs/backends.md says how to write a third backend.
 //
 // RedisStore is the production backend; MemoryStore (src/store/memory/) the embedded one. Both
@@ -80,6 +80,9 @@ export {
   type ConnectionChange,
 } from './roles/ConnectionEvents.js';
 export { hasServerChecks, type ServerChecks } from './roles/ServerChecks.js';
+export { hasJobSearch, type JobSearch } from './roles/JobSearch.js';
+export { hasFleet, type Fleet, type FleetWorker, type WorkerFacts, type ReapedJob } from './roles/Fleet.js';
+export type { SearchQuery, SearchPage, FieldFilter, FilterOp } from './search/searchQuery.js';
 export { hasHealthReport, type HealthReport } from './roles/HealthReport.js';
 
 /**

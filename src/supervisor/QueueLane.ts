@@ -180,6 +180,15 @@ export class QueueLane {
     return this.runs.size;
   }
 
+  /** The jobs this lane runs now, as the fleet lists them (FleetPresence.ts). */
+  runningJobs(): { id: string; queue: string; machine: string | null }[] {
+    return [...this.runs.running.values()].map((j) => ({
+      id: j.id,
+      queue: this.queue,
+      machine: j.claimed.machine ?? null,
+    }));
+  }
+
   private newPump(shared: LaneShared): CommitPump {
     return new CommitPump({
       store: this.store,

@@ -40,6 +40,7 @@ import { WorkSignals } from './WorkSignals.js';
 import { partitionQueue } from '../store/partitions.js';
 import { hasSchedules } from '../store/types.js';
 import { ScheduleLoop } from './ScheduleLoop.js';
+import { FleetPresence } from './FleetPresence.js';
 import { MachineFactsLookup } from '../client/MachineFactsLookup.js';
 import { QueueRouter } from '../client/QueueRouter.js';
 
@@ -76,6 +77,8 @@ export class Supervisor {
   private unlistenStray: (() => void) | undefined;
   /** Fires the store's schedules while started (ScheduleLoop.ts), unless opted out. */
   private scheduleLoop: ScheduleLoop | undefined;
+  /** Announces this supervisor to the fleet while started (FleetPresence.ts). */
+  private presence: FleetPresence | undefined;
 
   constructor(options: SupervisorOptions) {
     const o = resolveSupervisorOptions(options);
@@ -207,6 +210,16 @@ export class Supervisor {
       });
       this.scheduleLoop.start();
     }
+    this.presence = new FleetPresence({
+      store: this.store,
+      workerId: this.workerId,
+      queues: this.queues,
+      concurrency: this.concurrency,
+      heartbeatMs: this.heartbeatMs,
+      log: this.log,
+      running: () => this.lanes.flatMap((lane) => lane.runningJobs()),
+    });
+    this.presence.start();
     this.log.info({ queues: this.queues, workerId: this.workerId }, 'supervisor started');
   }
 
@@ -246,6 +259,8 @@ export class Supervisor {
     // After the drain: the attempts it waited for are still covered to their ending writes.
     this.unlistenStray?.();
     this.unlistenStray = undefined;
+    await this.presence?.stop();
+    this.presence = undefined;
     const forced = ends.some((e) => e.forced);
     const requeued = ends.reduce((n, e) => n + e.requeued, 0);
     this.log.info({ forced, requeued }, 'supervisor stopped');

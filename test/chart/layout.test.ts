@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { layoutGraph, machineGraph } from '../../src/chart/index.js';
 import type { ChartLayout, LayoutNode } from '../../src/chart/index.js';
+import { textWidth } from '../../src/chart/textWidth.js';
 import { approval, ingest, review, simple, splitMerge } from './fixtures/machines.js';
 
 const all = { approval, ingest, splitMerge, simple, review };
@@ -54,6 +55,31 @@ describe('layoutGraph', () => {
         graph.nodes.filter((n) => n.initial).length,
         'an initial dot per compound state',
       );
+    });
+  }
+
+  for (const name of Object.keys(all)) {
+    it(`gives ${name}'s edge labels boxes as wide as their text with a count, none overlapping another label or a state`, async () => {
+      const layout = await layoutGraph(machineGraph(all[name as keyof typeof all]));
+      const boxes = layout.edges.flatMap((e) =>
+        e.labelBox ? [{ id: e.id, label: e.label, ...e.labelBox }] : [],
+      );
+      assert.equal(boxes.length, layout.edges.length, 'every edge has a placed label');
+      for (const b of boxes)
+        assert.ok(
+          b.width >= textWidth(`${b.label} ×99`, 11),
+          `${b.id}: "${b.label} ×99" needs ${textWidth(`${b.label} ×99`, 11)} px, box ${b.width}`,
+        );
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++)
+          assert.ok(
+            !overlap(boxes[i]! as never, boxes[j]! as never),
+            `labels ${boxes[i]!.id} and ${boxes[j]!.id} overlap`,
+          );
+      // A label may sit inside a compound state's box, never on a leaf state.
+      for (const b of boxes)
+        for (const n of layout.nodes.filter((n) => n.kind !== 'compound' && n.kind !== 'parallel'))
+          assert.ok(!overlap(b as never, n), `label ${b.id} covers state ${n.id}`);
     });
   }
 

@@ -84,7 +84,8 @@ describe('the CLI on a running `machinist dev` (--url)', () => {
   after(async () => stop(dev));
 
   it('`dev` prints the CLI line that reaches its jobs, and that line works as printed', async () => {
-    const line = /the CLI on these jobs: (.+)$/m.exec(dev.output())?.[1];
+    // Its own write after the dashboard's line: it may reach the pipe in a later chunk.
+    const line = await eventually(() => /the CLI on these jobs: (.+)$/m.exec(dev.output())?.[1], 10_000, 50);
     assert.equal(line, `npx tsx src/cli/main.ts --url ${dev.url} ls`);
     if (line === undefined) return;
     const run = await new Promise<Run>((resolve) =>

@@ -13,6 +13,7 @@ const echo = defineJob({ name: 'echo', work: () => 1 });
 const ROUTES = [
   'post /jobs',
   'get /jobs',
+  'get /jobs/search',
   'get /jobs/{id}',
   'get /jobs/{id}/events',
   'post /jobs/{id}/cancel',
@@ -29,6 +30,7 @@ const ROUTES = [
   'get /machines/{name}',
   'get /machines/{name}/chart',
   'get /queues',
+  'get /workers',
   'put /queues/{queue}/partitions',
   'post /triggers/{name}',
   'get /schedules',

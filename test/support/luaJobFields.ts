@@ -20,6 +20,7 @@ const OTHER_HASH_KEYS = [
   'defsKey',
   'revsKey',
   'stateKey',
+  'factsKey',
 ];
 /** ... and by file, where a KEYS[n] is another hash (fanOpen-2.lua: KEYS[1] is the fan-out's). */
 const OTHER_HASH_KEYS_BY_FILE: Record<string, string[]> = { 'fanOpen-2.lua': ['KEYS[1]'] };

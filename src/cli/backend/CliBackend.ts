@@ -17,6 +17,9 @@ import type {
   JobStatus,
   ListQuery,
   QueueCounts,
+  FleetWorker,
+  SearchPage,
+  SearchQuery,
 } from '../../store/types.js';
 
 export interface CliBackend {
@@ -32,6 +35,10 @@ export interface CliBackend {
   events(id: string, queue?: string): Promise<AuditEntry[]>;
   send(id: string, event: { type: string; [key: string]: unknown }, options: SendOptions): Promise<void>;
   list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }>;
+  /** A bounded scan for jobs (JobSearch; GET /jobs/search); INVALID_INPUT for a bad query. */
+  search(query: SearchQuery): Promise<SearchPage<JobRecord>>;
+  /** The supervisors, live, stopped and gone (Fleet; GET /workers). */
+  workers(): Promise<FleetWorker[]>;
   /** Cancels the job and its subtree: false when it had already finished; `status` is its status after. */
   cancel(id: string, queue?: string): Promise<{ cancelled: boolean; status: JobStatus }>;
   deadLetters(queue: string, limit: number): Promise<DeadLetter[]>;

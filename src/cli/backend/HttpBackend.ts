@@ -19,6 +19,9 @@ import {
   type JobStatus,
   type ListQuery,
   type QueueCounts,
+  type FleetWorker,
+  type SearchPage,
+  type SearchQuery,
 } from '../../store/types.js';
 import { CliError, EXIT } from '../CliError.js';
 import type { CliBackend } from './CliBackend.js';
@@ -32,7 +35,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** How often waitForResult looks at the job (the API's ?wait is for a submit only). */
 const POLL_MS = 200;
 
-type Query = Record<string, string | number | undefined>;
+type Query = Record<string, string | number | readonly string[] | undefined>;
 
 interface ErrorBody {
   error?: {
@@ -72,7 +75,10 @@ export class HttpBackend implements CliBackend {
   /** The reply's JSON for a 2xx; anything else thrown as the error it stands for. */
   private async call<T>(method: string, route: string, query: Query = {}, body?: unknown): Promise<T> {
     const url = new URL(this.where + route);
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query)) {
+      if (Array.isArray(v)) for (const one of v) url.searchParams.append(k, one);
+      else if (v !== undefined) url.searchParams.set(k, String(v));
+    }
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -187,6 +193,18 @@ export class HttpBackend implements CliBackend {
   async list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
     const page = await this.call<{ jobs: unknown[]; cursor: string | null }>('GET', '/jobs', { ...query });
     return { jobs: page.jobs.map(record), cursor: page.cursor };
+  }
+
+  async search(query: SearchQuery): Promise<SearchPage<JobRecord>> {
+    const { where, ...rest } = query;
+    // Each filter as the route reads it back (parseFilter): the value as JSON, so a text "42" stays a text.
+    const text = where?.map((f) => `${f.path} ${f.op} ${JSON.stringify(f.value)}`);
+    const page = await this.call<SearchPage<unknown>>('GET', '/jobs/search', { ...rest, where: text });
+    return { ...page, jobs: page.jobs.map(record) };
+  }
+
+  async workers(): Promise<FleetWorker[]> {
+    return (await this.call<{ workers: FleetWorker[] }>('GET', '/workers')).workers;
   }
 
   async cancel(id: string, queue?: string): Promise<{ cancelled: boolean; status: JobStatus }> {

@@ -9,7 +9,15 @@ import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
 import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
-import type { ListQuery, QueueCounts, Store } from '../../store/types.js';
+import {
+  hasFleet,
+  hasJobSearch,
+  type ListQuery,
+  type QueueCounts,
+  type SearchQuery,
+  type Store,
+} from '../../store/types.js';
+import { CliError } from '../CliError.js';
 import { ScheduleNotFoundError } from '../../errors.js';
 import type { OverlapPolicy, ScheduleOptions } from '../../client/schedules/scheduleSpec.js';
 import { timeArg } from './timeArg.js';
@@ -51,6 +59,16 @@ export class StoreBackend implements CliBackend {
 
   list(query: ListQuery) {
     return this.client.list(query);
+  }
+
+  search(query: SearchQuery) {
+    if (!hasJobSearch(this.store)) throw new CliError(`${this.where} cannot search jobs`);
+    return this.store.searchJobs(query);
+  }
+
+  workers() {
+    if (!hasFleet(this.store)) throw new CliError(`${this.where} keeps no fleet`);
+    return this.store.workers();
   }
 
   async cancel(id: string, queue?: string) {

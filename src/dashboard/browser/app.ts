@@ -8,6 +8,8 @@ import { jobsPage, type Meta } from './jobsPage.js';
 import { machinePage } from './machinePage.js';
 import { overviewPage } from './overviewPage.js';
 import { schedulesPage } from './schedulesPage.js';
+import { findPage } from './findPage.js';
+import { workersPage } from './workersPage.js';
 import type { Page } from './page.js';
 import { closeAllSse } from './sse.js';
 import { initTheme } from './theme.js';
@@ -55,6 +57,8 @@ async function route(): Promise<void> {
     else if (parts[0] === 'jobs') await jobsPage(page, params, config);
     else if (parts[0] === 'machines') await machinePage(page, config);
     else if (parts[0] === 'schedules') await schedulesPage(page, config);
+    else if (parts[0] === 'find') await findPage(page, params, config);
+    else if (parts[0] === 'workers') await workersPage(page);
     else if (parts[0] === 'machine' && parts[1])
       await machinePage(page, config, { name: parts[1], version: parts[2] ? Number(parts[2]) : undefined });
     else await overviewPage(page, config);

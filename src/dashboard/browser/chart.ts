@@ -4,6 +4,8 @@
 // text on the elements already there, so a status change never lays the chart out again.
 
 import { DASH, getText } from './api.js';
+import { chartLegend, heatFill, setHeatRange, type LegendKind } from './chartLegend.js';
+import { ChartView } from './chartView.js';
 import { duration } from './format.js';
 import type { Heat, Marks } from './types.js';
 
@@ -21,20 +23,31 @@ function chartSvgText(machine: string, version: number, invoked?: string): Promi
   return p;
 }
 
+export interface DrawnChart {
+  svg: SVGSVGElement;
+  view: ChartView;
+  legend: HTMLElement;
+}
+
 /**
- * Draws the chart of machine@version into `container` (replacing what was there); `invoked`
- * (`<state id>:<invoke id>`): the chart of the machine that state invokes instead.
+ * Draws the chart of machine@version into `container` (replacing what was there), in a frame
+ * that zooms and pans (chartView.ts) with its legend under it; `invoked`
+ * (`<state id>:<invoke id>`): the chart of the machine that state invokes instead. The view
+ * starts on the next frame, once the caller has marked the chart (a narrow window starts on
+ * the path the marks show).
  */
 export async function drawChart(
   container: HTMLElement,
   machine: string,
   version: number,
-  invoked?: string,
-): Promise<SVGSVGElement> {
-  const text = await chartSvgText(machine, version, invoked);
+  options: { invoked?: string; legend?: LegendKind } = {},
+): Promise<DrawnChart> {
+  const text = await chartSvgText(machine, version, options.invoked);
   const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
   const svg = document.importNode(doc.documentElement, true) as unknown as SVGSVGElement;
-  container.replaceChildren(svg);
+  const view = new ChartView(svg);
+  const legend = chartLegend(options.legend ?? 'job');
+  container.replaceChildren(view.el, legend);
   container.classList.add('chart');
   for (const el of container.querySelectorAll<SVGElement>('[data-state-id], [data-edge-id]')) {
     el.dataset.baseLabel ??= el.getAttribute('aria-label') ?? '';
@@ -42,7 +55,8 @@ export async function drawChart(
     if (text) el.dataset.baseText ??= text.textContent ?? '';
   }
   syncChartTheme();
-  return svg;
+  requestAnimationFrame(() => view.start());
+  return { svg, view, legend };
 }
 
 /** The chart's own stylesheet follows the system theme; the page's toggle overrides it. */
@@ -111,14 +125,17 @@ export function lightStates(container: HTMLElement, active: readonly string[]): 
 
 /** Colours each state by how many jobs sit in it now, and labels it with count and dwell times. */
 export function applyHeat(container: HTMLElement, heat: Heat): void {
-  const max = Math.max(1, ...Object.values(heat.states).map((s) => s.count));
+  const busiest = Math.max(0, ...Object.values(heat.states).map((s) => s.count));
+  setHeatRange(container.querySelector('.legend[data-legend-kind="heat"]'), busiest);
+  const max = Math.max(1, busiest);
   for (const g of container.querySelectorAll<SVGGElement>('[data-state-id]')) {
     const id = g.dataset.stateId!;
     const s = heat.states[id];
     const count = s?.count ?? 0;
     const box = g.querySelector<SVGRectElement>(':scope > rect.mc-box');
-    const pct = Math.round((count / max) * 100);
-    if (box) box.style.fill = count ? `color-mix(in srgb, var(--heat-1) ${pct}%, var(--heat-0))` : '';
+    // Its own sequential scale (never a status colour: a busy `done` is not a failure); a
+    // state with one job is still clearly tinted.
+    if (box) box.style.fill = count ? heatFill(0.2 + 0.8 * (count / max)) : '';
     g.setAttribute('data-jobs', String(count));
     const dwell = s?.p50 != null ? `, dwell p50 ${duration(s.p50)}, p95 ${duration(s.p95 ?? s.p50)}` : '';
     const text = g.querySelector(':scope > text.mc-state-label');

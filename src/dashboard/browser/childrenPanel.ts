@@ -73,7 +73,7 @@ export class ChildrenPanel {
         box = h('div', { 'data-child-chart': key });
         this.drawn.set(key, box);
         this.charts.append(h('h2', {}, `Child machine ${key}`), box);
-        await drawChart(box, m.machine, m.version);
+        await drawChart(box, m.machine, m.version, { legend: 'heat' });
       }
       const states = Object.fromEntries(
         Object.entries(m.states).map(([id, count]) => [id, { count, p50: null, p95: null }]),

@@ -33,7 +33,6 @@ export async function jobPage(page: Page, id: string): Promise<void> {
     { class: 'panel', 'aria-label': 'State chart' },
     h('h2', {}, 'State chart'),
     chartBox,
-    chartLegend(),
   );
   // Each machine a state invokes: its own chart, drawn once, lit while its child runs.
   const invokedPanel = h(
@@ -109,33 +108,6 @@ export async function jobPage(page: Page, id: string): Promise<void> {
   followStreams(page, id, () => view, children, refresh, refreshChildren);
 }
 
-/** What the chart's marks mean. */
-function chartLegend(): HTMLElement {
-  return h(
-    'div',
-    { class: 'legend' },
-    h('span', {}, h('span', { class: 'swatch', style: 'background: var(--active)' }), 'active'),
-    h(
-      'span',
-      {},
-      h('span', { class: 'swatch', style: 'border: 2px solid var(--visited)' }),
-      'visited (×times)',
-    ),
-    h(
-      'span',
-      {},
-      h('span', { class: 'swatch', style: 'border: 2px dashed var(--bad)' }),
-      'stopped (cancelled or failed there)',
-    ),
-    h(
-      'span',
-      {},
-      h('span', { class: 'swatch', style: 'background: var(--muted); opacity: 0.4' }),
-      'not taken',
-    ),
-  );
-}
-
 /** The job's chart and, each in its box, the charts of the machines its states invoke. */
 async function drawCharts(
   view: JobPageView,
@@ -156,7 +128,7 @@ async function drawCharts(
         ),
       );
       invokedBoxes.set(inv.key, box);
-      await drawChart(box, view.chart.machine, view.chart.version, inv.key);
+      await drawChart(box, view.chart.machine, view.chart.version, { invoked: inv.key });
     }
   } else
     chartBox.replaceChildren(notice('This job has no chart: its machine is a simple job (load and work).'));

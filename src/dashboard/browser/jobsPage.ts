@@ -105,14 +105,15 @@ export async function jobsPage(page: Page, params: URLSearchParams, config: Conf
 
 export interface Meta {
   queues: string[];
-  machines: { name: string; versions: number[] }[];
+  /** `kind` of the newest version's chart: `job` for a simple job (the shared lifecycle). */
+  machines: { name: string; versions: number[]; kind: 'job' | 'pipeline' | 'machine' | null }[];
 }
 
 function uniq(list: string[]): string[] {
   return [...new Set(list)];
 }
 
-function jobsTable(jobs: Job[]): HTMLElement {
+export function jobsTable(jobs: Job[]): HTMLElement {
   if (jobs.length === 0) return notice('No jobs match.');
   return h(
     'table',

@@ -103,6 +103,17 @@ export interface Heat {
   sampled: number;
 }
 
+/** What changed between two versions of a machine (the dashboard's machines/:name/diff route). */
+export interface ChartDiff {
+  machine: string;
+  from: number;
+  to: number;
+  added: string[];
+  removed: string[];
+  renamed: { from: string; to: string }[];
+  kept: string[];
+}
+
 /** One concurrency key's use, as GET /queues/:queue/limits answers it. */
 export interface KeyUse {
   key: string;
@@ -124,4 +135,29 @@ export interface QueueFlowView {
   /** Loading and working jobs, every partition summed. */
   running: number;
   keys: KeyUse[];
+}
+
+/** A supervisor as GET /workers answers it (roles/Fleet.ts). */
+export interface FleetWorker {
+  workerId: string;
+  status: 'live' | 'stopped' | 'gone';
+  host: string;
+  pid: number;
+  version: string;
+  queues: string[];
+  concurrency: number;
+  runningCount: number;
+  running: { id: string; queue: string; machine: string | null }[];
+  startedAt: number;
+  seenAt: number;
+  heartbeatAgeMs: number;
+  goneAfterMs: number;
+  reaped: { id: string; queue: string; outcome: 'requeued' | 'failed'; at: number }[];
+}
+
+/** A page of GET /jobs/search. */
+export interface SearchPage {
+  jobs: Job[];
+  cursor: string | null;
+  scanned: number;
 }

@@ -4,6 +4,7 @@
 // methods, most of them in files by role (memoryReads.ts, memoryWork.ts, memoryRegistry.ts,
 // memoryWatch.ts), each taking this core.
 
+import type { Seen } from '../fleetView.js';
 import { JobNotFoundError } from '../../errors.js';
 import { assertQueueName } from '../keys.js';
 import type { MachineInfo } from '../types.js';
@@ -56,6 +57,8 @@ export class MemoryCore {
   closed = false;
   /** Lease requeues the reaper made, by real time: a single-flight lock per queue (reaplock). */
   readonly reapLock = new Map<string, number>();
+  /** The Fleet role: each supervisor's last announce (memoryFleet.ts; not kept in the data file). */
+  readonly fleet = new Map<string, Seen>();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.prefix = options.prefix ?? 'memory';

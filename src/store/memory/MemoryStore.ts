@@ -58,6 +58,12 @@ import { MemoryHookStore } from './MemoryHookStore.js';
 import type { HookStore } from '../HookStore.js';
 import { MemoryStoreBase } from './MemoryStoreBase.js';
 import * as reads from './memoryReads.js';
+import { searchPages } from '../search/searchPages.js';
+import { storedQueues } from '../partitions.js';
+import type { SearchPage, SearchQuery } from '../search/searchQuery.js';
+import type { JobSearch } from '../roles/JobSearch.js';
+import type { Fleet, FleetWorker, WorkerFacts } from '../roles/Fleet.js';
+import * as fleet from './memoryFleet.js';
 import * as work from './memoryWork.js';
 import * as watch from './memoryWatch.js';
 import * as registry from './memoryRegistry.js';
@@ -68,7 +74,7 @@ export type { MemoryStoreOptions } from './memoryStoreOptions.js';
 /** Every required role, and the optional WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules. */
 export class MemoryStore
   extends MemoryStoreBase
-  implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules
+  implements Store, WebhookHost, ControlChannel, ServerChecks, HealthReport, Schedules, JobSearch, Fleet
 {
   // StoreHandle
 
@@ -154,6 +160,23 @@ export class MemoryStore
 
   list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
     return reads.list(this.core, query);
+  }
+
+  announce(facts: WorkerFacts): Promise<void> {
+    return fleet.announce(this.core, facts);
+  }
+
+  workers(): Promise<FleetWorker[]> {
+    return fleet.workers(this.core);
+  }
+
+  /** JobSearch: THE BOUNDED SCAN (search/searchPages.ts) over the queues' indexes. */
+  searchJobs(query: SearchQuery): Promise<SearchPage<JobRecord>> {
+    const source = {
+      queues: () => storedQueues(this),
+      pagesOf: (name: string) => reads.pagesOf(this.core, this.core.queue(name)),
+    };
+    return searchPages(source, query);
   }
 
   cancel(id: string, queue?: string, reason = 'cancelled by request'): Promise<CancelOutcome> {

@@ -38,6 +38,8 @@ export interface DedupeRecord {
   expiresAt: number;
 }
 
+import type { ReapedEntry } from '../fleetView.js';
+
 export class QueueState {
   readonly jobs = new Map<string, MemoryJob>();
   readonly index: Record<MemoryIndex, ZSet>;
@@ -58,6 +60,8 @@ export class QueueState {
   hooks = new HookState();
   /** The flow gate: pause, limits, holders and waiting lines per concurrency key (FlowState.ts). */
   flow = new FlowState();
+  /** The jobs the reaper took back, oldest first (reap-7.lua's `reaped`; not kept in the data file). */
+  reaped: ReapedEntry[] = [];
 
   constructor(readonly name: string) {
     this.index = Object.fromEntries(INDEX_NAMES.map((n) => [n, new ZSet()])) as Record<MemoryIndex, ZSet>;

@@ -8,6 +8,8 @@ import type { LeaseState, ReapResult } from '../types.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { QueueState } from './QueueState.js';
 import { CODE } from '../../errorCodes.js';
+import { REAPED_CAP, REAPED_KEPT_MS } from '../storeConstants.js';
+import { tokenWorker } from './MemoryLifecycle.js';
 
 export function heartbeat(
   ctx: MemoryContext,
@@ -26,14 +28,27 @@ export function heartbeat(
   });
 }
 
+/** As reap-7.lua: the worker whose lease passed, for the fleet's view of a gone supervisor. */
+function remember(
+  q: QueueState,
+  workerId: string,
+  id: string,
+  outcome: 'requeued' | 'failed',
+  at: number,
+): void {
+  q.reaped.push({ workerId, id, outcome, queue: q.name, at });
+}
+
 /** Jobs whose lease passed: requeued, or failed past `maxLeaseRequeues`; then retention. */
 export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number): ReapResult {
   if (!Number.isFinite(maxLeaseRequeues)) throw new MachinistError(CODE.BAD_REAP, 'BAD_REAP bad budget');
   const requeued: string[] = [];
   const failed: string[] = [];
-  for (const { member: id } of q.index.active.popUpTo(ctx.now, 500)) {
+  const taken = q.index.active.popUpTo(ctx.now, 500);
+  for (const { member: id } of taken) {
     const j = ctx.job(q, id);
     if (!j || (j.status !== 'loading' && j.status !== 'working')) continue; // a stale entry: gone now
+    const worker = tokenWorker(j.token) ?? ''; // read before the move clears the lease
     const lr = (j.leaseRequeues ?? 0) + 1;
     if (lr > maxLeaseRequeues && !j.cancelRequested) {
       const error = JSON.stringify({
@@ -48,6 +63,7 @@ export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number
         log: [`{"type":"failed","code":"LEASE_EXPIRED","leaseRequeues":${lr}}`],
       });
       failed.push(id);
+      remember(q, worker, id, 'failed', ctx.now);
     } else {
       // A cancel was asked for and the worker is gone: the CANCEL GUARD ends it cancelled.
       const r = ctx.lc.move(q, j, 'queued', {
@@ -56,8 +72,15 @@ export function reap(ctx: MemoryContext, q: QueueState, maxLeaseRequeues: number
         log: [`{"type":"lease-requeued","leaseRequeues":${lr}}`],
         cancelLog: '{"type":"cancelled","reason":"lease expired after cancel"}',
       });
-      if ('moved' in r && r.moved === 'queued') requeued.push(id);
+      if ('moved' in r && r.moved === 'queued') {
+        requeued.push(id);
+        remember(q, worker, id, 'requeued', ctx.now);
+      }
     }
+  }
+  if (taken.length > 0) {
+    const kept = q.reaped.filter((e) => e.at >= ctx.now - REAPED_KEPT_MS);
+    q.reaped = kept.slice(Math.max(0, kept.length - REAPED_CAP));
   }
   // Failed records are dead letters (kept for failedTtlMs, or until purged); older than the window they drop out of
   // the status index, and stay listed in `dead` or `broken`.

@@ -43,17 +43,9 @@ export function getLog(core: MemoryCore, id: string, queue?: string): Promise<Au
   }, false);
 }
 
-export function list(
-  core: MemoryCore,
-  query: ListQuery,
-): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
-  let q: QueueState;
-  try {
-    q = core.queue(query.queue);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  const pages: IndexPages = {
+/** The queue's indexes as listPages and searchPages read them. */
+export function pagesOf(core: MemoryCore, q: QueueState): IndexPages {
+  return {
     range: async (source, offset, count, rev) => {
       if ('keyLines' in source)
         return [
@@ -75,7 +67,19 @@ export function list(
         false,
       ),
   };
-  return listPages(pages, query);
+}
+
+export function list(
+  core: MemoryCore,
+  query: ListQuery,
+): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
+  let q: QueueState;
+  try {
+    q = core.queue(query.queue);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return listPages(pagesOf(core, q), query);
 }
 
 export function deadLetters(core: MemoryCore, queue: string, limit: number): Promise<DeadLetter[]> {

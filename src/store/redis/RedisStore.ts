@@ -65,16 +65,20 @@ import { RedisHookStore } from './RedisHookStore.js';
 import type { HookStore } from '../HookStore.js';
 import { commitRoundTrip } from './commitOps.js';
 import * as serverOps from './serverOps.js';
+import { searchPages } from '../search/searchPages.js';
+import { storedQueues } from '../partitions.js';
+import type { SearchPage, SearchQuery } from '../search/searchQuery.js';
+import type { JobSearch } from '../roles/JobSearch.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules. */
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, JobSearch, Fleet (in RedisStoreRegistry). */
 /** Schedules whose recent actions one call of listSchedules reads. */
 const RECENT_SLICE = 500;
 
 export class RedisStore
   extends RedisStoreRegistry
-  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules
+  implements Store, Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, JobSearch
 {
   /** Ids are the caller's (made before the first attempt): a resend after a lost reply carries
    * the same ones, and enqueue-5 does not create a job twice under one id. */
@@ -122,6 +126,16 @@ export class RedisStore
 
   list(query: ListQuery): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
     return this.calls.call('list', (c) => listJobs.list(c, query), { ids: { queue: query.queue } });
+  }
+
+  /** JobSearch: THE BOUNDED SCAN (search/searchPages.ts) over the queues' zsets. */
+  searchJobs(query: SearchQuery): Promise<SearchPage<JobRecord>> {
+    return this.calls.call('searchJobs', (c) =>
+      searchPages(
+        { queues: () => storedQueues(this), pagesOf: (queue) => listJobs.pagesOf(c, queue) },
+        query,
+      ),
+    );
   }
 
   /** Bounded (REDIS_UNAVAILABLE after commandTimeoutMs): the API's and dashboard's reads use it. */

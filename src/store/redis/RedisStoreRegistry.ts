@@ -1,5 +1,6 @@
 // RedisStore's Registry role (roles/Registry.ts): the machines supervisors publish, the set of
-// queues, their partition counts and their job counts. Between RedisStoreBase (connections,
+// queues, their partition counts and their job counts; and the Fleet role (roles/Fleet.ts), the
+// supervisors that serve them. Between RedisStoreBase (connections,
 // settings, format check) and RedisStore (the other roles).
 
 import { assertQueueName, partitionsKey, queuesKey, registryKey } from '../keys.js';
@@ -10,8 +11,11 @@ import type { QueueCounts } from './listJobs.js';
 import * as registryOps from './registryOps.js';
 import * as idempotencyOps from './idempotencyOps.js';
 import { restampFormat } from './formatOps.js';
+import * as fleetOps from './fleetOps.js';
+import { storedQueues } from '../partitions.js';
+import type { Fleet, FleetWorker, WorkerFacts } from '../roles/Fleet.js';
 
-export class RedisStoreRegistry extends RedisStoreBase implements Registry {
+export class RedisStoreRegistry extends RedisStoreBase implements Registry, Fleet {
   async registerMachines(
     machines: MachineInfo[],
     options: { replaceFingerprints?: boolean } = {},
@@ -84,5 +88,14 @@ export class RedisStoreRegistry extends RedisStoreBase implements Registry {
    */
   counts(queue: string): Promise<QueueCounts> {
     return this.calls.call('counts', (c) => listJobs.counts(c, queue), { ids: { queue } });
+  }
+
+  /** Fleet: a supervisor's facts at each heartbeat (a supervisor's call: not bounded). */
+  announce(facts: WorkerFacts): Promise<void> {
+    return fleetOps.announce(this.ctx, facts);
+  }
+
+  workers(): Promise<FleetWorker[]> {
+    return this.calls.call('workers', async (c) => fleetOps.workers(c, await storedQueues(this)));
   }
 }

@@ -9,7 +9,7 @@ import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
 import { F } from '../recordSchema.js';
 
 /** The queue's indexes as listPages reads them (zsets; children by their index in the fan-out). */
-function pagesOf(ctx: RedisContext, queue: string): IndexPages {
+export function pagesOf(ctx: RedisContext, queue: string): IndexPages {
   const k = ctx.keys(queue);
   return {
     range: (source, offset, count, rev) => {

@@ -5,7 +5,14 @@
 // does not name a table does not build it.
 
 import { EDGES, FINAL, UPDATABLE } from '../lifecycleTable.js';
-import { BAND, LOG_CAP, RESULT_TTL_MS } from '../storeConstants.js';
+import {
+  BAND,
+  FLEET_GONE_KEPT_MS,
+  LOG_CAP,
+  REAPED_CAP,
+  REAPED_KEPT_MS,
+  RESULT_TTL_MS,
+} from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
 import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
@@ -17,6 +24,10 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   BAND,
   LOG_CAP,
   RESULT_TTL_MS,
+  /** The fleet: what the reaper remembers, and how long a gone supervisor stays listed. */
+  REAPED_KEPT_MS,
+  REAPED_CAP,
+  FLEET_GONE_KEPT_MS,
   /** The record fields a reader decodes, in decodeJob's order (pushResult sends them). */
   JOB_FIELDS,
   /** The lifecycle table (from -> to -> event) and its status sets, as MemoryStore's. */

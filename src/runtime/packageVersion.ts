@@ -1,5 +1,5 @@
-// The package's version for `--version`: read from the package.json above this file, which is
-// two levels up from src/cli and three from dist/src/cli.
+// The package's version (`--version`, a supervisor's facts in the fleet: roles/Fleet.ts): read
+// from the nearest package.json named machinist above this file (src/runtime, or dist/src/runtime).
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
