@@ -152,4 +152,17 @@ describeOnEachStore('round robin between keys', (world) => {
     assert.equal(order.length, 3);
     assert.equal(new Set([again!.id, ...order]).size, 3, 'each of the 3 runs; none lost');
   });
+
+  it("a definition's fairness is written to its queue; leaving it out clears it", async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    const fair = defineJob({ name: 'f', concurrency: { total: 3, fairness: 'roundRobin' }, work: () => 1 });
+    await h.started({ jobs: [fair], concurrency: 1 });
+    assert.deepEqual((await client.queueLimits('default')).limits, { total: 3, fairness: 'roundRobin' });
+    await h.store.setQueueFlow('default', { total: 3, perKey: null, fairness: 'fifo', fromDefinition: true });
+    assert.deepEqual((await client.queueLimits('default')).limits, { total: 3 });
+    assert.throws(() => defineJob({ name: 'x', concurrency: { fairness: 'random' as 'fifo' }, work: () => 1 }), {
+      code: 'INVALID_DEFINITION',
+    });
+  });
 });
