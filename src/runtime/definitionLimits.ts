@@ -59,7 +59,9 @@ export function validateLimits(
         `${where}: concurrency.fairness must be one of ${FAIRNESS.join(', ')} (got ${String(fairness)})`,
         { machine, field: 'concurrency.fairness' },
       );
-    const unknown = Object.keys(concurrency).filter((k) => k !== 'total' && k !== 'perKey' && k !== 'fairness');
+    const unknown = Object.keys(concurrency).filter(
+      (k) => k !== 'total' && k !== 'perKey' && k !== 'fairness',
+    );
     if (unknown.length > 0)
       throw new DefinitionError(
         `${where}: concurrency has no field ${unknown.join(', ')} (total, perKey, fairness)`,

@@ -161,8 +161,11 @@ describeOnEachStore('round robin between keys', (world) => {
     assert.deepEqual((await client.queueLimits('default')).limits, { total: 3, fairness: 'roundRobin' });
     await h.store.setQueueFlow('default', { total: 3, perKey: null, fairness: 'fifo', fromDefinition: true });
     assert.deepEqual((await client.queueLimits('default')).limits, { total: 3 });
-    assert.throws(() => defineJob({ name: 'x', concurrency: { fairness: 'random' as 'fifo' }, work: () => 1 }), {
-      code: 'INVALID_DEFINITION',
-    });
+    assert.throws(
+      () => defineJob({ name: 'x', concurrency: { fairness: 'random' as 'fifo' }, work: () => 1 }),
+      {
+        code: 'INVALID_DEFINITION',
+      },
+    );
   });
 });

@@ -150,7 +150,10 @@ export function queueCommand(globals: () => GlobalOptions): Command {
         sharedArg,
       )
       .option('--strategy <s>', 'for a job whose key is full: queue, cancelNewest or cancelInProgress')
-      .option('--fairness <f>', 'between concurrency keys: roundRobin (alternate the keys) or fifo (queue order)')
+      .option(
+        '--fairness <f>',
+        'between concurrency keys: roundRobin (alternate the keys) or fifo (queue order)',
+      )
       .option('--json', 'print as JSON')
       .action(async (queue: string, opts: CliLimits) => {
         const set =

@@ -51,7 +51,10 @@ const flow = {
       total: { type: 'integer' },
       perKey: { type: 'integer' },
       strategy: { type: 'string' },
-      fairness: { type: 'string', description: "'roundRobin' when the queue alternates its keys (absent: fifo)" },
+      fairness: {
+        type: 'string',
+        description: "'roundRobin' when the queue alternates its keys (absent: fifo)",
+      },
       rateLimit: rateView,
       keyRateLimit: rateView,
       gates: {

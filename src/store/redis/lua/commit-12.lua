@@ -259,7 +259,7 @@ if want > 0 then
 end
 if (want > 0 or skipN > 0) and paused ~= '1' then
   promoteDue()
-  if keyGate then lcReleaseDueKeys(queuedKey, now) end
+  if keyGate then lcReleaseDueKeys(now) end
   local got, popped, asked = 0, 0, want
   -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
   local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }

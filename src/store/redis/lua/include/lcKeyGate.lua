@@ -56,7 +56,7 @@ end
 -- The keys whose rate now allows: the head of each line goes back into `queued` at its place, as
 -- many as the key's GCRA allows now (all of a hold's line); a longer line is due again when
 -- those would have spent the rate. A paused key's line stays (its resume puts it back).
-local function lcReleaseDueKeys(queuedKey, now)
+local function lcReleaseDueKeys(now)
   local kp = LC.kp
   for _, ck in ipairs(redis.call('ZRANGEBYSCORE', kp .. 'kdue', '-inf', now, 'LIMIT', 0, 100)) do
     redis.call('ZREM', kp .. 'kdue', ck)
@@ -75,6 +75,8 @@ local function lcReleaseDueKeys(queuedKey, now)
       end
     end
   end
+  -- The claim pops `queued` next: what entered lands first.
+  lcFlushIndexes()
 end
 
 -- The first time a key's line is due (false: none).
