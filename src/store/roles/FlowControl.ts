@@ -19,6 +19,9 @@
 //   - MACHINE GATES: a queue serving several machines may limit the running jobs of one machine
 //     (gate 'm:<machine>') or of several together (a shared gate 's:<name>'): a job whose gate is
 //     full waits in the gate's line, as a full key's do.
+//   - ROUND ROBIN (fairness 'roundRobin'): `queued` holds at most one job per key (perKey with
+//     perKey set), the others wait in the key's line; as a key's job leaves `queued` its next
+//     enters at the back of its priority band, so keys alternate when only `total` binds.
 //   - Only a running job holds a slot: a parked pipeline (waiting) or a retry waiting out its
 //     backoff holds none.
 
