@@ -168,4 +168,22 @@ describeOnEachStore('round robin between keys', (world) => {
       },
     );
   });
+
+  it("a cancelled head lets its key's next job in; a resumed key puts back only its head", async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    await client.setQueueLimits('default', { concurrency: { total: 5, fairness: 'roundRobin' } });
+    const a: string[] = [];
+    for (let i = 0; i < 4; i++) a.push(await client.enqueue('f', i, { concurrencyKey: 'a' }));
+    assert.equal(await waitingOf(client, 'a'), 3);
+    await client.cancel(a[0]!);
+    assert.equal(await waitingOf(client, 'a'), 2, "the cancelled head's next entered queued");
+    await client.pauseKey('default', 'a');
+    // The claim meets the paused key's head and sets it aside in the line.
+    assert.equal((await h.store.commit('default', [], claim(5))).claimed.length, 0);
+    assert.equal(await waitingOf(client, 'a'), 3);
+    await client.resumeKey('default', 'a');
+    assert.equal(await waitingOf(client, 'a'), 2, 'only the head went back');
+    assert.deepEqual(await runAll(5), a.slice(1));
+  });
 });

@@ -278,11 +278,17 @@ export function claimJobs(
     // enters unless it was itself set aside in the key's line.
     if (key !== undefined && flow.roundRobin) lc.headLeft(q, key, !inLine);
   }
+  // A job set aside in its key's line goes at its place: its score in `queued`, or on a
+  // roundRobin queue its own place (a head entered at a fresh score, behind its band, and must
+  // not fall behind its key's later jobs: commit-12.lua's linePlace).
+  function linePlace(e: { member: string; score: number }): number {
+    return flow.roundRobin ? (q.jobs.get(e.member)?.queueScore ?? e.score) : e.score;
+  }
   // One popped job: set aside in its key's line (true), in its gate's line, cancelled, or to start.
   function claimOne(e: { member: string; score: number }, key: string | undefined): boolean {
     if (key !== undefined && keyGate && flow.pausedKeys.has(key)) {
       // A PAUSED KEY: into its line at its place; its resume puts it back.
-      flow.waitingOf(key).add(e.member, e.score);
+      flow.waitingOf(key).add(e.member, linePlace(e));
       return true;
     }
     if (key !== undefined && perKey !== undefined) {
@@ -312,7 +318,7 @@ export function claimJobs(
             }
           }
         }
-        flow.waitingOf(key).add(e.member, e.score);
+        flow.waitingOf(key).add(e.member, linePlace(e));
         return true;
       }
     }
@@ -340,7 +346,7 @@ export function claimJobs(
           });
           return false;
         }
-        flow.waitingOf(key).add(e.member, e.score);
+        flow.waitingOf(key).add(e.member, linePlace(e));
         keyDue(flow, key, at);
         return true;
       }

@@ -108,6 +108,13 @@ local function holdStarts(holdMs)
     redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
   end
 end
+-- A job set aside in its key's line goes there at its place in line: its score in `queued`, or
+-- on a roundRobin queue its own place (`qs`: a head entered `queued` at a fresh score, behind its
+-- band, and must not fall behind its key's later jobs; include/lcFlow.lua).
+local function linePlace(jk, score)
+  if not LC.rr then return score end
+  return tonumber(redis.call('HGET', jk, 'qs')) or score
+end
 local written = {}
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
   requeue = 'queued', park = 'waiting' }
@@ -304,7 +311,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
       elseif ck and keyGate and redis.call('SISMEMBER', LC.kp .. 'kpaused', ck) == 1 then
         -- A PAUSED KEY: into its line at its place; its resume puts it back (keyPause-3.lua).
-        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
         redis.call('SADD', LC.kp .. 'ckkeys', ck)
         parked = parked + 1
         inLine = true
@@ -325,7 +332,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           end
           -- Its key is full: into the key's waiting line at the place it had; a slot of the key
           -- that frees puts it back (lcFreeSlot). It stays `queued`.
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
           inLine = true
         end
@@ -345,7 +352,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
             .. cjson.encode('concurrency key ' .. ck .. ' is over its rate limit (mode skip)') .. '}' } })
         else
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
           lcKeyDue(ck, lcKeyRateAt(ck, now))
           inLine = true
