@@ -6,10 +6,11 @@
 import { ValidationError } from '../errors.js';
 import { assertQueueName } from '../store/keys.js';
 import { partitionQueue, splitPartition } from '../store/partitions.js';
-import { KEY_STRATEGIES, RATE_MODES } from '../store/roles/FlowControl.js';
+import { FAIRNESS, KEY_STRATEGIES, RATE_MODES } from '../store/roles/FlowControl.js';
 import type {
   FlowControl,
   GateUse,
+  Fairness,
   KeyStrategy,
   KeyUse,
   QueueFlow,
@@ -21,7 +22,16 @@ import type { QueueRouter } from './QueueRouter.js';
 
 /** What `setQueueLimits` takes: a limit to set, `null` to clear it, absent to keep it. */
 export interface QueueLimitsChange {
-  concurrency?: { total?: number | null; perKey?: number | null; strategy?: KeyStrategy };
+  concurrency?: {
+    total?: number | null;
+    perKey?: number | null;
+    strategy?: KeyStrategy;
+    /**
+     * Between concurrency keys: 'roundRobin' alternates the keys (a key's next job enters the
+     * line as its previous one starts); 'fifo' (the default) starts jobs in queue order.
+     */
+    fairness?: Fairness;
+  };
   /** The throttle: at most `limit` + `burst` starts in any `perMs` window; `null` clears it. */
   rateLimit?: RateLimit | null;
   /** The throttle of each concurrency key on its own (one GCRA per key); `null` clears it. */
@@ -141,6 +151,14 @@ export class QueueControls {
           },
         );
       change.strategy = c.strategy;
+    }
+    if (c.fairness !== undefined) {
+      if (!FAIRNESS.includes(c.fairness))
+        throw new ValidationError(
+          `concurrency.fairness must be one of ${FAIRNESS.join(', ')} (got ${String(c.fairness)})`,
+          { field: 'concurrency.fairness', queue },
+        );
+      change.fairness = c.fairness;
     }
     for (const field of ['rateLimit', 'keyRateLimit'] as const) {
       const r = limits[field];

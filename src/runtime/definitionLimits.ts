@@ -6,12 +6,16 @@
 // different limits are refused: which would the queue keep? (docs/flow-control.md)
 
 import { DefinitionError } from '../errors.js';
-import type { QueueFlowChange, RateLimit } from '../store/types.js';
+import { FAIRNESS } from '../store/roles/FlowControl.js';
+import type { Fairness, QueueFlowChange, RateLimit } from '../store/types.js';
 
 /** What a definition may declare: the limits of the queues its supervisor serves. */
 export interface DefinitionLimits {
-  /** Most running jobs of the queue (`total`) and of one concurrency key (`perKey`). */
-  concurrency?: { total?: number; perKey?: number };
+  /**
+   * Most running jobs of the queue (`total`) and of one concurrency key (`perKey`); `fairness`
+   * 'roundRobin' alternates the keys (default 'fifo': queue order).
+   */
+  concurrency?: { total?: number; perKey?: number; fairness?: Fairness };
   /** The throttle: at most `limit` + `burst` starts in any window of `perMs` (a GCRA). */
   rateLimit?: RateLimit;
   /** The throttle of each concurrency key on its own (one GCRA per key). */
@@ -49,13 +53,25 @@ export function validateLimits(
           },
         );
     }
-    const unknown = Object.keys(concurrency).filter((k) => k !== 'total' && k !== 'perKey');
+    const { fairness } = concurrency;
+    if (fairness !== undefined && !FAIRNESS.includes(fairness))
+      throw new DefinitionError(
+        `${where}: concurrency.fairness must be one of ${FAIRNESS.join(', ')} (got ${String(fairness)})`,
+        { machine, field: 'concurrency.fairness' },
+      );
+    const unknown = Object.keys(concurrency).filter(
+      (k) => k !== 'total' && k !== 'perKey' && k !== 'fairness',
+    );
     if (unknown.length > 0)
-      throw new DefinitionError(`${where}: concurrency has no field ${unknown.join(', ')} (total, perKey)`, {
-        machine,
-        field: 'concurrency',
-      });
-    out.concurrency = { total: concurrency.total, perKey: concurrency.perKey };
+      throw new DefinitionError(
+        `${where}: concurrency has no field ${unknown.join(', ')} (total, perKey, fairness)`,
+        { machine, field: 'concurrency' },
+      );
+    out.concurrency = {
+      total: concurrency.total,
+      perKey: concurrency.perKey,
+      ...(fairness !== undefined ? { fairness } : {}),
+    };
   }
   for (const field of ['rateLimit', 'keyRateLimit'] as const) {
     if (options[field] === undefined) continue;
@@ -142,6 +158,7 @@ export function definitionFlow(
     perKey: limits?.concurrency?.perKey ?? null,
     rateLimit: limits?.rateLimit ?? null,
     keyRateLimit: limits?.keyRateLimit ?? null,
+    fairness: limits?.concurrency?.fairness ?? 'fifo',
     gates,
     machineGates,
     fromDefinition: true,

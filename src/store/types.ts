@@ -68,6 +68,7 @@ export type {
   RateLimit,
   RateMode,
   KeyStrategy,
+  Fairness,
   KeyUse,
   GateUse,
 } from './roles/FlowControl.js';

@@ -67,6 +67,13 @@ describe('machinist queue', () => {
         mode: 'skip',
       });
       assert.equal((await cli('queue', 'resume-key', 'q', 'tenant-a')).code, 0);
+      const fr = await cli('queue', 'limits', 'q', '--fairness', 'roundRobin');
+      assert.equal(fr.code, 0, fr.stderr);
+      assert.match(fr.stdout, /fairness\s+roundRobin/);
+      assert.equal((await store.queueFlow('q')).limits.fairness, 'roundRobin');
+      const badFair = await cli('queue', 'limits', 'q', '--fairness', 'random');
+      assert.notEqual(badFair.code, 0);
+      assert.match(badFair.stderr, /fairness/);
       const mg = await cli(
         'queue',
         'limits',

@@ -92,5 +92,18 @@ describe('HTTP queue flow controls', () => {
     assert.equal(gates.status, 200, gates.text);
     assert.deepEqual(gates.json.limits.gates, { 's:stripe': 3, 'm:other': 2 });
     assert.deepEqual(gates.json.limits.machineGates, { echo: 's:stripe', other: 'm:other' });
+    const fair = await api.call('PUT', '/queues/q/limits', {
+      body: { concurrency: { fairness: 'roundRobin' } },
+    });
+    assert.equal(fair.status, 200, fair.text);
+    assert.equal(fair.json.limits.fairness, 'roundRobin');
+    for (const p of ['q', 'q#0', 'q#1'])
+      assert.equal((await api.store.queueFlow(p)).limits.fairness, 'roundRobin');
+    const badFair = await api.call('PUT', '/queues/q/limits', {
+      body: { concurrency: { fairness: 'random' } },
+    });
+    assert.equal(badFair.status, 400, badFair.text);
+    const fifo = await api.call('PUT', '/queues/q/limits', { body: { concurrency: { fairness: 'fifo' } } });
+    assert.equal(fifo.json.limits.fairness, undefined);
   });
 });

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { withBackend, type GlobalOptions } from '../connect.js';
 import { CliError } from '../CliError.js';
 import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
-import type { KeyStrategy, RateLimit } from '../../store/types.js';
+import type { Fairness, KeyStrategy, RateLimit } from '../../store/types.js';
 
 /** A limit from the command line: a positive whole number, or `none` to clear it. */
 function limitArg(name: string) {
@@ -25,6 +25,7 @@ interface CliLimits {
   machine?: NonNullable<QueueLimitsChange['machines']>;
   shared?: NonNullable<QueueLimitsChange['shared']>;
   strategy?: KeyStrategy;
+  fairness?: Fairness;
   json?: boolean;
 }
 
@@ -73,6 +74,7 @@ function printLimits(v: QueueLimitsView): void {
   console.log(`queue '${v.queue}'${v.paused ? ' (paused)' : ''}`);
   console.log(`  running   ${v.running}${total !== undefined ? ` of total ${total}` : ''}`);
   console.log(`  perKey    ${perKey ?? 'none'} (strategy ${v.limits.strategy ?? 'queue'})`);
+  console.log(`  fairness  ${v.limits.fairness ?? 'fifo'}`);
   console.log(`  rateLimit ${rateText(v.limits.rateLimit)}`);
   console.log(`  keyRateLimit ${rateText(v.limits.keyRateLimit)}`);
   for (const [m, g] of Object.entries(v.limits.machineGates ?? {}))
@@ -148,6 +150,10 @@ export function queueCommand(globals: () => GlobalOptions): Command {
         sharedArg,
       )
       .option('--strategy <s>', 'for a job whose key is full: queue, cancelNewest or cancelInProgress')
+      .option(
+        '--fairness <f>',
+        'between concurrency keys: roundRobin (alternate the keys) or fifo (queue order)',
+      )
       .option('--json', 'print as JSON')
       .action(async (queue: string, opts: CliLimits) => {
         const set =
@@ -157,13 +163,15 @@ export function queueCommand(globals: () => GlobalOptions): Command {
           opts.keyRateLimit !== undefined ||
           opts.machine !== undefined ||
           opts.shared !== undefined ||
-          opts.strategy !== undefined;
+          opts.strategy !== undefined ||
+          opts.fairness !== undefined;
         const change: QueueLimitsChange | undefined = set
           ? {
               concurrency: {
                 ...(opts.total !== undefined ? { total: opts.total } : {}),
                 ...(opts.perKey !== undefined ? { perKey: opts.perKey } : {}),
                 ...(opts.strategy !== undefined ? { strategy: opts.strategy } : {}),
+                ...(opts.fairness !== undefined ? { fairness: opts.fairness } : {}),
               },
               ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
               ...(opts.keyRateLimit !== undefined ? { keyRateLimit: opts.keyRateLimit } : {}),

@@ -51,6 +51,10 @@ const flow = {
       total: { type: 'integer' },
       perKey: { type: 'integer' },
       strategy: { type: 'string' },
+      fairness: {
+        type: 'string',
+        description: "'roundRobin' when the queue alternates its keys (absent: fifo)",
+      },
       rateLimit: rateView,
       keyRateLimit: rateView,
       gates: {
@@ -208,6 +212,12 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
                   type: 'string',
                   enum: ['queue', 'cancelNewest', 'cancelInProgress'],
                   description: 'what a job whose key is full does (default queue)',
+                },
+                fairness: {
+                  type: 'string',
+                  enum: ['fifo', 'roundRobin'],
+                  description:
+                    'between concurrency keys: roundRobin alternates the keys; fifo (default) starts jobs in queue order',
                 },
               },
             },

@@ -20,6 +20,7 @@ export interface FlowJson {
   gateLimits?: [string, number][];
   machineGates?: [string, string][];
   gateLines?: [string, [string, number][]][];
+  rrq?: [string, number][];
 }
 
 export class FlowState {
@@ -39,6 +40,19 @@ export class FlowState {
   readonly keyDue = new ZSet();
   /** The paused keys (kpaused). */
   readonly pausedKeys = new Set<string>();
+  /**
+   * THE ROUND ROBIN (limits.fairness 'roundRobin', lua/include/lcFlow.lua): how many jobs of each
+   * key are in `queued`, its heads (rrq); never more than there are (MemoryLifecycle.enterQueued).
+   */
+  readonly rrq = new Map<string, number>();
+
+  /** The queue alternates its keys (fairness 'roundRobin'); a key may have this many heads. */
+  get roundRobin(): boolean {
+    return this.limits.fairness === 'roundRobin';
+  }
+  get heads(): number {
+    return this.limits.perKey ?? 1;
+  }
 
   /** THE MACHINE GATES (lua/include/lcGate.lua): each gate's limit, by gate id (mgates 'g:'). */
   readonly gateLimits = new Map<string, number>();
@@ -106,6 +120,7 @@ export class FlowState {
       ...(this.gateLines.size > 0
         ? { gateLines: [...this.gateLines].map(([g, z]) => [g, z.entries()]) }
         : {}),
+      ...(this.rrq.size > 0 ? { rrq: [...this.rrq] } : {}),
     };
   }
 
@@ -125,6 +140,7 @@ export class FlowState {
     for (const k of json.pausedKeys ?? []) f.pausedKeys.add(k);
     for (const [g, n] of json.gateLimits ?? []) f.gateLimits.set(g, n);
     for (const [m, g] of json.machineGates ?? []) f.machineGates.set(m, g);
+    for (const [k, n] of json.rrq ?? []) f.rrq.set(k, n);
     for (const [g, entries] of json.gateLines ?? []) {
       const z = new ZSet();
       for (const [id, score] of entries) z.add(id, score);

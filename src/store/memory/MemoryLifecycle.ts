@@ -108,7 +108,7 @@ export class MemoryLifecycle {
     } else {
       if (j.status !== to) this.leave(q, j);
       j.updatedAt = now;
-      if (to === 'queued') this.enterQueued(q, j, o);
+      if (to === 'queued') this.queue(q, j, o);
       else this.enterWaiting(q, j, o);
       appendLog(j, now, o.log ?? []);
     }
@@ -120,7 +120,7 @@ export class MemoryLifecycle {
   create(q: QueueState, job: MemoryJob): void {
     q.jobs.set(job.id, job);
     if (job.runAt !== undefined) q.index.delayed.add(job.id, job.runAt);
-    else q.index.queued.add(job.id, job.queueScore!);
+    else this.enterQueued(q, job.id, job.queueScore!, job.concurrencyKey);
     this.host.wake(q);
     this.host.emit(q, job.id, 'enqueued', 'queued');
   }
@@ -151,7 +151,9 @@ export class MemoryLifecycle {
     const { index } = q;
     switch (j.status) {
       case 'queued':
-        index.queued.delete(j.id);
+        // A head of its key leaving (roundRobin): the key's next enters (headLeft).
+        if (index.queued.delete(j.id) && j.concurrencyKey !== undefined && q.flow.roundRobin)
+          this.headLeft(q, j.concurrencyKey, true);
         index.delayed.delete(j.id);
         if (j.concurrencyKey !== undefined) {
           q.flow.waiting.get(j.concurrencyKey)?.delete(j.id);
@@ -192,10 +194,70 @@ export class MemoryLifecycle {
     if (!q.flow.holders.get(key)?.delete(id)) return;
     const head = q.flow.waiting.get(key)?.popMin();
     if (head) {
-      q.index.queued.add(head.member, head.score);
+      this.enterQueued(q, head.member, head.score, key);
       this.host.wake(q);
     }
     q.flow.tidy(key);
+  }
+
+  /**
+   * EVERY JOB ENTERS `queued` HERE (lcEnterQueued in lua/include/lcFlow.lua, which holds the
+   * invariants), at `score`; `key` its concurrency key. THE RULE: on a roundRobin queue, a keyed
+   * job whose key already has its heads in `queued` goes to the key's line instead (at `score`)
+   * and enters when a head leaves (headLeft). A job already in `queued` only changes place.
+   */
+  enterQueued(q: QueueState, id: string, score: number, key: string | undefined): void {
+    const flow = q.flow;
+    if (key !== undefined && flow.roundRobin && !q.index.queued.delete(id)) {
+      flow.waiting.get(key)?.delete(id);
+      const n = flow.rrq.get(key) ?? 0;
+      if (n >= flow.heads) {
+        flow.waitingOf(key).add(id, score);
+        return;
+      }
+      flow.rrq.set(key, n + 1);
+    }
+    q.index.queued.add(id, score);
+  }
+
+  /**
+   * A head of key `key` left `queued` (a roundRobin queue): its count goes down, and with
+   * `promote` the key's next job enters at the BACK of its priority band, so keys alternate
+   * (false: the head itself was set aside in the key's line; what frees the line releases it).
+   */
+  headLeft(q: QueueState, key: string, promote: boolean): void {
+    const flow = q.flow;
+    const n = (flow.rrq.get(key) ?? 0) - 1;
+    if (n > 0) flow.rrq.set(key, n);
+    else flow.rrq.delete(key);
+    if (!promote) return;
+    const head = flow.waiting.get(key)?.popMin();
+    if (!head) return;
+    const band = q.jobs.get(head.member)?.band ?? 2;
+    this.enterQueued(q, head.member, band * BAND + ++q.seq, key);
+    flow.tidy(key);
+    this.host.wake(q);
+  }
+
+  /**
+   * Key `key`'s line back into `queued` at its places (a resume, a change of the limits): all of
+   * it, or on a roundRobin queue as many as the key may have heads (the rest follow as they leave).
+   */
+  releaseLine(q: QueueState, key: string): void {
+    const flow = q.flow;
+    const line = flow.waiting.get(key);
+    if (!line) return;
+    if (flow.roundRobin) {
+      for (let room = flow.heads - (flow.rrq.get(key) ?? 0); room > 0; room--) {
+        const head = line.popMin();
+        if (!head) break;
+        this.enterQueued(q, head.member, head.score, key);
+      }
+    } else {
+      for (const [id, score] of line.entries()) q.index.queued.add(id, score);
+      line.clear();
+    }
+    flow.tidy(key);
   }
 
   /**
@@ -208,7 +270,7 @@ export class MemoryLifecycle {
       const line = q.flow.gateLines.get(gate);
       const head = line?.popMin();
       if (head) {
-        q.index.queued.add(head.member, head.score);
+        this.enterQueued(q, head.member, head.score, q.jobs.get(head.member)?.concurrencyKey);
         this.host.wake(q);
       }
       if (line?.size === 0) q.flow.gateLines.delete(gate);
@@ -280,7 +342,7 @@ export class MemoryLifecycle {
     q.index.active.add(j.id, c.deadline);
   }
 
-  private enterQueued(q: QueueState, j: MemoryJob, o: MoveOptions): void {
+  private queue(q: QueueState, j: MemoryJob, o: MoveOptions): void {
     j.status = 'queued';
     delete j.token;
     if (o.runAt !== undefined && o.runAt > this.host.now) {
@@ -295,7 +357,7 @@ export class MemoryLifecycle {
     score ??= j.band * BAND + ++q.seq;
     j.queueScore = score;
     delete j.runAt;
-    q.index.queued.add(j.id, score);
+    this.enterQueued(q, j.id, score, j.concurrencyKey);
     this.host.wake(q);
   }
 

@@ -261,7 +261,7 @@ export function claimJobs(
   }
   promoteDue(lc, q, now);
   const keyGate = flow.keyGate;
-  if (keyGate) releaseDueKeys(flow, q.index.queued, now);
+  if (keyGate) releaseDueKeys(lc, q, now);
   const claimed: ClaimedJob[] = [];
   const popped: string[] = [];
   const perKey = flow.limits.perKey;
@@ -273,10 +273,23 @@ export function claimJobs(
     if (!e) break;
     seen++;
     const key = q.jobs.get(e.member)?.concurrencyKey;
+    const inLine = claimOne(e, key);
+    // A head of its key left `queued` (roundRobin: MemoryLifecycle.headLeft); its key's next
+    // enters unless it was itself set aside in the key's line.
+    if (key !== undefined && flow.roundRobin) lc.headLeft(q, key, !inLine);
+  }
+  // A job set aside in its key's line goes at its place: its score in `queued`, or on a
+  // roundRobin queue its own place (a head entered at a fresh score, behind its band, and must
+  // not fall behind its key's later jobs: commit-12.lua's linePlace).
+  function linePlace(e: { member: string; score: number }): number {
+    return flow.roundRobin ? (q.jobs.get(e.member)?.queueScore ?? e.score) : e.score;
+  }
+  // One popped job: set aside in its key's line (true), in its gate's line, cancelled, or to start.
+  function claimOne(e: { member: string; score: number }, key: string | undefined): boolean {
     if (key !== undefined && keyGate && flow.pausedKeys.has(key)) {
       // A PAUSED KEY: into its line at its place; its resume puts it back.
-      flow.waitingOf(key).add(e.member, e.score);
-      continue;
+      flow.waitingOf(key).add(e.member, linePlace(e));
+      return true;
     }
     if (key !== undefined && perKey !== undefined) {
       // Its key's running jobs plus those of this claim already: full, it waits for a slot.
@@ -291,7 +304,7 @@ export function claimJobs(
             kind: 'cancelled',
             log: [JSON.stringify({ type: 'cancelled', reason })],
           });
-          continue;
+          return false;
         }
         if (strategy === 'cancelInProgress') {
           // CANCEL IN PROGRESS: one running job of the key not yet asked to stop is asked now.
@@ -305,8 +318,8 @@ export function claimJobs(
             }
           }
         }
-        flow.waitingOf(key).add(e.member, e.score);
-        continue;
+        flow.waitingOf(key).add(e.member, linePlace(e));
+        return true;
       }
     }
     // ITS MACHINE'S GATE IS FULL (lua/include/lcGate.lua): it waits in the gate's line.
@@ -318,7 +331,7 @@ export function claimJobs(
       let line = flow.gateLines.get(gate.gate);
       if (!line) flow.gateLines.set(gate.gate, (line = new ZSet()));
       line.add(e.member, e.score);
-      continue;
+      return false;
     }
     if (key !== undefined && keyGate) {
       const at = keyRateAt(flow, key, now);
@@ -331,22 +344,24 @@ export function claimJobs(
             kind: 'cancelled',
             log: [JSON.stringify({ type: 'cancelled', reason })],
           });
-        } else {
-          flow.waitingOf(key).add(e.member, e.score);
-          keyDue(flow, key, at);
+          return false;
         }
-        continue;
+        flow.waitingOf(key).add(e.member, linePlace(e));
+        keyDue(flow, key, at);
+        return true;
       }
     }
     if (key !== undefined && perKey !== undefined) taking.set(key, (taking.get(key) ?? 0) + 1);
     if (gate) takingGate.set(gate.gate, (takingGate.get(gate.gate) ?? 0) + 1);
     popped.push(e.member);
+    return false;
   }
   // The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
   for (let i = 0; i < skipN; i++) {
     const e = q.index.queued.popMin();
     if (!e) break;
     const j = q.jobs.get(e.member);
+    if (j?.concurrencyKey !== undefined && flow.roundRobin) lc.headLeft(q, j.concurrencyKey, true);
     if (j)
       lc.move(q, j, 'cancelled', {
         kind: 'cancelled',

@@ -1,7 +1,7 @@
 // MemoryStore's FlowControl role (as redis/flowOps.ts and lua/flow-3.lua).
 
 import { ValidationError } from '../../errors.js';
-import { KEY_STRATEGIES, nextStartAt } from '../roles/FlowControl.js';
+import { FAIRNESS, KEY_STRATEGIES, nextStartAt } from '../roles/FlowControl.js';
 import type { QueueFlow, QueueFlowChange, QueueLimits, RateLimit } from '../types.js';
 import type { MemoryCore } from './MemoryCore.js';
 
@@ -46,8 +46,15 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
         field: 'strategy',
         queue,
       });
+    if (change.fairness !== undefined && !FAIRNESS.includes(change.fairness))
+      throw new ValidationError(`fairness must be one of ${FAIRNESS.join(', ')}`, {
+        field: 'fairness',
+        queue,
+      });
     const q = core.queue(queue);
     const flow = q.flow;
+    let fairness = change.fairness;
+    if (fairness === (flow.limits.fairness ?? 'fifo')) fairness = undefined;
     // WHO WINS (as flow-3.lua): run-time limits mark the queue for good; a definition's limits
     // are then not written, and otherwise only what differs.
     if (change.fromDefinition) {
@@ -61,6 +68,7 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
         same(change.perKey, flow.limits.perKey) &&
         r === undefined &&
         kr === undefined &&
+        fairness === undefined &&
         Object.entries(change.gates ?? {}).every(([g, v]) => (v ?? undefined) === flow.gateLimits.get(g)) &&
         Object.entries(change.machineGates ?? {}).every(
           ([m, g]) => (g ?? undefined) === flow.machineGates.get(m),
@@ -75,9 +83,16 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       // A shared limit's value ('s:' gates) is set at run time only: it does not mark the queue.
       Object.keys(change.gates ?? {}).some((g) => !g.startsWith('s:')) ||
       Object.keys(change.machineGates ?? {}).length > 0 ||
-      change.strategy !== undefined
+      change.strategy !== undefined ||
+      fairness !== undefined
     )
       flow.byRun = true;
+    if (fairness !== undefined) {
+      // A change of the fairness starts its head counts afresh (as flow-3.lua; too low is safe).
+      flow.rrq.clear();
+      if (fairness === 'fifo') delete flow.limits.fairness;
+      else flow.limits.fairness = fairness;
+    }
     if (r !== undefined) {
       // A new or cleared throttle starts afresh.
       delete flow.tat;
@@ -114,10 +129,8 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       for (const [id, score] of z.entries()) q.index.queued.add(id, score);
       flow.gateLines.delete(gate);
     }
-    for (const [key, z] of [...flow.waiting]) {
-      for (const [id, score] of z.entries()) q.index.queued.add(id, score);
-      flow.waiting.delete(key);
-    }
+    // A key's line as the fairness now says (MemoryLifecycle.releaseLine).
+    for (const key of [...flow.waiting.keys()]) core.lc.releaseLine(q, key);
     core.toWake.add(q);
   });
 }
@@ -134,10 +147,9 @@ export function setKeyPaused(core: MemoryCore, queue: string, key: string, pause
       return;
     }
     flow.pausedKeys.delete(key);
-    // Its whole line back in `queued` at their places (the claim sets aside what still waits).
-    const line = flow.waiting.get(key);
-    for (const [id, score] of line?.entries() ?? []) q.index.queued.add(id, score);
-    flow.waiting.delete(key);
+    // Its line back in `queued` at their places (the claim sets aside what still waits; on a
+    // roundRobin queue only its heads: MemoryLifecycle.releaseLine).
+    core.lc.releaseLine(q, key);
     flow.keyDue.delete(key);
     core.toWake.add(q);
   });

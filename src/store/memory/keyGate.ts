@@ -3,7 +3,8 @@
 // line waits for their rate, by when it allows (keyDue), and the paused keys.
 
 import type { FlowState } from './FlowState.js';
-import type { ZSet } from './ZSet.js';
+import type { MemoryLifecycle } from './MemoryLifecycle.js';
+import type { QueueState } from './QueueState.js';
 
 /** The key throttle's emission interval and tolerance (0, 0 with none: a hold alone applies). */
 function keyGcra(flow: FlowState): { T: number; tau: number } {
@@ -39,7 +40,8 @@ export function holdKey(flow: FlowState, key: string, now: number, holdMs: numbe
 }
 
 /** The keys whose rate now allows: the heads of their lines back into `queued` (lcReleaseDueKeys). */
-export function releaseDueKeys(flow: FlowState, queued: ZSet, now: number): void {
+export function releaseDueKeys(lc: MemoryLifecycle, q: QueueState, now: number): void {
+  const flow = q.flow;
   const { T, tau } = keyGcra(flow);
   const rated = flow.limits.keyRateLimit !== undefined;
   for (const { member: key } of flow.keyDue.popUpTo(now, 100)) {
@@ -51,7 +53,7 @@ export function releaseDueKeys(flow: FlowState, queued: ZSet, now: number): void
     for (let i = 0; i < n; i++) {
       const head = line.popMin();
       if (!head) break;
-      queued.add(head.member, head.score);
+      lc.enterQueued(q, head.member, head.score, key);
     }
     flow.tidy(key);
     if (rated && line.size > 0) keyDue(flow, key, Math.ceil(t0 + n * T - tau));

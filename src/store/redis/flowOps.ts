@@ -53,6 +53,7 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
         ...rateArgs(change.keyRateLimit),
         ...pairArgs(change.gates),
         ...pairArgs(change.machineGates),
+        change.fairness ?? '',
       ],
     );
   } catch (err) {
@@ -115,6 +116,7 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
       ...(Object.keys(gates).length > 0 ? { gates } : {}),
       ...(Object.keys(machineGates).length > 0 ? { machineGates } : {}),
       ...(flow.strategy ? { strategy: flow.strategy as KeyStrategy } : {}),
+      ...(flow.fairness === 'roundRobin' ? { fairness: 'roundRobin' as const } : {}),
     },
     running,
     keys: use,

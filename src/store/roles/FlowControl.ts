@@ -19,6 +19,9 @@
 //   - MACHINE GATES: a queue serving several machines may limit the running jobs of one machine
 //     (gate 'm:<machine>') or of several together (a shared gate 's:<name>'): a job whose gate is
 //     full waits in the gate's line, as a full key's do.
+//   - ROUND ROBIN (fairness 'roundRobin'): `queued` holds at most one job per key (perKey with
+//     perKey set), the others wait in the key's line; as a key's job leaves `queued` its next
+//     enters at the back of its priority band, so keys alternate when only `total` binds.
 //   - Only a running job holds a slot: a parked pipeline (waiting) or a retry waiting out its
 //     backoff holds none.
 
@@ -34,6 +37,8 @@ export interface QueueLimits {
   keyRateLimit?: RateLimit;
   /** What a job whose key is full does (default 'queue'). */
   strategy?: KeyStrategy;
+  /** Between concurrency keys: 'roundRobin' alternates the keys (default 'fifo': queue order). */
+  fairness?: Fairness;
   /** Most running jobs per machine gate, by gate id ('m:<machine>' or 's:<shared name>'). */
   gates?: Record<string, number>;
   /** The gate of each gated machine, by machine name. */
@@ -47,6 +52,15 @@ export interface QueueLimits {
  */
 export type KeyStrategy = 'queue' | 'cancelNewest' | 'cancelInProgress';
 export const KEY_STRATEGIES: readonly KeyStrategy[] = ['queue', 'cancelNewest', 'cancelInProgress'];
+
+/**
+ * The order between concurrency keys when only `total` binds: 'fifo' (default) starts jobs in
+ * queue order; 'roundRobin' keeps at most one job of each key (perKey with perKey set) in
+ * `queued`, the key's next entering at the back of its priority band as it leaves, so keys
+ * alternate (lua/include/lcFlow.lua).
+ */
+export type Fairness = 'fifo' | 'roundRobin';
+export const FAIRNESS: readonly Fairness[] = ['fifo', 'roundRobin'];
 
 /**
  * A throttle: `limit` starts per `perMs`, and `burst` more at once (default 0). `mode` says what a
@@ -71,6 +85,8 @@ export interface QueueFlowChange {
   rateLimit?: RateLimit | null;
   keyRateLimit?: RateLimit | null;
   strategy?: KeyStrategy;
+  /** The order between keys ('fifo' clears it). */
+  fairness?: Fairness;
   /** Gate limits to set (`null` clears one); gates left out are kept. */
   gates?: Record<string, number | null>;
   /** Machines' gates to set (`null`: the machine has none); machines left out are kept. */

@@ -77,9 +77,14 @@ local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
 local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode,
-  gated = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst',
-    'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode', 'gated'))
+  gated, fairness = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer',
+    'rateBurst', 'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode',
+    'gated', 'fairness'))
 LC.keyed = keyed == '1'
+-- THE ROUND ROBIN between keys (include/lcFlow.lua): known from this read, so no job pays for it
+-- on a queue without it.
+LC.rr = fairness == 'roundRobin'
+LC.rrHeads = tonumber(perKey) or 1
 -- THE SLOTS (ck:<key>) exist only while perKey is set (include/lcFlow.lua): none to free else.
 LC.slots = perKey ~= nil and perKey ~= false
 -- THE MACHINE GATES (include/lcGate.lua): known from this read, so lcLeave reads nothing more.
@@ -102,6 +107,13 @@ local function holdStarts(holdMs)
     tat = untilT
     redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
   end
+end
+-- A job set aside in its key's line goes there at its place in line: its score in `queued`, or
+-- on a roundRobin queue its own place (`qs`: a head entered `queued` at a fresh score, behind its
+-- band, and must not fall behind its key's later jobs; include/lcFlow.lua).
+local function linePlace(jk, score)
+  if not LC.rr then return score end
+  return tonumber(redis.call('HGET', jk, 'qs')) or score
 end
 local written = {}
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
@@ -254,7 +266,7 @@ if want > 0 then
 end
 if (want > 0 or skipN > 0) and paused ~= '1' then
   promoteDue()
-  if keyGate then lcReleaseDueKeys(queuedKey, now) end
+  if keyGate then lcReleaseDueKeys(now) end
   local got, popped, asked = 0, 0, want
   -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
   local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
@@ -286,6 +298,8 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       end
       -- The gate of its machine (a queue with machine gates only).
       local gate = LC.gated and m and lcGateOf(m) or nil
+      -- Set aside in its key's line (then its key's next does not enter: what frees the line does).
+      local inLine = false
       if not m then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         lcSetBroken(id, 'job record missing or has no machine')
@@ -297,9 +311,10 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
       elseif ck and keyGate and redis.call('SISMEMBER', LC.kp .. 'kpaused', ck) == 1 then
         -- A PAUSED KEY: into its line at its place; its resume puts it back (keyPause-3.lua).
-        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
         redis.call('SADD', LC.kp .. 'ckkeys', ck)
         parked = parked + 1
+        inLine = true
       elseif ck and perKey and redis.call('SCARD', LC.kp .. 'ck:' .. ck) >= perKey then
         if strategy == 'cancelNewest' then
           -- CANCEL NEWEST: the job that finds its key full ends cancelled, unrun, saying why.
@@ -317,8 +332,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           end
           -- Its key is full: into the key's waiting line at the place it had; a slot of the key
           -- that frees puts it back (lcFreeSlot). It stays `queued`.
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
+          inLine = true
         end
         parked = parked + 1
       elseif gate and redis.call('SCARD', LC.kp .. 'gh:' .. gate.g) >= gate.limit then
@@ -336,9 +352,10 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
             .. cjson.encode('concurrency key ' .. ck .. ' is over its rate limit (mode skip)') .. '}' } })
         else
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, batch[i * 2], id)
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
           lcKeyDue(ck, lcKeyRateAt(ck, now))
+          inLine = true
         end
         -- Either way it does not count as started: the claim pops on for others.
         parked = parked + 1
@@ -383,6 +400,8 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           claimed[n0 + 8] = ''
         end
       end
+      -- A head of its key left `queued` (roundRobin: include/lcFlow.lua's lcHeadLeft).
+      if ck and LC.rr then lcHeadLeft(ck, not inLine) end
     end
     -- Jobs set aside for a full key do not count: pop on for others, up to the cap. A job
     -- that was broken or cancelled unrun counts, as before the gate (no second pop for it).
@@ -396,6 +415,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
     for i = 1, #over, 2 do
       local j = lcRead(over[i])
       j.popped = true
+      if j.ck and LC.rr then lcHeadLeft(j.ck, true) end
       if not j.st then lcSetBroken(over[i], 'job record missing or has no machine')
       else
         lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'

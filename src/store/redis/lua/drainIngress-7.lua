@@ -136,12 +136,14 @@ for i = 1, n do
           args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. tostring(delay) .. '}'
         end
         if j.options ~= nil and j.options ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = j.options end
+        local ck = nil
         if type(j.concurrencyKey) == 'string' and j.concurrencyKey ~= '' then
-          args[#args + 1] = 'ck'; args[#args + 1] = j.concurrencyKey
+          ck = j.concurrencyKey
+          args[#args + 1] = 'ck'; args[#args + 1] = ck
           -- The queue now has a job with a key (include/lcState.lua's LC.keyed).
           redis.call('HSET', kp .. 'flow', 'keyed', '1')
         end
-        lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
+        lcCreate(id, jk, args, score, delay > 0 and now + delay or nil, ck)
         made = made + 1
       end
     end

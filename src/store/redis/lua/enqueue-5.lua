@@ -171,7 +171,7 @@ for i = 0, n - 1 do
       -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
       if not keyedSet then redis.call('HSET', kp .. 'flow', 'keyed', '1'); keyedSet = true end
     end
-    lcCreate(id, jk, args, score, delay > 0 and now + delay or nil)
+    lcCreate(id, jk, args, score, delay > 0 and now + delay or nil, ck ~= '' and ck or nil)
   else
     allCreated = false
   end

@@ -10,7 +10,9 @@ ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey
       5 sets a throttle), 11-14 THE KEY THROTTLE (a GCRA per concurrency key) as 5-7 and 10:
       its limit ('-' clears, '' keeps), window ms, burst, mode, 15 how many gate limits follow
       (THE MACHINE GATES, include/lcGate.lua), then per gate its id and limit ('-' clears), then
-      how many machines follow, then per machine its name and gate id ('-': none)
+      how many machines follow, then per machine its name and gate id ('-': none), then THE
+      FAIRNESS between keys ('roundRobin', 'fifo' (the default: clears it), '' keeps it;
+      include/lcFlow.lua)
 Returns 1, or 0 when nothing was written (a definition's limits, see WHO WINS).
 WHO WINS (docs/flow-control.md): limits set at run time (a change without 'def' that sets a
 limit, the strategy or a machine's gate; not a shared limit's value, an 's:' gate, which
@@ -21,9 +23,15 @@ limits writes nothing, so the periodic refresh costs one read).
 Errors: BAD_FLOW <why> when a value is malformed; nothing is written then.
 After any change every job set aside for a full key or machine gate goes back into `queued` at the place it had
 (a raised or cleared limit may have room for it; the claim sets it aside again if not), and one
-idle supervisor is woken (a resume, or room made, has work for it).
+idle supervisor is woken (a resume, or room made, has work for it). On a roundRobin queue a
+key's line goes back only as far as the key may have heads in `queued` (lcReleaseLine); a change
+of the fairness starts its count afresh (`rrq` goes: a count too low is safe, lcFlow.lua), so
+turning it off puts every line back whole and strands nothing.
 ]]
 --- @include "lcKeyGateMark"
+--- @include "lcState"
+--- @include "lcBatch"
+--- @include "lcFlow"
 local flowKey, queuedKey, markerKey = KEYS[1], KEYS[2], KEYS[3]
 local kp, paused = ARGV[1], ARGV[2]
 local function limit(v)
@@ -66,6 +74,10 @@ for _ = 1, nMachines do
   machineArgs[#machineArgs + 1] = { m, g }
   at = at + 2
 end
+local fairness = ARGV[at + 1] or ''
+if fairness ~= '' and fairness ~= 'fifo' and fairness ~= 'roundRobin' then
+  return redis.error_reply('BAD_FLOW fairness')
+end
 
 if ARGV[9] == 'def' then
   local byRun, total, perKey, r, rp, rb, rm, kr, krp, krb, krm = unpack(redis.call('HMGET', flowKey, 'byRun',
@@ -85,7 +97,12 @@ if ARGV[9] == 'def' then
   for _, p in ipairs(machineArgs) do
     if not same(p[2], redis.call('HGET', kp .. 'mgates', 'm:' .. p[1])) then gatesSame = false end
   end
-  if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' and krate == '' and gatesSame then return 0 end
+  local fair = redis.call('HGET', flowKey, 'fairness') or 'fifo'
+  if fairness == fair then fairness = '' end
+  if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' and krate == '' and gatesSame and fairness == ''
+  then
+    return 0
+  end
 else
   -- A shared limit's value ('s:' gates) is set at run time only (definitions only name it), so
   -- it does not take the definitions' other limits away.
@@ -93,7 +110,8 @@ else
   for _, p in ipairs(gateArgs) do
     if string.sub(p[1], 1, 2) ~= 's:' then own = true end
   end
-  if ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' or own or nMachines > 0 then
+  if ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' or own or nMachines > 0
+    or fairness ~= '' then
     redis.call('HSET', flowKey, 'byRun', '1')
   end
 end
@@ -108,6 +126,11 @@ for _, f in ipairs({ 'total', 'perKey' }) do
   if v == '-' then redis.call('HDEL', flowKey, f)
   elseif v ~= '' then redis.call('HSET', flowKey, f, v) end
 end
+-- THE FAIRNESS (include/lcFlow.lua): its head counts start afresh whenever it changes.
+local wasRR = redis.call('HGET', flowKey, 'fairness') == 'roundRobin'
+if fairness == 'fifo' then redis.call('HDEL', flowKey, 'fairness')
+elseif fairness ~= '' then redis.call('HSET', flowKey, 'fairness', fairness) end
+if fairness ~= '' and wasRR ~= (fairness == 'roundRobin') then redis.call('DEL', kp .. 'rrq') end
 if strategy == 'queue' then redis.call('HDEL', flowKey, 'strategy')
 elseif strategy ~= '' then redis.call('HSET', flowKey, 'strategy', strategy) end
 -- A new or cleared throttle starts afresh (its GCRA state, `tat`, goes).
@@ -157,15 +180,9 @@ if hadPerKey ~= hasPerKey then
     for _, r in ipairs(running) do redis.call('SADD', kp .. 'ck:' .. r[2], r[1]) end
   end
 end
-for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do
-  local wk = kp .. 'ckwait:' .. ck
-  if redis.call('EXISTS', wk) == 1 then
-    -- Back at their own places (the scores are their places in line).
-    redis.call('ZUNIONSTORE', queuedKey, 2, queuedKey, wk, 'AGGREGATE', 'MIN')
-    redis.call('DEL', wk)
-  end
-  if redis.call('SCARD', kp .. 'ck:' .. ck) == 0 then redis.call('SREM', kp .. 'ckkeys', ck) end
-end
+-- Back at their own places (the scores are their places in line), as the fairness now says.
+LC.kp = kp
+for _, ck in ipairs(redis.call('SMEMBERS', kp .. 'ckkeys')) do lcReleaseLine(ck) end
 -- The machine gates' lines too (include/lcGate.lua).
 for _, g in ipairs(redis.call('SMEMBERS', kp .. 'gkeys')) do
   local wk = kp .. 'gwait:' .. g

@@ -40,10 +40,15 @@ local function zremMany(key, ids)
   end
 end
 
-local function lcFlush()
+-- The index writes held so far land now (a script about to read or write an index directly).
+local function lcFlushIndexes()
   for _, index in ipairs(lcRemKeys) do zremMany(LC.kp .. index, lcRem[index]) end
   for _, index in ipairs(lcAddKeys) do zaddMany(LC.kp .. index, lcAdd[index]) end
   lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
+end
+
+local function lcFlush()
+  lcFlushIndexes()
   for _, g in ipairs(lcToldKeys) do
     emitMany(LC.kp .. 'events', LC.maxLen, LC.now, g.ids, g.kind, g.status)
   end

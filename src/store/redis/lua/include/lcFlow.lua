@@ -39,6 +39,89 @@
 --   - The machine gates (include/lcGate.lua) keep their slots the same way, in gh:<gate> and
 --     gwait:<gate>: added by the claim, freed only by lcFreeGate, from lcLeave.
 
+-- THE ROUND ROBIN BETWEEN KEYS (`fairness` 'roundRobin' in `flow`, docs/flow-control.md):
+--   rrq             hash: key -> how many of its jobs are in `queued` (the key's HEADS), kept
+--                   only while fairness is roundRobin (flow-3.lua deletes it when that changes)
+-- INVARIANTS: on such a queue a keyed job is in `queued` only as one of its key's heads (at
+-- most perKey, else 1); the others wait in ckwait:<key> (THE KEY'S LINE, by their place). rrq
+-- never counts more than the key's jobs in `queued` (a job counted enters `queued` in
+-- lcEnterQueued and every exit takes it off: the claim's pops, lcLeave): a count too high would
+-- strand the line, one too low (jobs queued before the option was set) only lets a key have
+-- more heads for a while. When a head leaves `queued`, the key's next job enters at the BACK of
+-- its priority band (lcHeadLeft), so keys alternate.
+
+-- Whether the queue is roundRobin (commit-12.lua sets it from its one read of `flow`; another
+-- script reads it once per call, and only when a keyed job enters or leaves `queued`).
+local function lcRR()
+  if LC.rr == nil then
+    local f, pk = unpack(redis.call('HMGET', LC.kp .. 'flow', 'fairness', 'perKey'))
+    LC.rr = f == 'roundRobin'
+    LC.rrHeads = tonumber(pk) or 1
+  end
+  return LC.rr
+end
+
+-- EVERY JOB ENTERS `queued` HERE (MemoryLifecycle.enterQueued in a MemoryStore), at `score`;
+-- `ck` its concurrency key (nil: none). THE RULE: on a roundRobin queue, a keyed job whose key
+-- already has its heads in `queued` goes to the key's line instead (at `score`, its place), and
+-- enters when a head leaves. A job already in `queued` only changes place.
+local function lcEnterQueued(id, score, ck)
+  LC.wake = true
+  if not ck or not lcRR() then return lcIndex('queued', score, id) end
+  lcFlushIndexes()
+  local kp = LC.kp
+  if redis.call('ZSCORE', kp .. 'queued', id) then
+    redis.call('ZADD', kp .. 'queued', score, id)
+    return
+  end
+  redis.call('ZREM', kp .. 'ckwait:' .. ck, id)
+  if (tonumber(redis.call('HGET', kp .. 'rrq', ck)) or 0) >= LC.rrHeads then
+    redis.call('ZADD', kp .. 'ckwait:' .. ck, score, id)
+    redis.call('SADD', kp .. 'ckkeys', ck)
+    return
+  end
+  redis.call('HINCRBY', kp .. 'rrq', ck, 1)
+  redis.call('ZADD', kp .. 'queued', score, id)
+end
+
+-- A head of key `ck` left `queued` (a roundRobin queue only). `promote`: the key's next job
+-- enters at the back of its priority band; false when the head itself was set aside in the
+-- key's line (the key is full, over its rate or paused: what frees it releases the line).
+local function lcHeadLeft(ck, promote)
+  local kp = LC.kp
+  if redis.call('HINCRBY', kp .. 'rrq', ck, -1) <= 0 then redis.call('HDEL', kp .. 'rrq', ck) end
+  if not promote then return end
+  local head = redis.call('ZPOPMIN', kp .. 'ckwait:' .. ck)
+  if not head[1] then return end
+  local pr = tonumber(redis.call('HGET', kp .. 'job:' .. head[1], 'pr')) or 2
+  lcEnterQueued(head[1], pr * BAND + redis.call('HINCRBY', kp .. 'meta', 'seq', 1), ck)
+  if redis.call('EXISTS', kp .. 'ckwait:' .. ck) == 0 and redis.call('EXISTS', kp .. 'ck:' .. ck) == 0 then
+    redis.call('SREM', kp .. 'ckkeys', ck)
+  end
+end
+
+-- Key `ck`'s line goes back into `queued` at its places (a resume, a change of the limits): the
+-- whole line, or on a roundRobin queue as many as the key may have heads (the rest follow as
+-- heads leave). Its key stays in ckkeys while its line or its slots exist.
+local function lcReleaseLine(ck)
+  local kp = LC.kp
+  local wk = kp .. 'ckwait:' .. ck
+  if lcRR() then
+    local room = LC.rrHeads - (tonumber(redis.call('HGET', kp .. 'rrq', ck)) or 0)
+    if room > 0 then
+      local heads = redis.call('ZPOPMIN', wk, room)
+      for i = 1, #heads, 2 do lcEnterQueued(heads[i], tonumber(heads[i + 1]), ck) end
+    end
+  elseif redis.call('EXISTS', wk) == 1 then
+    lcFlushIndexes()
+    redis.call('ZUNIONSTORE', kp .. 'queued', 2, kp .. 'queued', wk, 'AGGREGATE', 'MIN')
+    redis.call('DEL', wk)
+  end
+  if redis.call('EXISTS', wk) == 0 and redis.call('EXISTS', kp .. 'ck:' .. ck) == 0 then
+    redis.call('SREM', kp .. 'ckkeys', ck)
+  end
+end
+
 -- Job `id` of key `ck` stopped running: its slot frees, and the first job waiting for one
 -- goes back in line (the claim sets it aside again if the key filled meanwhile).
 -- A job that held no slot (no perKey: no sets are kept) costs the one SREM, or nothing when the
@@ -48,8 +131,7 @@ local function lcFreeSlot(id, ck)
   if not LC.slots or redis.call('SREM', kp .. 'ck:' .. ck, id) == 0 then return end
   local head = redis.call('ZPOPMIN', kp .. 'ckwait:' .. ck)
   if head[1] then
-    lcIndex('queued', head[2], head[1])
-    LC.wake = true
+    lcEnterQueued(head[1], head[2], ck)
     if redis.call('EXISTS', kp .. 'ckwait:' .. ck) == 0 then redis.call('SREM', kp .. 'ckkeys', ck) end
   end
 end

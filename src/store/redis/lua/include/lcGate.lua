@@ -1,5 +1,6 @@
 --- @include "lcState"
 --- @include "lcBatch"
+--- @include "lcFlow"
 -- THE MACHINE GATES: concurrency limits of one machine, or shared by several machines, of a
 -- queue that serves several (docs/flow-control.md); the same slots-and-line mechanism as a
 -- concurrency key's (lcFlow.lua), keyed by a GATE ID: 'm:<machine>' (a machine's own limit) or
@@ -30,8 +31,7 @@ local function lcFreeGate(id)
     if redis.call('SREM', kp .. 'gh:' .. g, id) == 1 then
       local head = redis.call('ZPOPMIN', kp .. 'gwait:' .. g)
       if head[1] then
-        lcIndex('queued', head[2], head[1])
-        LC.wake = true
+        lcEnterQueued(head[1], head[2], lcRR() and redis.call('HGET', kp .. 'job:' .. head[1], 'ck') or nil)
       elseif redis.call('SCARD', kp .. 'gh:' .. g) == 0 then
         redis.call('SREM', kp .. 'gkeys', g)
       end

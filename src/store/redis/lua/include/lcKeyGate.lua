@@ -14,6 +14,7 @@
 -- queued, holding no slot and no attempt; a key whose line waits for its rate is in kdue (a line
 -- that waits for a slot is put back by lcFreeSlot; a paused key's by its resume).
 --- @include "lcKeyGateMark"
+--- @include "lcFlow"
 local KG = { T = 0, tau = 0, rate = false, skip = false }
 
 -- The key throttle as `flow` holds it (nil: none; a hold alone still applies, T = tau = 0).
@@ -55,7 +56,7 @@ end
 -- The keys whose rate now allows: the head of each line goes back into `queued` at its place, as
 -- many as the key's GCRA allows now (all of a hold's line); a longer line is due again when
 -- those would have spent the rate. A paused key's line stays (its resume puts it back).
-local function lcReleaseDueKeys(queuedKey, now)
+local function lcReleaseDueKeys(now)
   local kp = LC.kp
   for _, ck in ipairs(redis.call('ZRANGEBYSCORE', kp .. 'kdue', '-inf', now, 'LIMIT', 0, 100)) do
     redis.call('ZREM', kp .. 'kdue', ck)
@@ -65,7 +66,7 @@ local function lcReleaseDueKeys(queuedKey, now)
       local n = 1000
       if KG.rate then n = math.max(1, math.floor((now + KG.tau - t0) / KG.T) + 1) end
       local heads = redis.call('ZPOPMIN', wk, n)
-      for i = 1, #heads, 2 do redis.call('ZADD', queuedKey, heads[i + 1], heads[i]) end
+      for i = 1, #heads, 2 do lcEnterQueued(heads[i], heads[i + 1], ck) end
       if redis.call('EXISTS', wk) == 1 then
         if KG.rate then lcKeyDue(ck, math.ceil(t0 + n * KG.T - KG.tau)) end
       elseif redis.call('EXISTS', kp .. 'ck:' .. ck) == 0 then
@@ -74,6 +75,8 @@ local function lcReleaseDueKeys(queuedKey, now)
       end
     end
   end
+  -- The claim pops `queued` next: what entered lands first.
+  lcFlushIndexes()
 end
 
 -- The first time a key's line is due (false: none).

@@ -8,7 +8,16 @@
 local function lcLeave(j)
   local st, id = j.st, j.id
   if st == 'queued' then
-    if not j.popped then lcRemove('queued', id); lcRemove('delayed', id) end
+    if not j.popped then
+      if j.ck and lcRR() then
+        -- A head of its key leaving (roundRobin, include/lcFlow.lua): the key's next enters.
+        lcFlushIndexes()
+        if redis.call('ZREM', LC.kp .. 'queued', id) == 1 then lcHeadLeft(j.ck, true) end
+      else
+        lcRemove('queued', id)
+      end
+      lcRemove('delayed', id)
+    end
     if j.ck then lcLeaveKeyWait(id, j.ck) end
     if lcGated() then lcLeaveGateLines(id) end
   elseif st == 'loading' or st == 'working' then

@@ -236,8 +236,7 @@ lcMove = function(j, to, o, set)
       end
       if score ~= j.qs then args[#args + 1] = 'qs'; args[#args + 1] = score end
       if j.ra then redis.call('HDEL', jk, 'ra') end
-      lcIndex('queued', score, id)
-      LC.wake = true
+      lcEnterQueued(id, score, j.ck)
     end
     addLog(args, jk, j.ls, now, o.log or {})
     redis.call('HSET', jk, unpack(args))
