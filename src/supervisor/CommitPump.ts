@@ -303,7 +303,7 @@ export class CommitPump implements JobHost, ClaimLane {
             // while writes are refused: only writes landing, or none waiting, end an outage.
             if (batch.length > 0 || this.pending.length === 0) this.outage.recovered();
             if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
-            this.committed(batch, want, res);
+            this.committed(batch, want, res, performance.now() - sentAt);
             this.kick();
           },
           (err: unknown) => {
@@ -359,7 +359,8 @@ export class CommitPump implements JobHost, ClaimLane {
     this.pending = requeued(writes, this.pending);
   }
 
-  private committed(batch: PendingWrite[], want: number, res: CommitResult): void {
+  /** `tookMs`: from sending the commit to handling its answer (monotonic). */
+  private committed(batch: PendingWrite[], want: number, res: CommitResult, tookMs: number): void {
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
       // The job's last write sent has its answer: nothing of it is in flight any more.
@@ -369,15 +370,27 @@ export class CommitPump implements JobHost, ClaimLane {
       p.resolve(ok);
     }
     this.crossQueueChildren.written(batch);
+    // A STALE CLAIM is never run: an answer handled more than half a lease after it was asked
+    // for (this process was frozen, or starved, with the reply waiting in its socket) may hold
+    // leases that passed meanwhile, their jobs requeued by a reaper and run by another worker
+    // past checkpoints this claim's snapshot predates; running it would repeat completed steps
+    // (chaos T3). Its jobs go back unrun, as at a stop; each requeue is fenced by its token, so
+    // one whose lease did pass is refused and touches nothing.
+    const stale = res.claimed.length > 0 && tookMs > this.leaseMs / 2;
+    if (stale)
+      this.log.warn(
+        { claimed: res.claimed.length, tookMs: Math.round(tookMs), leaseMs: this.leaseMs },
+        'claim answered too late to trust its leases; handing its jobs back unrun',
+      );
     for (const c of res.claimed) {
-      if (this.stopping) {
+      if (this.stopping || stale) {
         // Claimed by a commit that was in flight when stop() began: hand it back at once,
-        // unrun (T2: no work starts after the signal).
+        // unrun (T2: no work starts after the signal). A stale claim: above.
         void this.write({
           kind: 'requeue',
           id: c.id,
           token: c.token,
-          log: ['{"type":"requeued","reason":"shutdown"}'],
+          log: [`{"type":"requeued","reason":"${stale ? 'stale claim' : 'shutdown'}"}`],
         });
       } else this.startJob(c);
     }
