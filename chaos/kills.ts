@@ -1,4 +1,4 @@
-// Killing worker processes while a test runs (T1, T17): a running worker picked at random,
+// Killing worker processes while a test runs (T1, T17, T18): a running worker picked at random,
 // never the last one, SIGKILLed, written to the oracle as a fault, and a replacement started at
 // once (it joins when ready). One place, so every scenario kills the same way.
 

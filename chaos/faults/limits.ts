@@ -13,7 +13,8 @@
 // reaper requeues the job after its lease passes, and counted here only up to the kill (the
 // part that is certain); a run whose write was refused (R, its lease lost) only at its claim.
 
-import { Cluster, QUEUE, type WorkerHandle } from '../cluster.js';
+import { Cluster, QUEUE } from '../cluster.js';
+import { WorkerKiller } from '../kills.js';
 import { claimedAgain, heldAt, percentile, sleep, writeTimes } from '../lines.js';
 import type { OracleLine } from '../oracle.js';
 import { rng } from '../mix.js';
@@ -34,10 +35,6 @@ const THROTTLE = { limit: 200, perMs: 1000, burst: 20 };
 /** Half the jobs on a few hot keys (perKey binds there), the rest spread over many. */
 const HOT_KEYS = 10;
 const KEYS = 300;
-
-function ready(cluster: Cluster): WorkerHandle[] {
-  return [...cluster.workers.values()].filter((w) => w.workerId && !w.signalled && w.proc.alive());
-}
 
 interface Run {
   id: string;
@@ -126,21 +123,15 @@ export const t18: Scenario = {
       // A random worker (never the last) every ~killEveryMs until the queue drains, each
       // replaced at once.
       const kills = new Map<number, number>();
-      const respawns: Promise<unknown>[] = [];
+      const killer = new WorkerKiller(cluster, rand, spawn);
       for (;;) {
         await sleep(killEveryMs * (0.5 + rand()));
         const c = await cluster.store.counts(QUEUE);
         if (c.queued + c.delayed < LIMITS.total * 5) break;
-        const live = ready(cluster);
-        if (live.length < 2) continue;
-        const w = live[Math.floor(rand() * live.length)]!;
-        const at = Date.now();
-        cluster.signal(w, 'SIGKILL');
-        cluster.fault('sigkill', w.pid, at, at);
-        kills.set(w.pid, at);
-        respawns.push(spawn().catch(() => undefined));
+        const k = killer.killOne();
+        if (k) kills.set(k.pid, k.at);
       }
-      await Promise.all(respawns);
+      await killer.replaced();
       const { figures: f, settled, lines } = await settleAndCheck(cluster, SETTLE_MS);
 
       // Slots: none left held or set aside once everything settled.
