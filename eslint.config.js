@@ -11,6 +11,7 @@ export default tseslint.config(
       'tmp/**',
       'chaos/.build/**',
       'scripts/*.mjs',
+      'bench/*.mjs',
       'eslint.config.js',
       '.dependency-cruiser.cjs',
     ],

@@ -31,6 +31,9 @@ export async function startBenchRedis(mode: AofMode = 'off'): Promise<PrivateRed
 // ---------------------------------------------------------------------------------------------
 // Worker processes.
 
+/** How a bench child process runs: bench files through tsx, Machinist from dist/ (fromDist.mjs). */
+const NODE_ARGS = ['--import', 'tsx', '--import', join(HERE, 'fromDist.mjs')];
+
 interface WorkerStats {
   cpuUs: number;
   maxRssBytes: number;
@@ -70,7 +73,7 @@ export async function spawnWorkers(
       heapEvery: heap?.every,
       ...where,
     };
-    const node = ['--import', 'tsx', ...(heap ? ['--expose-gc'] : [])];
+    const node = [...NODE_ARGS, ...(heap ? ['--expose-gc'] : [])];
     const child = spawn(process.execPath, [...node, join(HERE, 'worker.ts'), JSON.stringify(cfg)], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -141,7 +144,7 @@ export interface RunResult {
 /** Runs bench/fill.ts: `n` jobs onto `queue`, from a process that has exited when this returns. */
 async function fillInChild(system: SystemName, queue: string, n: number): Promise<void> {
   const cfg: FillConfig = { system, host: redis.host, port: redis.port, queue, n, batch: BULK };
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'fill.ts'), JSON.stringify(cfg)], {
+  const child = spawn(process.execPath, [...NODE_ARGS, join(HERE, 'fill.ts'), JSON.stringify(cfg)], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit'],
   });

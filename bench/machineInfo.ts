@@ -45,7 +45,7 @@ export async function machine(): Promise<string[]> {
       .join(' ')}`,
     `- Node ${process.version}; Redis ${server.redis_version ?? '?'} (a private redis-server per persistence mode: ${AOF_MODES.map((x) => AOF_LABEL[x]).join('; then ')})`,
     `- bullmq ${pkgVersion('bullmq')}, xstate ${pkgVersion('xstate')}, ioredis ${pkgVersion('ioredis')}`,
-    `- git commit ${gitCommit()}`,
+    `- git commit ${gitCommit()}; Machinist ${process.env.BENCH_SOURCE === 'src' ? 'from src/ through tsx (BENCH_SOURCE=src)' : 'from its compiled dist/ (bench/fromDist.mjs), as users run it'}`,
     `- ${N.toLocaleString('en-US')} jobs per workload, ${REPS} repetitions (Machinist and BullMQ alternating, order swapped every repetition), backlog ${BACKLOG.toLocaleString('en-US')}, ${LATENCY_JOBS} latency samples per repetition`,
   ];
 }

@@ -1,0 +1,58 @@
+// Probe: the worker's CPU per resume of a parked pipeline (issue 25's row "worker CPU per resume",
+// target <= 100 us). Enqueues N pipelines parked on an `after` timer due at one instant, lets one
+// in-process supervisor park them all, then measures this process's CPU (user + system) from the
+// due time until every job is done, and Redis's CPU over the same span:
+//
+//   npx tsx bench/probes/resumeCost.ts [N=20000] [concurrency=100]
+//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/probes/resumeCost.ts 20000
+//
+// The profile covers the park phase too; the printed figures cover the resume phase only.
+
+import { loadavg } from 'node:os';
+import { Client, RedisStore, Supervisor } from '../../src/index.js';
+import { parkUntil } from '../machines.js';
+import { MACHINIST_DELAYED_KEY, MACHINIST_DONE_KEY, MACHINIST_PREFIX, PARKED_NAME, QUEUE } from '../common.js';
+import { redisCpuSeconds, startRedis } from '../redis.js';
+
+const N = Number(process.argv[2] ?? 20_000);
+const CONCURRENCY = Number(process.argv[3] ?? 100);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const redis = await startRedis();
+const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
+const client = new Client({ store, jobs: [parkUntil], queue: QUEUE });
+const sup = new Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: CONCURRENCY });
+try {
+  // Due far enough ahead for all to park first (parks run at several thousand per second).
+  const at = Date.now() + 5_000 + N / 2;
+  for (let done = 0; done < N; done += 1_000)
+    await client.enqueueMany(
+      Array.from({ length: Math.min(1_000, N - done) }, () => ({ machine: PARKED_NAME, input: { at } })),
+    );
+  await sup.start();
+  while ((await redis.ctl.zcard(MACHINIST_DELAYED_KEY)) < N) {
+    if (Date.now() > at) throw new Error('not all parked before the due time: raise N/2 in `at`');
+    await sleep(50);
+  }
+  await sleep(Math.max(0, at - Date.now()));
+  const doneBefore = await redis.ctl.zcard(MACHINIST_DONE_KEY);
+  if (doneBefore > 0) console.log(`${doneBefore} done before the due time`);
+  const cpu0 = process.cpuUsage();
+  const redis0 = await redisCpuSeconds(redis.ctl);
+  const t0 = performance.now();
+  while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < N) await sleep(20);
+  const wallMs = performance.now() - t0;
+  if (process.env.PROBE_WINDOW) console.log(`window-us ${process.hrtime.bigint() / 1000n - BigInt(Math.round(wallMs * 1000))} ${process.hrtime.bigint() / 1000n}`);
+  const cpu = process.cpuUsage(cpu0);
+  const redisUs = ((await redisCpuSeconds(redis.ctl)) - redis0) * 1e6;
+  console.log(
+    `${N} resumes in ${(wallMs / 1000).toFixed(2)} s (${Math.round(N / (wallMs / 1000))}/s); ` +
+      `worker CPU ${((cpu.user + cpu.system) / N).toFixed(1)} us/resume; Redis CPU ${(redisUs / N).toFixed(1)} us/resume ` +
+      `(c=${CONCURRENCY}, ${process.version}, load ${loadavg()[0]!.toFixed(1)})`,
+  );
+} finally {
+  await sup.stop({ graceMs: 1_000 });
+  client.close();
+  await store.close();
+  await redis.stop();
+}
