@@ -3,15 +3,23 @@
 // in-process supervisor park them all, then measures this process's CPU (user + system) from the
 // due time until every job is done, and Redis's CPU over the same span:
 //
-//   npx tsx bench/probes/resumeCost.ts [N=20000] [concurrency=100]
-//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/probes/resumeCost.ts 20000
+//   npm run build && node --import tsx --import ./bench/fromDist.mjs bench/probes/resumeCost.ts [N=20000] [c=100]
+//   (add --cpu-prof --cpu-prof-dir=/tmp/prof for a profile; PROBE_WINDOW=1 prints the resume
+//   phase's start and end on the profile's clock, in us, to cut the profile to it)
 //
-// The profile covers the park phase too; the printed figures cover the resume phase only.
+// The printed figures cover the resume phase only (this process's CPU includes the probe's own
+// polling, a ZCARD every 20 ms).
 
 import { loadavg } from 'node:os';
 import { Client, RedisStore, Supervisor } from '../../src/index.js';
 import { parkUntil } from '../machines.js';
-import { MACHINIST_DELAYED_KEY, MACHINIST_DONE_KEY, MACHINIST_PREFIX, PARKED_NAME, QUEUE } from '../common.js';
+import {
+  MACHINIST_DELAYED_KEY,
+  MACHINIST_DONE_KEY,
+  MACHINIST_PREFIX,
+  PARKED_NAME,
+  QUEUE,
+} from '../common.js';
 import { redisCpuSeconds, startRedis } from '../redis.js';
 
 const N = Number(process.argv[2] ?? 20_000);
@@ -42,7 +50,10 @@ try {
   const t0 = performance.now();
   while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < N) await sleep(20);
   const wallMs = performance.now() - t0;
-  if (process.env.PROBE_WINDOW) console.log(`window-us ${process.hrtime.bigint() / 1000n - BigInt(Math.round(wallMs * 1000))} ${process.hrtime.bigint() / 1000n}`);
+  if (process.env.PROBE_WINDOW)
+    console.log(
+      `window-us ${process.hrtime.bigint() / 1000n - BigInt(Math.round(wallMs * 1000))} ${process.hrtime.bigint() / 1000n}`,
+    );
   const cpu = process.cpuUsage(cpu0);
   const redisUs = ((await redisCpuSeconds(redis.ctl)) - redis0) * 1e6;
   console.log(
