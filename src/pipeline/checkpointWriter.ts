@@ -43,6 +43,11 @@ export class CheckpointWriter {
     this.pending.push(`{"type":"state",${this.contextLog.fields(context)}"state":${stateText}}`);
   }
 
+  /** True when a write of `{w, t, h?}` would carry only audit entries: what is stored is the same. */
+  logOnly(wText: string, tText: string, hText = ''): boolean {
+    return this.pending.length > 0 && `${wText}|${tText}|${hText}` === this.lastKey;
+  }
+
   /**
    * Writes `{w, t, h?}` with the pending entries (and the state's, if not logged yet, with
    * `context`: the machine's now).

@@ -5,7 +5,10 @@
 //             not awaited: a crash before it lands only re-runs the step it covered, and a
 //             refused one (lease lost) aborts the run through the supervisor. A checkpoint that
 //             cannot be taken fails this job alone, for good: the flush MUST NOT throw (from
-//             setImmediate, a throw would kill the worker and every job in it).
+//             setImmediate, a throw would kill the worker and every job in it). Audit entries
+//             with no move of the machine (a run's `resumed`, an event ignored) wait up to
+//             LOG_ONLY_MS for the next write to carry them: a resumed job whose timer is due at
+//             once writes its ending alone, not a checkpoint of what is stored already first.
 //   reading   the job's inbox is read from where this run has read it to, and read once more
 //             when an event arrives while a read is in flight; each event is offered to the
 //             machine, held when no state takes it now and its sender asked to wait
@@ -41,6 +44,9 @@ import type { MachineDriver, Outcome, RunControl } from './machineDriver.js';
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
 
+/** How long audit entries with no move of the machine wait for a write to carry them. */
+export const LOG_ONLY_MS = 100;
+
 /** The earlier of two wake times (null: none). */
 function earliestOf(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : Math.min(a, b);
@@ -64,6 +70,11 @@ export class PipelineRun implements RunControl {
   /** The outcome is known: nothing more is read, offered or checkpointed. */
   private detached = false;
   private flushScheduled = false;
+  /** A log-only checkpoint is held (LOG_ONLY_MS) until this timer writes it, if nothing did. */
+  private logOnlyTimer: NodeJS.Timeout | undefined;
+  private logOnlyDue = false;
+  /** The inbox position the last write stored (a read past it is not log-only). */
+  private writtenInbox: number;
   private resolveOutcome!: (o: Outcome) => void;
   private readonly outcome = new Promise<Outcome>((r) => (this.resolveOutcome = r));
   private readonly offer = (msg: InboxEvent) => this.driver.offer(msg);
@@ -80,6 +91,7 @@ export class PipelineRun implements RunControl {
     const c = job.claimed;
     this.life = successPath(c.attempt, c.maxAttempts, false).claimed;
     this.inboxConsumed = c.inbox;
+    this.writtenInbox = c.inbox;
     this.held = new HeldEvents(storedHeld);
     const heldText = this.held.text();
     // What the last checkpoint held (machine snapshot, timers, held events), to skip writing it again.
@@ -104,6 +116,7 @@ export class PipelineRun implements RunControl {
     }
     const result = await this.outcome;
     this.detached = true;
+    clearTimeout(this.logOnlyTimer);
     this.held.stop();
     job.onInbox = undefined;
     job.deadline = 0;
@@ -163,7 +176,23 @@ export class PipelineRun implements RunControl {
     held.retry(this.offer, host.now(), this.checkpoints.pending);
     if (driver.status() !== 'active') return;
     const p = driver.checkpoint();
-    this.checkpoints.write(this.life, p.w, p.t, p.state, p.context, this.inboxConsumed, held.text());
+    const hText = held.text();
+    const logOnly = this.inboxConsumed === this.writtenInbox && this.checkpoints.logOnly(p.w, p.t, hText);
+    if (logOnly && !this.logOnlyDue) {
+      // The entries wait for the next write (the machine's next move, its park or its ending);
+      // the state's own entry is taken now, as a write would, so the log reads the same.
+      this.checkpoints.entered(p.state, p.context);
+      this.logOnlyTimer ??= setTimeout(() => {
+        this.logOnlyDue = true;
+        this.markDirty();
+      }, LOG_ONLY_MS);
+    } else {
+      clearTimeout(this.logOnlyTimer);
+      this.logOnlyTimer = undefined;
+      this.logOnlyDue = false;
+      this.writtenInbox = this.inboxConsumed;
+      this.checkpoints.write(this.life, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
+    }
     held.wakeAtExpiry(host.now(), this.markDirty);
     if (this.inboxReading) return;
     const due = driver.parkAt();

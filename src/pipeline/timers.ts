@@ -63,6 +63,11 @@ export class TimerDueTimes {
     return dueAt;
   }
 
+  /** A restored timer keeps the due time it was stored with (not one recomputed from its delay). */
+  restored(s: { id: string; startedAt: number }, dueAt: number): void {
+    this.known.set(s.id, { startedAt: s.startedAt, dueAt });
+  }
+
   /** Forgets timers no longer scheduled. */
   keepOnly(ids: Set<string>): void {
     for (const id of this.known.keys()) if (!ids.has(id)) this.known.delete(id);
@@ -89,17 +94,33 @@ export function captureTimers(root: AnyActor, dueTimes: TimerDueTimes): StoredTi
   return out;
 }
 
-/** Schedules stored timers on a restored (started) actor; a timer already due fires at once.
- * `now` is Redis time, like the stored due times. */
-export function restoreTimers(root: AnyActor, timers: readonly StoredTimer[], now: number): void {
+/**
+ * Schedules stored timers on a restored (started) actor; a timer already due fires at once.
+ * `now` is Redis time, like the stored due times. Each keeps its stored due time in `dueTimes`
+ * (the next capture stores it unchanged: no drift across restores, and a checkpoint of a run
+ * that has not moved equals what it was claimed with).
+ */
+export function restoreTimers(
+  root: AnyActor,
+  timers: readonly StoredTimer[],
+  now: number,
+  dueTimes?: TimerDueTimes,
+): void {
   if (timers.length === 0) return;
   const byPath = actorsByPath(root);
-  const scheduler = (root.system as unknown as SystemInternals).scheduler;
+  const system = root.system as unknown as SystemInternals;
+  const dueAtById = new Map<string, number>();
   for (const t of timers) {
     const source = byPath.get(t.source);
     const target = byPath.get(t.target);
     if (!source || !target) continue;
-    scheduler.schedule(source, target, t.event, Math.max(0, t.dueAt - now), t.id);
+    system.scheduler.schedule(source, target, t.event, Math.max(0, t.dueAt - now), t.id);
+    dueAtById.set(t.id, t.dueAt);
+  }
+  if (!dueTimes) return;
+  for (const s of Object.values(system.getSnapshot()._scheduledEvents)) {
+    const dueAt = dueAtById.get(s.id);
+    if (dueAt !== undefined) dueTimes.restored(s, dueAt);
   }
 }
 

@@ -118,7 +118,7 @@ export class XStateDriver implements MachineDriver {
           }),
         );
     }
-    restoreTimers(actor, timers, this.host.now());
+    restoreTimers(actor, timers, this.host.now(), this.dueTimes);
   }
 
   status(): string {

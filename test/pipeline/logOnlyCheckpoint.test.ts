@@ -1,0 +1,130 @@
+// Audit entries with no move of the machine ride on the next write (pipelineRun.ts, LOG_ONLY_MS):
+// a resumed job whose timer is due at once writes its ending alone, not first a checkpoint of
+// the snapshot it was claimed with (a write per resume, of every parked pipeline); and when no
+// write comes, the entries are written within LOG_ONLY_MS. Run on a bare ActiveJob (no store),
+// as test/pipeline/runtimeCore.test.ts does; XState actors (the compiled step table takes no
+// `after`: compileSteps.ts).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setup } from 'xstate';
+import pino from 'pino';
+import { definePipeline, step } from '../../src/index.js';
+import { ActiveJob } from '../../src/runtime/ActiveJob.js';
+import type { AttemptHost } from '../../src/runtime/AttemptHost.js';
+import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
+import { LOG_ONLY_MS } from '../../src/pipeline/pipelineRun.js';
+
+/** `aheadMs`: how far the store's clock is ahead, to claim a job again when its timer is due. */
+const hostAt = (aheadMs = 0) =>
+  ({
+    queue: 'q',
+    log: pino({ level: 'silent' }),
+    now: () => Date.now() + aheadMs,
+    readInbox: async () => [],
+  }) as unknown as AttemptHost;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function claimedJob(version: number, attempt: number, snapshot: string | undefined): ClaimedJob {
+  return {
+    id: 'job-1',
+    token: `tk-${attempt}`,
+    machine: 'm',
+    version,
+    input: undefined,
+    snapshot,
+    attempt,
+    maxAttempts: 3,
+    status: snapshot ? ('working' as const) : ('loading' as const),
+    leaseRequeues: 0,
+    retryLaters: 0,
+    parentId: undefined,
+    parentQueue: undefined,
+    options: undefined,
+    inbox: 0,
+    hasInbox: false,
+  };
+}
+
+function runOn(claimed: ClaimedJob) {
+  const writes: CommitOp[] = [];
+  const job = new ActiveJob(claimed, {
+    queue: 'q',
+    write: (op) => {
+      writes.push(op);
+      return Promise.resolve(true);
+    },
+  });
+  return { job, writes };
+}
+
+const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;
+const logOf = (op: CommitOp) =>
+  ((op as { log?: string[] }).log ?? []).map((e) => (JSON.parse(e) as { type: string }).type);
+
+describe('log-only checkpoints wait for the next write', () => {
+  it("a resumed job whose timer is due writes its ending alone, its 'resumed' entry with it", async () => {
+    const def = definePipeline({
+      name: 'm',
+      machine: setup({}).createMachine({
+        initial: 'waiting',
+        states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
+      }),
+    });
+    const first = runOn(claimedJob(def.version, 1, undefined));
+    await def.runAttempt(first.job, {}, 60_000, hostAt());
+    assert.equal(first.writes.at(-1)!.kind, 'park');
+    // Claimed again when its timer is due (the store's clock 6 s on).
+    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
+    assert.deepEqual(
+      second.writes.map((w) => w.kind),
+      ['done'],
+      'no checkpoint of the snapshot it was claimed with',
+    );
+    assert.ok(logOf(second.writes[0]!).includes('resumed'), `log: ${logOf(second.writes[0]!).join(', ')}`);
+  });
+
+  it("a resumed job that does not move writes its 'resumed' entry within LOG_ONLY_MS", async () => {
+    let release!: () => void;
+    const hold = step(() => new Promise<void>((r) => (release = r)));
+    const def = definePipeline({
+      name: 'm',
+      machine: setup({ actors: { hold } }).createMachine({
+        initial: 'waiting',
+        states: {
+          waiting: { after: { 5_000: 'working' } },
+          working: { invoke: { id: 'h', src: 'hold', onDone: 'end' } },
+          end: { type: 'final' },
+        },
+      }),
+    });
+    // Attempt 1 parks in `waiting`; attempt 2 moves on to `working` and is cut there (as by a
+    // crash: its checkpoint of `working` is what attempt 3 is claimed with).
+    const first = runOn(claimedJob(def.version, 1, undefined));
+    await def.runAttempt(first.job, {}, 60_000, hostAt());
+    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    const attempt2 = def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
+    while (!second.writes.some((w) => w.kind === 'checkpoint')) await sleep(5);
+    const inWorking = second.writes.find((w) => w.kind === 'checkpoint');
+    assert.match(snapshotOf(inWorking), /"value":"working"/);
+    second.job.abort('shutdown', 'test');
+    release();
+    await attempt2;
+    // Attempt 3 restores into `working`: the step runs again and holds; nothing moves.
+    const third = runOn(claimedJob(def.version, 3, snapshotOf(inWorking)));
+    const attempt3 = def.runAttempt(third.job, {}, 60_000, hostAt(6_000));
+    await sleep(10);
+    assert.equal(third.writes.length, 0, 'held back at first');
+    await sleep(LOG_ONLY_MS + 150);
+    assert.deepEqual(
+      third.writes.map((w) => w.kind),
+      ['checkpoint'],
+    );
+    assert.ok(logOf(third.writes[0]!).includes('resumed'));
+    release();
+    await attempt3;
+    assert.equal(third.writes.at(-1)!.kind, 'done');
+  });
+});
