@@ -20,7 +20,7 @@ import {
   PARKED_NAME,
   QUEUE,
 } from '../common.js';
-import { redisCpuSeconds, startRedis } from '../redis.js';
+import { commandStats, redisCpuSeconds, startRedis, type CommandStat } from '../redis.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const CONCURRENCY = Number(process.argv[3] ?? 100);
@@ -47,6 +47,8 @@ try {
   if (doneBefore > 0) console.log(`${doneBefore} done before the due time`);
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSeconds(redis.ctl);
+  const calls = (m: Map<string, CommandStat>) => [...m.values()].reduce((a, c) => a + c.calls, 0);
+  const cmds0 = calls(await commandStats(redis.ctl));
   const t0 = performance.now();
   while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < N) await sleep(20);
   const wallMs = performance.now() - t0;
@@ -56,9 +58,11 @@ try {
     );
   const cpu = process.cpuUsage(cpu0);
   const redisUs = ((await redisCpuSeconds(redis.ctl)) - redis0) * 1e6;
+  // Commands Redis ran, scripts' inner ones included (the probe's own ZCARDs too: ~50 a second).
+  const cmds = calls(await commandStats(redis.ctl)) - cmds0;
   console.log(
     `${N} resumes in ${(wallMs / 1000).toFixed(2)} s (${Math.round(N / (wallMs / 1000))}/s); ` +
-      `worker CPU ${((cpu.user + cpu.system) / N).toFixed(1)} us/resume; Redis CPU ${(redisUs / N).toFixed(1)} us/resume ` +
+      `worker CPU ${((cpu.user + cpu.system) / N).toFixed(1)} us/resume; Redis CPU ${(redisUs / N).toFixed(1)} us/resume, ${(cmds / N).toFixed(2)} commands/resume ` +
       `(c=${CONCURRENCY}, ${process.version}, load ${loadavg()[0]!.toFixed(1)})`,
   );
 } finally {
