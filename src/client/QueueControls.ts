@@ -104,21 +104,25 @@ function machineGates(
   }
   for (const [m, v] of Object.entries(limits.machines ?? {})) {
     if (m === '') throw bad('machines', 'names must not be empty');
-    const shape = "must be { concurrency?, shared?, rateLimit? } (concurrency or shared, not both), or null";
+    const shape = 'must be { concurrency?, shared?, rateLimit? } (concurrency or shared, not both), or null';
     if (v === null) {
       machineGates[m] = null;
       gates[`m:${m}`] = null;
       machineRateLimits[m] = null;
       continue;
     }
-    if (typeof v !== 'object' || Object.keys(v).some((f) => !['concurrency', 'shared', 'rateLimit'].includes(f)))
+    if (
+      typeof v !== 'object' ||
+      Object.keys(v).some((f) => !['concurrency', 'shared', 'rateLimit'].includes(f))
+    )
       throw bad(`machines.${m}`, shape);
     const { concurrency, shared, rateLimit } = v as Record<string, unknown>;
     if (concurrency !== undefined && shared !== undefined) throw bad(`machines.${m}`, shape);
     if (concurrency === undefined && shared === undefined && rateLimit === undefined)
       throw bad(`machines.${m}`, shape);
     if (shared !== undefined) {
-      if (typeof shared !== 'string' || shared === '') throw bad(`machines.${m}.shared`, 'must be a non-empty name');
+      if (typeof shared !== 'string' || shared === '')
+        throw bad(`machines.${m}.shared`, 'must be a non-empty name');
       machineGates[m] = `s:${shared}`;
       gates[`m:${m}`] = null;
     } else if (concurrency !== undefined) {

@@ -52,7 +52,7 @@ describeOnEachStore('machine throttle', (world) => {
     assert.ok(second.nextDueAt !== null && second.nextDueAt >= second.redisNow + PER - 2);
   });
 
-  it('a job cancelled while in its machine\'s rate line leaves it', async () => {
+  it("a job cancelled while in its machine's rate line leaves it", async () => {
     h = world();
     const client = h.client({ jobs });
     await client.setQueueLimits('default', { machines: { a: { rateLimit: { limit: 1, perMs: 60_000 } } } });
@@ -77,7 +77,8 @@ describeOnEachStore('machine throttle', (world) => {
       [a[0], b],
     );
     assert.equal((await client.get(a[1]!))?.status, 'cancelled');
-    const e = (await client.events(a[1]!)).find((x) => x.type === 'cancelled') as { reason?: string } | undefined;
+    const e = (await client.events(a[1]!)).find((x) => x.type === 'cancelled') as
+      { reason?: string } | undefined;
     assert.match(e?.reason ?? '', /machine a is over its rate limit \(mode skip\)/);
     assert.equal((await h.store.counts('default')).queued, 0);
   });
@@ -134,12 +135,15 @@ describeOnEachStore('machine throttle', (world) => {
     assert.throws(
       () => defineJob({ name: 'x', machineRateLimit: { limit: 0, perMs: 1000 }, work: () => 1 }),
       (e: unknown) =>
-        e instanceof MachinistError && e.code === 'INVALID_DEFINITION' && e.message.includes('machineRateLimit'),
+        e instanceof MachinistError &&
+        e.code === 'INVALID_DEFINITION' &&
+        e.message.includes('machineRateLimit'),
     );
     h = world();
     const client = h.client({ jobs });
     await assert.rejects(
-      async () => client.setQueueLimits('default', { machines: { a: { rateLimit: { limit: 1, perMs: 0 } } } }),
+      async () =>
+        client.setQueueLimits('default', { machines: { a: { rateLimit: { limit: 1, perMs: 0 } } } }),
       (e: unknown) => e instanceof MachinistError && e.message.includes('machines.a.rateLimit'),
     );
   });

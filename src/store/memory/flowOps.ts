@@ -138,7 +138,8 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
         flow.machineTat.delete(m);
       }
       const names = Object.keys(rates).sort();
-      if (names.length > 0) flow.limits.machineRateLimits = Object.fromEntries(names.map((m) => [m, rates[m]!]));
+      if (names.length > 0)
+        flow.limits.machineRateLimits = Object.fromEntries(names.map((m) => [m, rates[m]!]));
       else {
         delete flow.limits.machineRateLimits;
         flow.machineTat.clear();

@@ -16,7 +16,13 @@ export function machineRate(flow: FlowState, m: string): (Gcra & { skip: boolean
 }
 
 /** Machine `m` may start one job now (undefined; with `spend` spent); else when it may. */
-export function machineRateAt(flow: FlowState, m: string, now: number, g: Gcra, spend: boolean): number | undefined {
+export function machineRateAt(
+  flow: FlowState,
+  m: string,
+  now: number,
+  g: Gcra,
+  spend: boolean,
+): number | undefined {
   return gcraAt(flow.machineTat, m, now, g, spend);
 }
 
