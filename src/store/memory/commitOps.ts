@@ -275,6 +275,12 @@ export function claimJobs(
     const e = q.index.queued.popMin();
     if (!e) break;
     seen++;
+    if (!q.jobs.has(e.member)) {
+      // No record (it vanished): nothing to run, and its key is unknown: the round robin's head
+      // counts start afresh (MemoryLifecycle.headsAfresh).
+      if (flow.roundRobin) lc.headsAfresh(q);
+      continue;
+    }
     const key = q.jobs.get(e.member)?.concurrencyKey;
     const inLine = claimOne(e, key);
     // A head of its key left `queued` (roundRobin: MemoryLifecycle.headLeft); its key's next
@@ -382,6 +388,7 @@ export function claimJobs(
     if (!e) break;
     const j = q.jobs.get(e.member);
     if (j?.concurrencyKey !== undefined && flow.roundRobin) lc.headLeft(q, j.concurrencyKey, true);
+    if (!j && flow.roundRobin) lc.headsAfresh(q);
     if (j)
       lc.move(q, j, 'cancelled', {
         kind: 'cancelled',

@@ -309,6 +309,8 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       if not m then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         lcSetBroken(id, 'job record missing or has no machine')
+        -- Its key unknown with its record: the round robin's head counts start afresh.
+        if LC.rr and not ck then lcHeadsAfresh() end
       elseif parentGone then
         local j = lcRead(id)
         j.popped = true
@@ -436,7 +438,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       local j = lcRead(over[i])
       j.popped = true
       if j.ck and LC.rr then lcHeadLeft(j.ck, true) end
-      if not j.st then lcSetBroken(over[i], 'job record missing or has no machine')
+      if not j.st then
+        lcSetBroken(over[i], 'job record missing or has no machine')
+        if LC.rr and not j.ck then lcHeadsAfresh() end
       else
         lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
           .. cjson.encode('queue over its rate limit (mode skip)') .. '}' } })
