@@ -227,4 +227,43 @@ describeOnEachStore('round robin between keys', (world) => {
     assert.deepEqual(await startAll(), [a[0]!, a[2]!]);
     assert.equal((await h.store.counts('default')).queued, 0);
   });
+
+  // Jobs queued before the option is switched on are not reordered (docs/flow-control.md: as in
+  // BullMQ Pro, where a job's group is fixed when it is added, and Hatchet, where a run keeps its
+  // workflow version's strategy). With perKey set as well, the claims that meet such a backlog
+  // set it aside in its key's line (1,000 pops per claim call), and from there the keys alternate.
+  it('a backlog queued before the switch keeps its order; with perKey the claims set it aside and keys alternate', async () => {
+    const firstStarts = async (perKey: number | undefined): Promise<string[]> => {
+      h = world();
+      const client = h.client({ jobs: [job] });
+      await client.enqueueMany(
+        Array.from({ length: 50 }, (_, i) => ({
+          machine: 'f',
+          input: i,
+          options: { concurrencyKey: 'big' },
+        })),
+      );
+      await client.setQueueLimits('default', {
+        concurrency: { total: 2, fairness: 'roundRobin', ...(perKey ? { perKey } : {}) },
+      });
+      const small = new Set<string>();
+      for (let i = 0; i < 4; i++) small.add(await client.enqueue('f', i, { concurrencyKey: 'small' }));
+      const order: string[] = [];
+      let running = (await h.store.commit('default', [], claim(2))).claimed;
+      while (running.length > 0 && order.length < 12) {
+        order.push(...running.map((c) => (small.has(c.id) ? 'small' : 'big')));
+        running = (await h.store.commit('default', running.map(done), claim(2))).claimed;
+      }
+      await h.close();
+      return order.slice(0, 10);
+    };
+    assert.deepEqual(await firstStarts(undefined), Array<string>(10).fill('big'), 'the backlog drains first');
+    const withPerKey = await firstStarts(1);
+    assert.equal(
+      withPerKey.filter((k) => k === 'small').length,
+      4,
+      `small's 4 in the first 10: ${withPerKey.join()}`,
+    );
+    h = world();
+  });
 });
