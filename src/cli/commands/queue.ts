@@ -82,7 +82,7 @@ function machinesChange(opts: CliLimits): QueueLimitsChange['machines'] {
       throw new CliError(
         `--machine ${name}=none takes all of ${name}'s limits away: drop --machine-rate-limit ${name}`,
       );
-    out[name] = { ...gate, rateLimit } as NonNullable<typeof gate>;
+    out[name] = { ...gate, rateLimit };
   }
   return out;
 }
