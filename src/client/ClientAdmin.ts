@@ -146,8 +146,11 @@ export abstract class ClientAdmin {
 
   /**
    * Sets `queue`'s limits at run time, no deploy: `total` running jobs, and `perKey` running jobs
-   * per concurrency key (the enqueue's `concurrencyKey`); `null` clears one.
+   * per concurrency key (the enqueue's `concurrencyKey`), the throttles of the queue, of each key
+   * and of each machine (`machines: { <m>: { rateLimit } }`); `null` clears one, a field left out
+   * is kept (docs/flow-control.md).
    * @example await client.setQueueLimits('render', { concurrency: { perKey: 2, total: 50 } });
+   * @example await client.setQueueLimits('payments', { machines: { charge: { rateLimit: { limit: 20, perMs: 1000 } } } });
    */
   setQueueLimits(queue: string, limits: QueueLimitsChange): Promise<void> {
     return this.controls.setLimits(queue, limits);

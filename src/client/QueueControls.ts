@@ -20,6 +20,16 @@ import type {
 } from '../store/types.js';
 import type { QueueRouter } from './QueueRouter.js';
 
+/**
+ * The limits of one machine of a queue: its own concurrency (gate 'm:<machine>') or the shared
+ * limit it counts against (gate 's:<name>'), and its own throttle (`rateLimit`, a GCRA per
+ * machine; `null` clears it). A field left out is kept.
+ */
+export type MachineLimitsChange =
+  | { concurrency: number; shared?: never; rateLimit?: RateLimit | null }
+  | { shared: string; concurrency?: never; rateLimit?: RateLimit | null }
+  | { rateLimit: RateLimit | null; concurrency?: never; shared?: never };
+
 /** What `setQueueLimits` takes: a limit to set, `null` to clear it, absent to keep it. */
 export interface QueueLimitsChange {
   concurrency?: {
@@ -37,10 +47,11 @@ export interface QueueLimitsChange {
   /** The throttle of each concurrency key on its own (one GCRA per key); `null` clears it. */
   keyRateLimit?: RateLimit | null;
   /**
-   * Limits of single machines of the queue (its gate 'm:<machine>'), or the shared limit a machine
-   * counts against (gate 's:<name>', set in `shared`); `null` takes the machine's away.
+   * Limits of single machines of the queue: its concurrency (its gate 'm:<machine>'), or the
+   * shared limit it counts against (gate 's:<name>', set in `shared`), and its throttle
+   * (`rateLimit`); `null` takes all of the machine's away.
    */
-  machines?: Record<string, { concurrency: number } | { shared: string } | null>;
+  machines?: Record<string, MachineLimitsChange | null>;
   /** Named limits that the machines naming them share (gate 's:<name>'); `null` clears one. */
   shared?: Record<string, { concurrency: number } | null>;
 }
@@ -78,9 +89,10 @@ function checkRate(r: RateLimit, field: string, queue: string): RateLimit {
 function machineGates(
   limits: QueueLimitsChange,
   queue: string,
-): Pick<QueueFlowChange, 'gates' | 'machineGates'> {
+): Pick<QueueFlowChange, 'gates' | 'machineGates' | 'machineRateLimits'> {
   const gates: Record<string, number | null> = {};
   const machineGates: Record<string, string | null> = {};
+  const machineRateLimits: Record<string, RateLimit | null> = {};
   const bad = (field: string, why: string) => new ValidationError(`${field} ${why}`, { field, queue });
   const count = (v: unknown, field: string): number => {
     if (!Number.isInteger(v) || (v as number) < 1) throw bad(field, 'must be a positive integer');
@@ -92,20 +104,39 @@ function machineGates(
   }
   for (const [m, v] of Object.entries(limits.machines ?? {})) {
     if (m === '') throw bad('machines', 'names must not be empty');
+    const shape = 'must be { concurrency?, shared?, rateLimit? } (concurrency or shared, not both), or null';
     if (v === null) {
       machineGates[m] = null;
       gates[`m:${m}`] = null;
-    } else if (typeof v === 'object' && 'shared' in v && typeof v.shared === 'string' && v.shared !== '') {
-      machineGates[m] = `s:${v.shared}`;
+      machineRateLimits[m] = null;
+      continue;
+    }
+    if (
+      typeof v !== 'object' ||
+      Object.keys(v).some((f) => !['concurrency', 'shared', 'rateLimit'].includes(f))
+    )
+      throw bad(`machines.${m}`, shape);
+    const { concurrency, shared, rateLimit } = v as Record<string, unknown>;
+    if (concurrency !== undefined && shared !== undefined) throw bad(`machines.${m}`, shape);
+    if (concurrency === undefined && shared === undefined && rateLimit === undefined)
+      throw bad(`machines.${m}`, shape);
+    if (shared !== undefined) {
+      if (typeof shared !== 'string' || shared === '')
+        throw bad(`machines.${m}.shared`, 'must be a non-empty name');
+      machineGates[m] = `s:${shared}`;
       gates[`m:${m}`] = null;
-    } else if (typeof v === 'object' && 'concurrency' in v) {
-      gates[`m:${m}`] = count(v.concurrency, `machines.${m}.concurrency`);
+    } else if (concurrency !== undefined) {
+      gates[`m:${m}`] = count(concurrency, `machines.${m}.concurrency`);
       machineGates[m] = `m:${m}`;
-    } else throw bad(`machines.${m}`, "must be { concurrency } or { shared: '<name>' }, or null");
+    }
+    if (rateLimit !== undefined)
+      machineRateLimits[m] =
+        rateLimit === null ? null : checkRate(rateLimit as RateLimit, `machines.${m}.rateLimit`, queue);
   }
   return {
     ...(Object.keys(gates).length > 0 ? { gates } : {}),
     ...(Object.keys(machineGates).length > 0 ? { machineGates } : {}),
+    ...(Object.keys(machineRateLimits).length > 0 ? { machineRateLimits } : {}),
   };
 }
 

@@ -48,6 +48,8 @@ export interface DefinePipelineOptions<
   /** This machine's own limit, or the shared limit it counts against, in its queue. */
   machineConcurrency?: DefinitionLimits['machineConcurrency'];
   sharedLimit?: DefinitionLimits['sharedLimit'];
+  /** This machine's own throttle in its queue (a GCRA per machine). */
+  machineRateLimit?: DefinitionLimits['machineRateLimit'];
   timeoutMs?: number;
   /**
    * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)

@@ -81,6 +81,8 @@ export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
   /** This machine's own limit, or the shared limit it counts against, in its queue. */
   machineConcurrency?: DefinitionLimits['machineConcurrency'];
   sharedLimit?: DefinitionLimits['sharedLimit'];
+  /** This machine's own throttle in its queue (a GCRA per machine). */
+  machineRateLimit?: DefinitionLimits['machineRateLimit'];
   retry?: RetryPolicy;
   timeoutMs?: number;
   /**

@@ -1,5 +1,5 @@
 // Limits declared in a definition (defineJob / definePipeline `concurrency`, `rateLimit`,
-// `keyRateLimit`):
+// `keyRateLimit`, and the machine's own `machineConcurrency`, `sharedLimit`, `machineRateLimit`):
 // checked when the definition is made, and merged into the one set of limits a supervisor
 // writes to each queue it serves (RegistryRefresh.ts). Limits belong to a queue, not to a
 // machine (the claim is per queue), so two definitions of one supervisor that declare
@@ -24,6 +24,8 @@ export interface DefinitionLimits {
   machineConcurrency?: number;
   /** The named limit of its queue this machine counts against (gate 's:<name>', set at run time). */
   sharedLimit?: string;
+  /** The throttle of THIS machine in its queue on its own (a GCRA per machine). */
+  machineRateLimit?: RateLimit;
 }
 
 const whole = (v: unknown, min: number): v is number => Number.isInteger(v) && (v as number) >= min;
@@ -73,7 +75,7 @@ export function validateLimits(
       ...(fairness !== undefined ? { fairness } : {}),
     };
   }
-  for (const field of ['rateLimit', 'keyRateLimit'] as const) {
+  for (const field of ['rateLimit', 'keyRateLimit', 'machineRateLimit'] as const) {
     if (options[field] === undefined) continue;
     const r = options[field] as Partial<RateLimit> | null;
     if (
@@ -130,9 +132,11 @@ export function definitionFlow(
   // by design); a machine that declares none has its gate taken away.
   const gates: Record<string, number | null> = {};
   const machineGates: Record<string, string | null> = {};
+  const machineRateLimits: Record<string, RateLimit | null> = {};
   let gated = false;
   for (const d of defs) {
-    const { machineConcurrency, sharedLimit, ...queueLimits } = d.limits ?? {};
+    const { machineConcurrency, sharedLimit, machineRateLimit, ...queueLimits } = d.limits ?? {};
+    machineRateLimits[d.name] = machineRateLimit ?? null;
     gates[`m:${d.name}`] = machineConcurrency ?? null;
     machineGates[d.name] =
       machineConcurrency !== undefined
@@ -140,7 +144,8 @@ export function definitionFlow(
         : sharedLimit !== undefined
           ? `s:${sharedLimit}`
           : null;
-    if (machineConcurrency !== undefined || sharedLimit !== undefined) gated = true;
+    if (machineConcurrency !== undefined || sharedLimit !== undefined || machineRateLimit !== undefined)
+      gated = true;
     if (Object.keys(queueLimits).length === 0) continue;
     const text = JSON.stringify(queueLimits);
     if (first && first.text !== text)
@@ -161,6 +166,7 @@ export function definitionFlow(
     fairness: limits?.concurrency?.fairness ?? 'fifo',
     gates,
     machineGates,
+    machineRateLimits,
     fromDefinition: true,
   };
 }

@@ -91,6 +91,26 @@ describe('machinist queue', () => {
         echo: 's:stripe',
         x: 'm:x',
       });
+      const mr = await cli(
+        'queue',
+        'limits',
+        'q',
+        '--machine',
+        'x=2',
+        '--machine-rate-limit',
+        'x=5/1000+1,skip',
+        '--machine-rate-limit',
+        'echo=3/1000',
+      );
+      assert.equal(mr.code, 0, mr.stderr);
+      assert.match(mr.stdout, /machine "x": rateLimit 5 per 1000 ms, burst 1, mode skip/);
+      assert.deepEqual((await store.queueFlow('q')).limits.machineRateLimits, {
+        echo: { limit: 3, perMs: 1000, burst: 0 },
+        x: { limit: 5, perMs: 1000, burst: 1, mode: 'skip' },
+      });
+      assert.equal((await store.queueFlow('q')).limits.gates?.['m:x'], 2);
+      assert.equal((await cli('queue', 'limits', 'q', '--machine-rate-limit', 'echo=none')).code, 0);
+      assert.deepEqual(Object.keys((await store.queueFlow('q')).limits.machineRateLimits ?? {}), ['x']);
       assert.equal((await store.queueFlow('q')).keys.find((x) => x.key === 'tenant-a')?.paused, undefined);
     } finally {
       raw.disconnect();

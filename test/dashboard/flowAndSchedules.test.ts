@@ -121,7 +121,7 @@ describe('dashboard flow controls and schedules', () => {
     await page.close();
   });
 
-  it('marks a paused key and shows the key throttle', async () => {
+  it('marks a paused key and shows the key and machine throttles', async () => {
     await client.pauseKey(Q, 'k2');
     await client.setQueueLimits(Q, { keyRateLimit: { limit: 5, perMs: 1000, mode: 'skip' } });
     const { page, errors } = await open(url, '#/');
@@ -132,8 +132,14 @@ describe('dashboard flow controls and schedules', () => {
       await panel.locator('[data-flow-key-throttle]').textContent(),
       'per key: throttle 5 starts per 1 s, over it: skipped',
     );
+    await client.setQueueLimits(Q, { machines: { f: { rateLimit: { limit: 2, perMs: 1000, burst: 1 } } } });
+    await page.reload();
+    assert.equal(
+      await panel.locator('[data-flow-machine-throttle="f"]').textContent(WAIT),
+      'machine f: throttle 2 starts per 1 s (+1 burst)',
+    );
     await client.resumeKey(Q, 'k2');
-    await client.setQueueLimits(Q, { keyRateLimit: null });
+    await client.setQueueLimits(Q, { keyRateLimit: null, machines: { f: { rateLimit: null } } });
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -186,4 +186,84 @@ describeOnEachStore('round robin between keys', (world) => {
     assert.equal(await waitingOf(client, 'a'), 2, 'only the head went back');
     assert.deepEqual(await runAll(5), a.slice(1));
   });
+
+  // A record can vanish while its id waits in `queued` or in a line (a Redis eviction, an
+  // operator's DEL): the claim sets the id aside as broken. Its key is on the record only, so the
+  // claim cannot take it off the key's head count; before the fix the count stayed, and the key's
+  // line never entered again.
+  // Claims (finishing what runs) while jobs are queued; a claim that met a broken id may end
+  // there (it counts as taken), so an empty answer alone does not stop it.
+  async function startAll(): Promise<string[]> {
+    const started: string[] = [];
+    let running: ClaimedJob[] = [];
+    for (let i = 0; i < 10; i++) {
+      running = (await h.store.commit('default', running.map(done), claim(5))).claimed;
+      started.push(...running.map((c) => c.id));
+      if (running.length === 0 && (await h.store.counts('default')).queued === 0) break;
+    }
+    return started;
+  }
+
+  it("a head whose record vanished does not stall its key's line", async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    await client.setQueueLimits('default', { concurrency: { fairness: 'roundRobin' } });
+    const a = [];
+    for (let i = 0; i < 3; i++) a.push(await client.enqueue('f', i, { concurrencyKey: 'a' }));
+    const b = await client.enqueue('f', 'b', { concurrencyKey: 'b' });
+    await h.vanish(a[0]!);
+    const started = await startAll();
+    assert.deepEqual([...started].sort(), [a[1]!, a[2]!, b].sort(), "key a's next jobs ran");
+    assert.equal((await h.store.counts('default')).queued, 0);
+  });
+
+  it("a job of a key's line whose record vanished does not stall the line when it comes up", async () => {
+    h = world();
+    const client = h.client({ jobs: [job] });
+    await client.setQueueLimits('default', { concurrency: { fairness: 'roundRobin' } });
+    const a = [];
+    for (let i = 0; i < 3; i++) a.push(await client.enqueue('f', i, { concurrencyKey: 'a' }));
+    await h.vanish(a[1]!);
+    assert.deepEqual(await startAll(), [a[0]!, a[2]!]);
+    assert.equal((await h.store.counts('default')).queued, 0);
+  });
+
+  // Jobs queued before the option is switched on are not reordered (docs/flow-control.md: as in
+  // BullMQ Pro, where a job's group is fixed when it is added, and Hatchet, where a run keeps its
+  // workflow version's strategy). With perKey set as well, the claims that meet such a backlog
+  // set it aside in its key's line (1,000 pops per claim call), and from there the keys alternate.
+  it('a backlog queued before the switch keeps its order; with perKey the claims set it aside and keys alternate', async () => {
+    const firstStarts = async (perKey: number | undefined): Promise<string[]> => {
+      h = world();
+      const client = h.client({ jobs: [job] });
+      await client.enqueueMany(
+        Array.from({ length: 50 }, (_, i) => ({
+          machine: 'f',
+          input: i,
+          options: { concurrencyKey: 'big' },
+        })),
+      );
+      await client.setQueueLimits('default', {
+        concurrency: { total: 2, fairness: 'roundRobin', ...(perKey ? { perKey } : {}) },
+      });
+      const small = new Set<string>();
+      for (let i = 0; i < 4; i++) small.add(await client.enqueue('f', i, { concurrencyKey: 'small' }));
+      const order: string[] = [];
+      let running = (await h.store.commit('default', [], claim(2))).claimed;
+      while (running.length > 0 && order.length < 12) {
+        order.push(...running.map((c) => (small.has(c.id) ? 'small' : 'big')));
+        running = (await h.store.commit('default', running.map(done), claim(2))).claimed;
+      }
+      await h.close();
+      return order.slice(0, 10);
+    };
+    assert.deepEqual(await firstStarts(undefined), Array<string>(10).fill('big'), 'the backlog drains first');
+    const withPerKey = await firstStarts(1);
+    assert.equal(
+      withPerKey.filter((k) => k === 'small').length,
+      4,
+      `small's 4 in the first 10: ${withPerKey.join()}`,
+    );
+    h = world();
+  });
 });

@@ -92,6 +92,24 @@ describe('HTTP queue flow controls', () => {
     assert.equal(gates.status, 200, gates.text);
     assert.deepEqual(gates.json.limits.gates, { 's:stripe': 3, 'm:other': 2 });
     assert.deepEqual(gates.json.limits.machineGates, { echo: 's:stripe', other: 'm:other' });
+    const mrate = await api.call('PUT', '/queues/q/limits', {
+      body: { machines: { echo: { rateLimit: { limit: 4, perMs: 1000, mode: 'skip' } } } },
+    });
+    assert.equal(mrate.status, 200, mrate.text);
+    assert.deepEqual(mrate.json.limits.machineRateLimits, {
+      echo: { limit: 4, perMs: 1000, burst: 0, mode: 'skip' },
+    });
+    assert.equal(
+      mrate.json.limits.machineGates.echo,
+      's:stripe',
+      "a throttle alone keeps the machine's gate",
+    );
+    for (const p of ['q#0', 'q#1'])
+      assert.deepEqual(Object.keys((await api.store.queueFlow(p)).limits.machineRateLimits ?? {}), ['echo']);
+    const badRate = await api.call('PUT', '/queues/q/limits', {
+      body: { machines: { echo: { rateLimit: { limit: 0, perMs: 1000 } } } },
+    });
+    assert.equal(badRate.status, 400, badRate.text);
     const fair = await api.call('PUT', '/queues/q/limits', {
       body: { concurrency: { fairness: 'roundRobin' } },
     });

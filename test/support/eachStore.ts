@@ -27,6 +27,11 @@ export interface AnyStoreWorld extends StoreWorld<Store> {
   /** What is stored for this world (keys under its prefix on Redis; job ids, idempotency keys and
    * event streams in memory): empty when nothing was written. */
   storedKeys(): Promise<string[]>;
+  /**
+   * Deletes the job's record and nothing else, as a Redis eviction or an operator's DEL would
+   * (no path of the product deletes a record that is still in an index but a finished one's).
+   */
+  vanish(id: string, queue?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +47,10 @@ class RedisWorld extends Harness implements AnyStoreWorld {
 
   storedKeys(): Promise<string[]> {
     return this.keys();
+  }
+
+  async vanish(id: string, queue = 'default'): Promise<void> {
+    await this.raw.del(this.key(`job:${id}`, queue));
   }
 }
 
@@ -81,6 +90,10 @@ class MemoryWorld extends MemoryHarness implements AnyStoreWorld {
       ...[...q.idempotency.keys()].map((k) => `${name}:idem:${k}`),
       ...(q.events.length ? [`${name}:events`] : []),
     ]);
+  }
+
+  async vanish(id: string, queue = 'default'): Promise<void> {
+    queuesOf(this.store).get(queue)?.jobs.delete(id);
   }
 }
 

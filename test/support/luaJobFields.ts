@@ -22,8 +22,14 @@ const OTHER_HASH_KEYS = [
   'stateKey',
   'factsKey',
 ];
-/** ... and by file, where a KEYS[n] is another hash (fanOpen-2.lua: KEYS[1] is the fan-out's). */
-const OTHER_HASH_KEYS_BY_FILE: Record<string, string[]> = { 'fanOpen-2.lua': ['KEYS[1]'] };
+/**
+ * ... and by file, where a KEYS[n] is another hash (fanOpen-2.lua: KEYS[1] is the fan-out's), or a
+ * parameter is (lcGcra.lua: `h`, the hash of a throttle's GCRA states, ktat or mtat).
+ */
+const OTHER_HASH_KEYS_BY_FILE: Record<string, string[]> = {
+  'fanOpen-2.lua': ['KEYS[1]'],
+  'lcGcra.lua': ['h'],
+};
 
 export interface WrittenField {
   field: string;

@@ -24,6 +24,7 @@ interface CliLimits {
   keyRateLimit?: RateLimit | null;
   machine?: NonNullable<QueueLimitsChange['machines']>;
   shared?: NonNullable<QueueLimitsChange['shared']>;
+  machineRateLimit?: Record<string, RateLimit | null>;
   strategy?: KeyStrategy;
   fairness?: Fairness;
   json?: boolean;
@@ -58,6 +59,34 @@ function machineArg(v: string, prev: CliLimits['machine'] = {}): NonNullable<Cli
   };
 }
 
+/** `--machine-rate-limit name=limit/perMs[+burst][,skip]` or `name=none`, repeated: one machine's throttle each. */
+function machineRateArg(
+  v: string,
+  prev: CliLimits['machineRateLimit'] = {},
+): Record<string, RateLimit | null> {
+  const m = /^([^=]+)=(.+)$/.exec(v);
+  if (!m)
+    throw new CliError(
+      `--machine-rate-limit wants name=limit/perMs[+burst][,skip] or name=none (got '${v}')`,
+    );
+  return { ...prev, [m[1]!]: rateArg('machine-rate-limit')(m[2]!) };
+}
+
+/** `--machine` and `--machine-rate-limit` as one `machines` change (a machine's fields merged). */
+function machinesChange(opts: CliLimits): QueueLimitsChange['machines'] {
+  if (opts.machine === undefined && opts.machineRateLimit === undefined) return undefined;
+  const out: NonNullable<QueueLimitsChange['machines']> = { ...opts.machine };
+  for (const [name, rateLimit] of Object.entries(opts.machineRateLimit ?? {})) {
+    const gate = out[name];
+    if (gate === null)
+      throw new CliError(
+        `--machine ${name}=none takes all of ${name}'s limits away: drop --machine-rate-limit ${name}`,
+      );
+    out[name] = { ...gate, rateLimit };
+  }
+  return out;
+}
+
 /** `--shared name=N` or `name=none`, repeated: one shared limit each. */
 function sharedArg(v: string, prev: CliLimits['shared'] = {}): NonNullable<CliLimits['shared']> {
   const m = /^([^=]+)=(?:(\d+)|(none))$/.exec(v);
@@ -79,6 +108,8 @@ function printLimits(v: QueueLimitsView): void {
   console.log(`  keyRateLimit ${rateText(v.limits.keyRateLimit)}`);
   for (const [m, g] of Object.entries(v.limits.machineGates ?? {}))
     console.log(`  machine ${JSON.stringify(m)}: gate ${g}, at most ${v.limits.gates?.[g] ?? 'unlimited'}`);
+  for (const [m, r] of Object.entries(v.limits.machineRateLimits ?? {}))
+    console.log(`  machine ${JSON.stringify(m)}: rateLimit ${rateText(r)}`);
   for (const g of v.gates ?? []) console.log(`  gate ${g.gate}: running ${g.running}, waiting ${g.waiting}`);
   for (const k of v.keys)
     console.log(
@@ -145,6 +176,11 @@ export function queueCommand(globals: () => GlobalOptions): Command {
       )
       .option('--machine <name=N|name=shared:S|name=none>', "one machine's limit (repeatable)", machineArg)
       .option(
+        '--machine-rate-limit <name=limit/perMs[+burst][,skip]|name=none>',
+        "one machine's own throttle, as --rate-limit (repeatable)",
+        machineRateArg,
+      )
+      .option(
         '--shared <name=N|name=none>',
         'a limit shared by the machines naming it (repeatable)',
         sharedArg,
@@ -162,6 +198,7 @@ export function queueCommand(globals: () => GlobalOptions): Command {
           opts.rateLimit !== undefined ||
           opts.keyRateLimit !== undefined ||
           opts.machine !== undefined ||
+          opts.machineRateLimit !== undefined ||
           opts.shared !== undefined ||
           opts.strategy !== undefined ||
           opts.fairness !== undefined;
@@ -175,7 +212,7 @@ export function queueCommand(globals: () => GlobalOptions): Command {
               },
               ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
               ...(opts.keyRateLimit !== undefined ? { keyRateLimit: opts.keyRateLimit } : {}),
-              ...(opts.machine !== undefined ? { machines: opts.machine } : {}),
+              ...(machinesChange(opts) !== undefined ? { machines: machinesChange(opts) } : {}),
               ...(opts.shared !== undefined ? { shared: opts.shared } : {}),
             }
           : undefined;

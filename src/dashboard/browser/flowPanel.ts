@@ -1,5 +1,5 @@
 // A queue's flow controls on its overview card (docs/flow-control.md): paused or not, with a
-// Pause / Resume button; its limits (total, perKey, throttle) with their use now: running jobs
+// Pause / Resume button; its limits (total, perKey, the throttles: queue, key, machine) with their use now: running jobs
 // against the total, and the keys with the most waiting jobs. Read from the API's own
 // GET /queues/:queue/limits and changed through POST /queues/:queue/pause|resume, with the same
 // bearer token as any client: the API's auth decides (a `write` token), the page only hides the
@@ -118,6 +118,9 @@ export class FlowPanel {
       limits.keyRateLimit
         ? h('li', { 'data-flow-key-throttle': '' }, `per key: ${throttleText(limits.keyRateLimit)}`)
         : null,
+      Object.entries(limits.machineRateLimits ?? {}).map(([m, r]) =>
+        h('li', { 'data-flow-machine-throttle': m }, `machine ${m}: ${throttleText(r)}`),
+      ),
       view.throttledUntil !== undefined
         ? h(
             'li',

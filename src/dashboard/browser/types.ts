@@ -134,6 +134,8 @@ export interface QueueFlowView {
     strategy?: string;
     rateLimit?: { limit: number; perMs: number; burst?: number; mode?: string };
     keyRateLimit?: { limit: number; perMs: number; burst?: number; mode?: string };
+    /** Each throttled machine's own throttle, by machine name. */
+    machineRateLimits?: Record<string, { limit: number; perMs: number; burst?: number; mode?: string }>;
   };
   /** Loading and working jobs, every partition summed. */
   running: number;

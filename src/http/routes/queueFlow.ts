@@ -67,12 +67,18 @@ const flow = {
         description: 'the gate id of each gated machine',
         additionalProperties: { type: 'string' },
       },
+      machineRateLimits: {
+        type: 'object',
+        description: 'the throttle of each throttled machine on its own, by machine name',
+        additionalProperties: rateView,
+      },
     },
   },
   running: { type: 'integer', description: 'loading + working jobs' },
   gates: {
     type: 'array',
-    description: 'machine gates with running or waiting jobs',
+    description:
+      "machine gates with running or waiting jobs; gate 'r:<machine>' holds the jobs waiting for their machine's rate",
     items: {
       type: 'object',
       properties: { gate: { type: 'string' }, running: { type: 'integer' }, waiting: { type: 'integer' } },
@@ -226,13 +232,14 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
             machines: {
               type: 'object',
               description:
-                "limits of single machines: { concurrency } (gate 'm:<machine>') or { shared: '<name>' } (the shared limit it counts against); null takes the machine's away",
+                "limits of single machines: { concurrency } (gate 'm:<machine>') or { shared: '<name>' } (the shared limit it counts against), and { rateLimit } (its own throttle); a field left out is kept; null takes all of the machine's away",
               additionalProperties: {
                 type: ['object', 'null'],
                 additionalProperties: false,
                 properties: {
                   concurrency: { type: 'integer', minimum: 1 },
                   shared: { type: 'string', minLength: 1 },
+                  rateLimit: rateBody("the machine's own throttle"),
                 },
               },
             },

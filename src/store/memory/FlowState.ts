@@ -21,6 +21,8 @@ export interface FlowJson {
   machineGates?: [string, string][];
   gateLines?: [string, [string, number][]][];
   rrq?: [string, number][];
+  machineTat?: [string, number][];
+  machineDue?: [string, number][];
 }
 
 export class FlowState {
@@ -60,8 +62,20 @@ export class FlowState {
   readonly machineGates = new Map<string, string>();
   /** The running jobs holding a slot of each gate (gh:<gate>). */
   readonly gateHolders = new Map<string, Set<string>>();
-  /** The jobs set aside because their gate was full, by place (gwait:<gate>). */
+  /**
+   * The jobs set aside because their gate was full, by place (gwait:<gate>); gate 'r:<machine>'
+   * holds those waiting for their machine's rate (machineRate.ts).
+   */
   readonly gateLines = new Map<string, ZSet>();
+  /** THE MACHINE THROTTLE (lua/include/lcMachineRate.lua): each machine's GCRA state (mtat). */
+  readonly machineTat = new Map<string, number>();
+  /** Machines whose rate line waits, by when their rate allows a start (mdue). */
+  readonly machineDue = new ZSet();
+
+  /** A machine throttle exists: the claim looks at a job's machine rate (mrated). */
+  get machineRated(): boolean {
+    return this.limits.machineRateLimits !== undefined;
+  }
 
   /** The gate of machine `m` and its limit, when it has one. */
   gateOf(m: string): { gate: string; limit: number } | undefined {
@@ -121,6 +135,8 @@ export class FlowState {
         ? { gateLines: [...this.gateLines].map(([g, z]) => [g, z.entries()]) }
         : {}),
       ...(this.rrq.size > 0 ? { rrq: [...this.rrq] } : {}),
+      ...(this.machineTat.size > 0 ? { machineTat: [...this.machineTat] } : {}),
+      ...(this.machineDue.size > 0 ? { machineDue: this.machineDue.entries() } : {}),
     };
   }
 
@@ -141,6 +157,8 @@ export class FlowState {
     for (const [g, n] of json.gateLimits ?? []) f.gateLimits.set(g, n);
     for (const [m, g] of json.machineGates ?? []) f.machineGates.set(m, g);
     for (const [k, n] of json.rrq ?? []) f.rrq.set(k, n);
+    for (const [m, t] of json.machineTat ?? []) f.machineTat.set(m, t);
+    for (const [m, t] of json.machineDue ?? []) f.machineDue.add(m, t);
     for (const [g, entries] of json.gateLines ?? []) {
       const z = new ZSet();
       for (const [id, score] of entries) z.add(id, score);

@@ -240,6 +240,16 @@ export class MemoryLifecycle {
   }
 
   /**
+   * A head whose record vanished left `queued` (lcHeadsAfresh in lua/include/lcFlow.lua): its key
+   * is not known, and a count too high STRANDS THE KEY'S LINE, so the counts start afresh and
+   * every key's line puts its heads in (a count too low only lets a key have more heads a while).
+   */
+  headsAfresh(q: QueueState): void {
+    q.flow.rrq.clear();
+    for (const key of [...q.flow.waiting.keys()]) this.releaseLine(q, key);
+  }
+
+  /**
    * Key `key`'s line back into `queued` at its places (a resume, a change of the limits): all of
    * it, or on a roundRobin queue as many as the key may have heads (the rest follow as they leave).
    */

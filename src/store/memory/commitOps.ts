@@ -12,6 +12,7 @@ import { FINAL } from '../lifecycleTable.js';
 import { CODE } from '../../errorCodes.js';
 import { ZSet } from './ZSet.js';
 import { holdKey, keyDue, keyRateAt, releaseDueKeys } from './keyGate.js';
+import { machineRate, machineRateAt, machineRateWait, releaseDueMachines } from './machineRate.js';
 
 const TARGET = {
   done: 'done',
@@ -262,6 +263,8 @@ export function claimJobs(
   promoteDue(lc, q, now);
   const keyGate = flow.keyGate;
   if (keyGate) releaseDueKeys(lc, q, now);
+  const mrated = flow.machineRated;
+  if (mrated) releaseDueMachines(lc, q, now);
   const claimed: ClaimedJob[] = [];
   const popped: string[] = [];
   const perKey = flow.limits.perKey;
@@ -272,6 +275,12 @@ export function claimJobs(
     const e = q.index.queued.popMin();
     if (!e) break;
     seen++;
+    if (!q.jobs.has(e.member)) {
+      // No record (it vanished): nothing to run, and its key is unknown: the round robin's head
+      // counts start afresh (MemoryLifecycle.headsAfresh).
+      if (flow.roundRobin) lc.headsAfresh(q);
+      continue;
+    }
     const key = q.jobs.get(e.member)?.concurrencyKey;
     const inLine = claimOne(e, key);
     // A head of its key left `queued` (roundRobin: MemoryLifecycle.headLeft); its key's next
@@ -323,7 +332,8 @@ export function claimJobs(
       }
     }
     // ITS MACHINE'S GATE IS FULL (lua/include/lcGate.lua): it waits in the gate's line.
-    const gate = flow.gateLimits.size > 0 ? flow.gateOf(q.jobs.get(e.member)?.machine ?? '') : undefined;
+    const machine = q.jobs.get(e.member)?.machine ?? '';
+    const gate = flow.gateLimits.size > 0 ? flow.gateOf(machine) : undefined;
     if (
       gate &&
       (flow.gateHolders.get(gate.gate)?.size ?? 0) + (takingGate.get(gate.gate) ?? 0) >= gate.limit
@@ -331,6 +341,20 @@ export function claimJobs(
       let line = flow.gateLines.get(gate.gate);
       if (!line) flow.gateLines.set(gate.gate, (line = new ZSet()));
       line.add(e.member, e.score);
+      return false;
+    }
+    // OVER ITS MACHINE'S RATE (machineRate.ts): in mode 'skip' ended cancelled, unrun; else it
+    // waits in the machine's rate line, the machine due when its rate allows.
+    const mrate = mrated ? machineRate(flow, machine) : undefined;
+    const mAt = mrate && machineRateAt(flow, machine, now, mrate, false);
+    if (mrate && mAt !== undefined) {
+      if (mrate.skip) {
+        const reason = `machine ${machine} is over its rate limit (mode skip)`;
+        lc.move(q, q.jobs.get(e.member), 'cancelled', {
+          kind: 'cancelled',
+          log: [JSON.stringify({ type: 'cancelled', reason })],
+        });
+      } else machineRateWait(flow, e.member, machine, e.score, mAt);
       return false;
     }
     if (key !== undefined && keyGate) {
@@ -351,6 +375,8 @@ export function claimJobs(
         return true;
       }
     }
+    // Its start spends its machine's rate (only now: a job held back by its key spends none).
+    if (mrate) machineRateAt(flow, machine, now, mrate, true);
     if (key !== undefined && perKey !== undefined) taking.set(key, (taking.get(key) ?? 0) + 1);
     if (gate) takingGate.set(gate.gate, (takingGate.get(gate.gate) ?? 0) + 1);
     popped.push(e.member);
@@ -362,6 +388,7 @@ export function claimJobs(
     if (!e) break;
     const j = q.jobs.get(e.member);
     if (j?.concurrencyKey !== undefined && flow.roundRobin) lc.headLeft(q, j.concurrencyKey, true);
+    if (!j && flow.roundRobin) lc.headsAfresh(q);
     if (j)
       lc.move(q, j, 'cancelled', {
         kind: 'cancelled',
@@ -435,6 +462,9 @@ export function claimJobs(
   // A key whose line waits for its rate: the idle supervisor wakes when it is due.
   const kd = keyGate && popped.length < want ? flow.keyDue.first() : undefined;
   if (kd && (nextDueAt === null || nextDueAt > kd.score)) nextDueAt = kd.score;
+  // A machine whose rate line waits: likewise.
+  const md = mrated && popped.length < want ? flow.machineDue.first() : undefined;
+  if (md && (nextDueAt === null || nextDueAt > md.score)) nextDueAt = md.score;
   if (gcra) {
     // Each job started spends one emission interval.
     if (claimed.length > 0) flow.tat = gcra.tat + claimed.length * gcra.T;

@@ -29,6 +29,12 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
             queue,
           },
         );
+    for (const [m, v] of Object.entries(change.machineRateLimits ?? {}))
+      if (m === '' || (v !== null && !goodRate(v)))
+        throw new ValidationError(
+          `machineRateLimits.${m} wants a positive limit and perMs, a burst >= 0 and mode wait or skip`,
+          { field: 'machineRateLimits', queue },
+        );
     for (const [gate, v] of Object.entries(change.gates ?? {}))
       if (gate === '' || (v !== null && !(Number.isInteger(v) && v >= 1)))
         throw new ValidationError(`gate ${gate} wants a positive integer limit or null (got ${String(v)})`, {
@@ -55,10 +61,13 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
     const flow = q.flow;
     let fairness = change.fairness;
     if (fairness === (flow.limits.fairness ?? 'fifo')) fairness = undefined;
+    let machineRates = Object.entries(change.machineRateLimits ?? {});
     // WHO WINS (as flow-3.lua): run-time limits mark the queue for good; a definition's limits
     // are then not written, and otherwise only what differs.
     if (change.fromDefinition) {
       if (flow.byRun) return;
+      // An unchanged machine throttle is not written (it keeps its GCRA state).
+      machineRates = machineRates.filter(([m, v]) => !sameRate(v, flow.limits.machineRateLimits?.[m]));
       if (sameRate(r, flow.limits.rateLimit)) r = undefined;
       if (sameRate(kr, flow.limits.keyRateLimit)) kr = undefined;
       const same = (v: number | null | undefined, c: number | undefined) =>
@@ -69,6 +78,7 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
         r === undefined &&
         kr === undefined &&
         fairness === undefined &&
+        machineRates.length === 0 &&
         Object.entries(change.gates ?? {}).every(([g, v]) => (v ?? undefined) === flow.gateLimits.get(g)) &&
         Object.entries(change.machineGates ?? {}).every(
           ([m, g]) => (g ?? undefined) === flow.machineGates.get(m),
@@ -84,7 +94,8 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       Object.keys(change.gates ?? {}).some((g) => !g.startsWith('s:')) ||
       Object.keys(change.machineGates ?? {}).length > 0 ||
       change.strategy !== undefined ||
-      fairness !== undefined
+      fairness !== undefined ||
+      machineRates.length > 0
     )
       flow.byRun = true;
     if (fairness !== undefined) {
@@ -118,6 +129,24 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
     const slotsChange = (flow.limits.perKey === undefined) !== (limits.perKey === undefined);
     flow.limits = limits;
     if (slotsChange) flow.slotsFrom(q.runningKeys());
+    // A new, changed or cleared machine throttle starts afresh (as flow-3.lua).
+    if (machineRates.length > 0) {
+      const rates = { ...flow.limits.machineRateLimits };
+      for (const [m, v] of machineRates) {
+        if (v === null) delete rates[m];
+        else rates[m] = stored(v);
+        flow.machineTat.delete(m);
+      }
+      const names = Object.keys(rates).sort();
+      if (names.length > 0)
+        flow.limits.machineRateLimits = Object.fromEntries(names.map((m) => [m, rates[m]!]));
+      else {
+        delete flow.limits.machineRateLimits;
+        flow.machineTat.clear();
+      }
+    }
+    // Every gate line goes back below (the machines' rate lines too): none is due any more.
+    flow.machineDue.clear();
     for (const [gate, v] of Object.entries(change.gates ?? {}))
       if (v === null) flow.gateLimits.delete(gate);
       else flow.gateLimits.set(gate, v);

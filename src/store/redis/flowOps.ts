@@ -23,6 +23,21 @@ const pairArgs = (m: Record<string, string | number | null> | undefined): string
   return [String(e.length), ...e.flatMap(([k, v]) => [k, v === null ? '-' : String(v)])];
 };
 
+/** A machine's throttle as `mgates` holds it (lua/include/lcMachineRate.lua): 'limit:perMs:burst[:skip]'. */
+const rateSpec = (r: RateLimit): string =>
+  `${r.limit}:${r.perMs}:${r.burst ?? 0}${r.mode === 'skip' ? ':skip' : ''}`;
+
+/** A machine's throttle from its `mgates` text. */
+function readRateSpec(spec: string): RateLimit {
+  const [limit, perMs, burst, mode] = spec.split(':');
+  return {
+    limit: Number(limit),
+    perMs: Number(perMs),
+    burst: Number(burst),
+    ...(mode === 'skip' ? { mode: 'skip' as const } : {}),
+  };
+}
+
 /** A throttle as `flow` holds it under `prefix` (rate, ratePer, rateBurst, rateMode). */
 function readRate(flow: Record<string, string>, prefix: string): RateLimit | undefined {
   if (!flow[prefix]) return undefined;
@@ -54,6 +69,12 @@ export async function setQueueFlow(ctx: RedisContext, queue: string, change: Que
         ...pairArgs(change.gates),
         ...pairArgs(change.machineGates),
         change.fairness ?? '',
+        ...pairArgs(
+          change.machineRateLimits &&
+            Object.fromEntries(
+              Object.entries(change.machineRateLimits).map(([m, r]) => [m, r === null ? null : rateSpec(r)]),
+            ),
+        ),
       ],
     );
   } catch (err) {
@@ -99,9 +120,11 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
   }));
   const gates: Record<string, number> = {};
   const machineGates: Record<string, string> = {};
+  const machineRateLimits: Record<string, RateLimit> = {};
   for (const [f, v] of Object.entries(mgates)) {
     if (f.startsWith('g:')) gates[f.slice(2)] = Number(v);
     else if (f.startsWith('m:')) machineGates[f.slice(2)] = v;
+    else if (f.startsWith('r:')) machineRateLimits[f.slice(2)] = readRateSpec(v);
   }
   const rateLimit = readRate(flow, 'rate');
   const keyRateLimit = readRate(flow, 'krate');
@@ -115,6 +138,7 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
       ...(keyRateLimit ? { keyRateLimit } : {}),
       ...(Object.keys(gates).length > 0 ? { gates } : {}),
       ...(Object.keys(machineGates).length > 0 ? { machineGates } : {}),
+      ...(Object.keys(machineRateLimits).length > 0 ? { machineRateLimits: sorted(machineRateLimits) } : {}),
       ...(flow.strategy ? { strategy: flow.strategy as KeyStrategy } : {}),
       ...(flow.fairness === 'roundRobin' ? { fairness: 'roundRobin' as const } : {}),
     },
@@ -124,6 +148,10 @@ export async function queueFlow(ctx: RedisContext, queue: string): Promise<Queue
     ...(throttledUntil !== undefined ? { throttledUntil } : {}),
   };
 }
+
+/** `m` with its names in order (a hash's fields come in no order). */
+const sorted = <T>(m: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 /** Pauses or resumes one concurrency key of a stored queue (lua/keyPause-3.lua). */
 export async function setKeyPaused(

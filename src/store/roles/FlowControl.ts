@@ -15,6 +15,10 @@
 //     when the key's rate allows (the claim's next-due time includes it), or, in mode 'skip', is
 //     ended cancelled unrun with the reason. A RateLimitedError from a job with a key holds back
 //     only that key.
+//   - MACHINE THROTTLE: a job starts only when its machine's own GCRA allows (machineRateLimits);
+//     one that cannot waits in the machine's rate line (no slot, no attempt) and goes back when
+//     the rate allows (the claim's next-due time includes it), or, in mode 'skip', is ended
+//     cancelled unrun with the reason.
 //   - PAUSED KEY: a job of a paused key waits in its key's line; other keys run.
 //   - MACHINE GATES: a queue serving several machines may limit the running jobs of one machine
 //     (gate 'm:<machine>') or of several together (a shared gate 's:<name>'): a job whose gate is
@@ -43,6 +47,8 @@ export interface QueueLimits {
   gates?: Record<string, number>;
   /** The gate of each gated machine, by machine name. */
   machineGates?: Record<string, string>;
+  /** The throttle of each throttled machine on its own (a GCRA per machine), by machine name. */
+  machineRateLimits?: Record<string, RateLimit>;
 }
 
 /**
@@ -91,6 +97,8 @@ export interface QueueFlowChange {
   gates?: Record<string, number | null>;
   /** Machines' gates to set (`null`: the machine has none); machines left out are kept. */
   machineGates?: Record<string, string | null>;
+  /** Machines' throttles to set (`null` clears one); machines left out are kept. */
+  machineRateLimits?: Record<string, RateLimit | null>;
   /**
    * The limits of a definition (a supervisor's, at start and on each registry refresh): written
    * only when the queue's limits were never set at run time (a change without this flag that
@@ -110,7 +118,10 @@ export interface KeyUse {
   paused?: true;
 }
 
-/** One machine gate's use. */
+/**
+ * One machine gate's use: gate 'm:<machine>' or 's:<shared name>', or 'r:<machine>' for the jobs
+ * waiting for their machine's rate (that one has no running jobs of its own).
+ */
 export interface GateUse {
   gate: string;
   running: number;

@@ -48,6 +48,7 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "lcClaim"
 --- @include "lcFlow"
 --- @include "lcKeyGate"
+--- @include "lcMachineRate"
 --- @include "lcSetBroken"
 --- @include "lcBatch"
 --- @include "promoteDue"
@@ -77,9 +78,9 @@ local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
 local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode,
-  gated, fairness = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer',
-    'rateBurst', 'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode',
-    'gated', 'fairness'))
+  gated, fairness, mrated = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate',
+    'ratePer', 'rateBurst', 'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst',
+    'krateMode', 'gated', 'fairness', 'mrated'))
 LC.keyed = keyed == '1'
 -- THE ROUND ROBIN between keys (include/lcFlow.lua): known from this read, so no job pays for it
 -- on a queue without it.
@@ -93,6 +94,8 @@ LC.gated = gated == '1'
 -- paused key exists.
 keyGate = keyGate == '1'
 lcKeyGateInit(krate, kper, kburst, kmode)
+-- THE MACHINE THROTTLE (include/lcMachineRate.lua): looked at per job only while one exists.
+mrated = mrated == '1'
 -- THE HOLD (a RateLimitedError from a job's work, docs/flow-control.md): no job of the queue
 -- starts for holdMs from now. The throttle's state `tat` is pushed forward, in this same atomic
 -- call, so that the GCRA allows the next start at now + holdMs and then only at its rate (no
@@ -267,6 +270,7 @@ end
 if (want > 0 or skipN > 0) and paused ~= '1' then
   promoteDue()
   if keyGate then lcReleaseDueKeys(now) end
+  if mrated then lcReleaseDueMachines(now) end
   local got, popped, asked = 0, 0, want
   -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
   local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
@@ -296,13 +300,17 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         elseif pcx == '1' then parentGone = 'cancelled'
         elseif FINAL[pst] then parentGone = pst end
       end
-      -- The gate of its machine (a queue with machine gates only).
+      -- The gate of its machine (a queue with machine gates only), and its throttle.
       local gate = LC.gated and m and lcGateOf(m) or nil
+      local mrate = mrated and m and lcMachineRate(m) or nil
+      local mAt = mrate and lcMachineRateAt(m, now, mrate, false) or nil
       -- Set aside in its key's line (then its key's next does not enter: what frees the line does).
       local inLine = false
       if not m then
         -- No record (or one without a machine): nothing to run. Set it aside with the reason.
         lcSetBroken(id, 'job record missing or has no machine')
+        -- Its key unknown with its record: the round robin's head counts start afresh.
+        if LC.rr and not ck then lcHeadsAfresh() end
       elseif parentGone then
         local j = lcRead(id)
         j.popped = true
@@ -343,6 +351,18 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         redis.call('ZADD', LC.kp .. 'gwait:' .. gate.g, batch[i * 2], id)
         redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         parked = parked + 1
+      elseif mAt then
+        -- OVER ITS MACHINE'S RATE: in mode 'skip' ended cancelled, unrun; else into the machine's
+        -- rate line, the machine due when its rate allows (include/lcMachineRate.lua).
+        if mrate.skip then
+          local j = lcRead(id)
+          j.popped = true
+          lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
+            .. cjson.encode('machine ' .. m .. ' is over its rate limit (mode skip)') .. '}' } })
+        else
+          lcMachineRateWait(id, m, batch[i * 2], mAt)
+        end
+        parked = parked + 1
       elseif ck and keyGate and lcKeyRateAt(ck, now) then
         -- OVER ITS KEY'S RATE (or held by a RateLimitedError of the key): in mode 'skip' ended
         -- cancelled, unrun; else into its key's line, the key due when its rate allows.
@@ -376,6 +396,8 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           -- set; without it nothing counts a key's running jobs, so none is kept).
           redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
         end
+        -- Its start spends its machine's rate (only now: a job held back by its key spends none).
+        if mrate then lcMachineRateAt(m, now, mrate, true) end
         if gate then
           -- And a slot of its machine's gate (lcGate.lua's invariants).
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
@@ -416,7 +438,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       local j = lcRead(over[i])
       j.popped = true
       if j.ck and LC.rr then lcHeadLeft(j.ck, true) end
-      if not j.st then lcSetBroken(over[i], 'job record missing or has no machine')
+      if not j.st then
+        lcSetBroken(over[i], 'job record missing or has no machine')
+        if LC.rr and not j.ck then lcHeadsAfresh() end
       else
         lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
           .. cjson.encode('queue over its rate limit (mode skip)') .. '}' } })
@@ -436,6 +460,11 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
     if keyGate then
       local kd = lcFirstKeyDue()
       if kd and (not nextDue or tonumber(nextDue) > kd) then nextDue = kd end
+    end
+    -- A machine whose rate line waits: likewise.
+    if mrated then
+      local md = lcFirstMachineDue()
+      if md and (not nextDue or tonumber(nextDue) > md) then nextDue = md end
     end
   end
 end

@@ -12,7 +12,9 @@ ARGV: 1 key prefix, 2 paused ('1' pause, '0' resume, '' keep), 3 total, 4 perKey
       (THE MACHINE GATES, include/lcGate.lua), then per gate its id and limit ('-' clears), then
       how many machines follow, then per machine its name and gate id ('-': none), then THE
       FAIRNESS between keys ('roundRobin', 'fifo' (the default: clears it), '' keeps it;
-      include/lcFlow.lua)
+      include/lcFlow.lua), then how many machine throttles follow (THE MACHINE THROTTLE,
+      include/lcMachineRate.lua), then per machine its name and throttle
+      'limit:perMs:burst[:skip]' ('-' clears it)
 Returns 1, or 0 when nothing was written (a definition's limits, see WHO WINS).
 WHO WINS (docs/flow-control.md): limits set at run time (a change without 'def' that sets a
 limit, the strategy or a machine's gate; not a shared limit's value, an 's:' gate, which
@@ -78,6 +80,20 @@ local fairness = ARGV[at + 1] or ''
 if fairness ~= '' and fairness ~= 'fifo' and fairness ~= 'roundRobin' then
   return redis.error_reply('BAD_FLOW fairness')
 end
+at = at + 1
+local rateArgs = {}
+local nRates = tonumber(ARGV[at + 1] or '0') or -1
+if nRates < 0 then return redis.error_reply('BAD_FLOW machineRateLimits') end
+at = at + 1
+for _ = 1, nRates do
+  local m, spec = ARGV[at + 1], ARGV[at + 2]
+  local l, p, b, mode = string.match(spec or '', '^(%d+):(%d+):(%d+):?(%a*)$')
+  if not m or m == '' or (spec ~= '-' and (not l or badRate(l, tonumber(p), tonumber(b), mode))) then
+    return redis.error_reply('BAD_FLOW machineRateLimits')
+  end
+  rateArgs[#rateArgs + 1] = { m, spec }
+  at = at + 2
+end
 
 if ARGV[9] == 'def' then
   local byRun, total, perKey, r, rp, rb, rm, kr, krp, krb, krm = unpack(redis.call('HMGET', flowKey, 'byRun',
@@ -99,7 +115,14 @@ if ARGV[9] == 'def' then
   end
   local fair = redis.call('HGET', flowKey, 'fairness') or 'fifo'
   if fairness == fair then fairness = '' end
+  -- An unchanged machine throttle is not written (it keeps its GCRA state).
+  local kept = {}
+  for _, p in ipairs(rateArgs) do
+    if not same(p[2], redis.call('HGET', kp .. 'mgates', 'r:' .. p[1])) then kept[#kept + 1] = p end
+  end
+  rateArgs = kept
   if same(ARGV[3], total) and same(ARGV[4], perKey) and rate == '' and krate == '' and gatesSame and fairness == ''
+    and #rateArgs == 0
   then
     return 0
   end
@@ -111,7 +134,7 @@ else
     if string.sub(p[1], 1, 2) ~= 's:' then own = true end
   end
   if ARGV[3] ~= '' or ARGV[4] ~= '' or rate ~= '' or krate ~= '' or strategy ~= '' or own or nMachines > 0
-    or fairness ~= '' then
+    or fairness ~= '' or nRates > 0 then
     redis.call('HSET', flowKey, 'byRun', '1')
   end
 end
@@ -161,8 +184,22 @@ for _, p in ipairs(machineArgs) do
   if p[2] == '-' then redis.call('HDEL', kp .. 'mgates', 'm:' .. p[1])
   else redis.call('HSET', kp .. 'mgates', 'm:' .. p[1], p[2]) end
 end
+-- A new, changed or cleared machine throttle starts afresh (its GCRA state goes).
+for _, p in ipairs(rateArgs) do
+  if p[2] == '-' then redis.call('HDEL', kp .. 'mgates', 'r:' .. p[1])
+  else redis.call('HSET', kp .. 'mgates', 'r:' .. p[1], p[2]) end
+  redis.call('HDEL', kp .. 'mtat', p[1])
+end
 if redis.call('EXISTS', kp .. 'mgates') == 1 then redis.call('HSET', flowKey, 'gated', '1')
 else redis.call('HDEL', flowKey, 'gated') end
+local mrated = false
+for _, f in ipairs(redis.call('HKEYS', kp .. 'mgates')) do
+  if string.sub(f, 1, 2) == 'r:' then mrated = true; break end
+end
+if mrated then redis.call('HSET', flowKey, 'mrated', '1')
+else redis.call('HDEL', flowKey, 'mrated'); redis.call('DEL', kp .. 'mtat') end
+-- Every gate line goes back below (the machines' rate lines too): none is due any more.
+redis.call('DEL', kp .. 'mdue')
 
 -- perKey set now and not before: the slots are rebuilt from the running jobs (each one's `ck`,
 -- bounded by how many run), in this call, so the next claim counts them; cleared: they go. Any

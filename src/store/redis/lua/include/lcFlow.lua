@@ -122,6 +122,18 @@ local function lcReleaseLine(ck)
   end
 end
 
+-- A head whose record vanished (an eviction, an operator's DEL: the claim found no record) left
+-- `queued`: its key is on the record only, so no count can be taken off, and a count too high
+-- STRANDS ITS KEY'S LINE for good. So the head counts start afresh and every key's line puts its
+-- heads in, as a change of the fairness does (flow-3.lua): a count too low only lets a key have
+-- more heads for a while. Cost: the keys with a line, at a fault only (once per claim call).
+local function lcHeadsAfresh()
+  if LC.afresh then return end
+  LC.afresh = true
+  redis.call('DEL', LC.kp .. 'rrq')
+  for _, ck in ipairs(redis.call('SMEMBERS', LC.kp .. 'ckkeys')) do lcReleaseLine(ck) end
+end
+
 -- Job `id` of key `ck` stopped running: its slot frees, and the first job waiting for one
 -- goes back in line (the claim sets it aside again if the key filled meanwhile).
 -- A job that held no slot (no perKey: no sets are kept) costs the one SREM, or nothing when the

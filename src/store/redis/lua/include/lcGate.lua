@@ -16,6 +16,9 @@
 -- frees puts the head of the line back in `queued`, and any change of the limits puts every line
 -- back (flow-3.lua). A job's gate is not stored on it: leaving, it is looked for in the gates in
 -- use (a few), so a change of a machine's gate while it runs cannot strand its slot.
+-- Gate id 'r:<machine>' is THE MACHINE THROTTLE's line (lcMachineRate.lua): a line with no
+-- holders ever, listed, counted, left and put back by a change like the others; only its due
+-- time (mdue) releases it otherwise.
 
 -- Whether the queue has gates: from commit-12's read of `flow`, else one HGET per call.
 local function lcGated()

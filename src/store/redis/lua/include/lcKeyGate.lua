@@ -15,39 +15,29 @@
 -- that waits for a slot is put back by lcFreeSlot; a paused key's by its resume).
 --- @include "lcKeyGateMark"
 --- @include "lcFlow"
-local KG = { T = 0, tau = 0, rate = false, skip = false }
+--- @include "lcGcra"
+local KG = { g = { T = 0, tau = 0, rated = false }, skip = false }
 
 -- The key throttle as `flow` holds it (nil: none; a hold alone still applies, T = tau = 0).
 local function lcKeyGateInit(krate, kper, kburst, kmode)
-  if krate then
-    KG.rate = true
-    KG.T = tonumber(kper) / tonumber(krate)
-    KG.tau = (tonumber(kburst) or 0) * KG.T
-  end
+  if krate then KG.g = lcGcraOf(krate, kper, kburst) end
   KG.skip = kmode == 'skip'
 end
 
 -- Key `ck` may start one job now: nil, its GCRA spent. Else the time (ms) it may start one.
 local function lcKeyRateAt(ck, now)
-  local kt = tonumber(redis.call('HGET', LC.kp .. 'ktat', ck))
-  if not kt and not KG.rate then return nil end
-  local t0 = math.max(kt or now, now)
-  if t0 > now + KG.tau then return math.ceil(t0 - KG.tau) end
-  if KG.rate then redis.call('HSET', LC.kp .. 'ktat', ck, string.format('%.3f', t0 + KG.T))
-  else redis.call('HDEL', LC.kp .. 'ktat', ck) end
-  return nil
+  return lcGcraAt(LC.kp .. 'ktat', ck, now, KG.g, true)
 end
 
 -- Key `ck`'s line waits for its rate until `at`: into kdue (only ever earlier).
 local function lcKeyDue(ck, at)
-  local cur = tonumber(redis.call('ZSCORE', LC.kp .. 'kdue', ck))
-  if not cur or cur > at then redis.call('ZADD', LC.kp .. 'kdue', at, ck) end
+  lcDueAt(LC.kp .. 'kdue', ck, at)
 end
 
 -- THE KEY HOLD (a RateLimitedError from a job of key `ck`): no job of the key starts for holdMs,
 -- then at the key's rate (no burst at once), as the queue's hold (commit-12.lua's holdStarts).
 local function lcHoldKey(ck, holdMs, now)
-  local untilT = now + holdMs + KG.tau
+  local untilT = now + holdMs + KG.g.tau
   local kt = tonumber(redis.call('HGET', LC.kp .. 'ktat', ck))
   if not kt or untilT > kt then redis.call('HSET', LC.kp .. 'ktat', ck, string.format('%.3f', untilT)) end
   redis.call('HSET', LC.kp .. 'flow', 'keyGate', '1')
@@ -62,13 +52,11 @@ local function lcReleaseDueKeys(now)
     redis.call('ZREM', kp .. 'kdue', ck)
     if redis.call('SISMEMBER', kp .. 'kpaused', ck) == 0 then
       local wk = kp .. 'ckwait:' .. ck
-      local t0 = math.max(tonumber(redis.call('HGET', kp .. 'ktat', ck)) or now, now)
-      local n = 1000
-      if KG.rate then n = math.max(1, math.floor((now + KG.tau - t0) / KG.T) + 1) end
+      local n, again = lcGcraRoom(kp .. 'ktat', ck, now, KG.g)
       local heads = redis.call('ZPOPMIN', wk, n)
       for i = 1, #heads, 2 do lcEnterQueued(heads[i], heads[i + 1], ck) end
       if redis.call('EXISTS', wk) == 1 then
-        if KG.rate then lcKeyDue(ck, math.ceil(t0 + n * KG.T - KG.tau)) end
+        if again then lcKeyDue(ck, again) end
       elseif redis.call('EXISTS', kp .. 'ck:' .. ck) == 0 then
         -- Its line is empty: the key leaves ckkeys (include/lcFlow.lua).
         redis.call('SREM', kp .. 'ckkeys', ck)
