@@ -50,7 +50,7 @@ end
 local function lcFlush()
   lcFlushIndexes()
   for _, g in ipairs(lcToldKeys) do
-    emitMany(LC.kp .. 'events', LC.maxLen, LC.now, g.ids, g.kind, g.status)
+    emitMany(LC.kp .. 'events', LC.maxLen, lcNowText(), g.ids, g.kind, g.status)
   end
   lcTold, lcToldKeys, lcMoved = {}, {}, {}
   lcTallyFlush()
