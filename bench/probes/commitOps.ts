@@ -4,6 +4,7 @@
 // on one private redis-server so that a busy machine weighs on all of them alike.
 //
 //   node --import tsx bench/probes/commitOps.ts ROOT... [--jobs 20000] [--rounds 5]
+//   ... [--band B]   the jobs' priority band (0-3; default 2, the normal one)
 //   ... [--port P --callgrind PID:FILE]   on a redis-server of your own at 127.0.0.1:P (it is
 //       FLUSHALLed) run under `valgrind --tool=callgrind --callgrind-out-file=FILE` as PID:
 //       instructions per job instead of usec, which repeat on a busy machine, as times do not
@@ -48,6 +49,8 @@ const [cgPid, cgFile] = text('callgrind')?.split(':') ?? [];
 if (cgPid && !PORT) throw new Error('--callgrind wants --port: the server valgrind runs');
 const ONLY_CASES = text('cases')?.split(',');
 const JOBS = opt('jobs', 20_000);
+// The jobs' priority band: 2, the normal band (no `pr` field), as the bench's jobs have.
+const BAND = Number(text('band') ?? 2);
 const ROUNDS = opt('rounds', 5);
 const roots = argv;
 if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] [--rounds N]');
@@ -113,7 +116,7 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         machine: 'm',
         version: 1,
         input: '{"n":1}',
-        band: 1,
+        band: BAND,
         delayMs: 0,
         maxAttempts: 3,
         ...(kind === 'keyed plain' ? { concurrencyKey: `k${k % 10_000}` } : {}),
