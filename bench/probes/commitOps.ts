@@ -167,7 +167,14 @@ function instructionsSinceZero(): number {
   return Number(totals[events.indexOf('Ir')]);
 }
 
-const ALL_CASES: readonly Case[] = ['plain', 'keyed plain', 'pipeline', 'stale plain', 'stale pipeline', 'enqueue'];
+const ALL_CASES: readonly Case[] = [
+  'plain',
+  'keyed plain',
+  'pipeline',
+  'stale plain',
+  'stale pipeline',
+  'enqueue',
+];
 const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

@@ -55,13 +55,11 @@ describe('the minute tally of a call', () => {
     for (const c of claimed) {
       const [st, ca, ct, fa] = await h.raw.hmget(h.key(`job:${c.id}`), 'st', 'ca', 'ct', 'fa');
       minute = Math.floor(Number(fa) / 60_000);
-      for (const f of tallyFields(st!, Number(ca), Number(ct), Number(fa))) expected[f] = (expected[f] ?? 0) + 1;
+      for (const f of tallyFields(st!, Number(ca), Number(ct), Number(fa)))
+        expected[f] = (expected[f] ?? 0) + 1;
     }
     const stored = await h.raw.hgetall(h.key(`series:${minute}`));
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(stored).map(([f, n]) => [f, Number(n)])),
-      expected,
-    );
+    assert.deepEqual(Object.fromEntries(Object.entries(stored).map(([f, n]) => [f, Number(n)])), expected);
     // More than one pair in each histogram, so the grouping was exercised.
     assert.ok(Object.keys(expected).filter((f) => f.startsWith('w')).length >= 2, JSON.stringify(expected));
     assert.ok(Object.keys(expected).filter((f) => f.startsWith('r')).length >= 2, JSON.stringify(expected));
