@@ -4,6 +4,7 @@
 // on one private redis-server so that a busy machine weighs on all of them alike.
 //
 //   node --import tsx bench/probes/commitOps.ts ROOT... [--jobs 20000] [--rounds 5]
+//   ... [--band B]   the jobs' priority band (0-3; default 2, the normal one)
 //   ... [--port P --callgrind PID:FILE]   on a redis-server of your own at 127.0.0.1:P (it is
 //       FLUSHALLed) run under `valgrind --tool=callgrind --callgrind-out-file=FILE` as PID:
 //       instructions per job instead of usec, which repeat on a busy machine, as times do not
@@ -17,6 +18,8 @@
 //             costs a queue that has no per-key limit)
 //   stale plain, stale pipeline   the same ops (half checkpoints, half dones with a state, in the
 //             latter) from a worker whose lease is lost: read, checked, fenced off, not written
+//   enqueue   the enqueue of the plain case's jobs alone (batches of 100; plain + enqueue is what
+//             a no-op job costs Redis in all)
 // Printed: per case and root, the median over rounds of EVALSHA usec per job (or op, when stale;
 // the first claim of each store is not counted, the others are).
 
@@ -46,6 +49,8 @@ const [cgPid, cgFile] = text('callgrind')?.split(':') ?? [];
 if (cgPid && !PORT) throw new Error('--callgrind wants --port: the server valgrind runs');
 const ONLY_CASES = text('cases')?.split(',');
 const JOBS = opt('jobs', 20_000);
+// The jobs' priority band: 2, the normal band (no `pr` field), as the bench's jobs have.
+const BAND = Number(text('band') ?? 2);
 const ROUNDS = opt('rounds', 5);
 const roots = argv;
 if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] [--rounds N]');
@@ -63,7 +68,7 @@ for (const root of roots) {
 const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
 const DONE_LOG = ['{"type":"done"}'];
 
-type Case = 'plain' | 'keyed plain' | 'pipeline' | 'stale plain' | 'stale pipeline';
+type Case = 'plain' | 'keyed plain' | 'pipeline' | 'stale plain' | 'stale pipeline' | 'enqueue';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -98,6 +103,11 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
   const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
   const stale = kind.startsWith('stale');
   const total = stale ? BATCH : JOBS;
+  const zero = async (): Promise<void> => {
+    await ctl.config('RESETSTAT');
+    if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  };
+  if (kind === 'enqueue') await zero();
   for (let i = 0; i < total; i += 100) {
     const jobs: NewJob[] = [];
     for (let k = i; k < Math.min(total, i + 100); k++)
@@ -106,16 +116,16 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         machine: 'm',
         version: 1,
         input: '{"n":1}',
-        band: 1,
+        band: BAND,
         delayMs: 0,
         maxAttempts: 3,
         ...(kind === 'keyed plain' ? { concurrencyKey: `k${k % 10_000}` } : {}),
       });
     await store.enqueue('default', jobs);
   }
+  if (kind === 'enqueue') return finish(store);
   let { claimed } = await store.commit('default', [], claim);
-  await ctl.config('RESETSTAT');
-  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  await zero();
   if (stale) {
     const lost = claimed.map((c) => ({ id: c.id, token: 'lost' }));
     const ops =
@@ -133,6 +143,11 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
       ));
     }
   }
+  return finish(store);
+}
+
+/** The cost since the counters were zeroed, per job; closes the store and empties the server. */
+async function finish(store: Store): Promise<number> {
   const cost = cgPid ? instructionsSinceZero() : ((await commandStats(ctl)).get('evalsha')?.usec ?? NaN);
   await store.close();
   await ctl.flushall();
@@ -152,7 +167,14 @@ function instructionsSinceZero(): number {
   return Number(totals[events.indexOf('Ir')]);
 }
 
-const ALL_CASES: readonly Case[] = ['plain', 'keyed plain', 'pipeline', 'stale plain', 'stale pipeline'];
+const ALL_CASES: readonly Case[] = [
+  'plain',
+  'keyed plain',
+  'pipeline',
+  'stale plain',
+  'stale pipeline',
+  'enqueue',
+];
 const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

@@ -46,6 +46,7 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "lcMove"
 --- @include "lcDonePlain"
 --- @include "lcClaim"
+--- @include "lcBare"
 --- @include "lcFlow"
 --- @include "lcKeyGate"
 --- @include "lcMachineRate"
@@ -272,25 +273,44 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
   if keyGate then lcReleaseDueKeys(now) end
   if mrated then lcReleaseDueMachines(now) end
   local got, popped, asked = 0, 0, want
-  -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
-  local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
-  if LC.keyed then claimFields[#claimFields + 1] = 'ck' end
-  local deadline = now + leaseMs
+  -- The lease's end, as text (include/numText.lua): the same for every job of this call.
+  local deadline = numText(now + leaseMs)
+  local tokPrefix = workerId .. ':'
+  -- Only a job with a key or a machine gate can be set aside in a line, at its score: the other
+  -- queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without a score formatted
+  -- as a float per job).
+  local withScores = LC.keyed or LC.gated
   while got < want do
-    local batch = redis.call('ZPOPMIN', queuedKey, want - got)
-    local n = #batch / 2
+    local batch, step
+    if withScores then
+      batch, step = redis.call('ZPOPMIN', queuedKey, want - got), 2
+    else
+      batch, step = redis.call('ZRANGE', queuedKey, 0, want - got - 1), 1
+      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, 0, #batch - 1) end
+    end
+    local n = #batch / step
     if n == 0 then break end
     popped = popped + n
     local tok = redis.call('HINCRBY', metaKey, 'tok', n) - n
     local parked = 0
     for i = 1, n do
-      local id = batch[i * 2 - 1]
+      local id = batch[i * step - step + 1]
       local jk = LC.kp .. 'job:' .. id
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
-      -- once), so the claim's guards hold by construction.
-      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, ck = unpack(redis.call('HMGET', jk,
-        unpack(claimFields)))
+      -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
+      -- job with a key; the rare fields only when the record is not bare (include/lcBare.lua).
+      local m, v, input, ma, ck
+      if LC.keyed then
+        m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
+      else
+        m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
+      end
+      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
+      if m and not lcBare(jk, ck and 8 or 7) then
+        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par', 'opt',
+          'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
+      end
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil
@@ -380,7 +400,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         -- Either way it does not count as started: the claim pops on for others.
         parked = parked + 1
       else
-        local token = workerId .. ':' .. (tok + i)
+        local token = tokPrefix .. numText(tok + i)
         local st = 'working'
         if hasLoadSet and not sn and string.find(loadSet, '|' .. m .. '|', 1, true) then st = 'loading' end
         -- Short on purpose (the hash stays a compact listpack): no worker field (the token

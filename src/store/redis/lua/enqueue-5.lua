@@ -104,6 +104,7 @@ for i = 0, n - 1 do
 end
 local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
+local nowText = lcNowText()
 local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
 local out = {}
 local allCreated = true
@@ -144,13 +145,14 @@ for i = 0, n - 1 do
   end
   if created == 1 then
     local band = bands[i]
-    local score = band * BAND + seq + i + 1
+    -- Sent twice (its `qs`, its place in `queued`): formatted once (include/numText.lua).
+    local score = numText(band * BAND + seq + i + 1)
     local delay = delays[i]
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
     -- now, no log field: its "enqueued" entry is implicit (`ca`, see include/addLog.lua).
     local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued',
-      'qs', score, 'ma', ARGV[b + 6], 'ca', now }
+      'qs', score, 'ma', ARGV[b + 6], 'ca', nowText }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
     if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
     if not dedupeFields(args, dd, now, delay) and delay > 0 then

@@ -1,5 +1,6 @@
 --- @include "lcState"
 --- @include "lcBatch"
+--- @include "lcBare"
 --- @include "lcGuard"
 --- @include "lcMove"
 --- @include "lcFlow"
@@ -13,15 +14,20 @@ local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
   -- `ct` and `ca` for its tally (lcTally.lua): every claimed job has both, so they cost no scan.
-  local st, tk, ls, ib, par, fg, wt, ct, ca, ck
+  local st, tk, ct, ca, ck
   if LC.keyed then
-    st, tk, ls, ib, par, fg, wt, ct, ca, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-      'ct', 'ca', 'ck'))
+    st, tk, ct, ca, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'ck'))
   else
-    st, tk, ls, ib, par, fg, wt, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-      'ct', 'ca'))
+    st, tk, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ct', 'ca'))
   end
   if token == '' or tk ~= token then return 0 end
+  -- THE BARE RECORD (lcBare.lua): the base fields, tk, ct (and ck, pr) only, so none of the
+  -- fields below; else they are read.
+  local ls, ib, par, fg, wt
+  local bare = ct and lcBare(jk, ck and 10 or 9)
+  if not bare then
+    ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'ls', 'ib', 'par', 'fg', 'wt'))
+  end
   -- Every job of a queue with machine gates takes lcMove (lcGate.lua): its gate slot frees there.
   -- A job with a concurrency key (`ck`) does not: its slot (if it holds one) frees below, as
   -- lcLeave frees it (lcFreeSlot, lcFlow.lua).
@@ -33,11 +39,13 @@ local function lcDonePlain(id, token, output)
     return 1
   end
   if not UPDATABLE[st] then return 0 end
-  redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', LC.now)
-  redis.call('HDEL', jk, 'tk', 'qs', 'e')
+  local now = lcNowText()
+  redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', now)
+  -- A bare record has no error (`e`) to drop.
+  if bare then redis.call('HDEL', jk, 'tk', 'qs') else redis.call('HDEL', jk, 'tk', 'qs', 'e') end
   lcRemove('active', id)
   if ck then lcFreeSlot(id, ck) end
-  lcIndex('done', LC.now, id)
+  lcIndex('done', now, id)
   lcMoved[id] = lcTell(id, 'done', 'done') * 2 + 1
   lcTally('done', ca, ct)
   return 1

@@ -149,6 +149,8 @@ local DROP_FAILED, DROP_DONE, DROP_CANCELLED = { 'tk' }, { 'tk', 'qs', 'e' }, { 
 
 lcMove = function(j, to, o, set)
   local id, jk, now = j.id, j.jk, LC.now
+  -- The time as sent: formatted once per call (numText.lua).
+  local nowT = lcNowText()
   -- ORDER (see above): a second move of this job in this call.
   local prev = lcMoved[id]
   local minPos = nil
@@ -172,7 +174,7 @@ lcMove = function(j, to, o, set)
     if to ~= 'cancelled' and not j.ca then j.ct, j.ca = unpack(redis.call('HMGET', jk, 'ct', 'ca')) end
     lcTally(to, j.ca, j.ct)
     lcLeave(j)
-    args[#args + 1] = 'fa'; args[#args + 1] = now
+    args[#args + 1] = 'fa'; args[#args + 1] = nowT
     if not o.implicit then addLog(args, jk, j.ls, now, o.log) end
     redis.call('HSET', jk, unpack(args))
     -- A done or cancelled record keeps no place in line (a redriven dead letter needs its own).
@@ -187,13 +189,13 @@ lcMove = function(j, to, o, set)
     end
     redis.call('HDEL', jk, unpack(drop))
     if j.wt then pushResult(LC.kp, jk, id, j.wt) end
-    lcIndex(to, now, id)
+    lcIndex(to, nowT, id)
     if to == 'failed' then
       if o.dead == 'broken' then
-        lcIndex('broken', now, id)
+        lcIndex('broken', nowT, id)
         redis.call('HSET', LC.kp .. 'brokenwhy', id, o.why or 'broken')
       else
-        lcIndex('dead', now, id)
+        lcIndex('dead', nowT, id)
       end
     end
     if j.par then
@@ -208,7 +210,7 @@ lcMove = function(j, to, o, set)
     if j.ls then ddRelease(j) end
     return to
   end
-  args[#args + 1] = 'ua'; args[#args + 1] = now
+  args[#args + 1] = 'ua'; args[#args + 1] = nowT
   if UPDATABLE[to] then
     -- A checkpoint (or LOADED): the job made progress, so its lease requeues start over.
     addLog(args, jk, j.ls, now, o.log)
@@ -242,7 +244,7 @@ lcMove = function(j, to, o, set)
     redis.call('HSET', jk, unpack(args))
   elseif to == 'waiting' then
     args[#args + 1] = 'tk'; args[#args + 1] = ''
-    lcIndex('waiting', now, id)
+    lcIndex('waiting', nowT, id)
     -- An event or a fan-in may have come after the worker last looked: wake it at once.
     local fw = redis.call('HGET', jk, 'fw')
     if fw then redis.call('HDEL', jk, 'fw') end

@@ -1,3 +1,4 @@
+--- @include "numText"
 -- The lifecycle's settings for this call: a script that moves jobs sets LC.kp (its queue's key
 -- prefix), LC.now (nowMs()), LC.maxLen (the event stream's cap) and LC.ttl (retention) first.
 -- LC.wake: lcFlush wakes an idle supervisor (there is new work, or a due time came earlier).
@@ -8,3 +9,10 @@
 -- commit-12.lua, which reads perKey anyway, sets it false when none is set and spares a job that
 -- stops running the SREM that would find nothing.
 local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false, keyed = true, slots = true }
+
+-- LC.now as text (numText.lua: Redis would format the number each time it is sent), made once
+-- per value of LC.now.
+local function lcNowText()
+  if LC.nowTextOf ~= LC.now then LC.nowTextOf = LC.now; LC.nowText = numText(LC.now) end
+  return LC.nowText
+end

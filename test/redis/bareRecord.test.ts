@@ -1,0 +1,80 @@
+// Redis only: THE BARE RECORD (lua/include/lcBare.lua). The claim and the plain done read a job's
+// rare fields only when its field count says it has more than the bare ones (the base fields, the
+// lease, a priority band, a concurrency key). Every record with one field more, of any band and on
+// a queue with keys or without, must still be read whole: its options reach the worker, its
+// watcher gets the result.
+
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRedis, type TestRedis } from '../support/redis.js';
+import { Harness } from '../support/harness.js';
+import type { NewJob } from '../../src/store/types.js';
+
+const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
+  id,
+  machine: 'm',
+  version: 1,
+  input: '{"n":1}',
+  band: 2,
+  delayMs: 0,
+  maxAttempts: 3,
+  ...extra,
+});
+
+/** Each band a job can be of (2 is stored as no `pr`), with a concurrency key and without. */
+const KINDS: [string, Partial<NewJob>][] = [
+  ['the normal band', {}],
+  ['another band', { band: 0 }],
+  ['the normal band with a concurrency key', { concurrencyKey: 'k1' }],
+  ['another band with a concurrency key', { band: 3, concurrencyKey: 'k2' }],
+];
+
+describe('the bare record: reads that skip the rare fields', () => {
+  let redis: TestRedis;
+  let h: Harness;
+  before(async () => (redis = await startRedis()));
+  after(async () => redis.stop());
+  afterEach(async () => h.close());
+
+  for (const [name, extra] of KINDS) {
+    it(`a claim of a job of ${name} returns its options, and of one without none`, async () => {
+      h = new Harness(redis);
+      await h.store.enqueue('default', [
+        job('bare', extra),
+        job('opts', { ...extra, options: '{"timeoutMs":50}' }),
+      ]);
+      const claimed = await h.claimAs('w', { max: 2 });
+      assert.deepEqual(
+        claimed.map((c) => [c.id, c.options]),
+        [
+          ['bare', undefined],
+          ['opts', '{"timeoutMs":50}'],
+        ],
+      );
+    });
+
+    it(`a plain done of a job of ${name} someone waits for pushes its result`, async () => {
+      h = new Harness(redis);
+      await h.store.enqueue('default', [job('w1', extra), job('plain', extra)]);
+      const claimed = await h.claimAs('w', { max: 2 });
+      await h.store.watchJob('w1', 'default', 'waiter-1');
+      const res = await h.store.commit(
+        'default',
+        claimed.map((c) => ({
+          kind: 'done' as const,
+          id: c.id,
+          token: c.token,
+          output: '"ok"',
+          snapshot: '',
+          log: ['{"type":"done"}'],
+        })),
+      );
+      assert.deepEqual(res.written, [true, true]);
+      assert.equal(await h.raw.hget(h.key('job:w1'), 'wt'), null, 'the watcher was told');
+      assert.ok((await h.raw.llen(h.key('result:waiter-1'))) > 0, 'its result was pushed');
+      for (const id of ['w1', 'plain']) assert.equal((await h.store.getJob(id, 'default'))!.status, 'done');
+      if (extra.concurrencyKey)
+        assert.equal(await h.raw.hget(h.key('job:plain'), 'ck'), extra.concurrencyKey, 'keeps its key');
+    });
+  }
+});
