@@ -276,10 +276,10 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
   -- The lease's end, as text (include/numText.lua): the same for every job of this call.
   local deadline = numText(now + leaseMs)
   local tokPrefix = workerId .. ':'
-  -- Only a job with a key or a machine gate can be set aside in a line, at its score: the other
-  -- queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without a score formatted
-  -- as a float per job).
-  local withScores = LC.keyed or LC.gated
+  -- Only a job with a key, a machine gate or a machine throttle can be set aside in a line, at
+  -- its score: the other queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without
+  -- a score formatted as a float per job).
+  local withScores = LC.keyed or LC.gated or mrated
   while got < want do
     local batch, step
     if withScores then
