@@ -269,7 +269,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
   if keyGate then lcReleaseDueKeys(now) end
   local got, popped, asked = 0, 0, want
   -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
-  local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
+  local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'rm' }
   if LC.keyed then claimFields[#claimFields + 1] = 'ck' end
   local deadline = now + leaseMs
   while got < want do
@@ -285,7 +285,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction.
-      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, ck = unpack(redis.call('HMGET', jk,
+      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, rm, ck = unpack(redis.call('HMGET', jk,
         unpack(claimFields)))
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
@@ -368,7 +368,8 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         -- claim of a job whose log is still implicit logs nothing (see include/addLog.lua).
         local entry = nil
         local a = attempt and tonumber(attempt) or 1
-        if ls or ct or a > 1 then
+        -- A minimal record (`rm`) logs nothing and is not told on the stream (include/lcMove.lua).
+        if (ls or ct or a > 1) and not rm then
           entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
         end
         if ck and perKey then
@@ -381,7 +382,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
-        lcClaim(id, jk, st, token, deadline, ls, entry)
+        lcClaim(id, jk, st, token, deadline, ls, entry, rm)
         local n0 = #claimed
         claimed[n0 + 1] = id
         claimed[n0 + 2] = token

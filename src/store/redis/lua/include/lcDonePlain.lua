@@ -4,6 +4,7 @@
 --- @include "lcMove"
 --- @include "lcFlow"
 --- @include "lcTally"
+--- @include "lcDoneMinimal"
 -- THE PLAIN DONE: lcMove's done, for the job most jobs are (a running job with no parent,
 -- fan-out, inbox, watcher or audit log of its own, not moved before in this call): the same
 -- writes in a fraction of the Lua. Anything else takes lcMove. test/lifecycle/plainDone.test.ts
@@ -13,13 +14,13 @@ local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
   -- `ct` and `ca` for its tally (lcTally.lua): every claimed job has both, so they cost no scan.
-  local st, tk, ls, ib, par, fg, wt, ct, ca, ck
+  local st, tk, ls, ib, par, fg, wt, ct, ca, rm, ck
   if LC.keyed then
-    st, tk, ls, ib, par, fg, wt, ct, ca, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-      'ct', 'ca', 'ck'))
+    st, tk, ls, ib, par, fg, wt, ct, ca, rm, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
+      'wt', 'ct', 'ca', 'rm', 'ck'))
   else
-    st, tk, ls, ib, par, fg, wt, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-      'ct', 'ca'))
+    st, tk, ls, ib, par, fg, wt, ct, ca, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
+      'ct', 'ca', 'rm'))
   end
   if token == '' or tk ~= token then return 0 end
   -- Every job of a queue with machine gates takes lcMove (lcGate.lua): its gate slot frees there.
@@ -27,12 +28,13 @@ local function lcDonePlain(id, token, output)
   -- lcLeave frees it (lcFreeSlot, lcFlow.lua).
   if ls or ib or par or fg or wt or lcGated() or lcMoved[id] then
     local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck, ct = ct,
-      ca = ca }
+      ca = ca, rm = rm }
     if lcGuard(j, 'done', token) then return 0 end
     lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })
     return 1
   end
   if not UPDATABLE[st] then return 0 end
+  if rm then return lcDoneMinimal(id, ck, ca, ct) end
   redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', LC.now)
   redis.call('HDEL', jk, 'tk', 'qs', 'e')
   lcRemove('active', id)

@@ -7,20 +7,23 @@
 -- the finish's read not when LC.keyed says no job of the queue has one (the hot path stays as it was).
 -- The finish's read takes `ct` and `ca` too, for the ending's tally (lcTally.lua): every claimed
 -- job has both, so they cost no scan, where lcMove's own HMGET of them cost a command.
+-- Every read takes `rm` (a minimal record, include/lcDoneMinimal.lua): lcMove writes no log or
+-- stream entry for such a job, and deletes it as it ends done.
 local function lcRead(id, full)
   local jk = LC.kp .. 'job:' .. id
   if not full then
     if not LC.keyed then
-      local st, tk, ls, ib, par, fg, wt, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-        'ct', 'ca'))
-      return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ct = ct, ca = ca }
+      local st, tk, ls, ib, par, fg, wt, ct, ca, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
+        'wt', 'ct', 'ca', 'rm'))
+      return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ct = ct, ca = ca, rm = rm }
     end
-    local st, tk, ls, ib, par, fg, wt, ct, ca, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
-      'wt', 'ct', 'ca', 'ck'))
-    return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ct = ct, ca = ca, ck = ck }
+    local st, tk, ls, ib, par, fg, wt, ct, ca, ck, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
+      'wt', 'ct', 'ca', 'ck', 'rm'))
+    return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ct = ct, ca = ca, ck = ck,
+      rm = rm }
   end
-  local st, tk, cx, ls, ib, par, fg, wt, qs, lr, ra, pr, ck = unpack(redis.call('HMGET', jk,
-    'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr', 'ck'))
+  local st, tk, cx, ls, ib, par, fg, wt, qs, lr, ra, pr, ck, rm = unpack(redis.call('HMGET', jk,
+    'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr', 'ck', 'rm'))
   return { id = id, jk = jk, st = st, tk = tk, cx = cx, ls = ls, ib = ib, par = par, fg = fg, wt = wt,
-    qs = qs, lr = lr, ra = ra, pr = pr, ck = ck, full = true }
+    qs = qs, lr = lr, ra = ra, pr = pr, ck = ck, rm = rm, full = true }
 end
