@@ -21,7 +21,8 @@ describe('a minimal record through a crash', () => {
     );
     await eventually(() => ids.every((id) => w.started.has(id)), 10_000);
     await w.sigkill();
-    for (const id of ids) assert.equal((await h.store.getJob(id))?.status, 'working', 'kept while unfinished');
+    for (const id of ids)
+      assert.equal((await h.store.getJob(id))?.status, 'working', 'kept while unfinished');
 
     // Waiting on two of them; the third ends the plain way, with no watcher.
     const waits = ids.slice(0, 2).map((id) => client.waitForResult(id, { timeoutMs: 15_000 }));
@@ -39,7 +40,10 @@ describe('a minimal record through a crash', () => {
       assert.equal(rec.output, 'recovered');
       assert.equal(rec.leaseRequeues, 1);
     }
-    await eventually(async () => (await Promise.all(ids.map((id) => h.store.getJob(id)))).every((r) => r === null), 10_000);
+    await eventually(
+      async () => (await Promise.all(ids.map((id) => h.store.getJob(id)))).every((r) => r === null),
+      10_000,
+    );
     assert.deepEqual([...ran].sort(), [...ids].sort(), 'each job ran exactly once after the crash');
     assert.ok(!(await h.keys()).some((k) => ids.some((id) => k.includes(id))), 'nothing of the jobs is left');
   });

@@ -15,7 +15,13 @@ const ping = defineJob({
   name: 'ping',
   record: 'minimal',
   retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 1 } },
-  work: async ({ input, attempt }: { input: { failUntil?: number; fatal?: boolean; hold?: boolean }; attempt: number }) => {
+  work: async ({
+    input,
+    attempt,
+  }: {
+    input: { failUntil?: number; fatal?: boolean; hold?: boolean };
+    attempt: number;
+  }) => {
     if (input.hold) await new Promise<void>((resolve) => (gate = resolve));
     if (input.fatal) throw new NonRetryableError('fatal');
     if (attempt < (input.failUntil ?? 0)) throw new Error(`attempt ${attempt} failed`);
@@ -57,11 +63,18 @@ describeOnEachStore('minimal records', (world) => {
     const kept = await client.enqueue('plain', {});
     await h.started({ jobs });
     await client.waitForResult(kept, { timeoutMs: 10_000 });
-    await eventually(async () => (await Promise.all(ids.map((id) => client.get(id)))).every((r) => r === null), 5000);
+    await eventually(
+      async () => (await Promise.all(ids.map((id) => client.get(id)))).every((r) => r === null),
+      5000,
+    );
     assert.ok(hasMinuteTallies(h.store));
     const minute = Math.floor((await h.store.now()) / 60_000);
     const tallies = await h.store.minuteTallies('default', minute - 1, 2);
-    assert.equal(tallies.reduce((n, t) => n + (t.d ?? 0), 0), 4, 'three minimal jobs and the plain one');
+    assert.equal(
+      tallies.reduce((n, t) => n + (t.d ?? 0), 0),
+      4,
+      'three minimal jobs and the plain one',
+    );
     const told = await streamIds(h);
     assert.ok(told.includes(kept), 'the full record is told');
     for (const id of ids) assert.ok(!told.includes(id));
@@ -160,6 +173,9 @@ describeOnEachStore('minimal records', (world) => {
     await h.started({ jobs });
     assert.equal((await client.waitForResult(id, { timeoutMs: 10_000 })).status, 'done');
     assert.equal((await client.get(id))?.status, 'done');
-    assert.throws(() => defineJob({ name: 'bad', record: 'tiny' as 'full', work: () => 1 }), /record must be/);
+    assert.throws(
+      () => defineJob({ name: 'bad', record: 'tiny' as 'full', work: () => 1 }),
+      /record must be/,
+    );
   });
 });
