@@ -279,7 +279,11 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
     fail('concurrencyKey', 'must be a string of 1-256 characters');
   if (o.webhook !== undefined) validateWebhook(machine, o.webhook);
   if (o.dedupe !== undefined) validateDedupe(machine, o.dedupe, o);
-  if (o.record !== undefined && o.record !== 'full' && o.record !== 'minimal') fail('record', "must be 'full' or 'minimal'");
+  if (o.record !== undefined && o.record !== 'full' && o.record !== 'minimal')
+    fail('record', "must be 'full' or 'minimal'");
   if (o.record === 'minimal' && (o.webhook !== undefined || o.dedupe !== undefined))
-    fail('record', "'minimal' cannot go with webhook or dedupe (they need the record's stream entries and its end)");
+    fail(
+      'record',
+      "'minimal' cannot go with webhook or dedupe (they need the record's stream entries and its end)",
+    );
 }

@@ -10,8 +10,11 @@ export type RecordMode = 'full' | 'minimal';
 /** A definition's `record` option, checked: a DefinitionError names the field. */
 export function validateRecordMode(where: string, machine: string, record: unknown): void {
   if (record !== undefined && record !== 'full' && record !== 'minimal')
-    throw new DefinitionError(`${where}: record must be 'full' or 'minimal' (got ${JSON.stringify(record)})`, {
-      machine,
-      field: 'record',
-    });
+    throw new DefinitionError(
+      `${where}: record must be 'full' or 'minimal' (got ${JSON.stringify(record)})`,
+      {
+        machine,
+        field: 'record',
+      },
+    );
 }
