@@ -15,6 +15,8 @@
 //             finish each with a done carrying its state and log
 //   keyed plain   plain, each job with one of 10,000 concurrency keys (no limits set: what a key
 //             costs a queue that has no per-key limit)
+//   minimal plain   plain, each job made with a minimal record (`record: 'minimal'`: no stream
+//             entries, the record deleted as it ends done); a root without them runs plain
 //   stale plain, stale pipeline   the same ops (half checkpoints, half dones with a state, in the
 //             latter) from a worker whose lease is lost: read, checked, fenced off, not written
 // Printed: per case and root, the median over rounds of EVALSHA usec per job (or op, when stale;
@@ -63,7 +65,7 @@ for (const root of roots) {
 const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
 const DONE_LOG = ['{"type":"done"}'];
 
-type Case = 'plain' | 'keyed plain' | 'pipeline' | 'stale plain' | 'stale pipeline';
+type Case = 'plain' | 'keyed plain' | 'minimal plain' | 'pipeline' | 'stale plain' | 'stale pipeline';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -110,6 +112,7 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         delayMs: 0,
         maxAttempts: 3,
         ...(kind === 'keyed plain' ? { concurrencyKey: `k${k % 10_000}` } : {}),
+        ...(kind === 'minimal plain' ? { minimal: true } : {}),
       });
     await store.enqueue('default', jobs);
   }
@@ -152,7 +155,14 @@ function instructionsSinceZero(): number {
   return Number(totals[events.indexOf('Ir')]);
 }
 
-const ALL_CASES: readonly Case[] = ['plain', 'keyed plain', 'pipeline', 'stale plain', 'stale pipeline'];
+const ALL_CASES: readonly Case[] = [
+  'plain',
+  'keyed plain',
+  'minimal plain',
+  'pipeline',
+  'stale plain',
+  'stale pipeline',
+];
 const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
