@@ -77,10 +77,12 @@ local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
 local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode,
-  gated, fairness = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer',
+  gated, fairness, minimal = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer',
     'rateBurst', 'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst', 'krateMode',
-    'gated', 'fairness'))
+    'gated', 'fairness', 'minimal'))
 LC.keyed = keyed == '1'
+-- MINIMAL RECORDS (include/lcDoneMinimal.lua): no job's read takes `rm` on a queue that never had one.
+LC.minimal = minimal == '1'
 -- THE ROUND ROBIN between keys (include/lcFlow.lua): known from this read, so no job pays for it
 -- on a queue without it.
 LC.rr = fairness == 'roundRobin'
@@ -269,8 +271,10 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
   if keyGate then lcReleaseDueKeys(now) end
   local got, popped, asked = 0, 0, want
   -- The fields a claim reads of each job; `ck` only on a queue that has had a job with a key.
-  local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'rm' }
+  -- `ck` only on a queue that has had a job with a key, `rm` on one that has had a minimal record.
+  local claimFields = { 'm', 'v', 'in', 'sn', 'a', 'ma', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
   if LC.keyed then claimFields[#claimFields + 1] = 'ck' end
+  if LC.minimal then claimFields[#claimFields + 1] = 'rm' end
   local deadline = now + leaseMs
   while got < want do
     local batch = redis.call('ZPOPMIN', queuedKey, want - got)
@@ -285,8 +289,10 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction.
-      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, rm, ck = unpack(redis.call('HMGET', jk,
+      local m, v, input, sn, attempt, ma, lr, par, opt, ls, io, pq, ib, ct, rl, x1, x2 = unpack(redis.call('HMGET', jk,
         unpack(claimFields)))
+      local ck, rm = nil, nil
+      if LC.keyed then ck = x1; if LC.minimal then rm = x2 end elseif LC.minimal then rm = x1 end
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
       local parentGone = nil

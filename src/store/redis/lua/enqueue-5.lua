@@ -114,7 +114,7 @@ for s = 1, n, 4000 do
   if redis.call('EXISTS', unpack(keys, s, math.min(s + 3999, n))) > 0 then anyExists = true; break end
 end
 local FINISHED_UNDONE = { failed = true, cancelled = true }
-local keyedSet = false
+local keyedSet, minimalSet = false, false
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
@@ -157,7 +157,11 @@ for i = 0, n - 1 do
       'qs', score, 'ma', ARGV[b + 6], 'ca', now }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
     if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
-    if rm then args[#args + 1] = 'rm'; args[#args + 1] = '1' end
+    if rm then
+      args[#args + 1] = 'rm'; args[#args + 1] = '1'
+      -- The queue now has a minimal record: the finishes read `rm` (lcState.lua's LC.minimal).
+      if not minimalSet then redis.call('HSET', kp .. 'flow', 'minimal', '1'); minimalSet = true end
+    end
     if not dedupeFields(args, dd, now, delay) and delay > 0 and not rm then
       args[#args + 1] = 'ls'; args[#args + 1] = 1
       args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. delay .. '}'

@@ -1,3 +1,4 @@
+--- @include "lcState"
 -- The audit log lives in the job hash as fields l1, l2, ... with the count in `ls`, so logging
 -- rides on the HSET a write makes anyway instead of costing a command of its own. At most
 -- LOG_CAP entries are kept: the oldest fall out.
@@ -29,8 +30,13 @@ local function addLog(args, jobKey, ls, now, entries)
   ls = tonumber(ls)
   if not ls then
     ls = 0
-    local ca, ct, rm = unpack(redis.call('HMGET', jobKey, 'ca', 'ct', 'rm'))
-    if rm then ca, ct = nil, nil end
+    local ca, ct, rm
+    if LC.minimal then
+      ca, ct, rm = unpack(redis.call('HMGET', jobKey, 'ca', 'ct', 'rm'))
+      if rm then ca, ct = nil, nil end
+    else
+      ca, ct = unpack(redis.call('HMGET', jobKey, 'ca', 'ct'))
+    end
     if ca then
       ls = 1
       args[#args + 1] = 'l1'; args[#args + 1] = ca .. ' enqueued'

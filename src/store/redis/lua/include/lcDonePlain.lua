@@ -14,15 +14,17 @@ local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
   -- `ct` and `ca` for its tally (lcTally.lua): every claimed job has both, so they cost no scan.
-  local st, tk, ls, ib, par, fg, wt, ct, ca, rm, ck
+  local st, tk, ls, ib, par, fg, wt, ct, ca, ck
   if LC.keyed then
-    st, tk, ls, ib, par, fg, wt, ct, ca, rm, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
-      'wt', 'ct', 'ca', 'rm', 'ck'))
+    st, tk, ls, ib, par, fg, wt, ct, ca, ck = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
+      'ct', 'ca', 'ck'))
   else
-    st, tk, ls, ib, par, fg, wt, ct, ca, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
-      'ct', 'ca', 'rm'))
+    st, tk, ls, ib, par, fg, wt, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
+      'ct', 'ca'))
   end
   if token == '' or tk ~= token then return 0 end
+  -- A MINIMAL RECORD (lcDoneMinimal.lua): its flag read only on a queue that has had one.
+  local rm = LC.minimal and redis.call('HGET', jk, 'rm')
   -- Every job of a queue with machine gates takes lcMove (lcGate.lua): its gate slot frees there.
   -- A job with a concurrency key (`ck`) does not: its slot (if it holds one) frees below, as
   -- lcLeave frees it (lcFreeSlot, lcFlow.lua).
