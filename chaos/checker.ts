@@ -63,6 +63,8 @@ export interface Figures {
   crashes: number;
   /** Acknowledged jobs that ended otherwise than their kind must (e.g. simple jobs failed). */
   wrongEnd: number;
+  /** CHAOS_RECORD=minimal: simple jobs whose record was gone at the end (deleted at done, or lost). */
+  minimalGone?: number;
   /** Writes refused because the lease was lost (R lines). */
   refused: number;
   examples: Record<string, string[]>;
@@ -191,6 +193,7 @@ export function check(lines: OracleLine[], got: Collected): Figures {
   }
 
   if (got.tallyDone !== undefined) {
+    f.minimalGone = gone;
     let doneKept = 0;
     for (const rec of got.records.values()) if (rec?.status === 'done') doneKept++;
     const deleted = got.tallyDone - doneKept;
