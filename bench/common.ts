@@ -68,6 +68,11 @@ export const MACHINIST_PREFIX = 'mb';
 export const MACHINIST_DONE_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:done`;
 /** Machinist's index of jobs due now (workload 9 keeps it short while it feeds the worker). */
 export const MACHINIST_QUEUED_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:queued`;
+/** Machinist's index of running jobs (workload 18: with `queued`, empty once every job ended). */
+export const MACHINIST_ACTIVE_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:active`;
+/** BullMQ's lists of waiting and running jobs (workload 18: empty once every job ended). */
+export const BULL_WAIT_KEY = `bull:${QUEUE}:wait`;
+export const BULL_ACTIVE_KEY = `bull:${QUEUE}:active`;
 /** BullMQ's completed set (jobs are kept: removeOnComplete is false). */
 export const BULL_COMPLETED_KEY = `bull:${QUEUE}:completed`;
 export const JOB_NAME = 'noop';

@@ -110,12 +110,30 @@ export async function spawnWorkers(
 }
 
 let polls = 0;
+/** The LLEN polls of a lean BullMQ run (waitEmpty), left out of its command counts like `polls`. */
+let llenPolls = 0;
 export async function waitDone(key: string, n: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     polls++;
     if ((await redis.ctl.zcard(key)) >= n) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} jobs in ${key}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Until every key of `keys` is empty (ZCARD or LLEN by `system`): a lean run's end (sides.ts). */
+export async function waitEmpty(system: SystemName, keys: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let left = 0;
+    for (const k of keys) {
+      if (system === 'machinist') polls++;
+      else llenPolls++;
+      left += system === 'machinist' ? await redis.ctl.zcard(k) : await redis.ctl.llen(k);
+    }
+    if (left === 0) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${keys.join(', ')} to empty`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
@@ -174,6 +192,8 @@ export async function processRun(
     setup?: () => Promise<void>;
     /** Workload 13: BullMQ's Worker rate limiter. */
     limiter?: WorkerConfig['limiter'];
+    /** Workload 18: no finished record kept (sides.ts SideOptions); done when nothing is left. */
+    lean?: boolean;
   },
 ): Promise<RunResult> {
   await redis.ctl.flushall();
@@ -181,12 +201,13 @@ export async function processRun(
   const spawn = () =>
     spawnWorkers(system, o.procs, o.concurrency, o.cpuProfile, 'noop', undefined, { limiter: o.limiter });
   let workers = o.spawnAfterEnqueue ? undefined : await spawn();
-  const side = openSide(system, redis);
+  const side = openSide(system, redis, undefined, { lean: o.lean });
   try {
     await redis.ctl.config('RESETSTAT');
     const mem0 = await usedMemory(redis.ctl);
     const cpu0 = await redisCpuSeconds(redis.ctl);
     polls = 0;
+    llenPolls = 0;
     const tEnq = performance.now();
     if (o.fillInChild) await fillInChild(system, QUEUE, o.n + (o.backlog ?? 0));
     else await side.enqueueBulk(o.n + (o.backlog ?? 0), BULK, o.keyed);
@@ -198,7 +219,8 @@ export async function processRun(
     const parentCpu0 = process.cpuUsage();
     const t0 = performance.now();
     workers.go();
-    await waitDone(side.doneKey, o.n, Math.max(120_000, o.n * 5));
+    if (o.lean) await waitEmpty(system, side.pendingKeys, Math.max(120_000, o.n * 5));
+    else await waitDone(side.doneKey, o.n, Math.max(120_000, o.n * 5));
     const secs = (performance.now() - t0) / 1000;
     const parentCpu = process.cpuUsage(parentCpu0);
     const cpu1 = await redisCpuSeconds(redis.ctl);
@@ -208,10 +230,14 @@ export async function processRun(
     // Leave out the harness's own commands: INFO, CONFIG RESETSTAT and the ZCARD polls.
     cmds.delete('info');
     cmds.delete('config|resetstat');
-    const z = cmds.get('zcard');
-    if (z) {
-      z.calls -= polls;
-      if (z.calls <= 0) cmds.delete('zcard');
+    for (const [name, n] of [
+      ['zcard', polls],
+      ['llen', llenPolls],
+    ] as const) {
+      const c = cmds.get(name);
+      if (!c) continue;
+      c.calls -= n;
+      if (c.calls <= 0) cmds.delete(name);
     }
     const total = [...cmds.values()].reduce((s, c) => s + c.calls, 0);
     const queued = o.n + (o.backlog ?? 0) + (o.otherQueueBacklog ?? 0);

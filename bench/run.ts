@@ -17,6 +17,8 @@
 //   BENCH_AOF=off|on|both ...          Redis persistence (default both): every workload runs once without
 //                                      persistence and once with appendonly yes + appendfsync everysec, each
 //                                      on its own private redis-server; RESULTS.md has a table per mode
+//   BENCH_ONLY=minimal                 workload 18 (issue 25): c=100 no-op with no finished record kept,
+//                                      Machinist's record: 'minimal' beside BullMQ's removeOnComplete
 //   BENCH_ONLY=parked,growth,fanbig    issue 25's rows: pipelines parked on an `after` timer all due at once
 //                                      (BENCH_PARKED=10000,100000), cost growth with jobs queued and finished
 //                                      (BENCH_GROWTH=10000,100000[,1000000]), one flow of BENCH_FAN_BIG children
@@ -39,12 +41,18 @@ import { clusterWorkload } from './workloads/cluster.js';
 import { schedulesWorkload } from './workloads/schedules.js';
 import { fairnessWorkload, limitsWorkload, throttleWorkload } from './workloads/flow.js';
 import { fanBigWorkload, growthWorkload, parkedWorkload } from './workloads/scale.js';
-import { backlogWorkload, enqueueWorkload, throughputWorkload } from './workloads/throughput.js';
+import {
+  backlogWorkload,
+  enqueueWorkload,
+  minimalWorkload,
+  throughputWorkload,
+} from './workloads/throughput.js';
 
 /** The workloads by their BENCH_ONLY name, in the order they run. */
 const WORKLOADS: [string, () => Promise<void>][] = [
   ['enqueue', enqueueWorkload],
   ['throughput', throughputWorkload],
+  ['minimal', minimalWorkload],
   ['latency', latencyWorkload],
   ['pipeline', pipelineWorkload],
   ['fan', fanWorkload],

@@ -4,10 +4,14 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { Client, RedisStore, defineJob } from '../src/index.js';
 import {
+  BULL_ACTIVE_KEY,
   BULL_COMPLETED_KEY,
+  BULL_WAIT_KEY,
   JOB_NAME,
+  MACHINIST_ACTIVE_KEY,
   MACHINIST_DONE_KEY,
   MACHINIST_PREFIX,
+  MACHINIST_QUEUED_KEY,
   QUEUE,
   type SystemName,
 } from './common.js';
@@ -23,7 +27,18 @@ export interface Side {
   /** Sequential enqueue -> result seen by a waiting client, `warmup` jobs left out. */
   latency(n: number, warmup: number): Promise<LatencySamples>;
   doneKey: string;
+  /** Keys whose sizes (ZCARD on Machinist's side, LLEN on BullMQ's) are all 0 once every job
+   * ended: how a lean run (no finished record kept, so no done index) knows it is over. */
+  pendingKeys: string[];
   close(): Promise<void>;
+}
+
+/**
+ * Workload 18: no finished record kept. Machinist's jobs are made with `record: 'minimal'`,
+ * BullMQ's with `removeOnComplete: true` (its nearest: no completed set, the job hash deleted).
+ */
+export interface SideOptions {
+  lean?: boolean;
 }
 
 export interface Keyed {
@@ -60,15 +75,17 @@ export interface RedisAddress {
 }
 
 /** `queue`: another queue than the workers', for workload 8's control run. */
-export function openSide(system: SystemName, redis: RedisAddress, queue = QUEUE): Side {
-  return system === 'machinist' ? machinistSide(redis, queue) : bullSide(redis, queue);
+export function openSide(system: SystemName, redis: RedisAddress, queue = QUEUE, o: SideOptions = {}): Side {
+  return system === 'machinist' ? machinistSide(redis, queue, o) : bullSide(redis, queue, o);
 }
 
-function machinistSide(redis: RedisAddress, queue: string): Side {
+function machinistSide(redis: RedisAddress, queue: string, o: SideOptions): Side {
   const store = new RedisStore({ url: `redis://${redis.host}:${redis.port}`, prefix: MACHINIST_PREFIX });
   const client = new Client({ store, jobs: [noop], queue });
+  const lean = o.lean ? { record: 'minimal' as const } : undefined;
   return {
     doneKey: MACHINIST_DONE_KEY,
+    pendingKeys: [MACHINIST_QUEUED_KEY, MACHINIST_ACTIVE_KEY],
     enqueueSingle: (n, inFlight) =>
       pool(n, inFlight, async () => {
         await client.enqueue(JOB_NAME, {});
@@ -78,7 +95,7 @@ function machinistSide(redis: RedisAddress, queue: string): Side {
         const k = Math.min(batch, n - done);
         await client.enqueueMany(
           Array.from({ length: k }, (_, j) => {
-            if (!keyed) return { machine: JOB_NAME, input: {} };
+            if (!keyed) return { machine: JOB_NAME, input: {}, options: lean };
             const key = keyed.keyOf(done + j);
             const options = keyed.concurrencyKey === false ? {} : { concurrencyKey: key };
             return { machine: JOB_NAME, input: { key }, options };
@@ -102,12 +119,14 @@ function machinistSide(redis: RedisAddress, queue: string): Side {
   };
 }
 
-function bullSide(redis: RedisAddress, queueName: string): Side {
+function bullSide(redis: RedisAddress, queueName: string, o: SideOptions): Side {
   const connection = { host: redis.host, port: redis.port };
   const queue = new Queue(queueName, { connection });
   let events: QueueEvents | undefined;
+  const removeOnComplete = o.lean === true;
   return {
     doneKey: BULL_COMPLETED_KEY,
+    pendingKeys: [BULL_WAIT_KEY, BULL_ACTIVE_KEY],
     enqueueSingle: (n, inFlight) =>
       pool(n, inFlight, async () => {
         await queue.add(JOB_NAME, {}, { removeOnComplete: false });
@@ -119,7 +138,7 @@ function bullSide(redis: RedisAddress, queueName: string): Side {
           Array.from({ length: k }, (_, j) => ({
             name: JOB_NAME,
             data: keyed ? { key: keyed.keyOf(done + j) } : {},
-            opts: { removeOnComplete: false },
+            opts: { removeOnComplete },
           })),
         );
       }

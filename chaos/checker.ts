@@ -30,6 +30,11 @@ export interface Fault {
 
 export interface Collected {
   records: Map<string, JobRecord | null>;
+  /**
+   * CHAOS_RECORD=minimal (mix.ts): the jobs that ended done in the queue over the test, from its
+   * minute tallies (written atomically with each ending, a deleted minimal record included).
+   */
+  tallyDone?: number;
   logs: Map<string, AuditEntry[]>;
   /** Each fan-out parent's child ids. */
   children: Map<string, string[]>;
@@ -58,6 +63,8 @@ export interface Figures {
   crashes: number;
   /** Acknowledged jobs that ended otherwise than their kind must (e.g. simple jobs failed). */
   wrongEnd: number;
+  /** CHAOS_RECORD=minimal: simple jobs whose record was gone at the end (deleted at done, or lost). */
+  minimalGone?: number;
   /** Writes refused because the lease was lost (R lines). */
   refused: number;
   examples: Record<string, string[]>;
@@ -144,8 +151,17 @@ export function check(lines: OracleLine[], got: Collected): Figures {
   // Lost, stuck and how each acknowledged job ended.
   const childIds = [...got.children.values()].flat();
   f.children = childIds.length;
+  // MINIMAL: a simple job's minimal record is deleted as it ends done, so a missing one is done
+  // or lost; the queue's tally of done jobs tells how many: its count beyond the done records
+  // still there is the number of deleted ones (a job ends done once: THE FENCE), and any missing
+  // record beyond that was lost.
+  let gone = 0;
   for (const [id, { kind }] of acked) {
     const rec = got.records.get(id);
+    if (!rec && got.tallyDone !== undefined && kind === 'simple') {
+      gone++;
+      continue;
+    }
     if (!rec) {
       f.lost++;
       note('lost', `${kind} ${id}`);
@@ -176,6 +192,16 @@ export function check(lines: OracleLine[], got: Collected): Figures {
     }
   }
 
+  if (got.tallyDone !== undefined) {
+    f.minimalGone = gone;
+    let doneKept = 0;
+    for (const rec of got.records.values()) if (rec?.status === 'done') doneKept++;
+    const deleted = got.tallyDone - doneKept;
+    if (gone > deleted) {
+      f.lost += gone - deleted;
+      note('lost', `${gone} minimal records missing, ${deleted} ended done by the queue's tally`);
+    }
+  }
   // Double completions: acknowledged done writes, and final entries in the audit log.
   const doneWrites = new Map<string, number>();
   for (const l of lines) if (l.kind === 'C') doneWrites.set(l.f[0]!, (doneWrites.get(l.f[0]!) ?? 0) + 1);

@@ -5,6 +5,13 @@
 import type { EnqueueItem } from '../src/index.js';
 import type { Cluster } from './cluster.js';
 
+/**
+ * CHAOS_RECORD=minimal: every simple job is made with `record: 'minimal'` (docs/concepts.md), so
+ * its record is deleted as it ends done; the checker then proves it was not lost from the
+ * queue's tally of done jobs instead of its record (checker.ts, MINIMAL).
+ */
+export const MINIMAL_RECORDS = process.env.CHAOS_RECORD === 'minimal';
+
 /** A small seeded PRNG (mulberry32): a chaos run's workload is the same for the same seed. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -52,7 +59,10 @@ export async function produceMix(cluster: Cluster, o: MixOptions): Promise<void>
         machine,
         input: { ms },
         // Keyed, so that a batch Redis refused can be sent again (Cluster.enqueue).
-        options: { idempotencyKey: `${o.seed}-${i}` },
+        options: {
+          idempotencyKey: `${o.seed}-${i}`,
+          ...(MINIMAL_RECORDS && machine === 'simple' ? { record: 'minimal' as const } : {}),
+        },
       });
     }
     const ids = await cluster.enqueue(items);

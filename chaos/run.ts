@@ -6,6 +6,8 @@
 //   CHAOS_QUICK=1 npm run chaos       the short variant (.ci/run): fewer jobs and faults
 //   npm run chaos -- T1 T5            some tests only (CHAOS_WRITE=1 records them in the doc)
 //   CHAOS_SEED=7 CHAOS_KEEP=1 ...     another workload; keep every test's oracle files
+//   CHAOS_RECORD=minimal ...           the mix's simple jobs with record: 'minimal' (mix.ts): their
+//                                      loss is counted from the queue's tally of done jobs
 //
 // Exits 1 when any target is missed, naming it; the oracle files of a failed test are kept
 // (their directory is printed) for the diagnosis.

@@ -2,6 +2,7 @@
 export { defineJob } from './runtime/defineJob.js';
 export type { JobDefinition, WorkArgs, LoadArgs, DefineJobOptions } from './runtime/defineJob.js';
 export type { RetryPolicy, BackoffPolicy } from './runtime/backoff.js';
+export type { RecordMode } from './runtime/recordMode.js';
 export type { SandboxOption, SandboxOptions } from './runtime/sandbox/sandboxSpec.js';
 export { definePipeline } from './pipeline/definePipeline.js';
 export type { DefinePipelineOptions } from './pipeline/definePipeline.js';

@@ -16,6 +16,8 @@
 //             finish each with a done carrying its state and log
 //   keyed plain   plain, each job with one of 10,000 concurrency keys (no limits set: what a key
 //             costs a queue that has no per-key limit)
+//   minimal plain   plain, each job made with a minimal record (`record: 'minimal'`: no stream
+//             entries, the record deleted as it ends done); a root without them runs plain
 //   stale plain, stale pipeline   the same ops (half checkpoints, half dones with a state, in the
 //             latter) from a worker whose lease is lost: read, checked, fenced off, not written
 //   enqueue   the enqueue of the plain case's jobs alone (batches of 100; plain + enqueue is what
@@ -68,7 +70,7 @@ for (const root of roots) {
 const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
 const DONE_LOG = ['{"type":"done"}'];
 
-type Case = 'plain' | 'keyed plain' | 'pipeline' | 'stale plain' | 'stale pipeline' | 'enqueue';
+type Case = 'plain' | 'keyed plain' | 'minimal plain' | 'pipeline' | 'stale plain' | 'stale pipeline' | 'enqueue';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -120,6 +122,7 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         delayMs: 0,
         maxAttempts: 3,
         ...(kind === 'keyed plain' ? { concurrencyKey: `k${k % 10_000}` } : {}),
+        ...(kind === 'minimal plain' ? { minimal: true } : {}),
       });
     await store.enqueue('default', jobs);
   }
@@ -170,6 +173,7 @@ function instructionsSinceZero(): number {
 const ALL_CASES: readonly Case[] = [
   'plain',
   'keyed plain',
+  'minimal plain',
   'pipeline',
   'stale plain',
   'stale pipeline',

@@ -97,3 +97,32 @@ export async function backlogWorkload(): Promise<void> {
     }
   }
 }
+
+/**
+ * Workload 18 (issue 25): no-op jobs at c=100, 1 process, no finished record kept: Machinist's
+ * jobs made with `record: 'minimal'` (no audit log or stream entries, the record deleted as it
+ * ends done) beside BullMQ's with `removeOnComplete: true`, the fair comparison. A run ends when
+ * nothing is queued or running (there is no done index to count).
+ */
+export async function minimalWorkload(): Promise<void> {
+  log(
+    `\n== 18. c=100 no-op, record minimal (BullMQ: removeOnComplete) (${N.toLocaleString('en-US')} jobs, queue filled first)`,
+  );
+  const metric = 'throughput c=100, 1 proc, record minimal / removeOnComplete';
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const system of orderFor(rep)) {
+      const r = await processRun(system, { concurrency: 100, procs: 1, n: N, lean: true });
+      row('18', metric, 'jobs/s', 'higher').samples[system].push(r.jobsPerSec);
+      row('18', 'Redis CPU per job (record minimal)', 'us', 'lower').samples[system].push(r.redisCpuUsPerJob);
+      row('18', 'Redis commands per job (record minimal)', 'commands', 'lower').samples[system].push(
+        r.cmdsPerJob,
+      );
+      row('18', 'Redis memory left per job (record minimal)', 'bytes', 'lower').samples[system].push(
+        r.memPerJobBytes,
+      );
+      log(
+        `  rep ${rep + 1} ${system.padEnd(9)} ${fmt(r.jobsPerSec)} jobs/s  cmds/job ${fmt(r.cmdsPerJob)}  redis cpu/job ${fmt(r.redisCpuUsPerJob)} us  mem left/job ${fmt(r.memPerJobBytes)} B  worker cpu/job ${fmt(r.workerCpuUsPerJob)} us`,
+      );
+    }
+  }
+}

@@ -44,9 +44,14 @@ export class MachineFactsLookup {
       return this.withSchema(machine, {
         version: Math.max(...info.versions),
         maxAttempts: info.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        ...(info.record === 'minimal' ? { minimal: true } : {}),
       });
     return this.versionOf(machine).then((version) =>
-      this.withSchema(machine, { version, maxAttempts: this.maxAttemptsOf(machine) }),
+      this.withSchema(machine, {
+        version,
+        maxAttempts: this.maxAttemptsOf(machine),
+        ...(this.remote?.byName.get(machine)?.record === 'minimal' ? { minimal: true } : {}),
+      }),
     );
   }
 
@@ -82,6 +87,7 @@ function factsOf(def: AnyDefinition): MachineFacts {
     version: def.version,
     maxAttempts: def.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
   };
+  if (def.record === 'minimal') facts.minimal = true;
   if (def.input) facts.input = def.input as InputSchema;
   return facts;
 }

@@ -15,6 +15,8 @@ export const newJobId = (): string => ulid();
 export interface MachineFacts {
   version: number;
   maxAttempts: number;
+  /** The definition says `record: 'minimal'` (an enqueue's `record` overrides it). */
+  minimal?: boolean;
   /** The definition's input schema (that version's), when the enqueuer has the definition. */
   input?: InputSchema;
 }
@@ -86,6 +88,12 @@ function jobOf(
     options: Object.keys(perJob).length > 0 ? JSON.stringify(perJob) : '',
   };
   if (perJob.webhook) job.hooked = true;
+  // A minimal record (docs/concepts.md): asked for, or the definition's default; never for a job
+  // with webhooks (their dispatcher follows its stream entries and reads its final record) or a
+  // dedupe key (released from its record as it ends). validateOptions refuses asking for both.
+  // An idempotency key goes with it: it names the job's id for its TTL, after the record is gone.
+  if ((o.record ?? (info.minimal ? 'minimal' : 'full')) === 'minimal' && !job.hooked && !o.dedupe)
+    job.minimal = true;
   if (o.dedupe !== undefined) {
     const { key, mode = 'untilDone', ttlMs, maxDelayMs, keepLast } = o.dedupe;
     job.dedupe = { key, mode, ttlMs, maxDelayMs, keepLast };

@@ -64,6 +64,13 @@ export interface EnqueueOptions {
    * `secret` (`whsec_<base64 of 24-64 bytes>`) is given.
    */
   webhook?: WebhookOptions;
+  /**
+   * What the job's record keeps, over its definition's `record` (docs/concepts.md, Minimal
+   * records): `'minimal'` writes no audit log or stream entries for it and deletes the record as it
+   * ends done, once its waiters have the result. Not with `webhook` or `dedupe`.
+   * @example await client.enqueue('ping', {}, { record: 'minimal' })
+   */
+  record?: 'full' | 'minimal';
   // No parentId: a child job comes only from its parent's fanOut (Client.enqueueChildren), so
   // no caller can attach a job to another job's tree. validateOptions refuses one.
 }
@@ -272,4 +279,11 @@ export function validateOptions(machine: string, o: EnqueueOptions | undefined):
     fail('concurrencyKey', 'must be a string of 1-256 characters');
   if (o.webhook !== undefined) validateWebhook(machine, o.webhook);
   if (o.dedupe !== undefined) validateDedupe(machine, o.dedupe, o);
+  if (o.record !== undefined && o.record !== 'full' && o.record !== 'minimal')
+    fail('record', "must be 'full' or 'minimal'");
+  if (o.record === 'minimal' && (o.webhook !== undefined || o.dedupe !== undefined))
+    fail(
+      'record',
+      "'minimal' cannot go with webhook or dedupe (they need the record's stream entries and its end)",
+    );
 }

@@ -173,6 +173,12 @@ export const enqueueBody = {
         "the job's concurrency key: the queue's perKey limit applies per key (docs/flow-control.md)",
     },
     timeoutMs: { type: 'number', exclusiveMinimum: 0 },
+    record: {
+      type: 'string',
+      enum: ['full', 'minimal'],
+      description:
+        "what the job's record keeps, over its machine's default: 'minimal' writes no audit log or stream entries and deletes the record as the job ends done (docs/concepts.md#minimal-records); not with webhooks or dedupe",
+    },
     webhookUrl: { type: 'string', minLength: 1, maxLength: 2048, description: 'POSTed the final job record' },
     stateWebhookUrl: {
       type: 'string',

@@ -2,6 +2,7 @@
 // (its own file so that the runners can name it without importing definePipeline, which
 // imports them).
 
+import type { RecordMode } from '../runtime/recordMode.js';
 import type { AnyStateMachine, InputFrom, OutputFrom } from 'xstate';
 import type { RetryPolicy } from '../runtime/backoff.js';
 import type { AttemptRunner } from '../runtime/AttemptHost.js';
@@ -28,6 +29,8 @@ export interface PipelineDefinition<
   readonly timeoutMs: number;
   /** Fails an attempt that reported no progress for this long (STALLED): see definePipeline. */
   readonly stallTimeoutMs?: number;
+  /** What its records keep by default (defineJob's `record`). */
+  readonly record?: RecordMode;
   /** The limits of its queue (`concurrency`, `rateLimit`), as declared; docs/flow-control.md. */
   readonly limits?: DefinitionLimits;
   /**

@@ -3,6 +3,7 @@
 // `setup({ actors })`, invokes need explicit ids). `after` delays are supported durably (see
 // timers.ts).
 
+import { validateRecordMode, type RecordMode } from '../runtime/recordMode.js';
 import type { AnyStateMachine, InputFrom } from 'xstate';
 import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from '../runtime/backoff.js';
@@ -57,6 +58,8 @@ export interface DefinePipelineOptions<
    * `timeoutMs`: a long job that keeps reporting runs on. Default: none.
    */
   stallTimeoutMs?: number;
+  /** What its records keep, as defineJob's `record` (a child job always keeps a full record). */
+  record?: RecordMode;
   /**
    * Upgrades a job stored by an older version: gets its persisted machine snapshot, the version
    * that stored it and its pending timers; returns the snapshot for this version, or
@@ -101,6 +104,7 @@ export function definePipeline<
   const limits = validateLimits(options, where, options.name);
   validateInputSchema(options.input, where, options.name);
   validateStallTimeout(where, options.name, options.stallTimeoutMs);
+  validateRecordMode(where, options.name, options.record);
   if (options.migrate !== undefined && typeof options.migrate !== 'function')
     throw new DefinitionError(`${where}: migrate must be a function`, {
       machine: options.name,
@@ -128,6 +132,7 @@ export function definePipeline<
     timeoutMs,
     stallTimeoutMs: options.stallTimeoutMs,
     ...(limits ? { limits } : {}),
+    ...(options.record ? { record: options.record } : {}),
     migrate: options.migrate,
     definitionJson,
     fingerprint: machineFingerprint(machine),

@@ -1,6 +1,7 @@
 // `defineJob`: the simple case, a load step and a work function run inside the shared
 // lifecycle (machines/job.ts). Typed input and output flow from the definition to the client.
 
+import { validateRecordMode, type RecordMode } from './recordMode.js';
 import { DefinitionError } from '../errors.js';
 import { validateRetry, type RetryPolicy } from './backoff.js';
 import { validateLimits, type DefinitionLimits } from './definitionLimits.js';
@@ -53,6 +54,8 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends 
   readonly stallTimeoutMs?: number;
   /** The limits of its queue (`concurrency`, `rateLimit`), as declared; docs/flow-control.md. */
   readonly limits?: DefinitionLimits;
+  /** What its records keep by default (DefineJobOptions.record). */
+  readonly record?: RecordMode;
   /** @internal How a supervisor runs one attempt (runSimpleJob.ts). */
   readonly runAttempt: AttemptRunner;
   /** Phantom types for the client (client/jobTypes.ts); never set. */
@@ -96,6 +99,14 @@ export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
   sandbox?: SandboxOption;
   /** See JobDefinition.stallTimeoutMs. */
   stallTimeoutMs?: number;
+  /**
+   * What the job's record keeps (docs/concepts.md, Minimal records): `'minimal'` for high-volume
+   * fire-and-forget work: no audit log and no stream entries for its moves, and the record is
+   * deleted as the job ends done (its waiters get the result first); a failed one stays whole in
+   * the dead letters. An enqueue's `record` option overrides it. Default `'full'`.
+   * @example defineJob({ name: 'ping', record: 'minimal', work: async () => {} })
+   */
+  record?: RecordMode;
 }
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -188,6 +199,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
   // A sandboxed job's attempts run a work that hands the call to a thread (runInSandbox.ts).
   let logic: SimpleJobLogic | undefined;
   validateStallTimeout(where, machine, options.stallTimeoutMs);
+  validateRecordMode(where, machine, options.record);
   const limits = validateLimits(options, where, machine);
   const def: JobDefinition<I, O, L, N, E> = {
     kind: 'job',
@@ -201,6 +213,7 @@ export function defineJob<I = unknown, O = unknown, L = undefined, N extends str
     sandbox,
     stallTimeoutMs: options.stallTimeoutMs,
     ...(limits ? { limits } : {}),
+    ...(options.record ? { record: options.record } : {}),
     runAttempt: (job, input, attemptTimeoutMs, host) =>
       runSimpleJob(job, logic ?? def, input, attemptTimeoutMs, host.queue),
   };

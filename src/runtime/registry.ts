@@ -22,6 +22,7 @@ export interface PipelineLike {
   /** The input schema checked at enqueue (definePipeline's `input`). */
   readonly input?: InputSchema;
   readonly stallTimeoutMs?: number;
+  readonly record?: 'full' | 'minimal';
   /** The limits of its queue, as declared (definitionLimits.ts). */
   readonly limits?: DefinitionLimits;
   readonly definitionJson?: unknown;
@@ -133,6 +134,7 @@ export class Registry {
         hasLoad: latest.kind === 'job' && Boolean(latest.load),
         definition: latest.kind === 'pipeline' ? latest.definitionJson : undefined,
         maxAttempts: latest.retry?.maxAttempts,
+        ...(latest.record === 'minimal' ? { record: latest.record } : {}),
         ...(latest.input ? { inputSchema: true } : {}),
         ...(Object.keys(fingerprints).length > 0 ? { fingerprints } : {}),
         ...(Object.keys(graphs).length > 0 ? { graphs } : {}),

@@ -22,6 +22,12 @@ export interface NewJob {
   /** Its concurrency key (docs/flow-control.md): the claim holds it to the queue's perKey limit. */
   concurrencyKey?: string;
   parentId?: string;
+  /**
+   * A minimal record (`record: 'minimal'`, docs/concepts.md): no audit log and no stream entries
+   * for its moves; deleted as it ends done, once its waiters have the result. Not for a child or
+   * a job with a dedupe key or webhooks (buildNewJob leaves it unset for those).
+   */
+  minimal?: boolean;
   /** JSON text of per-job options (timeoutMs, webhook), or ''. */
   options?: string;
   /**

@@ -64,6 +64,9 @@ export const JOB_HASH: readonly FieldSpec[] = [
     'drainIngress-7',
   ]),
   f('dk', 'dedupe key (not ttl): lcMove frees its record as the job ends', 'text', ['dedupe']),
+  f('rm', "'1': a minimal record (no audit log or stream entries; deleted as it ends done)", 'flag', [
+    'enqueue-5',
+  ]),
   f('opt', 'per-job options (timeoutMs, webhooks)', 'JSON', CREATE),
   f('tk', "lease token '<workerId>:<n>' ('' when none)", 'text', ['lcClaim', 'lcMove']),
   f('s', 'state value (the user machine’s for pipelines)', 'JSON', ['commit-12']),
@@ -129,6 +132,7 @@ export const F = {
   fanGroups: 'fg',
   raw: 'raw',
   logLength: 'ls',
+  minimal: 'rm',
 } as const;
 
 /** The audit log's entry `n` (1-based): the `l<n>` family. */

@@ -99,6 +99,10 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
     .option('--max-attempts <n>', 'runs in all, first included', integer(1))
     .option('--timeout-ms <ms>', 'per-attempt time limit for this job', integer(1))
     .option(
+      '--record <mode>',
+      "full | minimal: 'minimal' writes no audit log or stream entries and deletes the record as the job ends done",
+    )
+    .option(
       '--max-payload-bytes <n>',
       'largest input accepted (default 1 MiB; workers have their own limit)',
       integer(1),
@@ -124,6 +128,7 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
             concurrencyKey: opts.concurrencyKey,
             maxAttempts: opts.maxAttempts,
             timeoutMs: opts.timeoutMs,
+            record: opts.record,
           };
           // The Client checks the whole option (a mode without a key is refused there too).
           if (

@@ -37,6 +37,8 @@ export interface MemoryJob {
   idempotencyKey?: string; // ik
   dedupeKey?: string; // dk
   options?: string; // opt
+  /** A minimal record (rm): no audit entries or stream entries for its moves; deleted as it ends done. */
+  minimal?: boolean; // rm
   concurrencyKey?: string; // ck
   resume?: string; // rs: the snapshot a redrive resumes from
   fanGroups?: { group: string; total: number }[]; // fg

@@ -103,16 +103,18 @@ export class MemoryLifecycle {
       // A checkpoint (or LOADED): the job made progress, so its lease requeues start over.
       j.status = to;
       j.updatedAt = now;
-      appendLog(j, now, o.log ?? []);
+      if (!j.minimal) appendLog(j, now, o.log ?? []);
       delete j.leaseRequeues;
     } else {
       if (j.status !== to) this.leave(q, j);
       j.updatedAt = now;
       if (to === 'queued') this.queue(q, j, o);
       else this.enterWaiting(q, j, o);
-      appendLog(j, now, o.log ?? []);
+      if (!j.minimal) appendLog(j, now, o.log ?? []);
     }
-    if (o.kind) this.host.emit(q, j.id, o.kind, to);
+    if (o.kind && !j.minimal) this.host.emit(q, j.id, o.kind, to);
+    // A minimal record that ended done goes now, its watchers told (finish).
+    if (to === 'done' && j.minimal) q.dropRecord(j.id);
     return { moved: to };
   }
 
@@ -122,7 +124,7 @@ export class MemoryLifecycle {
     if (job.runAt !== undefined) q.index.delayed.add(job.id, job.runAt);
     else this.enterQueued(q, job.id, job.queueScore!, job.concurrencyKey);
     this.host.wake(q);
-    this.host.emit(q, job.id, 'enqueued', 'queued');
+    if (!job.minimal) this.host.emit(q, job.id, 'enqueued', 'queued');
   }
 
   /** A finished record made anew under its id (a revived child): out of its indexes, with its inbox. */
@@ -295,7 +297,7 @@ export class MemoryLifecycle {
     this.leave(q, j);
     j.status = to;
     j.finishedAt = now;
-    appendLog(j, now, o.log ?? []);
+    if (!j.minimal) appendLog(j, now, o.log ?? []);
     delete j.token;
     // A done or cancelled record keeps no place in line (a redriven dead letter keeps its own).
     if (to !== 'failed') delete j.queueScore;
@@ -306,7 +308,8 @@ export class MemoryLifecycle {
     delete j.inboxIds;
     delete j.inboxConsumed;
     delete j.fanInWake;
-    q.index[to as 'done' | 'failed' | 'cancelled'].add(j.id, now);
+    // A minimal record that ends done is not listed: move() deletes it (lcMove.lua's twin).
+    if (!(j.minimal && to === 'done')) q.index[to as 'done' | 'failed' | 'cancelled'].add(j.id, now);
     if (to === 'failed') {
       if (o.broken !== undefined) {
         q.index.broken.add(j.id, now);
@@ -348,7 +351,7 @@ export class MemoryLifecycle {
     j.status = to;
     j.token = c.token;
     j.claimedAt = this.host.now;
-    if (c.entry) appendLog(j, this.host.now, [c.entry]);
+    if (c.entry && !j.minimal) appendLog(j, this.host.now, [c.entry]);
     q.index.active.add(j.id, c.deadline);
   }
 

@@ -75,6 +75,17 @@ export class QueueState {
     for (const [id] of this.index.active.entries()) yield [id, this.jobs.get(id)?.concurrencyKey];
   }
 
+  /**
+   * THE RECORD'S KEYS (lua/include/recordKeys.lua's twin): a job's record goes with its webhook
+   * bookkeeping (its inbox lives on the record here). Retention (leaseOps.retire) and the end of a
+   * minimal record (MemoryLifecycle.finish) delete through this one place.
+   */
+  dropRecord(id: string): void {
+    this.jobs.delete(id);
+    this.hooks.meta.delete(id);
+    this.hooks.metaExpiry.delete(id);
+  }
+
   static fanKey(parentId: string, group: string): string {
     return `${parentId}:${group}`;
   }

@@ -83,6 +83,12 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
       createdAt: now,
       log: [delayed ? { at: now, type: 'enqueued', delayMs } : { at: now, type: 'enqueued' }],
     };
+    // A minimal record (enqueue-5.lua's `rm`): never for a child or a job with a dedupe key, whose
+    // parent's fan-in and key release read it as it ends.
+    if (nj.minimal && !nj.parentId && !nj.dedupe) {
+      job.minimal = true;
+      job.log = [];
+    }
     if (delayed) job.runAt = now + delayMs;
     if (nj.idempotencyKey) job.idempotencyKey = nj.idempotencyKey;
     if (dd?.recTtl !== undefined) {

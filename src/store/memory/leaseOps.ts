@@ -152,9 +152,7 @@ export function sweep(ctx: MemoryContext, q: QueueState): number {
 function retire(q: QueueState, id: string, status: 'done' | 'cancelled' | 'failed'): void {
   const j = q.jobs.get(id);
   if (j?.status !== status) return;
-  q.jobs.delete(id);
-  q.hooks.meta.delete(id);
-  q.hooks.metaExpiry.delete(id);
+  q.dropRecord(id);
   if (status !== 'failed') return;
   for (const g of j.fanGroups ?? []) q.fans.delete(QueueState.fanKey(id, g.group));
   if (j.fanGroups) q.children.delete(id);

@@ -38,7 +38,8 @@ export async function enqueue(
       j.index !== undefined ||
       j.revive ||
       j.parentToken ||
-      j.concurrencyKey
+      j.concurrencyKey ||
+      j.minimal
         ? JSON.stringify({
             idempotencyKey: j.idempotencyKey || undefined,
             parentId: j.parentId || undefined,
@@ -54,6 +55,7 @@ export async function enqueue(
             dedupeMaxDelayMs: j.dedupe?.maxDelayMs,
             dedupeKeepLast: j.dedupe?.keepLast ? '1' : undefined,
             concurrencyKey: j.concurrencyKey || undefined,
+            record: j.minimal ? 'minimal' : undefined,
           })
         : '';
     args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);

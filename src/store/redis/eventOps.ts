@@ -35,7 +35,8 @@ export async function lastEventCursor(ctx: RedisContext, queue: string): Promise
 export async function getLog(ctx: RedisContext, id: string, queue: string): Promise<AuditEntry[]> {
   const all = await ctx.redis.hgetall(ctx.keys(queue).job(id));
   if (!all[F.machine]) throw new JobNotFoundError(id, queue);
-  if (all[F.logLength] === undefined) return implicitLog(all);
+  // A minimal record has no implicit log (lua/include/addLog.lua): only what was written.
+  if (all[F.logLength] === undefined) return all[F.minimal] ? [] : implicitLog(all);
   const n = Number(all[F.logLength]);
   const out: AuditEntry[] = [];
   for (let i = Math.max(1, n - 999); i <= n; i++) {

@@ -28,6 +28,8 @@ export interface MachineInfo {
   definition?: unknown;
   /** The latest version's retry.maxAttempts, so clients without the definitions enqueue with it. */
   maxAttempts?: number;
+  /** The latest version's `record` when 'minimal', so clients without the definitions enqueue with it. */
+  record?: 'full' | 'minimal';
   /**
    * The latest version declares an input schema (defineJob's `input`): a client without the
    * definitions cannot check an input against it (the CLI says so).

@@ -79,10 +79,12 @@ local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
 local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode,
-  gated, fairness, mrated = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate',
+  gated, fairness, mrated, minimal = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate',
     'ratePer', 'rateBurst', 'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst',
-    'krateMode', 'gated', 'fairness', 'mrated'))
+    'krateMode', 'gated', 'fairness', 'mrated', 'minimal'))
 LC.keyed = keyed == '1'
+-- MINIMAL RECORDS (include/lcDoneMinimal.lua): no job's read takes `rm` on a queue that never had one.
+LC.minimal = minimal == '1'
 -- THE ROUND ROBIN between keys (include/lcFlow.lua): known from this read, so no job pays for it
 -- on a queue without it.
 LC.rr = fairness == 'roundRobin'
@@ -299,17 +301,24 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
-      -- job with a key; the rare fields only when the record is not bare (include/lcBare.lua).
+      -- job with a key; the rare fields only when the record is not bare (include/lcBare.lua),
+      -- `rm` with them on a queue that has had a minimal record (one is never bare: `rm` is a
+      -- field more).
       local m, v, input, ma, ck
       if LC.keyed then
         m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
       else
         m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
       end
-      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
+      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm
       if m and not lcBare(jk, ck and 8 or 7) then
-        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par', 'opt',
-          'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
+        if LC.minimal then
+          sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr',
+            'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'rm'))
+        else
+          sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
+            'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
+        end
       end
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
@@ -408,7 +417,8 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         -- claim of a job whose log is still implicit logs nothing (see include/addLog.lua).
         local entry = nil
         local a = attempt and tonumber(attempt) or 1
-        if ls or ct or a > 1 then
+        -- A minimal record (`rm`) logs nothing and is not told on the stream (include/lcMove.lua).
+        if (ls or ct or a > 1) and not rm then
           entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
         end
         if ck and perKey then
@@ -423,7 +433,7 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
-        lcClaim(id, jk, st, token, deadline, ls, entry)
+        lcClaim(id, jk, st, token, deadline, ls, entry, rm)
         local n0 = #claimed
         claimed[n0 + 1] = id
         claimed[n0 + 2] = token

@@ -8,7 +8,8 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
   options, parentQueue (when not this one), group (the fan-out's), index (in the fan-out),
   revive (true), parentToken (the parent's lease token), dedupeKey, dedupeMode (untilDone | ttl |
   debounce), dedupeTtlMs, dedupeMaxDelayMs, dedupeKeepLast ('1'): include/dedupe.lua,
-  concurrencyKey (its `ck`, include/lcFlow.lua)
+  concurrencyKey (its `ck`, include/lcFlow.lua), record ('minimal': a minimal record, field `rm`,
+  made without stream or audit entries; include/lcMove.lua)
   The 8 values per job keep their places: each has one meaning, whatever the job, and naming
   them would cost every job of a bulk enqueue a decoded table.
 Returns: the number of jobs when every job was created under its own id; otherwise flat
@@ -48,7 +49,7 @@ local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
 -- The extras read as text (revive is a boolean).
 local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken',
-  'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast', 'concurrencyKey' }
+  'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast', 'concurrencyKey', 'record' }
 for i = 0, n - 1 do
   local b = 5 + i * 8
   if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
@@ -114,16 +115,19 @@ for s = 1, n, 4000 do
   if redis.call('EXISTS', unpack(keys, s, math.min(s + 3999, n))) > 0 then anyExists = true; break end
 end
 local FINISHED_UNDONE = { failed = true, cancelled = true }
-local keyedSet = false
+local keyedSet, minimalSet = false, false
 for i = 0, n - 1 do
   local b = 5 + i * 8
   local id = ARGV[b]
-  local idem, par, opt, pq, pg, pi, revive, dd, ck = '', '', '', '', '', '', false, nil, ''
+  local idem, par, opt, pq, pg, pi, revive, dd, ck, rm = '', '', '', '', '', '', false, nil, '', false
   local x = extras[i]
   if x then
     idem, par, opt, pq, pg, pi, dd = x.idempotencyKey, x.parentId, x.options, x.parentQueue, x.group, x.index, x.dd
     revive = x.revive == true
     ck = x.concurrencyKey
+    -- A child or a deduped job keeps a full record: its parent's fan-in and its dedupe key's
+    -- release read it as it ends (the client never asks for both; a foreign producer is held to it).
+    rm = x.record == 'minimal' and par == '' and x.dedupeKey == ''
   end
   local created = 1
   local jk = keys[i + 1]
@@ -155,7 +159,12 @@ for i = 0, n - 1 do
       'qs', score, 'ma', ARGV[b + 6], 'ca', nowText }
     if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
     if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
-    if not dedupeFields(args, dd, now, delay) and delay > 0 then
+    if rm then
+      args[#args + 1] = 'rm'; args[#args + 1] = '1'
+      -- The queue now has a minimal record: the finishes read `rm` (lcState.lua's LC.minimal).
+      if not minimalSet then redis.call('HSET', kp .. 'flow', 'minimal', '1'); minimalSet = true end
+    end
+    if not dedupeFields(args, dd, now, delay) and delay > 0 and not rm then
       args[#args + 1] = 'ls'; args[#args + 1] = 1
       args[#args + 1] = 'l1'; args[#args + 1] = now .. ' {"type":"enqueued","delayMs":' .. delay .. '}'
     end
@@ -173,7 +182,7 @@ for i = 0, n - 1 do
       -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
       if not keyedSet then redis.call('HSET', kp .. 'flow', 'keyed', '1'); keyedSet = true end
     end
-    lcCreate(id, jk, args, score, delay > 0 and now + delay or nil, ck ~= '' and ck or nil)
+    lcCreate(id, jk, args, score, delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
   else
     allCreated = false
   end

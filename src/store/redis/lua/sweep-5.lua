@@ -9,8 +9,8 @@ Returns the largest count removed from one index (== limit: there may be more).
 
 THE RETENTION RULE, written once (`retire` below): a record is deleted only while its status is
 still that of the index (a record is never re-created under an id whose entry is still here, but
-a stray entry must not delete a live job), and with it what only it needs: its webhook
-bookkeeping (`hookmeta:<id>`), and for a failed parent its fan-out records and children index
+a stray entry must not delete a live job), and with it what only it needs (include/recordKeys.lua:
+its webhook bookkeeping `hookmeta:<id>`, its inbox), and for a failed parent its fan-out records and children index
 (a done or cancelled parent's expire by TTL: expireFans in include/lcMove.lua).
 
 Why not a TTL per record: an expires entry (~37 B) and a PEXPIRE per finished job; the indexes
@@ -18,6 +18,7 @@ hold the finish times already. Purged dead letters get a TTL instead (purgeDead-
 ]]
 --- @include "nowMs"
 --- @include "fanKeys"
+--- @include "recordKeys"
 local doneKey, cancelledKey, deadKey, brokenKey, failedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local kp, ttl, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local failedTtl, deadMax = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -35,8 +36,7 @@ local function retire(index, ids, status)
     local jk = kp .. 'job:' .. id
     local st, fg = unpack(redis.call('HMGET', jk, 'st', 'fg'))
     if st == status then
-      gone[#gone + 1] = jk
-      gone[#gone + 1] = kp .. 'hookmeta:' .. id
+      for _, k in ipairs(recordKeys(kp, id)) do gone[#gone + 1] = k end
       if status == 'failed' then
         if fg then
           gone[#gone + 1] = kp .. 'children:' .. id

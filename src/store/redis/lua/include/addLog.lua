@@ -1,3 +1,4 @@
+--- @include "lcState"
 -- The audit log lives in the job hash as fields l1, l2, ... with the count in `ls`, so logging
 -- rides on the HSET a write makes anyway instead of costing a command of its own. At most
 -- LOG_CAP entries are kept: the oldest fall out.
@@ -10,6 +11,8 @@
 -- at `fa` (when `st` is done). enqueue-5 and commit-12 (claim, done) skip the log for exactly
 -- these entries; RedisStore.getLog rebuilds them. Any other entry goes through addLog, which
 -- first writes the implicit entries out (l1, l2) so the order and the stamps stay the same.
+-- A MINIMAL RECORD (`rm`, include/lcMove.lua) has no implicit log: its first entry written (a
+-- cancel request, an event sent to it) is its first.
 -- LOG_CAP is generated from src/store/storeConstants.ts (luaConstants.ts).
 
 -- Entries stamped in this call, by their text: most jobs of a batch log the same entries
@@ -27,7 +30,13 @@ local function addLog(args, jobKey, ls, now, entries)
   ls = tonumber(ls)
   if not ls then
     ls = 0
-    local ca, ct = unpack(redis.call('HMGET', jobKey, 'ca', 'ct'))
+    local ca, ct, rm
+    if LC.minimal then
+      ca, ct, rm = unpack(redis.call('HMGET', jobKey, 'ca', 'ct', 'rm'))
+      if rm then ca, ct = nil, nil end
+    else
+      ca, ct = unpack(redis.call('HMGET', jobKey, 'ca', 'ct'))
+    end
     if ca then
       ls = 1
       args[#args + 1] = 'l1'; args[#args + 1] = ca .. ' enqueued'

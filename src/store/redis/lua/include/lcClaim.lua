@@ -3,8 +3,9 @@
 --- @include "addLog"
 -- The claim of a job popped from `queued` (st must be queued): status `st` (loading|working)
 -- under lease `token` until `deadline` (as text: numText.lua); `entry`: its audit entry, when
--- the caller logs one (`ls`: the log count as read).
-local function lcClaim(id, jk, st, token, deadline, ls, entry)
+-- the caller logs one (`ls`: the log count as read). `quiet`: a minimal record (`rm`): no stream
+-- entry.
+local function lcClaim(id, jk, st, token, deadline, ls, entry, quiet)
   if entry then
     local args = { 'st', st, 'tk', token, 'ct', lcNowText() }
     addLog(args, jk, ls, LC.now, { entry })
@@ -13,5 +14,5 @@ local function lcClaim(id, jk, st, token, deadline, ls, entry)
     redis.call('HSET', jk, 'st', st, 'tk', token, 'ct', lcNowText())
   end
   lcIndex('active', deadline, id)
-  lcTell(id, 'claimed', st)
+  if not quiet then lcTell(id, 'claimed', st) end
 end

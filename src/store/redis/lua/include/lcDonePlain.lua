@@ -5,6 +5,7 @@
 --- @include "lcMove"
 --- @include "lcFlow"
 --- @include "lcTally"
+--- @include "lcDoneMinimal"
 -- THE PLAIN DONE: lcMove's done, for the job most jobs are (a running job with no parent,
 -- fan-out, inbox, watcher or audit log of its own, not moved before in this call): the same
 -- writes in a fraction of the Lua. Anything else takes lcMove. test/lifecycle/plainDone.test.ts
@@ -22,23 +23,29 @@ local function lcDonePlain(id, token, output)
   end
   if token == '' or tk ~= token then return 0 end
   -- THE BARE RECORD (lcBare.lua): the base fields, tk, ct (and ck, pr) only, so none of the
-  -- fields below; else they are read.
-  local ls, ib, par, fg, wt
+  -- fields below; else they are read. A MINIMAL RECORD (lcDoneMinimal.lua) is never bare (its
+  -- `rm` is one field more): its flag is read with the others, on a queue that has had one.
+  local ls, ib, par, fg, wt, rm
   local bare = ct and lcBare(jk, ck and 10 or 9)
   if not bare then
-    ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'ls', 'ib', 'par', 'fg', 'wt'))
+    if LC.minimal then
+      ls, ib, par, fg, wt, rm = unpack(redis.call('HMGET', jk, 'ls', 'ib', 'par', 'fg', 'wt', 'rm'))
+    else
+      ls, ib, par, fg, wt = unpack(redis.call('HMGET', jk, 'ls', 'ib', 'par', 'fg', 'wt'))
+    end
   end
   -- Every job of a queue with machine gates takes lcMove (lcGate.lua): its gate slot frees there.
   -- A job with a concurrency key (`ck`) does not: its slot (if it holds one) frees below, as
   -- lcLeave frees it (lcFreeSlot, lcFlow.lua).
   if ls or ib or par or fg or wt or lcGated() or lcMoved[id] then
     local j = { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ck = ck, ct = ct,
-      ca = ca }
+      ca = ca, rm = rm }
     if lcGuard(j, 'done', token) then return 0 end
     lcMove(j, 'done', { kind = 'done', log = PLAIN_DONE_LOG, implicit = not ls, output = output }, { 'o', output })
     return 1
   end
   if not UPDATABLE[st] then return 0 end
+  if rm then return lcDoneMinimal(id, ck, ca, ct) end
   local now = lcNowText()
   redis.call('HSET', jk, 'o', output, 'st', 'done', 'fa', now)
   -- A bare record has no error (`e`) to drop.

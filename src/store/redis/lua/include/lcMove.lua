@@ -10,6 +10,7 @@
 --- @include "fanKey"
 --- @include "fanKeys"
 --- @include "lcTally"
+--- @include "recordKeys"
 -- THE LIFECYCLE: every status change of a job, written once.
 -- Scripts decide WHICH move a job makes; only lcMove makes it. No script writes `st`, or moves a
 -- job between the status indexes, by hand.
@@ -39,6 +40,10 @@
 -- time; tells the job's watchers (pushResult), its parent (notifyParent) and the stream; a done
 -- or cancelled parent's fan-out records expire with it (a failed one's stay with the dead
 -- letter until it is purged, redriven or retired by sweep-5.lua).
+--
+-- A MINIMAL RECORD (`rm`, docs/concepts.md): its moves write no audit entry and no stream entry
+-- (the queue's tally still counts its end); ending done, it is deleted once its watchers have the
+-- result (recordKeys, as retention deletes a record). Failed or cancelled, it stays whole.
 
 -- ONE RECURSION, ONE FILE: a child that ends tells its parent (notifyParent -> fanIn), and a
 -- parent woken by its children moves (fanIn -> lcMove), which may end it (the cancel guard) and
@@ -169,13 +174,15 @@ lcMove = function(j, to, o, set)
   end
   local args = set or o.set or {}
   args[#args + 1] = 'st'; args[#args + 1] = to
+  local kind, quiet = o.kind, j.rm
+  if quiet then kind = nil end
   if FINAL[to] then
     -- Its tally (lcTally.lua): a done or failed job's wait and run need `ca` and `ct`.
     if to ~= 'cancelled' and not j.ca then j.ct, j.ca = unpack(redis.call('HMGET', jk, 'ct', 'ca')) end
     lcTally(to, j.ca, j.ct)
     lcLeave(j)
     args[#args + 1] = 'fa'; args[#args + 1] = nowT
-    if not o.implicit then addLog(args, jk, j.ls, now, o.log) end
+    if not o.implicit and not quiet then addLog(args, jk, j.ls, now, o.log) end
     redis.call('HSET', jk, unpack(args))
     -- A done or cancelled record keeps no place in line (a redriven dead letter needs its own).
     -- Only fields that can be there are named: `fw` is a parent's, `io` comes with an inbox.
@@ -189,7 +196,8 @@ lcMove = function(j, to, o, set)
     end
     redis.call('HDEL', jk, unpack(drop))
     if j.wt then pushResult(LC.kp, jk, id, j.wt) end
-    lcIndex(to, nowT, id)
+    local forget = quiet and to == 'done'
+    if not forget then lcIndex(to, nowT, id) end
     if to == 'failed' then
       if o.dead == 'broken' then
         lcIndex('broken', nowT, id)
@@ -206,17 +214,18 @@ lcMove = function(j, to, o, set)
     end
     if j.fg and to ~= 'failed' then expireFans(id, j.fg) end
     if j.ib then redis.call('DEL', LC.kp .. 'inbox:' .. id, LC.kp .. 'inboxids:' .. id) end
-    lcMoved[id] = lcTell(id, o.kind, to, minPos) * 2 + 1
+    lcMoved[id] = lcTell(id, kind, to, minPos) * 2 + 1
     if j.ls then ddRelease(j) end
+    if forget then redis.call('DEL', unpack(recordKeys(LC.kp, id))) end
     return to
   end
   args[#args + 1] = 'ua'; args[#args + 1] = nowT
   if UPDATABLE[to] then
     -- A checkpoint (or LOADED): the job made progress, so its lease requeues start over.
-    addLog(args, jk, j.ls, now, o.log)
+    if not quiet then addLog(args, jk, j.ls, now, o.log) end
     redis.call('HSET', jk, unpack(args))
     if j.lr then redis.call('HDEL', jk, 'lr') end
-    lcMoved[id] = lcTell(id, o.kind, to, minPos) * 2
+    lcMoved[id] = lcTell(id, kind, to, minPos) * 2
     return to
   end
   if j.st ~= to then lcLeave(j) end
@@ -240,7 +249,7 @@ lcMove = function(j, to, o, set)
       if j.ra then redis.call('HDEL', jk, 'ra') end
       lcEnterQueued(id, score, j.ck)
     end
-    addLog(args, jk, j.ls, now, o.log or {})
+    if not quiet then addLog(args, jk, j.ls, now, o.log or {}) end
     redis.call('HSET', jk, unpack(args))
   elseif to == 'waiting' then
     args[#args + 1] = 'tk'; args[#args + 1] = ''
@@ -257,9 +266,9 @@ lcMove = function(j, to, o, set)
       lcWakeIfEarlier(runAt)
       lcIndex('delayed', runAt, id)
     end
-    addLog(args, jk, j.ls, now, o.log or {})
+    if not quiet then addLog(args, jk, j.ls, now, o.log or {}) end
     redis.call('HSET', jk, unpack(args))
   end
-  lcMoved[id] = lcTell(id, o.kind, to, minPos) * 2 + 1
+  lcMoved[id] = lcTell(id, kind, to, minPos) * 2 + 1
   return to
 end

@@ -8,7 +8,9 @@
 -- LC.slots: the queue may keep per-key slots (ck:<key>, only while `perKey` is set: lcFlow.lua);
 -- commit-12.lua, which reads perKey anyway, sets it false when none is set and spares a job that
 -- stops running the SREM that would find nothing.
-local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false, keyed = true, slots = true }
+-- LC.minimal: the queue may hold minimal records (`rm`, include/lcDoneMinimal.lua), so the reads
+-- of a job take `rm` too; commit-12.lua sets it from the `minimal` flag enqueue-5.lua sets in `flow`.
+local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false, keyed = true, slots = true, minimal = true }
 
 -- LC.now as text (numText.lua: Redis would format the number each time it is sent), made once
 -- per value of LC.now.
