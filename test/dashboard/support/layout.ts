@@ -71,3 +71,35 @@ export const LAYOUTS = [
   { width: 420, height: 800, colorScheme: 'light' },
   { width: 420, height: 800, colorScheme: 'dark' },
 ] as const;
+
+// Texts under `scope` not wholly visible: outside the window sideways, or outside the box of an
+// ancestor that clips or scrolls them (a wide table in a scroller shows part of itself).
+const CUT = `(scope) => {
+  const vw = document.documentElement.clientWidth;
+  const cut = [];
+  const walker = document.createTreeWalker(document.querySelector(scope) ?? document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || !n.textContent.trim()) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none') continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    for (const r of range.getClientRects()) {
+      if (r.width <= 0.5 || r.height <= 0.5) continue;
+      let bad = r.left < -0.5 || r.right > vw + 0.5;
+      for (let p = el.parentElement; p && !bad; p = p.parentElement) {
+        if (getComputedStyle(p).overflowX === 'visible') continue;
+        const c = p.getBoundingClientRect();
+        bad = r.left < c.left - 0.5 || r.right > c.right + 0.5;
+      }
+      if (bad) cut.push(n.textContent.trim().slice(0, 40));
+    }
+  }
+  return [...new Set(cut)].slice(0, 20);
+}`;
+
+/** Texts under `scope` cut by the window's edge or by a clipping or scrolling ancestor. */
+export async function cutTexts(page: Page, scope: string): Promise<string[]> {
+  return page.evaluate<string[]>(`(${CUT})(${JSON.stringify(scope)})`);
+}
