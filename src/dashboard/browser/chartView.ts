@@ -7,6 +7,11 @@
 
 import { h } from './dom.js';
 
+interface Point {
+  x: number;
+  y: number;
+}
+
 interface Box {
   x: number;
   y: number;
@@ -33,7 +38,7 @@ export class ChartView {
   private cy = 0;
   private scale = 1;
   private mode: 'fit' | 'path' | 'free' = 'fit';
-  private readonly pointers = new Map<number, { x: number; y: number }>();
+  private readonly pointers = new Map<number, Point>();
 
   constructor(private readonly svg: SVGSVGElement) {
     const [, , w = 0, hgt = 0] = (svg.getAttribute('viewBox') ?? '0 0 0 0').split(/\s+/).map(Number);
@@ -106,7 +111,7 @@ export class ChartView {
   }
 
   zoomBy(factor: number, at?: { x: number; y: number }): void {
-    const next = Math.min(MAX_SCALE, Math.max(this.fitScale() / 2, this.scale * factor));
+    const next = this.clampScale(this.scale * factor);
     // A zoom keeps the point under `at` (a wheel's pointer) where it is; from the buttons or
     // keys it zooms about the active state, kept in view, else about the view's centre.
     if (at) {
@@ -122,11 +127,35 @@ export class ChartView {
     this.apply();
   }
 
+  /**
+   * Two fingers moved from `before` to `after` (screen points): the chart point under their old
+   * midpoint goes under the new one, scaled by how much they spread, so each finger keeps the
+   * point it touched, as a map does.
+   */
+  pinch(before: readonly [Point, Point], after: readonly [Point, Point]): void {
+    const spread = (p: readonly [Point, Point]) => Math.hypot(p[0].x - p[1].x, p[0].y - p[1].y);
+    const mid = (p: readonly [Point, Point]) => ({ x: (p[0].x + p[1].x) / 2, y: (p[0].y + p[1].y) / 2 });
+    if (spread(before) <= 0) return;
+    const m0 = mid(before);
+    const m1 = mid(after);
+    const at = this.toChart(m0.x, m0.y);
+    this.scale = this.clampScale((this.scale * spread(after)) / spread(before));
+    const r = this.viewport.getBoundingClientRect();
+    this.cx = at.x - (m1.x - r.left - r.width / 2) / this.scale;
+    this.cy = at.y - (m1.y - r.top - r.height / 2) / this.scale;
+    this.mode = 'free';
+    this.apply();
+  }
+
   panBy(dxPx: number, dyPx: number): void {
     this.cx -= dxPx / this.scale;
     this.cy -= dyPx / this.scale;
     this.mode = 'free';
     this.apply();
+  }
+
+  private clampScale(scale: number): number {
+    return Math.min(MAX_SCALE, Math.max(this.fitScale() / 2, scale));
   }
 
   private viewportSize(): { w: number; h: number } {
@@ -275,10 +304,7 @@ export class ChartView {
       if (this.pointers.size === 1) this.panBy(now.x - last.x, now.y - last.y);
       else if (this.pointers.size === 2) {
         const other = [...this.pointers.entries()].find(([id]) => id !== e.pointerId)![1];
-        const before = Math.hypot(last.x - other.x, last.y - other.y);
-        const after = Math.hypot(now.x - other.x, now.y - other.y);
-        if (before > 0)
-          this.zoomBy(after / before, this.toChart((now.x + other.x) / 2, (now.y + other.y) / 2));
+        this.pinch([last, other], [now, other]);
       }
       this.pointers.set(e.pointerId, now);
     });
