@@ -102,11 +102,15 @@ export class ChartView {
     if (!box) return this.fit();
     const { w, h: vh } = this.viewportSize();
     this.mode = 'path';
-    this.scale = Math.max(this.fitScale(), Math.min(1, (w - MARGIN) / box.width, (vh - MARGIN) / box.height));
+    const whole = Math.min(1, (w - MARGIN) / box.width, (vh - MARGIN) / box.height);
+    // A path too long to read whole (a retried job's lifecycle at 420 px): as much of it as is
+    // readable, about the active state; the hint says there is more.
+    this.scale = Math.max(this.fitScale(), Math.min(1, Math.max(whole, READABLE)));
     this.cx = box.x + box.width / 2;
     this.cy = box.y + box.height / 2;
     const active = this.activeBox();
-    if (active) this.centreOn(active, true);
+    if (active) this.centreOn(active, whole >= READABLE);
+    this.keepOnChart();
     this.apply();
   }
 
@@ -168,12 +172,25 @@ export class ChartView {
     return Math.min(1, w / (this.chart.width || 1), vh / (this.chart.height || 1));
   }
 
-  /** The viewport is as tall as the chart at its width (at most 1:1), within bounds. */
+  /** The viewport is as tall as the chart at its width (at most 1:1, at least readable), within bounds. */
   private size(): void {
     const w = this.viewport.clientWidth || this.el.clientWidth;
-    const natural = this.chart.height * Math.min(1, w / (this.chart.width || 1));
+    // Where the whole chart would be unreadable, room for a readable part of it (the path view).
+    const natural = this.chart.height * Math.max(READABLE, Math.min(1, w / (this.chart.width || 1)));
     const max = Math.max(MIN_HEIGHT, innerHeight * MAX_HEIGHT_VH);
     this.viewport.style.height = `${Math.round(Math.min(max, Math.max(MIN_HEIGHT, natural)))}px`;
+  }
+
+  /**
+   * No empty band past an edge of the chart where it is larger than the view, and centred where
+   * it is smaller (the active state, inside the chart, stays in view).
+   */
+  private keepOnChart(): void {
+    const { w, h: vh } = this.viewportSize();
+    const clamp = (c: number, half: number, size: number) =>
+      size > 2 * half ? Math.min(size - half, Math.max(half, c)) : size / 2;
+    this.cx = clamp(this.cx, w / 2 / this.scale, this.chart.width);
+    this.cy = clamp(this.cy, vh / 2 / this.scale, this.chart.height);
   }
 
   private centreOn(b: Box, always: boolean): void {
