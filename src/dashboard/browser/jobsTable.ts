@@ -1,7 +1,7 @@
 // A table of jobs (the Jobs and Find pages). On a wide window it is a table; on a narrow one
-// (styles.css, "Job rows as cards") each row is a card: the id on its own line, then each
-// field under its own small label, so nothing is squeezed into a column or hidden past a
-// scroll edge. The labels are in the cells (shown only as cards): the header row is hidden then.
+// each row is a card (styles.css, "Rows as cards"): the id on its own line, then each field
+// under its own label (its `data-label`), so nothing is squeezed into a column or hidden past a
+// scroll edge.
 
 import { h, notice, statusBadge } from './dom.js';
 import { stateText, time } from './format.js';
@@ -13,9 +13,8 @@ type Column = (typeof COLUMNS)[number];
 function cell(col: Column, ...content: (Node | string)[]): HTMLTableCellElement {
   return h(
     'td',
-    { 'data-col': col },
-    h('span', { class: 'cell-label', 'aria-hidden': 'true' }, col),
-    h('span', { class: 'cell-value' }, ...content),
+    col === 'id' ? { 'data-col': col, class: 'wide' } : { 'data-col': col, 'data-label': col },
+    ...content,
   );
 }
 
@@ -23,7 +22,7 @@ export function jobsTable(jobs: Job[]): HTMLElement {
   if (jobs.length === 0) return notice('No jobs match.');
   return h(
     'table',
-    { class: 'jobs-table' },
+    { class: 'jobs-table row-cards' },
     h(
       'thead',
       {},
