@@ -60,7 +60,13 @@ export class ChartView {
         label,
       );
     this.zoomText = h('span', { class: 'chart-zoom muted', 'aria-live': 'polite' });
-    this.hint = h('span', { class: 'chart-hint' }, 'Part of the chart: drag, arrows or Fit to see the rest');
+    // Short on a phone, so that it shares the buttons' line (styles.css).
+    this.hint = h(
+      'span',
+      { class: 'chart-hint' },
+      h('span', { class: 'hint-long' }, 'Part of the chart: drag, arrows or Fit to see the rest'),
+      h('span', { class: 'hint-short' }, 'Part shown: drag or Fit'),
+    );
     const tools = h(
       'div',
       { class: 'chart-tools' },
