@@ -181,8 +181,10 @@ export class ChartView {
   /** The viewport is as tall as the chart at its width (at most 1:1, at least readable), within bounds. */
   private size(): void {
     const w = this.viewport.clientWidth || this.el.clientWidth;
-    // Where the whole chart would be unreadable, room for a readable part of it (the path view).
-    const natural = this.chart.height * Math.max(READABLE, Math.min(1, w / (this.chart.width || 1)));
+    // Where the whole chart would be unreadable, room for a readable part of its path (none
+    // when it has no path: a heat map with no job shows its whole, small, without empty bands).
+    const least = this.pathBox() ? READABLE : 0;
+    const natural = this.chart.height * Math.max(least, Math.min(1, w / (this.chart.width || 1)));
     const max = Math.max(MIN_HEIGHT, innerHeight * MAX_HEIGHT_VH);
     this.viewport.style.height = `${Math.round(Math.min(max, Math.max(MIN_HEIGHT, natural)))}px`;
   }
