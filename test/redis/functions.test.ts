@@ -208,22 +208,29 @@ describe('Redis Functions on a real Redis', { skip }, () => {
   it("gives every call its includes' state afresh (nothing of the call before, even one that failed)", async () => {
     const read = (n: string): string | undefined =>
       n === 'tally'
-        ? "local seen = {}\nlocal LIMIT = 2\nlocal function see(x)\n  seen[#seen + 1] = x\n  if #seen > LIMIT then error('too many') end\n  return #seen\nend\n"
+        ? "local seen = {}\nlocal LIMIT = 2\nlocal calls = 0\nlocal function see(x)\n  seen[#seen + 1] = x\n  if #seen > LIMIT then error('too many') end\n  return #seen\nend\nlocal function bump()\n  calls = calls + 1\n  return calls\nend\n"
         : undefined;
     const lib = buildLibrary(
       [
         {
           name: 'see',
           numberOfKeys: 0,
-          text: '--- @include "tally"\nfor _, a in ipairs(ARGV) do see(a) end\nreturn #seen\n',
+          text: '--- @include "tally"\nfor _, a in ipairs(ARGV) do see(a) end\nreturn { #seen, bump() }\n',
         },
       ],
       read,
     );
     await raw.call('FUNCTION', 'LOAD', lib.code);
     const see = (...args: string[]): Promise<unknown> => raw.fcall(lib.functionName('see'), 0, ...args);
-    assert.equal(await see('a', 'b'), 2);
+    assert.deepEqual(await see('a', 'b'), [2, 1]);
     await assert.rejects(see('a', 'b', 'c'), /too many/);
-    assert.equal(await see('d'), 1, 'the failed call left nothing behind');
+    assert.deepEqual(
+      await see('d'),
+      [1, 1],
+      'the failed call left nothing behind; a number reassigned starts again',
+    );
+    // A literal nothing reassigns is made once, at load; the others by each call.
+    assert.match(lib.code, /^local LIMIT = 2$/m);
+    assert.match(lib.code, /^local calls$/m);
   });
 });
