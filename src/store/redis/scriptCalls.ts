@@ -57,7 +57,8 @@ export class ScriptCalls {
   constructor(
     private readonly redis: RedisClient,
     scripts: readonly ScriptSpec[],
-    private readonly library: LuaLibrary,
+    /** Built on first use: an 'eval' store never needs it. */
+    private readonly libraryOf: () => LuaLibrary,
     readonly mode: ScriptsMode,
   ) {
     this.useEval = mode === 'eval';
@@ -105,7 +106,7 @@ export class ScriptCalls {
         ...keys,
         ...args,
       );
-    return target.fcall(this.library.functionName(name), s.numberOfKeys, ...keys, ...args);
+    return target.fcall(this.libraryOf().functionName(name), s.numberOfKeys, ...keys, ...args);
   }
 
   /** Runs script `name` with `keys` and `args` (as many keys as its file name says). */
@@ -159,7 +160,7 @@ export class ScriptCalls {
     try {
       await Promise.all(
         nodes.map((node) =>
-          node.call('FUNCTION', 'LOAD', this.library.code).catch((err: unknown) => {
+          node.call('FUNCTION', 'LOAD', this.libraryOf().code).catch((err: unknown) => {
             if (!ALREADY_LOADED.test(messageOf(err))) throw err;
           }),
         ),

@@ -87,5 +87,5 @@ export type ScriptRunner = (keys: string[], args: (string | number)[]) => Promis
 
 /** How `redis` runs the scripts (scriptCalls.ts): FCALL of the library, or EVALSHA ('eval'). */
 export function scriptCalls(redis: RedisClient, mode: ScriptsMode = 'auto'): ScriptCalls {
-  return new ScriptCalls(redis, loadScripts(), loadLibrary(), mode);
+  return new ScriptCalls(redis, loadScripts(), loadLibrary, mode);
 }
