@@ -1,7 +1,8 @@
-// Loads the Lua scripts in lua/ (one atomic operation per file, named `<name>-<numKeys>.lua`),
-// inlining the includes they name (`--- @include "name"`, resolved by luaIncludes.ts from
-// lua/include/) after the constants they share with TypeScript (luaConstants.ts), and defines
-// each on an ioredis client.
+// Loads the Lua scripts in lua/ (one atomic operation per file, named `<name>-<numKeys>.lua`)
+// in the two forms a connection runs them in (scriptCalls.ts): each alone for EVALSHA, the
+// includes it names (`--- @include "name"`, resolved by luaIncludes.ts from lua/include/)
+// inlined after the constants they share with TypeScript (luaConstants.ts); and all together as
+// one Redis Functions library (luaLibrary.ts).
 //
 // ONE SLOT PER CALL (Redis Cluster): every key a script names in KEYS is a key of one queue,
 // `<prefix>:{<queue>}:...` (keys.ts), so all share the queue's hash tag and slot; a script never
