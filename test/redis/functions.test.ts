@@ -165,6 +165,45 @@ describe('Redis Functions on a real Redis', { skip }, () => {
     }
   });
 
+  it('runs the retention scripts at maxmemory (they free it), where a call that may write is refused', async () => {
+    const lib = loadLibrary();
+    await raw.call('FUNCTION', 'LOAD', lib.code);
+    await raw.set('filler', 'x'.repeat(1024 * 1024));
+    const used = Number(/used_memory:(\d+)/.exec(await raw.info('memory'))?.[1]);
+    await raw.config('SET', 'maxmemory', String(used - 512 * 1024));
+    try {
+      const k = (name: string): string => `r:{q}:${name}`;
+      const swept = await raw.fcall(
+        lib.functionName('sweep'),
+        5,
+        ...['done', 'cancelled', 'dead', 'broken', 'failed'].map(k),
+        'r:{q}:',
+        1000,
+        100,
+        1000,
+        10,
+      );
+      assert.equal(swept, 0);
+      const purged = await raw.fcall(
+        lib.functionName('purgeDead'),
+        3,
+        k('dead'),
+        k('failed'),
+        k('broken'),
+        'r:{q}:',
+        1000,
+        10,
+      );
+      assert.equal(purged, 0);
+      await assert.rejects(raw.fcall(lib.functionName('heartbeat'), 1, k('active'), 'r:{q}:', 1000), {
+        message: /^OOM/,
+      });
+    } finally {
+      await raw.config('SET', 'maxmemory', '0');
+      await raw.del('filler');
+    }
+  });
+
   it('loads it once when two connections race to load it', async () => {
     const a = new Redis(redis.url);
     const b = new Redis(redis.url);

@@ -55,6 +55,22 @@ interface Statement {
 const HASH_PLACEHOLDER = '__MACHINIST_LIB__';
 
 /**
+ * A script's function flags, from a `--- @flags a b` line (a comment under EVAL). Without one a
+ * function may write and is refused whole at maxmemory (OOM); `allow-oom` is for the scripts
+ * that only delete (retention), which must run at maxmemory to free it, as they did under EVAL
+ * (whose OOM check comes at the first command that may grow memory).
+ */
+const FLAGS_LINE = /^--- @flags ([\w -]+)$/m;
+const KNOWN_FLAGS = new Set(['no-writes', 'allow-oom', 'allow-stale', 'no-cluster', 'allow-cross-slot-keys']);
+
+function flagsOf(script: ScriptFile): string[] {
+  const flags = FLAGS_LINE.exec(script.text)?.[1]?.trim().split(/\s+/) ?? [];
+  for (const f of flags)
+    if (!KNOWN_FLAGS.has(f)) throw new Error(`lua script ${script.name}: unknown function flag '${f}'`);
+  return flags;
+}
+
+/**
  * An immutable literal: a number, a string, a boolean. (Not `math.floor`: Redis loads a library
  * with no globals but `redis`, so such a value is read by the callback, as state.)
  */
@@ -185,6 +201,7 @@ export function buildLibrary(scripts: ScriptFile[], read: (name: string) => stri
         .map((st) => st.text.replace(/^local /, '')),
     );
     const fn = `${HASH_PLACEHOLDER}_${s.name}`;
+    const flags = flagsOf(s).map((f) => `'${f}'`);
     parts.push(
       `-- script ${s.name}-${s.numberOfKeys}.lua`,
       'do',
@@ -192,7 +209,7 @@ export function buildLibrary(scripts: ScriptFile[], read: (name: string) => stri
       `redis.register_function{function_name = '${fn}', callback = function(keys, args)`,
       `KEYS, ARGV = keys, args${state.length ? '; reset()' : ''}`,
       bodies[i]!.trimEnd(),
-      'end}',
+      `end, flags = { ${flags.join(', ')} }}`,
       'end',
     );
   }

@@ -16,6 +16,8 @@ bookkeeping (`hookmeta:<id>`), and for a failed parent its fan-out records and c
 Why not a TTL per record: an expires entry (~37 B) and a PEXPIRE per finished job; the indexes
 hold the finish times already. Purged dead letters get a TTL instead (purgeDead-3.lua).
 ]]
+-- It only deletes and expires: it runs at maxmemory too, to free memory (a function's flag).
+--- @flags allow-oom
 --- @include "nowMs"
 --- @include "fanKeys"
 local doneKey, cancelledKey, deadKey, brokenKey, failedKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
