@@ -7,7 +7,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { defineJob, type RedisStoreOptions } from '../../src/index.js';
+import { RedisStore, defineJob, type RedisStoreOptions } from '../../src/index.js';
 import { ReplicaWait } from '../../src/store/redis/durability.js';
 import { buildLibrary, type ScriptFile } from '../../src/store/redis/luaLibrary.js';
 import {
@@ -62,6 +62,13 @@ describe('the Lua scripts as a Redis Functions library', () => {
     );
     const other = buildLibrary(changed, readInclude);
     assert.notEqual(other.name, lib.name, 'another text, another library');
+  });
+
+  it("refuses a scripts option other than 'auto', 'functions' or 'eval', naming it", () => {
+    assert.throws(() => new RedisStore({ scripts: 'lua' as 'eval' }), {
+      name: 'TypeError',
+      message: /scripts must be 'auto', 'functions' or 'eval' \(got lua\)/,
+    });
   });
 
   it('refuses an include whose top-level statement it cannot place (per call or per load)', () => {
