@@ -133,6 +133,7 @@ describe('dashboard find and workers pages', () => {
       ).sort(),
       [...ids].sort(),
     );
+    assert.equal(await gone.locator('[data-col="running"]').textContent(), 'none (last reported 2 / 10)');
     await page.locator('[data-worker-status="live"]').waitFor(WAIT);
     await checkLayouts(page, 'workers-gone', () => gone.waitFor(WAIT));
     assert.deepEqual(errors, []);
