@@ -70,7 +70,8 @@ for (const root of roots) {
 const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
 const DONE_LOG = ['{"type":"done"}'];
 
-type Case = 'plain' | 'keyed plain' | 'minimal plain' | 'pipeline' | 'stale plain' | 'stale pipeline' | 'enqueue';
+type Case =
+  'plain' | 'keyed plain' | 'minimal plain' | 'pipeline' | 'stale plain' | 'stale pipeline' | 'enqueue';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
