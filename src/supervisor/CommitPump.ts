@@ -22,26 +22,16 @@
 // half the slots (rounded up) so that two claims alternate.
 //
 // Invariants:
-//   THE FENCE     every write carries its run's lease token; Redis refuses it once the lease is
-//                 gone, and a refused (or poison) write aborts that run (`onLeaseLost`), which
-//                 then never writes again.
 //   SLOTS         claims never exceed the free slots (`reserved` counts what in-flight commits
 //                 may claim): no job is taken that this worker could not start at once. A slot
 //                 is free as soon as its job queued the write that ends its run (done, fail,
 //                 retry, park, ...): the claim that fills it is applied after that write.
 //                 (Why not a p-limit pool: the slot count sizes each claim in the same round
 //                 trip as the writes; a pool would hold claimed jobs, leased, waiting locally.)
-//   ORDER         a job's writes keep their order: every commit goes over the same connection
-//                 and Redis applies them in the order sent. A failed commit is sent again first
-//                 in line, in the order its writes were queued, minus checkpoints a later write
-//                 of the same job superseded (sent behind it, that write may have landed first:
-//                 a job's run writes nothing after its ending, so only checkpoints can be
-//                 overtaken, and they are dropped, not sent again).
-//   POISON        a batch Redis refuses with a script error is split, one suspect per commit
-//                 (claiming nothing), until the write causing it is found; that write alone is
-//                 dropped. A temporary error (OOM, BUSY, LOADING, READONLY, a lost connection:
-//                 src/store/callErrors.ts) MUST NOT drop anything: the whole batch is sent
-//                 again after a capped backoff, and nothing else is sent meanwhile.
+//   STALE CLAIM   a claim answered more than half a lease after it was sent is never run
+//                 (`committed`).
+//   THE FENCE, ORDER and POISON (what becomes of a write, answered or failed): CommitWrites.ts.
+//                 ORDER rests on this loop too: every commit goes over the same connection.
 
 import type { Logger } from 'pino';
 import type { OutboxRelay } from './OutboxRelay.js';
@@ -50,10 +40,9 @@ import type { ClaimLane, ClaimShare } from './ClaimShare.js';
 import type { WorkSignals } from './WorkSignals.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { StoreClock } from '../store/StoreClock.js';
-import { backoffMs, callErrorKind } from '../store/callErrors.js';
-import { OutageLog } from './OutageLog.js';
 import { ReplicaLagLog } from './ReplicaLagLog.js';
-import { nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
+import type { PendingWrite } from './pendingWrites.js';
+import { CommitWrites } from './CommitWrites.js';
 import { CrossQueueEndings } from './CrossQueueEndings.js';
 
 export interface CommitPumpOptions {
@@ -100,27 +89,14 @@ export class CommitPump implements JobHost, ClaimLane {
   private readonly loadMachines: string[];
   private readonly running: ReadonlyMap<string, ActiveJob>;
   private readonly startJob: (c: ClaimedJob) => void;
-  private readonly onLeaseLost: (id: string, token: string, why: string) => void;
   private readonly clock: StoreClock;
 
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
   private readonly crossQueueChildren: CrossQueueEndings;
-  private pending: PendingWrite[] = [];
-  private writeSeq = 0;
-  /**
-   * The seq of each job's last write sent and not yet answered (ORDER: a failed batch's
-   * checkpoint older than it is dropped, not sent again). Deleted when that write is answered,
-   * so it holds the jobs with a write in flight, not every job this worker ever ran: a failed
-   * batch is filtered when its failure arrives, before anything sent behind it is answered
-   * (replies come in the order sent), so an answered write is never needed again.
-   */
-  private readonly lastSent = new Map<string, number>();
-  /** Commits failing with a temporary error: logged once per outage, retried after a backoff. */
-  private readonly outage: OutageLog;
+  /** The queued writes, their line and their answers (THE FENCE, ORDER, POISON). */
+  private readonly writes: CommitWrites;
   /** Durability 'replicated': commits written but not acknowledged by their replicas in time. */
   private readonly replicaLag: ReplicaLagLog;
-  /** While a failed batch waits out its backoff nothing is sent (Date.now() ms; 0 = none). */
-  private retryAt = 0;
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
   private inFlightCommits = 0;
   private reserved = 0;
@@ -144,19 +120,22 @@ export class CommitPump implements JobHost, ClaimLane {
     this.loadMachines = options.loadMachines;
     this.running = options.running;
     this.startJob = options.startJob;
-    this.onLeaseLost = options.onLeaseLost;
     this.clock = options.clock;
     this.crossQueueChildren = new CrossQueueEndings(options.outbox, this.log);
     this.share = options.share;
     this.signals = options.signals;
     this.shared = options.shared;
-    this.outage = new OutageLog(this.log, 'commits');
+    this.writes = new CommitWrites({
+      log: this.log,
+      onLeaseLost: options.onLeaseLost,
+      onBackoff: () => this.share.changed(),
+    });
     this.replicaLag = new ReplicaLagLog(this.log);
   }
 
   /** How many entries the pump's per-job maps hold (tests: they must not grow with jobs run). */
   get trackedJobs(): { lastSent: number; crossQueueChildren: number } {
-    return { lastSent: this.lastSent.size, crossQueueChildren: this.crossQueueChildren.size };
+    return { lastSent: this.writes.inFlightJobs, crossQueueChildren: this.crossQueueChildren.size };
   }
 
   /** Starts the loop. A pump runs once: a supervisor started again makes a new one. */
@@ -185,10 +164,9 @@ export class CommitPump implements JobHost, ClaimLane {
       this.releasing++;
       this.share.changed();
     }
-    return new Promise((resolve, reject) => {
-      this.pending.push({ op, seq: ++this.writeSeq, resolve, reject });
-      this.kick();
-    });
+    const written = this.writes.queue(op);
+    this.kick();
+    return written;
   }
 
   /** A run leaves the running set (it ended, or a new claim of its job replaced it). */
@@ -222,25 +200,25 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   mayHaveWork(): boolean {
-    return !this.starved && !this.stopping && this.retryAt === 0;
+    return !this.starved && !this.stopping && this.writes.retryAt === 0;
   }
 
   private async run(): Promise<void> {
     const claimCap = Math.max(1, Math.ceil(this.concurrency / MAX_IN_FLIGHT));
     for (;;) {
-      if (this.stopping && this.running.size === 0 && this.pending.length === 0 && this.inFlightCommits === 0)
+      if (this.stopping && this.running.size === 0 && this.writes.waiting === 0 && this.inFlightCommits === 0)
         return;
       const canClaim = !this.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
-      if (this.inFlightCommits >= MAX_IN_FLIGHT || (this.pending.length === 0 && !canClaim)) {
+      if (this.inFlightCommits >= MAX_IN_FLIGHT || (this.writes.waiting === 0 && !canClaim)) {
         if (
           this.inFlightCommits === 0 &&
-          this.pending.length === 0 &&
+          this.writes.waiting === 0 &&
           this.starved &&
           !this.stopping &&
           (this.shared || this.freeSlots() > 0)
         ) {
           // A kick with a write to flush ends the wait too: its commit claims as well, at no cost.
-          if ((await this.idle()) || this.pending.length > 0) {
+          if ((await this.idle()) || this.writes.waiting > 0) {
             this.starved = false;
             this.share.changed();
           }
@@ -250,33 +228,32 @@ export class CommitPump implements JobHost, ClaimLane {
           // master fails over: no job running, no write pending) nothing would kick it, and the
           // lane would never claim again. Its own timer ends the backoff then.
           const backoff =
-            this.retryAt === 0
+            this.writes.retryAt === 0
               ? undefined
-              : setTimeout(() => this.kick(), Math.max(0, this.retryAt - Date.now()));
+              : setTimeout(() => this.kick(), Math.max(0, this.writes.retryAt - Date.now()));
           await new Promise<void>((r) => (this.wake = r));
           clearTimeout(backoff);
-          if (this.retryAt !== 0 && Date.now() >= this.retryAt) {
-            this.retryAt = 0;
+          if (this.writes.retryAt !== 0 && Date.now() >= this.writes.retryAt) {
+            this.writes.retryAt = 0;
             this.share.changed();
           }
         }
         continue;
       }
-      if (this.retryAt !== 0) {
+      if (this.writes.retryAt !== 0) {
         // A batch failed with a temporary error: nothing goes out until its backoff has passed,
         // so what is sent again goes in its original order, ahead of anything newer.
-        const wait = this.retryAt - Date.now();
+        const wait = this.writes.retryAt - Date.now();
         if (wait > 0) {
           await new Promise((r) => setTimeout(r, wait));
           continue;
         }
-        this.retryAt = 0;
+        this.writes.retryAt = 0;
       }
       // Let writes of the same tick join this batch.
       await new Promise((r) => setImmediate(r));
-      if (this.inFlightCommits >= MAX_IN_FLIGHT || this.retryAt !== 0) continue;
-      const { batch, rest, isolating } = nextBatch(this.pending);
-      this.pending = rest;
+      if (this.inFlightCommits >= MAX_IN_FLIGHT || this.writes.retryAt !== 0) continue;
+      const { batch, isolating } = this.writes.take();
       const want =
         this.starved || isolating || !this.share.hasTurn(this)
           ? 0
@@ -284,7 +261,7 @@ export class CommitPump implements JobHost, ClaimLane {
       if (batch.length === 0 && want === 0) continue;
       this.inFlightCommits++;
       this.reserved += want;
-      for (const p of batch) this.lastSent.set(p.op.id, p.seq);
+      this.writes.sent(batch);
       const sentAt = performance.now();
       void this.store
         .commit(
@@ -299,9 +276,7 @@ export class CommitPump implements JobHost, ClaimLane {
             this.clock.observe(res.redisNow, sentAt, performance.now());
             this.inFlightCommits--;
             this.reserved -= want;
-            // A claim-only commit goes through under OOM (a claim's first write frees memory)
-            // while writes are refused: only writes landing, or none waiting, end an outage.
-            if (batch.length > 0 || this.pending.length === 0) this.outage.recovered();
+            this.writes.landed(batch);
             if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
             this.committed(batch, want, res, performance.now() - sentAt);
             this.kick();
@@ -309,66 +284,16 @@ export class CommitPump implements JobHost, ClaimLane {
           (err: unknown) => {
             this.inFlightCommits--;
             this.reserved -= want;
-            this.commitFailed(batch, err);
+            this.writes.failed(batch, err);
             this.kick();
           },
         );
     }
   }
 
-  /**
-   * A commit that failed. Whatever the error, a checkpoint a later write of the same job has
-   * already superseded is not sent again: it MUST NOT land after that write (the stored
-   * snapshot and inbox position would go backwards).
-   * - A temporary error (Redis full, busy, loading, failing over, unreachable): the rest goes
-   *   again, first in line and in its original order, after a capped backoff; nothing is
-   *   dropped and no job is aborted (leases cover the jobs meanwhile).
-   * - A script error (Redis ran the script and it failed on these arguments): the batch is
-   *   split up to find the op that causes it; that op alone is dropped and its job aborted, so
-   *   one bad write cannot stall all the others.
-   */
-  private commitFailed(batch: PendingWrite[], err: unknown): void {
-    const keep = withoutSuperseded(batch, this.lastSent);
-    if (callErrorKind(err) === 'transient') {
-      this.outage.failed(err);
-      this.retryAt = Date.now() + backoffMs(this.outage.consecutiveFailures);
-      this.requeue(keep);
-      // Out of the turns while it waits: another lane claims meanwhile.
-      this.share.changed();
-      return;
-    }
-    if (keep.length === 1) {
-      const p = keep[0]!;
-      this.log.error({ err, jobId: p.op.id, kind: p.op.kind }, 'write refused by Redis; dropping it');
-      if (this.lastSent.get(p.op.id) === p.seq) this.lastSent.delete(p.op.id);
-      this.onLeaseLost(p.op.id, p.op.token, 'write failed in Redis');
-      p.resolve(false);
-      return;
-    }
-    if (keep.length > 1)
-      this.log.error(
-        { err, writes: keep.length },
-        'commit refused by a script error; isolating the write that causes it',
-      );
-    for (const p of keep) p.isolate = true;
-    this.requeue(keep);
-  }
-
-  /** Puts writes of a failed batch back in line, in the order they were first queued. */
-  private requeue(writes: PendingWrite[]): void {
-    this.pending = requeued(writes, this.pending);
-  }
-
   /** `tookMs`: from sending the commit to handling its answer (monotonic). */
   private committed(batch: PendingWrite[], want: number, res: CommitResult, tookMs: number): void {
-    for (let i = 0; i < batch.length; i++) {
-      const p = batch[i]!;
-      // The job's last write sent has its answer: nothing of it is in flight any more.
-      if (this.lastSent.get(p.op.id) === p.seq) this.lastSent.delete(p.op.id);
-      const ok = res.written[i] ?? false;
-      if (!ok) this.onLeaseLost(p.op.id, p.op.token, 'write refused');
-      p.resolve(ok);
-    }
+    this.writes.answered(batch, res.written);
     this.crossQueueChildren.written(batch);
     // A STALE CLAIM is never run: an answer handled more than half a lease after it was asked
     // for (this process was frozen, or starved, with the reply waiting in its socket) may hold
