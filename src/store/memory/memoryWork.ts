@@ -4,7 +4,8 @@
 import { assertQueueName } from '../keys.js';
 import type { ClaimRequest, CommitOp, CommitResult, QueuesWaiter, ReapResult } from '../types.js';
 import { queuesWaiter } from './signals.js';
-import { applyOps, checkCommit, claimJobs } from './commitOps.js';
+import { applyOps, checkCommit } from './commitOps.js';
+import { claimJobs } from './claimJobs.js';
 import * as leaseOps from './leaseOps.js';
 import type { MemoryCore } from './MemoryCore.js';
 
