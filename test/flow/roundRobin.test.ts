@@ -4,7 +4,7 @@
 //   `queued` holds at most one head per key (perKey heads when perKey is set). A hash `rrq`
 //   (key -> how many of its jobs are in `queued`) says whether the key has its head(s).
 // - ONE FUNCTION puts a job into `queued` (Lua: lcEnterQueued(id, score, ck) in include/lcFlow.lua;
-//   memory: MemoryLifecycle.enterQueued), and the rule is stated there. Every path goes through it:
+//   memory: FlowLines.enterQueued), and the rule is stated there. Every path goes through it:
 //   lcCreate (enqueue-5, drainIngress-7), lcMove (promoteDue, retries, requeues, the reaper's lease
 //   requeue, retryDead, send's resume, dedupe, fan-in and `after` dues), lcFreeSlot, lcFreeGate,
 //   lcReleaseDueKeys, and the lines' releases of keyPause-3/flow-3 (lcReleaseLine: only the heads).

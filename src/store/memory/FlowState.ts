@@ -44,7 +44,7 @@ export class FlowState {
   readonly pausedKeys = new Set<string>();
   /**
    * THE ROUND ROBIN (limits.fairness 'roundRobin', lua/include/lcFlow.lua): how many jobs of each
-   * key are in `queued`, its heads (rrq); never more than there are (MemoryLifecycle.enterQueued).
+   * key are in `queued`, its heads (rrq); never more than there are (FlowLines.enterQueued).
    */
   readonly rrq = new Map<string, number>();
 

@@ -17,15 +17,19 @@
 // over); `waiting` lists it in `waiting`, and in `delayed` at its wake time, at once when an
 // event or a fan-in came after the worker last looked; a final status clears the lease, the
 // inbox, the fan-in flag and the run-at time, tells the job's watchers, its parent and the
-// stream, and a done or cancelled parent's fan-out records expire with it. A job with a
-// concurrency key that leaves loading/working frees its key's slot (freeSlot): in leave, only.
+// stream, and a done or cancelled parent's fan-out records expire with it (FanIn.ts). A job with
+// a concurrency key that leaves loading/working frees its key's slot (FlowLines.freeSlot), and
+// a job holding a machine gate's slot frees it (FlowLines.freeGate): in leave, only. Every job
+// enters `queued` through FlowLines.enterQueued.
 
 import type { JobStatus } from '../types.js';
 import { FINAL, UPDATABLE, guardMove, type Refusal } from '../lifecycleTable.js';
 import { BAND } from '../storeConstants.js';
 import { appendLog, type MemoryJob } from './MemoryJob.js';
-import { QueueState } from './QueueState.js';
-import { encodeOutboxEntry, fanInOutcome } from '../outboxEntry.js';
+import type { QueueState } from './QueueState.js';
+import { fanInOutcome } from '../outboxEntry.js';
+import { FlowLines } from './FlowLines.js';
+import { FanIn } from './FanIn.js';
 
 export interface MoveOptions {
   /** The caller's lease token (THE FENCE); undefined for moves no worker makes. */
@@ -69,13 +73,16 @@ export interface LifecycleHost {
 
 const DEFAULT_CANCEL_LOG = '{"type":"cancelled","reason":"cancel requested"}';
 
-/** The worker holding a lease: a token is "<workerId>:<n>". */
-export function tokenWorker(token: string | undefined): string | undefined {
-  return token ? /^(.*):\d+$/.exec(token)?.[1] : undefined;
-}
-
 export class MemoryLifecycle {
-  constructor(private readonly host: LifecycleHost) {}
+  /** THE FLOW GATE's lines: entering `queued`, the round robin's heads, freeing slots. */
+  readonly lines: FlowLines;
+  /** A finished child's outcome to its parent, and the parent's fan-out records. */
+  readonly fans: FanIn;
+
+  constructor(private readonly host: LifecycleHost) {
+    this.lines = new FlowLines(host);
+    this.fans = new FanIn(host, (pq, p) => this.move(pq, p, 'queued', { kind: 'fan-in' }));
+  }
 
   /**
    * Moves `job` to `to` if the guards allow it. Returns the status the job is in after the
@@ -122,7 +129,7 @@ export class MemoryLifecycle {
   create(q: QueueState, job: MemoryJob): void {
     q.jobs.set(job.id, job);
     if (job.runAt !== undefined) q.index.delayed.add(job.id, job.runAt);
-    else this.enterQueued(q, job.id, job.queueScore!, job.concurrencyKey);
+    else this.lines.enterQueued(q, job.id, job.queueScore!, job.concurrencyKey);
     this.host.wake(q);
     if (!job.minimal) this.host.emit(q, job.id, 'enqueued', 'queued');
   }
@@ -155,7 +162,7 @@ export class MemoryLifecycle {
       case 'queued':
         // A head of its key leaving (roundRobin): the key's next enters (headLeft).
         if (index.queued.delete(j.id) && j.concurrencyKey !== undefined && q.flow.roundRobin)
-          this.headLeft(q, j.concurrencyKey, true);
+          this.lines.headLeft(q, j.concurrencyKey, true);
         index.delayed.delete(j.id);
         if (j.concurrencyKey !== undefined) {
           q.flow.waiting.get(j.concurrencyKey)?.delete(j.id);
@@ -167,8 +174,8 @@ export class MemoryLifecycle {
       case 'loading':
       case 'working':
         index.active.delete(j.id);
-        if (j.concurrencyKey !== undefined) this.freeSlot(q, j.id, j.concurrencyKey);
-        if (q.flow.gateHolders.size > 0) this.freeGate(q, j.id);
+        if (j.concurrencyKey !== undefined) this.lines.freeSlot(q, j.id, j.concurrencyKey);
+        if (q.flow.gateHolders.size > 0) this.lines.freeGate(q, j.id);
         break;
       case 'waiting':
         index.waiting.delete(j.id);
@@ -184,110 +191,6 @@ export class MemoryLifecycle {
       case 'cancelled':
         index[j.status].delete(j.id);
         break;
-    }
-  }
-
-  /**
-   * Job `id` of key `key` stopped running: its slot frees (HERE ONLY, as lcFreeSlot in
-   * lua/include/lcFlow.lua), and the first job waiting for one goes back in line at its place.
-   */
-  private freeSlot(q: QueueState, id: string, key: string): void {
-    // A job that held no slot (no perKey: none are kept) frees nothing.
-    if (!q.flow.holders.get(key)?.delete(id)) return;
-    const head = q.flow.waiting.get(key)?.popMin();
-    if (head) {
-      this.enterQueued(q, head.member, head.score, key);
-      this.host.wake(q);
-    }
-    q.flow.tidy(key);
-  }
-
-  /**
-   * EVERY JOB ENTERS `queued` HERE (lcEnterQueued in lua/include/lcFlow.lua, which holds the
-   * invariants), at `score`; `key` its concurrency key. THE RULE: on a roundRobin queue, a keyed
-   * job whose key already has its heads in `queued` goes to the key's line instead (at `score`)
-   * and enters when a head leaves (headLeft). A job already in `queued` only changes place.
-   */
-  enterQueued(q: QueueState, id: string, score: number, key: string | undefined): void {
-    const flow = q.flow;
-    if (key !== undefined && flow.roundRobin && !q.index.queued.delete(id)) {
-      flow.waiting.get(key)?.delete(id);
-      const n = flow.rrq.get(key) ?? 0;
-      if (n >= flow.heads) {
-        flow.waitingOf(key).add(id, score);
-        return;
-      }
-      flow.rrq.set(key, n + 1);
-    }
-    q.index.queued.add(id, score);
-  }
-
-  /**
-   * A head of key `key` left `queued` (a roundRobin queue): its count goes down, and with
-   * `promote` the key's next job enters at the BACK of its priority band, so keys alternate
-   * (false: the head itself was set aside in the key's line; what frees the line releases it).
-   */
-  headLeft(q: QueueState, key: string, promote: boolean): void {
-    const flow = q.flow;
-    const n = (flow.rrq.get(key) ?? 0) - 1;
-    if (n > 0) flow.rrq.set(key, n);
-    else flow.rrq.delete(key);
-    if (!promote) return;
-    const head = flow.waiting.get(key)?.popMin();
-    if (!head) return;
-    const band = q.jobs.get(head.member)?.band ?? 2;
-    this.enterQueued(q, head.member, band * BAND + ++q.seq, key);
-    flow.tidy(key);
-    this.host.wake(q);
-  }
-
-  /**
-   * A head whose record vanished left `queued` (lcHeadsAfresh in lua/include/lcFlow.lua): its key
-   * is not known, and a count too high STRANDS THE KEY'S LINE, so the counts start afresh and
-   * every key's line puts its heads in (a count too low only lets a key have more heads a while).
-   */
-  headsAfresh(q: QueueState): void {
-    q.flow.rrq.clear();
-    for (const key of [...q.flow.waiting.keys()]) this.releaseLine(q, key);
-  }
-
-  /**
-   * Key `key`'s line back into `queued` at its places (a resume, a change of the limits): all of
-   * it, or on a roundRobin queue as many as the key may have heads (the rest follow as they leave).
-   */
-  releaseLine(q: QueueState, key: string): void {
-    const flow = q.flow;
-    const line = flow.waiting.get(key);
-    if (!line) return;
-    if (flow.roundRobin) {
-      for (let room = flow.heads - (flow.rrq.get(key) ?? 0); room > 0; room--) {
-        const head = line.popMin();
-        if (!head) break;
-        this.enterQueued(q, head.member, head.score, key);
-      }
-    } else {
-      for (const [id, score] of line.entries()) q.index.queued.add(id, score);
-      line.clear();
-    }
-    flow.tidy(key);
-  }
-
-  /**
-   * Running job `id` stops: the machine gate slot it holds frees (HERE ONLY, as lcFreeGate in
-   * lua/include/lcGate.lua), and the head of that gate's line goes back in line.
-   */
-  private freeGate(q: QueueState, id: string): void {
-    for (const [gate, holders] of q.flow.gateHolders) {
-      if (!holders.delete(id)) continue;
-      const line = q.flow.gateLines.get(gate);
-      const head = line?.popMin();
-      if (head) {
-        this.enterQueued(q, head.member, head.score, q.jobs.get(head.member)?.concurrencyKey);
-        this.host.wake(q);
-      }
-      if (line?.size === 0) q.flow.gateLines.delete(gate);
-      if (holders.size === 0) q.flow.gateHolders.delete(gate);
-      return;
     }
   }
 
@@ -320,8 +223,8 @@ export class MemoryLifecycle {
       this.host.pushResult(q, j);
       delete j.watchers;
     }
-    if (j.parentId !== undefined) this.notifyParent(q, j, to, fanInOutcome(to, o.output, o.error));
-    if (j.fanGroups && to !== 'failed') this.expireFans(q, j);
+    if (j.parentId !== undefined) this.fans.notifyParent(q, j, to, fanInOutcome(to, o.output, o.error));
+    if (j.fanGroups && to !== 'failed') this.fans.expireFans(q, j);
     if (j.dedupeKey !== undefined) this.releaseDedupe(q, j);
   }
 
@@ -370,7 +273,7 @@ export class MemoryLifecycle {
     score ??= j.band * BAND + ++q.seq;
     j.queueScore = score;
     delete j.runAt;
-    this.enterQueued(q, j.id, score, j.concurrencyKey);
+    this.lines.enterQueued(q, j.id, score, j.concurrencyKey);
     this.host.wake(q);
   }
 
@@ -394,82 +297,5 @@ export class MemoryLifecycle {
   private wakeIfEarlier(q: QueueState, runAt: number): void {
     const first = q.index.delayed.first();
     if (!first || runAt < first.score) this.host.wake(q);
-  }
-
-  /** A finished child tells its parent: here when on the same queue, else through the outbox. */
-  private notifyParent(q: QueueState, j: MemoryJob, status: JobStatus, outcome: string): void {
-    const children = q.children.get(j.parentId!);
-    if (children) children.expiresAt = this.host.now + this.host.finishedTtlMs;
-    if (!j.parentQueue) this.fanIn(q, j.parentId!, j.group ?? '', j.index ?? 0, status, outcome);
-    else {
-      // The entry carries the outcome: the relay never needs this record (retention may delete it).
-      const entry = encodeOutboxEntry({
-        childId: j.id,
-        parentId: j.parentId!,
-        parentQueue: j.parentQueue,
-        group: j.group ?? '',
-        index: String(j.index ?? 0),
-        status,
-        outcome,
-      });
-      q.index.outbox.add(entry, this.host.now);
-    }
-  }
-
-  /**
-   * Records one child's outcome in its parent's fan-out record (on `pq`, the parent's queue), at
-   * most once per child, and wakes the parent when the set it awaits is complete: all done, or
-   * (failFast) the first failure. True when recorded.
-   */
-  fanIn(
-    pq: QueueState,
-    parentId: string,
-    group: string,
-    index: number,
-    status: string,
-    result: string,
-  ): boolean {
-    const fan = this.liveFan(pq, parentId, group);
-    if (!fan || fan.results.has(index)) return false;
-    fan.results.set(index, result);
-    const d = ++fan.finished;
-    let complete = d >= fan.total;
-    if (status !== 'done') {
-      fan.failed++;
-      if (fan.policy === 'failFast') complete = true;
-    }
-    const p = pq.jobs.get(parentId);
-    if (!p) return true;
-    p.progress = `{"children":{"done":${d},"total":${fan.total}}}`;
-    if (complete && !fan.woken) {
-      fan.woken = true;
-      if (p.status === 'waiting') this.move(pq, p, 'queued', { kind: 'fan-in' });
-      else if (p.status === 'working' || p.status === 'loading') {
-        // Running: tell its worker now; if it parks first, the park sees the flag and wakes it.
-        p.fanInWake = true;
-        const w = tokenWorker(p.token);
-        if (w) this.host.publish(pq, w, `fanin ${parentId}`);
-      } else if (p.status === 'queued') p.fanInWake = true;
-    }
-    return true;
-  }
-
-  /** A fan-out record that has not expired. */
-  liveFan(q: QueueState, parentId: string, group: string) {
-    const key = QueueState.fanKey(parentId, group);
-    const fan = q.fans.get(key);
-    if (fan?.expiresAt !== undefined && fan.expiresAt <= this.host.now) {
-      q.fans.delete(key);
-      return undefined;
-    }
-    return fan;
-  }
-
-  /** A parent that ended done or cancelled takes its fan-out records with it: they expire. */
-  private expireFans(q: QueueState, j: MemoryJob): void {
-    for (const g of j.fanGroups ?? []) {
-      const fan = q.fans.get(QueueState.fanKey(j.id, g.group));
-      if (fan) fan.expiresAt = this.host.now + this.host.finishedTtlMs;
-    }
   }
 }

@@ -83,23 +83,23 @@ export function claimJobs(
     seen++;
     if (!q.jobs.has(e.member)) {
       // No record (it vanished): nothing to run, and its key is unknown: the round robin's head
-      // counts start afresh (MemoryLifecycle.headsAfresh).
-      if (flow.roundRobin) lc.headsAfresh(q);
+      // counts start afresh (FlowLines.headsAfresh).
+      if (flow.roundRobin) lc.lines.headsAfresh(q);
       continue;
     }
     const key = q.jobs.get(e.member)?.concurrencyKey;
     const inLine = claimOne(pass, e, key);
-    // A head of its key left `queued` (roundRobin: MemoryLifecycle.headLeft); its key's next
+    // A head of its key left `queued` (roundRobin: FlowLines.headLeft); its key's next
     // enters unless it was itself set aside in the key's line.
-    if (key !== undefined && flow.roundRobin) lc.headLeft(q, key, !inLine);
+    if (key !== undefined && flow.roundRobin) lc.lines.headLeft(q, key, !inLine);
   }
   // The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
   for (let i = 0; i < skipN; i++) {
     const e = q.index.queued.popMin();
     if (!e) break;
     const j = q.jobs.get(e.member);
-    if (j?.concurrencyKey !== undefined && flow.roundRobin) lc.headLeft(q, j.concurrencyKey, true);
-    if (!j && flow.roundRobin) lc.headsAfresh(q);
+    if (j?.concurrencyKey !== undefined && flow.roundRobin) lc.lines.headLeft(q, j.concurrencyKey, true);
+    if (!j && flow.roundRobin) lc.lines.headsAfresh(q);
     if (j)
       lc.move(q, j, 'cancelled', {
         kind: 'cancelled',

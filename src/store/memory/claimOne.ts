@@ -6,7 +6,7 @@
 // A job that passes every gate is added to the claim's `popped` (started by startClaimed.ts).
 
 import type { MemoryLifecycle } from './MemoryLifecycle.js';
-import { tokenWorker } from './MemoryLifecycle.js';
+import { tokenWorker } from './tokenWorker.js';
 import type { QueueState } from './QueueState.js';
 import { ZSet } from './ZSet.js';
 import { keyDue, keyRateAt } from './keyGate.js';

@@ -21,7 +21,7 @@ export function fanOpen(
   const parent = ctx.job(q, parentId);
   // THE FENCE: a worker whose lease passed opens nothing.
   if (token && (!parent || parent.token !== token)) throw new LeaseLostError(parentId);
-  let fan = ctx.lc.liveFan(q, parentId, group);
+  let fan = ctx.lc.fans.liveFan(q, parentId, group);
   // Nothing is made for a parent that does not exist.
   if (!fan && !parent) return { total, policy, finished: 0, failed: 0, results: new Map(), revive: false };
   if (!fan) {
@@ -64,7 +64,7 @@ export function relayOutbox(ctx: MemoryContext, q: QueueState): RelayResult {
       out.dropped.push({ entry: member, why: `parent queue '${e.parentQueue}' cannot be a queue` });
       continue;
     }
-    ctx.lc.fanIn(pq, e.parentId, e.group, Number(e.index), e.status, e.outcome);
+    ctx.lc.fans.fanIn(pq, e.parentId, e.group, Number(e.index), e.status, e.outcome);
     out.relayed++;
   }
   return out;

@@ -158,8 +158,8 @@ export function setQueueFlow(core: MemoryCore, queue: string, change: QueueFlowC
       for (const [id, score] of z.entries()) q.index.queued.add(id, score);
       flow.gateLines.delete(gate);
     }
-    // A key's line as the fairness now says (MemoryLifecycle.releaseLine).
-    for (const key of [...flow.waiting.keys()]) core.lc.releaseLine(q, key);
+    // A key's line as the fairness now says (FlowLines.releaseLine).
+    for (const key of [...flow.waiting.keys()]) core.lc.lines.releaseLine(q, key);
     core.toWake.add(q);
   });
 }
@@ -177,8 +177,8 @@ export function setKeyPaused(core: MemoryCore, queue: string, key: string, pause
     }
     flow.pausedKeys.delete(key);
     // Its line back in `queued` at their places (the claim sets aside what still waits; on a
-    // roundRobin queue only its heads: MemoryLifecycle.releaseLine).
-    core.lc.releaseLine(q, key);
+    // roundRobin queue only its heads: FlowLines.releaseLine).
+    core.lc.lines.releaseLine(q, key);
     flow.keyDue.delete(key);
     core.toWake.add(q);
   });

@@ -6,7 +6,7 @@ import { JobFinishedError, JobNotFoundError, MachinistError } from '../../errors
 import type { CancelOutcome } from '../types.js';
 import { FINAL } from '../lifecycleTable.js';
 import { appendLog } from './MemoryJob.js';
-import { tokenWorker } from './MemoryLifecycle.js';
+import { tokenWorker } from './tokenWorker.js';
 import type { MemoryContext } from './MemoryContext.js';
 import { QueueState } from './QueueState.js';
 import { CODE } from '../../errorCodes.js';

@@ -35,7 +35,7 @@ export function releaseDueKeys(lc: MemoryLifecycle, q: QueueState, now: number):
     for (let i = 0; i < n; i++) {
       const head = line.popMin();
       if (!head) break;
-      lc.enterQueued(q, head.member, head.score, key);
+      lc.lines.enterQueued(q, head.member, head.score, key);
     }
     flow.tidy(key);
     if (again !== undefined && line.size > 0) keyDue(flow, key, again);

@@ -9,7 +9,7 @@ import type { MemoryContext } from './MemoryContext.js';
 import { QueueState } from './QueueState.js';
 import { CODE } from '../../errorCodes.js';
 import { REAPED_CAP, REAPED_KEPT_MS } from '../storeConstants.js';
-import { tokenWorker } from './MemoryLifecycle.js';
+import { tokenWorker } from './tokenWorker.js';
 
 export function heartbeat(
   ctx: MemoryContext,
@@ -147,7 +147,7 @@ export function sweep(ctx: MemoryContext, q: QueueState): number {
  * THE RETENTION RULE, written once: a record whose index entry is past its window (or cap) is
  * deleted only while its status is still that of the index, with what only it needs: its
  * webhook bookkeeping, and for a failed parent its fan-out records and children index (a done or
- * cancelled parent's expire by themselves: MemoryLifecycle.expireFans).
+ * cancelled parent's expire by themselves: FanIn.expireFans).
  */
 function retire(q: QueueState, id: string, status: 'done' | 'cancelled' | 'failed'): void {
   const j = q.jobs.get(id);

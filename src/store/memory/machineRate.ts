@@ -46,7 +46,7 @@ export function releaseDueMachines(lc: MemoryLifecycle, q: QueueState, now: numb
     for (let i = 0; i < n; i++) {
       const head = line.popMin();
       if (!head) break;
-      lc.enterQueued(q, head.member, head.score, q.jobs.get(head.member)?.concurrencyKey);
+      lc.lines.enterQueued(q, head.member, head.score, q.jobs.get(head.member)?.concurrencyKey);
     }
     if (line.size === 0) flow.gateLines.delete(gate);
     else if (again !== undefined) dueAt(flow.machineDue, m, again);

@@ -117,7 +117,7 @@ export function fanGroups(
     return (core.liveJob(q, parentId)?.fanGroups ?? []).map((g) => ({
       group: g.group,
       total: g.total,
-      finished: core.lc.liveFan(q, parentId, g.group)?.finished ?? 0,
+      finished: core.lc.fans.liveFan(q, parentId, g.group)?.finished ?? 0,
     }));
   }, false);
 }

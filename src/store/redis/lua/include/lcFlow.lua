@@ -61,7 +61,7 @@ local function lcRR()
   return LC.rr
 end
 
--- EVERY JOB ENTERS `queued` HERE (MemoryLifecycle.enterQueued in a MemoryStore), at `score`;
+-- EVERY JOB ENTERS `queued` HERE (FlowLines.enterQueued in a MemoryStore), at `score`;
 -- `ck` its concurrency key (nil: none). THE RULE: on a roundRobin queue, a keyed job whose key
 -- already has its heads in `queued` goes to the key's line instead (at `score`, its place), and
 -- enters when a head leaves. A job already in `queued` only changes place.
