@@ -9,7 +9,8 @@
 //
 // The connections, settings, the format check and the ServerChecks and ConnectionEvents roles
 // are in RedisStoreBase.ts, the Registry role (machines, queues, partitions, counts) in
-// RedisStoreRegistry.ts; this file holds the other roles' methods.
+// RedisStoreRegistry.ts, the Schedules role in RedisStoreSchedules.ts; this file holds the other
+// roles' methods.
 
 import { assertQueueName } from '../keys.js';
 import {
@@ -41,15 +42,11 @@ import {
   type WorkWaiter,
   type QueuesWaiter,
   type Schedules,
-  type ScheduleClaim,
-  type ScheduleWrite,
-  type ScheduleStatePart,
-  type StoredSchedule,
   type QueueFlow,
   type QueueFlowChange,
 } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
-import { RedisStoreRegistry } from './RedisStoreRegistry.js';
+import { RedisStoreSchedules } from './RedisStoreSchedules.js';
 import * as fanOps from './fanOutOps.js';
 import * as listJobs from './listJobs.js';
 import * as deadLetterOps from './deadLetterOps.js';
@@ -59,7 +56,6 @@ import * as eventOps from './eventOps.js';
 import * as enqueueOps from './enqueueOps.js';
 import * as jobOps from './jobOps.js';
 import * as ingressOps from './ingressOps.js';
-import * as scheduleOps from './scheduleOps.js';
 import * as flowOps from './flowOps.js';
 import * as seriesOps from './seriesOps.js';
 import { RedisHookStore } from './RedisHookStore.js';
@@ -75,12 +71,10 @@ import type { JobSearch } from '../roles/JobSearch.js';
 
 export type { RedisStoreOptions } from './redisStoreOptions.js';
 
-/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules, JobSearch, MinuteTallies, Fleet (in RedisStoreRegistry). */
-/** Schedules whose recent actions one call of listSchedules reads. */
-const RECENT_SLICE = 500;
+/** Every required role, and the optional Ingress, WebhookHost, ControlChannel, ConnectionEvents, ServerChecks, Schedules (in RedisStoreSchedules), JobSearch, MinuteTallies, Fleet (in RedisStoreRegistry). */
 
 export class RedisStore
-  extends RedisStoreRegistry
+  extends RedisStoreSchedules
   implements
     Store,
     Ingress,
@@ -331,66 +325,6 @@ export class RedisStore
 
   lastEventCursor(queue: string): Promise<string> {
     return this.calls.call('lastEventCursor', (c) => eventOps.lastEventCursor(c, queue), { ids: { queue } });
-  }
-
-  // Schedules (roles/Schedules.ts; scheduleOps.ts): a client's calls are bounded, the loop's claim
-  // and its advancing writes (`patient`) wait out an outage like a supervisor's other calls.
-
-  /** A compare-and-set: not sent again once it may have reached Redis (a resend would read its own write as a conflict). */
-  putSchedule(
-    id: string,
-    body: string,
-    dueAt: number | null,
-    expectedRev?: number,
-    fromLoop = false,
-    part?: ScheduleStatePart,
-  ): Promise<number | null> {
-    if (fromLoop) return scheduleOps.putSchedule(this.ctx, id, body, dueAt, expectedRev, part);
-    return this.calls.call(
-      'putSchedule',
-      (c) => scheduleOps.putSchedule(c, id, body, dueAt, expectedRev, part),
-      {
-        writes: true,
-        resend: 'if-unsent',
-      },
-    );
-  }
-
-  /** The schedule loop's: waits out an outage like a supervisor's other calls. */
-  putSchedules(writes: ScheduleWrite[]): Promise<(number | null)[]> {
-    return scheduleOps.putSchedules(this.ctx, writes);
-  }
-
-  getSchedule(id: string): Promise<StoredSchedule | null> {
-    return this.calls.call('getSchedule', (c) => scheduleOps.getSchedule(c, id));
-  }
-
-  /** The schedules in one read, then their recent actions in slices, each slice a bounded call of its own. */
-  async listSchedules(): Promise<StoredSchedule[]> {
-    const all = await this.calls.call('listSchedules', (c) => scheduleOps.listSchedules(c));
-    for (let i = 0; i < all.length; i += RECENT_SLICE) {
-      const slice = all.slice(i, i + RECENT_SLICE);
-      const recent = await this.calls.call('listSchedules', (c) =>
-        scheduleOps.recentOf(
-          c,
-          slice.map((s) => s.id),
-        ),
-      );
-      slice.forEach((s, k) => (s.recent = recent[k] ?? []));
-    }
-    return all;
-  }
-
-  removeSchedule(id: string): Promise<boolean> {
-    return this.calls.call('removeSchedule', (c) => scheduleOps.removeSchedule(c, id), { writes: true });
-  }
-
-  claimSchedules(max: number, leaseMs: number): Promise<ScheduleClaim> {
-    return scheduleOps.claimSchedules(this.ctx, max, leaseMs);
-  }
-
-  wakeSchedules(ids: string[]): Promise<number> {
-    return scheduleOps.wakeSchedules(this.ctx, ids);
   }
 
   // FlowControl
