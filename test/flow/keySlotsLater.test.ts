@@ -5,19 +5,10 @@
 import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
+import { claimUpTo, doneOp } from '../support/claimOps.js';
 
 const job = defineJob({ name: 'f', work: () => 1 });
-const claim = (max: number) => ({ workerId: 'w1', max, leaseMs: 60_000, loadMachines: [] });
-const done = (c: ClaimedJob): CommitOp => ({
-  kind: 'done',
-  id: c.id,
-  token: c.token,
-  output: '1',
-  snapshot: '',
-  log: ['{"type":"done"}'],
-});
 
 describeOnEachStore('per-key slots set while keyed jobs run', (world) => {
   let h: AnyStoreWorld;
@@ -27,28 +18,28 @@ describeOnEachStore('per-key slots set while keyed jobs run', (world) => {
     h = world();
     const client = h.client({ jobs: [job] });
     for (let i = 0; i < 5; i++) await client.enqueue('f', i, { concurrencyKey: 'k' });
-    const running = (await h.store.commit('default', [], claim(2))).claimed;
+    const running = (await h.store.commit('default', [], claimUpTo(2))).claimed;
     assert.equal(running.length, 2);
     await client.setQueueLimits('default', { concurrency: { perKey: 2 } });
-    assert.equal((await h.store.commit('default', [], claim(5))).claimed.length, 0);
+    assert.equal((await h.store.commit('default', [], claimUpTo(5))).claimed.length, 0);
     const view = await client.queueLimits('default');
     assert.equal(view.keys.find((k) => k.key === 'k')?.running, 2);
     // One ends: exactly one more starts.
-    const next = (await h.store.commit('default', [done(running[0]!)], claim(5))).claimed;
+    const next = (await h.store.commit('default', [doneOp(running[0]!)], claimUpTo(5))).claimed;
     assert.equal(next.length, 1);
     // Cleared and set again: still counted right (no slot left over from before).
     await client.setQueueLimits('default', { concurrency: { perKey: null } });
     await client.setQueueLimits('default', { concurrency: { perKey: 3 } });
-    const more = (await h.store.commit('default', [done(running[1]!)], claim(5))).claimed;
+    const more = (await h.store.commit('default', [doneOp(running[1]!)], claimUpTo(5))).claimed;
     assert.equal(more.length, 2);
-    assert.equal((await h.store.commit('default', [], claim(5))).claimed.length, 0);
+    assert.equal((await h.store.commit('default', [], claimUpTo(5))).claimed.length, 0);
   });
 
   it('with no perKey the limits view still counts the running jobs of each key', async () => {
     h = world();
     const client = h.client({ jobs: [job] });
     for (let i = 0; i < 3; i++) await client.enqueue('f', i, { concurrencyKey: 'k' });
-    await h.store.commit('default', [], claim(2));
+    await h.store.commit('default', [], claimUpTo(2));
     const view = await client.queueLimits('default');
     assert.deepEqual(
       view.keys.map((k) => [k.key, k.running]),

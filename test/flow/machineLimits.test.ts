@@ -6,20 +6,13 @@
 import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.js';
-import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
+import type { CommitOp } from '../../src/store/types.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
+import { doneOp } from '../support/claimOps.js';
 import { eventually } from '../support/redis.js';
 
 const jobs = ['a', 'b', 'c'].map((name) => defineJob({ name, work: () => 1 }));
 const claim = { workerId: 'w1', max: 10, leaseMs: 60_000, loadMachines: [] };
-const done = (c: ClaimedJob): CommitOp => ({
-  kind: 'done',
-  id: c.id,
-  token: c.token,
-  output: '1',
-  snapshot: '',
-  log: ['{"type":"done"}'],
-});
 
 describeOnEachStore('machine limits', (world) => {
   let h: AnyStoreWorld;
@@ -43,7 +36,7 @@ describeOnEachStore('machine limits', (world) => {
     const queued = await h.store.list({ queue: 'default', status: 'queued' });
     assert.deepEqual(queued.jobs.map((j) => j.id).sort(), [a[1], a[2]].sort());
     // A plain done of a[0] frees its slot: a[1] starts, in the same call.
-    const next = await h.store.commit('default', [done(first[0]!)], claim);
+    const next = await h.store.commit('default', [doneOp(first[0]!)], claim);
     assert.deepEqual(next.written, [true]);
     assert.deepEqual(
       next.claimed.map((c) => c.id),
@@ -76,7 +69,7 @@ describeOnEachStore('machine limits', (world) => {
     assert.deepEqual((await client.queueLimits('default')).gates, [
       { gate: 's:stripe', running: 2, waiting: 1 },
     ]);
-    const next = await h.store.commit('default', [done(first[0]!)], claim);
+    const next = await h.store.commit('default', [doneOp(first[0]!)], claim);
     assert.deepEqual(
       next.claimed.map((c) => c.id),
       [b2],

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { defineJob, RateLimitedError } from '../../src/index.js';
 import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
+import { claimUpTo } from '../support/claimOps.js';
 import { eventually } from '../support/redis.js';
 
 const job = defineJob({ name: 't', work: () => 1 });
-const claim = (max: number) => ({ workerId: 'w1', max, leaseMs: 60_000, loadMachines: [] });
 const HOLD = 300;
 
 const rateLimited = (c: ClaimedJob): CommitOp => ({
@@ -28,7 +28,7 @@ const rateLimited = (c: ClaimedJob): CommitOp => ({
 /** Claims (one job per call) until one is claimed; that claim's store time and job. */
 async function nextStart(h: AnyStoreWorld): Promise<{ at: number; job: ClaimedJob; due: number | null }> {
   for (;;) {
-    const r = await h.store.commit('default', [], claim(1));
+    const r = await h.store.commit('default', [], claimUpTo(1));
     if (r.claimed[0]) return { at: r.redisNow, job: r.claimed[0], due: r.nextDueAt };
     await new Promise((res) => setTimeout(res, 20));
   }
@@ -46,10 +46,10 @@ describeOnEachStore('RateLimitedError', (world) => {
         await client.setQueueLimits('default', { rateLimit: { limit: 1000, perMs: 1000, burst: 5 } });
       const a = await client.enqueue('t', 'a');
       const b = await client.enqueue('t', 'b');
-      const first = (await h.store.commit('default', [], claim(1))).claimed[0]!;
+      const first = (await h.store.commit('default', [], claimUpTo(1))).claimed[0]!;
       assert.equal(first.id, a);
       // The hit and the claim in one call: the claim after it in the same call already obeys it.
-      const hit = await h.store.commit('default', [rateLimited(first)], claim(5));
+      const hit = await h.store.commit('default', [rateLimited(first)], claimUpTo(5));
       assert.deepEqual(hit.written, [true]);
       assert.equal(hit.claimed.length, 0, 'b must not start while the queue is held');
       // The claim says when to look again: when the hold ends.
@@ -67,10 +67,10 @@ describeOnEachStore('RateLimitedError', (world) => {
     h = world();
     const client = h.client({ jobs: [job] });
     for (const x of ['a', 'b', 'c']) await client.enqueue('t', x);
-    const [a, b] = (await h.store.commit('default', [], claim(2))).claimed;
-    const long = await h.store.commit('default', [rateLimited(a!)], claim(0));
+    const [a, b] = (await h.store.commit('default', [], claimUpTo(2))).claimed;
+    const long = await h.store.commit('default', [rateLimited(a!)], claimUpTo(0));
     const short = { ...rateLimited(b!), holdMs: 10, delayMs: 10 } as CommitOp;
-    await h.store.commit('default', [short], claim(0));
+    await h.store.commit('default', [short], claimUpTo(0));
     const next = await nextStart(h);
     assert.ok(next.at >= long.redisNow + HOLD, `started ${next.at - long.redisNow} ms after the long hold`);
   });

@@ -21,17 +21,9 @@ import { defineJob } from '../../src/index.js';
 import type { Client } from '../../src/client/Client.js';
 import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
+import { claimUpTo, doneOp } from '../support/claimOps.js';
 
 const job = defineJob({ name: 'f', work: () => 1 });
-const claim = (max: number) => ({ workerId: 'w1', max, leaseMs: 60_000, loadMachines: [] });
-const done = (c: ClaimedJob): CommitOp => ({
-  kind: 'done',
-  id: c.id,
-  token: c.token,
-  output: '1',
-  snapshot: '',
-  log: ['{"type":"done"}'],
-});
 
 describeOnEachStore('round robin between keys', (world) => {
   let h: AnyStoreWorld;
@@ -50,10 +42,10 @@ describeOnEachStore('round robin between keys', (world) => {
     );
     const small = new Set<string>();
     for (let i = 0; i < 10; i++) small.add(await client.enqueue('f', i, { concurrencyKey: 'small' }));
-    let running = (await h.store.commit('default', [], claim(2))).claimed;
+    let running = (await h.store.commit('default', [], claimUpTo(2))).claimed;
     const order = running.map((c) => c.id);
     while (order.length < 25) {
-      running = (await h.store.commit('default', running.map(done), claim(2))).claimed;
+      running = (await h.store.commit('default', running.map(doneOp), claimUpTo(2))).claimed;
       order.push(...running.map((c) => c.id));
     }
     const smallStarted = order.slice(0, 25).filter((id) => small.has(id)).length;
@@ -63,10 +55,10 @@ describeOnEachStore('round robin between keys', (world) => {
   /** Claims (and finishes) until nothing more comes; the ids in start order. */
   async function runAll(max: number): Promise<string[]> {
     const order: string[] = [];
-    let running = (await h.store.commit('default', [], claim(max))).claimed;
+    let running = (await h.store.commit('default', [], claimUpTo(max))).claimed;
     while (running.length > 0) {
       order.push(...running.map((c) => c.id));
-      running = (await h.store.commit('default', running.map(done), claim(max))).claimed;
+      running = (await h.store.commit('default', running.map(doneOp), claimUpTo(max))).claimed;
     }
     return order;
   }
@@ -89,9 +81,9 @@ describeOnEachStore('round robin between keys', (world) => {
     await add('a', 6);
     await add('c', 6);
     // Some run, and lines form behind the heads.
-    let running = (await h.store.commit('default', [], claim(3))).claimed;
+    let running = (await h.store.commit('default', [], claimUpTo(3))).claimed;
     const order = running.map((c) => c.id);
-    running = (await h.store.commit('default', running.map(done), claim(3))).claimed;
+    running = (await h.store.commit('default', running.map(doneOp), claimUpTo(3))).claimed;
     order.push(...running.map((c) => c.id));
     assert.ok((await waitingOf(client, 'c')) > 0, 'c waits in its line while the option is on');
     await client.setQueueLimits('default', { concurrency: { fairness: 'fifo' } });
@@ -99,7 +91,7 @@ describeOnEachStore('round robin between keys', (world) => {
     for (const k of (await client.queueLimits('default')).keys)
       assert.equal(k.waiting, 0, `key ${k.key}'s line went back to queued`);
     await add('c', 2);
-    await h.store.commit('default', running.map(done), { ...claim(1), max: 0 });
+    await h.store.commit('default', running.map(doneOp), { ...claimUpTo(1), max: 0 });
     order.push(...(await runAll(3)));
     assert.equal(order.length, ids.length, 'every job started');
     assert.equal(new Set(order).size, order.length, 'none started twice');
@@ -128,7 +120,7 @@ describeOnEachStore('round robin between keys', (world) => {
     await client.setQueueLimits('default', { concurrency: { total: 5, fairness: 'roundRobin' } });
     for (let i = 0; i < 3; i++) await client.enqueue('f', i, { concurrencyKey: 'a' });
     assert.equal(await waitingOf(client, 'a'), 2, "a's head in queued, 2 in its line");
-    const [first] = (await h.store.commit('default', [], claim(1))).claimed;
+    const [first] = (await h.store.commit('default', [], claimUpTo(1))).claimed;
     // Its next entered `queued`: one left in the line.
     assert.equal(await waitingOf(client, 'a'), 1);
     const requeue: CommitOp = { kind: 'requeue', id: first!.id, token: first!.token, log: [] };
@@ -145,7 +137,7 @@ describeOnEachStore('round robin between keys', (world) => {
     // Key a has its head in `queued` already: the requeued job waits in the line (a raw ZADD
     // into `queued` would leave the line at 1 and two heads of a in `queued`).
     assert.equal(await waitingOf(client, 'a'), 2);
-    const [again] = (await h.store.commit('default', [], claim(1))).claimed;
+    const [again] = (await h.store.commit('default', [], claimUpTo(1))).claimed;
     await h.store.commit('default', [retry(again!)]);
     assert.equal(await waitingOf(client, 'a'), 2, 'a retried job too');
     const order = await runAll(5);
@@ -180,7 +172,7 @@ describeOnEachStore('round robin between keys', (world) => {
     assert.equal(await waitingOf(client, 'a'), 2, "the cancelled head's next entered queued");
     await client.pauseKey('default', 'a');
     // The claim meets the paused key's head and sets it aside in the line.
-    assert.equal((await h.store.commit('default', [], claim(5))).claimed.length, 0);
+    assert.equal((await h.store.commit('default', [], claimUpTo(5))).claimed.length, 0);
     assert.equal(await waitingOf(client, 'a'), 3);
     await client.resumeKey('default', 'a');
     assert.equal(await waitingOf(client, 'a'), 2, 'only the head went back');
@@ -197,7 +189,7 @@ describeOnEachStore('round robin between keys', (world) => {
     const started: string[] = [];
     let running: ClaimedJob[] = [];
     for (let i = 0; i < 10; i++) {
-      running = (await h.store.commit('default', running.map(done), claim(5))).claimed;
+      running = (await h.store.commit('default', running.map(doneOp), claimUpTo(5))).claimed;
       started.push(...running.map((c) => c.id));
       if (running.length === 0 && (await h.store.counts('default')).queued === 0) break;
     }
@@ -249,10 +241,10 @@ describeOnEachStore('round robin between keys', (world) => {
       const small = new Set<string>();
       for (let i = 0; i < 4; i++) small.add(await client.enqueue('f', i, { concurrencyKey: 'small' }));
       const order: string[] = [];
-      let running = (await h.store.commit('default', [], claim(2))).claimed;
+      let running = (await h.store.commit('default', [], claimUpTo(2))).claimed;
       while (running.length > 0 && order.length < 12) {
         order.push(...running.map((c) => (small.has(c.id) ? 'small' : 'big')));
-        running = (await h.store.commit('default', running.map(done), claim(2))).claimed;
+        running = (await h.store.commit('default', running.map(doneOp), claimUpTo(2))).claimed;
       }
       await h.close();
       return order.slice(0, 10);
