@@ -14,6 +14,9 @@
 //   plain     claim 100, then finish each with a plain done (the op most jobs end with)
 //   pipeline  claim 100, checkpoint each (snapshot, state, progress, 2 log entries), then
 //             finish each with a done carrying its state and log
+//   pipeline3 the bench's workload 6b (3-step pipeline, steps yield): claim 100, checkpoint each
+//             three times, one commit per checkpoint (the first with 2 log entries, the others 1),
+//             then the done with its state and log
 //   keyed plain   plain, each job with one of 10,000 concurrency keys (no limits set: what a key
 //             costs a queue that has no per-key limit)
 //   minimal plain   plain, each job made with a minimal record (`record: 'minimal'`: no stream
@@ -71,7 +74,14 @@ const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as 
 const DONE_LOG = ['{"type":"done"}'];
 
 type Case =
-  'plain' | 'keyed plain' | 'minimal plain' | 'pipeline' | 'stale plain' | 'stale pipeline' | 'enqueue';
+  | 'plain'
+  | 'keyed plain'
+  | 'minimal plain'
+  | 'pipeline'
+  | 'pipeline3'
+  | 'stale plain'
+  | 'stale pipeline'
+  | 'enqueue';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -83,6 +93,20 @@ const checkpoint = (c: Claimed): CommitOp => ({
   state: '"b"',
   progress: '50',
   log: ['{"type":"state","state":"a"}', '{"type":"state","state":"b"}'],
+});
+/** Workload 6b's checkpoint of a step state, as the compiled runner writes it. */
+const stepCheckpoint = (c: Claimed, state: string, first: boolean): CommitOp => ({
+  kind: 'checkpoint',
+  id: c.id,
+  token: c.token,
+  status: 'working',
+  snapshot: `{"w":{"status":"active","value":${state},"historyValue":{},"context":{},"children":{"s1":{"snapshot":{"status":"active"},"src":"noopStep","syncSnapshot":false}}},"t":[]}`,
+  state,
+  inboxConsumed: 0,
+  log: [
+    ...(first ? ['{"type":"started"}'] : []),
+    `{"type":"state",${first ? '"context":{},' : ''}"state":${state}}`,
+  ],
 });
 const done = (c: Claimed, plain: boolean): CommitOp =>
   plain
@@ -140,9 +164,15 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
   } else {
     while (claimed.length > 0) {
       if (kind === 'pipeline') await store.commit('default', claimed.map(checkpoint));
+      if (kind === 'pipeline3')
+        for (const [i, state] of ['"one"', '"two"', '"three"'].entries())
+          await store.commit(
+            'default',
+            claimed.map((c) => stepCheckpoint(c, state, i === 0)),
+          );
       ({ claimed } = await store.commit(
         'default',
-        claimed.map((c) => done(c, kind !== 'pipeline')),
+        claimed.map((c) => done(c, !kind.startsWith('pipeline'))),
         claim,
       ));
     }
@@ -180,6 +210,7 @@ const ALL_CASES: readonly Case[] = [
   'keyed plain',
   'minimal plain',
   'pipeline',
+  'pipeline3',
   'stale plain',
   'stale pipeline',
   'enqueue',

@@ -55,9 +55,11 @@ export async function pipelineWorkload(): Promise<void> {
       // BullMQ runs its single-step no-op once per repetition: the base of both Machinist rows.
       for (const v of system === 'machinist' ? variants : variants.slice(0, 1)) {
         await redis.ctl.flushall();
-        // BENCH_PIPELINE_PROFILE=file: CPU profile of the Machinist pipeline worker, summarized here.
+        // BENCH_PIPELINE_PROFILE=file: CPU profile of the Machinist pipeline worker, summarized here
+        // (of the steps-yield variant with BENCH_PIPELINE_PROFILE_YIELD=1).
+        const profiled = variants[process.env.BENCH_PIPELINE_PROFILE_YIELD === '1' ? 1 : 0];
         const prof =
-          system === 'machinist' && v === variants[0] ? process.env.BENCH_PIPELINE_PROFILE : undefined;
+          system === 'machinist' && v === profiled ? process.env.BENCH_PIPELINE_PROFILE : undefined;
         const workers = await spawnWorkers(system, 1, 100, prof, 'pipeline');
         try {
           if (system === 'machinist') {

@@ -73,4 +73,37 @@ export function fenceCases(factory: StoreFactory): void {
     assert.equal((await store.getLog(queued)).at(-1)!.reason, 'not needed');
     await assert.rejects(store.cancel('nope'), { code: 'JOB_NOT_FOUND' });
   });
+
+  test('a checkpoint that keeps a cancel-requested job loading writes it; the one that makes it working ends it cancelled (THE CANCEL GUARD)', async (store) => {
+    const id = await enqueueOne(store);
+    // Watched: the checkpoint that ends it must read what an ending needs (its watchers too).
+    await store.watchJob(id, 'default', 'watcher1');
+    const { claimed } = await store.commit('default', [], {
+      workerId: 'w',
+      max: 1,
+      leaseMs: 30_000,
+      loadMachines: ['m'],
+    });
+    const token = claimed[0]!.token;
+    assert.equal((await store.getJob(id))!.status, 'loading');
+    assert.equal((await store.cancel(id)).result, 'requested');
+    const checkpoint = (status: 'loading' | 'working', state: string) =>
+      store.commit('default', [
+        { kind: 'checkpoint', id, token, status, snapshot: `{"s":${state}}`, state, log: [] },
+      ]);
+    // Still loading: the checkpoint lands (a cancel ends a run at its next move, not at a save).
+    assert.deepEqual((await checkpoint('loading', '"a"')).written, [true]);
+    const loading = (await store.getJob(id))!;
+    assert.deepEqual([loading.status, loading.state], ['loading', 'a']);
+    // LOADED: the move to working is the cancel guard's, and the job ends cancelled.
+    assert.deepEqual((await checkpoint('working', '"b"')).written, [true]);
+    assert.equal((await store.getJob(id))!.status, 'cancelled');
+    const pushed = await store.readResults('default', 'watcher1', 1000);
+    assert.deepEqual(
+      pushed.map((j) => [j.id, j.status]),
+      [[id, 'cancelled']],
+    );
+    // A fenced-off checkpoint of the same shape changes nothing.
+    assert.deepEqual((await checkpoint('working', '"c"')).written, [false]);
+  });
 }

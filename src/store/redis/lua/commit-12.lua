@@ -130,8 +130,10 @@ end
 local written = {}
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
   requeue = 'queued', park = 'waiting' }
--- Ops whose move needs the full read (place in line, lease requeues): see lcRead.
-local FULL = { checkpoint = true, retry = true, requeue = true, park = true }
+-- Ops whose move needs the full read (place in line, lease requeues): see lcRead. A checkpoint
+-- reads only what a write keeping the job's status needs ('update'), in full when it would not
+-- keep it (loading -> working).
+local FULL = { checkpoint = 'update', retry = true, requeue = true, park = true }
 
 -- Adds field/value to `set` when the value is not ''.
 local function put(set, field, value)
@@ -148,6 +150,8 @@ for i = 1, nOps do
   local kind, log = op.kind, op.log
   local to = TARGET[kind] or op.status
   local j = lcRead(op.id, FULL[kind])
+  -- (A fenced-off one is not read again: lcGuard refuses it whatever its status.)
+  if j.upd and j.st ~= to and j.tk == op.token and j.st then j = lcRead(op.id, true) end
   if lcGuard(j, to, op.token) then
     written[i] = 0
   else

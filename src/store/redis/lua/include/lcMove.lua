@@ -162,7 +162,8 @@ lcMove = function(j, to, o, set)
   if prev then
     if prev % 2 == 1 then lcFlush() else minPos = prev / 2 end
   end
-  if not FINAL[to] and not j.full then
+  -- A checkpoint's read (lcRead 'update') holds all a move that keeps its status needs.
+  if not FINAL[to] and not j.full and not (j.upd and j.st == to and UPDATABLE[to]) then
     j.cx, j.qs, j.lr, j.ra, j.pr = unpack(redis.call('HMGET', jk, 'cx', 'qs', 'lr', 'ra', 'pr'))
     j.full = true
   end

@@ -7,8 +7,16 @@
 -- the finish's read not when LC.keyed says no job of the queue has one (the hot path stays as it was).
 -- The finish's read takes `ct` and `ca` too, for the ending's tally (lcTally.lua): every claimed
 -- job has both, so they cost no scan, where lcMove's own HMGET of them cost a command.
+-- `full` = 'update': a checkpoint's read, for a write that keeps the job's status (UPDATABLE): the
+-- fence, the log and the lease requeues are all it needs (no cancel guard, no index move, no
+-- leaving), so it names no field a running job's hash lacks but `lr`; a job whose status the
+-- write would change is read again in full (commit-12.lua). Its reply is marked `upd`.
 local function lcReadHash(id, full)
   local jk = LC.kp .. 'job:' .. id
+  if full == 'update' then
+    local st, tk, ls, lr = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr'))
+    return { id = id, jk = jk, st = st, tk = tk, ls = ls, lr = lr, upd = true }
+  end
   if not full then
     if not LC.keyed then
       local st, tk, ls, ib, par, fg, wt, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt',
