@@ -53,6 +53,7 @@ export async function profileMode(): Promise<void> {
       let name = String(args[0] ?? '?').toLowerCase();
       if (name === 'evalsha')
         name = `evalsha ${shaToScript.get(String(args[1])) ?? String(args[1]).slice(0, 8)}`;
+      else if (name === 'fcall') name = `fcall ${String(args[1]).replace(/^machinist_[0-9a-f]+_/, '')}`;
       const g = groups.get(name) ?? { n: 0, total: 0, max: 0 };
       g.n++;
       g.total += us;

@@ -83,8 +83,14 @@ export async function schedulesWorkload(): Promise<void> {
     const names = scriptNamesBySha();
     const slowBy = new Map<string, { n: number; us: number; max: number }>();
     for (const [, , us, argv] of slow) {
+      const cmd = argv[0]?.toLowerCase();
+      // FCALL names the script itself: machinist_<hash>_<script>.
       const name =
-        argv[0]?.toLowerCase() === 'evalsha' ? (names.get(argv[1] ?? '') ?? 'evalsha ?') : (argv[0] ?? '?');
+        cmd === 'evalsha'
+          ? (names.get(argv[1] ?? '') ?? 'evalsha ?')
+          : cmd === 'fcall'
+            ? (argv[1] ?? 'fcall ?').replace(/^machinist_[0-9a-f]+_/, '')
+            : (argv[0] ?? '?');
       const e = slowBy.get(name) ?? { n: 0, us: 0, max: 0 };
       e.n++;
       e.us += us;

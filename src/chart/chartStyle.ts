@@ -52,6 +52,11 @@ export const CHART_CSS = `
 .mc-chart .mc-diff-renamed > rect.mc-box { stroke-dasharray: 5 3; }
 .mc-chart .mc-diff-removed > rect.mc-box { stroke: var(--mc-muted); stroke-width: 2; stroke-dasharray: 2 3; }
 .mc-chart .mc-diff-removed > text.mc-state-label { text-decoration: line-through; }
+/* A diff's tag on a state's top edge (dashboard diffTag.ts): teal as its box, grey when removed. */
+.mc-chart .mc-diff-tag rect { fill: var(--mc-label-bg); stroke: var(--mc-diff); stroke-width: 1; }
+.mc-chart .mc-diff-tag text { font-size: 10px; font-weight: 600; fill: var(--mc-diff); }
+.mc-chart .mc-diff-removed > .mc-diff-tag rect { stroke: var(--mc-muted); }
+.mc-chart .mc-diff-removed > .mc-diff-tag text { fill: var(--mc-muted); }
 .mc-chart .mc-initial circle { fill: var(--mc-fg); }
 .mc-chart .mc-initial path { fill: none; stroke: var(--mc-fg); stroke-width: 1.2; }
 `;

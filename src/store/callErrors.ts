@@ -39,6 +39,13 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   'NOPERM',
 ]);
 
+/**
+ * A script call that did not run because the server lacks the Functions library (the store
+ * loads it and resends: scriptCalls.ts; this is a call that still met its absence) or FCALL
+ * itself (Redis < 7 under `scripts: 'functions'`, a configuration to fix).
+ */
+const NO_FUNCTION = /^ERR (Function not found|unknown command .fcall)/i;
+
 /** ioredis's errors for a call that got no reply: no connection, or it went before the reply. */
 const NO_REPLY =
   /^(Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|connect ETIMEDOUT|Command aborted due to connection close)/;
@@ -82,7 +89,11 @@ export function callErrorKind(err: unknown): CallErrorKind {
   const message = typeof e.message === 'string' ? e.message : '';
   if (e.name === 'ReplyError') {
     // A full server's "max number of clients reached" has no code of its own.
-    if (TRANSIENT_CODES.has(replyCode(message)) || message.includes('max number of clients'))
+    if (
+      TRANSIENT_CODES.has(replyCode(message)) ||
+      message.includes('max number of clients') ||
+      NO_FUNCTION.test(message)
+    )
       return 'transient';
     return 'poison';
   }

@@ -284,6 +284,37 @@ describe('dashboard charts: fit, zoom, colour, machines page', () => {
     await page.close();
   });
 
+  it('starts a retried simple job at 420 px readable, about its active state, with no empty band', async () => {
+    const { page, errors } = await open(`#/job/${flakyId}`, SIZES[1], 'light');
+    await page.locator('[data-state-id="job.done"][data-active="true"]').waitFor(WAIT);
+    await page.waitForTimeout(200);
+    const vp = (await page.locator('#chart .chart-viewport').boundingBox())!;
+    const done = (await page.locator('[data-state-id="job.done"] > rect.mc-box').boundingBox())!;
+    assert.ok(
+      done.x >= vp.x - 1 &&
+        done.x + done.width <= vp.x + vp.width + 1 &&
+        done.y + done.height <= vp.y + vp.height + 1,
+      `the active state in view: ${JSON.stringify(done)} in ${JSON.stringify(vp)}`,
+    );
+    // Its whole path would be drawn at 37 %, labels 4 px high: a readable part of it instead.
+    const label = (await page.locator('[data-state-id="job.done"] > text.mc-state-label').boundingBox())!;
+    assert.ok(label.height >= 10, `state label ${label.height}px high`);
+    // The chart (its root state's box, a layout's padding round it) fills the viewport: no band past an edge.
+    const root = (await page.locator('[data-state-id="job"] > rect.mc-box').boundingBox())!;
+    const pad = 20;
+    assert.ok(
+      vp.y >= root.y - pad && vp.y + vp.height <= root.y + root.height + pad,
+      `no band above or below: ${JSON.stringify(vp)} on ${JSON.stringify(root)}`,
+    );
+    assert.ok(
+      vp.x >= root.x - pad && vp.x + vp.width <= root.x + root.width + pad,
+      `no band at the sides: ${JSON.stringify(vp)} on ${JSON.stringify(root)}`,
+    );
+    await screenshot(page, 'path-flaky-420');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('gives heat its own scale with a range, matches the legend to the states, and never fills a done state red', async () => {
     const { page, errors } = await open(`#/job/${splitId}`, SIZES[0], 'light');
     await page.locator('[data-child-chart] [data-state-id="job.done"][data-jobs="3"]').waitFor(WAIT);

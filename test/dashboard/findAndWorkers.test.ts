@@ -14,7 +14,7 @@ import { Harness } from '../support/harness.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { fixtureEnv, killFixture, spawnFixture, type Fixture } from '../support/spawnFixture.js';
 import { collectPageErrors, launchChromium, screenshot, type TestBrowser } from './support/browser.js';
-import { layoutProblems, LAYOUTS } from './support/layout.js';
+import { cutTexts, layoutProblems, LAYOUTS } from './support/layout.js';
 
 const TOKEN = 'dashboard-find-token';
 const WAIT = { timeout: 15_000 };
@@ -62,7 +62,12 @@ describe('dashboard find and workers pages', () => {
   }
 
   /** The page at each size and theme: no overlap, nothing outside the window sideways. */
-  async function checkLayouts(page: Page, name: string, ready: () => Promise<void>): Promise<void> {
+  async function checkLayouts(
+    page: Page,
+    name: string,
+    ready: () => Promise<void>,
+    whole?: string,
+  ): Promise<void> {
     for (const l of LAYOUTS) {
       await page.setViewportSize({ width: l.width, height: l.height });
       await page.emulateMedia({ colorScheme: l.colorScheme });
@@ -72,6 +77,7 @@ describe('dashboard find and workers pages', () => {
       assert.deepEqual(p.overlaps, [], `${at}: texts overlap`);
       assert.deepEqual(p.outside, [], `${at}: outside the window`);
       assert.equal(p.pageScrollsSideways, false, `${at}: the page scrolls sideways`);
+      if (whole) assert.deepEqual(await cutTexts(page, whole), [], `${at}: texts cut in ${whole}`);
       await screenshot(page, `${name}-${l.width}-${l.colorScheme}`);
     }
   }
@@ -91,7 +97,8 @@ describe('dashboard find and workers pages', () => {
     await page.locator('button[data-action="more"]').click();
     await page.locator('[data-find-status]').filter({ hasText: '60 found' }).waitFor(WAIT);
     assert.equal(await rows.count(), 60);
-    await checkLayouts(page, 'find', () => page.locator('[data-find-status]').waitFor(WAIT));
+    // Every field of every row readable at each size: a narrow window shows the rows as cards.
+    await checkLayouts(page, 'find', () => page.locator('[data-find-status]').waitFor(WAIT), '.jobs-table');
 
     await page.goto(`${url}/#/find?where=${encodeURIComponent('secret.x = 1')}`);
     await page.locator('[role="alert"]').filter({ hasText: 'must start with one of input' }).waitFor(WAIT);
@@ -126,6 +133,7 @@ describe('dashboard find and workers pages', () => {
       ).sort(),
       [...ids].sort(),
     );
+    assert.equal(await gone.locator('[data-col="running"]').textContent(), 'none (last reported 2 / 10)');
     await page.locator('[data-worker-status="live"]').waitFor(WAIT);
     await checkLayouts(page, 'workers-gone', () => gone.waitFor(WAIT));
     assert.deepEqual(errors, []);

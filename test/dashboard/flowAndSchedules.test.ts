@@ -12,6 +12,7 @@ import { defineJob, type Client } from '../../src/index.js';
 import { Harness } from '../support/harness.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { collectPageErrors, launchChromium, screenshot, type TestBrowser } from './support/browser.js';
+import { cutTexts, layoutProblems } from './support/layout.js';
 
 const TOKEN = 'dashboard-flow-token';
 const WAIT = { timeout: 15_000 };
@@ -180,6 +181,13 @@ describe('dashboard flow controls and schedules', () => {
 
     await page.setViewportSize({ width: 420, height: 800 });
     assert.equal(await fitsWidth(page), true, 'the schedules page fits a 420 px window');
+    // Not by hiding columns past a scroll edge: at 420 px each schedule is a card, all of it in view.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      assert.deepEqual(await cutTexts(page, '[data-schedule-id]'), [], `texts cut at 420 px (${scheme})`);
+      assert.deepEqual((await layoutProblems(page)).overlaps, [], `texts overlap at 420 px (${scheme})`);
+      await screenshot(page, `schedules-420-${scheme}`);
+    }
     assert.deepEqual(errors, []);
     await page.close();
   });

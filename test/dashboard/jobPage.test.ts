@@ -13,6 +13,7 @@ import type { Client } from '../../src/index.js';
 import { Harness } from '../support/harness.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { collectPageErrors, launchChromium, screenshot, type TestBrowser } from './support/browser.js';
+import { layoutProblems, LAYOUTS } from './support/layout.js';
 
 const TOKEN = 'dashboard-test-token';
 const WAIT = { timeout: 30_000 };
@@ -148,6 +149,36 @@ describe('dashboard job page', () => {
     await page.locator('.notice', { hasText: 'the context as the job entered the state' }).waitFor(WAIT);
     assert.deepEqual(errors, []);
     await page.close();
+  });
+
+  it('lays out a parked approval and a finished fan-out at 1280x800 and 420x800, light and dark: no text over another, nothing past the window', async () => {
+    const approvalId = await client.enqueue('approval', { documentId: 'doc-layout' });
+    const fanOutId = await client.enqueue('splitMerge', { text: 'a b c d e f g h', chunkWords: 3 });
+    await eventually(async () => (await client.get(approvalId))?.status === 'waiting', 15_000);
+    await client.waitForResult(fanOutId, { timeoutMs: 15_000 });
+    const jobs = [
+      { id: approvalId, ready: '[data-timer]' },
+      { id: fanOutId, ready: '[data-child-chart] [data-jobs="3"]' },
+    ];
+    for (const l of LAYOUTS)
+      for (const j of jobs) {
+        const { page, errors } = await open(`#/job/${j.id}`);
+        await page.setViewportSize({ width: l.width, height: l.height });
+        await page.emulateMedia({ colorScheme: l.colorScheme });
+        await page.locator(j.ready).first().waitFor(WAIT);
+        await page.waitForTimeout(200);
+        const p = await layoutProblems(page);
+        const at = `job ${j.id} at ${l.width}x${l.height} ${l.colorScheme}`;
+        assert.deepEqual(p.overlaps, [], `${at}: texts overlap`);
+        assert.deepEqual(p.outside, [], `${at}: outside the window`);
+        assert.equal(p.pageScrollsSideways, false, `${at}: the page scrolls sideways`);
+        await screenshot(
+          page,
+          `job-layout-${j.id === approvalId ? 'approval' : 'fanout'}-${l.width}-${l.colorScheme}`,
+        );
+        assert.deepEqual(errors, []);
+        await page.close();
+      }
   });
 
   it('cancels a fan-out parent from the page and shows its children turn cancelled', async () => {

@@ -74,6 +74,18 @@ describe('classifying Redis errors', { skip }, () => {
     assert.equal(callErrorKind(own), 'poison');
   });
 
+  // The store loads its Functions library again and resends (scriptCalls.ts); a call that still
+  // meets its absence (a node the reload missed) or a server without FCALL under
+  // scripts: 'functions' did not run: a poison verdict would drop a commit's writes.
+  it('takes a missing Functions library or FCALL as temporary, and as not applied', async () => {
+    const missing = await failure(conn.fcall('machinist_00000000_commit', 1, 'k'));
+    assert.match(missing.message, /^ERR Function not found/);
+    assert.equal(callErrorKind(missing), 'transient');
+    assert.equal(mayHaveBeenApplied(missing), false);
+    const redis6 = { name: 'ReplyError', message: "ERR unknown command 'fcall', with args beginning with: " };
+    assert.equal(callErrorKind(redis6), 'transient');
+  });
+
   it('takes a refused or missing connection as temporary', async () => {
     const nobody = new Redis({ port: 1, maxRetriesPerRequest: 0, enableOfflineQueue: false });
     const refused = new Promise<Error>((r) => nobody.once('error', r));

@@ -62,7 +62,7 @@ function jobItems(): HTMLElement[] {
 function diffItems(): HTMLElement[] {
   return [
     item(stateSwatch('mc-diff-added'), 'added', 'added'),
-    item(stateSwatch('mc-diff-renamed'), 'renamed (was …)', 'renamed'),
+    item(stateSwatch('mc-diff-renamed'), 'renamed ("was …" on the newer, "→ …" on the older)', 'renamed'),
     item(stateSwatch('mc-diff-removed'), 'removed (on the older version)', 'removed'),
   ];
 }

@@ -7,6 +7,11 @@
 
 import { h } from './dom.js';
 
+interface Point {
+  x: number;
+  y: number;
+}
+
 interface Box {
   x: number;
   y: number;
@@ -33,7 +38,7 @@ export class ChartView {
   private cy = 0;
   private scale = 1;
   private mode: 'fit' | 'path' | 'free' = 'fit';
-  private readonly pointers = new Map<number, { x: number; y: number }>();
+  private readonly pointers = new Map<number, Point>();
 
   constructor(private readonly svg: SVGSVGElement) {
     const [, , w = 0, hgt = 0] = (svg.getAttribute('viewBox') ?? '0 0 0 0').split(/\s+/).map(Number);
@@ -55,7 +60,13 @@ export class ChartView {
         label,
       );
     this.zoomText = h('span', { class: 'chart-zoom muted', 'aria-live': 'polite' });
-    this.hint = h('span', { class: 'chart-hint' }, 'Part of the chart: drag, arrows or Fit to see the rest');
+    // Short on a phone, so that it shares the buttons' line (styles.css).
+    this.hint = h(
+      'span',
+      { class: 'chart-hint' },
+      h('span', { class: 'hint-long' }, 'Part of the chart: drag, arrows or Fit to see the rest'),
+      h('span', { class: 'hint-short' }, 'Part shown: drag or Fit'),
+    );
     const tools = h(
       'div',
       { class: 'chart-tools' },
@@ -97,16 +108,20 @@ export class ChartView {
     if (!box) return this.fit();
     const { w, h: vh } = this.viewportSize();
     this.mode = 'path';
-    this.scale = Math.max(this.fitScale(), Math.min(1, (w - MARGIN) / box.width, (vh - MARGIN) / box.height));
+    const whole = Math.min(1, (w - MARGIN) / box.width, (vh - MARGIN) / box.height);
+    // A path too long to read whole (a retried job's lifecycle at 420 px): as much of it as is
+    // readable, about the active state; the hint says there is more.
+    this.scale = Math.max(this.fitScale(), Math.min(1, Math.max(whole, READABLE)));
     this.cx = box.x + box.width / 2;
     this.cy = box.y + box.height / 2;
     const active = this.activeBox();
-    if (active) this.centreOn(active, true);
+    if (active) this.centreOn(active, whole >= READABLE);
+    this.keepOnChart();
     this.apply();
   }
 
   zoomBy(factor: number, at?: { x: number; y: number }): void {
-    const next = Math.min(MAX_SCALE, Math.max(this.fitScale() / 2, this.scale * factor));
+    const next = this.clampScale(this.scale * factor);
     // A zoom keeps the point under `at` (a wheel's pointer) where it is; from the buttons or
     // keys it zooms about the active state, kept in view, else about the view's centre.
     if (at) {
@@ -122,11 +137,35 @@ export class ChartView {
     this.apply();
   }
 
+  /**
+   * Two fingers moved from `before` to `after` (screen points): the chart point under their old
+   * midpoint goes under the new one, scaled by how much they spread, so each finger keeps the
+   * point it touched, as a map does.
+   */
+  pinch(before: readonly [Point, Point], after: readonly [Point, Point]): void {
+    const spread = (p: readonly [Point, Point]) => Math.hypot(p[0].x - p[1].x, p[0].y - p[1].y);
+    const mid = (p: readonly [Point, Point]) => ({ x: (p[0].x + p[1].x) / 2, y: (p[0].y + p[1].y) / 2 });
+    if (spread(before) <= 0) return;
+    const m0 = mid(before);
+    const m1 = mid(after);
+    const at = this.toChart(m0.x, m0.y);
+    this.scale = this.clampScale((this.scale * spread(after)) / spread(before));
+    const r = this.viewport.getBoundingClientRect();
+    this.cx = at.x - (m1.x - r.left - r.width / 2) / this.scale;
+    this.cy = at.y - (m1.y - r.top - r.height / 2) / this.scale;
+    this.mode = 'free';
+    this.apply();
+  }
+
   panBy(dxPx: number, dyPx: number): void {
     this.cx -= dxPx / this.scale;
     this.cy -= dyPx / this.scale;
     this.mode = 'free';
     this.apply();
+  }
+
+  private clampScale(scale: number): number {
+    return Math.min(MAX_SCALE, Math.max(this.fitScale() / 2, scale));
   }
 
   private viewportSize(): { w: number; h: number } {
@@ -139,12 +178,27 @@ export class ChartView {
     return Math.min(1, w / (this.chart.width || 1), vh / (this.chart.height || 1));
   }
 
-  /** The viewport is as tall as the chart at its width (at most 1:1), within bounds. */
+  /** The viewport is as tall as the chart at its width (at most 1:1, at least readable), within bounds. */
   private size(): void {
     const w = this.viewport.clientWidth || this.el.clientWidth;
-    const natural = this.chart.height * Math.min(1, w / (this.chart.width || 1));
+    // Where the whole chart would be unreadable, room for a readable part of its path (none
+    // when it has no path: a heat map with no job shows its whole, small, without empty bands).
+    const least = this.pathBox() ? READABLE : 0;
+    const natural = this.chart.height * Math.max(least, Math.min(1, w / (this.chart.width || 1)));
     const max = Math.max(MIN_HEIGHT, innerHeight * MAX_HEIGHT_VH);
     this.viewport.style.height = `${Math.round(Math.min(max, Math.max(MIN_HEIGHT, natural)))}px`;
+  }
+
+  /**
+   * No empty band past an edge of the chart where it is larger than the view, and centred where
+   * it is smaller (the active state, inside the chart, stays in view).
+   */
+  private keepOnChart(): void {
+    const { w, h: vh } = this.viewportSize();
+    const clamp = (c: number, half: number, size: number) =>
+      size > 2 * half ? Math.min(size - half, Math.max(half, c)) : size / 2;
+    this.cx = clamp(this.cx, w / 2 / this.scale, this.chart.width);
+    this.cy = clamp(this.cy, vh / 2 / this.scale, this.chart.height);
   }
 
   private centreOn(b: Box, always: boolean): void {
@@ -275,10 +329,7 @@ export class ChartView {
       if (this.pointers.size === 1) this.panBy(now.x - last.x, now.y - last.y);
       else if (this.pointers.size === 2) {
         const other = [...this.pointers.entries()].find(([id]) => id !== e.pointerId)![1];
-        const before = Math.hypot(last.x - other.x, last.y - other.y);
-        const after = Math.hypot(now.x - other.x, now.y - other.y);
-        if (before > 0)
-          this.zoomBy(after / before, this.toChart((now.x + other.x) / 2, (now.y + other.y) / 2));
+        this.pinch([last, other], [now, other]);
       }
       this.pointers.set(e.pointerId, now);
     });

@@ -5,7 +5,8 @@
 
 import { getJson } from './api.js';
 import { h, notice } from './dom.js';
-import { jobsTable, type Meta } from './jobsPage.js';
+import type { Meta } from './jobsPage.js';
+import { jobsTable } from './jobsTable.js';
 import type { Page } from './page.js';
 import type { Config, Job, SearchPage } from './types.js';
 

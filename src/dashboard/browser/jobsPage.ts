@@ -2,8 +2,8 @@
 // cursors, refreshed live from the queue's event stream.
 
 import { getJson, qs } from './api.js';
-import { h, notice, statusBadge } from './dom.js';
-import { stateText, time } from './format.js';
+import { h, notice } from './dom.js';
+import { jobsTable } from './jobsTable.js';
 import type { Page } from './page.js';
 import { openSse, throttle } from './sse.js';
 import type { Config, Job } from './types.js';
@@ -111,38 +111,4 @@ export interface Meta {
 
 function uniq(list: string[]): string[] {
   return [...new Set(list)];
-}
-
-export function jobsTable(jobs: Job[]): HTMLElement {
-  if (jobs.length === 0) return notice('No jobs match.');
-  return h(
-    'table',
-    {},
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        ['id', 'status', 'machine', 'state', 'attempts', 'created', 'updated'].map((c) => h('th', {}, c)),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      jobs.map((j) =>
-        h(
-          'tr',
-          { 'data-job-id': j.id },
-          h('td', {}, h('a', { href: `#/job/${encodeURIComponent(j.id)}`, class: 'mono' }, j.id)),
-          h('td', {}, statusBadge(j.status)),
-          h('td', {}, `${j.machine}@${j.version}`),
-          h('td', { class: 'wrap' }, stateText(j.state)),
-          h('td', {}, `${j.attempts}/${j.maxAttempts}`),
-          h('td', {}, time(j.createdAt)),
-          h('td', {}, time(j.updatedAt)),
-        ),
-      ),
-    ),
-  );
 }

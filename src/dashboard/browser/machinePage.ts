@@ -9,6 +9,7 @@
 import { DASH, getJson } from './api.js';
 import { applyHeat, drawChart } from './chart.js';
 import { chartLegend } from './chartLegend.js';
+import { diffTag } from './diffTag.js';
 import { h, notice } from './dom.js';
 import type { Page } from './page.js';
 import type { ChartDiff, Heat } from './types.js';
@@ -185,10 +186,12 @@ class MachineCard {
       `${DASH}/machines/${encodeURIComponent(name)}/diff?from=${from}&to=${to}`,
     );
     const [older, newer] = this.shown;
+    // Each mark: its class (outline), the words on the chart (diffTag.ts) and in the label.
     const mark = (
       box: HTMLElement | undefined,
       ids: string[],
       cls: string,
+      tag: (id: string) => string,
       label: (id: string) => string,
     ) => {
       for (const id of ids) {
@@ -196,21 +199,43 @@ class MachineCard {
         if (!g) continue;
         g.classList.add(cls);
         g.dataset.diff = cls.replace('mc-diff-', '');
+        diffTag(g, tag(id));
         g.dataset.baseLabel = `${g.dataset.baseLabel ?? ''}, ${label(id)}`;
         g.setAttribute('aria-label', g.dataset.baseLabel);
       }
     };
-    mark(older?.box, d.removed, 'mc-diff-removed', () => `removed in version ${to}`);
-    mark(newer?.box, d.added, 'mc-diff-added', () => `added in version ${to}`);
+    // A renamed state keeps its parent (chartDiff pairs no other): its own name says which.
+    const key = (id: string | undefined) => id?.split('.').pop() ?? '';
+    mark(
+      older?.box,
+      d.removed,
+      'mc-diff-removed',
+      () => 'removed',
+      () => `removed in version ${to}`,
+    );
+    mark(
+      newer?.box,
+      d.added,
+      'mc-diff-added',
+      () => 'added',
+      () => `added in version ${to}`,
+    );
     const renamedTo = new Map(d.renamed.map((r) => [r.to, r.from]));
     const renamedFrom = new Map(d.renamed.map((r) => [r.from, r.to]));
     mark(
       older?.box,
       [...renamedFrom.keys()],
       'mc-diff-renamed',
+      (id) => `→ ${key(renamedFrom.get(id))}`,
       (id) => `renamed to ${renamedFrom.get(id)} in version ${to}`,
     );
-    mark(newer?.box, [...renamedTo.keys()], 'mc-diff-renamed', (id) => `renamed from ${renamedTo.get(id)}`);
+    mark(
+      newer?.box,
+      [...renamedTo.keys()],
+      'mc-diff-renamed',
+      (id) => `was ${key(renamedTo.get(id))}`,
+      (id) => `renamed from ${renamedTo.get(id)}`,
+    );
     const items = [
       ...d.added.map((id) =>
         h('li', { 'data-diff': 'added', 'data-state': id }, '+ added ', h('code', {}, id)),

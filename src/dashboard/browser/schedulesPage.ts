@@ -112,9 +112,10 @@ function table(
       button.replaceWith(notice((err as Error).message, 'error'));
     }
   };
+  // As cards under 720 px (styles.css, "Rows as cards"): each cell under its data-label.
   return h(
     'table',
-    {},
+    { class: 'row-cards' },
     h(
       'thead',
       {},
@@ -133,13 +134,29 @@ function table(
         h(
           'tr',
           { 'data-schedule-id': s.id },
-          h('td', { class: 'mono' }, s.id),
-          h('td', { class: 'wrap', 'data-col': 'text' }, s.text),
-          h('td', {}, `${s.spec.machine} (${s.spec.queue})`),
-          h('td', { class: 'wrap', 'data-col': 'next' }, nextTicks(s.nextTicks)),
-          h('td', { class: 'wrap', 'data-col': 'last' }, lastResult(s, results.get(s.id))),
-          h('td', {}, `${s.started} started, ${s.skipped} skipped, ${s.missed} missed`),
-          h('td', {}, s.paused ? `paused${s.note ? `: ${s.note}` : ''}` : `active (${s.spec.overlap})`),
+          h('td', { class: 'mono wide' }, s.id),
+          h('td', { class: 'wrap', 'data-col': 'text', 'data-label': 'when' }, s.text),
+          h('td', { 'data-label': 'machine' }, `${s.spec.machine} (${s.spec.queue})`),
+          h(
+            'td',
+            { class: 'wrap wide', 'data-col': 'next', 'data-label': 'next ticks' },
+            nextTicks(s.nextTicks),
+          ),
+          h(
+            'td',
+            { class: 'wrap wide', 'data-col': 'last', 'data-label': 'last result' },
+            lastResult(s, results.get(s.id)),
+          ),
+          h(
+            'td',
+            { 'data-label': 'ticks' },
+            `${s.started} started, ${s.skipped} skipped, ${s.missed} missed`,
+          ),
+          h(
+            'td',
+            { 'data-label': 'state' },
+            s.paused ? `paused${s.note ? `: ${s.note}` : ''}` : `active (${s.spec.overlap})`,
+          ),
           h(
             'td',
             {},

@@ -42,7 +42,14 @@ function card(w: FleetWorker): HTMLElement {
     fact('pid', String(w.pid), 'pid'),
     fact('version', w.version, 'version'),
     fact('queues', w.queues.join(', '), 'queues'),
-    fact('running', `${w.runningCount} / ${w.concurrency}`, 'running'),
+    // A gone worker runs nothing now: what it last reported is kept only as that.
+    fact(
+      'running',
+      w.status === 'live'
+        ? `${w.runningCount} / ${w.concurrency}`
+        : `none (last reported ${w.runningCount} / ${w.concurrency})`,
+      'running',
+    ),
     fact('heartbeat', `${duration(w.heartbeatAgeMs)} ago`, 'heartbeat'),
     fact('started', time(w.startedAt), 'started'),
   );

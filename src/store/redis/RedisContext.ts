@@ -2,7 +2,8 @@
 
 import type { RedisClient } from './redisClient.js';
 import type { QueueKeys } from '../keys.js';
-import { defineScripts } from './scripts.js';
+import { scriptCalls } from './scripts.js';
+import type { ScriptCalls, ScriptsMode } from './scriptCalls.js';
 import type { ReplicaWait } from './durability.js';
 
 export interface RedisContext {
@@ -11,6 +12,8 @@ export interface RedisContext {
   readonly prefix: string;
   keys(queue: string): QueueKeys;
   run(name: string, keys: string[], args: (string | number)[]): Promise<any>;
+  /** How this connection runs the scripts (FCALL or EVALSHA): for a pipeline holding one (durability.ts). */
+  readonly scripts: ScriptCalls;
   readonly eventsMaxLen: number;
   /** Retention of finished records (and TTL of a finished parent's fan-out keys). */
   readonly finishedTtlMs: number;
@@ -27,14 +30,15 @@ export function redisContext(
   settings: Pick<
     RedisContext,
     'prefix' | 'keys' | 'eventsMaxLen' | 'finishedTtlMs' | 'failedTtlMs' | 'deadLetterMax' | 'replicaWait'
-  >,
+  > & { scripts: ScriptsMode },
 ): RedisContext {
-  const scripts = defineScripts(redis);
+  const scripts = scriptCalls(redis, settings.scripts);
   return {
     redis,
     prefix: settings.prefix,
     keys: settings.keys,
-    run: (name, keys, args) => scripts[name]!(keys, args),
+    run: (name, keys, args) => scripts.run(name, keys, args),
+    scripts,
     eventsMaxLen: settings.eventsMaxLen,
     finishedTtlMs: settings.finishedTtlMs,
     failedTtlMs: settings.failedTtlMs,

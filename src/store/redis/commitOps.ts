@@ -45,7 +45,7 @@ export async function commitRoundTrip(
   let reply: unknown;
   let unreplicated: CommitResult['unreplicated'];
   if (ctx.replicaWait && ops.length > 0) {
-    const r = await ctx.replicaWait.run(ctx.redis, 'commit', 'commit', keys, args);
+    const r = await ctx.replicaWait.run(ctx, 'commit', 'commit', keys, args);
     reply = r.reply;
     const wanted = ctx.replicaWait.durability.replicas;
     if (r.acked < wanted) unreplicated = { acked: r.acked, wanted };

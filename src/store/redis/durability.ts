@@ -17,6 +17,7 @@
 // or if both fail before it persists. It narrows the window; it does not close it.
 
 import { isCluster, type RedisClient } from './redisClient.js';
+import type { ScriptCalls } from './scriptCalls.js';
 
 /** `RedisStoreOptions.durability`: 'async' (default), 'replicated' (one replica, 1 s), or both numbers. */
 export type DurabilityOption = 'async' | 'replicated' | { replicas?: number; timeoutMs?: number };
@@ -79,15 +80,16 @@ export class ReplicaWait {
    * caller decides what it means). A script error rejects as it would without WAIT.
    */
   async run(
-    redis: RedisClient,
+    { redis, scripts }: { redis: RedisClient; scripts: ScriptCalls },
     op: ReplicatedOp,
     name: string,
     keys: string[],
     args: (string | number)[],
   ): Promise<{ reply: unknown; acked: number }> {
+    let recovered = false;
     for (let redirects = 0; ; redirects++) {
       const pipe = redis.pipeline();
-      (pipe as unknown as Record<string, (...a: (string | number)[]) => void>)[name]!(...keys, ...args);
+      scripts.queue(pipe, name, keys, args);
       pipe.wait(this.durability.replicas, this.durability.timeoutMs);
       const res = await pipe.exec();
       const [scriptErr, reply] = res?.[0] ?? [new Error('Connection is closed.'), null];
@@ -97,6 +99,12 @@ export class ReplicaWait {
         // not, so the redirect is followed here, after the slot map is read again.
         if (/^(MOVED|ASK) /.test(scriptErr.message) && redirects < MAX_REDIRECTS) {
           await refreshSlots(redis);
+          continue;
+        }
+        // The library missing on that node ("Function not found": loaded again), or 'auto'
+        // going over to EVALSHA: the script did not run; sent once more.
+        if (!recovered && (await scripts.recover(scriptErr))) {
+          recovered = true;
           continue;
         }
         throw scriptErr;

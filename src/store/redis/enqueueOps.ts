@@ -65,7 +65,7 @@ export async function enqueue(
   let acked = Infinity;
   try {
     if (ctx.replicaWait) {
-      const r = await ctx.replicaWait.run(ctx.redis, 'enqueue', 'enqueue', keys, args);
+      const r = await ctx.replicaWait.run(ctx, 'enqueue', 'enqueue', keys, args);
       res = r.reply as number | (string | number)[];
       acked = r.acked;
     } else res = (await ctx.run('enqueue', keys, args)) as number | (string | number)[];

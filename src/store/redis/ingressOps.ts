@@ -56,7 +56,7 @@ export async function drainIngress(
     // is counted (RedisStore.replicaShortfalls), the drain goes on.
     const res = (
       ctx.replicaWait
-        ? (await ctx.replicaWait.run(ctx.redis, 'drainIngress', 'drainIngress', keys, args)).reply
+        ? (await ctx.replicaWait.run(ctx, 'drainIngress', 'drainIngress', keys, args)).reply
         : await ctx.run('drainIngress', keys, args)
     ) as number[];
     if (res[0] !== -1) return { made: res[0]!, broken: res[1]!, existing: res[2]! };

@@ -71,7 +71,7 @@ export function toLua(v: LuaValue): string {
 }
 
 /** Lua code without its comments and with its string literals emptied ('FINAL' names nothing). */
-function codeOf(lua: string): string {
+export function codeOf(lua: string): string {
   return lua
     .replace(/--\[\[[\s\S]*?\]\]/g, '')
     .split('\n')

@@ -14,7 +14,8 @@ export function includesOf(lua: string): string[] {
   return [...lua.matchAll(INCLUDE_LINE)].map((m) => m[1]!);
 }
 
-function withoutIncludeLines(lua: string): string {
+/** `lua` without its include lines. */
+export function withoutIncludeLines(lua: string): string {
   return lua.replace(INCLUDE_LINE, '');
 }
 

@@ -5,6 +5,7 @@ import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOption
 import { resolveRetention, type RetentionOptions } from '../retention.js';
 import { resolveDurability, type Durability, type DurabilityOption } from './durability.js';
 import type { RedisClient } from './redisClient.js';
+import type { ScriptsMode } from './scriptCalls.js';
 
 /** A Redis Cluster to connect to: its seed nodes and any ioredis ClusterOptions. */
 export interface RedisClusterOptions extends ClusterOptions {
@@ -40,6 +41,13 @@ export interface RedisStoreOptions extends RetentionOptions {
    * or `{ replicas, timeoutMs }`. See durability.ts and docs/production.md ("Failover").
    */
   durability?: DurabilityOption;
+  /**
+   * How the Lua scripts run. 'auto' (default): as one Redis Functions library (FCALL), loaded by
+   * the store on every master, or with EVALSHA where the server has no Functions (Redis < 7) or
+   * refuses the library (an ACL without FUNCTION LOAD). 'functions': FCALL only. 'eval': EVALSHA
+   * only. See docs/production.md, "Lua scripts".
+   */
+  scripts?: ScriptsMode;
 }
 
 /** The options with every default filled in and checked. */
@@ -55,6 +63,7 @@ export interface RedisStoreSettings {
   readonly commandTimeoutMs: number;
   /** null: 'async'. */
   readonly durability: Durability | null;
+  readonly scripts: ScriptsMode;
 }
 
 /** ioredis prefixes the keys a command names, not the keys a Lua script builds from them: the
@@ -95,6 +104,9 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): RedisStore
     );
   const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
   if (!(commandTimeoutMs > 0)) throw new TypeError('RedisStore: commandTimeoutMs must be a number > 0');
+  const scripts = options.scripts ?? 'auto';
+  if (scripts !== 'auto' && scripts !== 'functions' && scripts !== 'eval')
+    throw new TypeError(`RedisStore: scripts must be 'auto', 'functions' or 'eval' (got ${String(scripts)})`);
   const redis = { ...PATIENT, ...options.redis };
   const url = options.url;
   return {
@@ -105,5 +117,6 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): RedisStore
     ...resolveRetention('RedisStore', options),
     commandTimeoutMs,
     durability: resolveDurability(options.durability, commandTimeoutMs),
+    scripts,
   };
 }

@@ -1,7 +1,8 @@
-// Loads the Lua scripts in lua/ (one atomic operation per file, named `<name>-<numKeys>.lua`),
-// inlining the includes they name (`--- @include "name"`, resolved by luaIncludes.ts from
-// lua/include/) after the constants they share with TypeScript (luaConstants.ts), and defines
-// each on an ioredis client.
+// Loads the Lua scripts in lua/ (one atomic operation per file, named `<name>-<numKeys>.lua`)
+// in the two forms a connection runs them in (scriptCalls.ts): each alone for EVALSHA, the
+// includes it names (`--- @include "name"`, resolved by luaIncludes.ts from lua/include/)
+// inlined after the constants they share with TypeScript (luaConstants.ts); and all together as
+// one Redis Functions library (luaLibrary.ts).
 //
 // ONE SLOT PER CALL (Redis Cluster): every key a script names in KEYS is a key of one queue,
 // `<prefix>:{<queue>}:...` (keys.ts), so all share the queue's hash tag and slot; a script never
@@ -24,6 +25,8 @@ import { fileURLToPath } from 'node:url';
 import type { RedisClient } from './redisClient.js';
 import { constantsFor } from './luaConstants.js';
 import { assembleLua } from './luaIncludes.js';
+import { ScriptCalls, type ScriptsMode } from './scriptCalls.js';
+import { buildLibrary, type LuaLibrary, type ScriptFile } from './luaLibrary.js';
 
 const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'lua');
 
@@ -34,9 +37,11 @@ interface ScriptSource {
 }
 
 let cache: ScriptSource[] | undefined;
+let files: ScriptFile[] | undefined;
+let library: LuaLibrary | undefined;
 
 /** The text of lua/include/<name>.lua, or undefined when there is no such include. */
-function readInclude(name: string): string | undefined {
+export function readInclude(name: string): string | undefined {
   const file = join(LUA_DIR, 'include', `${name}.lua`);
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
@@ -50,28 +55,38 @@ export function withIncludes(lua: string, script = 'inline'): string {
   return constantsFor(assembled) + assembled;
 }
 
-export function loadScripts(): ScriptSource[] {
-  cache ??= readdirSync(LUA_DIR)
+/** The files of lua/ as written (include lines in place). */
+export function scriptFiles(): ScriptFile[] {
+  files ??= readdirSync(LUA_DIR)
     .filter((f) => f.endsWith('.lua'))
+    .sort()
     .map((file) => {
       const m = /^(\w+)-(\d+)\.lua$/.exec(file);
       if (!m) throw new Error(`lua script ${file} is not named <name>-<numKeys>.lua`);
-      return {
-        name: m[1]!,
-        numberOfKeys: Number(m[2]),
-        lua: withIncludes(readFileSync(join(LUA_DIR, file), 'utf8'), file),
-      };
+      return { name: m[1]!, numberOfKeys: Number(m[2]), text: readFileSync(join(LUA_DIR, file), 'utf8') };
     });
+  return files;
+}
+
+/** The scripts as EVAL runs them: each with its constants and includes. */
+export function loadScripts(): ScriptSource[] {
+  cache ??= scriptFiles().map((f) => ({
+    name: f.name,
+    numberOfKeys: f.numberOfKeys,
+    lua: withIncludes(f.text, `${f.name}-${f.numberOfKeys}.lua`),
+  }));
   return cache;
+}
+
+/** The scripts as one Redis Functions library (luaLibrary.ts). */
+export function loadLibrary(): LuaLibrary {
+  library ??= buildLibrary(scriptFiles(), readInclude);
+  return library;
 }
 
 export type ScriptRunner = (keys: string[], args: (string | number)[]) => Promise<unknown>;
 
-export function defineScripts(redis: RedisClient): Record<string, ScriptRunner> {
-  const out: Record<string, ScriptRunner> = {};
-  for (const s of loadScripts()) {
-    redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
-    out[s.name] = (keys, args) => (redis as any)[s.name](...keys, ...args) as Promise<unknown>;
-  }
-  return out;
+/** How `redis` runs the scripts (scriptCalls.ts): FCALL of the library, or EVALSHA ('eval'). */
+export function scriptCalls(redis: RedisClient, mode: ScriptsMode = 'auto'): ScriptCalls {
+  return new ScriptCalls(redis, loadScripts(), loadLibrary, mode);
 }

@@ -15,7 +15,8 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<TestBrowser> {
+/** `hasTouch`: the page gets touch events (a phone's); a test sends them over CDP (Input.dispatchTouchEvent). */
+export async function launchChromium(options: { hasTouch?: boolean } = {}): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `chromium not found at ${CHROMIUM}: install it with "sudo apt-get install -y chromium" (or set CHROMIUM_PATH)`,
@@ -26,6 +27,7 @@ export async function launchChromium(): Promise<TestBrowser> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 800 },
+    hasTouch: options.hasTouch ?? false,
     args: [
       '--headless',
       '--no-sandbox',

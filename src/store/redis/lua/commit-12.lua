@@ -78,25 +78,31 @@ LC.now = nowMs()
 local now = LC.now
 -- THE FLOW GATE's settings, read once per call (before the ops: whether any job of the queue
 -- has a concurrency key decides what the ops' reads take; see include/lcState.lua).
-local paused, total, perKey, rate, per, burst, tat, keyed, strategy, rateMode, keyGate, krate, kper, kburst, kmode,
-  gated, fairness, mrated, minimal = unpack(redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate',
-    'ratePer', 'rateBurst', 'tat', 'keyed', 'strategy', 'rateMode', 'keyGate', 'krate', 'kratePer', 'krateBurst',
-    'krateMode', 'gated', 'fairness', 'mrated', 'minimal'))
-LC.keyed = keyed == '1'
--- MINIMAL RECORDS (include/lcDoneMinimal.lua): no job's read takes `rm` on a queue that never had one.
-LC.minimal = minimal == '1'
--- THE ROUND ROBIN between keys (include/lcFlow.lua): known from this read, so no job pays for it
--- on a queue without it.
-LC.rr = fairness == 'roundRobin'
+-- Read into a table, the settings only this setup uses: the main chunk of a script may hold
+-- at most 200 locals (Lua 5.1), the includes' among them.
+local paused, total, perKey, rate, per, burst, tat, strategy, rateMode, keyGate, mrated
+do
+  local f = redis.call('HMGET', LC.kp .. 'flow', 'paused', 'total', 'perKey', 'rate', 'ratePer', 'rateBurst', 'tat',
+    'strategy', 'rateMode', 'keyGate', 'mrated', 'keyed', 'minimal', 'fairness', 'gated', 'krate', 'kratePer',
+    'krateBurst', 'krateMode')
+  paused, total, perKey, rate, per, burst, tat, strategy, rateMode, keyGate, mrated = unpack(f, 1, 11)
+  LC.keyed = f[12] == '1'
+  -- MINIMAL RECORDS (include/lcDoneMinimal.lua): no job's read takes `rm` on a queue that never
+  -- had one.
+  LC.minimal = f[13] == '1'
+  -- THE ROUND ROBIN between keys (include/lcFlow.lua): known from this read, so no job pays for
+  -- it on a queue without it.
+  LC.rr = f[14] == 'roundRobin'
+  -- THE MACHINE GATES (include/lcGate.lua): known from this read, so lcLeave reads nothing more.
+  LC.gated = f[15] == '1'
+  -- THE KEY GATE (include/lcKeyGate.lua): looked at per job only while a key throttle, key hold
+  -- or paused key exists.
+  lcKeyGateInit(f[16], f[17], f[18], f[19])
+end
 LC.rrHeads = tonumber(perKey) or 1
 -- THE SLOTS (ck:<key>) exist only while perKey is set (include/lcFlow.lua): none to free else.
 LC.slots = perKey ~= nil and perKey ~= false
--- THE MACHINE GATES (include/lcGate.lua): known from this read, so lcLeave reads nothing more.
-LC.gated = gated == '1'
--- THE KEY GATE (include/lcKeyGate.lua): looked at per job only while a key throttle, key hold or
--- paused key exists.
 keyGate = keyGate == '1'
-lcKeyGateInit(krate, kper, kburst, kmode)
 -- THE MACHINE THROTTLE (include/lcMachineRate.lua): looked at per job only while one exists.
 mrated = mrated == '1'
 -- THE HOLD (a RateLimitedError from a job's work, docs/flow-control.md): no job of the queue

@@ -6,6 +6,8 @@ KEYS: 1 dead, 2 failed, 3 broken
 ARGV: 1 key prefix, 2 finished TTL ms, 3 limit, 4 (optional) the one job id
 Returns the number of entries purged by this call (0 for an id in neither set).
 ]]
+-- It only deletes and expires: it runs at maxmemory too, to free memory (a function's flag).
+--- @flags allow-oom
 --- @include "fanKeys"
 local deadKey, failedKey, brokenKey = KEYS[1], KEYS[2], KEYS[3]
 local kp, ttl, limit, only = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]

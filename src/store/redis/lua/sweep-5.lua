@@ -16,6 +16,8 @@ its webhook bookkeeping `hookmeta:<id>`, its inbox), and for a failed parent its
 Why not a TTL per record: an expires entry (~37 B) and a PEXPIRE per finished job; the indexes
 hold the finish times already. Purged dead letters get a TTL instead (purgeDead-3.lua).
 ]]
+-- It only deletes and expires: it runs at maxmemory too, to free memory (a function's flag).
+--- @flags allow-oom
 --- @include "nowMs"
 --- @include "fanKeys"
 --- @include "recordKeys"
