@@ -52,7 +52,8 @@ try {
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSeconds(redis.ctl);
   const calls = (m: Map<string, CommandStat>) => [...m.values()].reduce((a, c) => a + c.calls, 0);
-  const cmds0 = calls(await commandStats(redis.ctl));
+  const stats0 = await commandStats(redis.ctl);
+  const cmds0 = calls(stats0);
   const t0 = performance.now();
   while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < N) await sleep(20);
   const wallMs = performance.now() - t0;
@@ -63,7 +64,14 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const redisUs = ((await redisCpuSeconds(redis.ctl)) - redis0) * 1e6;
   // Commands Redis ran, scripts' inner ones included (the probe's own ZCARDs too: ~50 a second).
-  const cmds = calls(await commandStats(redis.ctl)) - cmds0;
+  const stats1 = await commandStats(redis.ctl);
+  const cmds = calls(stats1) - cmds0;
+  // Which commands, per resume (the scripts' inner calls under their own names).
+  const perCmd = [...stats1]
+    .map(([name, c]) => [name, (c.calls - (stats0.get(name)?.calls ?? 0)) / N] as const)
+    .filter(([, n]) => n >= 0.01)
+    .sort((a, b) => b[1] - a[1]);
+  console.log(perCmd.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', '));
   console.log(
     `${N} resumes in ${(wallMs / 1000).toFixed(2)} s (${Math.round(N / (wallMs / 1000))}/s); ` +
       `worker CPU ${((cpu.user + cpu.system) / N).toFixed(1)} us/resume; Redis CPU ${(redisUs / N).toFixed(1)} us/resume, ${(cmds / N).toFixed(2)} commands/resume ` +
