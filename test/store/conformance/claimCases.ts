@@ -33,6 +33,26 @@ export function claimCases(factory: StoreFactory): void {
     );
   });
 
+  test('promotes due jobs in step with the claim, and claims every one once, in due order', async (store) => {
+    // PROMOTION IN STEP (commit-12.lua): a claim of 5 moves 100 due jobs to `queued` (at least
+    // 100, 4 per job it may take), not all 500; later claims take the rest in their due order.
+    const res = await store.enqueue(
+      'default',
+      Array.from({ length: 500 }, (_, i) => newJob({ delayMs: 100 + i })),
+    );
+    const ids = res.map((r) => r.id);
+    await sleep(700);
+    const first = (await claim(store, { max: 5 })).map((c) => c.id);
+    assert.deepEqual(await store.counts('default'), {
+      ...(await store.counts('default')),
+      queued: 95,
+      delayed: 400,
+    });
+    const rest: string[] = [];
+    for (let got; (got = await claim(store, { max: 50 })).length > 0;) rest.push(...got.map((c) => c.id));
+    assert.deepEqual([...first, ...rest], ids);
+  });
+
   test('returns the existing job for a repeated idempotency key or id, making nothing', async (store) => {
     const first = newJob({ idempotencyKey: 'order-1' });
     const [a] = await store.enqueue('default', [first]);

@@ -5,10 +5,11 @@
 -- Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake
 -- time came) into `queued`, behind the jobs already waiting in their priority band. A parked
 -- job's wake-up is its WAKE move (lcMove); a delayed job only changes
--- place. Returns how many entries were due.
-local function promoteDue()
+-- place. At most `limit` entries: a claim promotes in proportion to what it takes (see
+-- commit-12.lua). Returns how many entries were due.
+local function promoteDue(limit)
   local kDelayed = LC.kp .. 'delayed'
-  local due = redis.call('ZRANGEBYSCORE', kDelayed, '-inf', LC.now, 'LIMIT', 0, 1000)
+  local due = redis.call('ZRANGEBYSCORE', kDelayed, '-inf', LC.now, 'LIMIT', 0, limit)
   if #due == 0 then return 0 end
   local seq = redis.call('HINCRBY', LC.kp .. 'meta', 'seq', #due) - #due
   for i, id in ipairs(due) do
