@@ -73,7 +73,7 @@ try {
     .sort((a, b) => b[1] - a[1]);
   // When the resumes finished, ms after the due time, at each tenth of them: a slow start (cold
   // code, promotion in one block) shows as early tenths that take longer than the late ones.
-  const ends = (await redis.ctl.zrange(MACHINIST_DONE_KEY, 0, -1, 'WITHSCORES'))
+  const ends = (await redis.ctl.zrange(MACHINIST_DONE_KEY, '0', '-1', 'WITHSCORES'))
     .filter((_, i) => i % 2 === 1)
     .map((s) => Number(s) - at)
     .sort((a, b) => a - b);
