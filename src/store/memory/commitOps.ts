@@ -203,8 +203,8 @@ function brokenReason(error: string): string {
  * Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake time
  * came) into `queued`, behind the jobs already waiting in their band (promoteDue.lua).
  */
-export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number, limit = PROMOTE_CAP): number {
-  const due = q.index.delayed.popUpTo(now, limit);
+export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): number {
+  const due = q.index.delayed.popUpTo(now, 1000);
   const seq = q.seq;
   q.seq += due.length;
   due.forEach((e, i) => {
@@ -215,12 +215,6 @@ export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number, limi
   return due.length;
 }
 
-/**
- * PROMOTION IN STEP (as commit-12.lua): a claim promotes PROMOTE_PER_CLAIM due jobs per job it
- * may take (at least 100, at most PROMOTE_CAP); one that may set jobs aside, PROMOTE_CAP.
- */
-const PROMOTE_PER_CLAIM = 4;
-const PROMOTE_CAP = 1000;
 /** Most jobs one claim pops (set aside for full keys included), as commit-12.lua's FLOW_POP_CAP. */
 const FLOW_POP_CAP = 1000;
 /** THE LATENESS CARRY's bound (ms), as commit-12.lua's THROTTLE_CARRY_MS. */
@@ -266,14 +260,7 @@ export function claimJobs(
     }
     if (want === 0 && skipN === 0) return { claimed: [], nextDueAt: Math.ceil(tat - tau), more: false };
   }
-  const setsAside =
-    flow.limits.perKey !== undefined || flow.keyGate || flow.machineRated || flow.machineGates.size > 0;
-  promoteDue(
-    lc,
-    q,
-    now,
-    setsAside ? PROMOTE_CAP : Math.min(PROMOTE_CAP, Math.max(100, PROMOTE_PER_CLAIM * (want + skipN))),
-  );
+  promoteDue(lc, q, now);
   const keyGate = flow.keyGate;
   if (keyGate) releaseDueKeys(lc, q, now);
   const mrated = flow.machineRated;

@@ -219,9 +219,6 @@ lcFlush()
 local FLOW_POP_CAP = 1000
 -- THE LATENESS CARRY's bound (ms): memory/commitOps.ts has the same.
 local THROTTLE_CARRY_MS = 50
--- PROMOTION IN STEP: how many due jobs a claim moves to `queued`, per job it may take (at least
--- 100, at most PROMOTE_CAP). memory/commitOps.ts has the same.
-local PROMOTE_PER_CLAIM, PROMOTE_CAP = 4, 1000
 
 -- Asks one running job of key `ck` that was not asked yet to stop, for job `by`: cx set, logged,
 -- told on the stream and to its worker's control channel (as cancel-8.lua does for a running job).
@@ -280,25 +277,17 @@ if want > 0 then
   end
 end
 if (want > 0 or skipN > 0) and paused ~= '1' then
-  -- Only a job with a key, a machine gate or a machine throttle can be set aside in a line, at
-  -- its score: the other queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without
-  -- a score formatted as a float per job).
-  local withScores = LC.keyed or LC.gated or mrated
-  -- PROMOTION IN STEP: a claim moves due jobs to `queued` in proportion to what it may take,
-  -- not PROMOTE_CAP at once: when a large batch falls due, the first claims of 50 would each
-  -- pay for a thousand moves while the workers wait on them; in step the moves are spread over
-  -- the claims that take the jobs and still run ahead of them, so none waits for a later
-  -- promotion. A queue whose claim may set jobs aside pops up to FLOW_POP_CAP: it promotes as
-  -- many.
-  local promote = PROMOTE_CAP
-  if not withScores then promote = math.min(PROMOTE_CAP, math.max(100, PROMOTE_PER_CLAIM * (want + skipN))) end
-  promoteDue(promote)
+  promoteDue()
   if keyGate then lcReleaseDueKeys(now) end
   if mrated then lcReleaseDueMachines(now) end
   local got, popped, asked = 0, 0, want
   -- The lease's end, as text (include/numText.lua): the same for every job of this call.
   local deadline = numText(now + leaseMs)
   local tokPrefix = workerId .. ':'
+  -- Only a job with a key, a machine gate or a machine throttle can be set aside in a line, at
+  -- its score: the other queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without
+  -- a score formatted as a float per job).
+  local withScores = LC.keyed or LC.gated or mrated
   while got < want do
     local batch, step
     if withScores then

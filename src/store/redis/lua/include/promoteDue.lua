@@ -5,11 +5,10 @@
 -- Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake
 -- time came) into `queued`, behind the jobs already waiting in their priority band. A parked
 -- job's wake-up is its WAKE move (lcMove); a delayed job only changes
--- place. At most `limit` entries: a claim promotes in proportion to what it takes (see
--- commit-12.lua). Returns how many entries were due.
-local function promoteDue(limit)
+-- place. Returns how many entries were due.
+local function promoteDue()
   local kDelayed = LC.kp .. 'delayed'
-  local due = redis.call('ZRANGEBYSCORE', kDelayed, '-inf', LC.now, 'LIMIT', 0, limit)
+  local due = redis.call('ZRANGEBYSCORE', kDelayed, '-inf', LC.now, 'LIMIT', 0, 1000)
   if #due == 0 then return 0 end
   local seq = redis.call('HINCRBY', LC.kp .. 'meta', 'seq', #due) - #due
   for i, id in ipairs(due) do
