@@ -51,6 +51,8 @@ export function aofArgs(mode: AofMode): string[] {
 const sizes = (v: string | undefined, dflt: number[]) => (v ? v.split(',').map(Number) : dflt);
 /** Workload 15 (issue 25): pipelines parked on an `after` timer, all due at once. */
 export const PARKED_SIZES = sizes(process.env.BENCH_PARKED, QUICK ? [2_000] : [10_000, 100_000]);
+/** Workload 15: worker processes (c=100 each) the due jobs are resumed by, one run per count. */
+export const PARKED_PROCS = sizes(process.env.BENCH_PARKED_PROCS, [1, 4]);
 /** Workload 16 (issue 25): cost growth, jobs queued and then finished. 1,000,000 is a setting. */
 export const GROWTH_SIZES = sizes(process.env.BENCH_GROWTH, QUICK ? [2_000, 20_000] : [10_000, 100_000]);
 /** Workload 17 (issue 25): one fan-out flow of this many children. */

@@ -20,8 +20,11 @@
 //   BENCH_ONLY=minimal                 workload 18 (issue 25): c=100 no-op with no finished record kept,
 //                                      Machinist's record: 'minimal' beside BullMQ's removeOnComplete
 //   BENCH_ONLY=parked,growth,fanbig    issue 25's rows: pipelines parked on an `after` timer all due at once
-//                                      (BENCH_PARKED=10000,100000), cost growth with jobs queued and finished
+//                                      (BENCH_PARKED=10000,100000; BENCH_PARKED_PROCS=1,4 worker processes), cost growth with jobs queued and finished
 //                                      (BENCH_GROWTH=10000,100000[,1000000]), one flow of BENCH_FAN_BIG children
+//   BENCH_ONLY=busytimers              issue 25: single timers due spread over a run while one worker process
+//                                      runs a steady stream of 50 ms jobs (BENCH_BUSY_RATE=1500 a second,
+//                                      BENCH_BUSY_TIMERS=500, BENCH_BUSY_MS=30000); the timers' lateness
 //   npm run bench -- --profile         CPU profile + SLOWLOG of the c=100 workload -> bench/PROFILE.md
 //
 // Probes that answer one question each, with their figures in bench/analysis.md, live in
@@ -41,6 +44,7 @@ import { clusterWorkload } from './workloads/cluster.js';
 import { schedulesWorkload } from './workloads/schedules.js';
 import { fairnessWorkload, limitsWorkload, throttleWorkload } from './workloads/flow.js';
 import { fanBigWorkload, growthWorkload, parkedWorkload } from './workloads/scale.js';
+import { busyTimersWorkload } from './workloads/timers.js';
 import {
   backlogWorkload,
   enqueueWorkload,
@@ -64,6 +68,7 @@ const WORKLOADS: [string, () => Promise<void>][] = [
   ['limits', limitsWorkload],
   ['fairness', fairnessWorkload],
   ['parked', parkedWorkload],
+  ['busytimers', busyTimersWorkload],
   ['growth', growthWorkload],
   ['fanbig', fanBigWorkload],
 ];

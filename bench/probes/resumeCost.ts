@@ -31,15 +31,19 @@ const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
 const client = new Client({ store, jobs: [parkUntil], queue: QUEUE });
 const sup = new Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: CONCURRENCY });
 try {
-  // Due far enough ahead for all to park first (parks run at several thousand per second).
-  const at = Date.now() + 5_000 + N / 2;
+  // Due far enough ahead for all to park first (parks run at several thousand per second on an
+  // idle host; PROBE_PARK_MS, ms per park allowed, raises it on a loaded one).
+  const at = Date.now() + 5_000 + N * Number(process.env.PROBE_PARK_MS ?? 0.5);
   for (let done = 0; done < N; done += 1_000)
     await client.enqueueMany(
       Array.from({ length: Math.min(1_000, N - done) }, () => ({ machine: PARKED_NAME, input: { at } })),
     );
   await sup.start();
   while ((await redis.ctl.zcard(MACHINIST_DELAYED_KEY)) < N) {
-    if (Date.now() > at) throw new Error('not all parked before the due time: raise N/2 in `at`');
+    if (Date.now() > at)
+      throw new Error(
+        `${await redis.ctl.zcard(MACHINIST_DELAYED_KEY)} of ${N} parked by the due time: raise PROBE_PARK_MS`,
+      );
     await sleep(50);
   }
   await sleep(Math.max(0, at - Date.now()));
@@ -48,7 +52,8 @@ try {
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSeconds(redis.ctl);
   const calls = (m: Map<string, CommandStat>) => [...m.values()].reduce((a, c) => a + c.calls, 0);
-  const cmds0 = calls(await commandStats(redis.ctl));
+  const stats0 = await commandStats(redis.ctl);
+  const cmds0 = calls(stats0);
   const t0 = performance.now();
   while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < N) await sleep(20);
   const wallMs = performance.now() - t0;
@@ -59,7 +64,24 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const redisUs = ((await redisCpuSeconds(redis.ctl)) - redis0) * 1e6;
   // Commands Redis ran, scripts' inner ones included (the probe's own ZCARDs too: ~50 a second).
-  const cmds = calls(await commandStats(redis.ctl)) - cmds0;
+  const stats1 = await commandStats(redis.ctl);
+  const cmds = calls(stats1) - cmds0;
+  // Which commands, per resume (the scripts' inner calls under their own names).
+  const perCmd = [...stats1]
+    .map(([name, c]) => [name, (c.calls - (stats0.get(name)?.calls ?? 0)) / N] as const)
+    .filter(([, n]) => n >= 0.01)
+    .sort((a, b) => b[1] - a[1]);
+  // When the resumes finished, ms after the due time, at each tenth of them: a slow start (cold
+  // code, promotion in one block) shows as early tenths that take longer than the late ones.
+  const ends = (await redis.ctl.zrange(MACHINIST_DONE_KEY, '0', '-1', 'WITHSCORES'))
+    .filter((_, i) => i % 2 === 1)
+    .map((s) => Number(s) - at)
+    .sort((a, b) => a - b);
+  console.log(
+    'finished by (ms after due) at 10%..100%: ' +
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((d) => ends[Math.ceil((d * ends.length) / 10) - 1]).join(' '),
+  );
+  console.log(perCmd.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', '));
   console.log(
     `${N} resumes in ${(wallMs / 1000).toFixed(2)} s (${Math.round(N / (wallMs / 1000))}/s); ` +
       `worker CPU ${((cpu.user + cpu.system) / N).toFixed(1)} us/resume; Redis CPU ${(redisUs / N).toFixed(1)} us/resume, ${(cmds / N).toFixed(2)} commands/resume ` +

@@ -33,6 +33,21 @@ export function claimCases(factory: StoreFactory): void {
     );
   });
 
+  test('claims a large batch of due jobs in small claims, each once, in due order', async (store) => {
+    // Promotion moves at most 1000 due jobs a claim, behind those already queued: claims of 5
+    // and then 50 take all 1,500 of a batch, none twice, in the order they fell due.
+    const res = await store.enqueue(
+      'default',
+      Array.from({ length: 1500 }, (_, i) => newJob({ delayMs: 100 + Math.floor(i / 3) })),
+    );
+    const ids = res.map((r) => r.id);
+    await sleep(700);
+    const first = (await claim(store, { max: 5 })).map((c) => c.id);
+    const rest: string[] = [];
+    for (let got; (got = await claim(store, { max: 50 })).length > 0;) rest.push(...got.map((c) => c.id));
+    assert.deepEqual([...first, ...rest], ids);
+  });
+
   test('returns the existing job for a repeated idempotency key or id, making nothing', async (store) => {
     const first = newJob({ idempotencyKey: 'order-1' });
     const [a] = await store.enqueue('default', [first]);
