@@ -176,10 +176,10 @@ for i = 0, n - 1 do
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
     -- now, no log field: its "enqueued" entry is implicit (`ca`, see include/addLog.lua).
-    local m, v, ma = mvma(b)
-    local args = { 'm', m, 'v', v, 'in', ARGV[b + oIn], 'st', 'queued', 'qs', score, 'ma', ma, 'ca', nowText }
-    if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
-    if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
+    -- The fields past the base ones (lcCreate writes those), most jobs none.
+    local args = {}
+    if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = numText(band) end
+    if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = numText(now + delay) end
     if rm then
       args[#args + 1] = 'rm'; args[#args + 1] = '1'
       -- The queue now has a minimal record: the finishes read `rm` (lcState.lua's LC.minimal).
@@ -203,7 +203,9 @@ for i = 0, n - 1 do
       -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
       if not keyedSet then redis.call('HSET', kp .. 'flow', 'keyed', '1'); keyedSet = true end
     end
-    lcCreate(id, jk, args, score, delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
+    local m, v, ma = mvma(b)
+    lcCreate(id, jk, m, v, ARGV[b + oIn], score, ma, nowText, args[1] and args or nil,
+      delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
   else
     allCreated = false
   end
