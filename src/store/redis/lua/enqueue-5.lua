@@ -128,8 +128,9 @@ local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
 local nowText = lcNowText()
 local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
-local out = {}
-local allCreated = true
+-- The reply's pairs, kept from the first job not created under its own id on (the ones before
+-- it are filled in then, from ARGV): most batches create every job and answer n.
+local out = nil
 -- Most batches create every job: one EXISTS over all their keys saves a look-up per job.
 local anyExists = false
 for s = 1, n, 4000 do
@@ -206,14 +207,18 @@ for i = 0, n - 1 do
     local m, v, ma = mvma(b)
     lcCreate(id, jk, m, v, ARGV[b + oIn], score, ma, nowText, args[1] and args or nil,
       delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
-  else
-    allCreated = false
   end
-  out[#out + 1] = id
-  out[#out + 1] = created
+  if created ~= 1 and not out then
+    out = {}
+    for k = 0, i - 1 do out[2 * k + 1] = ARGV[first + k * w]; out[2 * k + 2] = 1 end
+  end
+  if out then
+    out[2 * i + 1] = id
+    out[2 * i + 2] = created
+  end
 end
 -- The index writes, one combined 'enqueued' stream entry for the batch, and a wake-up of one
 -- idle supervisor (it recomputes its sleep for delayed jobs too).
 lcFlush()
-if allCreated then return n end
+if not out then return n end
 return out

@@ -3,14 +3,14 @@
 --- @include "lcFlow"
 -- A new job (ENQUEUE, the machine's initial `queued`): its record from the base fields
 -- (include/lcBare.lua: m, v, in, st 'queued', qs = `score`, ma, ca, in this order: `st` early in
--- the hash, where every read finds it soonest), then `more` (nil, or a flat field/value list of
+-- the hash, where every read finds it soonest), then `args` (nil, or a flat field/value list of
 -- the others), listed in `queued` at `score` (through lcEnterQueued: `ck` its concurrency key,
 -- nil: none), or in `delayed` until `runAt`. `quiet`: a minimal record (`rm`): no stream entry.
 -- The base fields go straight to redis.call, not through a table and unpack (~3k instructions a
 -- job under callgrind).
-local function lcCreate(id, jk, m, v, input, score, ma, ca, more, runAt, ck, quiet)
-  if more then
-    redis.call('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca, unpack(more))
+local function lcCreate(id, jk, m, v, input, score, ma, ca, args, runAt, ck, quiet)
+  if args then
+    redis.call('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca, unpack(args))
   else
     redis.call('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca)
   end
