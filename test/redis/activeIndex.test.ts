@@ -36,7 +36,7 @@ describe('the active index on Redis', () => {
     const large = await claim(100);
     assert.equal(await h.raw.object('ENCODING', active), 'skiplist');
     const running = [...small.claimed, ...large.claimed];
-    assert.deepEqual((await h.raw.zrange(active, 0, -1)).sort(), running.map((c) => c.id).sort());
+    assert.deepEqual((await h.raw.zrange(active, '0', '-1')).sort(), running.map((c) => c.id).sort());
     const deadline = Number(await h.raw.zscore(active, large.claimed[0]!.id));
     assert.ok(deadline > (await h.store.now()), 'each at its lease deadline');
     // Finish half; the rest stay, and the pad never shows.
@@ -55,7 +55,7 @@ describe('the active index on Redis', () => {
     );
     assert.ok(res.written.every(Boolean));
     const left = [...running.slice(55), ...res.claimed].map((c) => c.id).sort();
-    assert.deepEqual((await h.raw.zrange(active, 0, -1)).sort(), left);
+    assert.deepEqual((await h.raw.zrange(active, '0', '-1')).sort(), left);
     assert.equal(await h.raw.zcard(active), left.length);
   });
 });
