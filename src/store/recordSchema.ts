@@ -22,33 +22,35 @@ const f = (name: string, meaning: string, encoding: string, writtenBy: string[])
   writtenBy,
 });
 
+// The scripts that make a job (its rare fields); include/lcCreate writes the base fields.
 const CREATE = ['enqueue-5', 'drainIngress-7'];
+const BASE = ['lcCreate'];
 
 /** Every field of a job hash, in the order of docs/data-format.md. */
 export const JOB_HASH: readonly FieldSpec[] = [
-  f('m', 'machine name', 'text', CREATE),
+  f('m', 'machine name', 'text', BASE),
   f('v', 'machine version (after a migrate: the version its snapshot is now of)', 'decimal', [
-    ...CREATE,
+    ...BASE,
     'commit-12',
   ]),
   f(
     'in',
     'input (a debounce or keepLast enqueue replaces a queued one: include/dedupe)',
     'value codec JSON',
-    [...CREATE, 'dedupe'],
+    [...BASE, 'dedupe'],
   ),
   f('st', 'status: queued loading working waiting done failed cancelled', 'text', [
-    ...CREATE,
+    ...BASE,
     'lcClaim',
     'lcDonePlain',
     'lcMove',
   ]),
   f('pr', 'priority band 0-3 (absent: 2, normal)', 'decimal', CREATE),
-  f('qs', 'queue score: band and FIFO place', 'decimal', [...CREATE, 'lcMove']),
-  f('ma', 'max attempts', 'decimal', CREATE),
+  f('qs', 'queue score: band and FIFO place', 'decimal', [...BASE, 'lcMove']),
+  f('ma', 'max attempts', 'decimal', BASE),
   f('a', 'attempt, 1-based (absent: 1 once claimed, 0 before)', 'decimal', ['commit-12', 'retryDead-6']),
   f('lr', 'lease requeues since the last checkpoint', 'decimal', ['reap-7', 'retryDead-6']),
-  f('ca', 'created at', 'Redis ms', CREATE),
+  f('ca', 'created at', 'Redis ms', BASE),
   f('ct', 'last claimed at', 'Redis ms', ['lcClaim']),
   f('ua', 'updated at (writes other than create, claim and end)', 'Redis ms', [
     'cancel-8',

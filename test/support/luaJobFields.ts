@@ -121,15 +121,16 @@ export function jobFieldsWritten(lua: string, file: string): WrittenField[] {
     out.push({ field, file, line: lineOf(code, index) });
   };
   const others = [...OTHER_HASH_KEYS, ...(OTHER_HASH_KEYS_BY_FILE[file] ?? [])];
-  // 1. redis.call('HSET', key, f, v, ...) with literal pairs, or unpack(<list>).
+  // 1. redis.call('HSET', key, f, v, ...) with literal pairs, then maybe unpack(<list>).
   for (const m of code.matchAll(/redis\.call\(\s*'(HSET|HSETNX|HMSET)'/gi)) {
     const [, key, ...rest] = splitTopLevel(balanced(code, m.index + m[0].indexOf('(')));
     if (others.includes(key!)) continue;
-    if (rest.length === 1 && /^unpack\((\w+)\)$/.test(rest[0]!)) {
-      const list = /^unpack\((\w+)\)$/.exec(rest[0]!)![1]!;
-      if (!LIST_VARS.includes(list))
-        throw new Error(`${file}:${lineOf(code, m.index)}: HSET of an unknown list ${list}`);
-      continue; // the list's fields are read below, where it is built
+    const unpacked = rest.length % 2 === 1 ? /^unpack\((\w+)\)$/.exec(rest.at(-1)!) : null;
+    if (unpacked) {
+      // The list's fields are read below, where it is built.
+      if (!LIST_VARS.includes(unpacked[1]!))
+        throw new Error(`${file}:${lineOf(code, m.index)}: HSET of an unknown list ${unpacked[1]}`);
+      rest.pop();
     }
     for (let i = 0; i < rest.length; i += 2) add(rest[i]!, m.index, m[1]!);
   }

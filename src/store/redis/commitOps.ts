@@ -58,26 +58,31 @@ export async function commitRoundTrip(
   ];
   const claimed: ClaimedJob[] = [];
   const f = claimedFlat;
-  for (let i = 0; i < f.length; i += 8) {
-    // See the reply layout in lua/commit-12.lua: the rare fields come nested, or as ''.
-    const x = f[i + 7];
-    const rare = typeof x === 'string' ? undefined : x;
+  // THE COMPACT REPLY (lua/commit-12.lua): 4 values a job, the last '' when the job has the
+  // machine, version, max attempts and status of the last one that carried them, and no rare field.
+  let last: string[] = [];
+  for (let i = 0; i < f.length; i += 4) {
+    const x = f[i + 3];
+    const own = typeof x === 'string' ? undefined : x;
+    if (own) last = own;
+    // The rare fields are the job's own only.
+    const rare = own && own.length > 4 ? own.slice(4) : undefined;
     claimed.push({
       id: f[i] as string,
       token: f[i + 1] as string,
-      machine: (f[i + 2] as string) || undefined,
+      machine: last[0] || undefined,
       // Absent fields take their defaults; a present one is passed on as read, so that a record
       // with a bad value (written by something other than enqueue) is refused by runClaimedJob
       // rather than run with a made-up value.
-      version: num(f[i + 3], 1),
-      input: (f[i + 4] as string) || undefined,
+      version: num(last[1], 1),
+      input: (f[i + 2] as string) || undefined,
       snapshot: rare?.[0] || undefined,
       attempt: num(rare?.[1], 1),
-      maxAttempts: num(f[i + 5], 1),
+      maxAttempts: num(last[2], 1),
       leaseRequeues: Number(rare?.[2]) || 0,
       parentId: rare?.[3] || undefined,
       options: rare?.[4] || undefined,
-      status: f[i + 6] as JobStatus,
+      status: last[3] as JobStatus,
       inbox: Number(rare?.[5]) || 0,
       parentQueue: rare?.[6] || undefined,
       hasInbox: rare?.[7] === '1',

@@ -24,7 +24,19 @@ export async function enqueue(
     queue,
     jobs.filter((j) => j.hooked).map((j) => j.id),
   );
-  const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length];
+  // THE SHARED FORM (enqueue-5.lua): a batch whose jobs share their machine, version, band,
+  // delay and max attempts (most do) sends those once and 3 values a job, not 8.
+  const j0 = jobs[0]!;
+  const shared = jobs.every(
+    (j) =>
+      j.machine === j0.machine &&
+      j.version === j0.version &&
+      j.band === j0.band &&
+      j.delayMs === j0.delayMs &&
+      j.maxAttempts === j0.maxAttempts,
+  );
+  const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length, shared ? 3 : 8];
+  if (shared) args.push(j0.machine, j0.version, j0.band, j0.delayMs, j0.maxAttempts);
   for (const j of jobs) {
     // The rarely used fields travel as one JSON object under NewJob's names, '' when none is
     // set (see enqueue-5.lua).
@@ -58,7 +70,8 @@ export async function enqueue(
             record: j.minimal ? 'minimal' : undefined,
           })
         : '';
-    args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
+    if (shared) args.push(j.id, j.input, extras);
+    else args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
   }
   const keys = [k.queued, k.delayed, k.meta, k.events, k.marker];
   let res: number | (string | number)[];

@@ -18,6 +18,51 @@ export function claimCases(factory: StoreFactory): void {
     assert.deepEqual(order, [critical, normal1, normal2, low]);
   });
 
+  test('claims each job of a batch with its own machine, version, attempts, status, input and options', async (store) => {
+    // One batch whose jobs differ (each sends its own values), one whose jobs share them (sent
+    // once: enqueue-5.lua's shared form); the claim's reply leaves out what a job has as the one
+    // before it (commit-12.lua's compact reply), never a rare field of another job.
+    const mixed = [
+      newJob({ machine: 'a', version: 1, maxAttempts: 3, input: '{"n":1}' }),
+      newJob({ machine: 'b', version: 2, maxAttempts: 5, input: '{"n":2}' }),
+      newJob({ machine: 'a', version: 1, maxAttempts: 3, input: '{"n":3}', options: '{"o":1}' }),
+      newJob({ machine: 'a', version: 1, maxAttempts: 3, input: '{"n":4}' }),
+      newJob({ machine: 'a', version: 3, maxAttempts: 3, input: '{"n":5}' }),
+      newJob({ machine: 'a', version: 3, maxAttempts: 4, input: '{"n":6}' }),
+    ];
+    const same = [1, 2, 3].map((n) =>
+      newJob({ machine: 'c', version: 7, maxAttempts: 9, input: `{"s":${n}}` }),
+    );
+    await store.enqueue('default', mixed);
+    await store.enqueue('default', same);
+    const res = await store.commit('default', [], {
+      workerId: 'w',
+      max: 20,
+      leaseMs: 30_000,
+      loadMachines: ['b'],
+    });
+    const got = res.claimed.map((c) => [
+      c.id,
+      c.machine,
+      c.version,
+      c.maxAttempts,
+      c.status,
+      c.input,
+      c.options,
+    ]);
+    const want = [...mixed, ...same].map((j) => [
+      j.id,
+      j.machine,
+      j.version,
+      j.maxAttempts,
+      j.machine === 'b' ? 'loading' : 'working',
+      j.input,
+      j.options,
+    ]);
+    assert.deepEqual(got, want);
+    assert.equal(new Set(res.claimed.map((c) => c.token)).size, want.length, 'a token of its own each');
+  });
+
   test('holds a delayed job back until it is due, and says when the next one is', async (store) => {
     const id = await enqueueOne(store, { delayMs: 150 });
     const before = await store.now();

@@ -127,8 +127,8 @@ for i = 1, n do
       if kept then
         existing = existing + 1
       else
-        local args = { 'm', j.machine, 'v', j.version, 'in', j.input, 'st', 'queued',
-          'qs', score, 'ma', j.maxAttempts, 'ca', now }
+        -- The fields past the base ones (lcCreate writes those).
+        local args = {}
         if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
         if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
         if not dedupeFields(args, e.dd, now, delay) and delay > 0 then
@@ -143,7 +143,8 @@ for i = 1, n do
           -- The queue now has a job with a key (include/lcState.lua's LC.keyed).
           redis.call('HSET', kp .. 'flow', 'keyed', '1')
         end
-        lcCreate(id, jk, args, score, delay > 0 and now + delay or nil, ck)
+        lcCreate(id, jk, j.machine, j.version, j.input, score, j.maxAttempts, now, args[1] and args or nil,
+          delay > 0 and now + delay or nil, ck)
         made = made + 1
       end
     end

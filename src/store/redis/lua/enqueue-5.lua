@@ -1,8 +1,11 @@
 --[[ enqueue: adds a batch of jobs to one queue atomically.
 KEYS[1] queued zset  KEYS[2] delayed zset  KEYS[3] meta hash  KEYS[4] events stream  KEYS[5] marker zset
 ARGV[1] key prefix of the queue ("<prefix>:{<queue>}:"), ARGV[2] events max length,
-ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, then 8 per job:
-  id, machine, version, input JSON, band, delayMs, maxAttempts, extras|''
+ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, ARGV[5] values per job w, then
+  w = 8: 8 per job: id, machine, version, input JSON, band, delayMs, maxAttempts, extras|''
+  w = 3 (a batch whose jobs share their machine, version, band, delayMs and maxAttempts, as
+  most do): those five once (ARGV[6..10]), then 3 per job: id, input JSON, extras|''. Each job
+  value Redis parses and Lua holds costs Redis CPU: the shared form saves five a job.
   extras (rare, so most jobs cost no parsing): a JSON object of the fields below that are set,
   under NewJob's own names (src/store/types.ts; enqueueOps.ts): idempotencyKey, parentId,
   options, parentQueue (when not this one), group (the fan-out's), index (in the fan-out),
@@ -38,9 +41,20 @@ local kp = ARGV[1]
 local maxLen = ARGV[2]
 local idemTtl = tonumber(ARGV[3])
 local n = tonumber(ARGV[4])
+-- w values per job from ARGV[first]; in the shared form (w = 3) the five shared values sit
+-- before them. oIn and oX: the input's and the extras' places in a job's values.
+local w = ARGV[5] == '3' and 3 or ARGV[5] == '8' and 8 or nil
+local first, oIn, oX = 6, 3, 7
+if w == 3 then first, oIn, oX = 11, 1, 2 end
 -- NO HALF-APPLIED CALL: everything is checked before the first write.
-if not idemTtl or idemTtl <= 0 or not n or n < 1 or n % 1 ~= 0 or #ARGV ~= 4 + n * 8 then
+if not idemTtl or idemTtl <= 0 or not n or n < 1 or n % 1 ~= 0 or not w or #ARGV ~= first - 1 + n * w then
   return redis.error_reply('BAD_ENQUEUE 0 bad count or idempotency TTL')
+end
+-- A job's machine, version and max attempts: its own (w = 8, at b + 1, b + 2, b + 6) or shared.
+local sharedM, sharedV, sharedMa = ARGV[6], ARGV[7], ARGV[10]
+local function mvma(b)
+  if w == 3 then return sharedM, sharedV, sharedMa end
+  return ARGV[b + 1], ARGV[b + 2], ARGV[b + 6]
 end
 -- Numbers are parsed once, and the common values not at all: tonumber goes through strtod,
 -- whose cost per job was a large part of an enqueue's when every job parsed three numbers.
@@ -50,24 +64,31 @@ local extras, bands, delays, keys = {}, {}, {}, {}
 -- The extras read as text (revive is a boolean).
 local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken',
   'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast', 'concurrencyKey', 'record' }
+-- The band's and delay's texts: a job's own (w = 8) or shared, parsed once then.
+local bandText, delayText = ARGV[8], ARGV[9]
+local band1, delay1
 for i = 0, n - 1 do
-  local b = 5 + i * 8
-  if ARGV[b] == '' or ARGV[b + 1] == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
+  local b = first + i * w
+  local m, _, ma = mvma(b)
+  if ARGV[b] == '' or m == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
   keys[i + 1] = kp .. 'job:' .. ARGV[b]
-  bands[i] = BANDS[ARGV[b + 4]]
-  if not bands[i] then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' band') end
-  local delay = ARGV[b + 5]
-  delay = delay == '0' and 0 or tonumber(delay)
-  if not delay or delay < 0 or delay ~= delay or delay == math.huge then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' delay') end
-  delays[i] = delay
-  local ma = ARGV[b + 6]
+  if w == 8 or i == 0 then
+    if w == 8 then bandText, delayText = ARGV[b + 4], ARGV[b + 5] end
+    band1 = BANDS[bandText]
+    if not band1 then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' band') end
+    delay1 = delayText == '0' and 0 or tonumber(delayText)
+    if not delay1 or delay1 < 0 or delay1 ~= delay1 or delay1 == math.huge then
+      return redis.error_reply('BAD_ENQUEUE ' .. i .. ' delay')
+    end
+  end
+  bands[i], delays[i] = band1, delay1
   if not maChecked[ma] then
-    local m = tonumber(ma)
-    if not m or m < 1 or m % 1 ~= 0 then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' max attempts') end
+    local mn = tonumber(ma)
+    if not mn or mn < 1 or mn % 1 ~= 0 then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' max attempts') end
     maChecked[ma] = true
   end
-  if ARGV[b + 7] ~= '' then
-    local ok, x = pcall(cjson.decode, ARGV[b + 7])
+  if ARGV[b + oX] ~= '' then
+    local ok, x = pcall(cjson.decode, ARGV[b + oX])
     if not ok or type(x) ~= 'table' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' extras') end
     -- Each as text, '' when not set.
     for _, f in ipairs(EXTRA_TEXTS) do
@@ -107,8 +128,9 @@ local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
 local nowText = lcNowText()
 local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
-local out = {}
-local allCreated = true
+-- The reply's pairs, kept from the first job not created under its own id on (the ones before
+-- it are filled in then, from ARGV): most batches create every job and answer n.
+local out = nil
 -- Most batches create every job: one EXISTS over all their keys saves a look-up per job.
 local anyExists = false
 for s = 1, n, 4000 do
@@ -117,7 +139,7 @@ end
 local FINISHED_UNDONE = { failed = true, cancelled = true }
 local keyedSet, minimalSet = false, false
 for i = 0, n - 1 do
-  local b = 5 + i * 8
+  local b = first + i * w
   local id = ARGV[b]
   local idem, par, opt, pq, pg, pi, revive, dd, ck, rm = '', '', '', '', '', '', false, nil, '', false
   local x = extras[i]
@@ -139,7 +161,7 @@ for i = 0, n - 1 do
       created = 0
     end
   elseif dd then
-    local kept, delay = dedupeEnqueue(dd, id, ARGV[b + 3], delays[i])
+    local kept, delay = dedupeEnqueue(dd, id, ARGV[b + oIn], delays[i])
     if kept then
       id = kept
       created = 2
@@ -155,10 +177,10 @@ for i = 0, n - 1 do
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
     -- now, no log field: its "enqueued" entry is implicit (`ca`, see include/addLog.lua).
-    local args = { 'm', ARGV[b + 1], 'v', ARGV[b + 2], 'in', ARGV[b + 3], 'st', 'queued',
-      'qs', score, 'ma', ARGV[b + 6], 'ca', nowText }
-    if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = band end
-    if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = now + delay end
+    -- The fields past the base ones (lcCreate writes those), most jobs none.
+    local args = {}
+    if band ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = numText(band) end
+    if delay > 0 then args[#args + 1] = 'ra'; args[#args + 1] = numText(now + delay) end
     if rm then
       args[#args + 1] = 'rm'; args[#args + 1] = '1'
       -- The queue now has a minimal record: the finishes read `rm` (lcState.lua's LC.minimal).
@@ -182,15 +204,21 @@ for i = 0, n - 1 do
       -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
       if not keyedSet then redis.call('HSET', kp .. 'flow', 'keyed', '1'); keyedSet = true end
     end
-    lcCreate(id, jk, args, score, delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
-  else
-    allCreated = false
+    local m, v, ma = mvma(b)
+    lcCreate(id, jk, m, v, ARGV[b + oIn], score, ma, nowText, args[1] and args or nil,
+      delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
   end
-  out[#out + 1] = id
-  out[#out + 1] = created
+  if created ~= 1 and not out then
+    out = {}
+    for k = 0, i - 1 do out[2 * k + 1] = ARGV[first + k * w]; out[2 * k + 2] = 1 end
+  end
+  if out then
+    out[2 * i + 1] = id
+    out[2 * i + 2] = created
+  end
 end
 -- The index writes, one combined 'enqueued' stream entry for the batch, and a wake-up of one
 -- idle supervisor (it recomputes its sleep for delayed jobs too).
 lcFlush()
-if allCreated then return n end
+if not out then return n end
 return out

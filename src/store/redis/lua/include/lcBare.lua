@@ -6,8 +6,8 @@
 -- fields they use and read the others only when the count says the record has more. A field a
 -- listpack hash lacks costs a scan of the whole hash, and each field asked a reply element: the
 -- claim asked for 15 fields of a 7-field hash, the plain done for 9 of a 9-field one, 5 missing.
--- INVARIANT: a job holds every base field from its creation (lcCreate refuses fields that do
--- not start with them) until it ends (only a final status drops one, `qs`: lcMove, lcDonePlain);
+-- INVARIANT: a job holds every base field from its creation (lcCreate writes them, before any
+-- other) until it ends (only a final status drops one, `qs`: lcMove, lcDonePlain);
 -- no script deletes m, v, in, st, ma or ca.
 -- True when the hash at `jk` holds exactly `n` fields, or `n` and `pr`.
 local function lcBare(jk, n)

@@ -40,21 +40,32 @@ local function zremMany(key, ids)
   end
 end
 
--- SAME SCORE, DESCENDING: a small sorted set is a listpack (up to zset-max-listpack-entries,
--- 128 by default), where ZADD inserts each member by a scan from the head that stops at the
--- first entry of a higher score, or of the same score and a greater member. A claim adds its
--- jobs to `active` under one lease deadline: in ascending order each scanned past all added
--- before it (under callgrind ~18k instructions a job for a claim of 100); in descending order
--- each stops at the first entry of its score. The set is the same either way (a sorted set
--- orders a score's members by their bytes; Lua's sort orders them so under the C locale, and
--- any other order only costs the scans); a large set (a skip list) gains nothing, so `active`
--- is sorted only while it stays within the default size. `flat`: {score, member, ...}.
-local LISTPACK_ENTRIES = 128
-local function smallSetOrder(key, flat)
+-- `active` AS A SKIP LIST: a small sorted set is a listpack (up to zset-max-listpack-entries, 128
+-- by default), where ZADD and ZREM find a member by comparing it with every entry (zzlFind) and
+-- ZADD inserts by a scan from the head; at c=100 `active` holds ~100 running jobs, so each job
+-- claimed and each finished paid a scan of them (under callgrind ~7k instructions a job for a
+-- claim of 100 into an empty set, more into a full one). A skip list finds a member by its hash
+-- and inserts in O(log n). Redis makes a listpack a skip list when a member longer than
+-- zset-max-listpack-value is added, and never back while the key lives (a restart may load it
+-- as a listpack again; the next large claim turns it back): so a claim that would take a
+-- listpack `active` past ACTIVE_SKIPLIST_FROM entries adds ACTIVE_PAD with its first job and
+-- removes it again, in the same atomic call (no reader ever sees it). ACTIVE_PAD is 1,024 bytes
+-- 0xFF: no job id holds that byte (ids are UTF-8 text), and it is longer than any
+-- zset-max-listpack-value a server is likely to set (a longer setting only forgoes the gain).
+-- A smaller `active` (a queue run at low concurrency) stays a listpack: smaller, its scans short.
+local ACTIVE_SKIPLIST_FROM = 32
+local ACTIVE_PAD = string.rep('\255', 1024)
+
+-- SAME SCORE, DESCENDING (a listpack `active`): ZADD inserts each member by a scan from the head
+-- that stops at the first entry of a higher score, or of the same score and a greater member. A
+-- claim adds its jobs under one lease deadline: in ascending order each scanned past all added
+-- before it; in descending order each stops at the first entry of its score. The set is the same
+-- either way (a sorted set orders a score's members by their bytes; Lua's sort orders them so
+-- under the C locale, and any other order only costs the scans). `flat`: {score, member, ...}.
+local function sameScoreDescending(flat)
   local n, score = #flat, flat[1]
   if n < 4 then return flat end
   for k = 3, n, 2 do if flat[k] ~= score then return flat end end
-  if redis.call('ZCARD', key) + n / 2 > LISTPACK_ENTRIES then return flat end
   local ids = {}
   for k = 2, n, 2 do ids[k / 2] = flat[k] end
   table.sort(ids)
@@ -63,14 +74,23 @@ local function smallSetOrder(key, flat)
   return out
 end
 
+-- The adds `flat` to `active` (key), as above.
+local function addActive(key, flat)
+  local enc = redis.call('OBJECT', 'ENCODING', key)
+  if enc == 'skiplist' then return zaddMany(key, flat) end
+  local size = enc and redis.call('ZCARD', key) or 0
+  if size + #flat / 2 <= ACTIVE_SKIPLIST_FROM then return zaddMany(key, sameScoreDescending(flat)) end
+  redis.call('ZADD', key, 0, ACTIVE_PAD, flat[1], flat[2])
+  zaddMany(key, flat)
+  redis.call('ZREM', key, ACTIVE_PAD)
+end
+
 -- The index writes held so far land now (a script about to read or write an index directly).
 local function lcFlushIndexes()
   for _, index in ipairs(lcRemKeys) do zremMany(LC.kp .. index, lcRem[index]) end
   for _, index in ipairs(lcAddKeys) do
-    local flat = lcAdd[index]
-    -- `active` holds the running jobs only: often small, and added to a claim at a time.
-    if index == 'active' then flat = smallSetOrder(LC.kp .. index, flat) end
-    zaddMany(LC.kp .. index, flat)
+    -- `active` holds the running jobs only: added to a claim at a time.
+    if index == 'active' then addActive(LC.kp .. index, lcAdd[index]) else zaddMany(LC.kp .. index, lcAdd[index]) end
   end
   lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
 end
