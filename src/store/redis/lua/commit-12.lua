@@ -131,6 +131,9 @@ local function linePlace(jk, score)
   return tonumber(redis.call('HGET', jk, 'qs')) or score
 end
 local written = {}
+-- The ops' own helpers live in this block: the main chunk holds at most 200 locals (Lua 5.1),
+-- the includes' among them, and the claim below needs its share.
+do
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
   requeue = 'queued', park = 'waiting' }
 -- Ops whose move needs the full read (place in line, lease requeues): see lcRead. A checkpoint
@@ -209,6 +212,7 @@ for i = 1, nOps do
     end
   end
   end
+end
 end
 lcFlush()
 
@@ -316,9 +320,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
-      -- job with a key; the rare fields only when the record is not bare (include/lcBare.lua),
-      -- `rm` with them on a queue that has had a minimal record (one is never bare: `rm` is a
-      -- field more).
+      -- job with a key; the rare fields only when the record is not bare (include/lcBare.lua,
+      -- which also tells a bare minimal record's `rm`), `rm` with them on a queue that has had
+      -- a minimal record.
       local m, v, input, ma, ck
       if LC.keyed then
         m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
@@ -326,7 +330,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
       end
       local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm
-      if m and not lcBare(jk, ck and 8 or 7) then
+      local bare = false
+      if m then bare, rm = lcBare(jk, ck and 8 or 7) end
+      if m and not bare then
         if LC.minimal then
           sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr',
             'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'rm'))

@@ -1,3 +1,4 @@
+--- @include "lcState"
 -- THE BARE RECORD: most jobs' hash holds only what every job has: the seven BASE FIELDS lcCreate
 -- writes first (m, v, in, st, qs, ma, ca), then `tk` and `ct` once claimed, and maybe `pr` (a
 -- band other than the normal one) and `ck` (a concurrency key). Whether a job has any other field
@@ -9,8 +10,13 @@
 -- INVARIANT: a job holds every base field from its creation (lcCreate writes them, before any
 -- other) until it ends (only a final status drops one, `qs`: lcMove, lcDonePlain);
 -- no script deletes m, v, in, st, ma or ca.
--- True when the hash at `jk` holds exactly `n` fields, or `n` and `pr`.
+-- True when the hash at `jk` holds exactly `n` fields, or `n` and `pr`, or (on a queue that has
+-- had a minimal record, LC.minimal) `n` and `rm`: then also '1', the record's `rm`.
 local function lcBare(jk, n)
   local len = redis.call('HLEN', jk)
-  return len == n or (len == n + 1 and redis.call('HEXISTS', jk, 'pr') == 1)
+  if len == n then return true end
+  if len ~= n + 1 then return false end
+  if redis.call('HEXISTS', jk, 'pr') == 1 then return true end
+  if LC.minimal and redis.call('HEXISTS', jk, 'rm') == 1 then return true, '1' end
+  return false
 end

@@ -22,11 +22,12 @@ local function lcDonePlain(id, token, output)
     st, tk, ct, ca = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ct', 'ca'))
   end
   if token == '' or tk ~= token then return 0 end
-  -- THE BARE RECORD (lcBare.lua): the base fields, tk, ct (and ck, pr) only, so none of the
-  -- fields below; else they are read. A MINIMAL RECORD (lcDoneMinimal.lua) is never bare (its
-  -- `rm` is one field more): its flag is read with the others, on a queue that has had one.
+  -- THE BARE RECORD (lcBare.lua): the base fields, tk, ct (and ck, pr, or a MINIMAL RECORD's
+  -- `rm`: lcDoneMinimal.lua) only, so none of the fields below; else they are read, `rm` with
+  -- them on a queue that has had a minimal record.
   local ls, ib, par, fg, wt, rm
-  local bare = ct and lcBare(jk, ck and 10 or 9)
+  local bare = false
+  if ct then bare, rm = lcBare(jk, ck and 10 or 9) end
   if not bare then
     if LC.minimal then
       ls, ib, par, fg, wt, rm = unpack(redis.call('HMGET', jk, 'ls', 'ib', 'par', 'fg', 'wt', 'rm'))
