@@ -87,7 +87,9 @@ describe('dashboard queues over time', () => {
     const viewport = page.viewportSize()!;
     for (const id of CHARTS) {
       const chart = panel.locator(`[data-chart="${id}"]`);
-      const box = (await chart.locator('svg').boundingBox())!;
+      // The page redraws its charts on each refresh (a new svg): a box read as one is replaced
+      // is null, so it is read again.
+      const box = (await eventually(() => chart.locator('svg').boundingBox(), 10_000))!;
       assert.ok(
         box.x >= 0 && box.x + box.width <= viewport.width,
         `${label}: ${id} inside the window (${JSON.stringify(box)})`,
