@@ -8,7 +8,9 @@ import { MAX_DELAY_MS } from '../client/validateEnqueue.js';
 export const STATUSES = JOB_STATUSES;
 
 /** Queue names as the store accepts them (keys.ts). */
-const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
+export const queueName = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
+/** The path parameters of a route under /queues/:queue. */
+export const queueParams = { type: 'object', required: ['queue'], properties: { queue: queueName } } as const;
 const jobId = { type: 'string', minLength: 1, maxLength: 512, pattern: '^[^\\s/?#]+$' } as const;
 
 export const errorSchema = {

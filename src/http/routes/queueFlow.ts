@@ -3,14 +3,8 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../ApiContext.js';
-import { bearerSecurity, bodyErrorReplies, errorReplies } from '../schemas.js';
+import { bearerSecurity, bodyErrorReplies, errorReplies, queueParams } from '../schemas.js';
 import type { QueueLimitsChange } from '../../client/QueueControls.js';
-
-const params = {
-  type: 'object',
-  required: ['queue'],
-  properties: { queue: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } },
-} as const;
 
 // One type list, not anyOf: the server coerces types, and would take 0 for null (a clear).
 const limit = {
@@ -132,7 +126,7 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
               : 'Resume a paused queue',
           tags: ['queues'],
           security: bearerSecurity,
-          params,
+          params: queueParams,
           response: {
             200: { type: 'object', properties: { queue: { type: 'string' }, paused: { type: 'boolean' } } },
             ...bodyErrorReplies,
@@ -162,7 +156,7 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
           params: {
             type: 'object',
             required: ['queue', 'key'],
-            properties: { ...params.properties, key: { type: 'string', minLength: 1 } },
+            properties: { ...queueParams.properties, key: { type: 'string', minLength: 1 } },
           },
           response: {
             200: {
@@ -189,7 +183,7 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
         summary: "A queue's pause, limits, running jobs, and running and waiting jobs per concurrency key",
         tags: ['queues'],
         security: bearerSecurity,
-        params,
+        params: queueParams,
         response: { 200: limitsReply, ...errorReplies },
       },
     },
@@ -203,7 +197,7 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
         summary: "Set a queue's concurrency limits and throttle at run time",
         tags: ['queues'],
         security: bearerSecurity,
-        params,
+        params: queueParams,
         body: {
           type: 'object',
           additionalProperties: false,

@@ -9,7 +9,7 @@ import { readQueueSeries } from '../../store/readQueueSeries.js';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
 import { CODE } from '../../errorCodes.js';
-import { bearerSecurity, errorReplies } from '../schemas.js';
+import { bearerSecurity, errorReplies, queueParams } from '../schemas.js';
 
 const quantiles = {
   type: ['object', 'null'],
@@ -62,11 +62,7 @@ export function queueSeriesRoutes(app: FastifyInstance, api: ApiContext): void {
         summary: "A queue's throughput, failure rate and p50/p95 wait and run times over a window",
         tags: ['queues'],
         security: bearerSecurity,
-        params: {
-          type: 'object',
-          required: ['queue'],
-          properties: { queue: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } },
-        },
+        params: queueParams,
         querystring: {
           type: 'object',
           additionalProperties: false,

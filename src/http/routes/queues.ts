@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { queueTotals } from '../../store/queueTotals.js';
 import { COUNTED } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
-import { bearerSecurity, bodyErrorReplies, errorReplies, ref } from '../schemas.js';
+import { bearerSecurity, bodyErrorReplies, errorReplies, queueParams, ref } from '../schemas.js';
 import { MAX_PARTITIONS } from '../../store/partitions.js';
 
 const counts = {
@@ -86,11 +86,7 @@ function partitionsRoute(app: FastifyInstance, api: ApiContext): void {
           'Refused with 409 PARTITIONS_IN_USE while the queue or a partition of it holds any job; the same count again changes nothing.',
         tags: ['queues'],
         security: bearerSecurity,
-        params: {
-          type: 'object',
-          required: ['queue'],
-          properties: { queue: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } },
-        },
+        params: queueParams,
         body: {
           type: 'object',
           required: ['partitions'],

@@ -1,7 +1,7 @@
 // The schemas the schedule routes share (schedules.ts, scheduleActions.ts): a schedule's id, the
 // upsert's body and the schedule as read (docs/schedules.md; the OpenAPI document shows them).
 
-import { bodyErrorReplies, ref } from '../schemas.js';
+import { bodyErrorReplies, queueName, ref } from '../schemas.js';
 import { OVERLAP_POLICIES } from '../../client/schedules/scheduleSpec.js';
 
 export const scheduleId = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' } as const;
@@ -29,7 +29,7 @@ export const scheduleBody = {
     everyMs: { type: 'integer', minimum: 1 },
     machine: { type: 'string', minLength: 1, maxLength: 100 },
     input: {},
-    queue: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' },
+    queue: queueName,
     timezone: { type: 'string', minLength: 1, maxLength: 100 },
     overlap,
     catchupWindowMs: { type: 'integer', minimum: 0 },
