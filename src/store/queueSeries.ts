@@ -11,6 +11,10 @@
 // a factor of 2.15 (e.g. a true p95 of 120 ms reads between 100 and 215 ms). Under 1 ms reads as
 // 0..1 ms; over 77 min reads as that bound (SERIES_BOUNDS' last, with `over` set).
 
+import type { Quantiles, QueueSeries, SeriesPoint, SeriesWindow } from './seriesWire.js';
+
+export type { Quantiles, QueueSeries, SeriesPoint, SeriesWindow } from './seriesWire.js';
+
 /**
  * The histograms' upper bounds (ms): 10^(k/3) for k = 0..20, so 1, 2.15, 4.64, 10, 21.5, 46.4,
  * 100, ... 4,641,589 (77 min); a duration falls in the first bucket whose bound is >= it, which
@@ -67,39 +71,7 @@ export const SERIES_WINDOWS = {
   '15m': { ms: 15 * SERIES_MINUTE_MS, stepMs: SERIES_MINUTE_MS },
   '1h': { ms: 60 * SERIES_MINUTE_MS, stepMs: SERIES_MINUTE_MS },
   '24h': { ms: 24 * 60 * SERIES_MINUTE_MS, stepMs: 15 * SERIES_MINUTE_MS },
-} as const;
-export type SeriesWindow = keyof typeof SERIES_WINDOWS;
-
-/** A latency estimate over a point's jobs: null when none was claimed in it. */
-export interface Quantiles {
-  p50: number;
-  p95: number;
-  /** How many durations the estimate is over. */
-  count: number;
-  /** True when p95 is over the last bound (an hour): the value is that bound. */
-  over: boolean;
-}
-
-export interface SeriesPoint {
-  /** The point's start (ms since epoch, the store's clock); it covers `stepMs`. */
-  at: number;
-  done: number;
-  failed: number;
-  cancelled: number;
-  /** failed / (done + failed), or null when none ended. */
-  failureRate: number | null;
-  wait: Quantiles | null;
-  run: Quantiles | null;
-}
-
-export interface QueueSeries {
-  queue: string;
-  window: SeriesWindow;
-  stepMs: number;
-  now: number;
-  /** Oldest first, the last one holding the current minute. */
-  points: SeriesPoint[];
-}
+} as const satisfies Record<SeriesWindow, { ms: number; stepMs: number }>;
 
 /** The first minute (index: ms / 60,000) of each point of `window` ending at `now`'s minute. */
 export function seriesMinutes(

@@ -144,33 +144,8 @@ export interface QueueFlowView {
   throttledUntil?: number;
 }
 
-/** GET /queues/:queue/series (src/store/queueSeries.ts). */
-export interface Quantiles {
-  p50: number;
-  p95: number;
-  count: number;
-  over: boolean;
-}
-
-export interface SeriesPoint {
-  at: number;
-  done: number;
-  failed: number;
-  cancelled: number;
-  failureRate: number | null;
-  wait: Quantiles | null;
-  run: Quantiles | null;
-}
-
-export type SeriesWindow = '15m' | '1h' | '24h';
-
-export interface QueueSeries {
-  queue: string;
-  window: SeriesWindow;
-  stepMs: number;
-  now: number;
-  points: SeriesPoint[];
-}
+/** GET /queues/:queue/series: the server's own types (src/store/seriesWire.ts). */
+export type { Quantiles, QueueSeries, SeriesPoint, SeriesWindow } from '../../store/seriesWire.js';
 
 /** A supervisor as GET /workers answers it (roles/Fleet.ts). */
 export interface FleetWorker {
