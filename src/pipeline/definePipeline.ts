@@ -29,7 +29,7 @@ export interface DefinePipelineOptions<
   TMachine extends AnyStateMachine,
   N extends string = string,
   E = InputFrom<TMachine>,
-> {
+> extends DefinitionLimits {
   name: N;
   version?: number;
   machine: TMachine;
@@ -39,18 +39,6 @@ export interface DefinePipelineOptions<
    */
   input?: InputSchema<E, InputFrom<TMachine>>;
   retry?: RetryPolicy;
-  /**
-   * The limits of the queue its supervisor serves (written there at start, unless limits were
-   * set at run time with setQueueLimits, which win): docs/flow-control.md.
-   */
-  concurrency?: DefinitionLimits['concurrency'];
-  rateLimit?: DefinitionLimits['rateLimit'];
-  keyRateLimit?: DefinitionLimits['keyRateLimit'];
-  /** This machine's own limit, or the shared limit it counts against, in its queue. */
-  machineConcurrency?: DefinitionLimits['machineConcurrency'];
-  sharedLimit?: DefinitionLimits['sharedLimit'];
-  /** This machine's own throttle in its queue (a GCRA per machine). */
-  machineRateLimit?: DefinitionLimits['machineRateLimit'];
   timeoutMs?: number;
   /**
    * Fails an attempt that reported no progress (`progress()`, or a pipeline entering a state)

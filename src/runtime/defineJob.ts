@@ -62,7 +62,7 @@ export interface JobDefinition<I = unknown, O = unknown, L = unknown, N extends 
   readonly __types?: { input: E; output: O };
 }
 
-export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
+export interface DefineJobOptions<I, O, L, N extends string = string, E = I> extends DefinitionLimits {
   name: N;
   version?: number;
   /**
@@ -74,18 +74,6 @@ export interface DefineJobOptions<I, O, L, N extends string = string, E = I> {
   input?: InputSchema<E, I>;
   load?: (args: LoadArgs<I>) => Promise<L> | L;
   work: (args: WorkArgs<I, L>) => Promise<O> | O;
-  /**
-   * The limits of the queue its supervisor serves (written there at start, unless limits were
-   * set at run time with setQueueLimits, which win): docs/flow-control.md.
-   */
-  concurrency?: DefinitionLimits['concurrency'];
-  rateLimit?: DefinitionLimits['rateLimit'];
-  keyRateLimit?: DefinitionLimits['keyRateLimit'];
-  /** This machine's own limit, or the shared limit it counts against, in its queue. */
-  machineConcurrency?: DefinitionLimits['machineConcurrency'];
-  sharedLimit?: DefinitionLimits['sharedLimit'];
-  /** This machine's own throttle in its queue (a GCRA per machine). */
-  machineRateLimit?: DefinitionLimits['machineRateLimit'];
   retry?: RetryPolicy;
   timeoutMs?: number;
   /**

@@ -9,7 +9,11 @@ import { DefinitionError } from '../errors.js';
 import { FAIRNESS } from '../store/roles/FlowControl.js';
 import type { Fairness, QueueFlowChange, RateLimit } from '../store/types.js';
 
-/** What a definition may declare: the limits of the queues its supervisor serves. */
+/**
+ * What a definition may declare (defineJob's and definePipeline's options extend it): the limits
+ * of the queue its supervisor serves, written there at start unless limits were set at run time
+ * with setQueueLimits, which win (docs/flow-control.md).
+ */
 export interface DefinitionLimits {
   /**
    * Most running jobs of the queue (`total`) and of one concurrency key (`perKey`); `fairness`
