@@ -148,13 +148,12 @@ local keyedSet, minimalSet = false, false
 for i = 0, n - 1 do
   local b = first + i * w
   local id = ARGV[b]
-  local idem, par, opt, pq, pg, pi, revive, dd, ck, rm, wt = '', '', '', '', '', '', false, nil, '', false, ''
+  local idem, par, opt, pq, pg, pi, revive, dd, ck, rm = '', '', '', '', '', '', false, nil, '', false
   local x = extras[i]
   if x then
     idem, par, opt, pq, pg, pi, dd = x.idempotencyKey, x.parentId, x.options, x.parentQueue, x.group, x.index, x.dd
     revive = x.revive == true
     ck = x.concurrencyKey
-    wt = x.watcher
     -- A child or a deduped job keeps a full record: its parent's fan-in and its dedupe key's
     -- release read it as it ends (the client never asks for both; a foreign producer is held to it).
     rm = x.record == 'minimal' and par == '' and x.dedupeKey == ''
@@ -207,7 +206,8 @@ for i = 0, n - 1 do
       redis.call('ZADD', kp .. 'children:' .. par, tonumber(pi) or 0, id)
     end
     if opt ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = opt end
-    if wt ~= '' then args[#args + 1] = 'wt'; args[#args + 1] = wt end
+    -- The waiter's watch, from the start (read from `x`: a job without extras costs one test).
+    if x and x.watcher ~= '' then args[#args + 1] = 'wt'; args[#args + 1] = x.watcher end
     if ck ~= '' then
       args[#args + 1] = 'ck'; args[#args + 1] = ck
       -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
@@ -217,15 +217,17 @@ for i = 0, n - 1 do
     lcCreate(id, jk, m, v, ARGV[b + oIn], score, ma, nowText, args[1] and args or nil,
       delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
   end
-  if created ~= 1 and wt ~= '' then
-    -- The job kept (this id's, or the one a key named): watched now if it is unfinished.
-    local kjk = kp .. 'job:' .. id
-    local kst, kwt = unpack(redis.call('HMGET', kjk, 'st', 'wt'))
-    if addWatcher(kjk, kst, kwt, wt) then created = created + 4 end
-  end
-  if created ~= 1 and not out then
-    out = {}
-    for k = 0, i - 1 do out[2 * k + 1] = ARGV[first + k * w]; out[2 * k + 2] = 1 end
+  if created ~= 1 then
+    if x and x.watcher ~= '' then
+      -- The job kept (this id's, or the one a key named): watched now if it is unfinished.
+      local kjk = kp .. 'job:' .. id
+      local kst, kwt = unpack(redis.call('HMGET', kjk, 'st', 'wt'))
+      if addWatcher(kjk, kst, kwt, x.watcher) then created = created + 4 end
+    end
+    if not out then
+      out = {}
+      for k = 0, i - 1 do out[2 * k + 1] = ARGV[first + k * w]; out[2 * k + 2] = 1 end
+    end
   end
   if out then
     out[2 * i + 1] = id
