@@ -40,9 +40,15 @@ export class ResultWaiter {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private loop: Promise<void> | undefined;
   private closed = false;
-  /** Enqueues under way with this watcher (hold), and the records read meanwhile for no wait. */
-  private holds = 0;
-  private readonly early = new Map<string, JobRecord>();
+  /**
+   * Enqueues under way with this watcher (hold), by number, oldest first; and the records read
+   * meanwhile for no wait, each with the newest hold open when it came: kept until every hold
+   * open then has ended (an enqueue with durability 'replicated' may answer long after its job
+   * ended), not longer, however busy the client.
+   */
+  private holdSeq = 0;
+  private readonly holds = new Set<number>();
+  private readonly early = new Map<string, { job: JobRecord; hold: number }>();
 
   constructor(
     private readonly store: ResultWatch,
@@ -55,13 +61,14 @@ export class ResultWaiter {
    * wait is registered, as its job may end, and its record be read, before the reply names it.
    */
   hold(): () => void {
-    this.holds++;
+    const n = ++this.holdSeq;
+    this.holds.add(n);
     this.loop ??= this.follow();
-    let released = false;
     return () => {
-      if (released) return;
-      released = true;
-      if (--this.holds === 0) this.early.clear();
+      if (!this.holds.delete(n)) return;
+      // The oldest hold still open (a Set iterates in insertion order); none: all go.
+      const oldest = this.holds.values().next().value ?? Infinity;
+      for (const [id, e] of this.early) if (e.hold < oldest) this.early.delete(id);
     };
   }
 
@@ -101,11 +108,11 @@ export class ResultWaiter {
     else signal.addEventListener('abort', onAbort, { once: true });
     try {
       this.loop ??= this.follow();
-      const read = this.early.get(id);
-      if (read && !signal.aborted) {
-        this.early.delete(id);
-        this.settle(read);
-      } else if (!options.watched && !signal.aborted) {
+      const read = this.early.get(id)?.job;
+      // Left in `early` (until the holds open when it came have ended): another enqueue of this
+      // client may have kept the same job (a key) and register for it next.
+      if (read && !signal.aborted) this.settle(read);
+      else if (!options.watched && !signal.aborted) {
         const job = await this.check(id);
         if (job === null && options.notFound) {
           leave();
@@ -142,7 +149,7 @@ export class ResultWaiter {
     if (!set) {
       // An enqueue under way may wait for it (hold); else a wait that gave up (its mark stays
       // until the job ends): nothing to do.
-      if (this.holds > 0) this.early.set(job.id, job);
+      if (this.holds.size > 0) this.early.set(job.id, { job, hold: this.holdSeq });
       return;
     }
     this.waiters.delete(job.id);
@@ -154,7 +161,7 @@ export class ResultWaiter {
     let idleSince = Date.now();
     try {
       while (!this.closed) {
-        if (this.waiters.size > 0 || this.holds > 0) idleSince = Date.now();
+        if (this.waiters.size > 0 || this.holds.size > 0) idleSince = Date.now();
         else if (Date.now() - idleSince >= LINGER_MS) break;
         try {
           for (const job of await this.store.readResults(this.queue, this.watcherId, BLOCK_MS))
