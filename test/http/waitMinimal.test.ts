@@ -78,6 +78,21 @@ describeOnEachStore('POST /jobs?wait= of a minimal job', (world) => {
     }
   });
 
+  it('answers 200 on a partitioned queue, the job watched in the partition that makes it', async () => {
+    h = world();
+    await h.client().configureQueue('wide', { partitions: 3 });
+    await h.started({ jobs, queue: 'wide' });
+    server = await serve(endsBeforeReply(h.store));
+    const all = await Promise.all(
+      [1, 2, 3].map((n) => server!.post({ machine: 'ping', input: { n }, queue: 'wide' }, '10s')),
+    );
+    assert.deepEqual(
+      all.map((r) => [r.status, r.json.output]),
+      [1, 2, 3].map((n) => [200, { pong: n }]),
+    );
+    assert.ok(all.every((r) => (r.json.queue as string).startsWith('wide#')));
+  });
+
   it('answers 200 with the result of the running job an Idempotency-Key keeps', async () => {
     h = world();
     await h.started({ jobs });
