@@ -28,7 +28,13 @@ export type {
 export type { ScheduleAction, ScheduleRecord } from './client/schedules/scheduleRecord.js';
 export { scheduledJobInfo } from './client/schedules/scheduledJobId.js';
 export { nextTick, upcomingTicks } from './client/schedules/scheduleTicks.js';
-export type { ClientOptions, EnqueueInfo, SendOptions } from './client/Client.js';
+export type {
+  ClientOptions,
+  EnqueueInfo,
+  EnqueueWaitInfo,
+  SendOptions,
+  WaitOptions,
+} from './client/Client.js';
 export type {
   JobId,
   InputOf,

@@ -32,7 +32,7 @@ import type { PublishSpan } from '../tracing/publishSpan.js';
 import { MachineFactsLookup, machineName } from './MachineFactsLookup.js';
 import { JobPreparer, endPublish, type Prepared } from './JobPreparer.js';
 import { EnqueueBatcher } from './EnqueueBatcher.js';
-import { ResultWaiters } from './ResultWaiters.js';
+import { ResultWaiters, type WaitOptions } from './ResultWaiters.js';
 import { ClientAdmin } from './ClientAdmin.js';
 import { cancelDescendants } from './cancelDescendants.js';
 import { enqueueChildren } from './enqueueChildren.js';
@@ -64,12 +64,19 @@ export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
 }
 
 export type { SendOptions } from './validateSend.js';
+export type { WaitOptions } from './ResultWaiters.js';
 
 /** What `enqueueWithInfo` answers: the job's id, and whether it is an existing job a key kept. */
 export interface EnqueueInfo<Id extends string = string> {
   id: Id;
   /** True when a dedupe key (or an idempotency key) kept an existing job: `id` is that job's. */
   deduplicated: boolean;
+}
+
+/** What `enqueueAndWaitWithInfo` answers once the job is stored: `enqueueWithInfo`'s, and its end. */
+export interface EnqueueWaitInfo<Output = unknown> extends EnqueueInfo<JobId<Output>> {
+  /** The job's final record, as `enqueueAndWait` resolves (or rejects). */
+  result: Promise<JobRecord<Output>>;
 }
 
 const ulid = monotonicFactory();
@@ -177,6 +184,73 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
   ): Promise<EnqueueInfo<string>> {
     const r = await this.enqueueOne(machine, input, options);
     return { id: r.id, deduplicated: r.deduplicated === true };
+  }
+
+  /**
+   * Enqueues one job and waits for it to end: resolves with its final record (done, failed or
+   * cancelled). Unlike `enqueue` then `waitForResult`, the job is made with this client's watch
+   * on it, in the one atomic step that stores it, so no end can come between the two: the way to
+   * wait for a job with a minimal record (`record: 'minimal'`), which is deleted as it ends done.
+   * A job a dedupe or idempotency key keeps instead is waited for (its record, when it has
+   * finished; JOB_NOT_FOUND when a minimal one is gone already). Rejects with a TimeoutError
+   * naming the job (`jobId`) after `wait.timeoutMs` (default 30 s), or with `wait.signal`'s
+   * reason; the job is stored either way. Enqueues of one tick are still sent together.
+   * @example const job = await client.enqueueAndWait('resize', { url }, { record: 'minimal' }, { timeoutMs: 10_000 });
+   */
+  async enqueueAndWait<Ref extends JobRef<D>>(
+    machine: Ref,
+    input: InputFor<D, Ref>,
+    options?: EnqueueOptions,
+    wait?: WaitOptions,
+  ): Promise<JobRecord<OutputFor<D, Ref>>>;
+  async enqueueAndWait(
+    machine: string | AnyDefinition,
+    input: unknown,
+    options?: EnqueueOptions,
+    wait?: WaitOptions,
+  ): Promise<JobRecord> {
+    return (await this.enqueueWatched(machine, input, options, wait)).result;
+  }
+
+  /**
+   * `enqueueAndWait`, answering as soon as the job is stored, with `enqueueWithInfo`'s answer
+   * and the wait as a promise (`result`): for a caller that needs the id while it waits (the
+   * HTTP `POST /jobs?wait=` answers 202 with it when the wait passes).
+   * @example const { id, result } = await client.enqueueAndWaitWithInfo('resize', { url }, {}, { timeoutMs: 5000 });
+   */
+  async enqueueAndWaitWithInfo<Ref extends JobRef<D>>(
+    machine: Ref,
+    input: InputFor<D, Ref>,
+    options?: EnqueueOptions,
+    wait?: WaitOptions,
+  ): Promise<EnqueueWaitInfo<OutputFor<D, Ref>>>;
+  async enqueueAndWaitWithInfo(
+    machine: string | AnyDefinition,
+    input: unknown,
+    options?: EnqueueOptions,
+    wait?: WaitOptions,
+  ): Promise<EnqueueWaitInfo> {
+    return this.enqueueWatched(machine, input, options, wait);
+  }
+
+  /** One job through this tick's batch, made with the queue's watcher on it (ResultWaiters). */
+  private async enqueueWatched(
+    machine: string | AnyDefinition,
+    input: unknown,
+    options: EnqueueOptions | undefined,
+    wait: WaitOptions | undefined,
+  ): Promise<EnqueueWaitInfo> {
+    const p = await this.prepareOne(machineName(machine), input, options);
+    const { stored, result } = await this.waiters.enqueueAndWait(
+      p.queue,
+      p.job,
+      (job) => {
+        const written = this.batcher.add(p.queue, job);
+        return p.publish ? endPublish(written, p.publish) : written;
+      },
+      wait ?? {},
+    );
+    return { id: stored.id as JobId, deduplicated: stored.deduplicated === true, result };
   }
 
   /** One job through this tick's batch (EnqueueBatcher): the store's answer for it. */

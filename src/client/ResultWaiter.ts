@@ -12,6 +12,11 @@
 // the record, and it wakes for the jobs it waits for only, not for every event of the queue.
 // The reader lingers LINGER_MS after its last waiter has gone, so back-to-back waits (enqueue,
 // wait, enqueue, wait, ...) find it blocked already.
+//
+// An enqueue whose caller will wait (Client.enqueueAndWait) marks its job in the step that makes
+// it (NewJob.watcher): no watch call, and no moment in which a fast job can end unseen (a minimal
+// record is deleted as it ends done). Its end may be read before the enqueue's reply names the
+// job, so while such an enqueue is under way (hold) a record no wait asked for yet is kept for it.
 
 import { monotonicFactory } from 'ulid';
 import type { JobRecord, ResultWatch } from '../store/types.js';
@@ -35,6 +40,15 @@ export class ResultWaiter {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private loop: Promise<void> | undefined;
   private closed = false;
+  /**
+   * Enqueues under way with this watcher (hold), by number, oldest first; and the records read
+   * meanwhile for no wait, each with the newest hold open when it came: kept until every hold
+   * open then has ended (an enqueue with durability 'replicated' may answer long after its job
+   * ended), not longer, however busy the client.
+   */
+  private holdSeq = 0;
+  private readonly holds = new Set<number>();
+  private readonly early = new Map<string, { job: JobRecord; hold: number }>();
 
   constructor(
     private readonly store: ResultWatch,
@@ -42,10 +56,33 @@ export class ResultWaiter {
   ) {}
 
   /**
+   * Keeps the records read for jobs no wait has asked for yet, until the returned release is
+   * called: an enqueue with this watcher (NewJob.watcher) holds from before it is sent until its
+   * wait is registered, as its job may end, and its record be read, before the reply names it.
+   */
+  hold(): () => void {
+    const n = ++this.holdSeq;
+    this.holds.add(n);
+    this.loop ??= this.follow();
+    return () => {
+      if (!this.holds.delete(n)) return;
+      // The oldest hold still open (a Set iterates in insertion order); none: all go.
+      const oldest = this.holds.values().next().value ?? Infinity;
+      for (const [id, e] of this.early) if (e.hold < oldest) this.early.delete(id);
+    };
+  }
+
+  /**
    * Resolves with the job's record once it has finished. `notFound` makes a job that has no
    * record reject with that error (else the wait goes on: the caller read the record already).
+   * `watched`: the enqueue marked the job already (EnqueueResult.watched), so no watch call is
+   * made (a minimal record may be gone by now, its end read or on its way to this reader).
    */
-  async wait(id: string, signal: AbortSignal, notFound?: () => Error): Promise<JobRecord> {
+  async wait(
+    id: string,
+    signal: AbortSignal,
+    options: { notFound?: () => Error; watched?: boolean } = {},
+  ): Promise<JobRecord> {
     let w!: Waiter;
     const settled = new Promise<JobRecord>((resolve, reject) => (w = { resolve, reject }));
     // It may be rejected (Redis unavailable) before it is awaited below.
@@ -66,13 +103,21 @@ export class ResultWaiter {
       leave();
       w.reject(signal.reason);
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    // Aborted already (the caller's signal, while its enqueue was under way): no watch at all.
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     try {
       this.loop ??= this.follow();
-      const job = await this.check(id);
-      if (job === null && notFound) {
-        leave();
-        w.reject(notFound());
+      const read = this.early.get(id)?.job;
+      // Left in `early` (until the holds open when it came have ended): another enqueue of this
+      // client may have kept the same job (a key) and register for it next.
+      if (read && !signal.aborted) this.settle(read);
+      else if (!options.watched && !signal.aborted) {
+        const job = await this.check(id);
+        if (job === null && options.notFound) {
+          leave();
+          w.reject(options.notFound());
+        }
       }
       return await settled;
     } finally {
@@ -101,7 +146,12 @@ export class ResultWaiter {
 
   private settle(job: JobRecord): void {
     const set = this.waiters.get(job.id);
-    if (!set) return; // a wait that gave up (its mark stays until the job ends): nothing to do
+    if (!set) {
+      // An enqueue under way may wait for it (hold); else a wait that gave up (its mark stays
+      // until the job ends): nothing to do.
+      if (this.holds.size > 0) this.early.set(job.id, { job, hold: this.holdSeq });
+      return;
+    }
     this.waiters.delete(job.id);
     for (const w of set) w.resolve(job);
   }
@@ -111,7 +161,7 @@ export class ResultWaiter {
     let idleSince = Date.now();
     try {
       while (!this.closed) {
-        if (this.waiters.size > 0) idleSince = Date.now();
+        if (this.waiters.size > 0 || this.holds.size > 0) idleSince = Date.now();
         else if (Date.now() - idleSince >= LINGER_MS) break;
         try {
           for (const job of await this.store.readResults(this.queue, this.watcherId, BLOCK_MS))

@@ -52,6 +52,14 @@ export interface NewJob {
    * failed or cancelled is made anew under its id instead of being left as it is.
    */
   revive?: boolean;
+  /**
+   * A watcher (ResultWatch) that will wait for this job's end: the job is made with it registered,
+   * in the same atomic step (as `watchJob` would register it, but with no moment between), so an
+   * end before the caller's next call is delivered to it too. A job the enqueue keeps instead
+   * (the id exists, a dedupe or idempotency key names another) is watched when it is unfinished:
+   * EnqueueResult.watched says so.
+   */
+  watcher?: string;
 }
 
 /** How enqueues with the same key collapse into one job (docs/dedupe.md). */
@@ -86,4 +94,10 @@ export interface EnqueueResult {
    * `id` is that job's, and it was told (a `deduplicated` event and audit entry naming the key).
    */
   deduplicated?: boolean;
+  /**
+   * True when the job came with a watcher (NewJob.watcher) and that watcher is registered on the
+   * job answered: it was made with it, or it was kept unfinished. Absent for a kept job that had
+   * finished (or whose record is gone): its end will not be delivered, read its record instead.
+   */
+  watched?: boolean;
 }

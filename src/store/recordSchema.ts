@@ -94,7 +94,11 @@ export const JOB_HASH: readonly FieldSpec[] = [
   f('rl', 'RetryLaterError postponements so far (RetryLaterExhausted past the cap)', 'decimal', [
     'commit-12',
   ]),
-  f('wt', "watchers waiting for the job's end, ids joined by ','", 'text', ['watch-1']),
+  f('wt', "watchers waiting for the job's end, ids joined by ','", 'text', [
+    'addWatcher',
+    'enqueue-5',
+    'watch-1',
+  ]),
   f('raw', "a broken ingress entry's text as pushed", 'text', ['drainIngress-7']),
 ];
 

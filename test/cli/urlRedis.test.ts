@@ -132,6 +132,16 @@ describe('the CLI on a running `machinist serve` over Redis (--url)', () => {
       const purge = await viaUrl('dlq', 'purge');
       ok(purge);
       assert.equal(purge.stdout.trim(), "purged 0 dead letter(s) from 'default'");
+
+      // A minimal record (deleted as it ends done): --wait makes the job with its watch on it, so
+      // the result is printed either way, the job's record gone after.
+      for (const via of [viaUrl, viaRedis]) {
+        const min = await via('enqueue', 'echo', '{"m":1}', '--record', 'minimal', '--wait', '20000');
+        ok(min);
+        assert.match(min.stdout, /^status\s+done$/m);
+        assert.match(min.stdout, /^output\s+\{"m":1\}$/m);
+        assert.notEqual((await viaRedis('status', min.stdout.split('\n')[0]!.trim())).code, 0);
+      }
     } finally {
       const exited = new Promise((r) => worker.once('exit', r));
       worker.kill('SIGTERM');

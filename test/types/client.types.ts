@@ -73,6 +73,15 @@ async function typed(): Promise<void> {
   is<JobId<{ path: string }>>()(id);
   // @ts-expect-error -- 'greet' is not one of the client's jobs
   await client.enqueue('greet', { url: 'a.png', width: 640 });
+
+  // enqueueAndWait: checked as enqueue, and the record typed by the job's output.
+  const rec = await client.enqueueAndWait('resize', { url: 'a.png', width: 640 }, {}, { timeoutMs: 5000 });
+  is<JobRecord<{ path: string }>>()(rec);
+  const waited = await client.enqueueAndWaitWithInfo('resize', { url: 'a.png', width: 640 });
+  is<JobId<{ path: string }>>()(waited.id);
+  is<JobRecord<{ path: string }>>()(await waited.result);
+  // @ts-expect-error -- a misspelt field of resize's input
+  await client.enqueueAndWait('resize', { url: 'a.png', widht: 640 });
   // @ts-expect-error -- a misspelt field of resize's input
   await client.enqueue('resize', { url: 'a.png', widht: 640 });
   // @ts-expect-error -- an extra field is refused too (excess property)

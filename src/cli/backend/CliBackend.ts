@@ -30,6 +30,17 @@ export interface CliBackend {
   uncheckedSchema(machine: string): Promise<boolean>;
   /** The job's record, null when there is none. Over HTTP it has no `snapshot`. */
   get(id: string, queue?: string): Promise<JobRecord | null>;
+  /**
+   * Enqueues and waits for the job's end in one step (Client.enqueueAndWait; POST /jobs?wait=):
+   * `id` once the job is stored, `result` as waitForResult's. A job that ends at once, and whose
+   * record goes as it ends (a minimal one), is still seen.
+   */
+  enqueueAndWait(
+    machine: string,
+    input: unknown,
+    options: EnqueueOptions,
+    timeoutMs: number,
+  ): Promise<{ id: string; result: Promise<JobRecord> }>;
   /** Resolves with the finished record; rejects with TIMEOUT after `timeoutMs`, JOB_NOT_FOUND. */
   waitForResult(id: string, options: { timeoutMs: number; queue?: string }): Promise<JobRecord>;
   events(id: string, queue?: string): Promise<AuditEntry[]>;

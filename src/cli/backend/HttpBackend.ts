@@ -34,6 +34,11 @@ import { CODE, type ErrorCode } from '../../errorCodes.js';
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often waitForResult looks at the job (the API's ?wait is for a submit only). */
 const POLL_MS = 200;
+/**
+ * The longest `?wait` enqueueAndWait asks: within REQUEST_TIMEOUT_MS and the server's default
+ * maxWaitMs (120 s). A longer wait goes on by polling, which a minimal record may escape.
+ */
+const SUBMIT_WAIT_MS = 20_000;
 
 type Query = Record<string, string | number | readonly string[] | undefined>;
 
@@ -46,6 +51,20 @@ interface ErrorBody {
     queue?: string;
     field?: string;
   };
+}
+
+/** POST /jobs's body: the machine, its input, and the options that are set. */
+function enqueueBody(machine: string, input: unknown, options: EnqueueOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { machine };
+  if (input !== undefined) body.input = input;
+  for (const [k, v] of Object.entries(options)) if (v !== undefined) body[k] = v;
+  return body;
+}
+
+/** `p`, marked handled: its caller awaits it after other awaits, and gets its rejection then. */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
 
 const path = (...parts: string[]): string =>
@@ -145,10 +164,35 @@ export class HttpBackend implements CliBackend {
   }
 
   async enqueue(machine: string, input: unknown, options: EnqueueOptions): Promise<string> {
-    const body: Record<string, unknown> = { machine };
-    if (input !== undefined) body.input = input;
-    for (const [k, v] of Object.entries(options)) if (v !== undefined) body[k] = v;
-    return (await this.call<{ job_id: string }>('POST', '/jobs', {}, body)).job_id;
+    return (await this.call<{ job_id: string }>('POST', '/jobs', {}, enqueueBody(machine, input, options)))
+      .job_id;
+  }
+
+  /**
+   * POST /jobs?wait= (the job made with the request's watch on it): the id comes with the answer,
+   * 200 with the record, or 202 when the wait passed first; the rest of `timeoutMs` is polled.
+   */
+  async enqueueAndWait(machine: string, input: unknown, options: EnqueueOptions, timeoutMs: number) {
+    const started = Date.now();
+    const wait = Math.min(timeoutMs, SUBMIT_WAIT_MS);
+    let reply: { job_id?: string };
+    try {
+      reply = await this.call('POST', '/jobs', { wait: `${wait}ms` }, enqueueBody(machine, input, options));
+    } catch (err) {
+      // A server whose maxWaitMs is shorter refuses the wait before it makes the job: submit plainly.
+      if ((err as { field?: string }).field !== 'wait') throw err;
+      const id = await this.enqueue(machine, input, options);
+      return { id, result: handled(this.waitForResult(id, { timeoutMs, queue: options.queue })) };
+    }
+    if (reply.job_id === undefined) {
+      const job = record(reply);
+      return { id: job.id, result: Promise.resolve(job) };
+    }
+    const left = Math.max(0, timeoutMs - (Date.now() - started));
+    return {
+      id: reply.job_id,
+      result: handled(this.waitForResult(reply.job_id, { timeoutMs: left, queue: options.queue })),
+    };
   }
 
   async get(id: string, queue?: string): Promise<JobRecord | null> {

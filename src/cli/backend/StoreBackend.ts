@@ -36,6 +36,11 @@ export class StoreBackend implements CliBackend {
     return this.client.enqueue(machine, input, options);
   }
 
+  async enqueueAndWait(machine: string, input: unknown, options: EnqueueOptions, timeoutMs: number) {
+    const { id, result } = await this.client.enqueueAndWaitWithInfo(machine, input, options, { timeoutMs });
+    return { id, result };
+  }
+
   async uncheckedSchema(machine: string): Promise<boolean> {
     if (this.local.some((d) => d.name === machine)) return false;
     return (await this.store.machines()).some((m) => m.name === machine && m.inputSchema === true);

@@ -145,14 +145,20 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
               maxDelayMs: opts.dedupeMaxDelayMs,
               keepLast: opts.dedupeKeepLast,
             };
-          const id = await backend.enqueue(machine, input, options);
+          if (opts.wait === undefined) {
+            const id = await backend.enqueue(machine, input, options);
+            if (!jobs) await warnUnchecked(backend, machine);
+            return void console.log(id);
+          }
+          // One step: the job is made with the wait's watch on it, so a job that ends at once (a
+          // minimal record is deleted as it ends done) is still seen.
+          const { id, result } = await backend.enqueueAndWait(machine, input, options, opts.wait);
           if (!jobs) await warnUnchecked(backend, machine);
-          if (opts.wait === undefined) return void console.log(id);
           if (!opts.json) console.log(id);
           const stop = progressLine(backend, id, opts.queue);
           let job;
           try {
-            job = await backend.waitForResult(id, { timeoutMs: opts.wait, queue: opts.queue });
+            job = await result;
           } finally {
             stop();
           }

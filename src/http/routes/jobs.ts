@@ -1,7 +1,7 @@
 // Jobs: submit (with the synchronous `?wait` path), read, list, read the audit log, cancel, and
 // deliver an event. Every write goes through the Client, so its checks and errors are the API's.
 
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ulid } from 'ulid';
 import { JobNotFoundError, MachinistError, RedisUnavailableError, TimeoutError } from '../../errors.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
@@ -109,23 +109,33 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
       const { wait } = request.query as { wait?: string };
       // Checked before the job is made: a bad wait writes nothing.
       const waitMs = wait === undefined ? undefined : parseWait(wait, api.maxWaitMs);
-      const { id, deduplicated } = await api.client.enqueueWithInfo(machine, input, options);
-      void reply.header('location', location(id));
-      if (deduplicated) void reply.header('machinist-deduplicated', 'true');
-      if (waitMs !== undefined && waitMs > 0) {
-        // A client that leaves ends its wait: the watch on the job and the server's blocking
-        // read are not held for nobody until the wait would have passed.
-        const left = new AbortController();
-        const onClose = () => {
-          if (!reply.raw.writableFinished) left.abort(new ClientLeftError());
-        };
-        reply.raw.once('close', onClose);
-        try {
-          const job = await api.client.waitForResult(id, {
+      if (waitMs === undefined || waitMs === 0) {
+        const { id, deduplicated } = await api.client.enqueueWithInfo(machine, input, options);
+        return accepted(reply, id, deduplicated);
+      }
+      // A client that leaves ends its wait: the watch on the job and the server's blocking read
+      // are not held for nobody until the wait would have passed.
+      const left = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) left.abort(new ClientLeftError());
+      };
+      reply.raw.once('close', onClose);
+      try {
+        // The job is made with the wait's watch on it (one step): a job that ends before the
+        // enqueue answers, and whose record goes as it ends (a minimal one), is still seen.
+        const { id, deduplicated, result } = await api.client.enqueueAndWaitWithInfo(
+          machine,
+          input,
+          options,
+          {
             timeoutMs: waitMs,
-            queue: options.queue ?? api.defaultQueue,
             signal: left.signal,
-          });
+          },
+        );
+        void reply.header('location', location(id));
+        if (deduplicated) void reply.header('machinist-deduplicated', 'true');
+        try {
+          const job = await result;
           return reply.code(200).send(jobView(job, api.showStacks(request)));
         } catch (err) {
           // The job is stored either way: not finished in time (or not seen finishing, or no
@@ -137,13 +147,20 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
             !(err instanceof JobNotFoundError)
           )
             throw err;
-        } finally {
-          reply.raw.off('close', onClose);
         }
+        return accepted(reply, id, deduplicated);
+      } finally {
+        reply.raw.off('close', onClose);
       }
-      return reply.code(202).send(deduplicated ? { job_id: id, deduplicated } : { job_id: id });
     },
   );
+}
+
+/** The 202 of POST /jobs: the job is stored (its location, and whether a key kept it). */
+function accepted(reply: FastifyReply, id: string, deduplicated: boolean): FastifyReply {
+  void reply.header('location', location(id));
+  if (deduplicated) void reply.header('machinist-deduplicated', 'true');
+  return reply.code(202).send(deduplicated ? { job_id: id, deduplicated } : { job_id: id });
 }
 
 /** GET /jobs: a page of a queue's jobs. */

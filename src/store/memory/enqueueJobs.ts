@@ -2,10 +2,11 @@
 // checked whole before the first write. An id that exists is never overwritten (a resent enqueue
 // gets the job it made; a parent re-running its fan-out does not fan out twice), except a
 // revived child (a redriven parent's fan-out) that ended failed or cancelled; an idempotency key
-// that names a job returns that job's id.
+// that names a job returns that job's id. A job with a watcher is made watched; one kept instead
+// is watched when it is unfinished (as watchJob would), all in this one step.
 
 import { LeaseLostError, MachinistError } from '../../errors.js';
-import type { EnqueueResult, NewJob } from '../types.js';
+import { FINISHED, type EnqueueResult, type NewJob } from '../types.js';
 import { BAND } from '../storeConstants.js';
 import type { MemoryContext } from './MemoryContext.js';
 import type { MemoryJob } from './MemoryJob.js';
@@ -63,11 +64,11 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
     const dd = dedupeOf(ctx, q, nj);
     if (existing) {
       const undone = existing.status === 'failed' || existing.status === 'cancelled';
-      if (!(nj.parentId && nj.revive && undone)) return { id, created: false };
+      if (!(nj.parentId && nj.revive && undone)) return kept(ctx, q, nj, { id, created: false });
       ctx.lc.forget(q, existing);
     } else if (dd) {
       const r = dedupeEnqueue(ctx, q, dd, id, nj.input, delayMs);
-      if ('kept' in r) return { id: r.kept, created: false, deduplicated: true };
+      if ('kept' in r) return kept(ctx, q, nj, { id: r.kept, created: false, deduplicated: true });
       delayMs = r.delay;
     }
     const delayed = delayMs > 0;
@@ -97,6 +98,7 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
       job.log[0]!.dedupe = { key: dd.key, mode: dd.mode };
     }
     if (nj.concurrencyKey) job.concurrencyKey = nj.concurrencyKey;
+    if (nj.watcher) job.watchers = [nj.watcher];
     if (nj.options) job.options = nj.options;
     if (nj.parentId) {
       job.parentId = nj.parentId;
@@ -113,8 +115,17 @@ export function enqueueJobs(ctx: MemoryContext, queue: string, jobs: readonly Ne
     // first event; a job not made here (it exists, or its idempotency key names another) is not.
     if (nj.hooked) q.hooks.list(id, now);
     ctx.lc.create(q, job);
-    return { id, created: true };
+    return nj.watcher ? { id, created: true, watched: true } : { id, created: true };
   });
+}
+
+/** A job the enqueue kept: the new job's watcher is put on it when it is unfinished. */
+function kept(ctx: MemoryContext, q: QueueState, nj: NewJob, r: EnqueueResult): EnqueueResult {
+  const j = nj.watcher ? ctx.job(q, r.id) : undefined;
+  if (!j || FINISHED.has(j.status)) return r;
+  j.watchers ??= [];
+  if (!j.watchers.includes(nj.watcher!)) j.watchers.push(nj.watcher!);
+  return { ...r, watched: true };
 }
 
 /** The job's dedupe as dedupe.ts reads it: its dedupe key, or its idempotency key (`ttl`). */

@@ -51,7 +51,8 @@ export async function enqueue(
       j.revive ||
       j.parentToken ||
       j.concurrencyKey ||
-      j.minimal
+      j.minimal ||
+      j.watcher
         ? JSON.stringify({
             idempotencyKey: j.idempotencyKey || undefined,
             parentId: j.parentId || undefined,
@@ -68,6 +69,7 @@ export async function enqueue(
             dedupeKeepLast: j.dedupe?.keepLast ? '1' : undefined,
             concurrencyKey: j.concurrencyKey || undefined,
             record: j.minimal ? 'minimal' : undefined,
+            watcher: j.watcher || undefined,
           })
         : '';
     if (shared) args.push(j.id, j.input, extras);
@@ -87,12 +89,20 @@ export async function enqueue(
     throw fromScriptError(err, { queue });
   }
   const out: EnqueueResult[] = [];
-  // A number: every job was created under its own id.
-  if (typeof res === 'number') for (const j of jobs) out.push({ id: j.id, created: true });
+  // A number: every job was created under its own id (with its watcher, if it has one).
+  if (typeof res === 'number') for (const j of jobs) out.push(made(j));
   else
     for (let i = 0; i < res.length; i += 2) {
-      const r: EnqueueResult = { id: String(res[i]), created: res[i + 1] === 1 };
-      if (res[i + 1] === 2) r.deduplicated = true;
+      // 1 created; else 0 (the id exists) or 2 (a key kept a job), plus 4 when the job's
+      // watcher is on the kept record.
+      const code = Number(res[i + 1]);
+      if (code === 1) {
+        out.push(made(jobs[i / 2]!));
+        continue;
+      }
+      const r: EnqueueResult = { id: String(res[i]), created: false };
+      if ((code & 2) !== 0) r.deduplicated = true;
+      if ((code & 4) !== 0) r.watched = true;
       out.push(r);
     }
   // Durability 'replicated': acknowledged only once a replica has the jobs (durability.ts).
@@ -106,6 +116,11 @@ export async function enqueue(
       d.timeoutMs,
     );
   return out;
+}
+
+/** A job created under its own id: watched when it came with a watcher (its `wt` from the start). */
+function made(j: NewJob): EnqueueResult {
+  return j.watcher ? { id: j.id, created: true, watched: true } : { id: j.id, created: true };
 }
 
 /**

@@ -12,7 +12,10 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, ARGV[5] values per job w, t
   revive (true), parentToken (the parent's lease token), dedupeKey, dedupeMode (untilDone | ttl |
   debounce), dedupeTtlMs, dedupeMaxDelayMs, dedupeKeepLast ('1'): include/dedupe.lua,
   concurrencyKey (its `ck`, include/lcFlow.lua), record ('minimal': a minimal record, field `rm`,
-  made without stream or audit entries; include/lcMove.lua)
+  made without stream or audit entries; include/lcMove.lua), watcher (the id of a waiter that
+  will wait for the job's end: the job is made with it in `wt`, include/pushResult.lua, so an end
+  before the caller's next call is pushed to it too; a job the enqueue keeps is marked as
+  watch-1.lua marks one, include/addWatcher.lua)
   The 8 values per job keep their places: each has one meaning, whatever the job, and naming
   them would cost every job of a bulk enqueue a decoded table.
 Returns: the number of jobs when every job was created under its own id; otherwise flat
@@ -20,7 +23,9 @@ Returns: the number of jobs when every job was created under its own id; otherwi
 client that resends an enqueue whose reply was lost gets the job it made, never a reset one;
 a parent that re-runs its fan-out after a crash does not fan out twice); created is 2 when a
 dedupe key (or an idempotency key: the `ttl` mode's alias) kept an existing job, whose id is
-returned instead (include/dedupe.lua: it may have replaced that job's input).
+returned instead (include/dedupe.lua: it may have replaced that job's input). A job with a watcher
+that was not created has 4 added to its 0 or 2 when the watcher is now on its record (it is
+unfinished); without, the caller reads the record (finished, or gone).
 A child enqueued with revive true (a redriven parent's fan-out, see retryDead-6.lua) whose
 existing record ended failed or cancelled is made anew under its id.
 Errors: BAD_ENQUEUE <job index> <why> when an argument is malformed; LEASE_LOST <parent id> when a
@@ -35,6 +40,7 @@ Derived keys (job, idem, dd, children index) carry the queue's hash tag.
 --- @include "lcBatch"
 --- @include "addLog"
 --- @include "dedupe"
+--- @include "addWatcher"
 -- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
 local metaKey = KEYS[3]
 local kp = ARGV[1]
@@ -63,7 +69,8 @@ local maChecked = {}
 local extras, bands, delays, keys = {}, {}, {}, {}
 -- The extras read as text (revive is a boolean).
 local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'group', 'index', 'parentToken',
-  'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast', 'concurrencyKey', 'record' }
+  'dedupeKey', 'dedupeMode', 'dedupeTtlMs', 'dedupeMaxDelayMs', 'dedupeKeepLast', 'concurrencyKey', 'record',
+  'watcher' }
 -- The band's and delay's texts: a job's own (w = 8) or shared, parsed once then.
 local bandText, delayText = ARGV[8], ARGV[9]
 local band1, delay1
@@ -199,6 +206,8 @@ for i = 0, n - 1 do
       redis.call('ZADD', kp .. 'children:' .. par, tonumber(pi) or 0, id)
     end
     if opt ~= '' then args[#args + 1] = 'opt'; args[#args + 1] = opt end
+    -- The waiter's watch, from the start (read from `x`: a job without extras costs one test).
+    if x and x.watcher ~= '' then args[#args + 1] = 'wt'; args[#args + 1] = x.watcher end
     if ck ~= '' then
       args[#args + 1] = 'ck'; args[#args + 1] = ck
       -- The queue now has a job with a key: the claim and the finishes read `ck` (lcState.lua).
@@ -208,9 +217,17 @@ for i = 0, n - 1 do
     lcCreate(id, jk, m, v, ARGV[b + oIn], score, ma, nowText, args[1] and args or nil,
       delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
   end
-  if created ~= 1 and not out then
-    out = {}
-    for k = 0, i - 1 do out[2 * k + 1] = ARGV[first + k * w]; out[2 * k + 2] = 1 end
+  if created ~= 1 then
+    if x and x.watcher ~= '' then
+      -- The job kept (this id's, or the one a key named): watched now if it is unfinished.
+      local kjk = kp .. 'job:' .. id
+      local kst, kwt = unpack(redis.call('HMGET', kjk, 'st', 'wt'))
+      if addWatcher(kjk, kst, kwt, x.watcher) then created = created + 4 end
+    end
+    if not out then
+      out = {}
+      for k = 0, i - 1 do out[2 * k + 1] = ARGV[first + k * w]; out[2 * k + 2] = 1 end
+    end
   end
   if out then
     out[2 * i + 1] = id

@@ -8,6 +8,7 @@ ARGV[1] watcher id, ARGV[2] 'off' | ''
 Returns the record's JOB_FIELDS values (all nil when there is no record); with 'off', 1.
 ]]
 --- @include "pushResult"
+--- @include "addWatcher"
 local jobKey = KEYS[1]
 if ARGV[2] == 'off' then
   local wt = redis.call('HGET', jobKey, 'wt')
@@ -25,13 +26,5 @@ fields[#fields + 1] = 'wt'
 local v = redis.call('HMGET', jobKey, unpack(fields))
 local wt = v[#fields]
 v[#fields] = nil
-local st = v[3]
-if v[1] and st ~= 'done' and st ~= 'failed' and st ~= 'cancelled' then
-  local watcher = ARGV[1]
-  if not wt then
-    redis.call('HSET', jobKey, 'wt', watcher)
-  elseif not string.find(',' .. wt .. ',', ',' .. watcher .. ',', 1, true) then
-    redis.call('HSET', jobKey, 'wt', wt .. ',' .. watcher)
-  end
-end
+addWatcher(jobKey, v[1] and v[3], wt, ARGV[1])
 return v
