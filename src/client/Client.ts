@@ -4,16 +4,7 @@
 import { monotonicFactory } from 'ulid';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
-import type {
-  AuditEntry,
-  BrokenEntry,
-  DeadLetter,
-  EnqueueResult,
-  JobRecord,
-  ListQuery,
-  NewJob,
-  Store,
-} from '../store/types.js';
+import type { AuditEntry, EnqueueResult, JobRecord, ListQuery, NewJob, Store } from '../store/types.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type {
@@ -420,30 +411,6 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
    */
   list(query: Partial<ListQuery> = {}): Promise<{ jobs: JobRecord[]; cursor: string | null }> {
     return this.partitioned.list(query);
-  }
-
-  deadLetters(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter[]> {
-    return this.store.deadLetters(options.queue ?? this.defaultQueue, options.limit ?? 100);
-  }
-
-  retryDeadLetter(id: string, options: { queue?: string } = {}): Promise<void> {
-    return this.jobQueue(id, options.queue).then((q) => this.store.retryDeadLetter(id, q));
-  }
-
-  purgeDeadLetters(options: { queue?: string } = {}): Promise<number> {
-    return this.store.purgeDeadLetters(options.queue ?? this.defaultQueue);
-  }
-
-  /**
-   * Purges one dead letter (or broken job): its record then expires like a finished job's.
-   * Resolves false when the job is neither; rejects with JOB_NOT_FOUND when no queue holds it.
-   */
-  purgeDeadLetter(id: string, options: { queue?: string } = {}): Promise<boolean> {
-    return this.jobQueue(id, options.queue).then((q) => this.store.purgeDeadLetter(id, q));
-  }
-
-  broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {
-    return this.store.broken(options.queue ?? this.defaultQueue, options.limit ?? 100);
   }
 
   close(): void {

@@ -1,13 +1,13 @@
-// The Client's operator methods: schedules (docs/schedules.md) and queues (pause, limits,
-// partitions, forgetting one; docs/flow-control.md, docs/partitions.md). One-line delegations
-// to ScheduleClient, QueueControls and PartitionedQueues, in a base class of Client so that
-// Client.ts holds the job methods and `client.schedule(...)`, `client.pauseQueue(...)` stay
-// where users call them.
+// The Client's operator methods: schedules (docs/schedules.md), queues (pause, limits,
+// partitions, forgetting one; docs/flow-control.md, docs/partitions.md) and dead letters.
+// One-line delegations to ScheduleClient, QueueControls, PartitionedQueues and the store, in a
+// base class of Client so that Client.ts holds the job methods and `client.schedule(...)`,
+// `client.pauseQueue(...)` stay where users call them.
 
 import { MachinistError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
 import { assertQueueName } from '../store/keys.js';
-import type { Store } from '../store/types.js';
+import type { BrokenEntry, DeadLetter, Store } from '../store/types.js';
 import type { MachineFactsLookup } from './MachineFactsLookup.js';
 import { PartitionedQueues } from './PartitionedQueues.js';
 import { QueueControls, type QueueLimitsChange, type QueueLimitsView } from './QueueControls.js';
@@ -169,5 +169,31 @@ export abstract class ClientAdmin {
   /** `queue`'s pause, limits, running jobs, and running and waiting jobs per key. */
   queueLimits(queue: string): Promise<QueueLimitsView> {
     return this.controls.limits(queue);
+  }
+
+  // Dead letters: failed jobs kept whole, and records the store could not read (docs/guide.md).
+
+  deadLetters(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    return this.store.deadLetters(options.queue ?? this.defaultQueue, options.limit ?? 100);
+  }
+
+  retryDeadLetter(id: string, options: { queue?: string } = {}): Promise<void> {
+    return this.partitioned.storedQueue(id, options.queue).then((q) => this.store.retryDeadLetter(id, q));
+  }
+
+  purgeDeadLetters(options: { queue?: string } = {}): Promise<number> {
+    return this.store.purgeDeadLetters(options.queue ?? this.defaultQueue);
+  }
+
+  /**
+   * Purges one dead letter (or broken job): its record then expires like a finished job's.
+   * Resolves false when the job is neither; rejects with JOB_NOT_FOUND when no queue holds it.
+   */
+  purgeDeadLetter(id: string, options: { queue?: string } = {}): Promise<boolean> {
+    return this.partitioned.storedQueue(id, options.queue).then((q) => this.store.purgeDeadLetter(id, q));
+  }
+
+  broken(options: { queue?: string; limit?: number } = {}): Promise<BrokenEntry[]> {
+    return this.store.broken(options.queue ?? this.defaultQueue, options.limit ?? 100);
   }
 }
