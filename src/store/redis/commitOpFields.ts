@@ -59,3 +59,20 @@ export const COMMIT_OP_TYPES: { readonly [F in AnyField]: 'text' | 'count' | 'en
  * output) and read without making a record of it (lua/include/lcDonePlain.lua's short path).
  */
 export const COMMIT_PLAIN_DONE = 'D';
+
+/**
+ * THE COMPACT FORMS: a checkpoint, and a done that is not plain, travel under a one-letter kind
+ * when they carry no version (a migrate's: most do not), with the fields of COMMIT_OP_FIELDS[kind]
+ * but `version`, in that order. The Lua applies one to a job in the common case (running, no
+ * parent, inbox, fan-out or watcher) without making a record of the op, of the job, or of the
+ * move (lua/include/lcCompactOp.lua; the reader checks it like any op first), and makes the op's
+ * record from `fields` only for a job it leaves to the general path. Measured under callgrind
+ * (bench/probes/commitOps.ts, case pipeline3: workload 6b's claim, 3 checkpoints and a done with
+ * a state), see the commit that adds this.
+ */
+export const COMMIT_COMPACT: {
+  readonly [letter: string]: { readonly kind: 'checkpoint' | 'done'; readonly fields: readonly string[] };
+} = {
+  C: { kind: 'checkpoint', fields: COMMIT_OP_FIELDS.checkpoint.filter((f) => f !== 'version') },
+  S: { kind: 'done', fields: COMMIT_OP_FIELDS.done.filter((f) => f !== 'version') },
+};

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { CommitOp } from '../../../src/store/types.js';
 import { encodeOps } from '../../../src/store/redis/encodeOps.js';
 import {
+  COMMIT_COMPACT,
   COMMIT_OP_FIELDS,
   COMMIT_OP_TYPES,
   COMMIT_PLAIN_DONE,
@@ -105,6 +106,20 @@ describe('commit ops by name', () => {
     }
   });
 
+  it("has compact forms whose fields are their kind's but version, where lcCompactOp.lua reads them", () => {
+    // lua/include/lcCompactOp.lua and readCommitOps.lua read these by position: a change here
+    // must change them too.
+    assert.deepEqual(COMMIT_COMPACT, {
+      C: { kind: 'checkpoint', fields: ['status', 'snapshot', 'state', 'progress', 'inboxConsumed', 'log'] },
+      S: { kind: 'done', fields: ['output', 'snapshot', 'state', 'log'] },
+    });
+    for (const { kind, fields } of Object.values(COMMIT_COMPACT))
+      assert.deepEqual(
+        fields,
+        COMMIT_OP_FIELDS[kind].filter((f) => f !== 'version'),
+      );
+  });
+
   it('sends an op as its kind, id, token, then its fields in table order, a plain done as 4 values', () => {
     const plain: CommitOp = {
       kind: 'done',
@@ -115,13 +130,29 @@ describe('commit ops by name', () => {
       log: ['{"type":"done"}'],
     };
     const stated: CommitOp = { ...plain, state: '"end"' };
+    const migrated: CommitOp = { ...stated, version: 2 };
     const parked: CommitOp = { kind: 'park', id: 'b', token: 't', wakeAt: null, snapshot: '{}', log: [] };
-    assert.deepEqual(encodeOps([plain, stated, parked]), [
+    const step: CommitOp = {
+      kind: 'checkpoint',
+      id: 'c',
+      token: 't',
+      status: 'working',
+      snapshot: '{}',
+      state: '"s"',
+      inboxConsumed: 0,
+      log: ['{"type":"state","state":"s"}'],
+    };
+    assert.deepEqual(encodeOps([plain, stated, migrated, parked, step, { ...step, version: 2 }]), [
       ...[COMMIT_PLAIN_DONE, 'a', 't', '{"n":1}'],
-      // output, snapshot, state, version, log (a count, then the entries)
-      ...['done', 'a', 't', '{"n":1}', '', '"end"', '', 1, '{"type":"done"}'],
+      // compact: output, snapshot, state, log (a count, then the entries)
+      ...['S', 'a', 't', '{"n":1}', '', '"end"', 1, '{"type":"done"}'],
+      // with a version, in full: output, snapshot, state, version, log
+      ...['done', 'a', 't', '{"n":1}', '', '"end"', 2, 1, '{"type":"done"}'],
       // wakeAt, snapshot, state, inboxConsumed, version, log
       ...['park', 'b', 't', '', '{}', '', '', '', 0],
+      // compact: status, snapshot, state, progress, inboxConsumed, log
+      ...['C', 'c', 't', 'working', '{}', '"s"', '', 0, 1, '{"type":"state","state":"s"}'],
+      ...['checkpoint', 'c', 't', 'working', '{}', '"s"', '', 0, 2, 1, '{"type":"state","state":"s"}'],
     ]);
   });
 
@@ -144,14 +175,26 @@ describe('commit ops by name', () => {
     it('reads every field of every kind under its CommitOp name, and a plain done as its 4 values', async () => {
       h = new Harness(redis);
       // The reader commit-12.lua uses, on the encoder's values: the op it rebuilt, as JSON.
+      // A compact op is checked, not read: the record its general path gets (lcCompactOp.lua's
+      // readOp) is made from its values here.
       const read = withIncludes(`--- @include "readCommitOps"
-local ops, plain, n = readCommitOps(1)
-if not ops then return { 'refused', plain, n } end
-if plain[1] then return { 'plain', n, ARGV[plain[1] + 1], ARGV[plain[1] + 2], ARGV[plain[1] + 3] } end
+local ops, at, n = readCommitOps(1)
+if not ops then return { 'refused', at, n } end
+local p = at[1]
+if p and ARGV[p] == COMMIT_PLAIN_DONE then return { 'plain', n, ARGV[p + 1], ARGV[p + 2], ARGV[p + 3] } end
+if p then
+  local c = COMMIT_COMPACT[ARGV[p]]
+  return { 'compact', n, cjson.encode((readOp(c.kind, ARGV[p + 1], ARGV[p + 2], c.fields, p + 3))) }
+end
 return { 'op', n, cjson.encode(ops[1]) }`);
       for (const op of Object.values(FULL)) {
         const [form, n, json] = (await h.raw.eval(read, 0, ...encodeOps([op]))) as [string, number, string];
         assert.deepEqual([form, n], ['op', 1], `${op.kind} is read`);
+        assert.deepEqual(JSON.parse(json), op, `${op.kind} arrives as itself`);
+      }
+      for (const { version: _v, ...op } of [FULL.checkpoint, FULL.done]) {
+        const [form, n, json] = (await h.raw.eval(read, 0, ...encodeOps([op]))) as [string, number, string];
+        assert.deepEqual([form, n], ['compact', 1], `${op.kind} without a version is compact`);
         assert.deepEqual(JSON.parse(json), op, `${op.kind} arrives as itself`);
       }
       const plain: CommitOp = {
@@ -207,6 +250,19 @@ return { 'op', n, cjson.encode(ops[1]) }`);
         [[...done, ...op('checkpoint', { ...working, inboxConsumed: -1 })], / BAD_COMMIT 2 inbox position/],
         [[...done, ...op('park', { wakeAt: 5 })], / BAD_COMMIT 2 park without snapshot/],
         [[...done, ...op('park', { wakeAt: 1.5, snapshot: '{}' })], / BAD_COMMIT 2 wake time/],
+        // The compact forms: checked as the general ones are.
+        [[...done, 'C', 'a', a!.token, 'working', '', '', '', ''], / BAD_COMMIT 2 missing values/],
+        [[...done, 'C', '', a!.token, 'working', '', '', '', '', 0], / BAD_COMMIT 2 missing values/],
+        [[...done, 'C', 'a', a!.token, 'working', '', '', '', '', 'x'], / BAD_COMMIT 2 log is not a count/],
+        [
+          [...done, 'C', 'a', a!.token, 'working', '', '', '', '', 2, '{}'],
+          / BAD_COMMIT 2 log is not a count/,
+        ],
+        [[...done, 'C', 'a', a!.token, 'done', '', '', '', '', 0], / BAD_COMMIT 2 checkpoint status/],
+        [[...done, 'C', 'a', a!.token, 'working', '', '', '', -1, 0], / BAD_COMMIT 2 inbox position/],
+        [[...done, 'C', 'a', a!.token, 'working', '', '', '', 'x', 0], / BAD_COMMIT 2 inbox position/],
+        [[...done, 'S', 'a', a!.token, '', '', '"s"', 0], / BAD_COMMIT 2 output missing/],
+        [[...done, 'S', 'a', a!.token, '1', '', '"s"'], / BAD_COMMIT 2 missing values/],
         // A value left over after the last op is read as an op, and refused as one.
         [[...done, 'done'], / BAD_COMMIT 2 missing values/],
       ];
