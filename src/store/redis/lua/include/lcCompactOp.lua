@@ -105,7 +105,7 @@ local function lcCompactOp(b)
           if ca then at = 1; args[n + 1] = 'l1'; args[n + 2] = ca .. ' enqueued'; n = n + 2 end
           if ct then
             at = at + 1
-            args[n + 1] = 'l' .. at; args[n + 2] = ct .. ' claimed'; n = n + 2
+            args[n + 1] = at == 1 and 'l1' or 'l2'; args[n + 2] = ct .. ' claimed'; n = n + 2
           end
         end
         for e = 1, count do
