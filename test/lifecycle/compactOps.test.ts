@@ -302,6 +302,33 @@ describe('the compact checkpoint and done against the general ones', () => {
     assert.deepEqual(t.stream, []);
   });
 
+  it('leaves the same traces for jobs of one call that share their values, some of them the general way', async () => {
+    h = new Harness(redis);
+    const runs = [];
+    for (const [n, compact] of [true, false].entries()) {
+      const ids = [0, 1, 2].map((k) => `01JCSHARED${n}${k}00000000000000`);
+      await h.store.enqueue(
+        'default',
+        ids.map((id) => job(id)),
+      );
+      const claimed = await h.claimAs('w', { max: 3 });
+      // The second job has a watcher: its done goes the general way, on values it shares.
+      await h.store.watchJob(claimed[1]!.id, 'default', `w-${n}`);
+      for (const step of STEPS) {
+        const ops = claimed.flatMap((c) => step(c.id, c.token));
+        // The last op names the set of values the first sent.
+        if (compact) assert.equal(encodeOps(ops).at(-1), 1);
+        assert.deepEqual(await commit(ops, compact), [1, 1, 1]);
+      }
+      runs.push(await Promise.all(claimed.map((c) => trace(c.id))));
+    }
+    assert.deepEqual(runs[0], runs[1]);
+    assert.deepEqual(
+      runs[0]!.map((t) => t.indexes),
+      [['done'], ['done'], ['done']],
+    );
+  });
+
   it('leaves the same traces for a child, and tells its parent the same outcome', async () => {
     h = new Harness(redis);
     const outcomes = [];

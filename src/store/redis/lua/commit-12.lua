@@ -23,7 +23,8 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
   The plain done, the op most jobs end with (a done with no snapshot, state or version, its log
       the one {"type":"done"} entry), travels as 4 values: COMMIT_PLAIN_DONE, id, token, output.
   A checkpoint or another done with no version travels in its compact form (COMMIT_COMPACT: its
-      letter, id, token, its kind's fields but version), applied by include/lcCompactOp.lua.
+      letter, id, token, its own values, then its shared values or the number of a set of them
+      an op before it sent), applied by include/lcCompactOp.lua.
   Why not JSON (bench/probes/commitOps.ts, instructions under callgrind): its cjson.decode and
       checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
       values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
@@ -152,12 +153,12 @@ end
 for i = 1, nOps do
   local p, op = at[i], ops[i]
   if p then
-    -- The plain done's id, token and output, where readCommitOps found them; a compact op, or
-    -- its record when the general path below must take it.
+    -- The plain done's id, token and output, where readCommitOps found them; a compact op (`op`:
+    -- where its shared values are), or its record when the general path below must take it.
     if ARGV[p] == COMMIT_PLAIN_DONE then
       written[i] = lcDonePlain(ARGV[p + 1], ARGV[p + 2], ARGV[p + 3])
     else
-      written[i], op = lcCompactOp(p)
+      written[i], op = lcCompactOp(p, op)
     end
   end
   if op then

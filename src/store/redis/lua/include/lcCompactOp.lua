@@ -6,22 +6,22 @@
 --- @include "lcMove"
 --- @include "addLog"
 --- @include "numText"
---- @include "readCommitOps"
 -- THE COMPACT CHECKPOINT AND DONE: lcMove's checkpoint (a write that keeps a running job's
 -- status) and its done, for the job most pipelines are: running, its status the checkpoint's, no
 -- parent, fan-out, inbox, watcher or minimal record, not moved before in this call, on a queue
 -- without machine gates. The same writes as lcRead + lcGuard + lcMove make, without a record of
 -- the op, of the job or of the move, the job read once. Anything else goes the general way.
 -- test/lifecycle/compactOps.test.ts runs both on the same jobs and compares what they leave.
--- The op at ARGV[b], as readCommitOps checked it (COMMIT_COMPACT, commitOpFields.ts):
---   C, id, token, status, snapshot, state, progress, inboxConsumed, log count, entries
---   S, id, token, output, snapshot, state, log count, entries
+-- The op at ARGV[b], its shared values at ARGV[t], as readCommitOps checked them (COMMIT_COMPACT,
+-- commitOpFields.ts):
+--   C, id, token, snapshot ...   t: status, state, progress, inboxConsumed, log count, entries
+--   S, id, token, output ...     t: snapshot, state, log count, entries
 -- Returns 1 when written, 0 when refused (THE FENCE, or no such job); or nil and the op as a
 -- record, for the general path (commit-12.lua: lcRead, lcGuard, lcMove).
 -- Per call (LC.memo): the numbers of the texts it read (the log's count, `ls`, `io`) and the field
 -- names and texts of the log positions it wrote, made once: the jobs of a batch share them, and a
 -- number made text costs a sprintf (~2k instructions) where a table read costs ~0.1k.
-local function lcCompactOp(b)
+local function lcCompactOp(b, t)
   local A = ARGV
   local id, token = A[b + 1], A[b + 2]
   local check = COMMIT_COMPACT[A[b]].kind == 'checkpoint'
@@ -49,7 +49,7 @@ local function lcCompactOp(b)
     -- THE FENCE (lcGuard): no such job, or not this worker's lease.
     if not st or token == '' or tk ~= token then return 0 end
     local fast
-    if check then fast = st == A[b + 3] and not rm
+    if check then fast = st == A[t] and not rm
     else fast = UPDATABLE[st] and not (ib or par or fg or wt or rm or lcGated()) end
     if fast then
       local M = LC.memo
@@ -61,13 +61,13 @@ local function lcCompactOp(b)
         false, false, false }
       local n, logAt = 0, nil
       if check then
-        local v = A[b + 4]
+        local v = A[b + 3]
         if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
-        v = A[b + 5]
+        v = A[t + 1]
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
-        v = A[b + 6]
+        v = A[t + 2]
         if v ~= '' then args[n + 1] = 'p'; args[n + 2] = v; n = n + 2 end
-        v = A[b + 7]
+        v = A[t + 3]
         if v ~= '' then
           -- As Redis would send the number (numText.lua), as the general path sends it.
           local c = num[v]
@@ -78,15 +78,15 @@ local function lcCompactOp(b)
         end
         -- (Its status stays: no `st` written.)
         args[n + 1] = 'ua'; args[n + 2] = nowT; n = n + 2
-        logAt = b + 8
+        logAt = t + 4
       else
         args[1] = 'o'; args[2] = A[b + 3]; n = 2
-        local v = A[b + 5]
+        local v = A[t + 1]
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
-        v = A[b + 4]
+        v = A[t]
         if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
         args[n + 1] = 'st'; args[n + 2] = 'done'; args[n + 3] = 'fa'; args[n + 4] = nowT; n = n + 4
-        logAt = b + 6
+        logAt = t + 2
       end
       local count = num[A[logAt]]
       if not count then count = tonumber(A[logAt]); num[A[logAt]] = count end
@@ -142,7 +142,24 @@ local function lcCompactOp(b)
       return 1
     end
   end
-  -- The general way, with the op as a record.
+  -- The general way, with the op as a record (its values checked by readCommitOps).
   local compact = COMMIT_COMPACT[A[b]]
-  return nil, (readOp(compact.kind, id, token, compact.fields, b + 3))
+  local op = { kind = compact.kind, id = id, token = token }
+  for i, f in ipairs(compact.own) do
+    if A[b + 2 + i] ~= '' then op[f] = A[b + 2 + i] end
+  end
+  local pos = t
+  for _, f in ipairs(compact.shared) do
+    local v, holds = A[pos], COMMIT_OP_TYPES[f]
+    if holds == 'entries' then
+      local list = {}
+      for e = 1, tonumber(v) do list[e] = A[pos + e] end
+      op[f] = list
+      pos = pos + #list
+    elseif v ~= '' then
+      op[f] = holds == 'count' and tonumber(v) or v
+    end
+    pos = pos + 1
+  end
+  return nil, op
 end

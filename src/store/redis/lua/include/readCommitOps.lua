@@ -2,15 +2,18 @@
 -- BEFORE the caller writes anything: a malformed op refuses the whole call.
 --   the plain done: COMMIT_PLAIN_DONE, id, token, output (4 values; not made into a table)
 --   a compact op:   its letter (COMMIT_COMPACT: a checkpoint, or a done that is not plain, with no
---                   version), id, token, then one value per field of COMMIT_COMPACT[letter].fields;
+--                   version), id, token, a value per field of COMMIT_COMPACT[letter].own, then ''
+--                   and a value per field of its .shared (set k: the k-th such of the call), or k
+--                   to share the values of set k (sent by an op of the same letter before it);
 --                   checked here, not made into a table (include/lcCompactOp.lua reads it)
 --   any other op:   kind, id, token, then one value per field of COMMIT_OP_FIELDS[kind], in that
 --                   table's order: '' when not set; an `entries` field (the log) as a count, then
 --                   that many entries.
 -- Each op that is neither becomes a record under CommitOp's own names (op.kind, op.output,
 -- op.delayMs ...), its `count` fields as numbers.
--- Returns ops (index -> record), at (index -> the ARGV position of a plain done or compact op)
--- and the op count; or nil, the index of the op it cannot read (from 1) and why.
+-- Returns ops (index -> record; for a compact op the ARGV position of its shared values), at
+-- (index -> the ARGV position of a plain done or compact op) and the op count; or nil, the index
+-- of the op it cannot read (from 1) and why.
 local function isCount(v) return type(v) == 'number' and v >= 0 and v % 1 == 0 end
 
 -- The op of `kind` whose values of `fields` start at ARGV[b], as a record (one pass over the
@@ -71,6 +74,8 @@ local function readCommitOps(first)
   -- The numbers of the compact ops' counts and inbox positions, by their text: the ops of a call
   -- share a few ('0', '1', '2'), and tonumber costs a strtod (~0.6k instructions) each.
   local nums = {}
+  -- The compact ops' sets of shared values: their ARGV positions and letters, by number.
+  local sets, setKinds = {}, {}
   local b, last = first, #A
   while b <= last do
     n = n + 1
@@ -84,27 +89,43 @@ local function readCommitOps(first)
       at[n] = b
       b = b + 4
     elseif compact then
-      -- The checks readOp makes, on the values where they are: the log's count is the last
-      -- field's, each field one value before it.
-      local logAt = b + 2 + #compact.fields
-      local v = A[logAt]
-      if v == nil or id == '' then return nil, n, 'missing values' end
-      local count = nums[v]
-      if count == nil then count = tonumber(v); nums[v] = count or false end
-      if not isCount(count) or logAt + count > last then return nil, n, 'log is not a count of entries' end
-      if compact.kind == 'checkpoint' then
-        local status, io = A[b + 3], A[b + 7]
-        if status ~= 'loading' and status ~= 'working' then return nil, n, 'checkpoint status' end
-        if io ~= '' then
-          local c = nums[io]
-          if c == nil then c = tonumber(io); nums[io] = c or false end
-          if not isCount(c) then return nil, n, 'inbox position' end
+      -- Checked as readOp checks the fields, where they are: its own values, then '' and its
+      -- shared values (the log last: its count, then the entries), or the number of a set of
+      -- them an op of its letter sent before it.
+      local refAt = b + 3 + #compact.own
+      local ref = A[refAt]
+      if ref == nil or id == '' then return nil, n, 'missing values' end
+      local t, next
+      if ref == '' then
+        t = refAt + 1
+        local logAt = refAt + #compact.shared
+        local v = A[logAt]
+        if v == nil then return nil, n, 'missing values' end
+        local count = nums[v]
+        if count == nil then count = tonumber(v); nums[v] = count or false end
+        if not isCount(count) or logAt + count > last then return nil, n, 'log is not a count of entries' end
+        if compact.kind == 'checkpoint' then
+          local status, io = A[t], A[t + 3]
+          if status ~= 'loading' and status ~= 'working' then return nil, n, 'checkpoint status' end
+          if io ~= '' then
+            local c = nums[io]
+            if c == nil then c = tonumber(io); nums[io] = c or false end
+            if not isCount(c) then return nil, n, 'inbox position' end
+          end
         end
-      elseif A[b + 3] == '' then
-        return nil, n, 'output missing'
+        sets[#sets + 1] = t
+        setKinds[#sets] = kind
+        next = logAt + count + 1
+      else
+        local k = nums[ref]
+        if k == nil then k = tonumber(ref); nums[ref] = k or false end
+        t = k and sets[k]
+        if not t or setKinds[k] ~= kind then return nil, n, 'shared values' end
+        next = refAt + 1
       end
-      at[n] = b
-      b = logAt + count + 1
+      if compact.kind == 'done' and A[b + 3] == '' then return nil, n, 'output missing' end
+      at[n], ops[n] = b, t
+      b = next
     else
       local fields = COMMIT_OP_FIELDS[kind]
       if not fields then return nil, n, 'unknown kind ' .. kind end
