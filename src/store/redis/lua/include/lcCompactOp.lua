@@ -72,9 +72,9 @@ local function lcCompactOp(b, t)
           -- As Redis would send the number (numText.lua), as the general path sends it.
           local c = num[v]
           if not c then c = tonumber(v); num[v] = c end
-          local t = text[c]
-          if not t then t = numText(c); text[c] = t end
-          args[n + 1] = 'io'; args[n + 2] = t; n = n + 2
+          local tx = text[c]
+          if not tx then tx = numText(c); text[c] = tx end
+          args[n + 1] = 'io'; args[n + 2] = tx; n = n + 2
         end
         -- (Its status stays: no `st` written.)
         args[n + 1] = 'ua'; args[n + 2] = nowT; n = n + 2
@@ -118,9 +118,9 @@ local function lcCompactOp(b, t)
           args[n + 1] = f; args[n + 2] = s; n = n + 2
           if at > LOG_CAP then redis.call('HDEL', jk, 'l' .. (at - LOG_CAP)) end
         end
-        local t = text[at]
-        if not t then t = numText(at); text[at] = t end
-        args[n + 1] = 'ls'; args[n + 2] = t; n = n + 2
+        local tx = text[at]
+        if not tx then tx = numText(at); text[at] = tx end
+        args[n + 1] = 'ls'; args[n + 2] = tx; n = n + 2
       end
       if check then
         redis.call('HSET', jk, unpack(args, 1, n))
