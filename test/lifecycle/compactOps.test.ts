@@ -252,7 +252,7 @@ for (const scripts of ['functions', 'eval'] as const)
       });
     });
 
-    it('leaves the same traces for two ops of one job in one call (the second goes the general way)', async () => {
+    it('leaves the same traces for three ops of one job in one call, its stream entries in order', async () => {
       const t = await same({
         steps: [(id, token) => [...STEPS[0]!(id, token), ...STEPS[1]!(id, token), ...done()(id, token)]],
         written: [1, 1, 1],
@@ -333,6 +333,33 @@ for (const scripts of ['functions', 'eval'] as const)
         runs[0]!.map((t) => t.indexes),
         [['done'], ['done'], ['done']],
       );
+    });
+
+    it('leaves the same traces for every step of three jobs in one call, interleaved', async () => {
+      h = new Harness(redis, { scripts });
+      const runs = [];
+      for (const [n, compact] of [true, false].entries()) {
+        const ids = [0, 1, 2].map((k) => `01JCSTEPS${n}${k}000000000000000`);
+        await h.store.enqueue(
+          'default',
+          ids.map((id) => job(id)),
+        );
+        const claimed = await h.claimAs('w', { max: 3 });
+        const ops = STEPS.flatMap((step) => claimed.flatMap((c) => step(c.id, c.token)));
+        assert.deepEqual(
+          await commit(ops, compact),
+          ops.map(() => 1),
+        );
+        runs.push(await Promise.all(claimed.map((c) => trace(c.id))));
+      }
+      assert.deepEqual(runs[0], runs[1]);
+      assert.deepEqual(runs[0]![0]!.stream, [
+        'enqueued/queued',
+        'claimed/working',
+        'checkpoint/working',
+        'checkpoint/working',
+        'done/done',
+      ]);
     });
 
     it('leaves the same traces for a child, and tells its parent the same outcome', async () => {

@@ -186,7 +186,7 @@ describe('commit ops by name', () => {
       h = new Harness(redis);
       // The reader commit-12.lua uses, on the encoder's values: the op it rebuilt, as JSON.
       // A compact op is checked, not read: the record its general path gets is made by
-      // lcCompactOp.lua (for a job moved before in the call: lcMoved).
+      // lcCompactOp.lua (for a job whose status the compact path does not take: queued here).
       const read = withIncludes(`--- @include "readCommitOps"
 --- @include "lcCompactOp"
 local ops, at, n = readCommitOps(1)
@@ -194,8 +194,10 @@ if not ops then return { 'refused', at, n } end
 local p = at[n]
 if p and ARGV[p] == COMMIT_PLAIN_DONE then return { 'plain', n, ARGV[p + 1], ARGV[p + 2], ARGV[p + 3] } end
 if p then
-  lcMoved[ARGV[p + 1]] = 1
+  local jk = 'job:' .. ARGV[p + 1]
+  redis.call('HSET', jk, 'st', 'queued', 'tk', ARGV[p + 2])
   local written, op = lcCompactOp(p, ops[n])
+  redis.call('DEL', jk)
   return { 'compact', n, cjson.encode(op) }
 end
 return { 'op', n, cjson.encode(ops[n]) }`);

@@ -8,8 +8,7 @@
 --- @include "numText"
 -- THE COMPACT CHECKPOINT AND DONE: lcMove's checkpoint (a write that keeps a running job's
 -- status) and its done, for the job most pipelines are: running, its status the checkpoint's, no
--- parent, fan-out, inbox, watcher or minimal record, not moved before in this call, on a queue
--- without machine gates. The same writes as lcRead + lcGuard + lcMove make, without a record of
+-- parent, fan-out, inbox, watcher or minimal record, on a queue without machine gates. The same writes as lcRead + lcGuard + lcMove make, without a record of
 -- the op, of the job or of the move, the job read once. Anything else goes the general way.
 -- test/lifecycle/compactOps.test.ts runs both on the same jobs and compares what they leave.
 -- The op at ARGV[b], its shared values at ARGV[t], as readCommitOps checked them (COMMIT_COMPACT,
@@ -26,7 +25,14 @@ local function lcCompactOp(b, t)
   local id, token = A[b + 1], A[b + 2]
   local check = COMMIT_COMPACT[A[b]].kind == 'checkpoint'
   local jk = LC.kp .. 'job:' .. id
-  if not lcMoved[id] then
+  -- ORDER (lcBatch.lua), as lcMove keeps it: a job moved before in this call (a checkpoint, then
+  -- the next: a run's steps often land in one call) flushes first when that move wrote indexes,
+  -- else its stream entry goes to a group opened at or after its last one's.
+  local prev, minPos = lcMoved[id], nil
+  if prev then
+    if prev % 2 == 1 then lcFlush() else minPos = prev / 2 end
+  end
+  do
     local st, tk, ls, lr, ib, par, fg, wt, ct, ca, dk, ck, rm
     if check then
       if LC.minimal then
@@ -126,7 +132,7 @@ local function lcCompactOp(b, t)
         redis.call('HSET', jk, unpack(args, 1, n))
         -- A checkpoint: the job made progress, so its lease requeues start over.
         if lr then redis.call('HDEL', jk, 'lr') end
-        lcMoved[id] = lcTell(id, 'checkpoint', st) * 2
+        lcMoved[id] = lcTell(id, 'checkpoint', st, minPos) * 2
         return 1
       end
       -- lcMove's done of a running job: its tally, out of `active` (and its key's slot), written,
@@ -137,7 +143,7 @@ local function lcCompactOp(b, t)
       redis.call('HSET', jk, unpack(args, 1, n))
       redis.call('HDEL', jk, 'tk', 'qs', 'e')
       lcIndex('done', nowT, id)
-      lcMoved[id] = lcTell(id, 'done', 'done') * 2 + 1
+      lcMoved[id] = lcTell(id, 'done', 'done', minPos) * 2 + 1
       if ls and dk then ddRelease({ id = id, jk = jk, ls = ls }) end
       return 1
     end
