@@ -25,6 +25,11 @@
 //             latter) from a worker whose lease is lost: read, checked, fenced off, not written
 //   enqueue   the enqueue of the plain case's jobs alone (batches of 100; plain + enqueue is what
 //             a no-op job costs Redis in all)
+//   supervised pipeline3   workload 6b as the bench runs it: the root's own 3-step machine
+//             (bench/machines.ts, threeStepsYield) run by an in-process Supervisor of the root
+//             (concurrency 100) until every job is done, its commits as the pump batches them
+//             (several steps of one run may share a call); the enqueue not counted, the
+//             supervisor's heartbeats and polls counted (only with --cases)
 // Printed: per case and root, the median over rounds of script usec per job (or op, when stale;
 // the first claim of each store is not counted, the others are).
 
@@ -64,10 +69,26 @@ const BATCH = 100;
 type Store = Pick<RedisStore, 'enqueue' | 'commit' | 'close'>;
 type StoreClass = new (o: { url: string; prefix: string }) => Store;
 
+/** What the supervised case takes from a root: its runtime and its bench's workload 6b. */
+interface Runtime {
+  root: string;
+  Supervisor: new (o: { store: Store; jobs: unknown[]; queues: string[]; concurrency: number }) => {
+    start(): Promise<void>;
+    stop(): Promise<void>;
+  };
+  Client: new (o: { store: Store; jobs: unknown[]; queue: string }) => {
+    enqueueMany(jobs: { machine: string; input: unknown }[]): Promise<unknown>;
+  };
+}
+
 const classes: StoreClass[] = [];
+const runtimes = new Map<StoreClass, Runtime>();
 for (const root of roots) {
-  const mod = (await import(pathToFileURL(resolve(root, 'src/index.ts')).href)) as { RedisStore: StoreClass };
+  const mod = (await import(pathToFileURL(resolve(root, 'src/index.ts')).href)) as {
+    RedisStore: StoreClass;
+  } & Omit<Runtime, 'root'>;
   classes.push(mod.RedisStore);
+  runtimes.set(mod.RedisStore, { root, Supervisor: mod.Supervisor, Client: mod.Client });
 }
 
 const claim = { workerId: 'w', leaseMs: 60_000, max: BATCH, loadMachines: [] as string[] };
@@ -81,7 +102,8 @@ type Case =
   | 'pipeline3'
   | 'stale plain'
   | 'stale pipeline'
-  | 'enqueue';
+  | 'enqueue'
+  | 'supervised pipeline3';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -127,6 +149,7 @@ const done = (c: Claimed, plain: boolean): CommitOp =>
  * and fenced off (one HMGET), nothing written, so what they cost is mostly reading the ops.
  */
 async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
+  if (kind === 'supervised pipeline3') return runSupervised(Store, url);
   const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
   const stale = kind.startsWith('stale');
   const total = stale ? BATCH : JOBS;
@@ -180,13 +203,39 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
   return finish(store);
 }
 
+/** The supervised case: JOBS of workload 6b run by a Supervisor of the root `Store` came from. */
+async function runSupervised(Store: StoreClass, url: string): Promise<number> {
+  const rt = runtimes.get(Store)!;
+  const bench = (file: string) => import(pathToFileURL(resolve(rt.root, 'bench', file)).href);
+  const { threeStepsYield } = (await bench('machines.ts')) as { threeStepsYield: unknown };
+  const { PIPELINE_YIELD_NAME, QUEUE } = (await bench('common.ts')) as {
+    PIPELINE_YIELD_NAME: string;
+    QUEUE: string;
+  };
+  const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
+  const store = new Store({ url, prefix });
+  const client = new rt.Client({ store, jobs: [threeStepsYield], queue: QUEUE });
+  for (let i = 0; i < JOBS; i += 1_000)
+    await client.enqueueMany(
+      Array.from({ length: Math.min(1_000, JOBS - i) }, () => ({ machine: PIPELINE_YIELD_NAME, input: {} })),
+    );
+  await ctl.config('RESETSTAT');
+  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  const sup = new rt.Supervisor({ store, jobs: [threeStepsYield], queues: [QUEUE], concurrency: 100 });
+  await sup.start();
+  while ((await ctl.zcard(`${prefix}:{${QUEUE}}:done`)) < JOBS) await new Promise((r) => setTimeout(r, 100));
+  const cost = cgPid ? instructionsSinceZero() : undefined;
+  await sup.stop();
+  return finish(store, cost);
+}
+
 /** The cost since the counters were zeroed, per job; closes the store and empties the server. */
-async function finish(store: Store): Promise<number> {
+async function finish(store: Store, measured?: number): Promise<number> {
   const stats = cgPid ? undefined : await commandStats(ctl);
   // The scripts' own time, whichever way they ran (RedisStoreOptions.scripts).
   const scriptUsec = (): number =>
     ['fcall', 'evalsha', 'eval'].reduce((sum, cmd) => sum + (stats!.get(cmd)?.usec ?? 0), 0);
-  const cost = cgPid ? instructionsSinceZero() : scriptUsec();
+  const cost = measured ?? (cgPid ? instructionsSinceZero() : scriptUsec());
   await store.close();
   await ctl.flushall();
   return cost / JOBS;
@@ -214,8 +263,10 @@ const ALL_CASES: readonly Case[] = [
   'stale plain',
   'stale pipeline',
   'enqueue',
+  'supervised pipeline3',
 ];
-const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
+// The supervised case runs a whole runtime: only when asked for (--cases).
+const CASES = ALL_CASES.filter((c) => (ONLY_CASES ? ONLY_CASES.includes(c) : c !== 'supervised pipeline3'));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const redis = PORT

@@ -59,3 +59,34 @@ export const COMMIT_OP_TYPES: { readonly [F in AnyField]: 'text' | 'count' | 'en
  * output) and read without making a record of it (lua/include/lcDonePlain.lua's short path).
  */
 export const COMMIT_PLAIN_DONE = 'D';
+
+/**
+ * THE COMPACT FORMS: a checkpoint, and a done that is not plain, travel under a one-letter kind
+ * when they carry no version (a migrate's: most do not), with the fields of COMMIT_OP_FIELDS[kind]
+ * but `version`, split in two: `own`, the values each op sends, and `shared`, the values the ops
+ * of a call in the same step share (the jobs of a pipeline move in step: the same state, log and
+ * inbox position), sent once per call and named by the ops that share them:
+ *   letter, id, token, own values, ''  then the shared values (defining set k: the k-th set of
+ *                                      shared values of the call, of any letter, from 1)
+ *   letter, id, token, own values, k   (set k, defined by an op of the same letter before it)
+ * A value is ~1k Redis instructions to read (the request parsed, a Lua string made, freed), so a
+ * checkpoint that shares its set costs 5 where it was 10. The Lua applies one to a job in the
+ * common case (running, no parent, inbox, fan-out or watcher) without making a record of the op,
+ * of the job or of the move (lua/include/lcCompactOp.lua; readCommitOps.lua checks it like any op
+ * first), and makes the op's record from these lists only for a job it leaves to the general
+ * path. Figures (bench/probes/commitOps.ts under callgrind) in the commits that add them.
+ */
+export const COMMIT_COMPACT: {
+  readonly [letter: string]: {
+    readonly kind: 'checkpoint' | 'done';
+    readonly own: readonly string[];
+    readonly shared: readonly string[];
+  };
+} = {
+  C: {
+    kind: 'checkpoint',
+    own: ['snapshot'],
+    shared: ['status', 'state', 'progress', 'inboxConsumed', 'log'],
+  },
+  S: { kind: 'done', own: ['output'], shared: ['snapshot', 'state', 'log'] },
+};

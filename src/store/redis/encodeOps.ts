@@ -5,7 +5,11 @@
 // (lua/include/readCommitOps.lua), so it reads op.output, op.delayMs ... and a field added to
 // CommitOp is added to the table, not placed by hand at both ends. The plain done, the op most
 // jobs end with, travels as 4 values under its own kind, COMMIT_PLAIN_DONE, id, token, output,
-// and the Lua takes it without making a table of it (include/lcDonePlain.lua).
+// and the Lua takes it without making a table of it (include/lcDonePlain.lua). A checkpoint, and
+// any other done, with no version travels in its compact form (COMMIT_COMPACT): its letter, id,
+// token, its own values, then the values it shares with other ops of the call, or the number of
+// the set of them an op before it sent; the Lua applies it without a table of the op in the
+// common case (include/lcCompactOp.lua).
 //
 // Why flat values, not one JSON array of named records (issue 22; bench/probes/commitOps.ts,
 // redis-server instructions under callgrind, JSON / former positional f1..f5 / these values):
@@ -14,7 +18,7 @@
 // state (the record per op that names cost; a second pass over its fields cost 6k more).
 
 import type { CommitOp } from '../types.js';
-import { COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
+import { COMMIT_COMPACT, COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
 
 const STATE_PREFIX = '{"type":"state","state":';
 /** A state entry with more than its state (the context it carries, src/pipeline/contextLog.ts). */
@@ -49,6 +53,10 @@ export function compactStates(log: readonly string[]): readonly string[] {
 
 const DONE_ENTRY = '{"type":"done"}';
 const TYPES: Readonly<Record<string, string>> = COMMIT_OP_TYPES;
+/** A compact form's letter and fields, by the kind it carries. */
+const COMPACT_OF = new Map(
+  Object.entries(COMMIT_COMPACT).map(([letter, c]) => [c.kind as string, { letter, ...c }]),
+);
 
 /** A done with no snapshot, state or version whose log is exactly {"type":"done"}. */
 function isPlainDone(op: CommitOp): op is Extract<CommitOp, { kind: 'done' }> {
@@ -62,37 +70,63 @@ function isPlainDone(op: CommitOp): op is Extract<CommitOp, { kind: 'done' }> {
   );
 }
 
+/** Appends the values of `fields` of `op` to `into`: '' when not set, the log its count then its entries. */
+function pushFields(op: CommitOp, fields: readonly string[], into: (string | number)[]): void {
+  const values = op as unknown as Record<string, unknown>;
+  for (const f of fields) {
+    const v = values[f];
+    if (TYPES[f] === 'entries') {
+      // Not a list (a caller that bypassed the types): '' for its count, which the Lua refuses.
+      if (!Array.isArray(v)) {
+        into.push('');
+        continue;
+      }
+      const entries = compactStates(v as string[]);
+      into.push(entries.length);
+      for (const e of entries) into.push(e);
+    } else if (v === undefined || v === null) into.push('');
+    // A delay is whole milliseconds, and a negative one is none (NaN stays NaN: refused).
+    else if (f === 'delayMs') into.push(Math.max(0, Math.round(v as number)));
+    else into.push(v as string | number);
+  }
+}
+
 /**
  * Appends `ops` to `into` (the script's ARGV after its own 7) as commit-12.lua reads them:
- * COMMIT_PLAIN_DONE, id, token, output for a plain done; else kind, id, token, a value per field
- * of COMMIT_OP_FIELDS[kind] ('' when not set), the log as its count then its entries.
+ * COMMIT_PLAIN_DONE, id, token, output for a plain done; a checkpoint or done with no version in
+ * its compact form: its letter (COMMIT_COMPACT), id, token, its own values, then '' and its
+ * shared values, or the number of the set an op of the same letter sent before it in this call;
+ * else kind, id, token, a value per field of COMMIT_OP_FIELDS[kind]. A field not set is '', the
+ * log its count then its entries.
  */
 export function encodeOps(ops: readonly CommitOp[], into: (string | number)[] = []): (string | number)[] {
+  // The sets of shared values sent so far in this call, by letter and values, to their number.
+  const sets = new Map<string, number>();
   for (const op of ops) {
     if (isPlainDone(op)) {
       into.push(COMMIT_PLAIN_DONE, op.id, op.token, op.output);
       continue;
     }
+    const version = (op as { version?: unknown }).version;
+    const compact = version == null ? COMPACT_OF.get(op.kind) : undefined;
+    if (compact) {
+      into.push(compact.letter, op.id, op.token);
+      pushFields(op, compact.own, into);
+      const shared: (string | number)[] = [];
+      pushFields(op, compact.shared, shared);
+      // NUL cannot occur in a JSON text (it is escaped) nor in a number: it separates the values.
+      const key = `${compact.letter}\u0000${shared.join('\u0000')}`;
+      const set = sets.get(key);
+      if (set !== undefined) into.push(set);
+      else {
+        sets.set(key, sets.size + 1);
+        into.push('', ...shared);
+      }
+      continue;
+    }
     into.push(op.kind, op.id, op.token);
     // An unknown kind (a caller that bypassed the types) goes without fields: the Lua refuses it.
-    const fields: readonly string[] = COMMIT_OP_FIELDS[op.kind] ?? [];
-    const values = op as unknown as Record<string, unknown>;
-    for (const f of fields) {
-      const v = values[f];
-      if (TYPES[f] === 'entries') {
-        // Not a list (a caller that bypassed the types): '' for its count, which the Lua refuses.
-        if (!Array.isArray(v)) {
-          into.push('');
-          continue;
-        }
-        const entries = compactStates(v as string[]);
-        into.push(entries.length);
-        for (const e of entries) into.push(e);
-      } else if (v === undefined || v === null) into.push('');
-      // A delay is whole milliseconds, and a negative one is none (NaN stays NaN: refused).
-      else if (f === 'delayMs') into.push(Math.max(0, Math.round(v as number)));
-      else into.push(v as string | number);
-    }
+    pushFields(op, COMMIT_OP_FIELDS[op.kind] ?? [], into);
   }
   return into;
 }

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { CommitOp } from '../../../src/store/types.js';
 import { encodeOps } from '../../../src/store/redis/encodeOps.js';
 import {
+  COMMIT_COMPACT,
   COMMIT_OP_FIELDS,
   COMMIT_OP_TYPES,
   COMMIT_PLAIN_DONE,
@@ -105,6 +106,24 @@ describe('commit ops by name', () => {
     }
   });
 
+  it("has compact forms whose fields are their kind's but version, where lcCompactOp.lua reads them", () => {
+    for (const { kind, own, shared } of Object.values(COMMIT_COMPACT)) {
+      const all: readonly string[] = COMMIT_OP_FIELDS[kind];
+      assert.deepEqual([...own, ...shared].sort(), all.filter((f) => f !== 'version').sort());
+      assert.equal(shared.at(-1), 'log', 'the log goes last');
+    }
+    // lua/include/lcCompactOp.lua and readCommitOps.lua read these by position: a change here
+    // must change them too.
+    assert.deepEqual(COMMIT_COMPACT, {
+      C: {
+        kind: 'checkpoint',
+        own: ['snapshot'],
+        shared: ['status', 'state', 'progress', 'inboxConsumed', 'log'],
+      },
+      S: { kind: 'done', own: ['output'], shared: ['snapshot', 'state', 'log'] },
+    });
+  });
+
   it('sends an op as its kind, id, token, then its fields in table order, a plain done as 4 values', () => {
     const plain: CommitOp = {
       kind: 'done',
@@ -115,13 +134,35 @@ describe('commit ops by name', () => {
       log: ['{"type":"done"}'],
     };
     const stated: CommitOp = { ...plain, state: '"end"' };
+    const migrated: CommitOp = { ...stated, version: 2 };
     const parked: CommitOp = { kind: 'park', id: 'b', token: 't', wakeAt: null, snapshot: '{}', log: [] };
-    assert.deepEqual(encodeOps([plain, stated, parked]), [
+    const step: CommitOp = {
+      kind: 'checkpoint',
+      id: 'c',
+      token: 't',
+      status: 'working',
+      snapshot: '{}',
+      state: '"s"',
+      inboxConsumed: 0,
+      log: ['{"type":"state","state":"s"}'],
+    };
+    const ops = [plain, stated, migrated, parked, step, { ...step, id: 'd' }, { ...step, state: '"u"' }];
+    assert.deepEqual(encodeOps([...ops, { ...step, version: 2 }, { ...stated, id: 'e' }]), [
       ...[COMMIT_PLAIN_DONE, 'a', 't', '{"n":1}'],
-      // output, snapshot, state, version, log (a count, then the entries)
-      ...['done', 'a', 't', '{"n":1}', '', '"end"', '', 1, '{"type":"done"}'],
+      // compact: output, then '' and the shared values (set 1): snapshot, state, log (a count, then the entries)
+      ...['S', 'a', 't', '{"n":1}', '', '', '"end"', 1, '{"type":"done"}'],
+      // with a version, in full: output, snapshot, state, version, log
+      ...['done', 'a', 't', '{"n":1}', '', '"end"', 2, 1, '{"type":"done"}'],
       // wakeAt, snapshot, state, inboxConsumed, version, log
       ...['park', 'b', 't', '', '{}', '', '', '', 0],
+      // compact: snapshot, then '' and the shared values (set 2): status, state, progress, inboxConsumed, log
+      ...['C', 'c', 't', '{}', '', 'working', '"s"', '', 0, 1, '{"type":"state","state":"s"}'],
+      // the same shared values: set 2's number
+      ...['C', 'd', 't', '{}', 2],
+      // another state: set 3
+      ...['C', 'c', 't', '{}', '', 'working', '"u"', '', 0, 1, '{"type":"state","state":"s"}'],
+      ...['checkpoint', 'c', 't', 'working', '{}', '"s"', '', 0, 2, 1, '{"type":"state","state":"s"}'],
+      ...['S', 'e', 't', '{"n":1}', 1],
     ]);
   });
 
@@ -144,15 +185,42 @@ describe('commit ops by name', () => {
     it('reads every field of every kind under its CommitOp name, and a plain done as its 4 values', async () => {
       h = new Harness(redis);
       // The reader commit-12.lua uses, on the encoder's values: the op it rebuilt, as JSON.
+      // A compact op is checked, not read: the record its general path gets is made by
+      // lcCompactOp.lua (for a job whose status the compact path does not take: queued here).
       const read = withIncludes(`--- @include "readCommitOps"
-local ops, plain, n = readCommitOps(1)
-if not ops then return { 'refused', plain, n } end
-if plain[1] then return { 'plain', n, ARGV[plain[1] + 1], ARGV[plain[1] + 2], ARGV[plain[1] + 3] } end
-return { 'op', n, cjson.encode(ops[1]) }`);
+--- @include "lcCompactOp"
+local ops, at, n = readCommitOps(1)
+if not ops then return { 'refused', at, n } end
+local p = at[n]
+if p and ARGV[p] == COMMIT_PLAIN_DONE then return { 'plain', n, ARGV[p + 1], ARGV[p + 2], ARGV[p + 3] } end
+if p then
+  local jk = 'job:' .. ARGV[p + 1]
+  redis.call('HSET', jk, 'st', 'queued', 'tk', ARGV[p + 2])
+  local written, op = lcCompactOp(p, ops[n])
+  redis.call('DEL', jk)
+  return { 'compact', n, cjson.encode(op) }
+end
+return { 'op', n, cjson.encode(ops[n]) }`);
       for (const op of Object.values(FULL)) {
         const [form, n, json] = (await h.raw.eval(read, 0, ...encodeOps([op]))) as [string, number, string];
         assert.deepEqual([form, n], ['op', 1], `${op.kind} is read`);
         assert.deepEqual(JSON.parse(json), op, `${op.kind} arrives as itself`);
+      }
+      for (const { version: _v, ...op } of [FULL.checkpoint, FULL.done]) {
+        const [form, n, json] = (await h.raw.eval(read, 0, ...encodeOps([op]))) as [string, number, string];
+        assert.deepEqual([form, n], ['compact', 1], `${op.kind} without a version is compact`);
+        assert.deepEqual(JSON.parse(json), op, `${op.kind} arrives as itself`);
+        // The second shares the first's values (their set's number): it arrives as itself too.
+        const second = { ...op, id: 'k', token: 'u' };
+        const wire = encodeOps([op, second]);
+        assert.equal(wire.length - encodeOps([op]).length, 5, 'the second sends 5 values');
+        const [form2, n2, json2] = (await h.raw.eval(read, 0, ...wire)) as [string, number, string];
+        assert.deepEqual([form2, n2], ['compact', 2]);
+        assert.deepEqual(
+          JSON.parse(json2),
+          second,
+          `a second ${op.kind} sharing the first's values arrives as itself`,
+        );
       }
       const plain: CommitOp = {
         kind: 'done',
@@ -207,6 +275,33 @@ return { 'op', n, cjson.encode(ops[1]) }`);
         [[...done, ...op('checkpoint', { ...working, inboxConsumed: -1 })], / BAD_COMMIT 2 inbox position/],
         [[...done, ...op('park', { wakeAt: 5 })], / BAD_COMMIT 2 park without snapshot/],
         [[...done, ...op('park', { wakeAt: 1.5, snapshot: '{}' })], / BAD_COMMIT 2 wake time/],
+        // The compact forms: checked as the general ones are; a set of shared values named
+        // must have been sent by an op of its letter before.
+        [[...done, 'C', 'a', a!.token, ''], / BAD_COMMIT 2 missing values/],
+        [[...done, 'C', '', a!.token, '', '', 'working', '', '', '', 0], / BAD_COMMIT 2 missing values/],
+        [[...done, 'C', 'a', a!.token, '', '', 'working', '', '', ''], / BAD_COMMIT 2 missing values/],
+        [
+          [...done, 'C', 'a', a!.token, '', '', 'working', '', '', '', 'x'],
+          / BAD_COMMIT 2 log is not a count/,
+        ],
+        [
+          [...done, 'C', 'a', a!.token, '', '', 'working', '', '', '', 2, '{}'],
+          / BAD_COMMIT 2 log is not a count/,
+        ],
+        [[...done, 'C', 'a', a!.token, '', '', 'done', '', '', '', 0], / BAD_COMMIT 2 checkpoint status/],
+        [[...done, 'C', 'a', a!.token, '', '', 'working', '', '', -1, 0], / BAD_COMMIT 2 inbox position/],
+        [[...done, 'C', 'a', a!.token, '', '', 'working', '', '', 'x', 0], / BAD_COMMIT 2 inbox position/],
+        [[...done, 'S', 'a', a!.token, '', '', '', '"s"', 0], / BAD_COMMIT 2 output missing/],
+        [[...done, 'S', 'a', a!.token, '1', '', '', '"s"'], / BAD_COMMIT 2 missing values/],
+        [[...done, 'C', 'a', a!.token, '', 1], / BAD_COMMIT 2 shared values/],
+        [
+          [...done, 'S', 'a', a!.token, '1', '', '', '"s"', 0, 'C', 'a', a!.token, '', 1],
+          / BAD_COMMIT 3 shared values/,
+        ],
+        [
+          [...done, 'S', 'a', a!.token, '1', '', '', '"s"', 0, 'S', 'a', a!.token, '', 1],
+          / BAD_COMMIT 3 output missing/,
+        ],
         // A value left over after the last op is read as an op, and refused as one.
         [[...done, 'done'], / BAD_COMMIT 2 missing values/],
       ];

@@ -1,89 +1,140 @@
 -- Reads a commit's ops from ARGV[first..] (the wire form encodeOps.ts writes) and checks every one
 -- BEFORE the caller writes anything: a malformed op refuses the whole call.
 --   the plain done: COMMIT_PLAIN_DONE, id, token, output (4 values; not made into a table)
+--   a compact op:   its letter (COMMIT_COMPACT: a checkpoint, or a done that is not plain, with no
+--                   version), id, token, a value per field of COMMIT_COMPACT[letter].own, then ''
+--                   and a value per field of its .shared (set k: the k-th such of the call), or k
+--                   to share the values of set k (sent by an op of the same letter before it);
+--                   checked here, not made into a table (include/lcCompactOp.lua reads it)
 --   any other op:   kind, id, token, then one value per field of COMMIT_OP_FIELDS[kind], in that
 --                   table's order: '' when not set; an `entries` field (the log) as a count, then
 --                   that many entries.
--- Each op that is not the plain done becomes a record under CommitOp's own names (op.kind,
--- op.output, op.delayMs ...), its `count` fields as numbers.
--- Returns ops (index -> record), plain (index -> the ARGV position of a plain done) and the op
--- count; or nil, the index of the op it cannot read (from 1) and why.
+-- Each op that is neither becomes a record under CommitOp's own names (op.kind, op.output,
+-- op.delayMs ...), its `count` fields as numbers.
+-- Returns ops (index -> record; for a compact op the ARGV position of its shared values), at
+-- (index -> the ARGV position of a plain done or compact op) and the op count; or nil, the index
+-- of the op it cannot read (from 1) and why.
 local function isCount(v) return type(v) == 'number' and v >= 0 and v % 1 == 0 end
--- The text each kind cannot do without: lcMove writes it into a parent's fan-in outcome.
-local OP_NEEDS = { done = 'output', fail = 'error', retry = 'error', broken = 'error' }
 
--- Why a read op cannot be applied, or nil: the checks with a name of their own, then `notCount`,
--- the first count field whose value was not a count.
-local function opUnfit(op, notCount)
-  local kind = op.kind
-  if op.version ~= nil and (not isCount(op.version) or op.version < 1) then return 'version' end
-  if kind == 'checkpoint' then
-    if op.status ~= 'loading' and op.status ~= 'working' then return 'checkpoint status' end
-    if op.inboxConsumed ~= nil and not isCount(op.inboxConsumed) then return 'inbox position' end
-  elseif kind == 'retry' then
-    if not isCount(op.delayMs) then return 'retry delay' end
-    if not isCount(op.attempt) or op.attempt < 1 then return 'retry attempt' end
-    if op.retryLaters ~= nil and not isCount(op.retryLaters) then return 'retry-later count' end
-    if op.holdMs ~= nil and not isCount(op.holdMs) then return 'rate-limit hold' end
-  elseif kind == 'park' then
-    if op.wakeAt ~= nil and not isCount(op.wakeAt) then return 'wake time' end
-    if op.inboxConsumed ~= nil and not isCount(op.inboxConsumed) then return 'inbox position' end
-    if op.snapshot == nil then return 'park without snapshot' end
+-- The op of `kind` whose values of `fields` start at ARGV[b], as a record (one pass over the
+-- values: the Lua VM's per-field cost is what an op costs here, measured: a second loop over the
+-- fields to check them cost as much as cjson.decode did); returns it and the position after it,
+-- or nil and why it cannot be applied: the checks with a name of their own, then the first count
+-- field whose value was not a count.
+local function readOp(kind, id, token, fields, b)
+  local A, last = ARGV, #ARGV
+  local op, notCount = { kind = kind, id = id, token = token }, nil
+  for f = 1, #fields do
+    local name, v = fields[f], A[b]
+    if v == nil then return nil, 'missing values' end
+    local t = COMMIT_OP_TYPES[name]
+    if t == 'entries' then
+      local count = tonumber(v)
+      if not isCount(count) or b + count > last then return nil, name .. ' is not a count of entries' end
+      local list = {}
+      for e = 1, count do list[e] = A[b + e] end
+      op[name] = list
+      b = b + count + 1
+    else
+      if v ~= '' then
+        if t == 'count' then
+          -- Not a count: kept as text, refused below (after the checks with a name of their own).
+          local c = tonumber(v)
+          if isCount(c) then v = c elseif not notCount then notCount = name end
+        end
+        op[name] = v
+      end
+      b = b + 1
+    end
   end
-  local need = OP_NEEDS[kind]
-  if need and op[need] == nil then return need .. ' missing' end
-  if notCount then return notCount .. ' is not a count' end
-  return nil
+  if op.version ~= nil and (not isCount(op.version) or op.version < 1) then return nil, 'version' end
+  if kind == 'checkpoint' then
+    if op.status ~= 'loading' and op.status ~= 'working' then return nil, 'checkpoint status' end
+    if op.inboxConsumed ~= nil and not isCount(op.inboxConsumed) then return nil, 'inbox position' end
+  elseif kind == 'retry' then
+    if not isCount(op.delayMs) then return nil, 'retry delay' end
+    if not isCount(op.attempt) or op.attempt < 1 then return nil, 'retry attempt' end
+    if op.retryLaters ~= nil and not isCount(op.retryLaters) then return nil, 'retry-later count' end
+    if op.holdMs ~= nil and not isCount(op.holdMs) then return nil, 'rate-limit hold' end
+  elseif kind == 'park' then
+    if op.wakeAt ~= nil and not isCount(op.wakeAt) then return nil, 'wake time' end
+    if op.inboxConsumed ~= nil and not isCount(op.inboxConsumed) then return nil, 'inbox position' end
+    if op.snapshot == nil then return nil, 'park without snapshot' end
+  end
+  -- The text each kind cannot do without: lcMove writes it into a parent's fan-in outcome.
+  local need = (kind == 'done' and 'output') or ((kind == 'fail' or kind == 'retry' or kind == 'broken') and 'error')
+  if need and op[need] == nil then return nil, need .. ' missing' end
+  if notCount then return nil, notCount .. ' is not a count' end
+  return op, b
 end
 
--- One pass over the values (the Lua VM's per-field cost is what an op costs here, measured:
--- a second loop over the fields to check them cost as much as cjson.decode did).
 local function readCommitOps(first)
   local A = ARGV
-  local ops, plain, n = {}, {}, 0
+  local ops, at, n = {}, {}, 0
+  -- The numbers of the compact ops' counts and inbox positions, by their text: the ops of a call
+  -- share a few ('0', '1', '2'), and tonumber costs a strtod (~0.6k instructions) each.
+  local nums = {}
+  -- The compact ops' sets of shared values: their ARGV positions and letters, by number.
+  local sets, setKinds = {}, {}
   local b, last = first, #A
   while b <= last do
     n = n + 1
     local kind, id, token = A[b], A[b + 1], A[b + 2]
+    -- (The plain done, most ops, looked up in no table.)
+    local compact = kind ~= COMMIT_PLAIN_DONE and COMMIT_COMPACT[kind]
     if kind == COMMIT_PLAIN_DONE then
       local output = A[b + 3]
       if output == nil or id == '' then return nil, n, 'missing values' end
       if output == '' then return nil, n, 'output missing' end
-      plain[n] = b
+      at[n] = b
       b = b + 4
+    elseif compact then
+      -- Checked as readOp checks the fields, where they are: its own values, then '' and its
+      -- shared values (the log last: its count, then the entries), or the number of a set of
+      -- them an op of its letter sent before it.
+      local refAt = b + 3 + #compact.own
+      local ref = A[refAt]
+      if ref == nil or id == '' then return nil, n, 'missing values' end
+      local t, next
+      if ref == '' then
+        t = refAt + 1
+        local logAt = refAt + #compact.shared
+        local v = A[logAt]
+        if v == nil then return nil, n, 'missing values' end
+        local count = nums[v]
+        if count == nil then count = tonumber(v); nums[v] = count or false end
+        if not isCount(count) or logAt + count > last then return nil, n, 'log is not a count of entries' end
+        if compact.kind == 'checkpoint' then
+          local status, io = A[t], A[t + 3]
+          if status ~= 'loading' and status ~= 'working' then return nil, n, 'checkpoint status' end
+          if io ~= '' then
+            local c = nums[io]
+            if c == nil then c = tonumber(io); nums[io] = c or false end
+            if not isCount(c) then return nil, n, 'inbox position' end
+          end
+        end
+        sets[#sets + 1] = t
+        setKinds[#sets] = kind
+        next = logAt + count + 1
+      else
+        local k = nums[ref]
+        if k == nil then k = tonumber(ref); nums[ref] = k or false end
+        t = k and sets[k]
+        if not t or setKinds[k] ~= kind then return nil, n, 'shared values' end
+        next = refAt + 1
+      end
+      if compact.kind == 'done' and A[b + 3] == '' then return nil, n, 'output missing' end
+      at[n], ops[n] = b, t
+      b = next
     else
       local fields = COMMIT_OP_FIELDS[kind]
       if not fields then return nil, n, 'unknown kind ' .. kind end
       if token == nil or id == '' then return nil, n, 'missing values' end
-      local op, notCount = { kind = kind, id = id, token = token }, nil
-      b = b + 3
-      for f = 1, #fields do
-        local name, v = fields[f], A[b]
-        if v == nil then return nil, n, 'missing values' end
-        local t = COMMIT_OP_TYPES[name]
-        if t == 'entries' then
-          local count = tonumber(v)
-          if not isCount(count) or b + count > last then return nil, n, name .. ' is not a count of entries' end
-          local list = {}
-          for e = 1, count do list[e] = A[b + e] end
-          op[name] = list
-          b = b + count + 1
-        else
-          if v ~= '' then
-            if t == 'count' then
-              -- Not a count: kept as text, refused by opUnfit (after the checks it names).
-              local c = tonumber(v)
-              if isCount(c) then v = c elseif not notCount then notCount = name end
-            end
-            op[name] = v
-          end
-          b = b + 1
-        end
-      end
-      local why = opUnfit(op, notCount)
-      if why then return nil, n, why end
+      local op, next = readOp(kind, id, token, fields, b + 3)
+      if not op then return nil, n, next end
       ops[n] = op
+      b = next
     end
   end
-  return ops, plain, n
+  return ops, at, n
 end

@@ -1,0 +1,171 @@
+--- @include "lcState"
+--- @include "lcBatch"
+--- @include "lcFlow"
+--- @include "lcGate"
+--- @include "lcTally"
+--- @include "lcMove"
+--- @include "addLog"
+--- @include "numText"
+-- THE COMPACT CHECKPOINT AND DONE: lcMove's checkpoint (a write that keeps a running job's
+-- status) and its done, for the job most pipelines are: running, its status the checkpoint's, no
+-- parent, fan-out, inbox, watcher or minimal record, on a queue without machine gates. The same writes as lcRead + lcGuard + lcMove make, without a record of
+-- the op, of the job or of the move, the job read once. Anything else goes the general way.
+-- test/lifecycle/compactOps.test.ts runs both on the same jobs and compares what they leave.
+-- The op at ARGV[b], its shared values at ARGV[t], as readCommitOps checked them (COMMIT_COMPACT,
+-- commitOpFields.ts):
+--   C, id, token, snapshot ...   t: status, state, progress, inboxConsumed, log count, entries
+--   S, id, token, output ...     t: snapshot, state, log count, entries
+-- Returns 1 when written, 0 when refused (THE FENCE, or no such job); or nil and the op as a
+-- record, for the general path (commit-12.lua: lcRead, lcGuard, lcMove).
+-- Per call (LC.memo): the numbers of the texts it read (the log's count, `ls`, `io`) and the field
+-- names and texts of the log positions it wrote, made once: the jobs of a batch share them, and a
+-- number made text costs a sprintf (~2k instructions) where a table read costs ~0.1k.
+local function lcCompactOp(b, t)
+  local A = ARGV
+  local id, token = A[b + 1], A[b + 2]
+  local check = COMMIT_COMPACT[A[b]].kind == 'checkpoint'
+  local jk = LC.kp .. 'job:' .. id
+  -- ORDER (lcBatch.lua), as lcMove keeps it: a job moved before in this call (a checkpoint, then
+  -- the next: a run's steps often land in one call) flushes first when that move wrote indexes,
+  -- else its stream entry goes to a group opened at or after its last one's.
+  local prev, minPos = lcMoved[id], nil
+  if prev then
+    if prev % 2 == 1 then lcFlush() else minPos = prev / 2 end
+  end
+  do
+    local st, tk, ls, lr, ib, par, fg, wt, ct, ca, dk, ck, rm
+    if check then
+      if LC.minimal then
+        st, tk, ls, lr, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr', 'rm'))
+      else
+        st, tk, ls, lr = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr'))
+      end
+    else
+      -- `dk`: a job made under a dedupe key frees it as it ends (lcMove's ddRelease); asked here,
+      -- a field the hash lacks costs less than the HGET of it lcMove makes for every job with a log.
+      -- `ck` and `rm` only on a queue that has had either (LC.keyed, LC.minimal).
+      if LC.keyed or LC.minimal then
+        st, tk, ls, ib, par, fg, wt, ct, ca, dk, ck, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par',
+          'fg', 'wt', 'ct', 'ca', 'dk', 'ck', 'rm'))
+      else
+        st, tk, ls, ib, par, fg, wt, ct, ca, dk = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
+          'wt', 'ct', 'ca', 'dk'))
+      end
+    end
+    -- THE FENCE (lcGuard): no such job, or not this worker's lease.
+    if not st or token == '' or tk ~= token then return 0 end
+    local fast
+    if check then fast = st == A[t] and not rm
+    else fast = UPDATABLE[st] and not (ib or par or fg or wt or rm or lcGated()) end
+    if fast then
+      local M = LC.memo
+      if not M then M = { num = {}, field = {}, text = {} }; LC.memo = M end
+      local num, field, text = M.num, M.field, M.text
+      local nowT = lcNowText()
+      -- The HSET's arguments, in lcMove's order; the table made at its usual size.
+      local args = { false, false, false, false, false, false, false, false, false, false, false, false, false,
+        false, false, false }
+      local n, logAt = 0, nil
+      if check then
+        local v = A[b + 3]
+        if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
+        v = A[t + 1]
+        if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
+        v = A[t + 2]
+        if v ~= '' then args[n + 1] = 'p'; args[n + 2] = v; n = n + 2 end
+        v = A[t + 3]
+        if v ~= '' then
+          -- As Redis would send the number (numText.lua), as the general path sends it.
+          local c = num[v]
+          if not c then c = tonumber(v); num[v] = c end
+          local tx = text[c]
+          if not tx then tx = numText(c); text[c] = tx end
+          args[n + 1] = 'io'; args[n + 2] = tx; n = n + 2
+        end
+        -- (Its status stays: no `st` written.)
+        args[n + 1] = 'ua'; args[n + 2] = nowT; n = n + 2
+        logAt = t + 4
+      else
+        args[1] = 'o'; args[2] = A[b + 3]; n = 2
+        local v = A[t + 1]
+        if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
+        v = A[t]
+        if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
+        args[n + 1] = 'st'; args[n + 2] = 'done'; args[n + 3] = 'fa'; args[n + 4] = nowT; n = n + 4
+        logAt = t + 2
+      end
+      local count = num[A[logAt]]
+      if not count then count = tonumber(A[logAt]); num[A[logAt]] = count end
+      -- The audit log (addLog.lua): a done whose log stays implicit (none yet, and only its plain
+      -- "done") writes none.
+      if check or ls or count ~= 1 or A[logAt + 1] ~= '{"type":"done"}' then
+        local at = ls and num[ls]
+        if ls and not at then
+          at = tonumber(ls)
+          num[ls] = at
+        end
+        if not at then
+          -- IMPLICIT LOG: its standard start written out first (addLog.lua).
+          at = 0
+          if check then ca, ct = unpack(redis.call('HMGET', jk, 'ca', 'ct')) end
+          if ca then at = 1; args[n + 1] = 'l1'; args[n + 2] = ca .. ' enqueued'; n = n + 2 end
+          if ct then
+            at = at + 1
+            args[n + 1] = at == 1 and 'l1' or 'l2'; args[n + 2] = ct .. ' claimed'; n = n + 2
+          end
+        end
+        for e = 1, count do
+          at = at + 1
+          local f = field[at]
+          if not f then f = 'l' .. at; field[at] = f end
+          local entry = A[logAt + e]
+          local s = stamped[entry]
+          if not s then s = logText(LC.now, entry); stamped[entry] = s end
+          args[n + 1] = f; args[n + 2] = s; n = n + 2
+          if at > LOG_CAP then redis.call('HDEL', jk, 'l' .. (at - LOG_CAP)) end
+        end
+        local tx = text[at]
+        if not tx then tx = numText(at); text[at] = tx end
+        args[n + 1] = 'ls'; args[n + 2] = tx; n = n + 2
+      end
+      if check then
+        redis.call('HSET', jk, unpack(args, 1, n))
+        -- A checkpoint: the job made progress, so its lease requeues start over.
+        if lr then redis.call('HDEL', jk, 'lr') end
+        lcMoved[id] = lcTell(id, 'checkpoint', st, minPos) * 2
+        return 1
+      end
+      -- lcMove's done of a running job: its tally, out of `active` (and its key's slot), written,
+      -- in `done`, told, its dedupe key freed.
+      lcTally('done', ca, ct)
+      lcRemove('active', id)
+      if ck then lcFreeSlot(id, ck) end
+      redis.call('HSET', jk, unpack(args, 1, n))
+      redis.call('HDEL', jk, 'tk', 'qs', 'e')
+      lcIndex('done', nowT, id)
+      lcMoved[id] = lcTell(id, 'done', 'done', minPos) * 2 + 1
+      if ls and dk then ddRelease({ id = id, jk = jk, ls = ls }) end
+      return 1
+    end
+  end
+  -- The general way, with the op as a record (its values checked by readCommitOps).
+  local compact = COMMIT_COMPACT[A[b]]
+  local op = { kind = compact.kind, id = id, token = token }
+  for i, f in ipairs(compact.own) do
+    if A[b + 2 + i] ~= '' then op[f] = A[b + 2 + i] end
+  end
+  local pos = t
+  for _, f in ipairs(compact.shared) do
+    local v, holds = A[pos], COMMIT_OP_TYPES[f]
+    if holds == 'entries' then
+      local list = {}
+      for e = 1, tonumber(v) do list[e] = A[pos + e] end
+      op[f] = list
+      pos = pos + #list
+    elseif v ~= '' then
+      op[f] = holds == 'count' and tonumber(v) or v
+    end
+    pos = pos + 1
+  end
+  return nil, op
+end
