@@ -1,19 +1,29 @@
 // Probe: what one plain no-op job (the bench's c=100 throughput row) costs the WORKER's CPU, in
-// process, apart from Redis's. Each round enqueues N no-op jobs (not counted), then one in-process
-// supervisor, started once, processes them; the figures cover the processing span only: this
+// process, apart from Redis's. Each round enqueues N no-op jobs (not counted), then a fresh
+// in-process supervisor processes them; the figures cover the processing span only: this
 // process's CPU (user + system), the time V8's garbage collector ran in it, Redis's CPU and
-// commands per job. Rounds after the first run warm code, as a long-lived worker does.
+// commands per job. Later rounds run warm code, as a long-lived worker does: read those.
+// Old and new side by side: a `git worktree add` of the old commit (node_modules linked, built),
+// this file copied into it, runs alternated between the two trees.
 //
 //   npm run build && node --import tsx --import ./bench/fromDist.mjs bench/probes/plainCost.ts [N=20000] [rounds=3] [c=100]
 //   (add --cpu-prof --cpu-prof-dir=/tmp/prof for a profile; PROBE_WINDOW=1 prints each round's
 //   processing span on the profile's clock, in us, to cut the profile to it)
 //
-// The worker CPU includes the probe's own polling (a ZCARD every 20 ms, ~50 a second).
+// PROBE_RECORD=minimal runs the jobs with `record: 'minimal'` (workload 18's row). The worker CPU
+// includes the probe's own polling (a ZCARD every 20 ms, ~50 a second).
 
 import { loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Client, RedisStore, Supervisor, defineJob } from '../../src/index.js';
-import { JOB_NAME, MACHINIST_DONE_KEY, MACHINIST_PREFIX, QUEUE } from '../common.js';
+import {
+  JOB_NAME,
+  MACHINIST_ACTIVE_KEY,
+  MACHINIST_DONE_KEY,
+  MACHINIST_PREFIX,
+  MACHINIST_QUEUED_KEY,
+  QUEUE,
+} from '../common.js';
 import { commandStats, redisCpuSeconds, startRedis, type CommandStat } from '../redis.js';
 
 const N = Number(process.argv[2] ?? 20_000);
@@ -27,7 +37,12 @@ const gcObserver = new PerformanceObserver((list) => {
 });
 gcObserver.observe({ entryTypes: ['gc'] });
 
-const noop = defineJob({ name: JOB_NAME, work: async () => undefined });
+const minimal = process.env.PROBE_RECORD === 'minimal';
+const noop = defineJob({
+  name: JOB_NAME,
+  work: async () => undefined,
+  ...(minimal ? { record: 'minimal' as const } : {}),
+});
 const redis = await startRedis();
 const store = new RedisStore({ url: redis.url, prefix: MACHINIST_PREFIX });
 const client = new Client({ store, jobs: [noop], queue: QUEUE });
@@ -60,7 +75,12 @@ try {
     const us0 = process.hrtime.bigint() / 1000n;
     sup = newSupervisor();
     await sup.start();
-    while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < doneBefore + N) await sleep(20);
+    // A minimal record leaves no done index: the round is over when nothing is queued or running.
+    const over = minimal
+      ? async () =>
+          (await redis.ctl.zcard(MACHINIST_QUEUED_KEY)) + (await redis.ctl.zcard(MACHINIST_ACTIVE_KEY)) === 0
+      : async () => (await redis.ctl.zcard(MACHINIST_DONE_KEY)) >= doneBefore + N;
+    while (!(await over())) await sleep(20);
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const us1 = process.hrtime.bigint() / 1000n;
