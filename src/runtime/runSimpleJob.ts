@@ -11,6 +11,7 @@ import { successPath } from './lifecycle.js';
 import type { ActiveJob } from './ActiveJob.js';
 import { settleFailure } from './settle.js';
 import { toStoredJson } from './storedJson.js';
+import { workArgs } from './workArgs.js';
 
 /** What runSimpleJob needs of a `defineJob` definition (defineJob.ts types the arguments). */
 export interface SimpleJobLogic {
@@ -21,31 +22,6 @@ export interface SimpleJobLogic {
 
 const WORKING_LOG = ['{"type":"state","state":"working"}'];
 const DONE_LOG = ['{"type":"done"}'];
-
-// A plain object literal (own properties, spreadable); `signal` and `progress` are getters so
-// that a job that never uses them costs no AbortController and no closure.
-function jobArgs(
-  job: ActiveJob,
-  input: unknown,
-  queue: string,
-  state: 'loading' | 'working',
-  loaded?: unknown,
-) {
-  return {
-    input,
-    get signal(): AbortSignal {
-      return job.signal;
-    },
-    get progress(): (value: unknown) => void {
-      return job.progress;
-    },
-    attempt: job.claimed.attempt,
-    jobId: job.id,
-    queue,
-    idempotencyKey: `${job.id}:${state}:${job.claimed.attempt}`,
-    loaded,
-  };
-}
 
 export async function runSimpleJob(
   job: ActiveJob,
@@ -62,7 +38,7 @@ export async function runSimpleJob(
   try {
     let loaded: unknown;
     if (def.load) {
-      loaded = await job.race(def.load(jobArgs(job, input, queue, 'loading')));
+      loaded = await job.race(def.load(workArgs(job, input, queue, 'loading')));
       life = path.working;
       job.status = 'working';
       job.observeState('"working"');
@@ -76,7 +52,7 @@ export async function runSimpleJob(
         log: WORKING_LOG,
       });
     }
-    const output = await job.race(def.work(jobArgs(job, input, queue, 'working', loaded)));
+    const output = await job.race(def.work(workArgs(job, input, queue, 'working', loaded)));
     job.deadline = 0;
     const text = toStoredJson(output, 'output');
     if (job.abortError) throw job.abortError;

@@ -31,21 +31,14 @@ export interface ClaimContext {
 
 export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<void> {
   const c = job.claimed;
-  const broken = (code: ErrorCode, message: string) =>
-    job.write({
-      kind: 'broken',
-      id: c.id,
-      token: c.token,
-      error: JSON.stringify({ name: 'BrokenJobError', code, message }),
-      log: [JSON.stringify({ type: 'broken', code, message })],
-    });
-  if (!c.machine) return void (await broken(CODE.BROKEN_RECORD, 'job record has no machine name'));
+  if (!c.machine) return void (await setAside(job, CODE.BROKEN_RECORD, 'job record has no machine name'));
   const malformed = recordProblem(c);
-  if (malformed) return void (await broken(CODE.BROKEN_RECORD, malformed));
+  if (malformed) return void (await setAside(job, CODE.BROKEN_RECORD, malformed));
   const def = definitionFor(sup.registry, c.machine, c);
   if (!def) {
     const known = sup.registry.has(c.machine);
-    return void (await broken(
+    return void (await setAside(
+      job,
       known ? CODE.UNKNOWN_VERSION : CODE.UNKNOWN_MACHINE,
       known
         ? `machine '${c.machine}' version ${c.version} is not registered on this supervisor (and the job has a snapshot from that version)`
@@ -54,13 +47,17 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
   }
   if (c.parentId && (await endedUnderGoneParent(sup, job, c.parentId))) return;
   const refused = inputRefusal(c.input, sup.maxPayloadBytes);
-  if (refused) return void (await broken(refused.code, refused.message));
+  if (refused) return void (await setAside(job, refused.code, refused.message));
   let input: unknown;
   let timeoutMs = def.timeoutMs;
   try {
     input = c.input === undefined ? undefined : decodeValue(c.input);
   } catch (err) {
-    return void (await broken(CODE.UNDECODABLE, `job input is not valid JSON: ${(err as Error).message}`));
+    return void (await setAside(
+      job,
+      CODE.UNDECODABLE,
+      `job input is not valid JSON: ${(err as Error).message}`,
+    ));
   }
   try {
     if (c.options) {
@@ -68,7 +65,11 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       if (typeof o?.timeoutMs === 'number') timeoutMs = o.timeoutMs;
     }
   } catch (err) {
-    return void (await broken(CODE.UNDECODABLE, `job options are not valid JSON: ${(err as Error).message}`));
+    return void (await setAside(
+      job,
+      CODE.UNDECODABLE,
+      `job options are not valid JSON: ${(err as Error).message}`,
+    ));
   }
   if (def.stallTimeoutMs !== undefined) {
     // Armed at the start: an attempt that never reports anything stalls too.
@@ -91,15 +92,29 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
   }
 }
 
+/** Ends a job that cannot run as broken, with `code` and `message`. */
+function setAside(job: ActiveJob, code: ErrorCode, message: string): Promise<boolean> {
+  return job.write({
+    kind: 'broken',
+    id: job.id,
+    token: job.token,
+    error: JSON.stringify({ name: 'BrokenJobError', code, message }),
+    log: [JSON.stringify({ type: 'broken', code, message })],
+  });
+}
+
+const isCount = (n: number) => Number.isInteger(n) && n >= 1;
+
 /** A field enqueue always writes well, written badly: the record came from somewhere else. */
 function recordProblem(c: ClaimedJob): string | undefined {
+  // Checked without building a list of them: this runs for every job claimed.
+  if (isCount(c.version) && isCount(c.attempt) && isCount(c.maxAttempts)) return undefined;
   for (const [what, value] of [
     ['version', c.version],
     ['attempt', c.attempt],
     ['max attempts', c.maxAttempts],
   ] as const) {
-    if (!Number.isInteger(value) || value < 1)
-      return `job record's ${what} is not an integer >= 1 (${value})`;
+    if (!isCount(value)) return `job record's ${what} is not an integer >= 1 (${value})`;
   }
   return undefined;
 }

@@ -17,6 +17,7 @@ import type { ChainableCommander } from 'ioredis';
 import { callErrorKind, replyCode } from '../callErrors.js';
 import { isCluster, mastersOf, type RedisClient } from './redisClient.js';
 import type { LuaLibrary } from './luaLibrary.js';
+import { directFcall, sendFcall } from './fcallCommand.js';
 
 /** RedisStoreOptions.scripts: see the file header. */
 export type ScriptsMode = 'auto' | 'functions' | 'eval';
@@ -53,6 +54,8 @@ export class ScriptCalls {
   private useEval: boolean;
   private readonly specs = new Map<string, ScriptSpec>();
   private loading: Promise<void> | undefined;
+  /** FCALLs on this connection go as one flat Command (fcallCommand.ts). */
+  private readonly direct: boolean;
 
   constructor(
     private readonly redis: RedisClient,
@@ -62,6 +65,7 @@ export class ScriptCalls {
     readonly mode: ScriptsMode,
   ) {
     this.useEval = mode === 'eval';
+    this.direct = directFcall(redis);
     // Defined in every mode: 'auto' may come to need them. (A script named like a command,
     // watch-1.lua, takes the name over on this connection, as it always did.)
     for (const s of scripts) {
@@ -106,6 +110,8 @@ export class ScriptCalls {
         ...keys,
         ...args,
       );
+    if (this.direct && target === this.redis)
+      return sendFcall(this.redis, this.libraryOf().functionName(name), s.numberOfKeys, keys, args);
     return target.fcall(this.libraryOf().functionName(name), s.numberOfKeys, ...keys, ...args);
   }
 
