@@ -36,6 +36,39 @@ describe('the bare record: reads that skip the rare fields', () => {
   after(async () => redis.stop());
   afterEach(async () => h.close());
 
+  it('on a queue with minimal records, a job of another band and a minimal one of the normal band each read right', async () => {
+    h = new Harness(redis);
+    await h.store.enqueue('default', [
+      job('min', { minimal: true }),
+      job('banded', { band: 0 }),
+      job('banded-opts', { band: 0, options: '{"timeoutMs":50}' }),
+      job('min-banded', { minimal: true, band: 3 }),
+    ]);
+    const claimed = await h.claimAs('w', { max: 4 });
+    assert.deepEqual(claimed.map((c) => [c.id, c.options]).sort(), [
+      ['banded', undefined],
+      ['banded-opts', '{"timeoutMs":50}'],
+      ['min', undefined],
+      ['min-banded', undefined],
+    ]);
+    const res = await h.store.commit(
+      'default',
+      claimed.map((c) => ({
+        kind: 'done' as const,
+        id: c.id,
+        token: c.token,
+        output: '"ok"',
+        snapshot: '',
+        log: ['{"type":"done"}'],
+      })),
+    );
+    assert.deepEqual(res.written, [true, true, true, true]);
+    for (const id of ['min', 'min-banded'])
+      assert.equal(await h.raw.exists(h.key(`job:${id}`)), 0, `${id} is gone`);
+    for (const id of ['banded', 'banded-opts'])
+      assert.equal((await h.store.getJob(id, 'default'))!.status, 'done');
+  });
+
   for (const [name, extra] of KINDS) {
     it(`a claim of a job of ${name} returns its options, and of one without none`, async () => {
       h = new Harness(redis);
