@@ -46,9 +46,12 @@ describe('the plain done and the general done', () => {
       ? [COMMIT_PLAIN_DONE, id, token, '42']
       : ['done', id, token, ...COMMIT_OP_FIELDS.done.flatMap((f) => FULL_DONE[f] ?? [''])];
     const args = [k.base, 100, 60_000, '', 0, 0, '', ...op];
-    const store = h.store as unknown as { run(n: string, k: string[], a: unknown[]): Promise<[number[]]> };
+    const store = h.store as unknown as {
+      run(n: string, k: string[], a: unknown[]): Promise<[number | number[]]>;
+    };
     const [written] = await store.run('commit', keys, args);
-    return written[0]!;
+    // Every op written: the reply says how many (lua/commit-12.lua), else one value per op.
+    return typeof written === 'number' ? 1 : written[0]!;
   }
 
   /** What a finished job leaves: its record (without times, ids and tokens), indexes, log and stream kinds. */

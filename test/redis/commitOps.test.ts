@@ -129,4 +129,39 @@ describe('commit wire format', () => {
       ],
     );
   });
+  it('a claim of jobs of two machines gives each its own machine, version and input; a commit whose every op is written says so of each', async () => {
+    h = new Harness(redis);
+    await h.store.enqueue('default', [
+      job('x1'),
+      job('y1', { machine: 'other', version: 7, maxAttempts: 2, input: '{"n":2}' }),
+      job('x2'),
+      job('x3', { options: '{"timeoutMs":50}' }),
+      job('x4'),
+    ]);
+    const claim = { workerId: 'w1', leaseMs: 30_000, max: 10, loadMachines: [] };
+    const { claimed } = await h.store.commit('default', [], claim);
+    assert.deepEqual(
+      claimed.map((c) => [c.id, c.machine, c.version, c.maxAttempts, c.input, c.options]),
+      [
+        ['x1', 'm', 3, 5, '{"n":1}', undefined],
+        ['y1', 'other', 7, 2, '{"n":2}', undefined],
+        ['x2', 'm', 3, 5, '{"n":1}', undefined],
+        ['x3', 'm', 3, 5, '{"n":1}', '{"timeoutMs":50}'],
+        ['x4', 'm', 3, 5, '{"n":1}', undefined],
+      ],
+    );
+    for (const c of claimed) assert.match(c.token, /^w1:\d+$/);
+    const res = await h.store.commit(
+      'default',
+      claimed.map((c) => ({
+        kind: 'done' as const,
+        id: c.id,
+        token: c.token,
+        output: '1',
+        snapshot: '',
+        log: ['{"type":"done"}'],
+      })),
+    );
+    assert.deepEqual(res.written, [true, true, true, true, true]);
+  });
 });
