@@ -323,26 +323,26 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
-      -- job with a key; the rare fields only when the record is not bare (include/lcBare.lua,
-      -- which also tells a bare minimal record's `rm`), `rm` with them on a queue that has had
-      -- a minimal record.
-      local m, v, input, ma, ck
-      if LC.keyed then
+      -- job with a key, `rm` only on one that has had a minimal record; the rare fields only
+      -- when the record is not bare (include/lcBare.lua).
+      local m, v, input, ma, ck, rm
+      if LC.minimal then
+        if LC.keyed then
+          m, v, input, ma, ck, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm'))
+        else
+          m, v, input, ma, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm'))
+        end
+      elseif LC.keyed then
         m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
       else
         m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
       end
-      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm
+      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
       local bare = false
-      if m then bare, rm = lcBare(jk, ck and 8 or 7) end
+      if m then bare = lcBare(jk, ck and 8 or 7, rm) end
       if m and not bare then
-        if LC.minimal then
-          sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr',
-            'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'rm'))
-        else
-          sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
-            'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
-        end
+        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
+          'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
       end
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
