@@ -151,17 +151,19 @@ describe('commit wire format', () => {
       ],
     );
     for (const c of claimed) assert.match(c.token, /^w1:\d+$/);
-    const res = await h.store.commit(
-      'default',
-      claimed.map((c) => ({
-        kind: 'done' as const,
-        id: c.id,
-        token: c.token,
-        output: '1',
-        snapshot: '',
-        log: ['{"type":"done"}'],
-      })),
-    );
-    assert.deepEqual(res.written, [true, true, true, true, true]);
+    // One run of plain dones sharing their output (encodeOps.ts), one with a lost lease inside it.
+    const dones = claimed.map((c) => ({
+      kind: 'done' as const,
+      id: c.id,
+      token: c.id === 'x2' ? 'lost' : c.token,
+      output: '1',
+      snapshot: '',
+      log: ['{"type":"done"}'],
+    }));
+    const res = await h.store.commit('default', dones);
+    assert.deepEqual(res.written, [true, true, false, true, true]);
+    const again = await h.store.commit('default', [{ ...dones[2]!, token: claimed[2]!.token }]);
+    assert.deepEqual(again.written, [true]);
+    for (const c of claimed) assert.equal((await h.store.getJob(c.id, 'default'))!.output, 1);
   });
 });

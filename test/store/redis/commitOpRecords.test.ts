@@ -105,6 +105,30 @@ describe('commit ops by name', () => {
     }
   });
 
+  it('sends a run of plain dones as one op: their shared output once, 2 values a done; else 3 (4 or more), else 4', () => {
+    const d = (id: string, output: string): Extract<CommitOp, { kind: 'done' }> => ({
+      kind: 'done',
+      id,
+      token: `t${id}`,
+      output,
+      snapshot: '',
+      log: ['{"type":"done"}'],
+    });
+    const stated: CommitOp = { ...d('s', '1'), state: '"end"' };
+    const statedWire = ['done', 's', 'ts', '1', '', '"end"', '', 1, '{"type":"done"}'];
+    assert.deepEqual(encodeOps([d('a', '1'), d('b', '1'), d('c', '1'), stated, d('e', '2')]), [
+      ...[COMMIT_PLAIN_DONE, '', 3, '1', 'a', 'ta', 'b', 'tb', 'c', 'tc'],
+      ...statedWire,
+      ...[COMMIT_PLAIN_DONE, 'e', 'te', '2'],
+    ]);
+    assert.deepEqual(encodeOps([d('a', '1'), d('b', '2'), d('c', '3'), d('e', '4')]), [
+      ...[COMMIT_PLAIN_DONE, '', 4, '', 'a', 'ta', '1', 'b', 'tb', '2', 'c', 'tc', '3', 'e', 'te', '4'],
+    ]);
+    assert.deepEqual(encodeOps([d('a', '1'), d('b', '2')]), [
+      ...[COMMIT_PLAIN_DONE, 'a', 'ta', '1', COMMIT_PLAIN_DONE, 'b', 'tb', '2'],
+    ]);
+  });
+
   it('sends an op as its kind, id, token, then its fields in table order, a plain done as 4 values', () => {
     const plain: CommitOp = {
       kind: 'done',
@@ -147,7 +171,13 @@ describe('commit ops by name', () => {
       const read = withIncludes(`--- @include "readCommitOps"
 local ops, plain, n = readCommitOps(1)
 if not ops then return { 'refused', plain, n } end
-if plain[1] then return { 'plain', n, ARGV[plain[1] + 1], ARGV[plain[1] + 2], ARGV[plain[1] + 3] } end
+if plain[1] then
+  local out = { 'plain', n }
+  for i = 1, n do
+    out[#out + 1] = ARGV[plain[i]]; out[#out + 1] = ARGV[plain[i] + 1]; out[#out + 1] = ARGV[ops[i]]
+  end
+  return out
+end
 return { 'op', n, cjson.encode(ops[1]) }`);
       for (const op of Object.values(FULL)) {
         const [form, n, json] = (await h.raw.eval(read, 0, ...encodeOps([op]))) as [string, number, string];
@@ -163,6 +193,19 @@ return { 'op', n, cjson.encode(ops[1]) }`);
         log: ['{"type":"done"}'],
       };
       assert.deepEqual(await h.raw.eval(read, 0, ...encodeOps([plain])), ['plain', 1, 'a', 't', '7']);
+      // Runs of plain dones: one output shared, or each its own.
+      const run = ['a', 'b', 'c', 'd'].map((id) => ({ ...plain, id, token: `t${id}` }));
+      assert.deepEqual(await h.raw.eval(read, 0, ...encodeOps(run)), [
+        'plain',
+        4,
+        ...run.flatMap((d) => [d.id, d.token, '7']),
+      ]);
+      const own = run.map((d, i) => ({ ...d, output: String(i) }));
+      assert.deepEqual(await h.raw.eval(read, 0, ...encodeOps(own)), [
+        'plain',
+        4,
+        ...own.flatMap((d) => [d.id, d.token, d.output]),
+      ]);
     });
 
     it('refuses an op it cannot read, naming its index and why, and writes nothing', async () => {
@@ -189,7 +232,14 @@ return { 'op', n, cjson.encode(ops[1]) }`);
       const working = { status: 'working' };
       const cases: [(string | number)[], RegExp][] = [
         [[...done, 'finish', 'a', a!.token], / BAD_COMMIT 2 unknown kind finish/],
-        [[...done, COMMIT_PLAIN_DONE, '', 't', '1'], / BAD_COMMIT 2 missing values/],
+        [[...done, COMMIT_PLAIN_DONE, '', 't', '1'], / BAD_COMMIT 2 not a count of plain dones/],
+        [[...done, COMMIT_PLAIN_DONE, '', 0, '1'], / BAD_COMMIT 2 not a count of plain dones/],
+        [[...done, COMMIT_PLAIN_DONE, '', 2, '1', 'a', 't'], / BAD_COMMIT 2 missing values/],
+        [[...done, COMMIT_PLAIN_DONE, '', 2, '1', 'a', 't', '', 't'], / BAD_COMMIT 3 missing values/],
+        [
+          [...done, COMMIT_PLAIN_DONE, '', 2, '', 'a', 't', '1', 'b', 't', ''],
+          / BAD_COMMIT 3 output missing/,
+        ],
         [[...done, COMMIT_PLAIN_DONE, 'a', 't'], / BAD_COMMIT 2 missing values/],
         [[...done, COMMIT_PLAIN_DONE, 'a', 't', ''], / BAD_COMMIT 2 output missing/],
         [[...done, ...op('done', {})], / BAD_COMMIT 2 output missing/],

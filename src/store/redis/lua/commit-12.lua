@@ -153,7 +153,7 @@ for i = 1, nOps do
   local p = plain[i]
   if p then
     -- The plain done's id, token and output, where readCommitOps found them.
-    written[i] = lcDonePlain(ARGV[p + 1], ARGV[p + 2], ARGV[p + 3])
+    written[i] = lcDonePlain(ARGV[p], ARGV[p + 1], ARGV[ops[i]])
   else
   local op = ops[i]
   local kind, log = op.kind, op.log
