@@ -25,6 +25,7 @@
 //             latter) from a worker whose lease is lost: read, checked, fenced off, not written
 //   enqueue   the enqueue of the plain case's jobs alone (batches of 100; plain + enqueue is what
 //             a no-op job costs Redis in all)
+//   minimal enqueue   the enqueue of the minimal plain case's jobs alone
 // Printed: per case and root, the median over rounds of script usec per job (or op, when stale;
 // the first claim of each store is not counted, the others are).
 
@@ -81,7 +82,8 @@ type Case =
   | 'pipeline3'
   | 'stale plain'
   | 'stale pipeline'
-  | 'enqueue';
+  | 'enqueue'
+  | 'minimal enqueue';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -134,7 +136,8 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
     await ctl.config('RESETSTAT');
     if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
   };
-  if (kind === 'enqueue') await zero();
+  const enqueueOnly = kind === 'enqueue' || kind === 'minimal enqueue';
+  if (enqueueOnly) await zero();
   for (let i = 0; i < total; i += 100) {
     const jobs: NewJob[] = [];
     for (let k = i; k < Math.min(total, i + 100); k++)
@@ -147,11 +150,11 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         delayMs: 0,
         maxAttempts: 3,
         ...(kind === 'keyed plain' ? { concurrencyKey: `k${k % 10_000}` } : {}),
-        ...(kind === 'minimal plain' ? { minimal: true } : {}),
+        ...(kind === 'minimal plain' || kind === 'minimal enqueue' ? { minimal: true } : {}),
       });
     await store.enqueue('default', jobs);
   }
-  if (kind === 'enqueue') return finish(store);
+  if (enqueueOnly) return finish(store);
   let { claimed } = await store.commit('default', [], claim);
   await zero();
   if (stale) {
@@ -214,6 +217,7 @@ const ALL_CASES: readonly Case[] = [
   'stale plain',
   'stale pipeline',
   'enqueue',
+  'minimal enqueue',
 ];
 const CASES = ALL_CASES.filter((c) => !ONLY_CASES || ONLY_CASES.includes(c));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
