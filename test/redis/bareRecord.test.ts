@@ -69,6 +69,23 @@ describe('the bare record: reads that skip the rare fields', () => {
       assert.equal((await h.store.getJob(id, 'default'))!.status, 'done');
   });
 
+  it('makes each job of a batch the record it asked for: all minimal (sent without extras), mixed, minimal with an option', async () => {
+    h = new Harness(redis);
+    await h.store.enqueue('default', [job('m1', { minimal: true }), job('m2', { minimal: true })]);
+    await h.store.enqueue('default', [job('x1', { minimal: true }), job('x2')]);
+    await h.store.enqueue('default', [
+      job('o1', { minimal: true }),
+      job('o2', { minimal: true, options: '{"a":1}' }),
+    ]);
+    const rm = async (id: string) => h.raw.hget(h.key(`job:${id}`), 'rm');
+    for (const id of ['m1', 'm2', 'x1', 'o1', 'o2']) assert.equal(await rm(id), '1', `${id} is minimal`);
+    assert.equal(await rm('x2'), null, 'x2 is a full record');
+    assert.equal(await h.raw.hget(h.key('job:o2'), 'opt'), '{"a":1}');
+    assert.equal(await h.raw.hget(h.key('job:o1'), 'opt'), null);
+    const told = (await h.store.readEvents('default', '0', 0, 1000)).map((e) => e.jobId);
+    assert.deepEqual(told, ['x2'], 'only the full record is told');
+  });
+
   for (const [name, extra] of KINDS) {
     it(`a claim of a job of ${name} returns its options, and of one without none`, async () => {
       h = new Harness(redis);

@@ -36,13 +36,19 @@ export async function enqueue(
       j.maxAttempts === j0.maxAttempts,
   );
   // The rarely used fields travel as one JSON object under NewJob's names, '' when none is set
-  // (see enqueue-5.lua); a shared batch where no job has any sends none (w = 2).
-  const extras = jobs.map(extrasOf);
-  const w = !shared ? 8 : extras.every((x) => x === '') ? 2 : 3;
+  // (see enqueue-5.lua); a shared batch where no job has any sends none (w = 2), nor one whose
+  // jobs are all minimal records and have no other ('m': w = 2, each a minimal record).
+  let extras = jobs.map((j) => extrasOf(j, false));
+  let w: 2 | 3 | 8 | 'm';
+  if (shared && jobs.every((j) => j.minimal) && extras.every((x) => x === '')) w = 'm';
+  else {
+    if (jobs.some((j) => j.minimal)) extras = jobs.map((j) => extrasOf(j, true));
+    w = !shared ? 8 : extras.every((x) => x === '') ? 2 : 3;
+  }
   const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length, w];
   if (shared) args.push(j0.machine, j0.version, j0.band, j0.delayMs, j0.maxAttempts);
   jobs.forEach((j, i) => {
-    if (w === 2) args.push(j.id, j.input);
+    if (w === 2 || w === 'm') args.push(j.id, j.input);
     else if (w === 3) args.push(j.id, j.input, extras[i]!);
     else args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras[i]!);
   });
@@ -93,8 +99,11 @@ export async function listHooked(ctx: RedisContext, queue: string, ids: string[]
   await ctx.redis.zadd(ctx.keys(queue).hooked, 'NX', ...ids.flatMap((id) => [now, id]));
 }
 
-/** A job's rarely used fields as one JSON object under NewJob's names, '' when none is set. */
-function extrasOf(j: NewJob): string {
+/**
+ * A job's rarely used fields as one JSON object under NewJob's names, '' when none is set;
+ * `record` 'minimal' only when `withRecord`.
+ */
+function extrasOf(j: NewJob, withRecord: boolean): string {
   return j.idempotencyKey ||
     j.dedupe ||
     j.parentId ||
@@ -105,7 +114,7 @@ function extrasOf(j: NewJob): string {
     j.revive ||
     j.parentToken ||
     j.concurrencyKey ||
-    j.minimal
+    (withRecord && j.minimal)
     ? JSON.stringify({
         idempotencyKey: j.idempotencyKey || undefined,
         parentId: j.parentId || undefined,
@@ -121,7 +130,7 @@ function extrasOf(j: NewJob): string {
         dedupeMaxDelayMs: j.dedupe?.maxDelayMs,
         dedupeKeepLast: j.dedupe?.keepLast ? '1' : undefined,
         concurrencyKey: j.concurrencyKey || undefined,
-        record: j.minimal ? 'minimal' : undefined,
+        record: withRecord && j.minimal ? 'minimal' : undefined,
       })
     : '';
 }
