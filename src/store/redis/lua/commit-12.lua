@@ -307,15 +307,15 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
   while got < want do
     local batch, step
     if withScores then
-      batch, step = redis.call('ZPOPMIN', queuedKey, want - got), 2
+      batch, step = redis.call('ZPOPMIN', queuedKey, numText(want - got)), 2
     else
-      batch, step = redis.call('ZRANGE', queuedKey, 0, want - got - 1), 1
-      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, 0, #batch - 1) end
+      batch, step = redis.call('ZRANGE', queuedKey, '0', numText(want - got - 1)), 1
+      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, '0', numText(#batch - 1)) end
     end
     local n = #batch / step
     if n == 0 then break end
     popped = popped + n
-    local tok = redis.call('HINCRBY', metaKey, 'tok', n) - n
+    local tok = redis.call('HINCRBY', metaKey, 'tok', numText(n)) - n
     local parked = 0
     for i = 1, n do
       local id = batch[i * step - step + 1]
@@ -507,9 +507,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
     -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
     -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
     -- must look again at once, not at its idle timeout.)
-    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, 0, 'w') end
+    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, '0', 'w') end
   else
-    local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+    local first = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
     if first[2] then nextDue = first[2] end
     -- A key whose line waits for its rate: the idle supervisor wakes when it is due.
     if keyGate then

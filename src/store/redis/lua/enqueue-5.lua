@@ -132,7 +132,7 @@ end
 local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
 local nowText = lcNowText()
-local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
+local seq = redis.call('HINCRBY', metaKey, 'seq', numText(n)) - n
 -- The reply's pairs, kept from the first job not created under its own id on (the ones before
 -- it are filled in then, from ARGV): most batches create every job and answer n.
 local out = nil
