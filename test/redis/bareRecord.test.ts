@@ -86,6 +86,33 @@ describe('the bare record: reads that skip the rare fields', () => {
     assert.deepEqual(told, ['x2'], 'only the full record is told');
   });
 
+  it('a minimal record ending done leaves no key of its own: bare, or with an inbox', async () => {
+    h = new Harness(redis);
+    await h.store.enqueue('default', [
+      job('bare-min', { minimal: true }),
+      job('inbox-min', { minimal: true }),
+    ]);
+    const claimed = await h.claimAs('w', { max: 2 });
+    await h.store.send('inbox-min', 'default', '{"type":"X"}', 'X', 'e-1');
+    assert.equal(await h.raw.exists(h.key('inbox:inbox-min')), 1, 'its inbox exists');
+    const ofJob = async (id: string) => (await h.raw.keys(`${h.key('')}*`)).filter((k) => k.includes(id));
+    assert.equal((await ofJob('inbox-min')).length, 3, 'its hash, inbox and inbox ids');
+    const res = await h.store.commit(
+      'default',
+      claimed.map((c) => ({
+        kind: 'done' as const,
+        id: c.id,
+        token: c.token,
+        output: '"ok"',
+        snapshot: '',
+        log: ['{"type":"done"}'],
+      })),
+    );
+    assert.deepEqual(res.written, [true, true]);
+    for (const id of ['bare-min', 'inbox-min'])
+      assert.deepEqual(await ofJob(id), [], `nothing of ${id} is left`);
+  });
+
   for (const [name, extra] of KINDS) {
     it(`a claim of a job of ${name} returns its options, and of one without none`, async () => {
       h = new Harness(redis);

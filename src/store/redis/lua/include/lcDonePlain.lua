@@ -49,7 +49,7 @@ local function lcDonePlain(id, token, output)
     return 1
   end
   if not UPDATABLE[st] then return 0 end
-  if rm then return lcDoneMinimal(id, ck, ca, ct) end
+  if rm then return lcDoneMinimal(id, jk, ck, ca, ct) end
   local now = lcNowText()
   -- THE DONE RECORD KEEPS `qs` and an empty `tk` (as lcMove's done: include/lcMove.lua): an HDEL
   -- of them cost a redis.call a job (~8k instructions of ~115k under callgrind) for ~20 bytes.
