@@ -25,6 +25,7 @@
 //             latter) from a worker whose lease is lost: read, checked, fenced off, not written
 //   enqueue   the enqueue of the plain case's jobs alone (batches of 100; plain + enqueue is what
 //             a no-op job costs Redis in all)
+//   minimal enqueue   the enqueue of the minimal plain case's jobs alone
 //   supervised pipeline3   workload 6b as the bench runs it: the root's own 3-step machine
 //             (bench/machines.ts, threeStepsYield) run by an in-process Supervisor of the root
 //             (concurrency 100) until every job is done, its commits as the pump batches them
@@ -103,6 +104,7 @@ type Case =
   | 'stale plain'
   | 'stale pipeline'
   | 'enqueue'
+  | 'minimal enqueue'
   | 'supervised pipeline3';
 type Claimed = { id: string; token: string };
 
@@ -157,7 +159,8 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
     await ctl.config('RESETSTAT');
     if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
   };
-  if (kind === 'enqueue') await zero();
+  const enqueueOnly = kind === 'enqueue' || kind === 'minimal enqueue';
+  if (enqueueOnly) await zero();
   for (let i = 0; i < total; i += 100) {
     const jobs: NewJob[] = [];
     for (let k = i; k < Math.min(total, i + 100); k++)
@@ -170,11 +173,11 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         delayMs: 0,
         maxAttempts: 3,
         ...(kind === 'keyed plain' ? { concurrencyKey: `k${k % 10_000}` } : {}),
-        ...(kind === 'minimal plain' ? { minimal: true } : {}),
+        ...(kind === 'minimal plain' || kind === 'minimal enqueue' ? { minimal: true } : {}),
       });
     await store.enqueue('default', jobs);
   }
-  if (kind === 'enqueue') return finish(store);
+  if (enqueueOnly) return finish(store);
   let { claimed } = await store.commit('default', [], claim);
   await zero();
   if (stale) {
@@ -263,6 +266,7 @@ const ALL_CASES: readonly Case[] = [
   'stale plain',
   'stale pipeline',
   'enqueue',
+  'minimal enqueue',
   'supervised pipeline3',
 ];
 // The supervised case runs a whole runtime: only when asked for (--cases).

@@ -70,7 +70,7 @@ export const JOB_HASH: readonly FieldSpec[] = [
     'enqueue-5',
   ]),
   f('opt', 'per-job options (timeoutMs, webhooks)', 'JSON', CREATE),
-  f('tk', "lease token '<workerId>:<n>' ('' when none)", 'text', ['lcClaim', 'lcMove']),
+  f('tk', "lease token '<workerId>:<n>' ('' when none)", 'text', ['lcClaim', 'lcDonePlain', 'lcMove']),
   f('s', 'state value (the user machine’s for pipelines)', 'JSON', ['commit-12']),
   f('sn', 'snapshot { w?, t?, h? }: machine, timers, held events (an l: ignored)', 'JSON', [
     'commit-12',

@@ -129,4 +129,41 @@ describe('commit wire format', () => {
       ],
     );
   });
+  it('a claim of jobs of two machines gives each its own machine, version and input; a commit whose every op is written says so of each', async () => {
+    h = new Harness(redis);
+    await h.store.enqueue('default', [
+      job('x1'),
+      job('y1', { machine: 'other', version: 7, maxAttempts: 2, input: '{"n":2}' }),
+      job('x2'),
+      job('x3', { options: '{"timeoutMs":50}' }),
+      job('x4'),
+    ]);
+    const claim = { workerId: 'w1', leaseMs: 30_000, max: 10, loadMachines: [] };
+    const { claimed } = await h.store.commit('default', [], claim);
+    assert.deepEqual(
+      claimed.map((c) => [c.id, c.machine, c.version, c.maxAttempts, c.input, c.options]),
+      [
+        ['x1', 'm', 3, 5, '{"n":1}', undefined],
+        ['y1', 'other', 7, 2, '{"n":2}', undefined],
+        ['x2', 'm', 3, 5, '{"n":1}', undefined],
+        ['x3', 'm', 3, 5, '{"n":1}', '{"timeoutMs":50}'],
+        ['x4', 'm', 3, 5, '{"n":1}', undefined],
+      ],
+    );
+    for (const c of claimed) assert.match(c.token, /^w1:\d+$/);
+    // One run of plain dones sharing their output (encodeOps.ts), one with a lost lease inside it.
+    const dones = claimed.map((c) => ({
+      kind: 'done' as const,
+      id: c.id,
+      token: c.id === 'x2' ? 'lost' : c.token,
+      output: '1',
+      snapshot: '',
+      log: ['{"type":"done"}'],
+    }));
+    const res = await h.store.commit('default', dones);
+    assert.deepEqual(res.written, [true, true, false, true, true]);
+    const again = await h.store.commit('default', [{ ...dones[2]!, token: claimed[2]!.token }]);
+    assert.deepEqual(again.written, [true]);
+    for (const c of claimed) assert.equal((await h.store.getJob(c.id, 'default'))!.output, 1);
+  });
 });

@@ -51,19 +51,20 @@ export async function commitRoundTrip(
     if (r.acked < wanted) unreplicated = { acked: r.acked, wanted };
   } else reply = await ctx.run('commit', keys, args);
   const [written, claimedFlat, nextDue, now] = reply as [
-    number[],
+    number | number[],
     (string | string[])[],
     string | null,
     number,
   ];
   const claimed: ClaimedJob[] = [];
   const f = claimedFlat;
-  // THE COMPACT REPLY (lua/commit-12.lua): 4 values a job, the last '' when the job has the
-  // machine, version, max attempts and status of the last one that carried them, and no rare field.
+  // THE COMPACT REPLY (lua/commit-12.lua): 3 values a job (all text), then a nested array only
+  // for a job that does not have the machine, version, max attempts and status of the last one
+  // that carried them, or that has a rare field.
   let last: string[] = [];
-  for (let i = 0; i < f.length; i += 4) {
+  for (let i = 0; i < f.length; i += 3) {
     const x = f[i + 3];
-    const own = typeof x === 'string' ? undefined : x;
+    const own = Array.isArray(x) ? x : undefined;
     if (own) last = own;
     // The rare fields are the job's own only.
     const rare = own && own.length > 4 ? own.slice(4) : undefined;
@@ -89,9 +90,11 @@ export async function commitRoundTrip(
       parentState: (rare?.[8] || undefined) as ClaimedJob['parentState'],
       retryLaters: Number(rare?.[9]) || 0,
     });
+    if (own) i++;
   }
   return {
-    written: written.map((w) => w === 1),
+    // Every op written: their count (lua/commit-12.lua), else a value per op.
+    written: typeof written === 'number' ? ops.map(() => true) : written.map((w) => w === 1),
     claimed,
     nextDueAt: nextDue ? Number(nextDue) : null,
     redisNow: Number(now),

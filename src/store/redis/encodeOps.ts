@@ -5,11 +5,14 @@
 // (lua/include/readCommitOps.lua), so it reads op.output, op.delayMs ... and a field added to
 // CommitOp is added to the table, not placed by hand at both ends. The plain done, the op most
 // jobs end with, travels as 4 values under its own kind, COMMIT_PLAIN_DONE, id, token, output,
-// and the Lua takes it without making a table of it (include/lcDonePlain.lua). A checkpoint, and
-// any other done, with no version travels in its compact form (COMMIT_COMPACT): its letter, id,
-// token, its own values, then the values it shares with other ops of the call, or the number of
-// the set of them an op before it sent; the Lua applies it without a table of the op in the
-// common case (include/lcCompactOp.lua).
+// and the Lua takes it without making a table of it (include/lcDonePlain.lua). A RUN of them (ops
+// next to each other) travels as COMMIT_PLAIN_DONE, '', its length, then their output and per done
+// its id and token when they share it (no-op jobs: 2 values a done), else '' and per done its
+// id, token and output (include/readCommitOps.lua): each value costs Redis ~0.8k instructions. A
+// checkpoint, and any other done, with no version travels in its compact form (COMMIT_COMPACT):
+// its letter, id, token, its own values, then the values it shares with other ops of the call, or
+// the number of the set of them an op before it sent; the Lua applies it without a table of the
+// op in the common case (include/lcCompactOp.lua).
 //
 // Why flat values, not one JSON array of named records (issue 22; bench/probes/commitOps.ts,
 // redis-server instructions under callgrind, JSON / former positional f1..f5 / these values):
@@ -92,8 +95,34 @@ function pushFields(op: CommitOp, fields: readonly string[], into: (string | num
 }
 
 /**
+ * Appends the run of plain dones that starts at ops[from] to `into`; returns the index after it.
+ * As a run when that sends fewer values: 3 + 2k shared (k >= 2), 3 + 3k each its own (k >= 4),
+ * else 4 a done.
+ */
+function encodePlainRun(ops: readonly CommitOp[], from: number, into: (string | number)[]): number {
+  const run: Extract<CommitOp, { kind: 'done' }>[] = [];
+  for (let i = from; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (!isPlainDone(op)) break;
+    run.push(op);
+  }
+  const output = run[0]!.output;
+  // An empty output (refused by the Lua as 'output missing') goes alone: '' marks a run whose
+  // dones carry their own.
+  if (run.some((d) => !d.output)) run.length = 1;
+  if (run.length >= 2 && run.every((d) => d.output === output)) {
+    into.push(COMMIT_PLAIN_DONE, '', run.length, output);
+    for (const d of run) into.push(d.id, d.token);
+  } else if (run.length >= 4) {
+    into.push(COMMIT_PLAIN_DONE, '', run.length, '');
+    for (const d of run) into.push(d.id, d.token, d.output);
+  } else for (const d of run) into.push(COMMIT_PLAIN_DONE, d.id, d.token, d.output);
+  return from + run.length;
+}
+
+/**
  * Appends `ops` to `into` (the script's ARGV after its own 7) as commit-12.lua reads them:
- * COMMIT_PLAIN_DONE, id, token, output for a plain done; a checkpoint or done with no version in
+ * COMMIT_PLAIN_DONE, id, token, output for a plain done (or a run of them, see encodePlainRun); a checkpoint or done with no version in
  * its compact form: its letter (COMMIT_COMPACT), id, token, its own values, then '' and its
  * shared values, or the number of the set an op of the same letter sent before it in this call;
  * else kind, id, token, a value per field of COMMIT_OP_FIELDS[kind]. A field not set is '', the
@@ -102,9 +131,10 @@ function pushFields(op: CommitOp, fields: readonly string[], into: (string | num
 export function encodeOps(ops: readonly CommitOp[], into: (string | number)[] = []): (string | number)[] {
   // The sets of shared values sent so far in this call, by letter and values, to their number.
   const sets = new Map<string, number>();
-  for (const op of ops) {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
     if (isPlainDone(op)) {
-      into.push(COMMIT_PLAIN_DONE, op.id, op.token, op.output);
+      i = encodePlainRun(ops, i, into) - 1;
       continue;
     }
     const version = (op as { version?: unknown }).version;

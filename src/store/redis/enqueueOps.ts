@@ -25,7 +25,7 @@ export async function enqueue(
     jobs.filter((j) => j.hooked).map((j) => j.id),
   );
   // THE SHARED FORM (enqueue-5.lua): a batch whose jobs share their machine, version, band,
-  // delay and max attempts (most do) sends those once and 3 values a job, not 8.
+  // delay and max attempts (most do) sends those once and 3 values a job (2 without extras), not 8.
   const j0 = jobs[0]!;
   const shared = jobs.every(
     (j) =>
@@ -35,46 +35,23 @@ export async function enqueue(
       j.delayMs === j0.delayMs &&
       j.maxAttempts === j0.maxAttempts,
   );
-  const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length, shared ? 3 : 8];
-  if (shared) args.push(j0.machine, j0.version, j0.band, j0.delayMs, j0.maxAttempts);
-  for (const j of jobs) {
-    // The rarely used fields travel as one JSON object under NewJob's names, '' when none is
-    // set (see enqueue-5.lua).
-    const extras =
-      j.idempotencyKey ||
-      j.dedupe ||
-      j.parentId ||
-      j.options ||
-      j.parentQueue ||
-      j.group ||
-      j.index !== undefined ||
-      j.revive ||
-      j.parentToken ||
-      j.concurrencyKey ||
-      j.minimal ||
-      j.watcher
-        ? JSON.stringify({
-            idempotencyKey: j.idempotencyKey || undefined,
-            parentId: j.parentId || undefined,
-            options: j.options || undefined,
-            parentQueue: j.parentQueue || undefined,
-            group: j.group || undefined,
-            index: j.index,
-            revive: j.revive || undefined,
-            parentToken: j.parentToken || undefined,
-            dedupeKey: j.dedupe?.key,
-            dedupeMode: j.dedupe?.mode,
-            dedupeTtlMs: j.dedupe?.ttlMs,
-            dedupeMaxDelayMs: j.dedupe?.maxDelayMs,
-            dedupeKeepLast: j.dedupe?.keepLast ? '1' : undefined,
-            concurrencyKey: j.concurrencyKey || undefined,
-            record: j.minimal ? 'minimal' : undefined,
-            watcher: j.watcher || undefined,
-          })
-        : '';
-    if (shared) args.push(j.id, j.input, extras);
-    else args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras);
+  // The rarely used fields travel as one JSON object under NewJob's names, '' when none is set
+  // (see enqueue-5.lua); a shared batch where no job has any sends none (w = 2), nor one whose
+  // jobs are all minimal records and have no other ('m': w = 2, each a minimal record).
+  let extras = jobs.map((j) => extrasOf(j, false));
+  let w: 2 | 3 | 8 | 'm';
+  if (shared && jobs.every((j) => j.minimal) && extras.every((x) => x === '')) w = 'm';
+  else {
+    if (jobs.some((j) => j.minimal)) extras = jobs.map((j) => extrasOf(j, true));
+    w = !shared ? 8 : extras.every((x) => x === '') ? 2 : 3;
   }
+  const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length, w];
+  if (shared) args.push(j0.machine, j0.version, j0.band, j0.delayMs, j0.maxAttempts);
+  jobs.forEach((j, i) => {
+    if (w === 2 || w === 'm') args.push(j.id, j.input);
+    else if (w === 3) args.push(j.id, j.input, extras[i]!);
+    else args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras[i]!);
+  });
   const keys = [k.queued, k.delayed, k.meta, k.events, k.marker];
   let res: number | (string | number)[];
   let acked = Infinity;
@@ -133,4 +110,42 @@ export async function listHooked(ctx: RedisContext, queue: string, ids: string[]
   if (ids.length === 0) return;
   const now = Date.now();
   await ctx.redis.zadd(ctx.keys(queue).hooked, 'NX', ...ids.flatMap((id) => [now, id]));
+}
+
+/**
+ * A job's rarely used fields as one JSON object under NewJob's names, '' when none is set;
+ * `record` 'minimal' only when `withRecord`.
+ */
+function extrasOf(j: NewJob, withRecord: boolean): string {
+  return j.idempotencyKey ||
+    j.dedupe ||
+    j.parentId ||
+    j.options ||
+    j.parentQueue ||
+    j.group ||
+    j.index !== undefined ||
+    j.revive ||
+    j.parentToken ||
+    j.concurrencyKey ||
+    j.watcher ||
+    (withRecord && j.minimal)
+    ? JSON.stringify({
+        idempotencyKey: j.idempotencyKey || undefined,
+        parentId: j.parentId || undefined,
+        options: j.options || undefined,
+        parentQueue: j.parentQueue || undefined,
+        group: j.group || undefined,
+        index: j.index,
+        revive: j.revive || undefined,
+        parentToken: j.parentToken || undefined,
+        dedupeKey: j.dedupe?.key,
+        dedupeMode: j.dedupe?.mode,
+        dedupeTtlMs: j.dedupe?.ttlMs,
+        dedupeMaxDelayMs: j.dedupe?.maxDelayMs,
+        dedupeKeepLast: j.dedupe?.keepLast ? '1' : undefined,
+        concurrencyKey: j.concurrencyKey || undefined,
+        record: withRecord && j.minimal ? 'minimal' : undefined,
+        watcher: j.watcher || undefined,
+      })
+    : '';
 }

@@ -20,7 +20,8 @@ export function claimCases(factory: StoreFactory): void {
 
   test('claims each job of a batch with its own machine, version, attempts, status, input and options', async (store) => {
     // One batch whose jobs differ (each sends its own values), one whose jobs share them (sent
-    // once: enqueue-5.lua's shared form); the claim's reply leaves out what a job has as the one
+    // once: enqueue-5.lua's shared form, with no extras), one that shares them and has an option
+    // (the shared form with extras); the claim's reply leaves out what a job has as the one
     // before it (commit-12.lua's compact reply), never a rare field of another job.
     const mixed = [
       newJob({ machine: 'a', version: 1, maxAttempts: 3, input: '{"n":1}' }),
@@ -33,8 +34,18 @@ export function claimCases(factory: StoreFactory): void {
     const same = [1, 2, 3].map((n) =>
       newJob({ machine: 'c', version: 7, maxAttempts: 9, input: `{"s":${n}}` }),
     );
+    const sameWithOptions = [1, 2, 3].map((n) =>
+      newJob({
+        machine: 'c',
+        version: 7,
+        maxAttempts: 9,
+        input: `{"t":${n}}`,
+        ...(n === 2 ? { options: '{"o":2}' } : {}),
+      }),
+    );
     await store.enqueue('default', mixed);
     await store.enqueue('default', same);
+    await store.enqueue('default', sameWithOptions);
     const res = await store.commit('default', [], {
       workerId: 'w',
       max: 20,
@@ -50,7 +61,7 @@ export function claimCases(factory: StoreFactory): void {
       c.input,
       c.options,
     ]);
-    const want = [...mixed, ...same].map((j) => [
+    const want = [...mixed, ...same, ...sameWithOptions].map((j) => [
       j.id,
       j.machine,
       j.version,

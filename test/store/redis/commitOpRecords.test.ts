@@ -124,6 +124,31 @@ describe('commit ops by name', () => {
     });
   });
 
+  it('sends a run of plain dones as one op: their shared output once, 2 values a done; else 3 (4 or more), else 4', () => {
+    const d = (id: string, output: string): Extract<CommitOp, { kind: 'done' }> => ({
+      kind: 'done',
+      id,
+      token: `t${id}`,
+      output,
+      snapshot: '',
+      log: ['{"type":"done"}'],
+    });
+    const stated: CommitOp = { ...d('s', '1'), state: '"end"' };
+    // (A done with a state is not plain: its compact form, COMMIT_COMPACT's S.)
+    const statedWire = ['S', 's', 'ts', '1', '', '', '"end"', 1, '{"type":"done"}'];
+    assert.deepEqual(encodeOps([d('a', '1'), d('b', '1'), d('c', '1'), stated, d('e', '2')]), [
+      ...[COMMIT_PLAIN_DONE, '', 3, '1', 'a', 'ta', 'b', 'tb', 'c', 'tc'],
+      ...statedWire,
+      ...[COMMIT_PLAIN_DONE, 'e', 'te', '2'],
+    ]);
+    assert.deepEqual(encodeOps([d('a', '1'), d('b', '2'), d('c', '3'), d('e', '4')]), [
+      ...[COMMIT_PLAIN_DONE, '', 4, '', 'a', 'ta', '1', 'b', 'tb', '2', 'c', 'tc', '3', 'e', 'te', '4'],
+    ]);
+    assert.deepEqual(encodeOps([d('a', '1'), d('b', '2')]), [
+      ...[COMMIT_PLAIN_DONE, 'a', 'ta', '1', COMMIT_PLAIN_DONE, 'b', 'tb', '2'],
+    ]);
+  });
+
   it('sends an op as its kind, id, token, then its fields in table order, a plain done as 4 values', () => {
     const plain: CommitOp = {
       kind: 'done',
@@ -191,8 +216,15 @@ describe('commit ops by name', () => {
 --- @include "lcCompactOp"
 local ops, at, n = readCommitOps(1)
 if not ops then return { 'refused', at, n } end
+if at[1] and at[1] < 0 then
+  -- Plain dones: each one's id and token, then its output.
+  local out = { 'plain', n }
+  for i = 1, n do
+    out[#out + 1] = ARGV[-at[i]]; out[#out + 1] = ARGV[-at[i] + 1]; out[#out + 1] = ARGV[ops[i]]
+  end
+  return out
+end
 local p = at[n]
-if p and ARGV[p] == COMMIT_PLAIN_DONE then return { 'plain', n, ARGV[p + 1], ARGV[p + 2], ARGV[p + 3] } end
 if p then
   local jk = 'job:' .. ARGV[p + 1]
   redis.call('HSET', jk, 'st', 'queued', 'tk', ARGV[p + 2])
@@ -231,6 +263,19 @@ return { 'op', n, cjson.encode(ops[n]) }`);
         log: ['{"type":"done"}'],
       };
       assert.deepEqual(await h.raw.eval(read, 0, ...encodeOps([plain])), ['plain', 1, 'a', 't', '7']);
+      // Runs of plain dones: one output shared, or each its own.
+      const run = ['a', 'b', 'c', 'd'].map((id) => ({ ...plain, id, token: `t${id}` }));
+      assert.deepEqual(await h.raw.eval(read, 0, ...encodeOps(run)), [
+        'plain',
+        4,
+        ...run.flatMap((d) => [d.id, d.token, '7']),
+      ]);
+      const own = run.map((d, i) => ({ ...d, output: String(i) }));
+      assert.deepEqual(await h.raw.eval(read, 0, ...encodeOps(own)), [
+        'plain',
+        4,
+        ...own.flatMap((d) => [d.id, d.token, d.output]),
+      ]);
     });
 
     it('refuses an op it cannot read, naming its index and why, and writes nothing', async () => {
@@ -257,7 +302,14 @@ return { 'op', n, cjson.encode(ops[n]) }`);
       const working = { status: 'working' };
       const cases: [(string | number)[], RegExp][] = [
         [[...done, 'finish', 'a', a!.token], / BAD_COMMIT 2 unknown kind finish/],
-        [[...done, COMMIT_PLAIN_DONE, '', 't', '1'], / BAD_COMMIT 2 missing values/],
+        [[...done, COMMIT_PLAIN_DONE, '', 't', '1'], / BAD_COMMIT 2 not a count of plain dones/],
+        [[...done, COMMIT_PLAIN_DONE, '', 0, '1'], / BAD_COMMIT 2 not a count of plain dones/],
+        [[...done, COMMIT_PLAIN_DONE, '', 2, '1', 'a', 't'], / BAD_COMMIT 2 missing values/],
+        [[...done, COMMIT_PLAIN_DONE, '', 2, '1', 'a', 't', '', 't'], / BAD_COMMIT 3 missing values/],
+        [
+          [...done, COMMIT_PLAIN_DONE, '', 2, '', 'a', 't', '1', 'b', 't', ''],
+          / BAD_COMMIT 3 output missing/,
+        ],
         [[...done, COMMIT_PLAIN_DONE, 'a', 't'], / BAD_COMMIT 2 missing values/],
         [[...done, COMMIT_PLAIN_DONE, 'a', 't', ''], / BAD_COMMIT 2 output missing/],
         [[...done, ...op('done', {})], / BAD_COMMIT 2 output missing/],
@@ -307,7 +359,8 @@ return { 'op', n, cjson.encode(ops[n]) }`);
       ];
       for (const [ops, why] of cases) await assert.rejects(commitRaw(ops), why, String(why));
       assert.equal((await h.store.getJob('a'))!.status, 'working', 'the readable op before was not applied');
-      assert.deepEqual(await commitRaw(done).then((r) => (r as unknown[])[0]), [1]);
+      // Every op written: the reply counts them (lua/commit-12.lua).
+      assert.equal(await commitRaw(done).then((r) => (r as unknown[])[0]), 1);
       assert.equal((await h.store.getJob('a'))!.status, 'done');
     });
   });

@@ -28,15 +28,18 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
   Why not JSON (bench/probes/commitOps.ts, instructions under callgrind): its cjson.decode and
       checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
       values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
-Returns { written (1|0 per op), claimed, next due ms|false, Redis time ms }; claimed holds 4
-values per job: id, token, input, then THE COMPACT REPLY: '' for a job whose machine, version,
-max attempts and status are those of the last job before it that carried them and that has
-none of the rare fields (most jobs of a claim), else a nested array { machine, version, max
-attempts, status } or, for a job with any rare field, { machine, version, max attempts, status,
-snapshot, attempt, lease requeues, parent id, options, inbox position, parent queue, has inbox,
-parent state ('live' for a child whose parent is on this queue: one that is not is ended
-cancelled here, not claimed), retry-laters } (each '' when absent). Every value of a reply
-costs Redis a conversion from Lua and an element written: 4 a job, where 8 were.
+Returns { written, claimed, next due ms|false, Redis time ms }; written is the number of ops
+when every op was written (most calls), else 1|0 per op; claimed holds 3 values per job: id,
+token, input, then THE COMPACT REPLY: nothing more for a job whose machine, version, max
+attempts and status are those of the last job before it that carried them and that has none of
+the rare fields (most jobs of a claim), else a nested array (a 4th value: the only one of a
+reply that is not text) { machine, version, max attempts, status } or, for a job with any rare
+field, { machine, version, max attempts, status, snapshot, attempt, lease requeues, parent id,
+options, inbox position, parent queue, has inbox, parent state ('live' for a child whose parent
+is on this queue: one that is not is ended cancelled here, not claimed), retry-laters } (each
+'' when absent). Every value of a reply costs Redis a conversion from Lua and an element
+written (~1.2k instructions under callgrind): 3 a job and none per op, where 4 and 1 were (8
+and 1 before that).
 Errors: BAD_COMMIT <op index> <why> when an argument is malformed: index 0 for the call, else the
 op's, from 1 (an unknown kind, values missing, a count that is not one, a value out of range);
 nothing is written then.
@@ -153,11 +156,13 @@ end
 for i = 1, nOps do
   local p, op = at[i], ops[i]
   if p then
-    -- The plain done's id, token and output, where readCommitOps found them; a compact op (`op`:
-    -- where its shared values are), or its record when the general path below must take it.
-    if ARGV[p] == COMMIT_PLAIN_DONE then
-      written[i] = lcDonePlain(ARGV[p + 1], ARGV[p + 2], ARGV[p + 3])
+    if p < 0 then
+      -- A plain done: its id and token where readCommitOps found them, its output at `op`.
+      written[i] = lcDonePlain(ARGV[-p], ARGV[-p + 1], ARGV[op])
+      op = nil
     else
+      -- A compact op (`op`: where its shared values are), or its record when the general path
+      -- below must take it.
       written[i], op = lcCompactOp(p, op)
     end
   end
@@ -313,15 +318,15 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
   while got < want do
     local batch, step
     if withScores then
-      batch, step = redis.call('ZPOPMIN', queuedKey, want - got), 2
+      batch, step = redis.call('ZPOPMIN', queuedKey, numText(want - got)), 2
     else
-      batch, step = redis.call('ZRANGE', queuedKey, 0, want - got - 1), 1
-      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, 0, #batch - 1) end
+      batch, step = redis.call('ZRANGE', queuedKey, '0', numText(want - got - 1)), 1
+      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, '0', numText(#batch - 1)) end
     end
     local n = #batch / step
     if n == 0 then break end
     popped = popped + n
-    local tok = redis.call('HINCRBY', metaKey, 'tok', n) - n
+    local tok = redis.call('HINCRBY', metaKey, 'tok', numText(n)) - n
     local parked = 0
     for i = 1, n do
       local id = batch[i * step - step + 1]
@@ -329,26 +334,26 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
-      -- job with a key; the rare fields only when the record is not bare (include/lcBare.lua,
-      -- which also tells a bare minimal record's `rm`), `rm` with them on a queue that has had
-      -- a minimal record.
-      local m, v, input, ma, ck
-      if LC.keyed then
+      -- job with a key, `rm` only on one that has had a minimal record; the rare fields only
+      -- when the record is not bare (include/lcBare.lua).
+      local m, v, input, ma, ck, rm
+      if LC.minimal then
+        if LC.keyed then
+          m, v, input, ma, ck, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm'))
+        else
+          m, v, input, ma, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm'))
+        end
+      elseif LC.keyed then
         m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
       else
         m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
       end
-      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm
+      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
       local bare = false
-      if m then bare, rm = lcBare(jk, ck and 8 or 7) end
+      if m then bare = lcBare(jk, ck and 8 or 7, rm) end
       if m and not bare then
-        if LC.minimal then
-          sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl, rm = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr',
-            'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl', 'rm'))
-        else
-          sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
-            'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
-        end
+        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
+          'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
       end
       -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
       -- being cancelled ends it cancelled here, unrun.
@@ -469,17 +474,16 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
         claimed[n0 + 2] = token
         claimed[n0 + 3] = input or ''
         v, ma = v or '', ma or ''
-        -- THE COMPACT REPLY (see the header): '' when the job is as the one before it and has
-        -- none of the fields most jobs do not have (Lua compares interned strings by address).
+        -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
+        -- and has none of the fields most jobs do not have (Lua compares interned strings by
+        -- address).
         if sn or attempt or lr or par or opt or io or pq or ib or rl then
           local parentState = ''
           if par and (not pq or pq == '') then parentState = 'live' end
           claimed[n0 + 4] = { m, v, ma, st, sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '',
             ib or '', parentState, rl or '' }
           lastM, lastV, lastMa, lastSt = m, v, ma, st
-        elseif m == lastM and v == lastV and ma == lastMa and st == lastSt then
-          claimed[n0 + 4] = ''
-        else
+        elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
           claimed[n0 + 4] = { m, v, ma, st }
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         end
@@ -514,9 +518,9 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
     -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
     -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
     -- must look again at once, not at its idle timeout.)
-    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, 0, 'w') end
+    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, '0', 'w') end
   else
-    local first = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+    local first = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
     if first[2] then nextDue = first[2] end
     -- A key whose line waits for its rate: the idle supervisor wakes when it is due.
     if keyGate then
@@ -531,8 +535,13 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
   end
 end
 if T > 0 then
-  -- Each job started spends one emission interval of the GCRA.
-  local started = #claimed / 4
+  -- Each job started spends one emission interval of the GCRA: 3 reply values a job, and a
+  -- table after some (THE COMPACT REPLY).
+  local started = 0
+  for k = 1, #claimed do
+    if type(claimed[k]) == 'table' then started = started - 1 end
+  end
+  started = (#claimed + started) / 3
   if started > 0 then
     tat = tat + started * T
     redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
@@ -541,5 +550,13 @@ if T > 0 then
     local at = math.ceil(tat - tau)
     if not nextDue or tonumber(nextDue) > at then nextDue = at end
   end
+end
+-- Every op written (most calls): their count, not a value per op (see the header).
+do
+  local all = true
+  for i = 1, nOps do
+    if written[i] ~= 1 then all = false; break end
+  end
+  if all then written = nOps end
 end
 return { written, claimed, nextDue, now }

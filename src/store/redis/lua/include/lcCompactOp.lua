@@ -91,7 +91,9 @@ local function lcCompactOp(b, t)
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
         v = A[t]
         if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
-        args[n + 1] = 'st'; args[n + 2] = 'done'; args[n + 3] = 'fa'; args[n + 4] = nowT; n = n + 4
+        -- A done record keeps its inert `qs` and an empty `tk` (lcMove.lua's DROP_DONE).
+        args[n + 1] = 'st'; args[n + 2] = 'done'; args[n + 3] = 'fa'; args[n + 4] = nowT
+        args[n + 5] = 'tk'; args[n + 6] = ''; n = n + 6
         logAt = t + 2
       end
       local count = num[A[logAt]]
@@ -141,7 +143,7 @@ local function lcCompactOp(b, t)
       lcRemove('active', id)
       if ck then lcFreeSlot(id, ck) end
       redis.call('HSET', jk, unpack(args, 1, n))
-      redis.call('HDEL', jk, 'tk', 'qs', 'e')
+      redis.call('HDEL', jk, 'e')
       lcIndex('done', nowT, id)
       lcMoved[id] = lcTell(id, 'done', 'done', minPos) * 2 + 1
       if ls and dk then ddRelease({ id = id, jk = jk, ls = ls }) end

@@ -66,7 +66,7 @@ local function lcTallyFlush()
   end
   local key = LC.kp .. 'series:' .. math.floor(LC.now / 60000)
   for _, f in ipairs(fields) do redis.call('HINCRBY', key, f, numText(adds[f])) end
-  redis.call('PEXPIRE', key, SERIES_KEEP_MS)
+  redis.call('PEXPIRE', key, numText(SERIES_KEEP_MS))
   lcTallyN = { d = 0, f = 0, c = 0 }
   lcTallyPairs, lcTallyCts = {}, {}
 end
