@@ -104,7 +104,9 @@ interface Failure {
 
 export class CompiledDriver implements MachineDriver {
   /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway). */
-  readonly storedKey = '';
+  storedKey(): string {
+    return '';
+  }
   private state!: CompiledState;
   private context!: Ctx;
   private stepInput: unknown;
@@ -147,12 +149,13 @@ export class CompiledDriver implements MachineDriver {
     }
   }
 
-  start(): void {
+  start(): boolean {
     this.looping = true;
     this.loop().then(
       (outcome) => this.run.settle(outcome),
       (err: unknown) => this.run.settle({ kind: 'error', error: err }),
     );
+    return false; // a compiled machine has no timers
   }
 
   /** Runs steps until a final state, a failure, or an abort. */

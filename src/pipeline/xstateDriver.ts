@@ -42,7 +42,6 @@ export interface XStateStart {
 }
 
 export class XStateDriver implements MachineDriver {
-  readonly storedKey: string;
   private actor: AnyActor | undefined;
   private unrestorable: UnrestorableSnapshotError | undefined;
   private run!: RunControl;
@@ -60,11 +59,13 @@ export class XStateDriver implements MachineDriver {
     private readonly input: unknown,
     private readonly from: XStateStart,
   ) {
-    this.storedKey = from.stored
-      ? `${JSON.stringify(from.storedW)}|${JSON.stringify(from.storedT ?? [])}`
-      : '';
     this.lastTimers = from.timers;
     this.dueTimes = new TimerDueTimes(host.now);
+  }
+
+  storedKey(): string {
+    const { from } = this;
+    return from.stored ? `${JSON.stringify(from.storedW)}|${JSON.stringify(from.storedT ?? [])}` : '';
   }
 
   open(run: RunControl): void {
@@ -86,17 +87,20 @@ export class XStateDriver implements MachineDriver {
       jobId: c.id,
       queue: this.host.queue,
       attempt: c.attempt,
-      signal: job.signal,
+      // Made when a step first reads it: most resumes (a timer, an event) never do.
+      get signal() {
+        return job.signal;
+      },
       progress: job.progress,
       fanOut: fan.fanOut,
     });
     this.watch = new ActorTreeWatch(run, this.resume, this.rejections);
     this.watch.watchRoot(actor);
-    job.signal.addEventListener('abort', () => run.settle({ kind: 'aborted' }), { once: true });
+    job.onAbort = () => run.settle({ kind: 'aborted' });
     run.log(from.machine === undefined ? '{"type":"started"}' : '{"type":"resumed"}');
   }
 
-  start(): void {
+  start(): boolean {
     const actor = this.actor!;
     const { from, run } = this;
     actor.start();
@@ -118,7 +122,10 @@ export class XStateDriver implements MachineDriver {
           }),
         );
     }
-    restoreTimers(actor, timers, this.host.now(), this.dueTimes);
+    const now = this.host.now();
+    restoreTimers(actor, timers, now, this.dueTimes);
+    // Due already: XState's timer (setTimeout 0) fires before a checkpoint would see anything new.
+    return from.migratedFrom === undefined && timers.some((t) => t.dueAt <= now);
   }
 
   status(): string {

@@ -86,6 +86,30 @@ describe('log-only checkpoints wait for the next write', () => {
     assert.ok(logOf(second.writes[0]!).includes('resumed'), `log: ${logOf(second.writes[0]!).join(', ')}`);
   });
 
+  it('a resumed job whose timer is due persists its machine once, for its ending (no checkpoint is computed first)', async () => {
+    const machine = setup({}).createMachine({
+      initial: 'waiting',
+      states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
+    });
+    const def = definePipeline({ name: 'm', machine });
+    const first = runOn(claimedJob(def.version, 1, undefined));
+    await def.runAttempt(first.job, {}, 60_000, hostAt());
+    // Counts what each checkpoint (and the ending) costs most: the machine's persisted snapshot.
+    let persisted = 0;
+    const persist = machine.getPersistedSnapshot.bind(machine);
+    machine.getPersistedSnapshot = (...args) => {
+      persisted++;
+      return persist(...args);
+    };
+    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
+    assert.deepEqual(
+      second.writes.map((w) => w.kind),
+      ['done'],
+    );
+    assert.equal(persisted, 1, 'the ending alone persists the machine');
+  });
+
   it("a resumed job that does not move writes its 'resumed' entry within LOG_ONLY_MS", async () => {
     let release!: () => void;
     const hold = step(() => new Promise<void>((r) => (release = r)));
