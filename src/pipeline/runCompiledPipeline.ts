@@ -24,7 +24,7 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
-import { toStoredJson } from '../runtime/storedJson.js';
+import { storedMachineJson } from './storedParts.js';
 import { noTransition } from './whyIgnored.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import type { Offered } from './heldEvents.js';
@@ -258,7 +258,7 @@ export class CompiledDriver implements MachineDriver {
   }
 
   checkpoint(): CheckpointParts {
-    const w = toStoredJson(this.persisted(), 'snapshot', '');
+    const w = storedMachineJson(this.persisted());
     return { w, t: '[]', state: JSON.stringify(this.state.name), context: this.context };
   }
 

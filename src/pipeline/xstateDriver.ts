@@ -6,7 +6,7 @@
 import { createActor, type AnyActor } from 'xstate';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
-import { toStoredJson } from '../runtime/storedJson.js';
+import { storedTimersJson } from './storedParts.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import {
   MachineActionError,
@@ -154,7 +154,7 @@ export class XStateDriver implements MachineDriver {
     const timers = captureTimers(actor, this.dueTimes);
     this.lastTimers = timers;
     const w = persistedJson(actor);
-    const t = timers.length === 0 ? '[]' : toStoredJson(timers, 'snapshot', 't');
+    const t = storedTimersJson(timers);
     const snap = actor.getSnapshot();
     return { w, t, state: JSON.stringify(snap.value), context: snap.context };
   }
@@ -183,7 +183,7 @@ export class XStateDriver implements MachineDriver {
     const timers = captureTimers(actor, this.dueTimes);
     const w = persistedJson(actor);
     const value = actor.getSnapshot().value;
-    return { w, t: toStoredJson(timers, 'snapshot', 't'), state: JSON.stringify(value), value };
+    return { w, t: storedTimersJson(timers), state: JSON.stringify(value), value };
   }
 
   failure(outcome: Outcome, thrown: unknown): FailureParts {
