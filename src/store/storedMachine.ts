@@ -2,11 +2,12 @@
 // snapshot and Machinist's timers less the fields that only hold their defaults, which every
 // parked or finished pipeline would otherwise store (~100 B of a parked one's: `historyValue:{}`,
 // `children:{}`, a timer's empty `source` and `target`, and an `after` timer's event, which is
-// `{type: <its id>}`). THE ONE ENCODE AND DECODE of that form: every write of `w` / `t` is made
-// compact here (pipeline/storedSnapshot.ts), and every read puts the defaults back here (the
-// worker's restore, decodeJob for the API, the dashboard and the CLI), in XState's key order, so
-// what XState restores and what a reader sees are exactly as before. A full form (every record
-// written before this) is read as it is: the defaults are put back only where they are missing.
+// `{type: <its id>}`). THE ONE ENCODE AND DECODE of that form: a write of `w` / `t` is made
+// compact here (pipeline/storedParts.ts says when: not before the data format that stops older
+// workers), and every read puts the defaults back here (the worker's restore, decodeJob for the
+// API, the dashboard and the CLI), in XState's key order, so what XState restores and what a
+// reader sees are exactly as before. A full form (every record written before) is read as it
+// is: the defaults are put back only where they are missing.
 //
 // Only the root machine's own fields are dropped: a child's persisted snapshot may be any actor
 // logic's (a user's own logic may have a `value` and no `children`), which could not be told
