@@ -207,12 +207,13 @@ export class CompiledDriver implements MachineDriver {
   /** Takes the first enabled transition of `list` (the step's onDone or onError); returns the
    * state entered (null: the machine errored). */
   private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null {
-    const lastActive = this.persisted();
+    // The snapshot a retry resumes from is made only when the transition fails: until the last
+    // line of the try nothing of the run changes, so it is the one before the transition then.
     try {
       const t = list.find((tr) => tr.guard === null || tr.guard(this.context, ev));
       if (!t) {
         // XState: an error event no transition handles errors the machine.
-        this.failed = { thrown: ev.error, lastActive };
+        this.failed = { thrown: ev.error, lastActive: this.persisted() };
         return null;
       }
       let next = this.context;
@@ -225,7 +226,7 @@ export class CompiledDriver implements MachineDriver {
       this.stepInput = nextInput;
       return target;
     } catch (err) {
-      this.failed = { thrown: err, lastActive, event: ev.type };
+      this.failed = { thrown: err, lastActive: this.persisted(), event: ev.type };
       return null;
     }
   }
