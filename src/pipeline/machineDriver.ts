@@ -52,11 +52,13 @@ export interface MachineDriver {
   /** Makes (or restores) the machine, and logs `started` / `resumed`. May throw: the run fails. */
   open(run: RunControl): void;
   /**
-   * Sets it running; from here on it reports through `run`. May throw: the run fails. Returns
-   * true when a restored timer fires at once (its delay has passed): the run's first checkpoint
-   * then waits for it, rather than store what was claimed a moment before it moves.
+   * Whether a restored timer will fire at once when started (its delay has passed): the run's
+   * first checkpoint then waits for it, rather than store what was claimed a moment before it
+   * moves. Asked after open(), before start().
    */
-  start(): boolean;
+  timerDueAtStart(): boolean;
+  /** Sets it running; from here on it reports through `run`. May throw: the run fails. */
+  start(): void;
   /** 'active' while the machine runs, else its status ('done', 'error', ...). */
   status(): string;
   /** The machine's state value, as the log names it. */

@@ -70,7 +70,7 @@ export class PipelineRun implements RunControl {
   /** The outcome is known: nothing more is read, offered or checkpointed. */
   private detached = false;
   private flushScheduled = false;
-  /** The driver is starting: its moves wait for the flush scheduled after it. */
+  /** A start whose restored timer fires at once: its moves wait for the flush queued after it. */
   private starting = false;
   /** A log-only checkpoint is held (LOG_ONLY_MS) until this timer writes it, if nothing did. */
   private logOnlyTimer: NodeJS.Timeout | undefined;
@@ -114,22 +114,24 @@ export class PipelineRun implements RunControl {
       job.onInbox = this.readInbox;
       // Events sent before this claim; later ones are announced on the control channel.
       if (c.hasInbox || job.inboxSignal) this.readInbox();
-      // The start's own moves are checkpointed by the one flush scheduled after it.
-      this.starting = true;
-      let timerDue: boolean;
-      try {
-        timerDue = driver.start();
-      } finally {
-        this.starting = false;
-      }
-      if (timerDue) {
+      if (driver.timerDueAtStart()) {
         // A restored timer fires at once (setTimeout 0, queued by the start): the first flush
         // is a timer queued after it, so it sees where that took the machine, and a resume
         // whose timer ends the job writes its ending alone, with no checkpoint computed to
-        // learn that nothing moved before it (~10% of a resume's worker CPU).
+        // learn that nothing moved before it (~10% of a resume's worker CPU). Any other start
+        // flushes at the immediate its first move queues, as always.
+        this.starting = true;
+        try {
+          driver.start();
+        } finally {
+          this.starting = false;
+        }
         this.flushScheduled = true;
         setTimeout(this.flush, 0);
-      } else this.markDirty();
+      } else {
+        driver.start();
+        this.markDirty();
+      }
     } catch (err) {
       this.settle({ kind: 'error', error: err });
     }

@@ -149,13 +149,16 @@ export class CompiledDriver implements MachineDriver {
     }
   }
 
-  start(): boolean {
+  timerDueAtStart(): boolean {
+    return false; // a compiled machine has no timers
+  }
+
+  start(): void {
     this.looping = true;
     this.loop().then(
       (outcome) => this.run.settle(outcome),
       (err: unknown) => this.run.settle({ kind: 'error', error: err }),
     );
-    return false; // a compiled machine has no timers
   }
 
   /** Runs steps until a final state, a failure, or an abort. */

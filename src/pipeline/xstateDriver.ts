@@ -100,7 +100,15 @@ export class XStateDriver implements MachineDriver {
     run.log(from.machine === undefined ? '{"type":"started"}' : '{"type":"resumed"}');
   }
 
-  start(): boolean {
+  timerDueAtStart(): boolean {
+    const { from } = this;
+    if (from.migratedFrom !== undefined || from.timers.length === 0) return false;
+    const now = this.host.now();
+    // XState's timer (setTimeout 0) then fires before a checkpoint would see anything new.
+    return from.timers.some((t) => t.dueAt <= now);
+  }
+
+  start(): void {
     const actor = this.actor!;
     const { from, run } = this;
     actor.start();
@@ -122,10 +130,7 @@ export class XStateDriver implements MachineDriver {
           }),
         );
     }
-    const now = this.host.now();
-    restoreTimers(actor, timers, now, this.dueTimes);
-    // Due already: XState's timer (setTimeout 0) fires before a checkpoint would see anything new.
-    return from.migratedFrom === undefined && timers.some((t) => t.dueAt <= now);
+    restoreTimers(actor, timers, this.host.now(), this.dueTimes);
   }
 
   status(): string {
