@@ -16,7 +16,8 @@ import type { RunControl } from './machineDriver.js';
 type TreeSnapshot = { children?: Record<string, AnyActorRef | undefined> };
 
 export class ActorTreeWatch {
-  private readonly watched = new WeakSet<object>();
+  /** The child machines subscribed (made at the first: most runs have none). */
+  private watched: Set<object> | undefined;
 
   constructor(
     private readonly run: RunControl,
@@ -63,8 +64,9 @@ export class ActorTreeWatch {
         this.rejections.note(child);
         continue;
       }
-      if (this.watched.has(child)) continue;
-      this.watched.add(child);
+      const watched = (this.watched ??= new Set());
+      if (watched.has(child)) continue;
+      watched.add(child);
       resume.noteMachine(child, child.getSnapshot() as { status?: string });
       child.subscribe({
         next: (snap) => {

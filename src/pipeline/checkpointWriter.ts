@@ -21,13 +21,23 @@ export class CheckpointWriter {
   /** What of the context the log holds: each `state` entry carries what changed in it. */
   private readonly contextLog = new ContextLog();
 
-  /** `lastKey`: `<machine snapshot JSON>|<timers JSON>|<held JSON>` of what is stored already. */
+  /** `<machine snapshot JSON>|<timers JSON>|<held JSON>` of what is stored, once known. */
+  private key: string | undefined;
+
+  /**
+   * `storedKey`: that key for what the run was claimed with, made when a checkpoint first
+   * compares (a resume that writes only its ending never needs it).
+   */
   constructor(
     private readonly job: ActiveJob,
-    private lastKey = '',
+    private storedKey: () => string,
     storedHeld = '',
   ) {
     this.lastHeld = storedHeld;
+  }
+
+  private get lastKey(): string {
+    return (this.key ??= this.storedKey());
   }
 
   /**
@@ -63,7 +73,7 @@ export class CheckpointWriter {
   ): void {
     const key = `${wText}|${tText}|${hText}`;
     if (key === this.lastKey && this.pending.length === 0) return;
-    this.lastKey = key;
+    this.key = key;
     this.entered(stateText, context);
     const log = this.pending;
     this.pending = [];

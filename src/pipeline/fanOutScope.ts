@@ -10,19 +10,26 @@ import { runFanOut, type FanOutHost } from './fanOutRuntime.js';
 export class FanOutScope {
   /** Fan-outs still setting up (their children not yet enqueued). */
   setups = 0;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters: (() => void)[] = [];
   private pending: boolean;
-  private readonly host: FanOutHost;
+  /** Made at the first fan-out: most runs (every resume of a timer) never fan out. */
+  private fanHost: FanOutHost | undefined;
 
   /** `moved`: a fan-out finished setting up (the run may park now). */
   constructor(
     private readonly job: ActiveJob,
-    attemptHost: AttemptHost,
+    private readonly attemptHost: AttemptHost,
     private readonly moved: () => void,
   ) {
-    const id = job.id;
     this.pending = job.fanInSignal;
-    this.host = {
+    job.onFanIn = this.notice;
+  }
+
+  private get host(): FanOutHost {
+    if (this.fanHost) return this.fanHost;
+    const { job, attemptHost } = this;
+    const id = job.id;
+    return (this.fanHost = {
       queue: attemptHost.queue,
       parentId: id,
       fanOpen: (group, total, policy) => attemptHost.fanOpen(id, job.token, group, total, policy),
@@ -30,8 +37,7 @@ export class FanOutScope {
         attemptHost.enqueueChildren(id, job.token, group, jobs, revive, job.traceContext()),
       cancelJob: (childId, queue) => attemptHost.cancelTree(childId, queue),
       nextFanIn: (signal) => this.nextFanIn(signal),
-    };
-    job.onFanIn = this.notice;
+    });
   }
 
   /** A fan-out of this run's machine (JobScope.fanOut). */
@@ -68,8 +74,7 @@ export class FanOutScope {
   }
 
   private readonly notice = (): void => {
-    const waiters = [...this.waiters];
-    this.waiters.clear();
+    const waiters = this.waiters.splice(0);
     if (waiters.length === 0) this.pending = true;
     for (const w of waiters) w();
   };
@@ -82,7 +87,7 @@ export class FanOutScope {
         this.pending = false;
         return resolve();
       }
-      this.waiters.add(resolve);
+      this.waiters.push(resolve);
       signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
   }

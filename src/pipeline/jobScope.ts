@@ -7,7 +7,8 @@ export interface JobScope {
   jobId: string;
   queue: string;
   attempt: number;
-  signal: AbortSignal;
+  /** The job's signal (a getter on the scope: made only when a step asks for it). */
+  readonly signal: AbortSignal;
   progress: (value: unknown) => void;
   /** Starts (once) and awaits a fan-out of child jobs; see fanOut.ts. */
   fanOut?: (group: string, input: unknown, signal: AbortSignal) => Promise<unknown[]>;

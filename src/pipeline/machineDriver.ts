@@ -47,10 +47,16 @@ export interface FailureParts {
 
 export interface MachineDriver {
   /** `<machine snapshot JSON>|<timers JSON>` of the claimed snapshot, to skip writing it again
-   * ('': every first checkpoint is written). */
-  readonly storedKey: string;
+   * ('': every first checkpoint is written). Asked for only when a checkpoint compares. */
+  storedKey(): string;
   /** Makes (or restores) the machine, and logs `started` / `resumed`. May throw: the run fails. */
   open(run: RunControl): void;
+  /**
+   * Whether a restored timer will fire at once when started (its delay has passed): the run's
+   * first checkpoint then waits for it, rather than store what was claimed a moment before it
+   * moves. Asked after open(), before start().
+   */
+  timerDueAtStart(): boolean;
   /** Sets it running; from here on it reports through `run`. May throw: the run fails. */
   start(): void;
   /** 'active' while the machine runs, else its status ('done', 'error', ...). */

@@ -10,20 +10,22 @@ import type { AnyActorRef } from 'xstate';
 import { MachineActionError, MachinistError } from '../errors.js';
 
 export class ActorRejections {
-  private readonly seen = new WeakSet<AnyActorRef>();
+  // Made when first needed (most resumes invoke nothing); plain sets, as long-lived as the run.
+  private seen: Set<AnyActorRef> | undefined;
   /** The values invoked actors rejected with (by identity; a primitive by value). */
-  private readonly errors = new Set<unknown>();
+  private errors: Set<unknown> | undefined;
 
   /** An invoked actor that is not a machine: its rejection, if it comes, is noted. */
   note(ref: AnyActorRef): void {
-    if (this.seen.has(ref)) return;
-    this.seen.add(ref);
+    const seen = (this.seen ??= new Set());
+    if (seen.has(ref)) return;
+    seen.add(ref);
     // XState tells an actor's observers of its error before it relays the error to its parent.
-    ref.subscribe({ error: (err: unknown) => void this.errors.add(err) });
+    ref.subscribe({ error: (err: unknown) => void (this.errors ??= new Set()).add(err) });
   }
 
   has(err: unknown): boolean {
-    return this.errors.has(err);
+    return this.errors?.has(err) ?? false;
   }
 }
 

@@ -7,7 +7,8 @@
 
 import type { AnyActorRef, AnyStateMachine } from 'xstate';
 import { UnserializableSnapshotError } from '../errors.js';
-import { toStoredJson, unserializable } from '../runtime/storedJson.js';
+import { unserializable } from '../runtime/storedJson.js';
+import { storedMachineJson } from './storedParts.js';
 import { assertNoEmptyChild } from './unregisteredActor.js';
 
 interface PersistedNode {
@@ -61,9 +62,9 @@ export function persistedMachineSnapshot(machine: AnyStateMachine, snapshot: unk
   return checked(() => machine.getPersistedSnapshot(snapshot as never), snapshot);
 }
 
-/** The actor's persisted snapshot as JSON text. */
+/** The actor's persisted snapshot as its stored text (storedParts.ts). */
 export function persistedJson(actor: AnyActorRef): string {
-  return toStoredJson(persistedSnapshot(actor), 'snapshot', '');
+  return storedMachineJson(persistedSnapshot(actor));
 }
 
 /** The error XState would raise on restoring an inline child (compiled runs, which never spawn). */

@@ -9,6 +9,7 @@ import { settleFailure } from '../runtime/settle.js';
 import { toStoredJson } from '../runtime/storedJson.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { StoredTimer } from './timers.js';
+import { storedMachineJson, storedTimersJson } from './storedParts.js';
 
 /**
  * The stored form of a checkpoint or park: machine snapshot, timers and (when any) the events
@@ -35,7 +36,7 @@ export async function writePipelineDone(
 ): Promise<void> {
   try {
     const output = toStoredJson(end.output, 'output');
-    const w = toStoredJson(end.persisted, 'snapshot', '');
+    const w = storedMachineJson(end.persisted);
     job.end();
     const state = JSON.stringify(end.value);
     await job.write({
@@ -82,13 +83,13 @@ export async function writePipelineFailure(
   let machineJson: string | undefined;
   let resumeSnapshot: string | undefined;
   try {
-    if (end.persisted !== undefined) machineJson = toStoredJson(end.persisted, 'snapshot', '');
+    if (end.persisted !== undefined) machineJson = storedMachineJson(end.persisted);
     if (end.lastActive !== undefined)
       // Part by part, as every checkpoint: each part is its own codec text (valueCodec.ts).
       resumeSnapshot = pipelineSnapshotText(
         life,
-        toStoredJson(end.lastActive, 'snapshot', ''),
-        toStoredJson(end.timers, 'snapshot', 't'),
+        storedMachineJson(end.lastActive),
+        storedTimersJson(end.timers),
         end.heldText,
       );
   } catch (err) {

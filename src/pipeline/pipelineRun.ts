@@ -70,6 +70,8 @@ export class PipelineRun implements RunControl {
   /** The outcome is known: nothing more is read, offered or checkpointed. */
   private detached = false;
   private flushScheduled = false;
+  /** A start whose restored timer fires at once: its moves wait for the flush queued after it. */
+  private starting = false;
   /** A log-only checkpoint is held (LOG_ONLY_MS) until this timer writes it, if nothing did. */
   private logOnlyTimer: NodeJS.Timeout | undefined;
   private logOnlyDue = false;
@@ -95,7 +97,10 @@ export class PipelineRun implements RunControl {
     this.held = new HeldEvents(storedHeld);
     const heldText = this.held.text();
     // What the last checkpoint held (machine snapshot, timers, held events), to skip writing it again.
-    const key = driver.storedKey === '' ? '' : `${driver.storedKey}|${heldText}`;
+    const key = () => {
+      const stored = driver.storedKey();
+      return stored === '' ? '' : `${stored}|${heldText}`;
+    };
     this.checkpoints = new CheckpointWriter(job, key, heldText);
   }
 
@@ -109,8 +114,24 @@ export class PipelineRun implements RunControl {
       job.onInbox = this.readInbox;
       // Events sent before this claim; later ones are announced on the control channel.
       if (c.hasInbox || job.inboxSignal) this.readInbox();
-      driver.start();
-      this.markDirty();
+      if (driver.timerDueAtStart()) {
+        // A restored timer fires at once (setTimeout 0, queued by the start): the first flush
+        // is a timer queued after it, so it sees where that took the machine, and a resume
+        // whose timer ends the job writes its ending alone, with no checkpoint computed to
+        // learn that nothing moved before it (~10% of a resume's worker CPU). Any other start
+        // flushes at the immediate its first move queues, as always.
+        this.starting = true;
+        try {
+          driver.start();
+        } finally {
+          this.starting = false;
+        }
+        this.flushScheduled = true;
+        setTimeout(this.flush, 0);
+      } else {
+        driver.start();
+        this.markDirty();
+      }
     } catch (err) {
       this.settle({ kind: 'error', error: err });
     }
@@ -152,7 +173,7 @@ export class PipelineRun implements RunControl {
   }
 
   readonly markDirty = (): void => {
-    if (this.flushScheduled || this.detached) return;
+    if (this.flushScheduled || this.detached || this.starting) return;
     this.flushScheduled = true;
     setImmediate(this.flush);
   };

@@ -28,8 +28,10 @@ interface PersistedNode {
 }
 
 export class ResumePoint {
-  private readonly machines = new WeakMap<AnyActorRef, LiveSnapshot>();
-  private readonly running = new WeakMap<AnyActorRef, unknown>();
+  // Plain maps: they live as long as the run whose actors they key (a WeakMap costs the GC more).
+  private readonly machines = new Map<AnyActorRef, LiveSnapshot>();
+  /** Made when the first actor that is not a machine is seen. */
+  private running: Map<AnyActorRef, unknown> | undefined;
 
   /** A machine actor's snapshot: kept while it is active. */
   noteMachine(ref: AnyActorRef, snapshot: LiveSnapshot): void {
@@ -38,9 +40,10 @@ export class ResumePoint {
 
   /** Any other actor, when first seen: its persisted snapshot while it runs (with its input). */
   noteActor(ref: AnyActorRef): void {
-    if (this.running.has(ref)) return;
+    const running = (this.running ??= new Map());
+    if (running.has(ref)) return;
     const persisted = ref.getPersistedSnapshot?.() as { status?: string } | undefined;
-    if (persisted?.status === 'active') this.running.set(ref, persisted);
+    if (persisted?.status === 'active') running.set(ref, persisted);
   }
 
   /** The root's last active snapshot, or undefined before it had one. */
@@ -66,7 +69,7 @@ export class ResumePoint {
         const last = this.machines.get(ref);
         if (last) restored = this.persisted((ref as unknown as { logic: AnyStateMachine }).logic, last);
       } else if (ref) {
-        restored = this.running.get(ref);
+        restored = this.running?.get(ref);
       }
       children[id] = stored && restored !== undefined ? { ...stored, snapshot: restored } : stored;
     }

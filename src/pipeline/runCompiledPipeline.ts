@@ -24,7 +24,7 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
-import { toStoredJson } from '../runtime/storedJson.js';
+import { storedMachineJson } from './storedParts.js';
 import { noTransition } from './whyIgnored.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import type { Offered } from './heldEvents.js';
@@ -104,7 +104,9 @@ interface Failure {
 
 export class CompiledDriver implements MachineDriver {
   /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway). */
-  readonly storedKey = '';
+  storedKey(): string {
+    return '';
+  }
   private state!: CompiledState;
   private context!: Ctx;
   private stepInput: unknown;
@@ -145,6 +147,10 @@ export class CompiledDriver implements MachineDriver {
       this.state ??= compiled.states.get(compiled.initial)!;
       this.failed = { thrown: err, lastActive: undefined, event: 'xstate.init' };
     }
+  }
+
+  timerDueAtStart(): boolean {
+    return false; // a compiled machine has no timers
   }
 
   start(): void {
@@ -204,12 +210,13 @@ export class CompiledDriver implements MachineDriver {
   /** Takes the first enabled transition of `list` (the step's onDone or onError); returns the
    * state entered (null: the machine errored). */
   private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null {
-    const lastActive = this.persisted();
+    // The snapshot a retry resumes from is made only when the transition fails: until the last
+    // line of the try nothing of the run changes, so it is the one before the transition then.
     try {
       const t = list.find((tr) => tr.guard === null || tr.guard(this.context, ev));
       if (!t) {
         // XState: an error event no transition handles errors the machine.
-        this.failed = { thrown: ev.error, lastActive };
+        this.failed = { thrown: ev.error, lastActive: this.persisted() };
         return null;
       }
       let next = this.context;
@@ -222,7 +229,7 @@ export class CompiledDriver implements MachineDriver {
       this.stepInput = nextInput;
       return target;
     } catch (err) {
-      this.failed = { thrown: err, lastActive, event: ev.type };
+      this.failed = { thrown: err, lastActive: this.persisted(), event: ev.type };
       return null;
     }
   }
@@ -255,7 +262,7 @@ export class CompiledDriver implements MachineDriver {
   }
 
   checkpoint(): CheckpointParts {
-    const w = toStoredJson(this.persisted(), 'snapshot', '');
+    const w = storedMachineJson(this.persisted());
     return { w, t: '[]', state: JSON.stringify(this.state.name), context: this.context };
   }
 

@@ -11,7 +11,7 @@ import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { StoredTimer } from './timers.js';
 import { compiledStart, runCompiledPipeline } from './runCompiledPipeline.js';
 import { runMigrate } from './migrate.js';
-import { reviveValue } from '../store/valueCodec.js';
+import { machineFromStored, timersFromStored } from './storedParts.js';
 import { UnknownStateError } from '../errors.js';
 import { missingState } from './knownStates.js';
 import { PipelineRun } from './pipelineRun.js';
@@ -36,9 +36,9 @@ export async function runPipeline(
   const stored: StoredPipelineSnapshot | null = c.snapshot
     ? (JSON.parse(c.snapshot) as StoredPipelineSnapshot)
     : null;
-  // Each part is its own value codec text (valueCodec.ts): a Date in the context comes back a Date.
-  let machineSnapshot = reviveValue(stored?.w);
-  let storedTimers = (reviveValue(stored?.t) as StoredTimer[] | undefined) ?? [];
+  // Each part is its own value codec text, in the compact form (storedParts.ts).
+  let machineSnapshot = machineFromStored(stored?.w);
+  let storedTimers = timersFromStored(stored?.t);
   const migrated = machineSnapshot !== undefined && c.version !== def.version;
   if (migrated) {
     // Supervisor only hands us another version's snapshot when this definition can migrate it.

@@ -107,12 +107,14 @@ export function restoreTimers(
   dueTimes?: TimerDueTimes,
 ): void {
   if (timers.length === 0) return;
-  const byPath = actorsByPath(root);
+  // The tree is walked only for a timer of a child actor: most are the root's own (`after`).
+  let byPath: Map<string, AnyActorRef> | undefined;
+  const at = (path: string) => (path === '' ? root : (byPath ??= actorsByPath(root)).get(path));
   const system = root.system as unknown as SystemInternals;
   const dueAtById = new Map<string, number>();
   for (const t of timers) {
-    const source = byPath.get(t.source);
-    const target = byPath.get(t.target);
+    const source = at(t.source);
+    const target = at(t.target);
     if (!source || !target) continue;
     system.scheduler.schedule(source, target, t.event, Math.max(0, t.dueAt - now), t.id);
     dueAtById.set(t.id, t.dueAt);

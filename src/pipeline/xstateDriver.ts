@@ -6,7 +6,7 @@
 import { createActor, type AnyActor } from 'xstate';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
-import { toStoredJson } from '../runtime/storedJson.js';
+import { storedTimersJson } from './storedParts.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import {
   MachineActionError,
@@ -42,7 +42,6 @@ export interface XStateStart {
 }
 
 export class XStateDriver implements MachineDriver {
-  readonly storedKey: string;
   private actor: AnyActor | undefined;
   private unrestorable: UnrestorableSnapshotError | undefined;
   private run!: RunControl;
@@ -60,11 +59,13 @@ export class XStateDriver implements MachineDriver {
     private readonly input: unknown,
     private readonly from: XStateStart,
   ) {
-    this.storedKey = from.stored
-      ? `${JSON.stringify(from.storedW)}|${JSON.stringify(from.storedT ?? [])}`
-      : '';
     this.lastTimers = from.timers;
     this.dueTimes = new TimerDueTimes(host.now);
+  }
+
+  storedKey(): string {
+    const { from } = this;
+    return from.stored ? `${JSON.stringify(from.storedW)}|${JSON.stringify(from.storedT ?? [])}` : '';
   }
 
   open(run: RunControl): void {
@@ -86,14 +87,25 @@ export class XStateDriver implements MachineDriver {
       jobId: c.id,
       queue: this.host.queue,
       attempt: c.attempt,
-      signal: job.signal,
+      // Made when a step first reads it: most resumes (a timer, an event) never do.
+      get signal() {
+        return job.signal;
+      },
       progress: job.progress,
       fanOut: fan.fanOut,
     });
     this.watch = new ActorTreeWatch(run, this.resume, this.rejections);
     this.watch.watchRoot(actor);
-    job.signal.addEventListener('abort', () => run.settle({ kind: 'aborted' }), { once: true });
+    job.onAbort = () => run.settle({ kind: 'aborted' });
     run.log(from.machine === undefined ? '{"type":"started"}' : '{"type":"resumed"}');
+  }
+
+  timerDueAtStart(): boolean {
+    const { from } = this;
+    if (from.migratedFrom !== undefined || from.timers.length === 0) return false;
+    const now = this.host.now();
+    // XState's timer (setTimeout 0) then fires before a checkpoint would see anything new.
+    return from.timers.some((t) => t.dueAt <= now);
   }
 
   start(): void {
@@ -147,7 +159,7 @@ export class XStateDriver implements MachineDriver {
     const timers = captureTimers(actor, this.dueTimes);
     this.lastTimers = timers;
     const w = persistedJson(actor);
-    const t = timers.length === 0 ? '[]' : toStoredJson(timers, 'snapshot', 't');
+    const t = storedTimersJson(timers);
     const snap = actor.getSnapshot();
     return { w, t, state: JSON.stringify(snap.value), context: snap.context };
   }
@@ -176,7 +188,7 @@ export class XStateDriver implements MachineDriver {
     const timers = captureTimers(actor, this.dueTimes);
     const w = persistedJson(actor);
     const value = actor.getSnapshot().value;
-    return { w, t: toStoredJson(timers, 'snapshot', 't'), state: JSON.stringify(value), value };
+    return { w, t: storedTimersJson(timers), state: JSON.stringify(value), value };
   }
 
   failure(outcome: Outcome, thrown: unknown): FailureParts {

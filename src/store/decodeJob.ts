@@ -3,6 +3,7 @@
 
 import type { StoredError } from '../errors.js';
 import { reviveValue } from './valueCodec.js';
+import { fullMachine, fullTimers } from './storedMachine.js';
 import { F } from './recordSchema.js';
 import { lifecycleView } from './lifecycleView.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from './types.js';
@@ -57,8 +58,9 @@ type StoredSnapshot = { l?: unknown; w?: unknown; t?: unknown; h?: unknown };
 /**
  * The stored snapshot with its machine snapshot, timers and held events (`w`, `t`, `h`: each
  * its own value codec text) as the job held them, so every reader (the context below, the
- * dashboard's timers and children, `client.get().snapshot`) sees a Date as a Date. The same object
- * when no part is in an envelope.
+ * dashboard's timers and children, `client.get().snapshot`) sees a Date as a Date, and `w` and
+ * `t` in full (storedMachine.ts: the defaults a compact form left out put back). The same object
+ * when no part is in an envelope or compact.
  */
 function revivedParts(snapshot: StoredSnapshot): StoredSnapshot {
   let out = snapshot;
@@ -68,6 +70,8 @@ function revivedParts(snapshot: StoredSnapshot): StoredSnapshot {
     let revived: unknown;
     try {
       revived = reviveValue(stored);
+      if (part === 'w') revived = fullMachine(revived);
+      else if (part === 't') revived = fullTimers(revived);
     } catch {
       continue; // an envelope superjson cannot read: shown as stored rather than failing the read
     }

@@ -86,6 +86,63 @@ describe('log-only checkpoints wait for the next write', () => {
     assert.ok(logOf(second.writes[0]!).includes('resumed'), `log: ${logOf(second.writes[0]!).join(', ')}`);
   });
 
+  it('a resumed job whose timer is due persists its machine once, for its ending (no checkpoint is computed first)', async () => {
+    const machine = setup({}).createMachine({
+      initial: 'waiting',
+      states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
+    });
+    const def = definePipeline({ name: 'm', machine });
+    const first = runOn(claimedJob(def.version, 1, undefined));
+    await def.runAttempt(first.job, {}, 60_000, hostAt());
+    // Counts what each checkpoint (and the ending) costs most: the machine's persisted snapshot.
+    let persisted = 0;
+    const persist = machine.getPersistedSnapshot.bind(machine);
+    machine.getPersistedSnapshot = (...args) => {
+      persisted++;
+      return persist(...args);
+    };
+    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
+    assert.deepEqual(
+      second.writes.map((w) => w.kind),
+      ['done'],
+    );
+    assert.equal(persisted, 1, 'the ending alone persists the machine');
+  });
+
+  // Only a restored timer due at once holds the first checkpoint back: any other start takes it
+  // at the immediate queued as the machine first moves, ahead of its step's own. The sequences
+  // are main's at 97ee128 (XState's promise actors settle later than a compiled step does).
+  const expected = {
+    compiled: ['checkpoint "one"', 'checkpoint "two"', 'checkpoint "three"', 'done'],
+    'XState actors': ['checkpoint "two"', 'done'],
+  };
+  for (const compile of [true, false]) {
+    const runtime = compile ? 'compiled' : 'XState actors';
+    it(`a fresh run whose steps yield writes the checkpoints it did before (${runtime})`, async () => {
+      const yieldStep = step(() => new Promise<number>((r) => setImmediate(() => r(1))));
+      const def = definePipeline({
+        name: 'm',
+        compile,
+        machine: setup({ actors: { yieldStep } }).createMachine({
+          initial: 'one',
+          states: {
+            one: { invoke: { id: 's1', src: 'yieldStep', onDone: 'two' } },
+            two: { invoke: { id: 's2', src: 'yieldStep', onDone: 'three' } },
+            three: { invoke: { id: 's3', src: 'yieldStep', onDone: 'end' } },
+            end: { type: 'final' },
+          },
+        }),
+      });
+      const run = runOn(claimedJob(def.version, 1, undefined));
+      await def.runAttempt(run.job, {}, 60_000, hostAt());
+      assert.deepEqual(
+        run.writes.map((w) => (w.kind === 'checkpoint' ? `${w.kind} ${w.state}` : w.kind)),
+        expected[runtime],
+      );
+    });
+  }
+
   it("a resumed job that does not move writes its 'resumed' entry within LOG_ONLY_MS", async () => {
     let release!: () => void;
     const hold = step(() => new Promise<void>((r) => (release = r)));
