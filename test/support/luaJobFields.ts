@@ -125,7 +125,7 @@ export function jobFieldsWritten(lua: string, file: string): WrittenField[] {
   for (const m of code.matchAll(/redis\.call\(\s*'(HSET|HSETNX|HMSET)'/gi)) {
     const [, key, ...rest] = splitTopLevel(balanced(code, m.index + m[0].indexOf('(')));
     if (others.includes(key!)) continue;
-    const unpacked = rest.length % 2 === 1 ? /^unpack\((\w+)\)$/.exec(rest.at(-1)!) : null;
+    const unpacked = rest.length % 2 === 1 ? /^unpack\((\w+)(?:,\s*1,\s*\w+)?\)$/.exec(rest.at(-1)!) : null;
     if (unpacked) {
       // The list's fields are read below, where it is built.
       if (!LIST_VARS.includes(unpacked[1]!))
@@ -145,6 +145,7 @@ export function jobFieldsWritten(lua: string, file: string): WrittenField[] {
     const open = m.index + m[0].length - 1;
     const items = splitTopLevel(balanced(code, open));
     if (items[0]?.startsWith('unpack(')) continue; // watch-1's HMGET list: a copy of JOB_FIELDS
+    if (items.every((x) => x === 'false')) continue; // a presized list: its places are read in 3b
     for (let i = 0; i < items.length; i += 2) add(items[i]!, m.index, 'a list constructor');
   }
   // 3. Pushes: on one line, `x[#x + 1] = f; x[#x + 1] = v` alternate field and value; a lone push
@@ -160,6 +161,17 @@ export function jobFieldsWritten(lua: string, file: string): WrittenField[] {
         const field = fieldName(p[1]!.trim());
         if (field !== null) out.push({ field, file, line: n + 1 });
       });
+    }
+    // 3b. Writes at a place (lcCompactOp.lua's presized list): `args[n + 1] = f; args[n + 2] = v`
+    //    or `args[1] = f`: an odd place holds a field.
+    for (const v of LIST_VARS) {
+      for (const p of text.matchAll(
+        new RegExp(`\\b${v}\\[(?:n \\+ )?(\\d+)\\] = ([^;\\n]+?)\\s*(?:;|$| end\\b)`, 'g'),
+      )) {
+        if (Number(p[1]) % 2 === 0) continue;
+        const field = fieldName(p[2]!.trim());
+        if (field !== null) out.push({ field, file, line: n + 1 });
+      }
     }
     // 4. commit-12's put(set, 'field', value).
     for (const p of text.matchAll(/\bput\(\s*set\s*,\s*('[^']*')/g)) {

@@ -91,9 +91,9 @@ local function lcCompactOp(b, t)
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
         v = A[t]
         if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
-        -- A done record keeps its inert `qs` and an empty `tk` (lcMove.lua's DROP_DONE).
+        -- A done record has `tk` and `qs` emptied (lcMove.lua's DROP_DONE).
         args[n + 1] = 'st'; args[n + 2] = 'done'; args[n + 3] = 'fa'; args[n + 4] = nowT
-        args[n + 5] = 'tk'; args[n + 6] = ''; n = n + 6
+        args[n + 5] = 'tk'; args[n + 6] = ''; args[n + 7] = 'qs'; args[n + 8] = ''; n = n + 8
         logAt = t + 2
       end
       local count = num[A[logAt]]

@@ -150,8 +150,8 @@ local function ddRelease(j)
   end
 end
 
--- A done record keeps its `qs` (inert: a done job never goes back in line) and an empty `tk`,
--- as the plain done leaves it (lcDonePlain.lua: no HDEL a job); records of older code have neither.
+-- A done record keeps `qs` and `tk` emptied (a done job never goes back in line), as the plain
+-- done leaves it (lcDonePlain.lua: no HDEL a job); records of older code have neither.
 local DROP_FAILED, DROP_DONE, DROP_CANCELLED = { 'tk' }, { 'e' }, { 'tk', 'qs' }
 
 lcMove = function(j, to, o, set)
@@ -185,11 +185,13 @@ lcMove = function(j, to, o, set)
     lcTally(to, j.ca, j.ct)
     lcLeave(j)
     args[#args + 1] = 'fa'; args[#args + 1] = nowT
-    if to == 'done' then args[#args + 1] = 'tk'; args[#args + 1] = '' end
+    if to == 'done' then
+      args[#args + 1] = 'tk'; args[#args + 1] = ''; args[#args + 1] = 'qs'; args[#args + 1] = ''
+    end
     if not o.implicit and not quiet then addLog(args, jk, j.ls, now, o.log) end
     redis.call('HSET', jk, unpack(args))
     -- A cancelled record keeps no place in line (a redriven dead letter needs its own); a done one
-    -- keeps its inert `qs` (DROP_DONE).
+    -- has it emptied above (DROP_DONE).
     -- Only fields that can be there are named: `fw` is a parent's, `io` comes with an inbox.
     -- `ra` is only on a queued or parked job (a running one had it cleared when it was due).
     local drop = to == 'failed' and DROP_FAILED or to == 'done' and DROP_DONE or DROP_CANCELLED
