@@ -8,56 +8,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
-import pino from 'pino';
 import { definePipeline, step } from '../../src/index.js';
-import { ActiveJob } from '../../src/runtime/ActiveJob.js';
-import type { AttemptHost } from '../../src/runtime/AttemptHost.js';
-import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
+import type { CommitOp } from '../../src/store/types.js';
+import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
 import { LOG_ONLY_MS } from '../../src/pipeline/pipelineRun.js';
 
-/** `aheadMs`: how far the store's clock is ahead, to claim a job again when its timer is due. */
-const hostAt = (aheadMs = 0) =>
-  ({
-    queue: 'q',
-    log: pino({ level: 'silent' }),
-    now: () => Date.now() + aheadMs,
-    readInbox: async () => [],
-  }) as unknown as AttemptHost;
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function claimedJob(version: number, attempt: number, snapshot: string | undefined): ClaimedJob {
-  return {
-    id: 'job-1',
-    token: `tk-${attempt}`,
-    machine: 'm',
-    version,
-    input: undefined,
-    snapshot,
-    attempt,
-    maxAttempts: 3,
-    status: snapshot ? ('working' as const) : ('loading' as const),
-    leaseRequeues: 0,
-    retryLaters: 0,
-    parentId: undefined,
-    parentQueue: undefined,
-    options: undefined,
-    inbox: 0,
-    hasInbox: false,
-  };
-}
-
-function runOn(claimed: ClaimedJob) {
-  const writes: CommitOp[] = [];
-  const job = new ActiveJob(claimed, {
-    queue: 'q',
-    write: (op) => {
-      writes.push(op);
-      return Promise.resolve(true);
-    },
-  });
-  return { job, writes };
-}
 
 const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;
 const logOf = (op: CommitOp) =>
@@ -72,11 +28,13 @@ describe('log-only checkpoints wait for the next write', () => {
         states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
       }),
     });
-    const first = runOn(claimedJob(def.version, 1, undefined));
+    const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
     await def.runAttempt(first.job, {}, 60_000, hostAt());
     assert.equal(first.writes.at(-1)!.kind, 'park');
     // Claimed again when its timer is due (the store's clock 6 s on).
-    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    const second = runOn(
+      claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(first.writes.at(-1)) }),
+    );
     await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
     assert.deepEqual(
       second.writes.map((w) => w.kind),
@@ -92,7 +50,7 @@ describe('log-only checkpoints wait for the next write', () => {
       states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
     });
     const def = definePipeline({ name: 'm', machine });
-    const first = runOn(claimedJob(def.version, 1, undefined));
+    const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
     await def.runAttempt(first.job, {}, 60_000, hostAt());
     // Counts what each checkpoint (and the ending) costs most: the machine's persisted snapshot.
     let persisted = 0;
@@ -101,7 +59,9 @@ describe('log-only checkpoints wait for the next write', () => {
       persisted++;
       return persist(...args);
     };
-    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    const second = runOn(
+      claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(first.writes.at(-1)) }),
+    );
     await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
     assert.deepEqual(
       second.writes.map((w) => w.kind),
@@ -134,7 +94,7 @@ describe('log-only checkpoints wait for the next write', () => {
           },
         }),
       });
-      const run = runOn(claimedJob(def.version, 1, undefined));
+      const run = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
       await def.runAttempt(run.job, {}, 60_000, hostAt());
       assert.deepEqual(
         run.writes.map((w) => (w.kind === 'checkpoint' ? `${w.kind} ${w.state}` : w.kind)),
@@ -159,9 +119,11 @@ describe('log-only checkpoints wait for the next write', () => {
     });
     // Attempt 1 parks in `waiting`; attempt 2 moves on to `working` and is cut there (as by a
     // crash: its checkpoint of `working` is what attempt 3 is claimed with).
-    const first = runOn(claimedJob(def.version, 1, undefined));
+    const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
     await def.runAttempt(first.job, {}, 60_000, hostAt());
-    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    const second = runOn(
+      claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(first.writes.at(-1)) }),
+    );
     const attempt2 = def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
     while (!second.writes.some((w) => w.kind === 'checkpoint')) await sleep(5);
     const inWorking = second.writes.find((w) => w.kind === 'checkpoint');
@@ -170,7 +132,7 @@ describe('log-only checkpoints wait for the next write', () => {
     release();
     await attempt2;
     // Attempt 3 restores into `working`: the step runs again and holds; nothing moves.
-    const third = runOn(claimedJob(def.version, 3, snapshotOf(inWorking)));
+    const third = runOn(claimedJob({ version: def.version, attempt: 3, snapshot: snapshotOf(inWorking) }));
     const attempt3 = def.runAttempt(third.job, {}, 60_000, hostAt(6_000));
     await sleep(10);
     assert.equal(third.writes.length, 0, 'held back at first');

@@ -6,11 +6,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
-import pino from 'pino';
 import { definePipeline, step } from '../../src/index.js';
-import { ActiveJob } from '../../src/runtime/ActiveJob.js';
-import type { AttemptHost } from '../../src/runtime/AttemptHost.js';
-import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
+import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
 
 function hangingPipeline(compile: boolean, started: () => void) {
   const wait = step(
@@ -30,12 +27,7 @@ function hangingPipeline(compile: boolean, started: () => void) {
   });
 }
 
-const host = {
-  queue: 'q',
-  log: pino({ level: 'silent' }),
-  now: () => Date.now(),
-  readInbox: async () => [],
-} as unknown as AttemptHost;
+const host = hostAt();
 
 describe('pipeline runtime core', () => {
   for (const compile of [true, false]) {
@@ -44,32 +36,7 @@ describe('pipeline runtime core', () => {
       const running = new Promise<void>((r) => (started = r));
       const def = hangingPipeline(compile, () => started());
       assert.equal(def.compiled !== null, compile);
-      const claimed: ClaimedJob = {
-        id: 'job-1',
-        token: 'tk-1',
-        machine: 'hang',
-        version: def.version,
-        input: undefined,
-        snapshot: undefined,
-        attempt: 1,
-        maxAttempts: 1,
-        status: 'loading',
-        leaseRequeues: 0,
-        retryLaters: 0,
-        parentId: undefined,
-        parentQueue: undefined,
-        options: undefined,
-        inbox: 0,
-        hasInbox: false,
-      };
-      const writes: CommitOp[] = [];
-      const job = new ActiveJob(claimed, {
-        queue: 'q',
-        write: (op) => {
-          writes.push(op);
-          return Promise.resolve(true);
-        },
-      });
+      const { job, writes } = runOn(claimedJob({ machine: 'hang', version: def.version, maxAttempts: 1 }));
       const before = performance.now();
       const attempt = def.runAttempt(job, {}, 60_000, host);
       await running;

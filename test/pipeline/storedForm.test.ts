@@ -7,54 +7,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createActor, fromPromise, raise, setup } from 'xstate';
-import pino from 'pino';
 import { definePipeline } from '../../src/index.js';
-import { ActiveJob } from '../../src/runtime/ActiveJob.js';
-import type { AttemptHost } from '../../src/runtime/AttemptHost.js';
-import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
+import type { CommitOp } from '../../src/store/types.js';
+import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
 import { compactMachine, compactTimers, fullMachine, fullTimers } from '../../src/store/storedMachine.js';
 import { decodeJob } from '../../src/store/decodeJob.js';
-
-const hostAt = (aheadMs = 0) =>
-  ({
-    queue: 'q',
-    log: pino({ level: 'silent' }),
-    now: () => Date.now() + aheadMs,
-    readInbox: async () => [],
-  }) as unknown as AttemptHost;
-
-function claimedJob(version: number, attempt: number, snapshot: string | undefined): ClaimedJob {
-  return {
-    id: 'job-1',
-    token: `tk-${attempt}`,
-    machine: 'm',
-    version,
-    input: undefined,
-    snapshot,
-    attempt,
-    maxAttempts: 3,
-    status: snapshot ? ('working' as const) : ('loading' as const),
-    leaseRequeues: 0,
-    retryLaters: 0,
-    parentId: undefined,
-    parentQueue: undefined,
-    options: undefined,
-    inbox: 0,
-    hasInbox: false,
-  };
-}
-
-function runOn(claimed: ClaimedJob) {
-  const writes: CommitOp[] = [];
-  const job = new ActiveJob(claimed, {
-    queue: 'q',
-    write: (op) => {
-      writes.push(op);
-      return Promise.resolve(true);
-    },
-  });
-  return { job, writes };
-}
 
 const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;
 
@@ -144,7 +101,7 @@ describe('the stored form of a pipeline snapshot', () => {
     const dueAt = Date.now() + 5_000;
     const id = 'xstate.after.5000.(machine).waiting';
     const stored = `{"w":{"status":"active","value":"waiting","context":{"n":1}},"t":[{"id":"${id}","dueAt":${dueAt}}]}`;
-    const early = runOn(claimedJob(def.version, 2, stored));
+    const early = runOn(claimedJob({ version: def.version, attempt: 2, snapshot: stored }));
     await def.runAttempt(early.job, {}, 60_000, hostAt());
     assert.equal(early.writes.at(-1)!.kind, 'park');
     // Parked again in the full form, its timer as it was: a worker of 97ee128 restores it.
@@ -153,7 +110,7 @@ describe('the stored form of a pipeline snapshot', () => {
       `{"w":{"status":"active","value":"waiting","historyValue":{},"context":{"n":1},"children":{}},` +
         `"t":[{"id":"${id}","source":"","target":"","event":{"type":"${id}"},"dueAt":${dueAt}}]}`,
     );
-    const due = runOn(claimedJob(def.version, 3, stored));
+    const due = runOn(claimedJob({ version: def.version, attempt: 3, snapshot: stored }));
     await def.runAttempt(due.job, {}, 60_000, hostAt(6_000));
     assert.deepEqual(
       due.writes.map((w) => w.kind),
@@ -169,12 +126,12 @@ describe('the stored form of a pipeline snapshot', () => {
     const stored =
       `{"w":{"status":"active","value":"waiting","historyValue":{},"context":{"n":1},"children":{}},` +
       `"t":[{"id":"${id}","source":"","target":"","event":{"type":"${id}"},"dueAt":${dueAt}}]}`;
-    const early = runOn(claimedJob(def.version, 2, stored));
+    const early = runOn(claimedJob({ version: def.version, attempt: 2, snapshot: stored }));
     await def.runAttempt(early.job, {}, 60_000, hostAt());
     // Claimed before its timer is due: it parks again, its timer kept.
     assert.equal(early.writes.at(-1)!.kind, 'park');
     assert.match(snapshotOf(early.writes.at(-1)), new RegExp(`"dueAt":${dueAt}`));
-    const due = runOn(claimedJob(def.version, 3, stored));
+    const due = runOn(claimedJob({ version: def.version, attempt: 3, snapshot: stored }));
     await def.runAttempt(due.job, {}, 60_000, hostAt(6_000));
     assert.deepEqual(
       due.writes.map((w) => w.kind),
@@ -210,13 +167,15 @@ describe('the stored form of a pipeline snapshot', () => {
         },
       }),
     });
-    const first = runOn(claimedJob(def.version, 1, undefined));
+    const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
     await def.runAttempt(first.job, {}, 60_000, hostAt());
     assert.match(
       snapshotOf(first.writes.at(-1)),
       /"id":"later","source":"","target":"","event":\{"type":"GO","n":2\}/,
     );
-    const second = runOn(claimedJob(def.version, 2, snapshotOf(first.writes.at(-1))));
+    const second = runOn(
+      claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(first.writes.at(-1)) }),
+    );
     await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
     assert.equal(second.writes.at(-1)!.kind, 'done');
   });

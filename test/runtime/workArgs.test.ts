@@ -1,35 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { ActiveJob, type JobHost } from '../../src/runtime/ActiveJob.js';
+import type { ActiveJob } from '../../src/runtime/ActiveJob.js';
 import { workArgs } from '../../src/runtime/workArgs.js';
-import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
+import type { CommitOp } from '../../src/store/types.js';
+import { claimedJob, runOn } from '../support/bareJob.js';
 
-function claimed(id: string, attempt = 2): ClaimedJob {
-  return {
-    id,
-    token: '7',
-    machine: 'm',
-    version: 1,
-    input: '{}',
-    snapshot: undefined,
-    attempt,
-    maxAttempts: 3,
-    status: 'queued',
-    leaseRequeues: 0,
-    retryLaters: 0,
-    parentId: undefined,
-    parentQueue: undefined,
-    options: undefined,
-    inbox: 0,
-    hasInbox: false,
-  };
-}
-
-function job(id: string, writes: CommitOp[] = []): ActiveJob {
-  const host: JobHost = { queue: 'q', write: async (op) => (writes.push(op), true) };
-  return new ActiveJob(claimed(id), host);
-}
+/** A claimed job (its second attempt) on a bare ActiveJob, its writes kept in `writes`. */
+const job = (id: string, writes: CommitOp[] = []): ActiveJob =>
+  runOn(claimedJob({ id, token: '7', input: '{}', attempt: 2, status: 'queued' }), writes).job;
 
 describe('work args', () => {
   it('are own enumerable properties, so a spread copy keeps them all, signal and progress too', () => {
