@@ -524,12 +524,12 @@ if (want > 0 or skipN > 0) and paused ~= '1' then
     if first[2] then nextDue = first[2] end
     -- A key whose line waits for its rate: the idle supervisor wakes when it is due.
     if keyGate then
-      local kd = lcFirstKeyDue()
+      local kd = lcFirstDue('kdue')
       if kd and (not nextDue or tonumber(nextDue) > kd) then nextDue = kd end
     end
     -- A machine whose rate line waits: likewise.
     if mrated then
-      local md = lcFirstMachineDue()
+      local md = lcFirstDue('mdue')
       if md and (not nextDue or tonumber(nextDue) > md) then nextDue = md end
     end
   end

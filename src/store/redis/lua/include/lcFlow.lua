@@ -152,3 +152,11 @@ end
 local function lcLeaveKeyWait(id, ck)
   redis.call('ZREM', LC.kp .. 'ckwait:' .. ck, id)
 end
+
+-- The first due time in the zset LC.kp .. `index` (false: none): a key's rate line ('kdue',
+-- lcKeyGate.lua) or a machine's ('mdue', lcMachineRate.lua), which the claim's next-due time
+-- takes in so an idle supervisor wakes for it.
+local function lcFirstDue(index)
+  local f = redis.call('ZRANGE', LC.kp .. index, 0, 0, 'WITHSCORES')
+  return f[2] and tonumber(f[2]) or false
+end

@@ -66,9 +66,3 @@ local function lcReleaseDueKeys(now)
   -- The claim pops `queued` next: what entered lands first.
   lcFlushIndexes()
 end
-
--- The first time a key's line is due (false: none).
-local function lcFirstKeyDue()
-  local f = redis.call('ZRANGE', LC.kp .. 'kdue', 0, 0, 'WITHSCORES')
-  return f[2] and tonumber(f[2]) or false
-end

@@ -73,9 +73,3 @@ local function lcReleaseDueMachines(now)
   end
   lcFlushIndexes()
 end
-
--- The first time a machine's rate line is due (false: none).
-local function lcFirstMachineDue()
-  local f = redis.call('ZRANGE', LC.kp .. 'mdue', 0, 0, 'WITHSCORES')
-  return f[2] and tonumber(f[2]) or false
-end
