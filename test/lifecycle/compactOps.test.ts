@@ -13,21 +13,7 @@ import { encodeOps } from '../../src/store/redis/encodeOps.js';
 import { COMMIT_COMPACT, COMMIT_OP_FIELDS } from '../../src/store/redis/commitOpFields.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
-
-const KEY_ORDER = [
-  'queued',
-  'delayed',
-  'active',
-  'meta',
-  'events',
-  'marker',
-  'waiting',
-  'done',
-  'failed',
-  'cancelled',
-  'dead',
-  'broken',
-];
+import { rawCommit } from '../support/rawCommit.js';
 
 /** `op` as the general form carries it: its kind, id, token, every field ('' when not set). */
 function general(op: CommitOp): (string | number)[] {
@@ -79,8 +65,6 @@ for (const scripts of ['functions', 'eval'] as const)
 
     /** Commits `ops` in one call, in the compact forms (the encoder's) or the general ones. */
     async function commit(ops: CommitOp[], compact: boolean): Promise<number[]> {
-      const k = h.store.keys('default');
-      const keys = KEY_ORDER.map((n) => (k as unknown as Record<string, string>)[n]!);
       const wire = compact ? encodeOps(ops) : ops.flatMap(general);
       if (compact)
         for (const op of ops)
@@ -88,11 +72,7 @@ for (const scripts of ['functions', 'eval'] as const)
             Object.keys(COMMIT_COMPACT).includes(String(wire[wire.indexOf(op.id) - 1])),
             'the encoder sends it compact',
           );
-      const args = [k.base, 100, 60_000, '', 0, 0, '', ...wire];
-      const store = h.store as unknown as { run(n: string, k: string[], a: unknown[]): Promise<[number[]]> };
-      // Every op written: their count (commit-12.lua's reply), else a value per op.
-      const [written] = (await store.run('commit', keys, args)) as unknown as [number[] | number];
-      return typeof written === 'number' ? ops.map(() => 1) : written;
+      return rawCommit(h, wire, ops.length);
     }
 
     /** What a job leaves: its record (without times and tokens), indexes, log, stream entries. */

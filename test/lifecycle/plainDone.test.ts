@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { NewJob } from '../../src/store/types.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { rawCommit } from '../support/rawCommit.js';
 import { COMMIT_OP_FIELDS, COMMIT_PLAIN_DONE } from '../../src/store/redis/commitOpFields.js';
 
 /** The general done's values that are set, by field (the log as its count, then its entry). */
@@ -19,39 +20,16 @@ describe('the plain done and the general done', () => {
   after(async () => redis.stop());
   afterEach(async () => h.close());
 
-  const KEY_ORDER = [
-    'queued',
-    'delayed',
-    'active',
-    'meta',
-    'events',
-    'marker',
-    'waiting',
-    'done',
-    'failed',
-    'cancelled',
-    'dead',
-    'broken',
-  ];
-
   /**
    * Finishes a claimed job with the plain done (its own kind: COMMIT_PLAIN_DONE, id, token,
    * output) or the general one (the same done in full: output, no snapshot, state or version,
    * its log given).
    */
   async function finish(id: string, token: string, plain: boolean): Promise<number> {
-    const k = h.store.keys('default');
-    const keys = KEY_ORDER.map((n) => (k as unknown as Record<string, string>)[n]!);
     const op = plain
       ? [COMMIT_PLAIN_DONE, id, token, '42']
       : ['done', id, token, ...COMMIT_OP_FIELDS.done.flatMap((f) => FULL_DONE[f] ?? [''])];
-    const args = [k.base, 100, 60_000, '', 0, 0, '', ...op];
-    const store = h.store as unknown as {
-      run(n: string, k: string[], a: unknown[]): Promise<[number | number[]]>;
-    };
-    const [written] = await store.run('commit', keys, args);
-    // Every op written: the reply says how many (lua/commit-12.lua), else one value per op.
-    return typeof written === 'number' ? 1 : written[0]!;
+    return (await rawCommit(h, op, 1))[0]!;
   }
 
   /** What a finished job leaves: its record (without times, ids and tokens), indexes, log and stream kinds. */

@@ -8,6 +8,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
+import { doneWith } from '../support/claimOps.js';
 import type { NewJob } from '../../src/store/types.js';
 
 const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
@@ -51,17 +52,7 @@ describe('the bare record: reads that skip the rare fields', () => {
       ['min', undefined],
       ['min-banded', undefined],
     ]);
-    const res = await h.store.commit(
-      'default',
-      claimed.map((c) => ({
-        kind: 'done' as const,
-        id: c.id,
-        token: c.token,
-        output: '"ok"',
-        snapshot: '',
-        log: ['{"type":"done"}'],
-      })),
-    );
+    const res = await h.store.commit('default', claimed.map(doneWith('"ok"')));
     assert.deepEqual(res.written, [true, true, true, true]);
     for (const id of ['min', 'min-banded'])
       assert.equal(await h.raw.exists(h.key(`job:${id}`)), 0, `${id} is gone`);
@@ -97,17 +88,7 @@ describe('the bare record: reads that skip the rare fields', () => {
     assert.equal(await h.raw.exists(h.key('inbox:inbox-min')), 1, 'its inbox exists');
     const ofJob = async (id: string) => (await h.raw.keys(`${h.key('')}*`)).filter((k) => k.includes(id));
     assert.equal((await ofJob('inbox-min')).length, 3, 'its hash, inbox and inbox ids');
-    const res = await h.store.commit(
-      'default',
-      claimed.map((c) => ({
-        kind: 'done' as const,
-        id: c.id,
-        token: c.token,
-        output: '"ok"',
-        snapshot: '',
-        log: ['{"type":"done"}'],
-      })),
-    );
+    const res = await h.store.commit('default', claimed.map(doneWith('"ok"')));
     assert.deepEqual(res.written, [true, true]);
     for (const id of ['bare-min', 'inbox-min'])
       assert.deepEqual(await ofJob(id), [], `nothing of ${id} is left`);
@@ -135,17 +116,7 @@ describe('the bare record: reads that skip the rare fields', () => {
       await h.store.enqueue('default', [job('w1', extra), job('plain', extra)]);
       const claimed = await h.claimAs('w', { max: 2 });
       await h.store.watchJob('w1', 'default', 'waiter-1');
-      const res = await h.store.commit(
-        'default',
-        claimed.map((c) => ({
-          kind: 'done' as const,
-          id: c.id,
-          token: c.token,
-          output: '"ok"',
-          snapshot: '',
-          log: ['{"type":"done"}'],
-        })),
-      );
+      const res = await h.store.commit('default', claimed.map(doneWith('"ok"')));
       assert.deepEqual(res.written, [true, true]);
       assert.equal(await h.raw.hget(h.key('job:w1'), 'wt'), null, 'the watcher was told');
       assert.ok((await h.raw.llen(h.key('result:waiter-1'))) > 0, 'its result was pushed');

@@ -1,15 +1,21 @@
-// The store-level claim and done the flow tests drive the commit with (test/flow/*): a claim of
-// up to `max` jobs by worker w1, and the plain done of a claimed job, as a supervisor sends them.
+// The store-level claim and done the tests drive the commit with (test/flow/*,
+// test/redis/bareRecord.test.ts): a claim of up to `max` jobs by worker w1, and the plain done of
+// a claimed job, as a supervisor sends them.
 
 import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
 
 export const claimUpTo = (max: number) => ({ workerId: 'w1', max, leaseMs: 60_000, loadMachines: [] });
 
-export const doneOp = (c: ClaimedJob): CommitOp => ({
-  kind: 'done',
-  id: c.id,
-  token: c.token,
-  output: '1',
-  snapshot: '',
-  log: ['{"type":"done"}'],
-});
+/** The plain done of a claimed job with `output` (a JSON text), as a supervisor sends it. */
+export const doneWith =
+  (output: string) =>
+  (c: ClaimedJob): CommitOp => ({
+    kind: 'done',
+    id: c.id,
+    token: c.token,
+    output,
+    snapshot: '',
+    log: ['{"type":"done"}'],
+  });
+
+export const doneOp = doneWith('1');

@@ -1,6 +1,7 @@
 // One worker round trip (lua/commit-12.lua): its fenced writes (its ops as flat values by name, encodeOps),
 // then a claim of new work; and the reply, decoded into ClaimedJobs.
 
+import type { QueueKeys } from '../keys.js';
 import type { ClaimRequest, ClaimedJob, CommitOp, CommitResult, JobStatus } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { encodeOps } from './encodeOps.js';
@@ -8,6 +9,24 @@ import { encodeOps } from './encodeOps.js';
 /** A numeric field of a claim reply: `fallback` when absent (''), else its value (NaN if not a number). */
 const num = (v: unknown, fallback: number): number =>
   v === '' || v === undefined || v === null ? fallback : Number(v);
+
+/** commit-12.lua's KEYS, in its order. */
+export function commitKeys(k: QueueKeys): string[] {
+  return [
+    k.queued,
+    k.delayed,
+    k.active,
+    k.meta,
+    k.events,
+    k.marker,
+    k.waiting,
+    k.done,
+    k.failed,
+    k.cancelled,
+    k.dead,
+    k.broken,
+  ];
+}
 
 export async function commitRoundTrip(
   ctx: RedisContext,
@@ -26,20 +45,7 @@ export async function commitRoundTrip(
     claim ? `|${claim.loadMachines.join('|')}|` : '',
   ];
   encodeOps(ops, args);
-  const keys = [
-    k.queued,
-    k.delayed,
-    k.active,
-    k.meta,
-    k.events,
-    k.marker,
-    k.waiting,
-    k.done,
-    k.failed,
-    k.cancelled,
-    k.dead,
-    k.broken,
-  ];
+  const keys = commitKeys(k);
   // Durability 'replicated' (durability.ts): the commit is written whatever WAIT answers; a
   // shortfall is reported with the result (the pump logs it, the store counts it).
   let reply: unknown;
