@@ -4,7 +4,7 @@
 import { monotonicFactory } from 'ulid';
 import { JobNotFoundError, ValidationError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
-import type { AuditEntry, EnqueueResult, JobRecord, ListQuery, NewJob, Store } from '../store/types.js';
+import type { AuditEntry, EnqueueResult, JobRecord, ListQuery, NewJob } from '../store/types.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializeInput, type EnqueueOptions } from './validateEnqueue.js';
 import type { ChildJob } from '../runtime/AttemptHost.js';
 import type {
@@ -25,50 +25,14 @@ import { JobPreparer, endPublish, type Prepared } from './JobPreparer.js';
 import { EnqueueBatcher } from './EnqueueBatcher.js';
 import { ResultWaiters, type WaitOptions } from './ResultWaiters.js';
 import { ClientAdmin } from './ClientAdmin.js';
+import type { ClientOptions, EnqueueInfo, EnqueueWaitInfo } from './clientOptions.js';
 import { cancelDescendants } from './cancelDescendants.js';
 import { enqueueChildren } from './enqueueChildren.js';
-
-export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
-  store: Store;
-  /**
-   * Definitions to check names against, which also type the client: `enqueue` then takes only
-   * their names (or the definitions) with their input types. Without them, the registry that
-   * supervisors publish, and any name and input.
-   */
-  jobs?: readonly D[];
-  /** Queue for enqueues that name none. Default 'default'. */
-  queue?: string;
-  /** Largest accepted input, serialized. Default 1 MiB. */
-  maxPayloadBytes?: number;
-  /**
-   * @internal A supervisor's own definitions: the children its jobs enqueue are checked against
-   * their input schemas (for the version the registry says runs). Unlike `jobs`, other names are
-   * still taken, through the published registry.
-   */
-  inputSchemasFrom?: Registry;
-  /**
-   * With `@opentelemetry/api` installed and a tracer provider registered, each enqueue is a
-   * `publish <queue>` span whose context is stored with the job (its attempts link to it).
-   * Default true; false never loads the API.
-   */
-  tracing?: boolean;
-}
 
 export type { SendOptions } from './validateSend.js';
 export type { WaitOptions } from './ResultWaiters.js';
 
-/** What `enqueueWithInfo` answers: the job's id, and whether it is an existing job a key kept. */
-export interface EnqueueInfo<Id extends string = string> {
-  id: Id;
-  /** True when a dedupe key (or an idempotency key) kept an existing job: `id` is that job's. */
-  deduplicated: boolean;
-}
-
-/** What `enqueueAndWaitWithInfo` answers once the job is stored: `enqueueWithInfo`'s, and its end. */
-export interface EnqueueWaitInfo<Output = unknown> extends EnqueueInfo<JobId<Output>> {
-  /** The job's final record, as `enqueueAndWait` resolves (or rejects). */
-  result: Promise<JobRecord<Output>>;
-}
+export type { ClientOptions, EnqueueInfo, EnqueueWaitInfo } from './clientOptions.js';
 
 const ulid = monotonicFactory();
 
@@ -235,10 +199,7 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
     const { stored, result } = await this.waiters.enqueueAndWait(
       p.queue,
       p.job,
-      (job) => {
-        const written = this.batcher.add(p.queue, job);
-        return p.publish ? endPublish(written, p.publish) : written;
-      },
+      (job) => this.addToBatch(p.queue, job, p.publish),
       wait ?? {},
     );
     return { id: stored.id as JobId, deduplicated: stored.deduplicated === true, result };
@@ -253,8 +214,13 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
     // Calls made in one tick still batch: prepareOne awaits nothing once the machine and the
     // queue's partition count are known (and the input schema is synchronous).
     const p = await this.prepareOne(machineName(machine), input, options);
-    const written = this.batcher.add(p.queue, p.job);
-    return p.publish ? endPublish(written, p.publish) : written;
+    return this.addToBatch(p.queue, p.job, p.publish);
+  }
+
+  /** `job` into this tick's batch for `queue`; its `publish` ends once the store has it. */
+  private addToBatch(queue: string, job: NewJob, publish: PublishSpan | undefined): Promise<EnqueueResult> {
+    const written = this.batcher.add(queue, job);
+    return publish ? endPublish(written, publish) : written;
   }
 
   /**
