@@ -17,6 +17,8 @@ local function lcDonePlain(id, token, output)
   -- `ct` and `ca` for its tally (lcTally.lua): every claimed job has both, so they cost no scan.
   -- `ck` only on a queue that has had a job with a key, `rm` (a MINIMAL RECORD:
   -- lcDoneMinimal.lua) only on one that has had a minimal record.
+  -- (commit-12.lua's claim reads its four fields the same way, inline as here: one function for
+  -- both cost +1.4% redis-server instructions per plain job, +2.2% per minimal one, callgrind.)
   local st, tk, ct, ca, ck, rm
   if LC.minimal then
     if LC.keyed then
