@@ -8,17 +8,9 @@ import assert from 'node:assert/strict';
 import { defineJob, JobNotFoundError } from '../../src/index.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 import { endsBeforeReply } from '../support/endsBeforeReply.js';
+import { ping, releaseHeld } from '../fixtures/minimalPing.js';
 import { eventually } from '../support/redis.js';
 
-let release: (() => void) | undefined;
-const ping = defineJob({
-  name: 'ping',
-  record: 'minimal',
-  work: async ({ input }: { input: { n?: number; hold?: boolean } }) => {
-    if (input.hold) await new Promise<void>((resolve) => (release = resolve));
-    return { pong: input.n ?? 0 };
-  },
-});
 const full = defineJob({ name: 'full', work: ({ input }: { input: { n: number } }) => input.n });
 const jobs = [ping, full];
 
@@ -62,7 +54,7 @@ describeOnEachStore('enqueueAndWait', (world) => {
     const client = h.client({ jobs });
     const first = await client.enqueue('ping', { n: 1, hold: true }, { idempotencyKey: 'k1' });
     await eventually(async () => (await client.get(first))?.status === 'working', 5000);
-    const racing = h.client({ jobs, store: endsBeforeReply(h.store, () => release?.()) });
+    const racing = h.client({ jobs, store: endsBeforeReply(h.store, releaseHeld) });
     // Two waits of one client kept the same job: its one result serves both.
     const recs = await Promise.all(
       [2, 3].map((n) =>

@@ -6,21 +6,13 @@
 import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { createServer, defineJob } from '../../src/index.js';
+import { createServer } from '../../src/index.js';
 import type { Store } from '../../src/store/types.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
 import { endsBeforeReply } from '../support/endsBeforeReply.js';
+import { ping, releaseHeld } from '../fixtures/minimalPing.js';
 import { eventually } from '../support/redis.js';
 
-let release: (() => void) | undefined;
-const ping = defineJob({
-  name: 'ping',
-  record: 'minimal',
-  work: async ({ input }: { input: { n?: number; hold?: boolean } }) => {
-    if (input.hold) await new Promise<void>((resolve) => (release = resolve));
-    return { pong: input.n ?? 0 };
-  },
-});
 const jobs = [ping];
 
 interface Server {
@@ -105,7 +97,7 @@ describeOnEachStore('POST /jobs?wait= of a minimal job', (world) => {
       await eventually(
         async () => (await h.store.getJob(first.json.job_id, 'default'))?.status === 'working',
       );
-      server = await serve(endsBeforeReply(h.store, () => release?.()));
+      server = await serve(endsBeforeReply(h.store, releaseHeld));
       const res = await server.post({ machine: 'ping', input: { n: 2 } }, '10s', { 'idempotency-key': 'k1' });
       assert.equal(res.status, 200, JSON.stringify(res.json));
       assert.equal(res.json.id, first.json.job_id);
