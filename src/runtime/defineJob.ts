@@ -10,24 +10,9 @@ import { runSimpleJob, type SimpleJobLogic } from './runSimpleJob.js';
 import { callerModule, resolveSandbox, type SandboxOption, type SandboxSpec } from './sandbox/sandboxSpec.js';
 import { sandboxWork } from './sandbox/runInSandbox.js';
 import { isInputSchema, type InputSchema } from './checkInput.js';
+import type { LoadArgs, WorkArgs } from './workArgs.js';
 
-export interface WorkArgs<I, L> {
-  input: I;
-  /** What `load` returned (undefined without a load phase). */
-  loaded: L;
-  /** Fires on timeout, cancellation, lease loss and shutdown; `signal.reason` says which. */
-  signal: AbortSignal;
-  /** Reports progress (any JSON); coalesced to a few writes a second. */
-  progress: (value: unknown) => void;
-  /** The attempt in progress, 1-based. Lease requeues after a crash do not count. */
-  attempt: number;
-  jobId: string;
-  queue: string;
-  /** `jobId:state:attempt`: the same when this step re-runs after a crash. */
-  idempotencyKey: string;
-}
-
-export type LoadArgs<I> = Omit<WorkArgs<I, undefined>, 'loaded'>;
+export type { LoadArgs, WorkArgs } from './workArgs.js';
 
 /**
  * `I`: the input `work` gets; `E`: the input `enqueue` takes, the same unless an input schema

@@ -1,5 +1,5 @@
-// The arguments a simple job's `load` and `work` get (WorkArgs, defineJob.ts): a plain object of
-// own, enumerable properties, so that a job may spread it or pass it on whole.
+// The arguments a simple job's `load` and `work` get (WorkArgs, re-exported by defineJob.ts): a
+// plain object of own, enumerable properties, so that a job may spread it or pass it on whole.
 //
 // Made once per attempt, on the hot path. `signal` is a getter: an AbortController costs ~1 us,
 // and most jobs never look at it. It is ONE getter shared by every args object (it finds its job
@@ -24,16 +24,26 @@ const SIGNAL: PropertyDescriptor = {
   configurable: true,
 };
 
-export interface SimpleJobArgs {
-  input: unknown;
+export interface WorkArgs<I, L> {
+  input: I;
+  /** What `load` returned (undefined without a load phase). */
+  loaded: L;
+  /** Fires on timeout, cancellation, lease loss and shutdown; `signal.reason` says which. */
   signal: AbortSignal;
+  /** Reports progress (any JSON); coalesced to a few writes a second. */
   progress: (value: unknown) => void;
+  /** The attempt in progress, 1-based. Lease requeues after a crash do not count. */
   attempt: number;
   jobId: string;
   queue: string;
+  /** `jobId:state:attempt`: the same when this step re-runs after a crash. */
   idempotencyKey: string;
-  loaded: unknown;
 }
+
+export type LoadArgs<I> = Omit<WorkArgs<I, undefined>, 'loaded'>;
+
+/** What workArgs makes: a definition's `load` and `work` take it typed by their own I and L. */
+export type SimpleJobArgs = WorkArgs<unknown, unknown>;
 
 export function workArgs(
   job: ActiveJob,
