@@ -14,6 +14,7 @@ import { COMMIT_COMPACT, COMMIT_OP_FIELDS } from '../../src/store/redis/commitOp
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 import { rawCommit } from '../support/rawCommit.js';
+import { newJob } from '../support/claimOps.js';
 
 /** `op` as the general form carries it: its kind, id, token, every field ('' when not set). */
 function general(op: CommitOp): (string | number)[] {
@@ -109,17 +110,6 @@ for (const scripts of ['functions', 'eval'] as const)
       return sum;
     }
 
-    const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
-      id,
-      machine: 'j',
-      version: 1,
-      input: 'null',
-      band: 2,
-      delayMs: 0,
-      maxAttempts: 3,
-      ...extra,
-    });
-
     interface Case {
       /** Once, before the runs (the queue's settings). */
       setup?: () => Promise<unknown>;
@@ -141,7 +131,7 @@ for (const scripts of ['functions', 'eval'] as const)
       const runs = [];
       for (const [n, compact] of [true, false].entries()) {
         const id = `01JCOMPACT${n}000000000000000`;
-        await h.store.enqueue('default', c.jobs?.(n) ?? [job(id)]);
+        await h.store.enqueue('default', c.jobs?.(n) ?? [newJob(id)]);
         const { claimed } = await h.store.commit('default', [], {
           workerId: 'w',
           max: 1,
@@ -272,7 +262,7 @@ for (const scripts of ['functions', 'eval'] as const)
     it('leaves the same traces for a job with a concurrency key, and frees its slot', async () => {
       const t = await same({
         setup: () => h.store.setQueueFlow('default', { perKey: 1 }),
-        jobs: (n) => [job(`01JCOMPACTKEY${n}00000000000`, { concurrencyKey: 'k' })],
+        jobs: (n) => [newJob(`01JCOMPACTKEY${n}00000000000`, { concurrencyKey: 'k' })],
         prepare: async () => assert.equal(await h.raw.scard(h.key('ck:k')), 1, 'its slot is held'),
       });
       assert.equal(t.rec.ck, 'k');
@@ -281,14 +271,14 @@ for (const scripts of ['functions', 'eval'] as const)
 
     it('leaves the same traces for a job made under a dedupe key, and frees the key', async () => {
       const t = await same({
-        jobs: (n) => [job(`01JCOMPACTDD${n}000000000000`, { dedupe: { key: 'd', mode: 'untilDone' } })],
+        jobs: (n) => [newJob(`01JCOMPACTDD${n}000000000000`, { dedupe: { key: 'd', mode: 'untilDone' } })],
       });
       assert.equal(await h.raw.exists(h.key('dd:d')), 0, 'the dedupe key is freed');
       assert.equal(t.indexes[0], 'done');
     });
 
     it('leaves the same traces for a minimal record (the general way)', async () => {
-      const t = await same({ jobs: (n) => [job(`01JCOMPACTMIN${n}00000000000`, { minimal: true })] });
+      const t = await same({ jobs: (n) => [newJob(`01JCOMPACTMIN${n}00000000000`, { minimal: true })] });
       assert.deepEqual(t.indexes, []);
       assert.deepEqual(t.stream, []);
     });
@@ -300,7 +290,7 @@ for (const scripts of ['functions', 'eval'] as const)
         const ids = [0, 1, 2].map((k) => `01JCSHARED${n}${k}00000000000000`);
         await h.store.enqueue(
           'default',
-          ids.map((id) => job(id)),
+          ids.map((id) => newJob(id)),
         );
         const claimed = await h.claimAs('w', { max: 3 });
         // The second job has a watcher: its done goes the general way, on values it shares.
@@ -327,7 +317,7 @@ for (const scripts of ['functions', 'eval'] as const)
         const ids = [0, 1, 2].map((k) => `01JCSTEPS${n}${k}000000000000000`);
         await h.store.enqueue(
           'default',
-          ids.map((id) => job(id)),
+          ids.map((id) => newJob(id)),
         );
         const claimed = await h.claimAs('w', { max: 3 });
         const ops = STEPS.flatMap((step) => claimed.flatMap((c) => step(c.id, c.token)));
@@ -352,12 +342,12 @@ for (const scripts of ['functions', 'eval'] as const)
       const outcomes = [];
       for (const compact of [true, false]) {
         const parent = compact ? '01JCPARENTA000000000000000' : '01JCPARENTB000000000000000';
-        await h.store.enqueue('default', [job(parent)]);
+        await h.store.enqueue('default', [newJob(parent)]);
         await h.claimAs();
         await h.store.fanOpen(parent, 'default', 'g', 1, 'collect');
         const child = `${parent}.g.0`;
         await h.store.enqueue('default', [
-          job(child, { parentId: parent, parentQueue: '', group: 'g', index: 0 }),
+          newJob(child, { parentId: parent, parentQueue: '', group: 'g', index: 0 }),
         ]);
         const token = (await h.claimAs())[0]!.token;
         for (const step of STEPS) assert.deepEqual(await commit(step(child, token), compact), [1]);

@@ -4,10 +4,10 @@
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { NewJob } from '../../src/store/types.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 import { rawCommit } from '../support/rawCommit.js';
+import { newJob } from '../support/claimOps.js';
 import { COMMIT_OP_FIELDS, COMMIT_PLAIN_DONE } from '../../src/store/redis/commitOpFields.js';
 
 /** The general done's values that are set, by field (the log as its count, then its entry). */
@@ -49,17 +49,6 @@ describe('the plain done and the general done', () => {
     return { rec, indexes, log, stream };
   }
 
-  const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
-    id,
-    machine: 'j',
-    version: 1,
-    input: 'null',
-    band: 2,
-    delayMs: 0,
-    maxAttempts: 3,
-    ...extra,
-  });
-
   async function claimOne(): Promise<string> {
     return (await h.claimAs())[0]!.token;
   }
@@ -78,7 +67,7 @@ describe('the plain done and the general done', () => {
       const traces = [];
       for (const plain of [true, false]) {
         const id = plain ? '01JPLAIN00000000000000000A' : '01JPLAIN00000000000000000B';
-        await h.store.enqueue('default', [job(id)]);
+        await h.store.enqueue('default', [newJob(id)]);
         const token = await claimOne();
         await prepare(id);
         assert.equal(await finish(id, token, plain), 1);
@@ -94,7 +83,7 @@ describe('the plain done and the general done', () => {
     h = new Harness(redis);
     for (const plain of [true, false]) {
       const id = plain ? '01JKEEPQS0000000000000000A' : '01JKEEPQS0000000000000000B';
-      await h.store.enqueue('default', [job(id)]);
+      await h.store.enqueue('default', [newJob(id)]);
       const token = await claimOne();
       assert.equal(await finish(id, token, plain), 1);
       const jk = h.key(`job:${id}`);
@@ -115,12 +104,12 @@ describe('the plain done and the general done', () => {
     const outcomes = [];
     for (const plain of [true, false]) {
       const parent = plain ? '01JPARENTA0000000000000000' : '01JPARENTB0000000000000000';
-      await h.store.enqueue('default', [job(parent)]);
+      await h.store.enqueue('default', [newJob(parent)]);
       await claimOne();
       await h.store.fanOpen(parent, 'default', 'g', 1, 'collect');
       const child = `${parent}.g.0`;
       await h.store.enqueue('default', [
-        job(child, { parentId: parent, parentQueue: '', group: 'g', index: 0 }),
+        newJob(child, { parentId: parent, parentQueue: '', group: 'g', index: 0 }),
       ]);
       const token = await claimOne();
       assert.equal(await finish(child, token, plain), 1);

@@ -1,8 +1,20 @@
-// The store-level claim and done the tests drive the commit with (test/flow/*,
-// test/redis/bareRecord.test.ts): a claim of up to `max` jobs by worker w1, and the plain done of
-// a claimed job, as a supervisor sends them.
+// The store-level jobs, claim and done the tests drive the commit with (test/flow/*,
+// test/redis/bareRecord.test.ts, test/lifecycle/*): a new job, a claim of up to `max` jobs by
+// worker w1, and the plain done of a claimed job, as a supervisor sends them.
 
-import type { ClaimedJob, CommitOp } from '../../src/store/types.js';
+import type { ClaimedJob, CommitOp, NewJob } from '../../src/store/types.js';
+
+/** A new job `id` of machine 'j' (version 1, normal band, 3 attempts, null input), with `extra`. */
+export const newJob = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
+  id,
+  machine: 'j',
+  version: 1,
+  input: 'null',
+  band: 2,
+  delayMs: 0,
+  maxAttempts: 3,
+  ...extra,
+});
 
 export const claimUpTo = (max: number) => ({ workerId: 'w1', max, leaseMs: 60_000, loadMachines: [] });
 
