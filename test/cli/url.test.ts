@@ -232,7 +232,9 @@ describe('the CLI on a `machinist dev` with tokens', () => {
   after(async () => stop(dev));
   const env = { REDIS_URL: '', MACHINIST_URL: '', MACHINIST_TOKEN: '' };
 
-  it('`dev` prints the line with a --token placeholder', () => {
+  it('`dev` prints the line with a --token placeholder', async () => {
+    // The line comes after the dashboard's, which is all startDev waits for.
+    await eventually(() => /the CLI on these jobs:/.test(dev.output()));
     assert.match(
       dev.output(),
       /the CLI on these jobs: .* --url http:\S+ --token <a token of MACHINIST_TOKENS> ls/,
