@@ -312,6 +312,8 @@ describe('the data format version on Redis', () => {
       await eventually(async () => (await client.get(later))?.status === 'waiting', 5000);
       const sn = (await h.raw.hget(h.key(`job:${later}`), 'sn'))!;
       assert.doesNotMatch(sn, /historyValue|children|source|target|"event"/);
+      // No inbox event consumed: no `io` written (read back as 0).
+      assert.equal(await h.raw.hexists(h.key(`job:${later}`), 'io'), 0);
       await client.cancel(later);
     } finally {
       await supervisor.stop({ graceMs: 0 });
