@@ -105,6 +105,9 @@ export const ERROR_CODES = {
   STORE_LAYOUT_UNKNOWN: {
     meaning: 'migrate-store found a record of a layout it does not know (nothing changed)',
   },
+  STORE_MIGRATE_BUSY: {
+    meaning: 'migrate-store: a breaking step, and supervisors are running on the store (nothing changed)',
+  },
   STORE_COPY_TARGET_NOT_EMPTY: {
     meaning: 'migrate-store --to: the target already holds keys under the prefix (nothing copied)',
   },

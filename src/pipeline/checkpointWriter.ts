@@ -86,7 +86,8 @@ export class CheckpointWriter {
       status: 'working',
       snapshot: pipelineSnapshotText(life, wText, tText, hText),
       state: stateText,
-      inboxConsumed,
+      // None consumed: no `io` written (a claim reads an absent one as 0).
+      inboxConsumed: inboxConsumed || undefined,
       log,
     });
   }

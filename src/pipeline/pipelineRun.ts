@@ -297,7 +297,8 @@ export class PipelineRun implements RunControl {
         wakeAt: result.wakeAt,
         snapshot: text,
         state: p.state,
-        inboxConsumed: this.inboxConsumed,
+        // None consumed: no `io` written (read back as 0; one hash field fewer per parked job).
+        inboxConsumed: this.inboxConsumed || undefined,
         log: [
           ...checkpoints.pending,
           JSON.stringify({ type: 'parked', state: p.value, wakeAt: result.wakeAt }),

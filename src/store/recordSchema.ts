@@ -116,7 +116,7 @@ export const JOB_HASH: readonly FieldSpec[] = [
   f('fg', 'fan-out groups opened: group\\ttotal lines', 'text', ['fanOpen-2']),
   f('fw', 'a fan-out completed while the job was not parked: wake on park', 'flag', ['lcMove']),
   f('ib', "'1': the job has an inbox list", 'flag', ['send-5']),
-  f('io', 'inbox events consumed (position)', 'decimal', ['commit-12', 'lcCompactOp']),
+  f('io', 'inbox events consumed (position; absent: 0)', 'decimal', ['commit-12', 'lcCompactOp']),
   f('rs', "a failed pipeline's resume snapshot: what a redrive restores as sn", 'JSON', ['commit-12']),
   f('rl', 'RetryLaterError postponements so far (RetryLaterExhausted past the cap)', 'decimal', [
     'commit-12',

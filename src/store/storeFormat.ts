@@ -7,7 +7,7 @@
 import { StoreFormatError } from '../errors.js';
 
 /** The version this code reads and writes. */
-export const STORE_FORMAT = 1;
+export const STORE_FORMAT = 2;
 
 /** One step of `machinist migrate-store`: from `to - 1` to `to`, as graphile-worker numbers its. */
 export interface MigrationInfo {
@@ -24,6 +24,13 @@ export const MIGRATIONS: readonly MigrationInfo[] = [
     breaking: false,
     description:
       "checks that every job record holds only fields of today's layout (recordSchema.ts), then stamps version 1",
+  },
+  {
+    to: 2,
+    breaking: true,
+    description:
+      "pipelines' snapshots (`sn`) are written compact, XState's default fields left out: a worker of format 1 " +
+      'cannot restore one, so none may run; records written before are read as they are (nothing rewritten)',
   },
 ];
 

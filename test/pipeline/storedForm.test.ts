@@ -1,7 +1,8 @@
 // The stored form of a pipeline's machine snapshot and timers (store/storedMachine.ts): XState's
 // default fields left out by a compact form are put back on reading, so XState restores, and
-// every reader sees, exactly what a full form gives; records written in full (main at 97ee128
-// and this version: storedParts.ts says why it does not write compact yet) read as they are.
+// every reader sees, exactly what a full form gives; records written in full (by data format 1:
+// main at 97ee128 and its successors) read as they are, and are written compact when they park
+// again (format 2; storedParts.ts).
 // Run on a bare ActiveJob (no store), as logOnlyCheckpoint.test.ts does.
 
 import { describe, it } from 'node:test';
@@ -96,7 +97,7 @@ describe('the stored form of a pipeline snapshot', () => {
     assert.equal(JSON.stringify(fullTimers(compact)), JSON.stringify(timers));
   });
 
-  it('a compact record (what a later format writes) restores, parks and ends as a full one', async () => {
+  it('a compact record (what format 2 writes) restores, parks and ends as a full one', async () => {
     const def = parked();
     const dueAt = Date.now() + 5_000;
     const id = 'xstate.after.5000.(machine).waiting';
@@ -104,12 +105,8 @@ describe('the stored form of a pipeline snapshot', () => {
     const early = runOn(claimedJob({ version: def.version, attempt: 2, snapshot: stored }));
     await def.runAttempt(early.job, {}, 60_000, hostAt());
     assert.equal(early.writes.at(-1)!.kind, 'park');
-    // Parked again in the full form, its timer as it was: a worker of 97ee128 restores it.
-    assert.equal(
-      snapshotOf(early.writes.at(-1)),
-      `{"w":{"status":"active","value":"waiting","historyValue":{},"context":{"n":1},"children":{}},` +
-        `"t":[{"id":"${id}","source":"","target":"","event":{"type":"${id}"},"dueAt":${dueAt}}]}`,
-    );
+    // Parked again as it was stored: compact, its timer as it was.
+    assert.equal(snapshotOf(early.writes.at(-1)), stored);
     const due = runOn(claimedJob({ version: def.version, attempt: 3, snapshot: stored }));
     await def.runAttempt(due.job, {}, 60_000, hostAt(6_000));
     assert.deepEqual(
@@ -118,7 +115,7 @@ describe('the stored form of a pipeline snapshot', () => {
     );
   });
 
-  it('a record written in full (by main at 97ee128) restores and ends as before', async () => {
+  it('a record written in full (format 1) restores, parks again compact and ends as before', async () => {
     const def = parked();
     const dueAt = Date.now() + 5_000;
     const id = 'xstate.after.5000.(machine).waiting';
@@ -128,9 +125,12 @@ describe('the stored form of a pipeline snapshot', () => {
       `"t":[{"id":"${id}","source":"","target":"","event":{"type":"${id}"},"dueAt":${dueAt}}]}`;
     const early = runOn(claimedJob({ version: def.version, attempt: 2, snapshot: stored }));
     await def.runAttempt(early.job, {}, 60_000, hostAt());
-    // Claimed before its timer is due: it parks again, its timer kept.
+    // Claimed before its timer is due: it parks again, its timer kept, written compact (format 2).
     assert.equal(early.writes.at(-1)!.kind, 'park');
-    assert.match(snapshotOf(early.writes.at(-1)), new RegExp(`"dueAt":${dueAt}`));
+    assert.equal(
+      snapshotOf(early.writes.at(-1)),
+      `{"w":{"status":"active","value":"waiting","context":{"n":1}},"t":[{"id":"${id}","dueAt":${dueAt}}]}`,
+    );
     const due = runOn(claimedJob({ version: def.version, attempt: 3, snapshot: stored }));
     await def.runAttempt(due.job, {}, 60_000, hostAt(6_000));
     assert.deepEqual(
@@ -171,7 +171,7 @@ describe('the stored form of a pipeline snapshot', () => {
     await def.runAttempt(first.job, {}, 60_000, hostAt());
     assert.match(
       snapshotOf(first.writes.at(-1)),
-      /"id":"later","source":"","target":"","event":\{"type":"GO","n":2\}/,
+      /"t":\[\{"id":"later","event":\{"type":"GO","n":2\},"dueAt":\d+\}\]/,
     );
     const second = runOn(
       claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(first.writes.at(-1)) }),

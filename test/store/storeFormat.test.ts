@@ -5,7 +5,9 @@
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StoreFormatError, defineJob } from '../../src/index.js';
+import { setup } from 'xstate';
+import { StoreFormatError, defineJob, definePipeline } from '../../src/index.js';
+import { fullMachine, fullTimers } from '../../src/store/storedMachine.js';
 import { readFileSync } from 'node:fs';
 import { MIGRATIONS, STORE_FORMAT } from '../../src/store/storeFormat.js';
 import { REDIS_STEPS } from '../../src/store/redis/formatOps.js';
@@ -16,6 +18,20 @@ import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { runCli } from '../support/cli.js';
 
 const echo = defineJob({ name: 'echo', work: async ({ input }: { input: { n: number } }) => input.n });
+
+/** Parks on a durable `after` timer until `at`, then ends with its context's `n`. */
+const parkUntil = definePipeline({
+  name: 'parkUntil',
+  machine: setup({
+    types: { input: {} as { at: number; n: number }, context: {} as { at: number; n: number } },
+    delays: { due: ({ context }) => Math.max(0, context.at - Date.now()) },
+  }).createMachine({
+    initial: 'parked',
+    context: ({ input }) => input,
+    states: { parked: { after: { due: 'end' } }, end: { type: 'final' } },
+    output: ({ context }) => context.n,
+  }),
+});
 
 describe('the numbered migrations', () => {
   it('each version up to STORE_FORMAT has a migration, a Redis step, a data-file step and a documented row', () => {
@@ -172,7 +188,7 @@ describe('the data format version on Redis', () => {
     const before = await dump();
     const run = await migrate('--dry-run');
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /format 0 -> 1 \(dry run: nothing written\)/);
+    assert.match(run.stdout, /format 0 -> 2 \(dry run: nothing written\)/);
     assert.equal(await dump(), before);
   });
 
@@ -182,7 +198,7 @@ describe('the data format version on Redis', () => {
     await assert.rejects(h.newStore().checkFormat(), { code: 'STORE_FORMAT_OLDER' });
     const run = await migrate();
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /format 0 -> 1/);
+    assert.match(run.stdout, /format 0 -> 2/);
     assert.match(run.stdout, /checked 1 job record/);
     assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
     // A process that starts now: its own store, which checks the format at the supervisor's start.
@@ -208,6 +224,100 @@ describe('the data format version on Redis', () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, /'zz' that format 1 does not know.*\[STORE_LAYOUT_UNKNOWN\]/);
     assert.equal(await h.raw.get(formatKey()), null);
+  });
+
+  /** The record's `sn` as format 1 wrote it: XState's default fields in `w` and `t`, in full. */
+  async function writtenInFull(id: string): Promise<string> {
+    const sn = JSON.parse((await h.raw.hget(h.key(`job:${id}`), 'sn'))!) as { w: unknown; t: unknown[] };
+    const full = JSON.stringify({ w: fullMachine(sn.w), t: fullTimers(sn.t) });
+    await h.raw.hset(h.key(`job:${id}`), 'sn', full);
+    return full;
+  }
+
+  /** A supervisor's announce to the fleet (announce-2.lua) as one of format 1 still running makes. */
+  async function announceOld(workerId: string, stopped: boolean): Promise<void> {
+    const [sec] = await h.raw.time();
+    const facts = {
+      workerId,
+      host: 'old-host',
+      pid: 42,
+      version: '0.0.1',
+      queues: ['default'],
+      concurrency: 1,
+      runningCount: 0,
+      running: [],
+      startedAt: 0,
+      goneAfterMs: 60_000,
+      ...(stopped ? { stopped: true } : {}),
+    };
+    await h.raw.hset(`${h.prefix}:{~fleet}:facts`, workerId, JSON.stringify(facts));
+    await h.raw.zadd(`${h.prefix}:{~fleet}:seen`, Number(sec) * 1000, workerId);
+  }
+
+  it('format 1 -> 2: refused until migrated, refused while a supervisor runs, then its parked pipelines resume', async () => {
+    h = new Harness(redis);
+    const client = h.client({ jobs: [parkUntil] });
+    const first = await h.started({ jobs: [parkUntil] });
+    const at = Date.now() + 2_000;
+    const ids = await Promise.all([1, 2, 3].map((n) => client.enqueue('parkUntil', { at, n })));
+    for (const id of ids) await eventually(async () => (await client.get(id))?.status === 'waiting', 5000);
+    await first.stop({ graceMs: 1000 });
+    // The store as format 1 left it: its parked pipelines' snapshots in full, stamped 1.
+    const full = await Promise.all(ids.map(writtenInFull));
+    assert.match(full[0]!, /"historyValue":\{\},.*"children":\{\}.*"source":"","target":""/);
+    await h.raw.set(formatKey(), 1);
+
+    await assert.rejects(h.newStore().checkFormat(), (err: StoreFormatError) => {
+      assert.equal(err.code, 'STORE_FORMAT_OLDER');
+      assert.equal(err.stored, 1);
+      assert.equal(err.current, 2);
+      assert.match(err.message, /machinist migrate-store/);
+      return true;
+    });
+    await assert.rejects(new StoreWorld(h.newStore()).started({ jobs: [parkUntil] }), {
+      code: 'STORE_FORMAT_OLDER',
+    });
+
+    // A worker of format 1 still running (it checked the format at its start, never again).
+    await announceOld('old-1', false);
+    for (const args of [['--dry-run'], []]) {
+      const busy = await migrate(...args);
+      assert.equal(busy.code, 1);
+      assert.match(
+        busy.stderr,
+        /format 2 is breaking and 1 supervisor\(s\) run.*old-1 \(old-host, pid 42.*\[STORE_MIGRATE_BUSY\]/s,
+      );
+      assert.equal(await h.raw.get(formatKey()), '1', 'nothing stamped');
+    }
+    await announceOld('old-1', true); // its clean stop
+    const run = await migrate();
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /format 1 -> 2/);
+    assert.match(run.stdout, /\[breaking\]/);
+    assert.match(run.stdout, /checked 3 job record/);
+    assert.equal(await h.raw.get(formatKey()), '2');
+    for (const [i, id] of ids.entries())
+      assert.equal(await h.raw.hget(h.key(`job:${id}`), 'sn'), full[i], 'no record rewritten');
+
+    // The parked pipelines written in full resume at their timer and end.
+    const supervisor = await new StoreWorld(h.newStore()).started({ jobs: [parkUntil] });
+    try {
+      for (const [i, id] of ids.entries()) {
+        const done = await client.waitForResult(id, { queue: 'default', timeoutMs: 15_000 });
+        assert.equal(done.status, 'done');
+        assert.equal(done.output, i + 1);
+      }
+      // One parked now is written compact.
+      const later = await client.enqueue('parkUntil', { at: Date.now() + 60_000, n: 9 });
+      await eventually(async () => (await client.get(later))?.status === 'waiting', 5000);
+      const sn = (await h.raw.hget(h.key(`job:${later}`), 'sn'))!;
+      assert.doesNotMatch(sn, /historyValue|children|source|target|"event"/);
+      // No inbox event consumed: no `io` written (read back as 0).
+      assert.equal(await h.raw.hexists(h.key(`job:${later}`), 'io'), 0);
+      await client.cancel(later);
+    } finally {
+      await supervisor.stop({ graceMs: 0 });
+    }
   });
 
   it('migrate-store refuses a newer store with STORE_FORMAT_NEWER', async () => {

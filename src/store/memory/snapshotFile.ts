@@ -106,6 +106,9 @@ function upgraded(doc: any, file: string): any {
 export const FILE_STEPS: Readonly<Record<number, (doc: any) => any>> = {
   // 0 -> 1: a file without `format` is today's layout (checkDataShape holds it to it).
   1: (doc) => doc,
+  // 1 -> 2: pipelines' snapshots are written compact from now on; one written in full is read
+  // as it is, so nothing in the file changes (its lock keeps a worker of format 1 off it).
+  2: (doc) => doc,
 };
 
 export function decodeData(text: string, file: string): StoreData {

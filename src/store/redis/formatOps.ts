@@ -6,7 +6,10 @@ import { CODE } from '../../errorCodes.js';
 import type { Redis } from 'ioredis';
 import { mastersOf, type RedisClient } from './redisClient.js';
 import { MachinistError, StoreFormatError } from '../../errors.js';
-import { formatKey, queuesKey, registryKey } from '../keys.js';
+import { fleetKeys, formatKey, queuesKey, registryKey } from '../keys.js';
+import { fleetView, type Seen } from '../fleetView.js';
+import type { WorkerFacts } from '../roles/Fleet.js';
+import { serverTime } from './serverOps.js';
 import { isJobField } from '../recordSchema.js';
 import { STORE_FORMAT, assertFormat, migrationsFrom, type MigrationInfo } from '../storeFormat.js';
 
@@ -73,20 +76,26 @@ type Step = (redis: RedisClient, prefix: string, dryRun: boolean) => Promise<str
 /** The Redis side of each migration in storeFormat.ts MIGRATIONS, by the version it reaches. */
 export const REDIS_STEPS: Readonly<Record<number, Step>> = {
   1: checkTodaysLayout,
+  2: compactSnapshots,
 };
 
 /** 0 -> 1: the pre-versioned layout is today's; nothing changes but the stamp, once checked. */
 async function checkTodaysLayout(redis: RedisClient, prefix: string): Promise<string> {
+  return `checked ${await checkRecords(redis, prefix, 1)} job record(s): today's layout`;
+}
+
+/** Checks that every job record holds only fields format `to` knows; returns how many there are. */
+async function checkRecords(redis: RedisClient, prefix: string, to: number): Promise<number> {
   const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}:{*}:job:*`;
   let records = 0;
   // SCAN walks one node's keys: on a cluster, each master's (never KEYS, which blocks a server
   // and is disabled on managed ones).
-  for (const node of await mastersOf(redis)) records += await checkRecordsOn(node, match);
-  return `checked ${records} job record(s): today's layout`;
+  for (const node of await mastersOf(redis)) records += await checkRecordsOn(node, match, to);
+  return records;
 }
 
 /** Checks the job records on one node matching `match`; returns how many there were. */
-async function checkRecordsOn(redis: Redis, match: string): Promise<number> {
+async function checkRecordsOn(redis: Redis, match: string, to: number): Promise<number> {
   let cursor = '0';
   let records = 0;
   do {
@@ -101,13 +110,56 @@ async function checkRecordsOn(redis: Redis, match: string): Promise<number> {
       if (unknown.length > 0)
         throw new MachinistError(
           CODE.STORE_LAYOUT_UNKNOWN,
-          `${keys[i]} holds field(s) ${unknown.map((f) => `'${f}'`).join(', ')} that format 1 does not know: ` +
+          `${keys[i]} holds field(s) ${unknown.map((f) => `'${f}'`).join(', ')} that format ${to} does not know: ` +
             'this is not the layout migrate-store can stamp; nothing was changed',
         );
     });
     records += keys.length;
   } while (cursor !== '0');
   return records;
+}
+
+/**
+ * 1 -> 2: a pipeline's `sn` is written compact from now on (store/storedMachine.ts). Nothing
+ * stored changes: a record written in full is read as it is by this version, and the records of
+ * format 1 hold only fields format 2 knows (checked, as step 1 checks them). What makes it
+ * breaking is the writers: a worker of format 1 cannot restore a compact snapshot, so
+ * migrateStore refuses it while a supervisor runs (assertNoneRunning).
+ */
+async function compactSnapshots(redis: RedisClient, prefix: string): Promise<string> {
+  const records = await checkRecords(redis, prefix, 2);
+  return `checked ${records} job record(s); pipelines' snapshots are written compact from now on (none rewritten)`;
+}
+
+/**
+ * Refuses (STORE_MIGRATE_BUSY, nothing written) while the fleet (the supervisors' announces,
+ * fleetOps.ts) shows a supervisor live on the store: a breaking step needs every worker of the
+ * older version stopped, and one that runs on never looks at the format again. A supervisor that
+ * stopped cleanly says so; one that died is `gone` once its goneAfterMs passes with no announce.
+ */
+async function assertNoneRunning(redis: RedisClient, prefix: string, to: number): Promise<void> {
+  const k = fleetKeys(prefix);
+  const [facts, scores] = await Promise.all([
+    redis.hgetall(k.facts),
+    redis.zrange(k.seen, '0', '-1', 'WITHSCORES'),
+  ]);
+  const seen: Seen[] = [];
+  for (let i = 0; i < scores.length; i += 2) {
+    const text = facts[scores[i]!];
+    if (text) seen.push({ facts: JSON.parse(text) as WorkerFacts, seenAt: Number(scores[i + 1]) });
+  }
+  const live = fleetView(seen, [], await serverTime(redis)).filter((w) => w.status === 'live');
+  if (live.length === 0) return;
+  const named = live
+    .slice(0, 5)
+    .map((w) => `${w.workerId} (${w.host}, pid ${w.pid}, ${w.version})`)
+    .join(', ');
+  throw new MachinistError(
+    CODE.STORE_MIGRATE_BUSY,
+    `migration to format ${to} is breaking and ${live.length} supervisor(s) run on prefix '${prefix}': ` +
+      `${named}${live.length > 5 ? ', ...' : ''}. Stop every worker first (\`machinist workers\` lists them; ` +
+      'one that died counts as gone once its heartbeat is older than its goneAfterMs); nothing was changed',
+  );
 }
 
 export interface MigrationStep extends MigrationInfo {
@@ -146,7 +198,11 @@ export async function migrateStore(
   const from = state.stored ?? 0;
   if (from > STORE_FORMAT)
     throw new StoreFormatError('STORE_FORMAT_NEWER', from, STORE_FORMAT, where(prefix));
-  for (const m of migrationsFrom(from)) {
+  const steps = migrationsFrom(from);
+  const breaking = steps.find((m) => m.breaking);
+  // Before any step writes: a run refused here has changed nothing (a dry run is refused alike).
+  if (breaking) await assertNoneRunning(redis, prefix, breaking.to);
+  for (const m of steps) {
     const note = await REDIS_STEPS[m.to]!(redis, prefix, dryRun);
     if (!dryRun) await redis.set(formatKey(prefix), m.to);
     report.steps.push({ ...m, note });
