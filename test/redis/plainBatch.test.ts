@@ -63,7 +63,7 @@ describe('the plain batch writes what the general enqueue writes', () => {
           f.find(([k]) => k === 'qs')![1],
           `${id} in queued`,
         );
-      const queued = await h.raw.zrange(h.key('queued'), 0, -1);
+      const queued = await h.raw.zrange(h.key('queued'), '0', '-1');
       assert.deepEqual(queued, ['p1', 'p2', 'g1', 'g2']);
       const entries = await h.raw.xrange(h.key('events'), '-', '+');
       const told = entries.flatMap(([, kv]) => {
