@@ -26,4 +26,3 @@ local function lcCreate(id, jk, m, v, input, score, ma, ca, args, runAt, ck, qui
   LC.wake = true
   if not quiet then lcTell(id, 'enqueued', 'queued') end
 end
-
