@@ -78,7 +78,28 @@ local EXTRA_TEXTS = { 'idempotencyKey', 'parentId', 'options', 'parentQueue', 'g
 -- The band's and delay's texts: a job's own (w = 8) or shared, parsed once then.
 local bandText, delayText = ARGV[8], ARGV[9]
 local band1, delay1
-for i = 0, n - 1 do
+-- A batch without extras (w = 2): its shared values checked once, then only its ids (the
+-- general loop below took ~1k instructions a job more under callgrind).
+local firstI = 0
+if w == 2 then
+  if ARGV[first] == '' or sharedM == '' then return redis.error_reply('BAD_ENQUEUE 0 id or machine missing') end
+  band1 = BANDS[bandText]
+  if not band1 then return redis.error_reply('BAD_ENQUEUE 0 band') end
+  delay1 = delayText == '0' and 0 or tonumber(delayText)
+  if not delay1 or delay1 < 0 or delay1 ~= delay1 or delay1 == math.huge then
+    return redis.error_reply('BAD_ENQUEUE 0 delay')
+  end
+  local mn = tonumber(sharedMa)
+  if not mn or mn < 1 or mn % 1 ~= 0 then return redis.error_reply('BAD_ENQUEUE 0 max attempts') end
+  keys[1] = kp .. 'job:' .. ARGV[first]
+  for i = 1, n - 1 do
+    local id = ARGV[first + i * 2]
+    if id == '' then return redis.error_reply('BAD_ENQUEUE ' .. i .. ' id or machine missing') end
+    keys[i + 1] = kp .. 'job:' .. id
+  end
+  firstI = n
+end
+for i = firstI, n - 1 do
   local b = first + i * w
   local m, ma = sharedM, sharedMa
   if not sharedForm then m, ma = ARGV[b + 1], ARGV[b + 6] end
@@ -148,6 +169,36 @@ local anyExists = false
 for s = 1, n, 4000 do
   if redis.call('EXISTS', unpack(keys, s, math.min(s + 3999, n))) > 0 then anyExists = true; break end
 end
+-- THE PLAIN BATCH (most enqueues): the shared form without extras (w = 2), due now, no id
+-- taken. Each job is its record (include/lcCreate.lua's lcCreateRecord), its place in `queued` and
+-- its share of the batch's stream entry (none for minimal records), written as lcFlush writes
+-- them (nothing else is pending in this call), without the general loop's per-job tests,
+-- tables and calls below. Scores are integers below 2^53: '%d' prints them as numText does.
+if w == 2 and not anyExists and delay1 == 0 then
+  local base = band1 * BAND + seq
+  -- The fields past the base ones, the same for every job of the batch (most batches none).
+  local args = nil
+  if band1 ~= 2 or batchMinimal then
+    args = {}
+    if band1 ~= 2 then args[#args + 1] = 'pr'; args[#args + 1] = numText(band1) end
+    if batchMinimal then args[#args + 1] = 'rm'; args[#args + 1] = '1' end
+  end
+  local fmt = string.format
+  local flat, ids = {}, {}
+  if batchMinimal then redis.call('HSET', kp .. 'flow', 'minimal', '1') end
+  for i = 1, n do
+    local id = ARGV[first + i * 2 - 2]
+    local score = fmt('%d', base + i)
+    lcCreateRecord(keys[i], sharedM, sharedV, ARGV[first + i * 2 - 1], score, sharedMa, nowText, args)
+    flat[i * 2 - 1] = score
+    flat[i * 2] = id
+    ids[i] = id
+  end
+  zaddMany(kp .. 'queued', flat)
+  if not batchMinimal then emitMany(kp .. 'events', maxLen, nowText, ids, 'enqueued', 'queued') end
+  redis.call('ZADD', kp .. 'marker', '0', 'w')
+  return n
+end
 local FINISHED_UNDONE = { failed = true, cancelled = true }
 local keyedSet, minimalSet = false, false
 for i = 0, n - 1 do
@@ -173,7 +224,7 @@ for i = 0, n - 1 do
       created = 0
     end
   elseif dd then
-    local kept, delay = dedupeEnqueue(dd, id, ARGV[b + oIn], delays[i])
+    local kept, delay = dedupeEnqueue(dd, id, ARGV[b + oIn], delays[i] or delay1)
     if kept then
       id = kept
       created = 2
@@ -182,10 +233,10 @@ for i = 0, n - 1 do
     end
   end
   if created == 1 then
-    local band = bands[i]
+    local band = bands[i] or band1
     -- Sent twice (its `qs`, its place in `queued`): formatted once (include/numText.lua).
     local score = numText(band * BAND + seq + i + 1)
-    local delay = delays[i]
+    local delay = delays[i] or delay1
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
     -- now, no log field: its "enqueued" entry is implicit (`ca`, see include/addLog.lua).

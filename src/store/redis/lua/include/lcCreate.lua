@@ -8,12 +8,16 @@
 -- nil: none), or in `delayed` until `runAt`. `quiet`: a minimal record (`rm`): no stream entry.
 -- The base fields go straight to redis.call, not through a table and unpack (~3k instructions a
 -- job under callgrind).
-local function lcCreate(id, jk, m, v, input, score, ma, ca, args, runAt, ck, quiet)
+-- lcCreateRecord writes the record alone (enqueue-5.lua's plain batch indexes and tells itself).
+local function lcCreateRecord(jk, m, v, input, score, ma, ca, args)
   if args then
     redis.call('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca, unpack(args))
   else
     redis.call('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca)
   end
+end
+local function lcCreate(id, jk, m, v, input, score, ma, ca, args, runAt, ck, quiet)
+  lcCreateRecord(jk, m, v, input, score, ma, ca, args)
   if runAt then
     lcIndex('delayed', runAt, id)
   else
