@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import type { CommitOp } from '../store/types.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
-import { nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
+import { coalesced, nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
 
 export interface CommitWritesOptions {
   log: Logger;
@@ -37,6 +37,8 @@ export class CommitWrites {
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
   private readonly onBackoff: () => void;
   private pending: PendingWrite[] = [];
+  /** Each job's last write in `pending` queued since the last take (COALESCING, pendingWrites.ts). */
+  private readonly lastQueued = new Map<string, PendingWrite>();
   private writeSeq = 0;
   /**
    * The seq of each job's last write sent and not yet answered (ORDER: a failed batch's
@@ -71,10 +73,35 @@ export class CommitWrites {
     return this.lastSent.size;
   }
 
-  /** Queues a fenced write; it resolves with whether Redis wrote it. */
-  queue(op: CommitOp): Promise<boolean> {
+  /**
+   * Queues a fenced write; it resolves with whether Redis wrote it. A checkpoint of the same job
+   * still waiting in line is taken into it when that writes the same (COALESCING in
+   * pendingWrites.ts; `endable` says whether a done may take it): both resolve with the answer
+   * to the one op sent. Writes put back in line after a failed commit are never taken in.
+   */
+  queue(op: CommitOp, endable = false): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ op, seq: ++this.writeSeq, resolve, reject });
+      const before = this.lastQueued.get(op.id);
+      const merged = before && coalesced(before.op, op, endable);
+      let p: PendingWrite;
+      if (merged) {
+        const at = this.pending.lastIndexOf(before);
+        if (at >= 0) this.pending.splice(at, 1);
+        p = {
+          op: merged,
+          seq: ++this.writeSeq,
+          resolve: (ok) => {
+            before.resolve(ok);
+            resolve(ok);
+          },
+          reject: (err) => {
+            before.reject(err);
+            reject(err);
+          },
+        };
+      } else p = { op, seq: ++this.writeSeq, resolve, reject };
+      this.pending.push(p);
+      this.lastQueued.set(op.id, p);
     });
   }
 
@@ -85,6 +112,8 @@ export class CommitWrites {
   take(): { batch: PendingWrite[]; isolating: boolean } {
     const { batch, rest, isolating } = nextBatch(this.pending);
     this.pending = rest;
+    if (rest.length === 0) this.lastQueued.clear();
+    else for (const p of batch) if (this.lastQueued.get(p.op.id) === p) this.lastQueued.delete(p.op.id);
     return { batch, isolating };
   }
 
