@@ -17,6 +17,9 @@
 //                 dropped. A temporary error (OOM, BUSY, LOADING, READONLY, a lost connection:
 //                 src/store/callErrors.ts) MUST NOT drop anything: the whole batch is sent
 //                 again after a capped backoff, and nothing else is sent meanwhile.
+//   COALESCING    a write queued right behind its job's checkpoint, both unsent, takes it in when
+//                 the one op writes what the two would (pendingWrites.ts): a pipeline's last
+//                 checkpoint travels inside its done.
 
 import type { Logger } from 'pino';
 import type { CommitOp } from '../store/types.js';
@@ -37,8 +40,8 @@ export class CommitWrites {
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
   private readonly onBackoff: () => void;
   private pending: PendingWrite[] = [];
-  /** Each job's last write in `pending` queued since the last take (COALESCING, pendingWrites.ts). */
-  private readonly lastQueued = new Map<string, PendingWrite>();
+  /** The last seq a take handed to a commit: a write in line at or below it was put back. */
+  private takenSeq = 0;
   private writeSeq = 0;
   /**
    * The seq of each job's last write sent and not yet answered (ORDER: a failed batch's
@@ -74,34 +77,37 @@ export class CommitWrites {
   }
 
   /**
-   * Queues a fenced write; it resolves with whether Redis wrote it. A checkpoint of the same job
-   * still waiting in line is taken into it when that writes the same (COALESCING in
-   * pendingWrites.ts; `endable` says whether a done may take it): both resolve with the answer
-   * to the one op sent. Writes put back in line after a failed commit are never taken in.
+   * Queues a fenced write; it resolves with whether Redis wrote it. When the last write in line
+   * is a checkpoint of the same job, unsent, it is taken into this one if that writes the same
+   * (COALESCING in pendingWrites.ts; `endable` says whether a done may take it): both resolve
+   * with the answer to the one op sent. Only the last write is looked at (no per-job index to
+   * keep): a pipeline's last checkpoint and its done are queued one after the other (the step
+   * that ends it settles right after the flush that wrote its state). A write put back in line
+   * after a failed commit is never taken in (`isolate`, or `seq` older than the last take).
    */
   queue(op: CommitOp, endable = false): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      const before = this.lastQueued.get(op.id);
-      const merged = before && coalesced(before.op, op, endable);
-      let p: PendingWrite;
-      if (merged) {
-        const at = this.pending.lastIndexOf(before);
-        if (at >= 0) this.pending.splice(at, 1);
-        p = {
-          op: merged,
-          seq: ++this.writeSeq,
-          resolve: (ok) => {
-            before.resolve(ok);
-            resolve(ok);
-          },
-          reject: (err) => {
-            before.reject(err);
-            reject(err);
-          },
-        };
-      } else p = { op, seq: ++this.writeSeq, resolve, reject };
-      this.pending.push(p);
-      this.lastQueued.set(op.id, p);
+      const pending = this.pending;
+      const before = pending[pending.length - 1];
+      const merged =
+        before !== undefined && before.op.id === op.id && before.seq > this.takenSeq && !before.isolate
+          ? coalesced(before.op, op, endable)
+          : undefined;
+      if (merged === undefined) {
+        pending.push({ op, seq: ++this.writeSeq, resolve, reject });
+        return;
+      }
+      before!.op = merged;
+      const first = before!.resolve;
+      const firstReject = before!.reject;
+      before!.resolve = (ok) => {
+        first(ok);
+        resolve(ok);
+      };
+      before!.reject = (err) => {
+        firstReject(err);
+        reject(err);
+      };
     });
   }
 
@@ -112,8 +118,7 @@ export class CommitWrites {
   take(): { batch: PendingWrite[]; isolating: boolean } {
     const { batch, rest, isolating } = nextBatch(this.pending);
     this.pending = rest;
-    if (rest.length === 0) this.lastQueued.clear();
-    else for (const p of batch) if (this.lastQueued.get(p.op.id) === p) this.lastQueued.delete(p.op.id);
+    this.takenSeq = this.writeSeq;
     return { batch, isolating };
   }
 

@@ -19,10 +19,10 @@ export interface PendingWrite {
 type Checkpoint = Extract<CommitOp, { kind: 'checkpoint' }>;
 
 /**
- * COALESCING: a job's write queued while its checkpoint still waits in line, unsent, takes that
- * checkpoint in (`into`: the one op sent for both, in the later write's place), when that leaves
- * the job's record as the two would, one after the other in one commit (one script call: no
- * reader sees the record between them):
+ * COALESCING: a job's write queued right behind its checkpoint, both unsent (CommitWrites.queue:
+ * the last write in line), takes that checkpoint in (the one op sent for both), when that leaves
+ * the job's record as the two would, one after the other in one commit (one script call, nothing
+ * between them: no reader sees the record between them):
  * - a checkpoint of the same status and version: its fields, each the later one's if it sets it
  *   (the Lua writes only those set), the earlier one's else; the earlier one's log first;
  * - a done with a snapshot (a pipeline's ending), when the checkpoint sets no progress, keeps

@@ -98,26 +98,24 @@ describe('CommitWrites: coalescing in line', () => {
   const log = pino({ level: 'silent' });
   const writes = () => new CommitWrites({ log, onLeaseLost: () => {}, onBackoff: () => {} });
 
-  it("sends one op for a job's checkpoints and done queued before a take; each caller gets its answer", async () => {
+  it("sends one op for a job's checkpoints and done queued one after the other; each caller gets its answer", async () => {
     const w = writes();
-    const answers = [
-      w.queue(ck('a'), true),
-      w.queue({ ...ck('x'), id: 'other' }, true),
-      w.queue(ck('b'), true),
-    ];
-    answers.push(w.queue(done(), true));
+    const answers = [w.queue(ck('a'), true), w.queue(ck('b'), true), w.queue(done(), true)];
+    // Only the last write in line is looked at: a write of another job between keeps them apart.
+    answers.push(w.queue({ ...ck('x'), id: 'other' }, true), w.queue({ ...ck('y'), id: 'j' }, true));
     const { batch } = w.take();
     assert.deepEqual(
       batch.map((p) => [p.op.id, p.op.kind]),
       [
-        ['other', 'checkpoint'],
         ['j', 'done'],
+        ['other', 'checkpoint'],
+        ['j', 'checkpoint'],
       ],
     );
-    assert.equal(batch[1]!.op.log.length, 4, 'the states a and b, then the done');
+    assert.equal(batch[0]!.op.log.length, 4, 'the states a and b, then the done');
     w.sent(batch);
-    w.answered(batch, [true, false]);
-    assert.deepEqual(await Promise.all(answers), [false, true, false, false]);
+    w.answered(batch, [false, true, true]);
+    assert.deepEqual(await Promise.all(answers), [false, false, false, true, true]);
   });
 
   it('never takes in a write that was taken for a commit, nor one put back after a failed commit', () => {
@@ -132,7 +130,7 @@ describe('CommitWrites: coalescing in line', () => {
     w.retryAt = 0;
     const again = w.take().batch;
     assert.deepEqual(
-      again.map((p) => p.op.state),
+      again.map((p) => (p.op as Checkpoint).state),
       ['"a"', '"c"'],
     );
   });
