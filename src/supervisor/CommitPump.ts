@@ -164,7 +164,10 @@ export class CommitPump implements JobHost, ClaimLane {
       this.releasing++;
       this.share.changed();
     }
-    const written = this.writes.queue(op);
+    // A done may take in the job's checkpoint still in line when the run was claimed `working`
+    // with no lease requeues (COALESCING, pendingWrites.ts).
+    const c = job?.claimed;
+    const written = this.writes.queue(op, c !== undefined && c.status === 'working' && !c.leaseRequeues);
     this.kick();
     return written;
   }

@@ -17,12 +17,15 @@
 //                 dropped. A temporary error (OOM, BUSY, LOADING, READONLY, a lost connection:
 //                 src/store/callErrors.ts) MUST NOT drop anything: the whole batch is sent
 //                 again after a capped backoff, and nothing else is sent meanwhile.
+//   COALESCING    a write queued right behind its job's checkpoint, both unsent, takes it in when
+//                 the one op writes what the two would (pendingWrites.ts): a pipeline's last
+//                 checkpoint travels inside its done.
 
 import type { Logger } from 'pino';
 import type { CommitOp } from '../store/types.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
-import { nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
+import { coalesced, nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
 
 export interface CommitWritesOptions {
   log: Logger;
@@ -37,6 +40,8 @@ export class CommitWrites {
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
   private readonly onBackoff: () => void;
   private pending: PendingWrite[] = [];
+  /** The last seq a take handed to a commit: a write in line at or below it was put back. */
+  private takenSeq = 0;
   private writeSeq = 0;
   /**
    * The seq of each job's last write sent and not yet answered (ORDER: a failed batch's
@@ -71,10 +76,38 @@ export class CommitWrites {
     return this.lastSent.size;
   }
 
-  /** Queues a fenced write; it resolves with whether Redis wrote it. */
-  queue(op: CommitOp): Promise<boolean> {
+  /**
+   * Queues a fenced write; it resolves with whether Redis wrote it. When the last write in line
+   * is a checkpoint of the same job, unsent, it is taken into this one if that writes the same
+   * (COALESCING in pendingWrites.ts; `endable` says whether a done may take it): both resolve
+   * with the answer to the one op sent. Only the last write is looked at (no per-job index to
+   * keep): a pipeline's last checkpoint and its done are queued one after the other (the step
+   * that ends it settles right after the flush that wrote its state). A write put back in line
+   * after a failed commit is never taken in (`isolate`, or `seq` older than the last take).
+   */
+  queue(op: CommitOp, endable = false): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ op, seq: ++this.writeSeq, resolve, reject });
+      const pending = this.pending;
+      const before = pending[pending.length - 1];
+      const merged =
+        before !== undefined && before.op.id === op.id && before.seq > this.takenSeq && !before.isolate
+          ? coalesced(before.op, op, endable)
+          : undefined;
+      if (merged === undefined) {
+        pending.push({ op, seq: ++this.writeSeq, resolve, reject });
+        return;
+      }
+      before!.op = merged;
+      const first = before!.resolve;
+      const firstReject = before!.reject;
+      before!.resolve = (ok) => {
+        first(ok);
+        resolve(ok);
+      };
+      before!.reject = (err) => {
+        firstReject(err);
+        reject(err);
+      };
     });
   }
 
@@ -85,6 +118,7 @@ export class CommitWrites {
   take(): { batch: PendingWrite[]; isolating: boolean } {
     const { batch, rest, isolating } = nextBatch(this.pending);
     this.pending = rest;
+    this.takenSeq = this.writeSeq;
     return { batch, isolating };
   }
 

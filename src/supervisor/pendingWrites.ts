@@ -16,6 +16,53 @@ export interface PendingWrite {
   reject: (err: unknown) => void;
 }
 
+type Checkpoint = Extract<CommitOp, { kind: 'checkpoint' }>;
+
+/**
+ * COALESCING: a job's write queued right behind its checkpoint, both unsent (CommitWrites.queue:
+ * the last write in line), takes that checkpoint in (the one op sent for both), when that leaves
+ * the job's record as the two would, one after the other in one commit (one script call, nothing
+ * between them: no reader sees the record between them):
+ * - a checkpoint of the same status and version: its fields, each the later one's if it sets it
+ *   (the Lua writes only those set), the earlier one's else; the earlier one's log first;
+ * - a done with a snapshot (a pipeline's ending), when the checkpoint sets no progress, keeps
+ *   the status a `working` run was claimed with (no loading -> working move, whose cancel guard
+ *   could end the job), and has the same version, and the run was claimed with no lease
+ *   requeues to clear (`lr`, which a checkpoint deletes and a done keeps): the done's snapshot,
+ *   state and output replace the checkpoint's; what else a checkpoint writes a done drops or
+ *   never reads (`io`: dropped with an inbox, unused without; `ua`: a done does not update it,
+ *   so it keeps the time of the job's last write before, as after any done).
+ * Either way the job's audit log holds every entry of both, in order. What is not written: the
+ * checkpoint's own entry on the queue's event stream (several settled steps already share one
+ * per write). `endable`: the run may end in a done that takes its checkpoint in (claimed
+ * `working`, no lease requeues).
+ */
+export function coalesced(before: CommitOp, op: CommitOp, endable: boolean): CommitOp | undefined {
+  const version = (op as { version?: number }).version;
+  if (before.kind !== 'checkpoint' || before.token !== op.token || before.version !== version)
+    return undefined;
+  if (op.kind === 'checkpoint') {
+    if (op.status !== before.status) return undefined;
+    const merged: Checkpoint = { ...op, log: before.log.concat(op.log) };
+    if (op.snapshot === undefined && before.snapshot !== undefined) merged.snapshot = before.snapshot;
+    if (op.state === undefined && before.state !== undefined) merged.state = before.state;
+    if (op.progress === undefined && before.progress !== undefined) merged.progress = before.progress;
+    if (op.inboxConsumed === undefined && before.inboxConsumed !== undefined)
+      merged.inboxConsumed = before.inboxConsumed;
+    return merged;
+  }
+  if (
+    op.kind === 'done' &&
+    endable &&
+    op.snapshot &&
+    (op.state !== undefined || before.state === undefined) &&
+    before.status === 'working' &&
+    before.progress === undefined
+  )
+    return { ...op, log: before.log.concat(op.log) };
+  return undefined;
+}
+
 /**
  * Splits the line into what the next commit sends and what stays. `isolating`: the batch is one
  * suspect of a script error (then the commit claims nothing).
