@@ -19,6 +19,7 @@ import { gate } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 import { Probe, cases, normalised, type Case, type Result } from './behaviourCases.js';
 import { valueCases } from './valueCases.js';
+import { waitCases } from './waitCases.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
 export interface BehaviourWorld {
@@ -62,7 +63,7 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     } satisfies Result;
   }
 
-  for (const [i, c] of [...cases, ...valueCases].entries()) {
+  for (const [i, c] of [...cases, ...valueCases, ...waitCases].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {
       const h = world();
