@@ -17,7 +17,7 @@ import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
 const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;
 
 /** A store clock stuck at `at` (the due time the run computes is then exact on both runtimes). */
-const hostFixed = (at: number) => ({ ...hostAt(), now: () => at }) as AttemptHost;
+const hostFixed = (at: number): AttemptHost => ({ ...hostAt(), now: () => at });
 
 const make = (compile: boolean) =>
   definePipeline({
@@ -83,7 +83,11 @@ describe('a wait state on the compiled runner stores what the XState runtime sto
     assert.equal(compiled!.first, xstate!.first, 'the first run’s ops');
     assert.equal(compiled!.early, xstate!.early, 'the early resume’s ops');
     assert.equal(compiled!.due, xstate!.due, 'the due resume’s ops');
-    assert.match(compiled!.early, /^\[\{"kind":"park"/, 'the early resume parks again, writing nothing before');
+    assert.match(
+      compiled!.early,
+      /^\[\{"kind":"park"/,
+      'the early resume parks again, writing nothing before',
+    );
     assert.match(compiled!.due, /^\[\{"kind":"done"/, 'the due resume writes its ending alone');
   });
 });
