@@ -30,7 +30,7 @@ import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
 import { storedMachineJson, storedTimersJson } from './storedParts.js';
-import type { StoredTimer } from './timers.js';
+import { MAX_TIMER_MS, type StoredTimer } from './timers.js';
 import { noTransition } from './whyIgnored.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import type { Offered } from './heldEvents.js';
@@ -244,7 +244,10 @@ export class CompiledDriver implements MachineDriver {
     // No step races the job's abort now: a cancel, timeout or shutdown ends the wait here.
     if (this.job.abortError) return this.run.settle({ kind: 'aborted' });
     this.job.onAbort = () => this.run.settle({ kind: 'aborted' });
-    this.armed = setTimeout(this.fire, Math.max(0, t.dueAt - this.now()));
+    const ms = Math.max(0, t.dueAt - this.now());
+    // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
+    // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
+    if (ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fire, ms);
   }
 
   /** The wait state's timer fired: its transition, then the machine runs on from there. */

@@ -90,4 +90,26 @@ describe('a wait state on the compiled runner stores what the XState runtime sto
     );
     assert.match(compiled!.due, /^\[\{"kind":"done"/, 'the due resume writes its ending alone');
   });
+
+  it('a timer beyond setTimeout’s range parks the run on both runtimes (Node would fire it at once)', async () => {
+    const kinds = [];
+    for (const compile of [true, false]) {
+      const def = definePipeline({
+        name: 'm',
+        compile,
+        machine: setup({}).createMachine({
+          initial: 'w',
+          states: { w: { after: { 2_592_000_000: 'end' } }, end: { type: 'final' } },
+        }),
+      });
+      assert.equal(Boolean(def.compiled), compile);
+      const run = runOn(claimedJob({ version: def.version }));
+      await def.runAttempt(run.job, {}, 60_000, hostAt());
+      kinds.push(run.writes.map((w) => w.kind));
+    }
+    assert.deepEqual(kinds, [
+      ['checkpoint', 'park'],
+      ['checkpoint', 'park'],
+    ]);
+  });
 });
