@@ -9,13 +9,15 @@
 // exactly as XState would, and its stored snapshots are XState's persisted snapshots (the full
 // runtime restores what this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events,
-// `after`, `always`, entry/exit actions, actions other than `assign`, built-in guard
+// `after` anywhere but on a wait state, `always`, entry/exit actions, actions other than `assign`, built-in guard
 // combinators, invokes of anything but a `step`) leaves the machine to the XState runtime, and
 // `explainNotCompiled` says which construct decided it. The machine stays the definition and
 // the chart.
 //
 // Supported, with XState's semantics: top-level atomic states that each invoke one registered
-// `step` (input mapper or value), `onDone` / `onError` transitions (lists, guards inline or named
+// `step` (input mapper or value), top-level atomic states that only wait on ONE `after` delay
+// (a number or a named delay; its transitions as onDone's, the list ending unguarded: the run
+// parks there, its one timer stored as the XState runtime stores it), `onDone` / `onError` transitions (lists, guards inline or named
 // with params, `assign` actions inline or named with params, in order), final states with
 // `output`, the root's `context` (function or object) and `output`. An error no `onError`
 // handles errors the machine; an `onDone` list must end with an unguarded transition (else the
@@ -47,11 +49,22 @@ export interface CompiledStep {
   onError: CompiledTransition[];
 }
 
+/** A state that only waits on one `after` delay (XState's delayed raise of `eventType`). */
+export interface CompiledWait {
+  /** The after event's type, also its timer's id (`xstate.after.<delay>.<state id>`). */
+  eventType: string;
+  /** The delay as XState resolves it on entry (a number schedules it; anything else raises it at once). */
+  delay: (context: Ctx, event: AnyEvent) => unknown;
+  transitions: CompiledTransition[];
+}
+
 export interface CompiledState {
   name: string;
   /** XState's state node id ('<machine id>.<name>'). */
   nodeId: string;
-  step: CompiledStep | null; // null: a final state
+  step: CompiledStep | null; // null: a final state, or a wait state
+  /** Set on a state that waits on a timer (no step, not final). */
+  wait: CompiledWait | null;
   /** A final state's own `output` (for the root's done-state event). */
   finalOutput: unknown;
 }
@@ -196,6 +209,44 @@ function compileTransitions(
   });
 }
 
+/** A state with no invoke whose only transitions are one `after` delay's; null: not such a state. */
+function compileWait(
+  machine: AnyStateMachine,
+  node: AnyStateNode,
+  where: string,
+  states: Set<string>,
+): CompiledWait | null {
+  const after = node.after as unknown as { delay: unknown; eventType: string }[];
+  if ((after?.length ?? 0) === 0 || node.type !== 'atomic') return null;
+  const delays = Object.keys((node.config.after ?? {}) as object);
+  if (delays.length !== 1) refuse(`${where}: after with ${delays.length} delays (1 compiles)`);
+  if ((node.always?.length ?? 0) > 0) refuse(`${where}: always`);
+  // `after` puts one raise on entry and one cancel on exit: anything more is the user's.
+  if (node.entry.length !== 1 || node.exit.length !== 1) refuse(`${where}: entry/exit actions`);
+  if (node.invoke.length > 0) refuse(`${where}: after and invoke`);
+  const eventType = after[0]!.eventType;
+  for (const key of node.transitions.keys()) if (key !== eventType) refuse(`${where}: handles '${key}'`);
+  const transitions = compileTransitions(machine, node, eventType, states);
+  if (transitions.length === 0 || transitions[transitions.length - 1]!.guard !== null)
+    refuse(`${where}: after must end with an unguarded transition`);
+  const delay = after[0]!.delay;
+  let resolve: CompiledWait['delay'];
+  if (typeof delay === 'number') resolve = () => delay;
+  else {
+    const impl = ((machine.implementations.delays ?? {}) as Record<string, unknown>)[delay as string];
+    if (typeof impl === 'number') resolve = () => impl;
+    else if (typeof impl === 'function')
+      // XState's resolveRaise: a delay function gets { context, event, self, system }.
+      resolve = (context, event) =>
+        (impl as (a: unknown, p: unknown) => unknown)(
+          { context, event, self: undefined, system: undefined },
+          undefined,
+        );
+    else refuse(`${where}: after '${String(delay)}' names no delay`);
+  }
+  return { eventType, delay: resolve, transitions };
+}
+
 function checkPlainNode(node: AnyStateNode, where: string): void {
   // `after` first: its timers are entry/exit actions too.
   if ((node.after?.length ?? 0) > 0) refuse(`${where}: after`);
@@ -215,10 +266,21 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
   const states = new Map<string, CompiledState>();
   for (const node of children) {
     const where = `state '${node.key}'`;
+    const wait = compileWait(machine, node, where, names);
+    if (wait) {
+      states.set(node.key, { name: node.key, nodeId: node.id, step: null, wait, finalOutput: undefined });
+      continue;
+    }
     checkPlainNode(node, where);
     if (node.type === 'final') {
       if (node.invoke.length > 0 || node.transitions.size > 0) refuse(`${where}: a final state with invokes`);
-      states.set(node.key, { name: node.key, nodeId: node.id, step: null, finalOutput: node.output });
+      states.set(node.key, {
+        name: node.key,
+        nodeId: node.id,
+        step: null,
+        wait: null,
+        finalOutput: node.output,
+      });
       continue;
     }
     if (node.type !== 'atomic') refuse(`${where}: ${node.type} state`);
@@ -241,6 +303,7 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
       name: node.key,
       nodeId: node.id,
       finalOutput: undefined,
+      wait: null,
       step: {
         invokeId: inv.id,
         src,

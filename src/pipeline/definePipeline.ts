@@ -57,9 +57,10 @@ export interface DefinePipelineOptions<
    */
   migrate?: MigrateFunction;
   /**
-   * Run a step-only machine from its compiled step table (default true; the stored records are
-   * the same). Set false when a step's input mapper or an assign reads `self` or `system`,
-   * which a compiled run does not have.
+   * Run a step-only machine (steps, and states that only wait on one `after` delay) from its
+   * compiled step table (default true; the stored records are the same). Set false when a step's
+   * input mapper, an assign or a delay function reads `self` or `system`, which a compiled run
+   * does not have.
    */
   compile?: boolean;
 }

@@ -13,8 +13,13 @@
 //              do not); a guard / assign / input / output mapper that threw fails the job at
 //              once (MachineActionError: machineFault.ts), resumable there by a redrive;
 //   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
-// It never parks: every non-final state runs a step, so there is always code running. Once the
-// run's outcome is known (halt) no further step starts, whatever the one in flight does.
+//   waiting   a wait state (one `after` delay): its timer is armed in memory, and the core parks
+//              the run when it is not due within PARK_MIN_MS (the timer stored as XState's
+//              runtime stores it: id, source and target '', the after event, the due time in
+//              Redis time); a resumed one whose timer is due takes its transition at once,
+//              with no XState actor made (the compiled resume of a parked pipeline).
+// Once the run's outcome is known (halt) no further step starts and no timer fires, whatever
+// the step in flight does.
 //
 // Checkpoints: each state entered is persisted as XState's persisted snapshot (the state, the
 // context, the running step as an active child with its input). A stored snapshot is restored
@@ -24,7 +29,8 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
-import { storedMachineJson } from './storedParts.js';
+import { storedMachineJson, storedTimersJson } from './storedParts.js';
+import { MAX_TIMER_MS, type StoredTimer } from './timers.js';
 import { noTransition } from './whyIgnored.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import type { Offered } from './heldEvents.js';
@@ -42,6 +48,8 @@ export interface CompiledStart {
   /** The step's input as stored (XState re-runs a restored invoke with its stored input). */
   stepInput: unknown;
   resumed: boolean;
+  /** A wait state's stored timer (the only one it may have). */
+  timer?: StoredTimer;
 }
 
 interface PersistedChild {
@@ -56,33 +64,47 @@ interface PersistedChild {
 export function compiledStart(
   compiled: CompiledPipeline,
   persisted: unknown,
-  timers: unknown[] | undefined,
+  timers: StoredTimer[] | undefined,
+  /** The snapshot was migrated: its timers are the XState runtime's to reconcile. */
+  migrated = false,
 ): CompiledStart | 'fresh' | null {
   if (persisted === undefined) return 'fresh';
-  if ((timers?.length ?? 0) > 0) return null;
   const p = persisted as { status?: unknown; value?: unknown; context?: unknown; children?: unknown };
   if (p.status !== 'active' || typeof p.value !== 'string') return null;
   const state = compiled.states.get(p.value);
-  const step = state?.step;
-  if (!state || !step || !p.context || typeof p.context !== 'object') return null;
+  if (!state || !p.context || typeof p.context !== 'object') return null;
   const children = (p.children ?? {}) as Record<string, PersistedChild | undefined>;
   const ids = Object.keys(children);
+  const wait = state.wait;
+  if (wait) {
+    // A wait state restores with its own timer, exactly as the XState runtime stored it.
+    const t = timers?.length === 1 ? timers[0]! : undefined;
+    const ev = t?.event as { type?: unknown } | undefined;
+    if (migrated || ids.length !== 0 || !t || t.id !== wait.eventType || t.source !== '' || t.target !== '')
+      return null;
+    if (!ev || Object.keys(ev).length !== 1 || ev.type !== wait.eventType || typeof t.dueAt !== 'number')
+      return null;
+    return { state, context: p.context as Ctx, stepInput: undefined, resumed: true, timer: t };
+  }
+  if ((timers?.length ?? 0) > 0) return null;
+  const step = state.step;
+  if (!step) return null;
   const child = children[step.invokeId];
   if (ids.length !== 1 || child?.snapshot?.status !== 'active' || child.src !== step.src) return null;
   return { state, context: p.context as Ctx, stepInput: child.snapshot.input, resumed: true };
 }
 
-/** XState's persisted snapshot of a machine in a step state (key order as XState writes it). */
+/** XState's persisted snapshot of a machine in a step or wait state (key order as XState writes it). */
 function persistedStepState(state: CompiledState, context: Ctx, input: unknown): unknown {
-  const step = state.step!;
+  const step = state.step;
   return {
     status: 'active',
     value: state.name,
     historyValue: {},
     context,
-    children: {
-      [step.invokeId]: { snapshot: { status: 'active', input }, src: step.src, syncSnapshot: false },
-    },
+    children: step
+      ? { [step.invokeId]: { snapshot: { status: 'active', input }, src: step.src, syncSnapshot: false } }
+      : {},
   };
 }
 
@@ -103,9 +125,10 @@ interface Failure {
 }
 
 export class CompiledDriver implements MachineDriver {
-  /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway). */
+  /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway), but
+   * a resumed wait state's: as the XState runtime, one that has not moved is not written again. */
   storedKey(): string {
-    return '';
+    return this.from !== 'fresh' && this.from.timer ? this.storedText() : '';
   }
   private state!: CompiledState;
   private context!: Ctx;
@@ -118,12 +141,22 @@ export class CompiledDriver implements MachineDriver {
   private looping = false;
   /** The run's outcome is known: no further step starts. */
   private halted = false;
+  /** The wait state's timer while in one (its due time in Redis time). */
+  private timer: StoredTimer | undefined;
+  /** The in-memory timer of a wait state. */
+  private armed: NodeJS.Timeout | undefined;
+  /** The timers the last checkpoint stored (what a failure stores, as the XState runtime's). */
+  private lastTimers: StoredTimer[] = [];
 
   constructor(
     private readonly job: ActiveJob,
     private readonly compiled: CompiledPipeline,
     private readonly from: CompiledStart | 'fresh',
     private readonly input: unknown,
+    /** Redis time (StoreClock.ts), as stored due times are. */
+    private readonly now: () => number = Date.now,
+    /** `<w>|<t>` of the claimed snapshot as the XState runtime keys it (storedKey). */
+    private readonly storedText: () => string = () => '',
   ) {}
 
   open(run: RunControl): void {
@@ -134,11 +167,15 @@ export class CompiledDriver implements MachineDriver {
         this.context = compiled.initialContext(input);
         this.state = compiled.states.get(compiled.initial)!;
         const init = { type: 'xstate.init', input };
-        this.stepInput = this.state.step?.input(this.context, init);
-        if (!this.state.step) this.output = compiled.output(this.context, this.state, init);
+        const first = this.state;
+        this.stepInput = first.step?.input(this.context, init);
+        if (first.wait) this.state = this.enterWait(first, this.context, init) ?? first;
+        else if (!first.step) this.output = compiled.output(this.context, first, init);
         run.log('{"type":"started"}');
       } else {
         ({ state: this.state, context: this.context, stepInput: this.stepInput } = from);
+        this.timer = from.timer;
+        if (from.timer) this.lastTimers = [from.timer];
         run.log('{"type":"resumed"}');
       }
     } catch (err) {
@@ -150,19 +187,88 @@ export class CompiledDriver implements MachineDriver {
   }
 
   timerDueAtStart(): boolean {
-    return false; // a compiled machine has no timers
+    // As the XState runtime: a restored timer already due fires at once (setTimeout 0).
+    return this.from !== 'fresh' && this.from.timer !== undefined && this.from.timer.dueAt <= this.now();
   }
 
   start(): void {
+    // The start's own wait state, logged as XState's restored (or initial) snapshot is: the core
+    // checkpoints it (and parks the run when it may).
+    if (this.state.wait && !this.failed) {
+      this.run.entered(JSON.stringify(this.state.name), this.context);
+      return this.arm();
+    }
+    this.runLoop();
+  }
+
+  private runLoop(): void {
     this.looping = true;
     this.loop().then(
-      (outcome) => this.run.settle(outcome),
+      (outcome) => outcome && this.run.settle(outcome),
       (err: unknown) => this.run.settle({ kind: 'error', error: err }),
     );
   }
 
-  /** Runs steps until a final state, a failure, or an abort. */
-  private async loop(): Promise<Outcome> {
+  /**
+   * Enters wait state `w` with `context` (XState's entry raise): its timer, or its transition at
+   * once when its delay is not a number (XState raises it in the same macrostep). Returns the
+   * state the machine is in then (null: the machine errored). A delay that throws changes nothing.
+   */
+  private enterWait(w: CompiledState, context: Ctx, ev: AnyEvent): CompiledState | null {
+    const wait = w.wait!;
+    const delay = wait.delay(context, ev);
+    this.context = context;
+    this.stepInput = undefined;
+    if (typeof delay === 'number') {
+      this.timer = {
+        id: wait.eventType,
+        source: '',
+        target: '',
+        event: { type: wait.eventType },
+        dueAt: Math.round(this.now() + delay),
+      };
+      return w;
+    }
+    const before = this.failed === undefined && this.state ? this.persisted() : undefined;
+    this.timer = undefined;
+    this.state = w;
+    const next = this.take(wait.transitions, { type: wait.eventType });
+    if (!next && this.failed) this.failed.lastActive = before;
+    return next;
+  }
+
+  /** Sets the wait state's timer running in memory (the core parks the run when it is far). */
+  private arm(): void {
+    const t = this.timer;
+    if (!t || this.halted) return;
+    // No step races the job's abort now: a cancel, timeout or shutdown ends the wait here.
+    if (this.job.abortError) return this.run.settle({ kind: 'aborted' });
+    this.job.onAbort = () => this.run.settle({ kind: 'aborted' });
+    const ms = Math.max(0, t.dueAt - this.now());
+    // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
+    // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
+    if (ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fire, ms);
+  }
+
+  /** The wait state's timer fired: its transition, then the machine runs on from there. */
+  private readonly fire = (): void => {
+    this.armed = undefined;
+    const wait = this.state.wait;
+    if (this.halted || !wait) return;
+    this.job.onAbort = undefined;
+    const next = this.take(wait.transitions, { type: wait.eventType });
+    if (!next) {
+      const f = this.failed!;
+      this.run.markDirty();
+      this.run.settle({ kind: 'error', error: f.thrown, event: f.event });
+      return;
+    }
+    this.state = next;
+    this.runLoop();
+  };
+
+  /** Runs steps until a final state, a failure, an abort, or a wait state (null: the run waits). */
+  private async loop(): Promise<Outcome | null> {
     const { job, run } = this;
     const c = job.claimed;
     try {
@@ -204,6 +310,12 @@ export class CompiledDriver implements MachineDriver {
       this.looping = false;
     }
     const f = this.failed;
+    if (!f && !this.halted && this.state.wait) {
+      this.run.entered(JSON.stringify(this.state.name), this.context);
+      this.run.markDirty();
+      this.arm();
+      return null;
+    }
     return f ? { kind: 'error', error: f.thrown, event: f.event } : { kind: 'done' };
   }
 
@@ -223,6 +335,9 @@ export class CompiledDriver implements MachineDriver {
       for (const assign of t.assigns) next = assign(next, ev);
       const target = this.compiled.states.get(t.target)!;
       const nextInput = target.step ? target.step.input(next, ev) : undefined;
+      // Entering a wait state resolves its delay (XState's entry raise) in the same transition.
+      if (target.wait) return this.enterWait(target, next, ev);
+      this.timer = undefined;
       // Entering a final state computes the machine's output in the same transition.
       if (!target.step) this.output = this.compiled.output(next, target, ev);
       this.context = next;
@@ -239,7 +354,7 @@ export class CompiledDriver implements MachineDriver {
   }
 
   status(): string {
-    return this.failed ? 'error' : this.state.step ? 'active' : 'done';
+    return this.failed ? 'error' : this.state.step || this.state.wait ? 'active' : 'done';
   }
 
   value(): unknown {
@@ -261,13 +376,19 @@ export class CompiledDriver implements MachineDriver {
     return notOffered(texts, { status: this.status(), value: this.state.name });
   }
 
-  checkpoint(): CheckpointParts {
-    const w = storedMachineJson(this.persisted());
-    return { w, t: '[]', state: JSON.stringify(this.state.name), context: this.context };
+  private timers(): StoredTimer[] {
+    return this.timer ? [this.timer] : [];
   }
 
-  parkAt(): undefined {
-    return undefined; // never: every non-final state runs a step
+  checkpoint(): CheckpointParts {
+    const w = storedMachineJson(this.persisted());
+    const timers = (this.lastTimers = this.timers());
+    return { w, t: storedTimersJson(timers), state: JSON.stringify(this.state.name), context: this.context };
+  }
+
+  /** A wait state's due time (nothing runs then); undefined while a step runs. */
+  parkAt(): number | undefined {
+    return !this.looping && this.state.wait && this.timer ? this.lastTimers[0]?.dueAt : undefined;
   }
 
   rejected(): boolean {
@@ -276,6 +397,7 @@ export class CompiledDriver implements MachineDriver {
 
   halt(outcome: Outcome): void {
     this.halted = true;
+    clearTimeout(this.armed);
     // The run failed while a step runs (its checkpoint cannot be stored): the step is abandoned,
     // and told so through its signal.
     if (this.looping && outcome.kind === 'error')
@@ -288,8 +410,10 @@ export class CompiledDriver implements MachineDriver {
     return { output, value: state.name, persisted };
   }
 
-  park(): never {
-    throw new Error('a compiled pipeline never parks');
+  park(): { w: string; t: string; state: string; value: unknown } {
+    const value = this.state.name;
+    const w = storedMachineJson(this.persisted());
+    return { w, t: storedTimersJson(this.timers()), state: JSON.stringify(value), value };
   }
 
   /** What the XState runtime stores: the running state when aborted, the errored machine else
@@ -297,9 +421,10 @@ export class CompiledDriver implements MachineDriver {
   failure(outcome: Outcome): FailureParts {
     const { failed, state, context } = this;
     const value = state.name;
+    const timers = this.lastTimers;
     if (outcome.kind !== 'error')
-      return { persisted: this.persisted(), lastActive: undefined, timers: [], value };
-    if (!failed) return { persisted: undefined, lastActive: undefined, timers: [], value };
+      return { persisted: this.persisted(), lastActive: undefined, timers, value };
+    if (!failed) return { persisted: undefined, lastActive: undefined, timers, value };
     const persisted = {
       status: 'error',
       error: failed.thrown,
@@ -308,10 +433,12 @@ export class CompiledDriver implements MachineDriver {
       context,
       children: {},
     };
-    return { persisted, lastActive: failed.lastActive, timers: [], value };
+    return { persisted, lastActive: failed.lastActive, timers, value };
   }
 
-  stop(): void {}
+  stop(): void {
+    clearTimeout(this.armed);
+  }
 }
 
 /** Runs a compiled pipeline's attempt: the runtime core (pipelineRun.ts) driving a CompiledDriver. */
@@ -325,7 +452,9 @@ export function runCompiledPipeline(
   host: AttemptHost,
   /** The events the stored snapshot holds until a state takes them (heldEvents.ts). */
   storedHeld?: unknown,
+  /** `<w>|<t>` of the claimed snapshot (MachineDriver.storedKey). */
+  storedText?: () => string,
 ): Promise<void> {
-  const driver = new CompiledDriver(job, compiled, start, input);
+  const driver = new CompiledDriver(job, compiled, start, input, host.now, storedText);
   return new PipelineRun(job, def, timeoutMs, host, driver, storedHeld).run();
 }

@@ -1,7 +1,8 @@
 // Runs one attempt of a pipeline job: reads its stored snapshot (migrating another version's),
 // fails at once a snapshot in a state this definition lacks, and hands the run to the runtime
 // core (pipelineRun.ts) with the driver that fits: the compiled step table when the machine has
-// one and the stored snapshot is one it can start from, XState actors otherwise.
+// one and the stored snapshot is one it can start from (a step state, or a wait state with its
+// one timer: a parked pipeline resumes without an XState actor), XState actors otherwise.
 
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
@@ -73,8 +74,21 @@ export async function runPipeline(
   // A step-only machine runs from its compiled table when the stored snapshot is one it can
   // start from (its own or the XState runtime's: they store the same form).
   if (def.compiled) {
-    const start = compiledStart(def.compiled, machineSnapshot, storedTimers);
-    if (start) return runCompiledPipeline(job, def, def.compiled, start, input, timeoutMs, host, stored?.h);
+    const start = compiledStart(def.compiled, machineSnapshot, storedTimers, migrated);
+    // What the XState runtime keys the claimed snapshot by, to skip writing it again unmoved.
+    const storedText = () => `${JSON.stringify(stored!.w)}|${JSON.stringify(stored!.t ?? [])}`;
+    if (start)
+      return runCompiledPipeline(
+        job,
+        def,
+        def.compiled,
+        start,
+        input,
+        timeoutMs,
+        host,
+        stored?.h,
+        storedText,
+      );
   }
   const driver = new XStateDriver(job, def, host, input, {
     machine: machineSnapshot,

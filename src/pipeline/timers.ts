@@ -6,6 +6,20 @@
 
 import type { AnyActor, AnyActorRef } from 'xstate';
 
+/** The longest delay setTimeout takes (2^31 - 1 ms, ~24.8 days): Node fires a longer one at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The clock a pipeline's XState actors run on: a delay past setTimeout's range is not armed
+ * (Node would fire it at once, with a TimeoutOverflowWarning); it stays scheduled, so it is
+ * stored, and the run parks until its due time, which the store wakes it at.
+ */
+export const timerClock = {
+  setTimeout: (fn: (...args: unknown[]) => void, ms: number): NodeJS.Timeout | undefined =>
+    ms > MAX_TIMER_MS ? undefined : setTimeout(fn, ms),
+  clearTimeout: (id: NodeJS.Timeout | undefined): void => clearTimeout(id),
+};
+
 export interface StoredTimer {
   id: string;
   source: string;

@@ -16,7 +16,14 @@ import {
 } from '../errors.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { bindJobScope } from './jobScope.js';
-import { TimerDueTimes, captureTimers, earliestDue, restoreTimers, type StoredTimer } from './timers.js';
+import {
+  TimerDueTimes,
+  captureTimers,
+  earliestDue,
+  restoreTimers,
+  timerClock,
+  type StoredTimer,
+} from './timers.js';
 import { isParkable } from './parkable.js';
 import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
@@ -75,6 +82,7 @@ export class XStateDriver implements MachineDriver {
     const actor = (this.actor = createActor(this.def.machine, {
       ...(from.machine !== undefined ? { snapshot: from.machine as any } : {}),
       input: this.input,
+      clock: timerClock,
     }));
     // XState keeps a restore that failed as an errored snapshot (and would rethrow it in a timer
     // on start): the stored snapshot names a state this machine lacks, or the like. No attempt

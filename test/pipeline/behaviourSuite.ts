@@ -19,6 +19,7 @@ import { gate } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 import { Probe, cases, normalised, type Case, type Result } from './behaviourCases.js';
 import { valueCases } from './valueCases.js';
+import { waitCases } from './waitCases.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
 export interface BehaviourWorld {
@@ -62,7 +63,7 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     } satisfies Result;
   }
 
-  for (const [i, c] of [...cases, ...valueCases].entries()) {
+  for (const [i, c] of [...cases, ...valueCases, ...waitCases].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {
       const h = world();
@@ -99,6 +100,65 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
   }
 
   if (only) return;
+  it('resumes a job parked on a timer by one runtime in the other', async () => {
+    for (const [first, second] of [
+      [true, false],
+      [false, true],
+    ] as const) {
+      const h = world();
+      try {
+        const seen: string[] = [];
+        const make = (compile: boolean) =>
+          definePipeline({
+            name: 'parkedHandover',
+            compile,
+            machine: setup({
+              types: { input: {} as { ms: number }, context: {} as { ms: number; k: number } },
+              actors: { s: step<number, number>(async ({ input }) => input * 2) },
+              delays: { pause: ({ context }) => context.ms },
+            }).createMachine({
+              initial: 'waiting',
+              context: ({ input }) => ({ ms: input.ms, k: 4 }),
+              states: {
+                waiting: { after: { pause: 's' } },
+                s: {
+                  invoke: {
+                    id: 's',
+                    src: 's',
+                    input: (a: { context: { k: number }; self?: unknown }) => {
+                      seen.push(a.self === undefined ? 'compiled' : 'XState');
+                      return a.context.k;
+                    },
+                    onDone: { target: 'end', actions: assign({ k: ({ event }) => event.output }) },
+                  },
+                },
+                end: { type: 'final' },
+              },
+              output: ({ context }) => context.k,
+            }),
+          });
+        assert.ok(make(true).compiled, 'the machine compiles');
+        const sup1 = await h.started({ jobs: [make(first)] });
+        const client = h.client({ jobs: [make(first)] });
+        const id = await client.enqueue('parkedHandover', { ms: 600 });
+        await eventually(async () => (await client.get(id))?.status === 'waiting');
+        await sup1.stop({ graceMs: 0 });
+        await h.started({ jobs: [make(second)] });
+        const done = await client.waitForResult(id, { timeoutMs: 5000 });
+        const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}`;
+        assert.equal(done.status, 'done', how);
+        assert.equal(done.output, 8, how);
+        assert.deepEqual(
+          seen,
+          [second ? 'compiled' : 'XState'],
+          `${how}: the resume ran on the second runtime`,
+        );
+      } finally {
+        await h.close();
+      }
+    }
+  });
+
   it('resumes a job checkpointed by one runtime in the other, re-running only the interrupted step', async () => {
     for (const [first, second] of [
       [true, false],

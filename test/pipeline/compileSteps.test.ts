@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { setup, type AnyStateMachine } from 'xstate';
 import { explainNotCompiled, step } from '../../src/index.js';
 import { Probe, cases } from './behaviourCases.js';
+import { waitCases } from './waitCases.js';
 
 describe('compileSteps', () => {
   it('compiles step-only machines and refuses every construct it does not reproduce', () => {
@@ -51,5 +52,45 @@ describe('compileSteps', () => {
       /unguarded/,
     );
     assert.match(refused({ initial: 'a', states: { a: {}, end } })!, /invokes 0/);
+  });
+
+  it('compiles a state that only waits on one after delay, and refuses every other use of after', () => {
+    for (const c of waitCases) assert.equal(explainNotCompiled(c.machine(new Probe())), null, c.name);
+    const refused = (config: object, extra: object = {}): string | null =>
+      explainNotCompiled(setup({ ...extra }).createMachine(config as never) as unknown as AnyStateMachine);
+    const end = { type: 'final' };
+    assert.equal(refused({ initial: 'a', states: { a: { after: { 100: 'end' } }, end } }), null);
+    assert.equal(
+      refused({ initial: 'a', states: { a: { after: { d: 'end' } }, end } }, { delays: { d: () => 5 } }),
+      null,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { after: { 100: 'end', 200: 'end' } }, end } })!,
+      /2 delays/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { after: { 100: 'end' }, entry: () => {} }, end } })!,
+      /entry\/exit/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { after: { 100: 'end' }, on: { GO: 'end' } }, end } })!,
+      /handles 'GO'/,
+    );
+    assert.match(
+      refused({
+        initial: 'a',
+        states: { a: { after: { 100: { target: 'end', guard: () => true } } }, end },
+      })!,
+      /unguarded/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { after: { nope: 'end' } }, end } })!,
+      /names no delay/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { after: { 100: 'end' }, always: { target: 'end' } }, end } })!,
+      /always/,
+    );
+    assert.match(refused({ initial: 'a', after: { 100: '.a' }, states: { a: {} } })!, /after/);
   });
 });

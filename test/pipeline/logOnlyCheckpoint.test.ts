@@ -2,8 +2,8 @@
 // a resumed job whose timer is due at once writes its ending alone, not first a checkpoint of
 // the snapshot it was claimed with (a write per resume, of every parked pipeline); and when no
 // write comes, the entries are written within LOG_ONLY_MS. Run on a bare ActiveJob (no store),
-// as test/pipeline/runtimeCore.test.ts does; XState actors (the compiled step table takes no
-// `after`: compileSteps.ts).
+// as test/pipeline/runtimeCore.test.ts does; on XState actors (`compile: false`), and the first
+// case on the compiled runner too (which runs a state that only waits on an `after`).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,36 +20,39 @@ const logOf = (op: CommitOp) =>
   ((op as { log?: string[] }).log ?? []).map((e) => (JSON.parse(e) as { type: string }).type);
 
 describe('log-only checkpoints wait for the next write', () => {
-  it("a resumed job whose timer is due writes its ending alone, its 'resumed' entry with it", async () => {
-    const def = definePipeline({
-      name: 'm',
-      machine: setup({}).createMachine({
-        initial: 'waiting',
-        states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
-      }),
+  for (const compile of [false, true])
+    it(`a resumed job whose timer is due writes its ending alone, its 'resumed' entry with it (${compile ? 'compiled' : 'XState actors'})`, async () => {
+      const def = definePipeline({
+        name: 'm',
+        compile,
+        machine: setup({}).createMachine({
+          initial: 'waiting',
+          states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
+        }),
+      });
+      assert.equal(Boolean(def.compiled), compile);
+      const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
+      await def.runAttempt(first.job, {}, 60_000, hostAt());
+      assert.equal(first.writes.at(-1)!.kind, 'park');
+      // Claimed again when its timer is due (the store's clock 6 s on).
+      const second = runOn(
+        claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(first.writes.at(-1)) }),
+      );
+      await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
+      assert.deepEqual(
+        second.writes.map((w) => w.kind),
+        ['done'],
+        'no checkpoint of the snapshot it was claimed with',
+      );
+      assert.ok(logOf(second.writes[0]!).includes('resumed'), `log: ${logOf(second.writes[0]!).join(', ')}`);
     });
-    const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
-    await def.runAttempt(first.job, {}, 60_000, hostAt());
-    assert.equal(first.writes.at(-1)!.kind, 'park');
-    // Claimed again when its timer is due (the store's clock 6 s on).
-    const second = runOn(
-      claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(first.writes.at(-1)) }),
-    );
-    await def.runAttempt(second.job, {}, 60_000, hostAt(6_000));
-    assert.deepEqual(
-      second.writes.map((w) => w.kind),
-      ['done'],
-      'no checkpoint of the snapshot it was claimed with',
-    );
-    assert.ok(logOf(second.writes[0]!).includes('resumed'), `log: ${logOf(second.writes[0]!).join(', ')}`);
-  });
 
   it('a resumed job whose timer is due persists its machine once, for its ending (no checkpoint is computed first)', async () => {
     const machine = setup({}).createMachine({
       initial: 'waiting',
       states: { waiting: { after: { 5_000: 'end' } }, end: { type: 'final' } },
     });
-    const def = definePipeline({ name: 'm', machine });
+    const def = definePipeline({ name: 'm', machine, compile: false });
     const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
     await def.runAttempt(first.job, {}, 60_000, hostAt());
     // Counts what each checkpoint (and the ending) costs most: the machine's persisted snapshot.
@@ -108,6 +111,7 @@ describe('log-only checkpoints wait for the next write', () => {
     const hold = step(() => new Promise<void>((r) => (release = r)));
     const def = definePipeline({
       name: 'm',
+      compile: false, // a compiled run writes its first checkpoint always (runCompiledPipeline.ts)
       machine: setup({ actors: { hold } }).createMachine({
         initial: 'waiting',
         states: {

@@ -1,0 +1,115 @@
+// A wait state run by the compiled runner (runCompiledPipeline.ts) stores, byte for byte, what the
+// XState runtime stores: the parked snapshot text (machine, timer, lifecycle) is the same string,
+// so the logOnly compare, the record's memory and any reader see no difference; and a resume
+// writes the same ops. behaviour.test.ts compares the records parsed (times normalised); this
+// compares the raw texts (due and wake times aside: XState's move with the wall clock between its
+// timer's scheduling and its capture, TimerDueTimes). Run on a bare
+// ActiveJob (no store), as logOnlyCheckpoint.test.ts does.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { assign, setup } from 'xstate';
+import { definePipeline } from '../../src/index.js';
+import type { CommitOp } from '../../src/store/types.js';
+import type { AttemptHost } from '../../src/runtime/AttemptHost.js';
+import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
+
+const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;
+
+/** A store clock stuck at `at` (the due time the run computes is then exact on both runtimes). */
+const hostFixed = (at: number): AttemptHost => ({ ...hostAt(), now: () => at });
+
+const make = (compile: boolean) =>
+  definePipeline({
+    name: 'm',
+    compile,
+    machine: setup({
+      types: { context: {} as { n: number; d: Date } },
+      delays: { pause: ({ context }) => context.n * 1000 },
+    }).createMachine({
+      id: 'w',
+      initial: 'waiting',
+      context: { n: 5, d: new Date(0) },
+      states: {
+        waiting: {
+          after: { pause: { target: 'end', actions: assign({ n: ({ context }) => context.n + 1 }) } },
+        },
+        end: { type: 'final' },
+      },
+      output: ({ context }) => context.n,
+    }),
+  });
+
+/** Due and wake times left out. */
+const untimed = (text: string) => text.replace(/(dueAt|wakeAt)(\\?"):\d+/g, '$1$2:T');
+
+/** Every op of a run with its log's times left out (they are the wall clock's). */
+const opsOf = (writes: CommitOp[]) =>
+  JSON.stringify(writes, (k, v: unknown) =>
+    k === 'log' ? (v as string[]).map((e) => e.replace(/"at":\d+,?/, '')) : v,
+  );
+
+describe('a wait state on the compiled runner stores what the XState runtime stores', () => {
+  it('parks with the same snapshot text, and resumes (due, and not yet due) with the same ops', async () => {
+    const at = 1_800_000_000_000;
+    const runs = [];
+    for (const compile of [true, false]) {
+      const def = make(compile);
+      assert.equal(Boolean(def.compiled), compile);
+      const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
+      await def.runAttempt(first.job, {}, 60_000, hostFixed(at));
+      const parked = first.writes.at(-1)!;
+      assert.equal(parked.kind, 'park');
+      // Woken before its timer is due (an event's notice, say): it parks again, unchanged.
+      const early = runOn(claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(parked) }));
+      await def.runAttempt(early.job, {}, 60_000, hostFixed(at + 1_000));
+      const due = runOn(claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(parked) }));
+      await def.runAttempt(due.job, {}, 60_000, hostFixed(at + 5_000));
+      runs.push({
+        raw: snapshotOf(parked),
+        parked: untimed(snapshotOf(parked)),
+        first: untimed(opsOf(first.writes)),
+        early: untimed(opsOf(early.writes)),
+        due: untimed(opsOf(due.writes)),
+      });
+    }
+    const [compiled, xstate] = runs;
+    assert.match(
+      compiled!.raw,
+      /"dueAt":1800000005000/,
+      'the compiled due time is the store clock + the delay',
+    );
+    assert.equal(compiled!.parked, xstate!.parked, 'the parked snapshot text');
+    assert.equal(compiled!.first, xstate!.first, 'the first run’s ops');
+    assert.equal(compiled!.early, xstate!.early, 'the early resume’s ops');
+    assert.equal(compiled!.due, xstate!.due, 'the due resume’s ops');
+    assert.match(
+      compiled!.early,
+      /^\[\{"kind":"park"/,
+      'the early resume parks again, writing nothing before',
+    );
+    assert.match(compiled!.due, /^\[\{"kind":"done"/, 'the due resume writes its ending alone');
+  });
+
+  it('a timer beyond setTimeout’s range parks the run on both runtimes (Node would fire it at once)', async () => {
+    const kinds = [];
+    for (const compile of [true, false]) {
+      const def = definePipeline({
+        name: 'm',
+        compile,
+        machine: setup({}).createMachine({
+          initial: 'w',
+          states: { w: { after: { 2_592_000_000: 'end' } }, end: { type: 'final' } },
+        }),
+      });
+      assert.equal(Boolean(def.compiled), compile);
+      const run = runOn(claimedJob({ version: def.version }));
+      await def.runAttempt(run.job, {}, 60_000, hostAt());
+      kinds.push(run.writes.map((w) => w.kind));
+    }
+    assert.deepEqual(kinds, [
+      ['checkpoint', 'park'],
+      ['checkpoint', 'park'],
+    ]);
+  });
+});
