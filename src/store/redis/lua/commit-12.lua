@@ -29,17 +29,21 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
       checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
       values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
 Returns { written, claimed, next due ms|false, Redis time ms }; written is the number of ops
-when every op was written (most calls), else 1|0 per op; claimed holds 3 values per job: id,
-token, input, then THE COMPACT REPLY: nothing more for a job whose machine, version, max
-attempts and status are those of the last job before it that carried them and that has none of
-the rare fields (most jobs of a claim), else a nested array (a 4th value: the only one of a
-reply that is not text) { machine, version, max attempts, status } or, for a job with any rare
-field, { machine, version, max attempts, status, snapshot, attempt, lease requeues, parent id,
-options, inbox position, parent queue, has inbox, parent state ('live' for a child whose parent
-is on this queue: one that is not is ended cancelled here, not claimed), retry-laters } (each
-'' when absent). Every value of a reply costs Redis a conversion from Lua and an element
-written (~1.2k instructions under callgrind): 3 a job and none per op, where 4 and 1 were (8
-and 1 before that).
+when every op was written (most calls), else 1|0 per op; claimed is THE PACKED REPLY, one text
+(binary: the worker reads it as bytes, commitOps.ts's decodeClaimed), per job claimed: its id,
+token and input, each as its length in bytes then its bytes (the length: one byte below 128,
+else 7 bits a byte, the lowest first, the high bit set on all bytes but the last;
+include/lcClaimJobs.lua's packLen), then THE COMPACT REPLY: a count of texts, one byte, and as
+many texts, each as its length then its bytes. The count is 0 for a job whose machine, version,
+max attempts and status are those of the last job before it that carried them and that has
+none of the rare fields (most jobs of a claim); else 4: machine, version, max attempts, status;
+or, for a job with any rare field, 14: machine, version, max attempts, status, snapshot,
+attempt, lease requeues, parent id, options, inbox position, parent queue, has inbox, parent
+state ('live' for a child whose parent is on this queue: one that is not is ended cancelled
+here, not claimed), retry-laters (each '' when absent). Lengths, not separators: an id, input
+or snapshot may hold any byte. Every value of a reply costs Redis a conversion from Lua and an
+element written (~1.2k instructions under callgrind), and the worker a Buffer made and decoded:
+one for the claim, where 3 a job were (4 and 1 per op before that).
 Errors: BAD_COMMIT <op index> <why> when an argument is malformed: index 0 for the call, else the
 op's, from 1 (an unknown kind, values missing, a count that is not one, a value out of range);
 nothing is written then.
@@ -225,7 +229,8 @@ lcFlush()
 -- THE LATENESS CARRY's bound (ms): memory/commitOps.ts has the same.
 local THROTTLE_CARRY_MS = 50
 
-local claimed = {}
+-- The claim's reply, in pieces (THE PACKED REPLY), and the number of jobs it started.
+local claimed, started = {}, 0
 local nextDue = false
 local T, tau, throttled = 0, 0, false
 -- SKIP (a throttle of mode 'skip'): the jobs this claim would have started but for the rate are
@@ -264,17 +269,11 @@ if want > 0 then
   end
 end
 if (want > 0 or skipN > 0) and paused ~= '1' then
-  nextDue = lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey, strategy,
+  nextDue, started = lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey, strategy,
     keyGate, mrated)
 end
 if T > 0 then
-  -- Each job started spends one emission interval of the GCRA: 3 reply values a job, and a
-  -- table after some (THE COMPACT REPLY).
-  local started = 0
-  for k = 1, #claimed do
-    if type(claimed[k]) == 'table' then started = started - 1 end
-  end
-  started = (#claimed + started) / 3
+  -- Each job started spends one emission interval of the GCRA.
   if started > 0 then
     tat = tat + started * T
     redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
@@ -292,4 +291,4 @@ do
   end
   if all then written = nOps end
 end
-return { written, claimed, nextDue, now }
+return { written, table.concat(claimed), nextDue, now }

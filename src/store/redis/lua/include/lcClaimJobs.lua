@@ -46,9 +46,43 @@ local function requestKeyCancel(ck, by)
   end
 end
 
+-- THE PACKED REPLY (commit-12.lua's header): a text's length in bytes as its prefix: one byte
+-- below 128, else 7 bits a byte, the lowest first, the high bit set on every byte but the last.
+local packChar = string.char
+local function packLen(n)
+  if n < 128 then return packChar(n) end
+  local b = {}
+  while n >= 128 do
+    local low = n % 128
+    b[#b + 1] = low + 128
+    n = (n - low) / 128
+  end
+  b[#b + 1] = n
+  return packChar(unpack(b))
+end
+
+-- packLen(n), kept in `lens` for the next text of that length.
+local function packLenOnce(lens, n)
+  local t = packLen(n)
+  lens[n] = t
+  return t
+end
+
+-- The texts of `t`, packed: their count (one byte), then each with its length.
+local function packFields(t)
+  local out = { packChar(#t) }
+  for i = 1, #t do
+    out[i * 2] = packLen(#t[i])
+    out[i * 2 + 1] = t[i]
+  end
+  return table.concat(out)
+end
+
 -- commit-12.lua's claim, after its ops (its header says what the reply holds): `want` jobs at most,
--- then `skipN` more ended cancelled unrun (a throttle of mode 'skip'). Appends to `claimed`, the
--- reply's list; returns the call's next due time (`nextDue` when it finds none to say).
+-- then `skipN` more ended cancelled unrun (a throttle of mode 'skip'). Fills `claimed` (empty)
+-- with a text of THE PACKED REPLY per job started (table.concat makes the reply of them);
+-- returns the call's next due time (`nextDue` when it finds none to say) and the number of
+-- jobs started.
 -- `throttled`: the throttle held some back; the others are the call's arguments and the flow's
 -- settings as commit-12 read them (`keyGate`, `mrated`: booleans; `perKey`: a number or nil).
 -- A function of its own: the main chunk of commit-12 may hold at most 200 locals (Lua 5.1), the
@@ -60,6 +94,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
   -- The machine, version, max attempts and status of the last job of the reply that carried them.
   local lastM, lastV, lastMa, lastSt
+  -- The jobs started (texts in `claimed`), the lengths' texts made so far.
+  local nc, lens = #claimed, {}
   promoteDue()
   if keyGate then lcReleaseDueKeys(now) end
   if mrated then lcReleaseDueMachines(now) end
@@ -225,24 +261,30 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
         lcClaim(id, jk, st, token, deadline, ls, entry, rm)
-        local n0 = #claimed
-        claimed[n0 + 1] = id
-        claimed[n0 + 2] = token
-        claimed[n0 + 3] = input or ''
-        v, ma = v or '', ma or ''
+        input, v, ma = input or '', v or '', ma or ''
         -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
         -- and has none of the fields most jobs do not have (Lua compares interned strings by
         -- address).
+        local own = '\0'
         if sn or attempt or lr or par or opt or io or pq or ib or rl then
           local parentState = ''
           if par and (not pq or pq == '') then parentState = 'live' end
-          claimed[n0 + 4] = { m, v, ma, st, sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '',
-            ib or '', parentState, rl or '' }
+          own = packFields({ m, v, ma, st, sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '',
+            ib or '', parentState, rl or '' })
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
-          claimed[n0 + 4] = { m, v, ma, st }
+          own = packFields({ m, v, ma, st })
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         end
+        -- THE PACKED REPLY (see the header): one text a job, in one concatenation; the lengths'
+        -- texts made once per length a call (most jobs of a claim share theirs). Under callgrind
+        -- (commitOps.ts, plain) this costs Redis what the 3 reply values a job did; a text per
+        -- job made by packLen calls cost 1.5% more per job, and 7 pieces a job joined by one
+        -- table.concat 1.3% more.
+        local n1, n2, n3 = #id, #token, #input
+        nc = nc + 1
+        claimed[nc] = (lens[n1] or packLenOnce(lens, n1)) .. id .. (lens[n2] or packLenOnce(lens, n2)) .. token
+          .. (lens[n3] or packLenOnce(lens, n3)) .. input .. own
       end
       -- A head of its key left `queued` (roundRobin: include/lcFlow.lua's lcHeadLeft).
       if ck and LC.rr then lcHeadLeft(ck, not inLine) end
@@ -289,5 +331,5 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       if md and (not nextDue or tonumber(nextDue) > md) then nextDue = md end
     end
   end
-  return nextDue
+  return nextDue, nc
 end
