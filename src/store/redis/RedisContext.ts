@@ -12,6 +12,8 @@ export interface RedisContext {
   readonly prefix: string;
   keys(queue: string): QueueKeys;
   run(name: string, keys: string[], args: (string | number)[]): Promise<any>;
+  /** As run, the reply's bulk strings as Buffers (ScriptCalls.run's `buffers`). */
+  runBuffers(name: string, keys: string[], args: (string | number)[]): Promise<unknown>;
   /** How this connection runs the scripts (FCALL or EVALSHA): for a pipeline holding one (durability.ts). */
   readonly scripts: ScriptCalls;
   readonly eventsMaxLen: number;
@@ -38,6 +40,7 @@ export function redisContext(
     prefix: settings.prefix,
     keys: settings.keys,
     run: (name, keys, args) => scripts.run(name, keys, args),
+    runBuffers: (name, keys, args) => scripts.run(name, keys, args, true),
     scripts,
     eventsMaxLen: settings.eventsMaxLen,
     finishedTtlMs: settings.finishedTtlMs,

@@ -51,38 +51,82 @@ export async function commitRoundTrip(
   let reply: unknown;
   let unreplicated: CommitResult['unreplicated'];
   if (ctx.replicaWait && ops.length > 0) {
-    const r = await ctx.replicaWait.run(ctx, 'commit', 'commit', keys, args);
+    const r = await ctx.replicaWait.run(ctx, 'commit', 'commit', keys, args, true);
     reply = r.reply;
     const wanted = ctx.replicaWait.durability.replicas;
     if (r.acked < wanted) unreplicated = { acked: r.acked, wanted };
-  } else reply = await ctx.run('commit', keys, args);
-  const [written, claimedFlat, nextDue, now] = reply as [
+  } else reply = await ctx.runBuffers('commit', keys, args);
+  const [written, packed, nextDue, now] = reply as [
     number | number[],
-    (string | string[])[],
-    string | null,
+    Buffer,
+    Buffer | number | null,
     number,
   ];
+  return {
+    // Every op written: their count (lua/commit-12.lua), else a value per op.
+    written: typeof written === 'number' ? ops.map(() => true) : written.map((w) => w === 1),
+    claimed: decodeClaimed(packed),
+    // A score as read (the reply's bulk strings come as Buffers), or a number the Lua made.
+    nextDueAt: nextDue ? Number(typeof nextDue === 'number' ? nextDue : nextDue.toString()) : null,
+    redisNow: Number(now),
+    ...(unreplicated ? { unreplicated } : {}),
+  };
+}
+
+/**
+ * The claimed jobs of commit-12.lua's PACKED REPLY (its header): per job its id, token and
+ * input, then THE COMPACT REPLY's count of texts and the texts; each text is its length in bytes
+ * (one byte below 128, else 7 bits a byte, lowest first, the high bit on all but the last) then
+ * its bytes, decoded as UTF-8 by itself, as ioredis decodes a bulk string: the same strings as
+ * a reply of one value per text gave, whatever bytes they hold.
+ */
+export function decodeClaimed(b: Buffer): ClaimedJob[] {
   const claimed: ClaimedJob[] = [];
-  const f = claimedFlat;
-  // THE COMPACT REPLY (lua/commit-12.lua): 3 values a job (all text), then a nested array only
-  // for a job that does not have the machine, version, max attempts and status of the last one
-  // that carried them, or that has a rare field.
+  const end = b.length;
+  let p = 0;
+  const text = (): string => {
+    let n = 0;
+    let scale = 1;
+    for (;;) {
+      if (p >= end) throw new Error('commit reply: the claimed jobs are cut short');
+      const byte = b[p++]!;
+      if (byte < 128) {
+        n += byte * scale;
+        break;
+      }
+      n += (byte - 128) * scale;
+      scale *= 128;
+    }
+    if (n === 0) return '';
+    const from = p;
+    p += n;
+    if (p > end) throw new Error('commit reply: the claimed jobs are cut short');
+    return b.toString('utf8', from, p);
+  };
   let last: string[] = [];
-  for (let i = 0; i < f.length; i += 3) {
-    const x = f[i + 3];
-    const own = Array.isArray(x) ? x : undefined;
-    if (own) last = own;
+  while (p < end) {
+    const id = text();
+    const token = text();
+    const input = text();
+    if (p >= end) throw new Error('commit reply: the claimed jobs are cut short');
+    const count = b[p++]!;
     // The rare fields are the job's own only.
-    const rare = own && own.length > 4 ? own.slice(4) : undefined;
+    let rare: string[] | undefined;
+    if (count > 0) {
+      const own: string[] = [];
+      for (let k = 0; k < count; k++) own.push(text());
+      last = own;
+      if (count > 4) rare = own.slice(4);
+    }
     claimed.push({
-      id: f[i] as string,
-      token: f[i + 1] as string,
+      id,
+      token,
       machine: last[0] || undefined,
       // Absent fields take their defaults; a present one is passed on as read, so that a record
       // with a bad value (written by something other than enqueue) is refused by runClaimedJob
       // rather than run with a made-up value.
       version: num(last[1], 1),
-      input: (f[i + 2] as string) || undefined,
+      input: input || undefined,
       snapshot: rare?.[0] || undefined,
       attempt: num(rare?.[1], 1),
       maxAttempts: num(last[2], 1),
@@ -96,14 +140,6 @@ export async function commitRoundTrip(
       parentState: (rare?.[8] || undefined) as ClaimedJob['parentState'],
       retryLaters: Number(rare?.[9]) || 0,
     });
-    if (own) i++;
   }
-  return {
-    // Every op written: their count (lua/commit-12.lua), else a value per op.
-    written: typeof written === 'number' ? ops.map(() => true) : written.map((w) => w === 1),
-    claimed,
-    nextDueAt: nextDue ? Number(nextDue) : null,
-    redisNow: Number(now),
-    ...(unreplicated ? { unreplicated } : {}),
-  };
+  return claimed;
 }

@@ -77,7 +77,8 @@ export class ReplicaWait {
   /**
    * Runs the script `name` and WAIT in one pipeline (THE SAME-CONNECTION RULE); resolves with
    * the script's reply and how many replicas acknowledged it (a shortfall is counted, and the
-   * caller decides what it means). A script error rejects as it would without WAIT.
+   * caller decides what it means). A script error rejects as it would without WAIT. `buffers`:
+   * the reply's bulk strings as Buffers (ScriptCalls.run's).
    */
   async run(
     { redis, scripts }: { redis: RedisClient; scripts: ScriptCalls },
@@ -85,11 +86,12 @@ export class ReplicaWait {
     name: string,
     keys: string[],
     args: (string | number)[],
+    buffers = false,
   ): Promise<{ reply: unknown; acked: number }> {
     let recovered = false;
     for (let redirects = 0; ; redirects++) {
       const pipe = redis.pipeline();
-      scripts.queue(pipe, name, keys, args);
+      scripts.queue(pipe, name, keys, args, buffers);
       pipe.wait(this.durability.replicas, this.durability.timeoutMs);
       const res = await pipe.exec();
       const [scriptErr, reply] = res?.[0] ?? [new Error('Connection is closed.'), null];

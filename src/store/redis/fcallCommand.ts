@@ -23,19 +23,23 @@ export function directFcall(redis: RedisClient): boolean {
   return !o.keyPrefix && !o.showFriendlyErrorStack && !o.enableAutoPipelining;
 }
 
-/** `FCALL fn numberOfKeys ...keys ...args`, sent on `redis`. */
+/**
+ * `FCALL fn numberOfKeys ...keys ...args`, sent on `redis`; its bulk strings come back as text,
+ * or as Buffers when `buffers` (ioredis's `fcallBuffer`).
+ */
 export function sendFcall(
   redis: RedisClient,
   fn: string,
   numberOfKeys: number,
   keys: readonly string[],
   args: readonly (string | number)[],
+  buffers = false,
 ): Promise<unknown> {
   const all: string[] = [fn, String(numberOfKeys)];
   for (const k of keys) all.push(k);
   for (const a of args) all.push(typeof a === 'string' ? a : String(a));
   // Made without arguments (nothing to flatten or to stringify), then given its list.
-  const command = new Command('fcall', [], { replyEncoding: 'utf8' });
+  const command = new Command('fcall', [], { replyEncoding: buffers ? null : 'utf8' });
   command.args = all;
   return redis.sendCommand(command) as Promise<unknown>;
 }

@@ -103,32 +103,46 @@ export class ScriptCalls {
     name: string,
     keys: string[],
     args: (string | number)[],
+    buffers: boolean,
   ) {
     const s = this.spec(name);
     if (this.useEval)
-      return (target as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!(
-        ...keys,
-        ...args,
-      );
+      // defineCommand's method, or its Buffer variant (bulk strings as Buffers).
+      return (target as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[
+        buffers ? `${name}Buffer` : name
+      ]!(...keys, ...args);
     if (this.direct && target === this.redis)
-      return sendFcall(this.redis, this.libraryOf().functionName(name), s.numberOfKeys, keys, args);
-    return target.fcall(this.libraryOf().functionName(name), s.numberOfKeys, ...keys, ...args);
+      return sendFcall(this.redis, this.libraryOf().functionName(name), s.numberOfKeys, keys, args, buffers);
+    const fn = this.libraryOf().functionName(name);
+    return buffers
+      ? target.callBuffer('fcall', fn, s.numberOfKeys, ...keys, ...args)
+      : target.fcall(fn, s.numberOfKeys, ...keys, ...args);
   }
 
-  /** Runs script `name` with `keys` and `args` (as many keys as its file name says). */
-  async run(name: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /**
+   * Runs script `name` with `keys` and `args` (as many keys as its file name says). Its reply's
+   * bulk strings come back as text, or as Buffers when `buffers` (a reply to decode by bytes:
+   * commit-12's packed claim).
+   */
+  async run(name: string, keys: string[], args: (string | number)[], buffers = false): Promise<unknown> {
     if (this.loading) await this.loading.catch(() => {});
     try {
-      return await this.send(this.redis, name, keys, args);
+      return await this.send(this.redis, name, keys, args, buffers);
     } catch (err) {
       if (!(await this.recover(err))) throw err;
-      return this.send(this.redis, name, keys, args);
+      return this.send(this.redis, name, keys, args, buffers);
     }
   }
 
-  /** Adds a call of script `name` to `pipe`, a pipeline of this connection. */
-  queue(pipe: ChainableCommander, name: string, keys: string[], args: (string | number)[]): void {
-    void this.send(pipe, name, keys, args);
+  /** Adds a call of script `name` to `pipe`, a pipeline of this connection (`buffers`: as for run). */
+  queue(
+    pipe: ChainableCommander,
+    name: string,
+    keys: string[],
+    args: (string | number)[],
+    buffers = false,
+  ): void {
+    void this.send(pipe, name, keys, args, buffers);
   }
 
   /**

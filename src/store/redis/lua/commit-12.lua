@@ -29,17 +29,21 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
       checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
       values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
 Returns { written, claimed, next due ms|false, Redis time ms }; written is the number of ops
-when every op was written (most calls), else 1|0 per op; claimed holds 3 values per job: id,
-token, input, then THE COMPACT REPLY: nothing more for a job whose machine, version, max
-attempts and status are those of the last job before it that carried them and that has none of
-the rare fields (most jobs of a claim), else a nested array (a 4th value: the only one of a
-reply that is not text) { machine, version, max attempts, status } or, for a job with any rare
-field, { machine, version, max attempts, status, snapshot, attempt, lease requeues, parent id,
-options, inbox position, parent queue, has inbox, parent state ('live' for a child whose parent
-is on this queue: one that is not is ended cancelled here, not claimed), retry-laters } (each
-'' when absent). Every value of a reply costs Redis a conversion from Lua and an element
-written (~1.2k instructions under callgrind): 3 a job and none per op, where 4 and 1 were (8
-and 1 before that).
+when every op was written (most calls), else 1|0 per op; claimed is THE PACKED REPLY, one text
+(binary: the worker reads it as bytes, commitOps.ts's decodeClaimed), per job claimed: its id,
+token and input, each as its length in bytes then its bytes (the length: one byte below 128,
+else 7 bits a byte, the lowest first, the high bit set on all bytes but the last;
+include/lcClaimJobs.lua's packLen), then THE COMPACT REPLY: a count of texts, one byte, and as
+many texts, each as its length then its bytes. The count is 0 for a job whose machine, version,
+max attempts and status are those of the last job before it that carried them and that has
+none of the rare fields (most jobs of a claim); else 4: machine, version, max attempts, status;
+or, for a job with any rare field, 14: machine, version, max attempts, status, snapshot,
+attempt, lease requeues, parent id, options, inbox position, parent queue, has inbox, parent
+state ('live' for a child whose parent is on this queue: one that is not is ended cancelled
+here, not claimed), retry-laters (each '' when absent). Lengths, not separators: an id, input
+or snapshot may hold any byte. Every value of a reply costs Redis a conversion from Lua and an
+element written (~1.2k instructions under callgrind), and the worker a Buffer made and decoded:
+one for the claim, where 3 a job were (4 and 1 per op before that).
 Errors: BAD_COMMIT <op index> <why> when an argument is malformed: index 0 for the call, else the
 op's, from 1 (an unknown kind, values missing, a count that is not one, a value out of range);
 nothing is written then.
@@ -55,23 +59,14 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 --- @include "lcMove"
 --- @include "lcDonePlain"
 --- @include "lcCompactOp"
---- @include "lcClaim"
---- @include "lcBare"
---- @include "lcFlow"
 --- @include "lcKeyGate"
---- @include "lcMachineRate"
---- @include "lcSetBroken"
 --- @include "lcBatch"
---- @include "promoteDue"
---- @include "addLog"
 --- @include "readCommitOps"
---- @include "tokenWorker"
---- @include "publishControl"
--- The keys this script names (the lifecycle derives the others from the prefix, ARGV[1]).
-local queuedKey, delayedKey, metaKey, markerKey = KEYS[1], KEYS[2], KEYS[4], KEYS[6]
+--- @include "lcClaimJobs"
+-- The claim (include/lcClaimJobs.lua) reads the keys it names from KEYS; the lifecycle derives
+-- the others from the prefix, ARGV[1].
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
-local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
 
 -- NO HALF-APPLIED CALL: Lua does not roll back, so every argument is checked before the first
 -- write, and a malformed call writes nothing.
@@ -115,16 +110,9 @@ LC.slots = perKey ~= nil and perKey ~= false
 keyGate = keyGate == '1'
 -- THE MACHINE THROTTLE (include/lcMachineRate.lua): looked at per job only while one exists.
 mrated = mrated == '1'
--- A job set aside in its key's line goes there at its place in line: its score in `queued`, or
--- on a roundRobin queue its own place (`qs`: a head entered `queued` at a fresh score, behind its
--- band, and must not fall behind its key's later jobs; include/lcFlow.lua).
-local function linePlace(jk, score)
-  if not LC.rr then return score end
-  return tonumber(redis.call('HGET', jk, 'qs')) or score
-end
 local written = {}
 -- The ops' own helpers live in this block: the main chunk holds at most 200 locals (Lua 5.1),
--- the includes' among them, and the claim below needs its share.
+-- the includes' among them.
 do
 local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'queued', cancelled = 'cancelled',
   requeue = 'queued', park = 'waiting' }
@@ -230,10 +218,7 @@ end
 end
 lcFlush()
 
--- Claim, through THE FLOW GATE (include/lcFlow.lua, docs/flow-control.md): a paused queue
--- gives nothing; `total` caps how many run (the size of `active`); a job whose concurrency key
--- is full is set aside in its key's waiting line (keeping its place) instead of being popped
--- again and again, and the claim pops on for others, at most FLOW_POP_CAP jobs per call.
+-- Claim, through THE FLOW GATE (include/lcClaimJobs.lua, include/lcFlow.lua, docs/flow-control.md).
 -- THE THROTTLE (a GCRA, `rate*` and `tat` in `flow`): one start per T = per / limit ms, with
 -- `burst` more at once (tolerance tau = burst * T); so at most limit + burst start in any window of
 -- `per` ms. A claim takes no more than the GCRA allows now, and when it held jobs back says when
@@ -241,31 +226,11 @@ lcFlush()
 -- stays queued, uses no worker slot and no attempt.
 -- COST: one HMGET of `flow` per call (above); a queue that never had a job with a key costs
 -- nothing per job (`keyed` unset: no job's read takes `ck`).
-local FLOW_POP_CAP = 1000
 -- THE LATENESS CARRY's bound (ms): memory/commitOps.ts has the same.
 local THROTTLE_CARRY_MS = 50
 
--- Asks one running job of key `ck` that was not asked yet to stop, for job `by`: cx set, logged,
--- told on the stream and to its worker's control channel (as cancel-8.lua does for a running job).
-local function requestKeyCancel(ck, by)
-  for _, hid in ipairs(redis.call('SMEMBERS', LC.kp .. 'ck:' .. ck)) do
-    local hk = LC.kp .. 'job:' .. hid
-    local hst, htk, hcx, hls = unpack(redis.call('HMGET', hk, 'st', 'tk', 'cx', 'ls'))
-    if hcx ~= '1' and (hst == 'loading' or hst == 'working') then
-      local why = 'a newer job of concurrency key ' .. ck .. ' (' .. by .. ') replaces it (strategy cancelInProgress)'
-      local args = { 'cx', '1', 'ua', LC.now }
-      addLog(args, hk, hls, LC.now, { '{"type":"cancel-requested","reason":' .. cjson.encode(why) .. '}' })
-      redis.call('HSET', hk, unpack(args))
-      lcTell(hid, 'cancel-requested', hst)
-      local w = tokenWorker(htk)
-      if w then publishControl(LC.kp, w, 'cancel ' .. hid) end
-      return
-    end
-  end
-end
-local claimed = {}
--- The machine, version, max attempts and status of the last job of the reply that carried them.
-local lastM, lastV, lastMa, lastSt
+-- The claim's reply, in pieces (THE PACKED REPLY), and the number of jobs it started.
+local claimed, started = {}, 0
 local nextDue = false
 local T, tau, throttled = 0, 0, false
 -- SKIP (a throttle of mode 'skip'): the jobs this claim would have started but for the rate are
@@ -304,244 +269,11 @@ if want > 0 then
   end
 end
 if (want > 0 or skipN > 0) and paused ~= '1' then
-  promoteDue()
-  if keyGate then lcReleaseDueKeys(now) end
-  if mrated then lcReleaseDueMachines(now) end
-  local got, popped, asked = 0, 0, want
-  -- The lease's end, as text (include/numText.lua): the same for every job of this call.
-  local deadline = numText(now + leaseMs)
-  local tokPrefix = workerId .. ':'
-  -- Only a job with a key, a machine gate or a machine throttle can be set aside in a line, at
-  -- its score: the other queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without
-  -- a score formatted as a float per job).
-  local withScores = LC.keyed or LC.gated or mrated
-  while got < want do
-    local batch, step
-    if withScores then
-      batch, step = redis.call('ZPOPMIN', queuedKey, numText(want - got)), 2
-    else
-      batch, step = redis.call('ZRANGE', queuedKey, '0', numText(want - got - 1)), 1
-      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, '0', numText(#batch - 1)) end
-    end
-    local n = #batch / step
-    if n == 0 then break end
-    popped = popped + n
-    local tok = redis.call('HINCRBY', metaKey, 'tok', numText(n)) - n
-    local parked = 0
-    for i = 1, n do
-      local id = batch[i * step - step + 1]
-      local jk = LC.kp .. 'job:' .. id
-      -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
-      -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
-      -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
-      -- job with a key, `rm` only on one that has had a minimal record; the rare fields only
-      -- when the record is not bare (include/lcBare.lua).
-      local m, v, input, ma, ck, rm
-      if LC.minimal then
-        if LC.keyed then
-          m, v, input, ma, ck, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm'))
-        else
-          m, v, input, ma, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm'))
-        end
-      elseif LC.keyed then
-        m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
-      else
-        m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
-      end
-      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
-      local bare = false
-      if m then bare = lcBare(jk, ck and 8 or 7, rm) end
-      if m and not bare then
-        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
-          'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
-      end
-      -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
-      -- being cancelled ends it cancelled here, unrun.
-      local parentGone = nil
-      if par and (not pq or pq == '') then
-        local pst, pcx = unpack(redis.call('HMGET', LC.kp .. 'job:' .. par, 'st', 'cx'))
-        if not pst then parentGone = 'missing'
-        elseif pcx == '1' then parentGone = 'cancelled'
-        elseif FINAL[pst] then parentGone = pst end
-      end
-      -- The gate of its machine (a queue with machine gates only), and its throttle.
-      local gate = LC.gated and m and lcGateOf(m) or nil
-      local mrate = mrated and m and lcMachineRate(m) or nil
-      local mAt = mrate and lcMachineRateAt(m, now, mrate, false) or nil
-      -- Set aside in its key's line (then its key's next does not enter: what frees the line does).
-      local inLine = false
-      if not m then
-        -- No record (or one without a machine): nothing to run. Set it aside with the reason.
-        lcSetBroken(id, 'job record missing or has no machine')
-        -- Its key unknown with its record: the round robin's head counts start afresh.
-        if LC.rr and not ck then lcHeadsAfresh() end
-      elseif parentGone then
-        local j = lcRead(id)
-        j.popped = true
-        local reason = 'parent ' .. parentGone
-        lcMove(j, 'cancelled', { kind = 'cancelled',
-          log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
-      elseif ck and keyGate and redis.call('SISMEMBER', LC.kp .. 'kpaused', ck) == 1 then
-        -- A PAUSED KEY: into its line at its place; its resume puts it back (keyPause-3.lua).
-        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
-        redis.call('SADD', LC.kp .. 'ckkeys', ck)
-        parked = parked + 1
-        inLine = true
-      elseif ck and perKey and redis.call('SCARD', LC.kp .. 'ck:' .. ck) >= perKey then
-        if strategy == 'cancelNewest' then
-          -- CANCEL NEWEST: the job that finds its key full ends cancelled, unrun, saying why.
-          local j = lcRead(id)
-          j.popped = true
-          local why = 'concurrency key ' .. ck .. ' is full (perKey ' .. perKey .. ', strategy cancelNewest)'
-          lcMove(j, 'cancelled', { kind = 'cancelled',
-            log = { '{"type":"cancelled","reason":' .. cjson.encode(why) .. '}' } })
-        else
-          if strategy == 'cancelInProgress' then
-            -- CANCEL IN PROGRESS: the newest wins. One running job of the key not yet asked to
-            -- stop is asked now (as cancel-8.lua asks a running job); its ending frees the slot
-            -- for this one, which waits for it in the key's line.
-            requestKeyCancel(ck, id)
-          end
-          -- Its key is full: into the key's waiting line at the place it had; a slot of the key
-          -- that frees puts it back (lcFreeSlot). It stays `queued`.
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
-          redis.call('SADD', LC.kp .. 'ckkeys', ck)
-          inLine = true
-        end
-        parked = parked + 1
-      elseif gate and redis.call('SCARD', LC.kp .. 'gh:' .. gate.g) >= gate.limit then
-        -- ITS MACHINE'S GATE IS FULL: into the gate's line at its place; a slot of the gate that
-        -- frees puts it back (lcFreeGate).
-        redis.call('ZADD', LC.kp .. 'gwait:' .. gate.g, batch[i * 2], id)
-        redis.call('SADD', LC.kp .. 'gkeys', gate.g)
-        parked = parked + 1
-      elseif mAt then
-        -- OVER ITS MACHINE'S RATE: in mode 'skip' ended cancelled, unrun; else into the machine's
-        -- rate line, the machine due when its rate allows (include/lcMachineRate.lua).
-        if mrate.skip then
-          local j = lcRead(id)
-          j.popped = true
-          lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
-            .. cjson.encode('machine ' .. m .. ' is over its rate limit (mode skip)') .. '}' } })
-        else
-          lcMachineRateWait(id, m, batch[i * 2], mAt)
-        end
-        parked = parked + 1
-      elseif ck and keyGate and lcKeyRateAt(ck, now) then
-        -- OVER ITS KEY'S RATE (or held by a RateLimitedError of the key): in mode 'skip' ended
-        -- cancelled, unrun; else into its key's line, the key due when its rate allows.
-        if KG.skip then
-          local j = lcRead(id)
-          j.popped = true
-          lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
-            .. cjson.encode('concurrency key ' .. ck .. ' is over its rate limit (mode skip)') .. '}' } })
-        else
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
-          redis.call('SADD', LC.kp .. 'ckkeys', ck)
-          lcKeyDue(ck, lcKeyRateAt(ck, now))
-          inLine = true
-        end
-        -- Either way it does not count as started: the claim pops on for others.
-        parked = parked + 1
-      else
-        local token = tokPrefix .. numText(tok + i)
-        local st = 'working'
-        if hasLoadSet and not sn and string.find(loadSet, '|' .. m .. '|', 1, true) then st = 'loading' end
-        -- Short on purpose (the hash stays a compact listpack): no worker field (the token
-        -- names it), `ct` is the claim time (and the update time, see decodeJob), and the first
-        -- claim of a job whose log is still implicit logs nothing (see include/addLog.lua).
-        local entry = nil
-        local a = attempt and tonumber(attempt) or 1
-        -- A minimal record (`rm`) logs nothing and is not told on the stream (include/lcMove.lua).
-        if (ls or ct or a > 1) and not rm then
-          entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
-        end
-        if ck and perKey then
-          -- Holds a slot of its key while it runs (lcFlow.lua's invariants: only while perKey is
-          -- set; without it nothing counts a key's running jobs, so none is kept).
-          redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
-        end
-        -- Its start spends its machine's rate (only now: a job held back by its key spends none).
-        if mrate then lcMachineRateAt(m, now, mrate, true) end
-        if gate then
-          -- And a slot of its machine's gate (lcGate.lua's invariants).
-          redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
-          redis.call('SADD', LC.kp .. 'gkeys', gate.g)
-        end
-        lcClaim(id, jk, st, token, deadline, ls, entry, rm)
-        local n0 = #claimed
-        claimed[n0 + 1] = id
-        claimed[n0 + 2] = token
-        claimed[n0 + 3] = input or ''
-        v, ma = v or '', ma or ''
-        -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
-        -- and has none of the fields most jobs do not have (Lua compares interned strings by
-        -- address).
-        if sn or attempt or lr or par or opt or io or pq or ib or rl then
-          local parentState = ''
-          if par and (not pq or pq == '') then parentState = 'live' end
-          claimed[n0 + 4] = { m, v, ma, st, sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '',
-            ib or '', parentState, rl or '' }
-          lastM, lastV, lastMa, lastSt = m, v, ma, st
-        elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
-          claimed[n0 + 4] = { m, v, ma, st }
-          lastM, lastV, lastMa, lastSt = m, v, ma, st
-        end
-      end
-      -- A head of its key left `queued` (roundRobin: include/lcFlow.lua's lcHeadLeft).
-      if ck and LC.rr then lcHeadLeft(ck, not inLine) end
-    end
-    -- Jobs set aside for a full key do not count: pop on for others, up to the cap. A job
-    -- that was broken or cancelled unrun counts, as before the gate (no second pop for it).
-    got = got + n - parked
-    if parked == 0 or n < asked or popped >= FLOW_POP_CAP then break end
-    asked = want - got
-  end
-  if skipN > 0 then
-    -- The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
-    local over = redis.call('ZPOPMIN', queuedKey, skipN)
-    for i = 1, #over, 2 do
-      local j = lcRead(over[i])
-      j.popped = true
-      if j.ck and LC.rr then lcHeadLeft(j.ck, true) end
-      if not j.st then
-        lcSetBroken(over[i], 'job record missing or has no machine')
-        if LC.rr and not j.ck then lcHeadsAfresh() end
-      else
-        lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
-          .. cjson.encode('queue over its rate limit (mode skip)') .. '}' } })
-      end
-    end
-  end
-  lcFlush()
-  if (got >= want and not throttled) or popped >= FLOW_POP_CAP then
-    -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
-    -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
-    -- must look again at once, not at its idle timeout.)
-    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, '0', 'w') end
-  else
-    local first = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
-    if first[2] then nextDue = first[2] end
-    -- A key whose line waits for its rate: the idle supervisor wakes when it is due.
-    if keyGate then
-      local kd = lcFirstDue('kdue')
-      if kd and (not nextDue or tonumber(nextDue) > kd) then nextDue = kd end
-    end
-    -- A machine whose rate line waits: likewise.
-    if mrated then
-      local md = lcFirstDue('mdue')
-      if md and (not nextDue or tonumber(nextDue) > md) then nextDue = md end
-    end
-  end
+  nextDue, started = lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey, strategy,
+    keyGate, mrated)
 end
 if T > 0 then
-  -- Each job started spends one emission interval of the GCRA: 3 reply values a job, and a
-  -- table after some (THE COMPACT REPLY).
-  local started = 0
-  for k = 1, #claimed do
-    if type(claimed[k]) == 'table' then started = started - 1 end
-  end
-  started = (#claimed + started) / 3
+  -- Each job started spends one emission interval of the GCRA.
   if started > 0 then
     tat = tat + started * T
     redis.call('HSET', LC.kp .. 'flow', 'tat', string.format('%.3f', tat))
@@ -559,4 +291,4 @@ do
   end
   if all then written = nOps end
 end
-return { written, claimed, nextDue, now }
+return { written, table.concat(claimed), nextDue, now }

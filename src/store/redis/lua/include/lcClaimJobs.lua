@@ -1,0 +1,335 @@
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcClaim"
+--- @include "lcBare"
+--- @include "lcFlow"
+--- @include "lcKeyGate"
+--- @include "lcMachineRate"
+--- @include "lcSetBroken"
+--- @include "lcBatch"
+--- @include "promoteDue"
+--- @include "addLog"
+--- @include "numText"
+--- @include "tokenWorker"
+--- @include "publishControl"
+-- Claim, through THE FLOW GATE (include/lcFlow.lua, docs/flow-control.md): a paused queue
+-- gives nothing; `total` caps how many run (the size of `active`); a job whose concurrency key
+-- is full is set aside in its key's waiting line (keeping its place) instead of being popped
+-- again and again, and the claim pops on for others, at most FLOW_POP_CAP jobs per call.
+local FLOW_POP_CAP = 1000
+
+-- A job set aside in its key's line goes there at its place in line: its score in `queued`, or
+-- on a roundRobin queue its own place (`qs`: a head entered `queued` at a fresh score, behind its
+-- band, and must not fall behind its key's later jobs; include/lcFlow.lua).
+local function linePlace(jk, score)
+  if not LC.rr then return score end
+  return tonumber(redis.call('HGET', jk, 'qs')) or score
+end
+
+-- Asks one running job of key `ck` that was not asked yet to stop, for job `by`: cx set, logged,
+-- told on the stream and to its worker's control channel (as cancel-8.lua does for a running job).
+local function requestKeyCancel(ck, by)
+  for _, hid in ipairs(redis.call('SMEMBERS', LC.kp .. 'ck:' .. ck)) do
+    local hk = LC.kp .. 'job:' .. hid
+    local hst, htk, hcx, hls = unpack(redis.call('HMGET', hk, 'st', 'tk', 'cx', 'ls'))
+    if hcx ~= '1' and (hst == 'loading' or hst == 'working') then
+      local why = 'a newer job of concurrency key ' .. ck .. ' (' .. by .. ') replaces it (strategy cancelInProgress)'
+      local args = { 'cx', '1', 'ua', LC.now }
+      addLog(args, hk, hls, LC.now, { '{"type":"cancel-requested","reason":' .. cjson.encode(why) .. '}' })
+      redis.call('HSET', hk, unpack(args))
+      lcTell(hid, 'cancel-requested', hst)
+      local w = tokenWorker(htk)
+      if w then publishControl(LC.kp, w, 'cancel ' .. hid) end
+      return
+    end
+  end
+end
+
+-- THE PACKED REPLY (commit-12.lua's header): a text's length in bytes as its prefix: one byte
+-- below 128, else 7 bits a byte, the lowest first, the high bit set on every byte but the last.
+local packChar = string.char
+local function packLen(n)
+  if n < 128 then return packChar(n) end
+  local b = {}
+  while n >= 128 do
+    local low = n % 128
+    b[#b + 1] = low + 128
+    n = (n - low) / 128
+  end
+  b[#b + 1] = n
+  return packChar(unpack(b))
+end
+
+-- packLen(n), kept in `lens` for the next text of that length.
+local function packLenOnce(lens, n)
+  local t = packLen(n)
+  lens[n] = t
+  return t
+end
+
+-- The texts of `t`, packed: their count (one byte), then each with its length.
+local function packFields(t)
+  local out = { packChar(#t) }
+  for i = 1, #t do
+    out[i * 2] = packLen(#t[i])
+    out[i * 2 + 1] = t[i]
+  end
+  return table.concat(out)
+end
+
+-- commit-12.lua's claim, after its ops (its header says what the reply holds): `want` jobs at most,
+-- then `skipN` more ended cancelled unrun (a throttle of mode 'skip'). Fills `claimed` (empty)
+-- with a text of THE PACKED REPLY per job started (table.concat makes the reply of them);
+-- returns the call's next due time (`nextDue` when it finds none to say) and the number of
+-- jobs started.
+-- `throttled`: the throttle held some back; the others are the call's arguments and the flow's
+-- settings as commit-12 read them (`keyGate`, `mrated`: booleans; `perKey`: a number or nil).
+-- A function of its own: the main chunk of commit-12 may hold at most 200 locals (Lua 5.1), the
+-- includes' among them, and the claim's own left it almost none.
+local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey, strategy,
+    keyGate, mrated)
+  local queuedKey, delayedKey, metaKey, markerKey = KEYS[1], KEYS[2], KEYS[4], KEYS[6]
+  local now = LC.now
+  local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
+  -- The machine, version, max attempts and status of the last job of the reply that carried them.
+  local lastM, lastV, lastMa, lastSt
+  -- The jobs started (texts in `claimed`), the lengths' texts made so far.
+  local nc, lens = #claimed, {}
+  promoteDue()
+  if keyGate then lcReleaseDueKeys(now) end
+  if mrated then lcReleaseDueMachines(now) end
+  local got, popped, asked = 0, 0, want
+  -- The lease's end, as text (include/numText.lua): the same for every job of this call.
+  local deadline = numText(now + leaseMs)
+  local tokPrefix = workerId .. ':'
+  -- Only a job with a key, a machine gate or a machine throttle can be set aside in a line, at
+  -- its score: the other queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without
+  -- a score formatted as a float per job).
+  local withScores = LC.keyed or LC.gated or mrated
+  while got < want do
+    local batch, step
+    if withScores then
+      batch, step = redis.call('ZPOPMIN', queuedKey, numText(want - got)), 2
+    else
+      batch, step = redis.call('ZRANGE', queuedKey, '0', numText(want - got - 1)), 1
+      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, '0', numText(#batch - 1)) end
+    end
+    local n = #batch / step
+    if n == 0 then break end
+    popped = popped + n
+    local tok = redis.call('HINCRBY', metaKey, 'tok', numText(n)) - n
+    local parked = 0
+    for i = 1, n do
+      local id = batch[i * step - step + 1]
+      local jk = LC.kp .. 'job:' .. id
+      -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
+      -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
+      -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
+      -- job with a key, `rm` only on one that has had a minimal record; the rare fields only
+      -- when the record is not bare (include/lcBare.lua).
+      local m, v, input, ma, ck, rm
+      if LC.minimal then
+        if LC.keyed then
+          m, v, input, ma, ck, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm'))
+        else
+          m, v, input, ma, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm'))
+        end
+      elseif LC.keyed then
+        m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
+      else
+        m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
+      end
+      local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
+      local bare = false
+      if m then bare = lcBare(jk, ck and 8 or 7, rm) end
+      if m and not bare then
+        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
+          'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
+      end
+      -- A child whose parent is on this queue (same slot): a parent that is gone, finished or
+      -- being cancelled ends it cancelled here, unrun.
+      local parentGone = nil
+      if par and (not pq or pq == '') then
+        local pst, pcx = unpack(redis.call('HMGET', LC.kp .. 'job:' .. par, 'st', 'cx'))
+        if not pst then parentGone = 'missing'
+        elseif pcx == '1' then parentGone = 'cancelled'
+        elseif FINAL[pst] then parentGone = pst end
+      end
+      -- The gate of its machine (a queue with machine gates only), and its throttle.
+      local gate = LC.gated and m and lcGateOf(m) or nil
+      local mrate = mrated and m and lcMachineRate(m) or nil
+      local mAt = mrate and lcMachineRateAt(m, now, mrate, false) or nil
+      -- Set aside in its key's line (then its key's next does not enter: what frees the line does).
+      local inLine = false
+      if not m then
+        -- No record (or one without a machine): nothing to run. Set it aside with the reason.
+        lcSetBroken(id, 'job record missing or has no machine')
+        -- Its key unknown with its record: the round robin's head counts start afresh.
+        if LC.rr and not ck then lcHeadsAfresh() end
+      elseif parentGone then
+        local j = lcRead(id)
+        j.popped = true
+        local reason = 'parent ' .. parentGone
+        lcMove(j, 'cancelled', { kind = 'cancelled',
+          log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
+      elseif ck and keyGate and redis.call('SISMEMBER', LC.kp .. 'kpaused', ck) == 1 then
+        -- A PAUSED KEY: into its line at its place; its resume puts it back (keyPause-3.lua).
+        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
+        redis.call('SADD', LC.kp .. 'ckkeys', ck)
+        parked = parked + 1
+        inLine = true
+      elseif ck and perKey and redis.call('SCARD', LC.kp .. 'ck:' .. ck) >= perKey then
+        if strategy == 'cancelNewest' then
+          -- CANCEL NEWEST: the job that finds its key full ends cancelled, unrun, saying why.
+          local j = lcRead(id)
+          j.popped = true
+          local why = 'concurrency key ' .. ck .. ' is full (perKey ' .. perKey .. ', strategy cancelNewest)'
+          lcMove(j, 'cancelled', { kind = 'cancelled',
+            log = { '{"type":"cancelled","reason":' .. cjson.encode(why) .. '}' } })
+        else
+          if strategy == 'cancelInProgress' then
+            -- CANCEL IN PROGRESS: the newest wins. One running job of the key not yet asked to
+            -- stop is asked now (as cancel-8.lua asks a running job); its ending frees the slot
+            -- for this one, which waits for it in the key's line.
+            requestKeyCancel(ck, id)
+          end
+          -- Its key is full: into the key's waiting line at the place it had; a slot of the key
+          -- that frees puts it back (lcFreeSlot). It stays `queued`.
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
+          redis.call('SADD', LC.kp .. 'ckkeys', ck)
+          inLine = true
+        end
+        parked = parked + 1
+      elseif gate and redis.call('SCARD', LC.kp .. 'gh:' .. gate.g) >= gate.limit then
+        -- ITS MACHINE'S GATE IS FULL: into the gate's line at its place; a slot of the gate that
+        -- frees puts it back (lcFreeGate).
+        redis.call('ZADD', LC.kp .. 'gwait:' .. gate.g, batch[i * 2], id)
+        redis.call('SADD', LC.kp .. 'gkeys', gate.g)
+        parked = parked + 1
+      elseif mAt then
+        -- OVER ITS MACHINE'S RATE: in mode 'skip' ended cancelled, unrun; else into the machine's
+        -- rate line, the machine due when its rate allows (include/lcMachineRate.lua).
+        if mrate.skip then
+          local j = lcRead(id)
+          j.popped = true
+          lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
+            .. cjson.encode('machine ' .. m .. ' is over its rate limit (mode skip)') .. '}' } })
+        else
+          lcMachineRateWait(id, m, batch[i * 2], mAt)
+        end
+        parked = parked + 1
+      elseif ck and keyGate and lcKeyRateAt(ck, now) then
+        -- OVER ITS KEY'S RATE (or held by a RateLimitedError of the key): in mode 'skip' ended
+        -- cancelled, unrun; else into its key's line, the key due when its rate allows.
+        if KG.skip then
+          local j = lcRead(id)
+          j.popped = true
+          lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
+            .. cjson.encode('concurrency key ' .. ck .. ' is over its rate limit (mode skip)') .. '}' } })
+        else
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
+          redis.call('SADD', LC.kp .. 'ckkeys', ck)
+          lcKeyDue(ck, lcKeyRateAt(ck, now))
+          inLine = true
+        end
+        -- Either way it does not count as started: the claim pops on for others.
+        parked = parked + 1
+      else
+        local token = tokPrefix .. numText(tok + i)
+        local st = 'working'
+        if hasLoadSet and not sn and string.find(loadSet, '|' .. m .. '|', 1, true) then st = 'loading' end
+        -- Short on purpose (the hash stays a compact listpack): no worker field (the token
+        -- names it), `ct` is the claim time (and the update time, see decodeJob), and the first
+        -- claim of a job whose log is still implicit logs nothing (see include/addLog.lua).
+        local entry = nil
+        local a = attempt and tonumber(attempt) or 1
+        -- A minimal record (`rm`) logs nothing and is not told on the stream (include/lcMove.lua).
+        if (ls or ct or a > 1) and not rm then
+          entry = a > 1 and ('{"type":"claimed","attempt":' .. a .. '}') or '{"type":"claimed"}'
+        end
+        if ck and perKey then
+          -- Holds a slot of its key while it runs (lcFlow.lua's invariants: only while perKey is
+          -- set; without it nothing counts a key's running jobs, so none is kept).
+          redis.call('SADD', LC.kp .. 'ck:' .. ck, id)
+        end
+        -- Its start spends its machine's rate (only now: a job held back by its key spends none).
+        if mrate then lcMachineRateAt(m, now, mrate, true) end
+        if gate then
+          -- And a slot of its machine's gate (lcGate.lua's invariants).
+          redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
+          redis.call('SADD', LC.kp .. 'gkeys', gate.g)
+        end
+        lcClaim(id, jk, st, token, deadline, ls, entry, rm)
+        input, v, ma = input or '', v or '', ma or ''
+        -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
+        -- and has none of the fields most jobs do not have (Lua compares interned strings by
+        -- address).
+        local own = '\0'
+        if sn or attempt or lr or par or opt or io or pq or ib or rl then
+          local parentState = ''
+          if par and (not pq or pq == '') then parentState = 'live' end
+          own = packFields({ m, v, ma, st, sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '',
+            ib or '', parentState, rl or '' })
+          lastM, lastV, lastMa, lastSt = m, v, ma, st
+        elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
+          own = packFields({ m, v, ma, st })
+          lastM, lastV, lastMa, lastSt = m, v, ma, st
+        end
+        -- THE PACKED REPLY (see the header): one text a job, in one concatenation; the lengths'
+        -- texts made once per length a call (most jobs of a claim share theirs). Under callgrind
+        -- (commitOps.ts, plain) this costs Redis what the 3 reply values a job did; a text per
+        -- job made by packLen calls cost 1.5% more per job, and 7 pieces a job joined by one
+        -- table.concat 1.3% more.
+        local n1, n2, n3 = #id, #token, #input
+        nc = nc + 1
+        claimed[nc] = (lens[n1] or packLenOnce(lens, n1)) .. id .. (lens[n2] or packLenOnce(lens, n2)) .. token
+          .. (lens[n3] or packLenOnce(lens, n3)) .. input .. own
+      end
+      -- A head of its key left `queued` (roundRobin: include/lcFlow.lua's lcHeadLeft).
+      if ck and LC.rr then lcHeadLeft(ck, not inLine) end
+    end
+    -- Jobs set aside for a full key do not count: pop on for others, up to the cap. A job
+    -- that was broken or cancelled unrun counts, as before the gate (no second pop for it).
+    got = got + n - parked
+    if parked == 0 or n < asked or popped >= FLOW_POP_CAP then break end
+    asked = want - got
+  end
+  if skipN > 0 then
+    -- The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
+    local over = redis.call('ZPOPMIN', queuedKey, skipN)
+    for i = 1, #over, 2 do
+      local j = lcRead(over[i])
+      j.popped = true
+      if j.ck and LC.rr then lcHeadLeft(j.ck, true) end
+      if not j.st then
+        lcSetBroken(over[i], 'job record missing or has no machine')
+        if LC.rr and not j.ck then lcHeadsAfresh() end
+      else
+        lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
+          .. cjson.encode('queue over its rate limit (mode skip)') .. '}' } })
+      end
+    end
+  end
+  lcFlush()
+  if (got >= want and not throttled) or popped >= FLOW_POP_CAP then
+    -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
+    -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
+    -- must look again at once, not at its idle timeout.)
+    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, '0', 'w') end
+  else
+    local first = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
+    if first[2] then nextDue = first[2] end
+    -- A key whose line waits for its rate: the idle supervisor wakes when it is due.
+    if keyGate then
+      local kd = lcFirstDue('kdue')
+      if kd and (not nextDue or tonumber(nextDue) > kd) then nextDue = kd end
+    end
+    -- A machine whose rate line waits: likewise.
+    if mrated then
+      local md = lcFirstDue('mdue')
+      if md and (not nextDue or tonumber(nextDue) > md) then nextDue = md end
+    end
+  end
+  return nextDue, nc
+end
