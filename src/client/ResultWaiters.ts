@@ -151,6 +151,13 @@ export class ResultWaiters {
     /** The jobs not ended yet, in the batch's order (a Set keeps its insertion order). */
     const open = new Set(stored.keys());
     let rejectAll: ((err: unknown) => void) | undefined;
+    // Before the waits: a signal aborted already (while the writes were under way) makes no watch.
+    const outer = options.signal;
+    const onOuterAbort = () => {
+      for (const i of open) acs[i]!.abort(outer!.reason);
+    };
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
     const results = stored.map((s, i) => {
       const queue = jobs[i]!.queue;
       const result = this.waiterFor(queue).wait(
@@ -189,12 +196,6 @@ export class ResultWaiters {
                 }),
               );
           }, timeoutMs);
-    const outer = options.signal;
-    const onOuterAbort = () => {
-      for (const i of open) acs[i]!.abort(outer!.reason);
-    };
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
     void Promise.allSettled(results).then(() => {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuterAbort);
