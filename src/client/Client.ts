@@ -262,7 +262,9 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
    *
    * A job that ends failed or cancelled is an answer, not an error: its record (`status`, `error`)
    * is in its place, as `enqueueAndWait` resolves with it, so one failed job neither hides the
-   * others' outputs nor leaves them unread. The call rejects, with the first error, only where
+   * others' outputs nor leaves them unread. (BullMQ's `waitUntilFinished` and Temporal's
+   * `result()` throw for a failed job; Machinist's waits answer its record, and the batch keeps
+   * to that rather than reject with the failed ids and lose the rest.) The call rejects, with the first error, only where
    * `enqueueAndWait` would for one of its jobs: a refused item (ValidationError, nothing written,
    * as `enqueueMany`), a store error, a kept minimal job gone already (JOB_NOT_FOUND: a dedupe or
    * idempotency key kept it, as `enqueueAndWait` says), `wait.signal`'s reason, or the bound:
