@@ -174,6 +174,38 @@ describeOnEachStore('enqueueManyAndWait', (world) => {
     await assert.rejects(apart[1].result, JobNotFoundError);
   });
 
+  it('ends the waits still open when the call rejects, not at the bound', async () => {
+    h = world();
+    await h.started({ jobs });
+    const unwatched: string[] = [];
+    const spied = new Proxy(h.store, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target) as unknown;
+        if (prop === 'unwatchJob')
+          return (id: string, queue: string, watcher: string) => {
+            unwatched.push(id);
+            return target.unwatchJob(id, queue, watcher);
+          };
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const client = h.client({ jobs, store: spied });
+    await client.enqueueAndWait('ping', { n: 1 }, { idempotencyKey: 'g' }, { timeoutMs: 10_000 });
+    await assert.rejects(
+      client.enqueueManyAndWait(
+        [
+          { machine: 'full', input: { n: 1 }, options: { delayMs: 60_000 } },
+          { machine: 'ping', input: { n: 2 }, options: { idempotencyKey: 'g' } },
+        ],
+        { timeoutMs: 30_000 },
+      ),
+      JobNotFoundError,
+    );
+    const delayed = (await client.list({ queue: 'default' })).jobs.find((j) => j.machine === 'full');
+    assert.ok(delayed);
+    await eventually(async () => unwatched.includes(delayed.id), 5000);
+  });
+
   it("answers a failed job with its record in its place, the others' outputs beside it", async () => {
     h = world();
     await h.started({ jobs });
