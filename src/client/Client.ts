@@ -14,6 +14,7 @@ import type {
   InputFor,
   JobId,
   JobIdsOf,
+  JobRecordsOf,
   JobRef,
   OutputFor,
 } from './jobTypes.js';
@@ -23,16 +24,16 @@ import type { PublishSpan } from '../tracing/publishSpan.js';
 import { MachineFactsLookup, machineName } from './MachineFactsLookup.js';
 import { JobPreparer, endPublish, type Prepared } from './JobPreparer.js';
 import { EnqueueBatcher } from './EnqueueBatcher.js';
-import { ResultWaiters, type WaitOptions } from './ResultWaiters.js';
+import { ResultWaiters, type WaitOptions, type WatchedBatch } from './ResultWaiters.js';
 import { ClientAdmin } from './ClientAdmin.js';
-import type { ClientOptions, EnqueueInfo, EnqueueWaitInfo } from './clientOptions.js';
+import type { ClientOptions, EnqueueInfo, EnqueueWaitInfo, EnqueueWaitInfosOf } from './clientOptions.js';
 import { cancelDescendants } from './cancelDescendants.js';
 import { enqueueChildren } from './enqueueChildren.js';
 
 export type { SendOptions } from './validateSend.js';
 export type { WaitOptions } from './ResultWaiters.js';
 
-export type { ClientOptions, EnqueueInfo, EnqueueWaitInfo } from './clientOptions.js';
+export type { ClientOptions, EnqueueInfo, EnqueueWaitInfo, EnqueueWaitInfosOf } from './clientOptions.js';
 
 const ulid = monotonicFactory();
 
@@ -231,22 +232,13 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
     items: EnqueueItems<D, Refs>,
   ): Promise<JobIdsOf<D, Refs>>;
   async enqueueMany(items: readonly EnqueueItem[]): Promise<string[]> {
-    if (!Array.isArray(items))
-      throw new ValidationError('enqueueMany takes an array of { machine, input, options }', {
-        field: 'items',
-      });
+    const { prepared, spans } = await this.prepareMany('enqueueMany', items);
     const byQueue = new Map<string, { index: number; job: NewJob }[]>();
-    const spans: PublishSpan[] = [];
-    for (let index = 0; index < items.length; index++) {
-      const item = items[index] as EnqueueItem | undefined;
-      if (!item || typeof item !== 'object')
-        throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
-      const p = await this.prepareOne(machineName(item.machine), item.input, item.options);
-      if (p.publish) spans.push(p.publish);
+    prepared.forEach((p, index) => {
       const list = byQueue.get(p.queue);
       if (list) list.push({ index, job: p.job });
       else byQueue.set(p.queue, [{ index, job: p.job }]);
-    }
+    });
     const ids: string[] = new Array(items.length);
     const written = Promise.all(
       [...byQueue.entries()].map(async ([queue, list]) => {
@@ -259,6 +251,102 @@ export class Client<D extends AnyDefinition = never> extends ClientAdmin {
     );
     await (spans.length > 0 ? endPublish(written, ...spans) : written);
     return ids;
+  }
+
+  /**
+   * `enqueueMany` and `enqueueAndWait` in one: every job is made with this client's watch on it
+   * in the one atomic step per queue that stores the batch (as `enqueueAndWait` makes its one
+   * job), so a minimal job (`record: 'minimal'`) that ends at once is still delivered, where
+   * `enqueueMany` then `waitForResult` on each can find it gone (JOB_NOT_FOUND). Resolves with
+   * every job's final record, in item order, typed by each job's output.
+   *
+   * A job that ends failed or cancelled is an answer, not an error: its record (`status`, `error`)
+   * is in its place, as `enqueueAndWait` resolves with it, so one failed job neither hides the
+   * others' outputs nor leaves them unread. (BullMQ's `waitUntilFinished` and Temporal's
+   * `result()` throw for a failed job; Machinist's waits answer its record, and the batch keeps
+   * to that rather than reject with the failed ids and lose the rest.) The call rejects, with the first error, only where
+   * `enqueueAndWait` would for one of its jobs: a refused item (ValidationError, nothing written,
+   * as `enqueueMany`), a store error, a kept minimal job gone already (JOB_NOT_FOUND: a dedupe or
+   * idempotency key kept it, as `enqueueAndWait` says), `wait.signal`'s reason, or the bound:
+   * `wait.timeoutMs` (default 30 s) from when the whole batch is stored, then one TimeoutError
+   * naming every job not finished (`jobIds`, in item order; `jobId` the first). The jobs are
+   * stored either way, and the waits still open end with the call. For each job's end apart
+   * (Promise.allSettled), see `enqueueManyAndWaitWithInfo`.
+   * @example
+   * const [a, b] = await client.enqueueManyAndWait(
+   *   [{ machine: 'resize', input: { url: u1 } }, { machine: 'resize', input: { url: u2 } }],
+   *   { timeoutMs: 10_000 },
+   * );
+   * if (a.status === 'done') use(a.output);
+   */
+  async enqueueManyAndWait<const Refs extends readonly JobRef<D>[]>(
+    items: EnqueueItems<D, Refs>,
+    wait?: WaitOptions,
+  ): Promise<JobRecordsOf<D, Refs>>;
+  async enqueueManyAndWait(items: readonly EnqueueItem[], wait?: WaitOptions): Promise<JobRecord[]> {
+    return (await this.enqueueManyWatched('enqueueManyAndWait', items, wait)).all();
+  }
+
+  /**
+   * `enqueueManyAndWait`, answering as soon as every job is stored, with each job's
+   * `enqueueAndWaitWithInfo` answer in item order: `{ id, deduplicated, result }`, each `result`
+   * settling as `enqueueAndWait` would for that job alone (at the bound, a TimeoutError naming
+   * it). For a caller that wants the ids while it waits, or each job's end apart.
+   * @example
+   * const jobs = await client.enqueueManyAndWaitWithInfo(items, { timeoutMs: 5000 });
+   * const ends = await Promise.allSettled(jobs.map((j) => j.result));
+   */
+  async enqueueManyAndWaitWithInfo<const Refs extends readonly JobRef<D>[]>(
+    items: EnqueueItems<D, Refs>,
+    wait?: WaitOptions,
+  ): Promise<EnqueueWaitInfosOf<D, Refs>>;
+  async enqueueManyAndWaitWithInfo(
+    items: readonly EnqueueItem[],
+    wait?: WaitOptions,
+  ): Promise<EnqueueWaitInfo[]> {
+    const batch = await this.enqueueManyWatched('enqueueManyAndWaitWithInfo', items, wait);
+    return batch.stored.map((s, i) => ({
+      id: s.id as JobId,
+      deduplicated: s.deduplicated === true,
+      result: batch.results[i]!,
+    }));
+  }
+
+  /** Items built and checked, in order, before any is written: a refused one writes none. */
+  private async prepareMany(
+    method: string,
+    items: readonly EnqueueItem[],
+  ): Promise<{ prepared: Prepared[]; spans: PublishSpan[] }> {
+    if (!Array.isArray(items))
+      throw new ValidationError(`${method} takes an array of { machine, input, options }`, {
+        field: 'items',
+      });
+    const prepared: Prepared[] = [];
+    const spans: PublishSpan[] = [];
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index] as EnqueueItem | undefined;
+      if (!item || typeof item !== 'object')
+        throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
+      const p = await this.prepareOne(machineName(item.machine), item.input, item.options);
+      if (p.publish) spans.push(p.publish);
+      prepared.push(p);
+    }
+    return { prepared, spans };
+  }
+
+  /** A batch written with the queues' watchers on its jobs, one store call per queue (ResultWaiters). */
+  private async enqueueManyWatched(
+    method: string,
+    items: readonly EnqueueItem[],
+    wait: WaitOptions | undefined,
+  ): Promise<WatchedBatch> {
+    const { prepared, spans } = await this.prepareMany(method, items);
+    const batch = this.waiters.enqueueManyAndWait(
+      prepared.map((p) => ({ queue: p.queue, job: p.job })),
+      (queue, jobs) => this.store.enqueue(queue, jobs),
+      wait ?? {},
+    );
+    return spans.length > 0 ? endPublish(batch, ...spans) : batch;
   }
 
   /**

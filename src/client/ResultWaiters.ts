@@ -1,6 +1,6 @@
-// A client's waits for job results (Client.waitForResult, Client.enqueueAndWait): one ResultWaiter
-// per queue, shared by every wait on that queue, and each wait's bound (TimeoutError) and caller's
-// abort signal.
+// A client's waits for job results (Client.waitForResult, Client.enqueueAndWait and its batch form
+// enqueueManyAndWait): one ResultWaiter per queue, shared by every wait on that queue, and each
+// wait's bound (TimeoutError) and caller's abort signal.
 
 import { JobNotFoundError, TimeoutError } from '../errors.js';
 import { FINISHED, type EnqueueResult, type JobRecord, type NewJob, type Store } from '../store/types.js';
@@ -12,6 +12,19 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Ends the wait (not the job) early, rejecting with its reason. */
   signal?: AbortSignal;
+}
+
+/** A stored batch's waits (ResultWaiters.enqueueManyAndWait), in the batch's order. */
+export interface WatchedBatch {
+  /** The store's answer for each job. */
+  stored: EnqueueResult[];
+  /** Each job's end, settled as enqueueAndWait's would (its own TimeoutError at the bound). */
+  results: Promise<JobRecord>[];
+  /**
+   * Every job's final record; rejects with the first error, a timeout as one TimeoutError naming
+   * every job not finished (`jobIds`), and then ends the waits still open.
+   */
+  all(): Promise<JobRecord[]>;
 }
 
 export class ResultWaiters {
@@ -78,6 +91,128 @@ export class ResultWaiters {
     } finally {
       release();
     }
+  }
+
+  /**
+   * enqueueAndWait for a batch (Client.enqueueManyAndWait): the jobs (each with its stored queue,
+   * in the batch's order) are written through `write`, one call per queue, each job with its
+   * queue's watcher on it, and every wait is registered before any hold ends. Resolves once every
+   * write has answered; rejects with the first write's error (the jobs of the other queues may be
+   * stored: nobody waits for them). One bound for the batch, started once all of it is stored.
+   */
+  async enqueueManyAndWait(
+    jobs: readonly { queue: string; job: NewJob }[],
+    write: (queue: string, jobs: NewJob[]) => Promise<EnqueueResult[]>,
+    options: WaitOptions,
+  ): Promise<WatchedBatch> {
+    const byQueue = new Map<string, number[]>();
+    jobs.forEach(({ queue }, i) => {
+      const list = byQueue.get(queue);
+      if (list) list.push(i);
+      else byQueue.set(queue, [i]);
+    });
+    const groups = [...byQueue].map(([queue, items]) => ({ queue, items, waiter: this.waiterFor(queue) }));
+    // Held from before the writes until every wait is registered: a job's end may be read first.
+    const releases = groups.map((g) => g.waiter.hold());
+    try {
+      // Every write answered before any wait: a failed one rejects the call, the others' jobs
+      // are stored all the same, and no hold may end while one of them is still under way.
+      const written = await Promise.allSettled(
+        groups.map((g) =>
+          write(
+            g.queue,
+            g.items.map((i) => ({ ...jobs[i]!.job, watcher: g.waiter.watcherId })),
+          ),
+        ),
+      );
+      const stored: EnqueueResult[] = new Array(jobs.length);
+      written.forEach((w, k) => {
+        if (w.status === 'rejected') throw w.reason;
+        w.value.forEach((r, n) => (stored[groups[k]!.items[n]!] = r));
+      });
+      return this.waitBatch(jobs, stored, options);
+    } finally {
+      for (const release of releases) release();
+    }
+  }
+
+  /**
+   * The waits of a stored batch, all registered before this returns (no await: the holds end
+   * right after). Each job has a signal of its own, aborted by the batch's bound (a TimeoutError
+   * naming it), by the caller's `signal`, or by `all()` giving up.
+   */
+  private waitBatch(
+    jobs: readonly { queue: string }[],
+    stored: EnqueueResult[],
+    options: WaitOptions,
+  ): WatchedBatch {
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const acs = stored.map(() => new AbortController());
+    /** The jobs not ended yet, in the batch's order (a Set keeps its insertion order). */
+    const open = new Set(stored.keys());
+    let rejectAll: ((err: unknown) => void) | undefined;
+    // Before the waits: a signal aborted already (while the writes were under way) makes no watch.
+    const outer = options.signal;
+    const onOuterAbort = () => {
+      for (const i of open) acs[i]!.abort(outer!.reason);
+    };
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    const results = stored.map((s, i) => {
+      const queue = jobs[i]!.queue;
+      const result = this.waiterFor(queue).wait(
+        s.id,
+        acs[i]!.signal,
+        s.watched ? { watched: true } : { notFound: () => new JobNotFoundError(s.id, queue) },
+      );
+      // Handled here too: the caller may hold the results without awaiting them all.
+      void result.then(
+        () => open.delete(i),
+        () => open.delete(i),
+      );
+      return result;
+    });
+    const timer =
+      stored.length === 0
+        ? undefined
+        : setTimeout(() => {
+            const late = [...open];
+            const ids = late.map((i) => stored[i]!.id);
+            const queues = new Set(late.map((i) => jobs[i]!.queue));
+            const shown = ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, ...` : ids.join(', ');
+            // First, before any job's own error: all() rejects with this one, naming them all.
+            rejectAll?.(
+              new TimeoutError(
+                `${ids.length} of ${stored.length} jobs did not finish within ${timeoutMs} ms (${shown})`,
+                { jobId: ids[0], queue: queues.size === 1 ? [...queues][0] : undefined },
+                ids,
+              ),
+            );
+            for (const i of late)
+              acs[i]!.abort(
+                new TimeoutError(`job ${stored[i]!.id} did not finish within ${timeoutMs} ms`, {
+                  jobId: stored[i]!.id,
+                  queue: jobs[i]!.queue,
+                }),
+              );
+          }, timeoutMs);
+    void Promise.allSettled(results).then(() => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    });
+    return {
+      stored,
+      results,
+      all: () =>
+        new Promise<JobRecord[]>((resolve, reject) => {
+          rejectAll = reject;
+          Promise.all(results).then(resolve, reject);
+        }).catch((err: unknown) => {
+          // Nobody waits for the rest any more: their watches end now, not at the bound.
+          for (const i of open) acs[i]!.abort(err);
+          throw err;
+        }),
+    };
   }
 
   /** The queue's waiter, made on first use. */

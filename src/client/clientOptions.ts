@@ -3,7 +3,7 @@
 
 import type { AnyDefinition, Registry } from '../runtime/registry.js';
 import type { JobRecord, Store } from '../store/types.js';
-import type { JobId } from './jobTypes.js';
+import type { JobId, OutputFor } from './jobTypes.js';
 
 export interface ClientOptions<D extends AnyDefinition = AnyDefinition> {
   store: Store;
@@ -43,3 +43,8 @@ export interface EnqueueWaitInfo<Output = unknown> extends EnqueueInfo<JobId<Out
   /** The job's final record, as `enqueueAndWait` resolves (or rejects). */
   result: Promise<JobRecord<Output>>;
 }
+
+/** What `enqueueManyAndWaitWithInfo(items)` answers once all are stored: each job's, in order. */
+export type EnqueueWaitInfosOf<D extends AnyDefinition, Refs extends readonly unknown[]> = {
+  -readonly [K in keyof Refs]: EnqueueWaitInfo<OutputFor<D, Refs[K]>>;
+};

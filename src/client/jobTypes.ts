@@ -7,6 +7,7 @@
 
 import type { EnqueueOptions } from './validateEnqueue.js';
 import type { AnyDefinition } from '../runtime/registry.js';
+import type { JobRecord } from '../store/types.js';
 
 declare const jobOutput: unique symbol;
 
@@ -86,4 +87,9 @@ export type EnqueueItems<D extends AnyDefinition, Refs extends readonly unknown[
 /** The ids `enqueueMany(items)` resolves with, in order, each remembering its job's output. */
 export type JobIdsOf<D extends AnyDefinition, Refs extends readonly unknown[]> = {
   -readonly [K in keyof Refs]: JobId<OutputFor<D, Refs[K]>>;
+};
+
+/** The records `enqueueManyAndWait(items)` resolves with, in order, each typed by its job's output. */
+export type JobRecordsOf<D extends AnyDefinition, Refs extends readonly unknown[]> = {
+  -readonly [K in keyof Refs]: JobRecord<OutputFor<D, Refs[K]>>;
 };

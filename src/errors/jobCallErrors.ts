@@ -27,8 +27,14 @@ export class LeaseLostError extends MachinistError {
 }
 
 export class TimeoutError extends MachinistError {
-  constructor(message: string, ids: ErrorIds = {}) {
+  /**
+   * A wait for many jobs (Client.enqueueManyAndWait): every job of it not finished in time, in
+   * the batch's order (`jobId` is the first of them). Absent for a wait for one job.
+   */
+  readonly jobIds?: readonly string[];
+  constructor(message: string, ids: ErrorIds = {}, jobIds?: readonly string[]) {
     super(CODE.TIMEOUT, message, ids);
+    if (jobIds) this.jobIds = jobIds;
   }
 }
 

@@ -141,6 +141,32 @@ async function typed(): Promise<void> {
   );
   is<JobId<{ pages: number }>[]>()(many);
 
+  // enqueueManyAndWait: items checked as enqueueMany's, the records typed in order.
+  const recs = await client.enqueueManyAndWait(
+    [
+      { machine: 'resize', input: { url: 'a', width: 1 } },
+      { machine: ingest, input: { url: 'b' } },
+      { machine: 'tick' },
+    ],
+    { timeoutMs: 5000 },
+  );
+  is<[JobRecord<{ path: string }>, JobRecord<{ pages: number }>, JobRecord<number>]>()(recs);
+  const infos = await client.enqueueManyAndWaitWithInfo([
+    { machine: 'resize', input: { url: 'a', width: 1 } },
+    { machine: 'tick' },
+  ]);
+  is<JobId<{ path: string }>>()(infos[0].id);
+  is<boolean>()(infos[1].deduplicated);
+  is<JobRecord<number>>()(await infos[1].result);
+  await client.enqueueManyAndWait([
+    // @ts-expect-error -- a misspelt field of resize's input
+    { machine: 'resize', input: { url: 'a', widht: 1 } },
+  ]);
+  const waitedMany = await client.enqueueManyAndWait(
+    ['a', 'b'].map((url) => ({ machine: 'ingest' as const, input: { url } })),
+  );
+  is<JobRecord<{ pages: number }>[]>()(waitedMany);
+
   // Ids are strings wherever a string is wanted.
   await client.cancel(id);
   await client.events(id);
@@ -161,6 +187,8 @@ async function untyped(): Promise<void> {
   await client.enqueue(resize, { nmae: 'typo' });
   const ids = await client.enqueueMany([{ machine: 'greet', input: 1 }]);
   is<[JobId<unknown>]>()(ids);
+  const recs = await client.enqueueManyAndWait([{ machine: 'greet', input: 1 }]);
+  is<[JobRecord<unknown>]>()(recs);
   // @ts-expect-error -- a machine is still a string or a definition
   await client.enqueue(42);
 }
