@@ -188,7 +188,9 @@ export class XStateDriver implements MachineDriver {
   done(): { output: unknown; persisted: unknown; value: unknown } {
     const actor = this.actor!;
     const snap = actor.getSnapshot();
-    return { output: snap.output, persisted: actor.getPersistedSnapshot(), value: snap.value };
+    // Checked as every checkpoint is: a done can be the first write of a context that cannot be
+    // stored (a cycle assigned on the way into the final state would overflow XState's stack).
+    return { output: snap.output, persisted: persistedSnapshot(actor), value: snap.value };
   }
 
   park(): { w: string; t: string; state: string; value: unknown } {

@@ -21,6 +21,8 @@ const POISON: Record<string, [string, RegExp]> = {
   classXstate: [UNSERIALIZABLE, /class instance \(Money\) at context\.bad\b/],
   cycleCompiled: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
   cycleXstate: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
+  cycleAtEndCompiled: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
+  cycleAtEndXstate: [UNSERIALIZABLE, /circular reference at context\.bad\.self\b/],
   spawnCompiled: [UNSERIALIZABLE, /inline child actor/],
   spawnXstate: [UNSERIALIZABLE, /inline child actor at children\./],
   ghostCompiled: [UNREGISTERED, /spawns 'ghost', which is not registered in setup\(\{ actors \}\)/],
