@@ -1,7 +1,8 @@
 // The Client's operator methods: schedules (docs/schedules.md), queues (pause, limits,
 // partitions, forgetting one; docs/flow-control.md, docs/partitions.md) and dead letters.
 // One-line delegations to ScheduleClient, QueueControls, PartitionedQueues and the store, in a
-// base class of Client so that Client.ts holds the job methods and `client.schedule(...)`,
+// base class of Client (under ClientEnqueue.ts, the enqueue family) so that Client.ts holds the
+// job methods and `client.schedule(...)`,
 // `client.pauseQueue(...)` stay where users call them.
 
 import { MachinistError } from '../errors.js';
