@@ -2,8 +2,7 @@
 // partitions, forgetting one; docs/flow-control.md, docs/partitions.md) and dead letters.
 // One-line delegations to ScheduleClient, QueueControls, PartitionedQueues and the store, in a
 // base class of Client (under ClientEnqueue.ts, the enqueue family) so that Client.ts holds the
-// job methods and `client.schedule(...)`,
-// `client.pauseQueue(...)` stay where users call them.
+// job methods and `client.schedule(...)`, `client.pauseQueue(...)` stay where users call them.
 
 import { MachinistError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
