@@ -31,8 +31,20 @@ function onPath(bin) {
 }
 
 const NEEDS_REDIS = /support\/redis|support\/eachStore|startRedis|spawnRedisServer|privateRedis/;
+// Arguments name test files or folders (a folder runs every test file under it); a path that
+// does not exist is an error, not a run of nothing.
+function expand(arg) {
+  let stat;
+  try {
+    stat = statSync(arg);
+  } catch {
+    console.error(`npm test: no such test file or folder: ${arg}`);
+    process.exit(2);
+  }
+  return stat.isDirectory() ? find(arg).sort() : [arg];
+}
 const only = process.argv.slice(2);
-let files = only.length ? only : find('test').sort();
+let files = only.length ? only.flatMap(expand) : find('test').sort();
 if (!process.env.REDIS_URL && !onPath('redis-server')) {
   const runnable = files.filter((f) => !NEEDS_REDIS.test(readFileSync(f, 'utf8')));
   const skipped = files.length - runnable.length;
