@@ -27,6 +27,11 @@ export interface WatchedBatch {
   all(): Promise<JobRecord[]>;
 }
 
+/** Why one job's wait ended at its bound (a wait for one job, or each late job of a batch). */
+function jobTimedOut(jobId: string, queue: string, timeoutMs: number): TimeoutError {
+  return new TimeoutError(`job ${jobId} did not finish within ${timeoutMs} ms`, { jobId, queue });
+}
+
 export class ResultWaiters {
   private readonly waiters = new Map<string, ResultWaiter>();
 
@@ -188,13 +193,7 @@ export class ResultWaiters {
                 ids,
               ),
             );
-            for (const i of late)
-              acs[i]!.abort(
-                new TimeoutError(`job ${stored[i]!.id} did not finish within ${timeoutMs} ms`, {
-                  jobId: stored[i]!.id,
-                  queue: jobs[i]!.queue,
-                }),
-              );
+            for (const i of late) acs[i]!.abort(jobTimedOut(stored[i]!.id, jobs[i]!.queue, timeoutMs));
           }, timeoutMs);
     void Promise.allSettled(results).then(() => {
       clearTimeout(timer);
@@ -235,16 +234,7 @@ export class ResultWaiters {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const waiter = this.waiterFor(queue);
     const ac = new AbortController();
-    const timer = setTimeout(
-      () =>
-        ac.abort(
-          new TimeoutError(`job ${id} did not finish within ${timeoutMs} ms`, {
-            jobId: id,
-            queue,
-          }),
-        ),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => ac.abort(jobTimedOut(id, queue, timeoutMs)), timeoutMs);
     const outer = options.signal;
     const onOuterAbort = () => ac.abort(outer!.reason);
     if (outer?.aborted) onOuterAbort();
