@@ -5,9 +5,13 @@
 //   BENCH_HTTP_SECONDS=5 ...           seconds per run (default 10)
 //   BENCH_WRITE=0 ...                  print only
 //
-// Rows: POST /jobs at 50 and at 200 connections (no worker: only the submit path is measured),
-// then POST /jobs?wait=30s at 50 connections with a `machinist worker` running the jobs (a
-// round trip: submit, run, result back to the waiting request).
+// Rows: POST /jobs at 50 and at 200 connections, and POST /jobs/batch of BATCH jobs a request at
+// 50 (no worker: only the submit path is measured), then POST /jobs?wait=30s and
+// POST /jobs/batch?wait=30s at 50 connections with a `machinist worker` running the jobs (a
+// round trip: submit, run, result back to the waiting request). jobs/s is requests/s times the
+// jobs a request carries.
+//
+//   BENCH_HTTP_BATCH=100 ...           jobs per POST /jobs/batch (default 100)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -23,11 +27,15 @@ const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
 const WRITE = process.env.BENCH_WRITE !== '0';
 const TOKEN = 'bench-http-token';
 const PREFIX = 'bench-http';
+const BATCH = Number(process.env.BENCH_HTTP_BATCH ?? 100);
+const ONE = { machine: 'noop', input: { n: 1 } };
+const MANY = { jobs: Array.from({ length: BATCH }, (_, n) => ({ machine: 'noop', input: { n } })) };
 
 interface Row {
   name: string;
   connections: number;
   requestsPerSec: number;
+  jobsPerSec: number;
   p50: number;
   p99: number;
   total: number;
@@ -69,12 +77,20 @@ async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode === null) child.kill('SIGKILL');
 }
 
-async function load(url: string, name: string, path: string, connections: number): Promise<Row> {
+/** `body` POSTed to `path` for SECONDS; `jobs`: how many jobs one request carries. */
+async function load(
+  url: string,
+  name: string,
+  path: string,
+  connections: number,
+  body: unknown = ONE,
+  jobs = 1,
+): Promise<Row> {
   const r = await autocannon({
     url: url + path,
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ machine: 'noop', input: { n: 1 } }),
+    body: JSON.stringify(body),
     connections,
     duration: SECONDS,
     timeout: 40,
@@ -83,6 +99,7 @@ async function load(url: string, name: string, path: string, connections: number
     name,
     connections,
     requestsPerSec: Math.round(r.requests.average),
+    jobsPerSec: Math.round(r.requests.average * jobs),
     p50: r.latency.p50,
     p99: r.latency.p99,
     total: r['2xx'] + r.non2xx,
@@ -116,6 +133,7 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     rows.push(await load(url, 'POST /jobs', '/jobs', 50));
     rows.push(await load(url, 'POST /jobs', '/jobs', 200));
+    rows.push(await load(url, `POST /jobs/batch (${BATCH} jobs)`, '/jobs/batch', 50, MANY, BATCH));
     // The backlog left by the submit rows is dropped so the worker runs only the waited jobs.
     await redis.ctl.flushall();
     const worker = await startCli(
@@ -125,6 +143,16 @@ async function main(): Promise<void> {
     );
     children.push(worker.child);
     rows.push(await load(url, 'POST /jobs?wait=30s (round trip, 1 worker process)', '/jobs?wait=30s', 50));
+    rows.push(
+      await load(
+        url,
+        `POST /jobs/batch?wait=30s (${BATCH} jobs, round trip, 1 worker process)`,
+        '/jobs/batch?wait=30s',
+        50,
+        MANY,
+        BATCH,
+      ),
+    );
     if (WRITE) writeResults(rows);
   } finally {
     for (const c of children.reverse()) await stopChild(c);
@@ -142,11 +170,11 @@ function writeResults(rows: Row[]): void {
       `One \`machinist serve\` process, autocannon in the bench process, a private redis-server, ` +
       `all on this machine; ${SECONDS} s per row after a 2 s warm-up.`,
     '',
-    '| workload | connections | requests/s | p50 ms | p99 ms | requests | non-2xx | errors |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| workload | connections | requests/s | jobs/s | p50 ms | p99 ms | requests | non-2xx | errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.connections} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors} |`,
+        `| ${r.name} | ${r.connections} | ${r.requestsPerSec} | ${r.jobsPerSec} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors} |`,
     ),
     '',
   ];

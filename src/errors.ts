@@ -4,7 +4,7 @@
 // concern. `toStoredError` (errors/storedError.ts) is the one place a thrown value becomes JSON;
 // `fromScriptError` (errors/scriptError.ts) the one place a Lua error reply becomes an error.
 
-export { type ErrorIds, MachinistError, type UserErrorCode } from './errors/MachinistError.js';
+export { type ErrorIds, MachinistError, ofBatchItem, type UserErrorCode } from './errors/MachinistError.js';
 export { type InputIssue, InputSchemaError, ValidationError } from './errors/inputErrors.js';
 export {
   DefinitionError,

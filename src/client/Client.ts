@@ -20,7 +20,13 @@ import { enqueueChildren } from './enqueueChildren.js';
 export type { SendOptions } from './validateSend.js';
 export type { WaitOptions } from './ResultWaiters.js';
 
-export type { ClientOptions, EnqueueInfo, EnqueueWaitInfo, EnqueueWaitInfosOf } from './clientOptions.js';
+export type {
+  ClientOptions,
+  EnqueueInfo,
+  EnqueueInfosOf,
+  EnqueueWaitInfo,
+  EnqueueWaitInfosOf,
+} from './clientOptions.js';
 
 const ulid = monotonicFactory();
 

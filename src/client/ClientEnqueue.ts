@@ -1,7 +1,7 @@
 // Client's enqueue methods, in a base class of it: one job or many, waited for or not, and the path
 // each takes (prepared, then batched or written with its watchers), so Client.ts keeps the rest.
 
-import { ValidationError } from '../errors.js';
+import { ValidationError, ofBatchItem } from '../errors.js';
 import type { AnyDefinition } from '../runtime/registry.js';
 import type { EnqueueResult, JobRecord, NewJob } from '../store/types.js';
 import type { EnqueueOptions } from './validateEnqueue.js';
@@ -22,7 +22,7 @@ import { JobPreparer, endPublish, type Prepared } from './JobPreparer.js';
 import { EnqueueBatcher } from './EnqueueBatcher.js';
 import { ResultWaiters, type WaitOptions, type WatchedBatch } from './ResultWaiters.js';
 import { ClientAdmin, type ClientParts } from './ClientAdmin.js';
-import type { EnqueueInfo, EnqueueWaitInfo, EnqueueWaitInfosOf } from './clientOptions.js';
+import type { EnqueueInfo, EnqueueInfosOf, EnqueueWaitInfo, EnqueueWaitInfosOf } from './clientOptions.js';
 
 export abstract class ClientEnqueue<D extends AnyDefinition> extends ClientAdmin {
   /** Builds and checks each job, and starts its publish span (JobPreparer.ts). */
@@ -196,31 +196,53 @@ export abstract class ClientEnqueue<D extends AnyDefinition> extends ClientAdmin
 
   /**
    * Enqueues many jobs: one round trip per queue, all-or-nothing per queue. Each item is typed
-   * like `enqueue`'s arguments; the ids come back in order.
+   * like `enqueue`'s arguments; the ids come back in order. A refused item rejects the call
+   * before anything is written, with an error naming it (`index`, and `item <n>: ` in its message).
    */
   async enqueueMany<const Refs extends readonly JobRef<D>[]>(
     items: EnqueueItems<D, Refs>,
   ): Promise<JobIdsOf<D, Refs>>;
   async enqueueMany(items: readonly EnqueueItem[]): Promise<string[]> {
-    const { prepared, spans } = await this.prepareMany('enqueueMany', items);
+    return (await this.enqueueManyStored('enqueueMany', items)).map((r) => r.id);
+  }
+
+  /**
+   * `enqueueMany`, answering `enqueueWithInfo`'s answer for each job, in item order: its id, and
+   * `deduplicated: true` when a dedupe or idempotency key kept an existing job (the HTTP
+   * `POST /jobs/batch` answers it per job).
+   * @example const infos = await client.enqueueManyWithInfo([{ machine: 'reindex', input: { doc }, options: { dedupe: { key: doc } } }]);
+   */
+  async enqueueManyWithInfo<const Refs extends readonly JobRef<D>[]>(
+    items: EnqueueItems<D, Refs>,
+  ): Promise<EnqueueInfosOf<D, Refs>>;
+  async enqueueManyWithInfo(items: readonly EnqueueItem[]): Promise<EnqueueInfo<string>[]> {
+    return (await this.enqueueManyStored('enqueueManyWithInfo', items)).map((r) => ({
+      id: r.id,
+      deduplicated: r.deduplicated === true,
+    }));
+  }
+
+  /** A batch prepared, then written in one store call per queue: the store's answers in item order. */
+  private async enqueueManyStored(method: string, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
+    const { prepared, spans } = await this.prepareMany(method, items);
     const byQueue = new Map<string, { index: number; job: NewJob }[]>();
     prepared.forEach((p, index) => {
       const list = byQueue.get(p.queue);
       if (list) list.push({ index, job: p.job });
       else byQueue.set(p.queue, [{ index, job: p.job }]);
     });
-    const ids: string[] = new Array(items.length);
+    const stored: EnqueueResult[] = new Array(items.length);
     const written = Promise.all(
       [...byQueue.entries()].map(async ([queue, list]) => {
         const res = await this.store.enqueue(
           queue,
           list.map((l) => l.job),
         );
-        res.forEach((r, k) => (ids[list[k]!.index] = r.id));
+        res.forEach((r, k) => (stored[list[k]!.index] = r));
       }),
     );
     await (spans.length > 0 ? endPublish(written, ...spans) : written);
-    return ids;
+    return stored;
   }
 
   /**
@@ -282,7 +304,10 @@ export abstract class ClientEnqueue<D extends AnyDefinition> extends ClientAdmin
     }));
   }
 
-  /** Items built and checked, in order, before any is written: a refused one writes none. */
+  /**
+   * Items built and checked, in order, before any is written: a refused one writes none, and its
+   * error names it (ofBatchItem).
+   */
   private async prepareMany(
     method: string,
     items: readonly EnqueueItem[],
@@ -297,7 +322,12 @@ export abstract class ClientEnqueue<D extends AnyDefinition> extends ClientAdmin
       const item = items[index] as EnqueueItem | undefined;
       if (!item || typeof item !== 'object')
         throw new ValidationError(`item ${index} must be an object`, { field: `items[${index}]` });
-      const p = await this.prepareOne(machineName(item.machine), item.input, item.options);
+      let p: Prepared;
+      try {
+        p = await this.prepareOne(machineName(item.machine), item.input, item.options);
+      } catch (err) {
+        throw ofBatchItem(err, index);
+      }
       if (p.publish) spans.push(p.publish);
       prepared.push(p);
     }

@@ -44,6 +44,11 @@ export interface EnqueueWaitInfo<Output = unknown> extends EnqueueInfo<JobId<Out
   result: Promise<JobRecord<Output>>;
 }
 
+/** What `enqueueManyWithInfo(items)` answers: each job's `enqueueWithInfo` answer, in order. */
+export type EnqueueInfosOf<D extends AnyDefinition, Refs extends readonly unknown[]> = {
+  -readonly [K in keyof Refs]: EnqueueInfo<JobId<OutputFor<D, Refs[K]>>>;
+};
+
 /** What `enqueueManyAndWaitWithInfo(items)` answers once all are stored: each job's, in order. */
 export type EnqueueWaitInfosOf<D extends AnyDefinition, Refs extends readonly unknown[]> = {
   -readonly [K in keyof Refs]: EnqueueWaitInfo<OutputFor<D, Refs[K]>>;

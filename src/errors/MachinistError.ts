@@ -16,6 +16,8 @@ export interface ErrorIds {
   queue?: string;
   state?: string;
   field?: string;
+  /** The item of a batch it concerns (enqueueMany, POST /jobs/batch), from 0; `field` is within that item. */
+  index?: number;
 }
 
 export class MachinistError extends Error {
@@ -25,6 +27,7 @@ export class MachinistError extends Error {
   readonly queue?: string;
   readonly state?: string;
   readonly field?: string;
+  readonly index?: number;
   /** True when retrying the same attempt cannot help. */
   readonly nonRetryable: boolean = false;
 
@@ -39,4 +42,17 @@ export class MachinistError extends Error {
     this.code = code;
     Object.assign(this, ids);
   }
+}
+
+/**
+ * `err` said of item `index` of a batch (enqueueMany): its `index` set and its message led by
+ * `item <index>: `, so a caller of a whole batch learns which job was refused. An error that names
+ * its item already (an inner batch's) is left as it is; anything else is returned unchanged.
+ */
+export function ofBatchItem(err: unknown, index: number): unknown {
+  if (err instanceof MachinistError && err.index === undefined) {
+    (err as { index?: number }).index = index;
+    err.message = `item ${index}: ${err.message}`;
+  }
+  return err;
 }

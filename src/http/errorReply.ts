@@ -31,6 +31,8 @@ export interface ErrorBody {
     machine?: string;
     queue?: string;
     maybeApplied?: boolean;
+    /** The job of a batch refused (POST /jobs/batch), from 0; `field` is within it. */
+    index?: number;
     /** Every problem the job's input schema found (`field` is the first one's path). */
     issues?: InputIssue[];
   };
@@ -52,6 +54,7 @@ export function errorReply(
     const status = httpStatusOf(err.code) ?? 500;
     const body: ErrorBody = { error: { code: err.code, message: err.message } };
     for (const k of ['field', 'jobId', 'machine', 'queue'] as const) if (err[k]) body.error[k] = err[k];
+    if (err.index !== undefined) body.error.index = err.index;
     if (err instanceof RedisUnavailableError) body.error.maybeApplied = err.maybeApplied;
     if (err instanceof InputSchemaError) body.error.issues = [...err.issues];
     return { status, body, internal: status === 500 };

@@ -29,6 +29,11 @@ export const errorSchema = {
         machine: { type: 'string' },
         queue: { type: 'string' },
         maybeApplied: { type: 'boolean' },
+        index: {
+          type: 'integer',
+          description:
+            'POST /jobs/batch: the job (from 0) the error concerns; `field` is within it. A refused body field names its job in `field` (`jobs.3.priority`).',
+        },
         issues: {
           type: 'array',
           description:
@@ -195,6 +200,47 @@ export const enqueueBody = {
       description: "signs the webhooks (Standard Webhooks, 'whsec_<base64>')",
     },
   },
+} as const;
+
+/** The most jobs POST /jobs/batch takes in one request (a larger list is a 400 naming it). */
+export const MAX_BATCH_JOBS = 1000;
+
+/** POST /jobs/batch's body: jobs as POST /jobs takes one, checked by the same schema. */
+export const batchBody = {
+  type: 'object',
+  required: ['jobs'],
+  additionalProperties: false,
+  properties: {
+    jobs: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH_JOBS,
+      description: `1 to ${MAX_BATCH_JOBS} jobs, each a POST /jobs body; a refused one refuses the whole batch, and nothing is written`,
+      items: enqueueBody,
+    },
+  },
+} as const;
+
+/** One job of POST /jobs/batch's answer, in the order the jobs were sent. */
+const batchJob = {
+  type: 'object',
+  required: ['job_id'],
+  properties: {
+    job_id: { type: 'string' },
+    deduplicated: enqueueReply.properties.deduplicated,
+    finished: {
+      type: 'boolean',
+      description: 'with `?wait`: whether the job was seen finishing within the wait (its record is `job`)',
+    },
+    job: ref('Job'),
+  },
+} as const;
+
+/** POST /jobs/batch's 200 (every job finished within the wait) and 202. */
+export const batchReply = {
+  type: 'object',
+  required: ['jobs'],
+  properties: { jobs: { type: 'array', items: batchJob } },
 } as const;
 
 export const enqueueQuery = {

@@ -12,6 +12,7 @@ const echo = defineJob({ name: 'echo', work: () => 1 });
 /** The API's routes, as issue 14 lists them (with the OpenAPI document itself). */
 const ROUTES = [
   'post /jobs',
+  'post /jobs/batch',
   'get /jobs',
   'get /jobs/search',
   'get /jobs/{id}',

@@ -177,7 +177,12 @@ describeOnEachStore('bad input', (world) => {
           { machine: 'ok', input: 1 },
           { machine: 'ok', input: 2, options: { priority: 'nope' as any } },
         ]),
-      (err) => assert.equal(err.field, 'priority'),
+      (err) => {
+        // The refused item is named: its place in the batch, and its field within it.
+        assert.equal(err.field, 'priority');
+        assert.equal(err.index, 1);
+        assert.match(err.message, /^item 1: options\.priority /);
+      },
     );
   });
 });

@@ -140,6 +140,15 @@ async function typed(): Promise<void> {
     ['a', 'b'].map((url) => ({ machine: 'ingest' as const, input: { url } })),
   );
   is<JobId<{ pages: number }>[]>()(many);
+  // enqueueManyWithInfo: enqueueMany's ids, each with whether a key kept it.
+  const stored = await client.enqueueManyWithInfo([
+    { machine: 'resize', input: { url: 'a', width: 1 } },
+    { machine: 'tick' },
+  ]);
+  is<JobId<{ path: string }>>()(stored[0].id);
+  is<boolean>()(stored[1].deduplicated);
+  // @ts-expect-error -- the input is checked as enqueueMany's
+  await client.enqueueManyWithInfo([{ machine: 'resize', input: { url: 1 } }]);
 
   // enqueueManyAndWait: items checked as enqueueMany's, the records typed in order.
   const recs = await client.enqueueManyAndWait(

@@ -6,6 +6,8 @@
 import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import type { EnqueueInfo } from '../../client/clientOptions.js';
+import type { EnqueueBody } from '../../http/enqueueBody.js';
 import type { ScheduleInfo } from '../../client/schedules/ScheduleClient.js';
 import type { OverlapPolicy, ScheduleOptions } from '../../client/schedules/scheduleSpec.js';
 import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
@@ -41,6 +43,20 @@ export interface CliBackend {
     options: EnqueueOptions,
     timeoutMs: number,
   ): Promise<{ id: string; result: Promise<JobRecord> }>;
+  /**
+   * Enqueues a batch all or nothing (Client.enqueueManyWithInfo; POST /jobs/batch, at most
+   * MAX_BATCH_JOBS): each job's id and whether a key kept it, in order. A refused job rejects the
+   * call with an error naming it (`index`, or `jobs.<n>` in `field`) and nothing is written.
+   */
+  enqueueMany(jobs: readonly EnqueueBody[]): Promise<EnqueueInfo[]>;
+  /**
+   * enqueueMany with each job's end (Client.enqueueManyAndWaitWithInfo; POST /jobs/batch?wait=):
+   * every job made with the wait's watch on it; each `result` rejects with TIMEOUT at `timeoutMs`.
+   */
+  enqueueManyAndWait(
+    jobs: readonly EnqueueBody[],
+    timeoutMs: number,
+  ): Promise<(EnqueueInfo & { result: Promise<JobRecord> })[]>;
   /** Resolves with the finished record; rejects with TIMEOUT after `timeoutMs`, JOB_NOT_FOUND. */
   waitForResult(id: string, options: { timeoutMs: number; queue?: string }): Promise<JobRecord>;
   events(id: string, queue?: string): Promise<AuditEntry[]>;

@@ -8,6 +8,8 @@
 import type { ChartMarks, MachineGraph } from '../../store/chartModel.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import type { EnqueueInfo } from '../../client/clientOptions.js';
+import type { EnqueueBody } from '../../http/enqueueBody.js';
 import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import { JobNotFoundError, MachinistError, TimeoutError } from '../../errors.js';
 import {
@@ -50,7 +52,13 @@ interface ErrorBody {
     machine?: string;
     queue?: string;
     field?: string;
+    index?: number;
   };
+}
+
+/** POST /jobs/batch's answer (docs/http.md): each job in the order sent. */
+interface BatchReply {
+  jobs: { job_id: string; deduplicated?: boolean; finished?: boolean; job?: unknown }[];
 }
 
 /** POST /jobs's body: the machine, its input, and the options that are set. */
@@ -155,6 +163,7 @@ export class HttpBackend implements CliBackend {
       machine: e?.machine,
       queue: e?.queue,
       field: e?.field,
+      index: e?.index,
     });
   }
 
@@ -193,6 +202,83 @@ export class HttpBackend implements CliBackend {
       id: reply.job_id,
       result: handled(this.waitForResult(reply.job_id, { timeoutMs: left, queue: options.queue })),
     };
+  }
+
+  async enqueueMany(jobs: readonly EnqueueBody[]): Promise<EnqueueInfo[]> {
+    const reply = await this.call<BatchReply>('POST', '/jobs/batch', {}, { jobs });
+    return reply.jobs.map((j) => ({ id: j.job_id, deduplicated: j.deduplicated === true }));
+  }
+
+  /**
+   * POST /jobs/batch?wait= (each job made with the request's watch on it): the finished jobs come
+   * with the answer; the rest of `timeoutMs` is polled for the others, one job at a time.
+   */
+  async enqueueManyAndWait(jobs: readonly EnqueueBody[], timeoutMs: number) {
+    const started = Date.now();
+    const wait = Math.min(timeoutMs, SUBMIT_WAIT_MS);
+    let reply: BatchReply;
+    try {
+      reply = await this.call<BatchReply>('POST', '/jobs/batch', { wait: `${wait}ms` }, { jobs });
+    } catch (err) {
+      // A server whose maxWaitMs is shorter refuses the wait before it makes the jobs: submit plainly.
+      if ((err as { field?: string }).field !== 'wait') throw err;
+      reply = {
+        jobs: (await this.enqueueMany(jobs)).map((i) => ({ job_id: i.id, deduplicated: i.deduplicated })),
+      };
+    }
+    const left = Math.max(0, timeoutMs - (Date.now() - started));
+    const open = reply.jobs.flatMap((j, i) => (j.finished ? [] : [{ id: j.job_id, queue: jobs[i]?.queue }]));
+    const polled = this.pollMany(open, left);
+    return reply.jobs.map((j) => ({
+      id: j.job_id,
+      deduplicated: j.deduplicated === true,
+      result: j.finished ? Promise.resolve(record(j.job)) : polled.get(j.job_id)!,
+    }));
+  }
+
+  /**
+   * waitForResult for many jobs, polled in rounds (each job once a round, one request at a
+   * time), so a thousand open jobs do not make a thousand requests every POLL_MS.
+   */
+  private pollMany(
+    jobs: readonly { id: string; queue?: string }[],
+    timeoutMs: number,
+  ): Map<string, Promise<JobRecord>> {
+    const end = Date.now() + timeoutMs;
+    const settle = new Map<string, { resolve(job: JobRecord): void; reject(err: unknown): void }>();
+    const results = new Map<string, Promise<JobRecord>>();
+    for (const { id } of jobs)
+      if (!results.has(id))
+        results.set(
+          id,
+          handled(new Promise<JobRecord>((resolve, reject) => settle.set(id, { resolve, reject }))),
+        );
+    const poll = async () => {
+      let open = [...new Map(jobs.map((j) => [j.id, j])).values()];
+      while (open.length > 0) {
+        const next: typeof open = [];
+        for (const j of open) {
+          const job = await this.get(j.id, j.queue);
+          if (!job) settle.get(j.id)!.reject(new JobNotFoundError(j.id, j.queue));
+          else if (FINISHED.has(job.status)) settle.get(j.id)!.resolve(job);
+          else if (Date.now() >= end)
+            settle.get(j.id)!.reject(
+              new TimeoutError(`job ${j.id} did not finish within ${timeoutMs} ms`, {
+                jobId: j.id,
+                queue: job.queue,
+              }),
+            );
+          else next.push(j);
+        }
+        open = next;
+        if (open.length > 0)
+          await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, end - Date.now()))));
+      }
+    };
+    poll().catch((err: unknown) => {
+      for (const s of settle.values()) s.reject(err);
+    });
+    return results;
   }
 
   async get(id: string, queue?: string): Promise<JobRecord | null> {

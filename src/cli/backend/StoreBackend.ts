@@ -7,6 +7,7 @@ import { jobChart } from '../../chart/jobChart.js';
 import type { Client } from '../../client/Client.js';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
 import type { SendOptions } from '../../client/validateSend.js';
+import { enqueueArgsOf, type EnqueueBody } from '../../http/enqueueBody.js';
 import type { QueueLimitsChange, QueueLimitsView } from '../../client/QueueControls.js';
 import type { AnyDefinition } from '../../runtime/registry.js';
 import {
@@ -39,6 +40,14 @@ export class StoreBackend implements CliBackend {
   async enqueueAndWait(machine: string, input: unknown, options: EnqueueOptions, timeoutMs: number) {
     const { id, result } = await this.client.enqueueAndWaitWithInfo(machine, input, options, { timeoutMs });
     return { id, result };
+  }
+
+  enqueueMany(jobs: readonly EnqueueBody[]) {
+    return this.client.enqueueManyWithInfo(jobs.map(enqueueArgsOf));
+  }
+
+  enqueueManyAndWait(jobs: readonly EnqueueBody[], timeoutMs: number) {
+    return this.client.enqueueManyAndWaitWithInfo(jobs.map(enqueueArgsOf), { timeoutMs });
   }
 
   async uncheckedSchema(machine: string): Promise<boolean> {

@@ -1,11 +1,12 @@
 // `machinist enqueue <machine> [json|@file|-]`: adds a job and prints its id; with --wait, also
 // waits for its result (exit 0 when done, 1 when it failed, was cancelled or did not finish in
 // time), showing a live progress line (state, attempt, progress) on a terminal. With --jobs, the
-// input is checked against the definition's input schema first (the Client's check).
+// input is checked against the definition's input schema first (the Client's check). With
+// --batch, many jobs from a file of one job a line (actions/enqueueBatch.ts).
 
 import { Command } from 'commander';
 import type { EnqueueOptions } from '../../client/validateEnqueue.js';
-import { EXIT } from '../CliError.js';
+import { CliError, EXIT } from '../CliError.js';
 import type { DedupeMode } from '../../store/types.js';
 import type { CliBackend } from '../backend/CliBackend.js';
 import { withBackend, type GlobalOptions } from '../connect.js';
@@ -25,7 +26,18 @@ interface EnqueueCliOptions extends Omit<EnqueueOptions, 'dedupe'> {
   json?: boolean;
   maxPayloadBytes?: number;
   jobs?: string;
+  batch?: string;
 }
+
+/** Options that name one job, which a batch's lines give each for itself. */
+const ONE_JOB_ONLY = [
+  ['idempotencyKey', '--idempotency-key'],
+  ['dedupeKey', '--dedupe-key'],
+  ['dedupeMode', '--dedupe-mode'],
+  ['dedupeTtlMs', '--dedupe-ttl-ms'],
+  ['dedupeMaxDelayMs', '--dedupe-max-delay-ms'],
+  ['dedupeKeepLast', '--dedupe-keep-last'],
+] as const;
 
 const PROGRESS_EVERY_MS = 250;
 
@@ -75,8 +87,10 @@ async function warnUnchecked(backend: CliBackend, machine: string): Promise<void
 
 export function enqueueCommand(globals: () => GlobalOptions): Command {
   return new Command('enqueue')
-    .description('enqueue a job of a machine a worker has registered; prints its id')
-    .argument('<machine>', 'machine name')
+    .description(
+      'enqueue a job of a machine a worker has registered; prints its id (with --batch, many jobs: their ids)',
+    )
+    .argument('[machine]', 'machine name (none with --batch)')
     .argument('[input]', 'the job input as JSON, @file to read it from a file, - for stdin')
     .option('-q, --queue <name>', 'queue', 'default')
     .option('-p, --priority <level>', 'critical | high | normal | low', priority)
@@ -111,9 +125,19 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
       '--jobs <module>',
       'the definitions (as for `machinist worker`): the machine must be one of them, and the input is checked against its input schema',
     )
+    .option(
+      '--batch <file>',
+      `many jobs, one a line, each a POST /jobs body ({"machine":"resize","input":{...},"priority":"high"}); - for stdin. all or nothing per 1000 jobs; the options above are defaults for fields a line leaves out`,
+    )
     .option('--wait <ms>', 'wait up to this long for the result and print it', integer(1))
-    .option('--json', 'with --wait: print the job record as JSON')
-    .action(async (machine: string, inputArg: string | undefined, opts: EnqueueCliOptions) => {
+    .option(
+      '--json',
+      'with --wait: print the job record as JSON (with --batch: each id, or record, a JSON line)',
+    )
+    .action(async (machine: string | undefined, inputArg: string | undefined, opts: EnqueueCliOptions) => {
+      if (opts.batch !== undefined) return enqueueBatchAction(globals(), machine, inputArg, opts);
+      if (machine === undefined)
+        throw new CliError('enqueue needs a machine name (or --batch <file>)', EXIT.usage);
       const input = await readJson(inputArg, 'input');
       const jobs = opts.jobs ? await loadJobs(opts.jobs) : undefined;
       await withBackend(
@@ -169,4 +193,42 @@ export function enqueueCommand(globals: () => GlobalOptions): Command {
         { maxPayloadBytes: opts.maxPayloadBytes, local: jobs },
       );
     });
+}
+
+/** `enqueue --batch`: the file read and checked line by line, then enqueued (actions/enqueueBatch.ts). */
+async function enqueueBatchAction(
+  globals: GlobalOptions,
+  machine: string | undefined,
+  inputArg: string | undefined,
+  opts: EnqueueCliOptions,
+): Promise<void> {
+  if (machine !== undefined || inputArg !== undefined)
+    throw new CliError(
+      "--batch takes each job's machine and input from its line: give no arguments",
+      EXIT.usage,
+    );
+  for (const [key, flag] of ONE_JOB_ONLY)
+    if (opts[key] !== undefined)
+      throw new CliError(`${flag} names one job: with --batch, set it on each line`, EXIT.usage);
+  const { readBatch, enqueueBatch } = await import('../actions/enqueueBatch.js');
+  const lines = await readBatch(opts.batch!, {
+    queue: opts.queue,
+    priority: opts.priority,
+    delayMs: opts.delayMs,
+    partitionKey: opts.partitionKey,
+    concurrencyKey: opts.concurrencyKey,
+    maxAttempts: opts.maxAttempts,
+    timeoutMs: opts.timeoutMs,
+    record: opts.record,
+  });
+  const jobs = opts.jobs ? await loadJobs(opts.jobs) : undefined;
+  await withBackend(
+    globals,
+    async (backend) => {
+      const code = await enqueueBatch(backend, opts.batch!, lines, opts);
+      if (!jobs) for (const m of new Set(lines.map((l) => l.body.machine))) await warnUnchecked(backend, m);
+      if (code !== EXIT.ok) process.exitCode = code;
+    },
+    { maxPayloadBytes: opts.maxPayloadBytes, local: jobs },
+  );
 }

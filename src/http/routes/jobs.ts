@@ -3,13 +3,15 @@
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ulid } from 'ulid';
-import { JobNotFoundError, MachinistError, RedisUnavailableError, TimeoutError } from '../../errors.js';
-import type { EnqueueOptions } from '../../client/validateEnqueue.js';
+import { JobNotFoundError } from '../../errors.js';
 import type { JobStatus } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
 import { HttpError } from '../errorReply.js';
 import { jobView } from '../../client/recordView.js';
 import { parseWait } from '../parseWait.js';
+import { enqueueArgsOf, type EnqueueBody } from '../enqueueBody.js';
+import { notSeenFinishing, whileConnected } from '../clientWait.js';
+import { batchJobRoute } from './jobBatch.js';
 import {
   auditEntry,
   bearerSecurity,
@@ -26,14 +28,6 @@ import {
 } from '../schemas.js';
 import { CODE } from '../../errorCodes.js';
 
-interface EnqueueBody extends Omit<EnqueueOptions, 'webhook'> {
-  machine: string;
-  input?: unknown;
-  webhookUrl?: string;
-  stateWebhookUrl?: string;
-  webhookSecret?: string;
-}
-
 interface SendBody {
   event: { type: string; [key: string]: unknown };
   eventId?: string;
@@ -44,13 +38,6 @@ interface SendBody {
 
 type IdParams = { id: string };
 type QueueQuery = { queue?: string };
-
-/** A `?wait` whose client disconnected (its 202 goes nowhere). */
-class ClientLeftError extends MachinistError {
-  constructor() {
-    super(CODE.CLIENT_LEFT, 'the client of a ?wait request disconnected');
-  }
-}
 
 const location = (id: string): string => `/jobs/${encodeURIComponent(id)}`;
 
@@ -66,6 +53,7 @@ function headerKey(value: string | string[] | undefined): string | undefined {
 /** Registers the jobs routes, one concern each, in the order the OpenAPI document lists them. */
 export function jobRoutes(app: FastifyInstance, api: ApiContext): void {
   submitJobRoute(app, api);
+  batchJobRoute(app, api);
   listJobsRoute(app, api);
   getJobRoute(app, api);
   jobEventsRoute(app, api);
@@ -94,12 +82,7 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
       },
     },
     async (request, reply) => {
-      const { machine, input, webhookUrl, stateWebhookUrl, webhookSecret, ...fields } =
-        request.body as EnqueueBody;
-      const options: EnqueueOptions = fields;
-      // The body's flat webhook fields are the enqueue's webhook option (checked by the Client).
-      if (webhookUrl !== undefined || stateWebhookUrl !== undefined || webhookSecret !== undefined)
-        options.webhook = { url: webhookUrl, stateUrl: stateWebhookUrl, secret: webhookSecret };
+      const { machine, input, options } = enqueueArgsOf(request.body as EnqueueBody);
       const key = headerKey(request.headers['idempotency-key']);
       if (key !== undefined && options.idempotencyKey !== undefined && key !== options.idempotencyKey)
         throw new HttpError(CODE.INVALID_INPUT, 'the Idempotency-Key header and idempotencyKey differ', {
@@ -113,13 +96,8 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
         const { id, deduplicated } = await api.client.enqueueWithInfo(machine, input, options);
         return accepted(reply, id, deduplicated);
       }
-      // A client that leaves ends its wait: the watch on the job and the server's blocking read
-      // are not held for nobody until the wait would have passed.
-      const left = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) left.abort(new ClientLeftError());
-      };
-      reply.raw.once('close', onClose);
+      // A client that leaves ends its wait.
+      const connected = whileConnected(reply);
       try {
         // The job is made with the wait's watch on it (one step): a job that ends before the
         // enqueue answers, and whose record goes as it ends (a minimal one), is still seen.
@@ -129,7 +107,7 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
           options,
           {
             timeoutMs: waitMs,
-            signal: left.signal,
+            signal: connected.signal,
           },
         );
         void reply.header('location', location(id));
@@ -138,19 +116,12 @@ function submitJobRoute(app: FastifyInstance, api: ApiContext): void {
           const job = await result;
           return reply.code(200).send(jobView(job, api.showStacks(request)));
         } catch (err) {
-          // The job is stored either way: not finished in time (or not seen finishing, or no
-          // client left to see it) is a 202.
-          if (
-            !(err instanceof ClientLeftError) &&
-            !(err instanceof TimeoutError) &&
-            !(err instanceof RedisUnavailableError) &&
-            !(err instanceof JobNotFoundError)
-          )
-            throw err;
+          // The job is stored either way: not seen finishing is a 202.
+          if (!notSeenFinishing(err)) throw err;
         }
         return accepted(reply, id, deduplicated);
       } finally {
-        reply.raw.off('close', onClose);
+        connected.release();
       }
     },
   );
