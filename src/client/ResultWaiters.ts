@@ -27,11 +27,6 @@ export interface WatchedBatch {
   all(): Promise<JobRecord[]>;
 }
 
-/** Why one job's wait ended at its bound (a wait for one job, or each late job of a batch). */
-function jobTimedOut(jobId: string, queue: string, timeoutMs: number): TimeoutError {
-  return new TimeoutError(`job ${jobId} did not finish within ${timeoutMs} ms`, { jobId, queue });
-}
-
 export class ResultWaiters {
   private readonly waiters = new Map<string, ResultWaiter>();
 
@@ -193,7 +188,8 @@ export class ResultWaiters {
                 ids,
               ),
             );
-            for (const i of late) acs[i]!.abort(jobTimedOut(stored[i]!.id, jobs[i]!.queue, timeoutMs));
+            for (const i of late)
+              acs[i]!.abort(TimeoutError.forJob(stored[i]!.id, jobs[i]!.queue, timeoutMs));
           }, timeoutMs);
     void Promise.allSettled(results).then(() => {
       clearTimeout(timer);
@@ -234,7 +230,7 @@ export class ResultWaiters {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const waiter = this.waiterFor(queue);
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(jobTimedOut(id, queue, timeoutMs)), timeoutMs);
+    const timer = setTimeout(() => ac.abort(TimeoutError.forJob(id, queue, timeoutMs)), timeoutMs);
     const outer = options.signal;
     const onOuterAbort = () => ac.abort(outer!.reason);
     if (outer?.aborted) onOuterAbort();

@@ -36,6 +36,11 @@ export class TimeoutError extends MachinistError {
     super(CODE.TIMEOUT, message, ids);
     if (jobIds) this.jobIds = jobIds;
   }
+
+  /** One job's wait ended at its bound (a wait for one job, or each late job of a batch). */
+  static forJob(jobId: string, queue: string | undefined, timeoutMs: number): TimeoutError {
+    return new TimeoutError(`job ${jobId} did not finish within ${timeoutMs} ms`, { jobId, queue });
+  }
 }
 
 /**

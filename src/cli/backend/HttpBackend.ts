@@ -262,12 +262,7 @@ export class HttpBackend implements CliBackend {
           if (!job) settle.get(j.id)!.reject(new JobNotFoundError(j.id, j.queue));
           else if (FINISHED.has(job.status)) settle.get(j.id)!.resolve(job);
           else if (Date.now() >= end)
-            settle.get(j.id)!.reject(
-              new TimeoutError(`job ${j.id} did not finish within ${timeoutMs} ms`, {
-                jobId: j.id,
-                queue: job.queue,
-              }),
-            );
+            settle.get(j.id)!.reject(TimeoutError.forJob(j.id, job.queue, timeoutMs));
           else next.push(j);
         }
         open = next;
@@ -296,11 +291,7 @@ export class HttpBackend implements CliBackend {
       const job = await this.get(id, options.queue);
       if (!job) throw new JobNotFoundError(id, options.queue);
       if (FINISHED.has(job.status)) return job;
-      if (Date.now() >= end)
-        throw new TimeoutError(`job ${id} did not finish within ${options.timeoutMs} ms`, {
-          jobId: id,
-          queue: job.queue,
-        });
+      if (Date.now() >= end) throw TimeoutError.forJob(id, job.queue, options.timeoutMs);
       await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, end - Date.now()))));
     }
   }
