@@ -138,14 +138,18 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       local m, v, input, ma, ck, rm
       if LC.minimal then
         if LC.keyed then
-          m, v, input, ma, ck, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm'))
+          local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
+          m, v, input, ma, ck, rm = r[1], r[2], r[3], r[4], r[5], r[6]
         else
-          m, v, input, ma, rm = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm'))
+          local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm')
+          m, v, input, ma, rm = r[1], r[2], r[3], r[4], r[5]
         end
       elseif LC.keyed then
-        m, v, input, ma, ck = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck'))
+        local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck')
+        m, v, input, ma, ck = r[1], r[2], r[3], r[4], r[5]
       else
-        m, v, input, ma = unpack(redis.call('HMGET', jk, 'm', 'v', 'in', 'ma'))
+        local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma')
+        m, v, input, ma = r[1], r[2], r[3], r[4]
       end
       local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
       local bare = false
