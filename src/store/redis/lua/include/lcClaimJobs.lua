@@ -13,6 +13,7 @@
 --- @include "numText"
 --- @include "tokenWorker"
 --- @include "publishControl"
+--- @include "redisCall"
 -- Claim, through THE FLOW GATE (include/lcFlow.lua, docs/flow-control.md): a paused queue
 -- gives nothing; `total` caps how many run (the size of `active`); a job whose concurrency key
 -- is full is set aside in its key's waiting line (keeping its place) instead of being popped
@@ -138,17 +139,17 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       local m, v, input, ma, ck, rm
       if LC.minimal then
         if LC.keyed then
-          local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
+          local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
           m, v, input, ma, ck, rm = r[1], r[2], r[3], r[4], r[5], r[6]
         else
-          local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm')
+          local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'rm')
           m, v, input, ma, rm = r[1], r[2], r[3], r[4], r[5]
         end
       elseif LC.keyed then
-        local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck')
+        local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck')
         m, v, input, ma, ck = r[1], r[2], r[3], r[4], r[5]
       else
-        local r = redis.call('HMGET', jk, 'm', 'v', 'in', 'ma')
+        local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma')
         m, v, input, ma = r[1], r[2], r[3], r[4]
       end
       local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
