@@ -283,6 +283,46 @@ for (const scripts of ['functions', 'eval'] as const) {
       assert.equal(claimed.length, 300);
       assert.deepEqual(claimed, flat);
     });
+
+    it("makes each token '<workerId>:<n>' from the meta counter, across its tens and hundreds", async () => {
+      h = new Harness(redis, { scripts });
+      const tokensOf = async (ids: string[], max: number) => {
+        await h.store.enqueue(
+          'default',
+          ids.map((id) => job(id)),
+        );
+        const claimed = await h.claimAs('w:9', { max });
+        for (const c of claimed) assert.equal(await h.raw.hget(h.key(`job:${c.id}`), 'tk'), c.token);
+        return claimed.map((c) => c.token);
+      };
+      const range = (from: number, to: number) =>
+        Array.from({ length: to - from + 1 }, (_, i) => `w:9:${from + i}`);
+      // The counter starts at 0: single digits, then the first ten.
+      assert.deepEqual(
+        await tokensOf(
+          Array.from({ length: 12 }, (_, i) => `a${i}`),
+          12,
+        ),
+        range(1, 12),
+      );
+      // From 95: past 99 and 100 in one claim; then past 999 and 1000.
+      await h.raw.hset(h.key('meta'), 'tok', '94');
+      assert.deepEqual(
+        await tokensOf(
+          Array.from({ length: 13 }, (_, i) => `b${i}`),
+          13,
+        ),
+        range(95, 107),
+      );
+      await h.raw.hset(h.key('meta'), 'tok', '996');
+      assert.deepEqual(
+        await tokensOf(
+          Array.from({ length: 16 }, (_, i) => `c${i}`),
+          16,
+        ),
+        range(997, 1012),
+      );
+    });
   });
 }
 

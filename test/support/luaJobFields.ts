@@ -121,8 +121,9 @@ export function jobFieldsWritten(lua: string, file: string): WrittenField[] {
     out.push({ field, file, line: lineOf(code, index) });
   };
   const others = [...OTHER_HASH_KEYS, ...(OTHER_HASH_KEYS_BY_FILE[file] ?? [])];
-  // 1. redis.call('HSET', key, f, v, ...) with literal pairs, then maybe unpack(<list>).
-  for (const m of code.matchAll(/redis\.call\(\s*'(HSET|HSETNX|HMSET)'/gi)) {
+  // 1. redis.call('HSET', key, f, v, ...) (or include/redisCall.lua's redisCall) with literal pairs,
+  // then maybe unpack(<list>).
+  for (const m of code.matchAll(/(?:redis\.call|redisCall)\(\s*'(HSET|HSETNX|HMSET)'/gi)) {
     const [, key, ...rest] = splitTopLevel(balanced(code, m.index + m[0].indexOf('(')));
     if (others.includes(key!)) continue;
     const unpacked = rest.length % 2 === 1 ? /^unpack\((\w+)(?:,\s*1,\s*\w+)?\)$/.exec(rest.at(-1)!) : null;

@@ -1,3 +1,4 @@
+--- @include "redisCall"
 -- THE BARE RECORD: most jobs' hash holds only what every job has: the seven BASE FIELDS lcCreate
 -- writes first (m, v, in, st, qs, ma, ca), then `tk` and `ct` once claimed, and maybe `pr` (a
 -- band other than the normal one) and `ck` (a concurrency key). Whether a job has any other field
@@ -15,7 +16,7 @@
 -- each claim and each done of a minimal job a redis.call, ~3k instructions under callgrind.)
 local function lcBare(jk, n, rm)
   if rm then n = n + 1 end
-  local len = redis.call('HLEN', jk)
+  local len = redisCall('HLEN', jk)
   if len == n then return true end
-  return len == n + 1 and redis.call('HEXISTS', jk, 'pr') == 1
+  return len == n + 1 and redisCall('HEXISTS', jk, 'pr') == 1
 end

@@ -1,6 +1,7 @@
 --- @include "lcState"
 --- @include "lcBatch"
 --- @include "addLog"
+--- @include "redisCall"
 -- The claim of a job popped from `queued` (st must be queued): status `st` (loading|working)
 -- under lease `token` until `deadline` (as text: numText.lua); `entry`: its audit entry, when
 -- the caller logs one (`ls`: the log count as read). `quiet`: a minimal record (`rm`): no stream
@@ -9,9 +10,9 @@ local function lcClaim(id, jk, st, token, deadline, ls, entry, quiet)
   if entry then
     local args = { 'st', st, 'tk', token, 'ct', lcNowText() }
     addLog(args, jk, ls, LC.now, { entry })
-    redis.call('HSET', jk, unpack(args))
+    redisCall('HSET', jk, unpack(args))
   else
-    redis.call('HSET', jk, 'st', st, 'tk', token, 'ct', lcNowText())
+    redisCall('HSET', jk, 'st', st, 'tk', token, 'ct', lcNowText())
   end
   lcIndex('active', deadline, id)
   if not quiet then lcTell(id, 'claimed', st) end

@@ -1,6 +1,7 @@
 --- @include "lcState"
 --- @include "lcBatch"
 --- @include "lcFlow"
+--- @include "redisCall"
 -- A new job (ENQUEUE, the machine's initial `queued`): its record from the base fields
 -- (include/lcBare.lua: m, v, in, st 'queued', qs = `score`, ma, ca, in this order: `st` early in
 -- the hash, where every read finds it soonest), then `args` (nil, or a flat field/value list of
@@ -11,9 +12,9 @@
 -- lcCreateRecord writes the record alone (enqueue-5.lua's plain batch indexes and tells itself).
 local function lcCreateRecord(jk, m, v, input, score, ma, ca, args)
   if args then
-    redis.call('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca, unpack(args))
+    redisCall('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca, unpack(args))
   else
-    redis.call('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca)
+    redisCall('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca)
   end
 end
 local function lcCreate(id, jk, m, v, input, score, ma, ca, args, runAt, ck, quiet)

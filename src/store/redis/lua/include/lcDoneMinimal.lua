@@ -2,6 +2,7 @@
 --- @include "lcBatch"
 --- @include "lcFlow"
 --- @include "lcTally"
+--- @include "redisCall"
 -- THE MINIMAL DONE (a record made with `record: 'minimal'`, field `rm`; docs/concepts.md): a job
 -- that ends done leaves nothing behind. Its watchers had the result already (lcMove pushes it
 -- first when the record has `wt`; a plain done has none), no webhook names it (the client makes a
@@ -15,6 +16,6 @@ local function lcDoneMinimal(id, jk, ck, ca, ct)
   lcRemove('active', id)
   if ck then lcFreeSlot(id, ck) end
   lcTally('done', ca, ct)
-  redis.call('DEL', jk)
+  redisCall('DEL', jk)
   return 1
 end
