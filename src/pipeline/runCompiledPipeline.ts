@@ -31,10 +31,11 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
+import type { CompiledStart } from './compiledStart.js';
 import { storedMachineJson, storedTimersJson } from './storedParts.js';
 import { MAX_TIMER_MS, earliestDue, type StoredTimer } from './timers.js';
-import { noTransition, whyIgnored } from './whyIgnored.js';
-import { firstToFire, storedWaitTimers } from './compiledTimers.js';
+import { noTransition, whyIgnoredIn } from './whyIgnored.js';
+import { firstToFire } from './compiledTimers.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import { machineTakes, type Offered } from './heldEvents.js';
 import { notOffered } from './offerEvent.js';
@@ -43,55 +44,6 @@ import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl 
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
-
-/** Where a compiled run starts: fresh, or at a stored step state (its step runs again). */
-export interface CompiledStart {
-  state: CompiledState;
-  context: Ctx;
-  /** The step's input as stored (XState re-runs a restored invoke with its stored input). */
-  stepInput: unknown;
-  resumed: boolean;
-  /** A wait state's stored timers (set only for a wait state). */
-  timers?: StoredTimer[];
-}
-
-interface PersistedChild {
-  snapshot?: { status?: string; input?: unknown };
-  src?: unknown;
-}
-
-/**
- * The start of a compiled run from a stored machine snapshot, or null when only the XState
- * runtime can restore it (a snapshot of another shape, stored timers).
- */
-export function compiledStart(
-  compiled: CompiledPipeline,
-  persisted: unknown,
-  timers: StoredTimer[] | undefined,
-  /** The snapshot was migrated: its timers are the XState runtime's to reconcile. */
-  migrated = false,
-): CompiledStart | 'fresh' | null {
-  if (persisted === undefined) return 'fresh';
-  const p = persisted as { status?: unknown; value?: unknown; context?: unknown; children?: unknown };
-  if (p.status !== 'active' || typeof p.value !== 'string') return null;
-  const state = compiled.states.get(p.value);
-  if (!state || !p.context || typeof p.context !== 'object') return null;
-  const children = (p.children ?? {}) as Record<string, PersistedChild | undefined>;
-  const ids = Object.keys(children);
-  const wait = state.wait;
-  if (wait) {
-    // A wait state restores with its own timers, exactly as the XState runtime stored them.
-    const own = migrated || ids.length !== 0 ? null : storedWaitTimers(wait, timers ?? []);
-    if (!own) return null;
-    return { state, context: p.context as Ctx, stepInput: undefined, resumed: true, timers: own };
-  }
-  if ((timers?.length ?? 0) > 0) return null;
-  const step = state.step;
-  if (!step) return null;
-  const child = children[step.invokeId];
-  if (ids.length !== 1 || child?.snapshot?.status !== 'active' || child.src !== step.src) return null;
-  return { state, context: p.context as Ctx, stepInput: child.snapshot.input, resumed: true };
-}
 
 /** XState's persisted snapshot of a machine in a step or wait state (key order as XState writes it). */
 function persistedStepState(state: CompiledState, context: Ctx, input: unknown): unknown {
@@ -407,7 +359,7 @@ export class CompiledDriver implements MachineDriver {
         };
     }
     const never = !machineTakes(this.compiled.machine, type);
-    const why = list ? whyIgnored({ _nodes: [this.state.node] }, type) : noTransition(type);
+    const why = list ? whyIgnoredIn(this.state.node, type) : noTransition(type);
     return { taken: false, missing: false, never, ...why };
   }
 
