@@ -205,6 +205,31 @@ export const waitEventCases: Case[] = [
     },
   },
   {
+    name: 'an event held until accepted whose guard is false is stored with the parked job, offered again, and dropped at the end',
+    compiles: true,
+    input: { fast: 1500, slow: 5000 },
+    machine: (probe) => approvalMachine(probe),
+    drive: async (run) => {
+      await notedParked(run);
+      await run.client.send(run.id, { type: 'APPROVE', by: 'intern' }, { until: 'accepted' });
+      await eventually(async () => (await run.client.events(run.id)).some((e) => e.type === 'event-held'));
+      await notedParked(run, 2);
+      await run.client.waitForResult(run.id, { timeoutMs: 8000 });
+    },
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.deepEqual(r.record.output, { n: 20, via: 'fast' });
+      const held = r.log.find((e) => e.type === 'event-held')!;
+      assert.deepEqual(held.guards, ['byBoss'], JSON.stringify(held));
+      assert.match(
+        r.calls.find((c) => c.startsWith('parked2:'))!,
+        /"h":\[\{"mx":\{"until":"accepted"\}/,
+      );
+      const dropped = r.log.find((e) => e.type === 'event-ignored')!;
+      assert.equal(dropped.reason, 'the job ended before a state took it', JSON.stringify(r.log));
+    },
+  },
+  {
     name: 'an event held until accepted while a step runs is taken when the job enters its wait state',
     compiles: true,
     input: { fast: 5000, slow: 9000 },
