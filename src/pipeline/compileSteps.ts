@@ -11,7 +11,7 @@
 // give the same records). Anything else (nesting, parallel or history states, `on` events
 // anywhere but on a wait state, `after` anywhere but on a wait state, `always`, entry/exit
 // actions, actions other than `assign`, built-in guard combinators, invokes of anything but a
-// `step`, wildcard event descriptors, transitions without a target) leaves the machine to the
+// `step`, wildcard event descriptors, transitions without a target but a wait state's events') leaves the machine to the
 // XState runtime, and `explainNotCompiled` says which construct decided it. The machine stays
 // the definition and the chart.
 //
@@ -20,7 +20,8 @@
 // `after` delays (numbers or named delays, each delay's list ending unguarded: the first timer
 // due leaves the state and its exit cancels the others; the run parks there, its timers stored
 // as the XState runtime stores them), on `on` events (guarded or not; an event no enabled
-// transition takes is ignored, as XState ignores it), or both; `onDone` / `onError` / `after` /
+// transition takes is ignored, as XState ignores it; one without a target runs its assigns and
+// stays, its timers running on), or both; `onDone` / `onError` / `after` /
 // `on` transitions (lists, guards inline or named
 // with params, `assign` actions inline or named with params, in order), final states with
 // `output`, the root's `context` (function or object) and `output`. An error no `onError`
@@ -37,7 +38,8 @@ type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
 
 export interface CompiledTransition {
-  target: string;
+  /** null: a targetless transition of a wait state's event (its assigns only; the state stays). */
+  target: string | null;
   /** Returns whether the transition is enabled; throws what the guard throws. */
   guard: ((context: Ctx, event: AnyEvent) => boolean) | null;
   /** `assign` actions in order: each returns the next context. */
@@ -200,6 +202,8 @@ function compileTransitions(
   node: AnyStateNode,
   eventType: string,
   states: Set<string>,
+  /** An event's list of a wait state: a transition without a target runs its assigns in place. */
+  targetless = false,
 ): CompiledTransition[] {
   const list = (node.transitions.get(eventType) ?? []) as unknown as {
     target?: readonly AnyStateNode[];
@@ -210,6 +214,16 @@ function compileTransitions(
   return list.map((t, i) => {
     const where = `state '${node.key}' ${eventType}[${i}]`;
     const target = t.target ?? [];
+    if (target.length === 0 && targetless) {
+      // XState takes no transition then (can() is false): no log of it is reproduced here.
+      if ((t.actions?.length ?? 0) === 0) refuse(`${where}: a forbidden transition (no target, no actions)`);
+      if (t.reenter) refuse(`${where}: reenter`);
+      return {
+        target: null,
+        guard: compileGuard(machine, where, t.guard, node.id),
+        assigns: t.actions!.map((a) => compileAction(machine, where, a)),
+      };
+    }
     if (target.length !== 1 || target[0]!.parent !== machine.root || !states.has(target[0]!.key))
       refuse(`${where}: target is not one top-level state`);
     if (target[0] === node) refuse(`${where}: a transition to its own state`);
@@ -260,7 +274,7 @@ function compileWait(
   }
   for (const key of onKeys) {
     plainDescriptor(where, key);
-    on.set(key, compileTransitions(machine, node, key, states));
+    on.set(key, compileTransitions(machine, node, key, states, true));
   }
   for (const key of node.transitions.keys()) if (!on.has(key)) refuse(`${where}: handles '${key}'`);
   return { delays, on };

@@ -67,6 +67,9 @@ function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise
   }
 }
 
+/** What take() returns for a targetless transition: the machine stays in its state. */
+const STAY = Symbol('stay');
+
 /** Why the machine errored; `event`: its own code threw taking that event (machineFault.ts). */
 interface Failure {
   thrown: unknown;
@@ -219,6 +222,7 @@ export class CompiledDriver implements MachineDriver {
   private leave(list: CompiledTransition[], ev: AnyEvent): void {
     const next = this.take(list, ev, true);
     if (next === undefined) return; // no transition enabled: XState ignores the event
+    if (next === STAY) return this.run.markDirty(); // a targetless one: new context, same timers
     clearTimeout(this.armed);
     this.armed = undefined;
     this.job.onAbort = undefined;
@@ -286,10 +290,18 @@ export class CompiledDriver implements MachineDriver {
 
   /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's
    * event); returns the state entered (null: the machine errored; undefined: none is enabled
-   * and `ignore`, an event, not an error, that no transition takes). */
-  private take(list: CompiledTransition[], ev: AnyEvent, ignore: true): CompiledState | null | undefined;
+   * and `ignore`, an event, not an error, that no transition takes; STAY: a targetless one). */
+  private take(
+    list: CompiledTransition[],
+    ev: AnyEvent,
+    ignore: true,
+  ): CompiledState | typeof STAY | null | undefined;
   private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null;
-  private take(list: CompiledTransition[], ev: AnyEvent, ignore = false): CompiledState | null | undefined {
+  private take(
+    list: CompiledTransition[],
+    ev: AnyEvent,
+    ignore = false,
+  ): CompiledState | typeof STAY | null | undefined {
     // The snapshot a retry resumes from is made only when the transition fails: until the last
     // line of the try nothing of the run changes, so it is the one before the transition then.
     try {
@@ -302,6 +314,11 @@ export class CompiledDriver implements MachineDriver {
       }
       let next = this.context;
       for (const assign of t.assigns) next = assign(next, ev);
+      if (t.target === null) {
+        // Targetless (a wait state's event): no exit, no entry; its timers run on.
+        this.context = next;
+        return STAY;
+      }
       const target = this.compiled.states.get(t.target)!;
       const nextInput = target.step ? target.step.input(next, ev) : undefined;
       // Entering a wait state resolves its delay (XState's entry raise) in the same transition.

@@ -106,10 +106,19 @@ describe('compileSteps', () => {
       refused({ initial: 'a', states: { a: { on: { 'xstate.after.1.x.b': 'end' } }, end } })!,
       /an XState event/,
     );
+    assert.equal(
+      refused({
+        initial: 'a',
+        states: { a: { on: { GO: { actions: assign({}) } }, after: { 9: 'end' } }, end },
+      }),
+      null,
+      'an event’s transition without a target (assigns in place)',
+    );
     assert.match(
-      refused({ initial: 'a', states: { a: { on: { GO: { actions: assign({}) } } }, end } })!,
+      refused({ initial: 'a', states: { a: { after: { 9: { actions: assign({}) } } }, end } })!,
       /target is not one top-level state/,
     );
+    assert.match(refused({ initial: 'a', states: { a: { on: { GO: {} } }, end } })!, /forbidden/);
     assert.match(refused({ initial: 'a', states: { a: { on: { GO: 'a' } }, end } })!, /its own state/);
     assert.match(refused({ initial: 'a', after: { 100: '.a' }, states: { a: {} } })!, /after/);
     assert.match(

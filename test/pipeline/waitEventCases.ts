@@ -16,7 +16,7 @@ import { notedParked } from './waitCases.js';
 const types = (r: Result) => r.log.map((e) => String(e.type));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Approval = { type: 'APPROVE'; by: string } | { type: 'REJECT' };
+type Approval = { type: 'APPROVE'; by: string } | { type: 'REJECT' } | { type: 'REMIND' };
 
 interface Options {
   /** The step that waits for `probe.release` before it returns. */
@@ -40,7 +40,7 @@ function approvalMachine(probe: Probe, opts: Options = {}) {
   return setup({
     types: {
       input: {} as { fast: number; slow: number },
-      context: {} as { fast: number; slow: number; n: number; via: string },
+      context: {} as { fast: number; slow: number; n: number; via: string; reminders: number },
       events: {} as Approval,
     },
     actors: {
@@ -68,7 +68,7 @@ function approvalMachine(probe: Probe, opts: Options = {}) {
   }).createMachine({
     id: 'approval',
     initial: 'first',
-    context: ({ input }) => ({ fast: input.fast, slow: input.slow, n: 1, via: '' }),
+    context: ({ input }) => ({ fast: input.fast, slow: input.slow, n: 1, via: '', reminders: 0 }),
     states: {
       first: {
         invoke: {
@@ -95,6 +95,8 @@ function approvalMachine(probe: Probe, opts: Options = {}) {
             actions: assign({ via: ({ event }) => `approved by ${(event as { by: string }).by}` }),
           },
           REJECT: { target: 'end', actions: assign({ via: 'rejected' }) },
+          // Targetless: the state stays, its timers run on.
+          REMIND: { actions: assign({ reminders: ({ context }) => context.reminders + 1 }) },
         },
       },
       next: {
@@ -182,6 +184,34 @@ export const waitEventCases: Case[] = [
       assert.deepEqual(r.record.output, { n: 20, via: 'approved by boss' });
       assert.deepEqual(r.calls.slice(-1), ['next@1:{"n":2,"via":"approved by boss"}']);
       assert.equal(types(r).filter((t) => t === 'parked').length, 1, JSON.stringify(r.log));
+    },
+  },
+  {
+    name: 'an event taken by a transition without a target changes the context of a parked job, which parks again on the same timers',
+    compiles: true,
+    input: { fast: 1500, slow: 5000 },
+    machine: (probe) => approvalMachine(probe),
+    drive: async (run) => {
+      await notedParked(run);
+      // One at a time: each wakes the job, which parks again (two sends could race its claim).
+      for (const parks of [2, 3]) {
+        await run.client.send(run.id, { type: 'REMIND' });
+        await eventually(
+          async () => (await run.client.events(run.id)).filter((e) => e.type === 'parked').length === parks,
+        );
+      }
+      await notedParked(run, 2);
+      await run.client.waitForResult(run.id, { timeoutMs: 8000 });
+    },
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.deepEqual(r.record.output, { n: 20, via: 'fast' });
+      assert.deepEqual(parkedTimers(r, 2), parkedTimers(r, 1));
+      assert.match(
+        r.calls.find((c) => c.startsWith('parked2:'))!,
+        /"reminders":2/,
+      );
+      assert.deepEqual(r.calls.slice(-1), ['next@1:{"n":2,"via":"fast"}']);
     },
   },
   {
