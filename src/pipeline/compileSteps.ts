@@ -8,16 +8,21 @@
 // THE EXACT-COMPILE RULE: a machine is compiled only when every construct in it is one this file reproduces
 // exactly as XState would, and its stored snapshots are XState's persisted snapshots (the full
 // runtime restores what this one stored, and back; test/pipeline/behaviour.test.ts proves both
-// give the same records). Anything else (nesting, parallel or history states, `on` events,
-// `after` anywhere but on a wait state, `always`, entry/exit actions, actions other than `assign`, built-in guard
-// combinators, invokes of anything but a `step`) leaves the machine to the XState runtime, and
-// `explainNotCompiled` says which construct decided it. The machine stays the definition and
-// the chart.
+// give the same records). Anything else (nesting, parallel or history states, `on` events
+// anywhere but on a wait state, `after` anywhere but on a wait state, `always`, entry/exit
+// actions, actions other than `assign`, built-in guard combinators, invokes of anything but a
+// `step`, wildcard event descriptors, transitions without a target but a wait state's events') leaves the machine to the
+// XState runtime, and `explainNotCompiled` says which construct decided it. The machine stays
+// the definition and the chart.
 //
 // Supported, with XState's semantics: top-level atomic states that each invoke one registered
-// `step` (input mapper or value), top-level atomic states that only wait on ONE `after` delay
-// (a number or a named delay; its transitions as onDone's, the list ending unguarded: the run
-// parks there, its one timer stored as the XState runtime stores it), `onDone` / `onError` transitions (lists, guards inline or named
+// `step` (input mapper or value); top-level atomic wait states, with no invoke, that wait on
+// `after` delays (numbers or named delays, each delay's list ending unguarded: the first timer
+// due leaves the state and its exit cancels the others; the run parks there, its timers stored
+// as the XState runtime stores them), on `on` events (guarded or not; an event no enabled
+// transition takes is ignored, as XState ignores it; one without a target runs its assigns and
+// stays, its timers running on), or both; `onDone` / `onError` / `after` /
+// `on` transitions (lists, guards inline or named
 // with params, `assign` actions inline or named with params, in order), final states with
 // `output`, the root's `context` (function or object) and `output`. An error no `onError`
 // handles errors the machine; an `onDone` list must end with an unguarded transition (else the
@@ -33,7 +38,8 @@ type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
 
 export interface CompiledTransition {
-  target: string;
+  /** null: a targetless transition of a wait state's event (its assigns only; the state stays). */
+  target: string | null;
   /** Returns whether the transition is enabled; throws what the guard throws. */
   guard: ((context: Ctx, event: AnyEvent) => boolean) | null;
   /** `assign` actions in order: each returns the next context. */
@@ -49,21 +55,30 @@ export interface CompiledStep {
   onError: CompiledTransition[];
 }
 
-/** A state that only waits on one `after` delay (XState's delayed raise of `eventType`). */
-export interface CompiledWait {
+/** One `after` delay of a wait state (XState's delayed raise of `eventType`). */
+export interface CompiledDelay {
   /** The after event's type, also its timer's id (`xstate.after.<delay>.<state id>`). */
   eventType: string;
   /** The delay as XState resolves it on entry (a number schedules it; anything else raises it at once). */
   delay: (context: Ctx, event: AnyEvent) => unknown;
-  transitions: CompiledTransition[];
+}
+
+/** A state that only waits: on `after` delays, on events (`on`), or both. */
+export interface CompiledWait {
+  /** In XState's entry order (the `after` keys as Object.keys lists them): its timers' order. */
+  delays: CompiledDelay[];
+  /** The state's transitions by event type: its after events' and its `on` events'. */
+  on: Map<string, CompiledTransition[]>;
 }
 
 export interface CompiledState {
   name: string;
   /** XState's state node id ('<machine id>.<name>'). */
   nodeId: string;
+  /** The state node (whyIgnored.ts reads its transitions). */
+  node: AnyStateNode;
   step: CompiledStep | null; // null: a final state, or a wait state
-  /** Set on a state that waits on a timer (no step, not final). */
+  /** Set on a state that waits on timers or events (no step, not final). */
   wait: CompiledWait | null;
   /** A final state's own `output` (for the root's done-state event). */
   finalOutput: unknown;
@@ -187,6 +202,8 @@ function compileTransitions(
   node: AnyStateNode,
   eventType: string,
   states: Set<string>,
+  /** An event's list of a wait state: a transition without a target runs its assigns in place. */
+  targetless = false,
 ): CompiledTransition[] {
   const list = (node.transitions.get(eventType) ?? []) as unknown as {
     target?: readonly AnyStateNode[];
@@ -197,6 +214,16 @@ function compileTransitions(
   return list.map((t, i) => {
     const where = `state '${node.key}' ${eventType}[${i}]`;
     const target = t.target ?? [];
+    if (target.length === 0 && targetless) {
+      // XState takes no transition then (can() is false): no log of it is reproduced here.
+      if ((t.actions?.length ?? 0) === 0) refuse(`${where}: a forbidden transition (no target, no actions)`);
+      if (t.reenter) refuse(`${where}: reenter`);
+      return {
+        target: null,
+        guard: compileGuard(machine, where, t.guard, node.id),
+        assigns: t.actions!.map((a) => compileAction(machine, where, a)),
+      };
+    }
     if (target.length !== 1 || target[0]!.parent !== machine.root || !states.has(target[0]!.key))
       refuse(`${where}: target is not one top-level state`);
     if (target[0] === node) refuse(`${where}: a transition to its own state`);
@@ -209,42 +236,62 @@ function compileTransitions(
   });
 }
 
-/** A state with no invoke whose only transitions are one `after` delay's; null: not such a state. */
+/** An `on` descriptor this file reproduces: one event type, no wildcard, none of XState's own. */
+function plainDescriptor(where: string, descriptor: string): void {
+  if (descriptor === '*' || descriptor.endsWith('.*')) refuse(`${where}: on '${descriptor}' (a wildcard)`);
+  if (descriptor.startsWith('xstate.')) refuse(`${where}: on '${descriptor}' (an XState event)`);
+}
+
+/**
+ * A state with no invoke that waits on `after` delays and/or `on` events; null: not such a
+ * state. Every after delay's list ends unguarded, so the first timer due leaves the state (its
+ * exit cancels the others); an event's list may be guarded (none enabled: the event is ignored).
+ */
 function compileWait(
   machine: AnyStateMachine,
   node: AnyStateNode,
   where: string,
   states: Set<string>,
 ): CompiledWait | null {
-  const after = node.after as unknown as { delay: unknown; eventType: string }[];
-  if ((after?.length ?? 0) === 0 || node.type !== 'atomic') return null;
-  const delays = Object.keys((node.config.after ?? {}) as object);
-  if (delays.length !== 1) refuse(`${where}: after with ${delays.length} delays (1 compiles)`);
+  const after = (node.after ?? []) as unknown as { delay: unknown; eventType: string }[];
+  const onKeys = Object.keys((node.config.on ?? {}) as object);
+  if ((after.length === 0 && onKeys.length === 0) || node.type !== 'atomic') return null;
+  if (node.invoke.length > 0) refuse(`${where}: ${after.length > 0 ? 'after' : 'on'} and invoke`);
   if ((node.always?.length ?? 0) > 0) refuse(`${where}: always`);
-  // `after` puts one raise on entry and one cancel on exit: anything more is the user's.
-  if (node.entry.length !== 1 || node.exit.length !== 1) refuse(`${where}: entry/exit actions`);
-  if (node.invoke.length > 0) refuse(`${where}: after and invoke`);
-  const eventType = after[0]!.eventType;
-  for (const key of node.transitions.keys()) if (key !== eventType) refuse(`${where}: handles '${key}'`);
-  const transitions = compileTransitions(machine, node, eventType, states);
-  if (transitions.length === 0 || transitions[transitions.length - 1]!.guard !== null)
-    refuse(`${where}: after must end with an unguarded transition`);
-  const delay = after[0]!.delay;
-  let resolve: CompiledWait['delay'];
-  if (typeof delay === 'number') resolve = () => delay;
-  else {
-    const impl = ((machine.implementations.delays ?? {}) as Record<string, unknown>)[delay as string];
-    if (typeof impl === 'number') resolve = () => impl;
-    else if (typeof impl === 'function')
-      // XState's resolveRaise: a delay function gets { context, event, self, system }.
-      resolve = (context, event) =>
-        (impl as (a: unknown, p: unknown) => unknown)(
-          { context, event, self: undefined, system: undefined },
-          undefined,
-        );
-    else refuse(`${where}: after '${String(delay)}' names no delay`);
+  // XState's `after` puts one raise per delay on entry and one cancel on exit: anything more is the user's.
+  const delayCount = Object.keys((node.config.after ?? {}) as object).length;
+  if (node.entry.length !== delayCount || node.exit.length !== delayCount)
+    refuse(`${where}: entry/exit actions`);
+  const on = new Map<string, CompiledTransition[]>();
+  const delays: CompiledDelay[] = [];
+  for (const a of after) {
+    if (on.has(a.eventType)) continue; // one entry per transition: a delay's list is compiled once
+    const transitions = compileTransitions(machine, node, a.eventType, states);
+    if (transitions.length === 0 || transitions[transitions.length - 1]!.guard !== null)
+      refuse(`${where}: after must end with an unguarded transition`);
+    on.set(a.eventType, transitions);
+    delays.push({ eventType: a.eventType, delay: compileDelay(machine, where, a.delay) });
   }
-  return { eventType, delay: resolve, transitions };
+  for (const key of onKeys) {
+    plainDescriptor(where, key);
+    on.set(key, compileTransitions(machine, node, key, states, true));
+  }
+  for (const key of node.transitions.keys()) if (!on.has(key)) refuse(`${where}: handles '${key}'`);
+  return { delays, on };
+}
+
+function compileDelay(machine: AnyStateMachine, where: string, delay: unknown): CompiledDelay['delay'] {
+  if (typeof delay === 'number') return () => delay;
+  const impl = ((machine.implementations.delays ?? {}) as Record<string, unknown>)[delay as string];
+  if (typeof impl === 'number') return () => impl;
+  if (typeof impl === 'function')
+    // XState's resolveRaise: a delay function gets { context, event, self, system }.
+    return (context, event) =>
+      (impl as (a: unknown, p: unknown) => unknown)(
+        { context, event, self: undefined, system: undefined },
+        undefined,
+      );
+  refuse(`${where}: after '${String(delay)}' names no delay`);
 }
 
 function checkPlainNode(node: AnyStateNode, where: string): void {
@@ -268,7 +315,14 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
     const where = `state '${node.key}'`;
     const wait = compileWait(machine, node, where, names);
     if (wait) {
-      states.set(node.key, { name: node.key, nodeId: node.id, step: null, wait, finalOutput: undefined });
+      states.set(node.key, {
+        name: node.key,
+        nodeId: node.id,
+        node,
+        step: null,
+        wait,
+        finalOutput: undefined,
+      });
       continue;
     }
     checkPlainNode(node, where);
@@ -277,6 +331,7 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
       states.set(node.key, {
         name: node.key,
         nodeId: node.id,
+        node,
         step: null,
         wait: null,
         finalOutput: node.output,
@@ -302,6 +357,7 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
     states.set(node.key, {
       name: node.key,
       nodeId: node.id,
+      node,
       finalOutput: undefined,
       wait: null,
       step: {

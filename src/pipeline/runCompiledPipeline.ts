@@ -13,11 +13,13 @@
 //              do not); a guard / assign / input / output mapper that threw fails the job at
 //              once (MachineActionError: machineFault.ts), resumable there by a redrive;
 //   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
-//   waiting   a wait state (one `after` delay): its timer is armed in memory, and the core parks
-//              the run when it is not due within PARK_MIN_MS (the timer stored as XState's
-//              runtime stores it: id, source and target '', the after event, the due time in
-//              Redis time); a resumed one whose timer is due takes its transition at once,
-//              with no XState actor made (the compiled resume of a parked pipeline).
+//   waiting   a wait state (`after` delays, `on` events): the timer due first is armed in
+//              memory, and the core parks the run when none is due within PARK_MIN_MS (the
+//              timers stored as XState's runtime stores them, in its order: id, source and
+//              target '', the after event, the due time in Redis time); an event from the
+//              inbox (offer) or the timer takes its transition, leaving the state (its other
+//              timers cancelled); a resumed one whose timer is due takes its transition at
+//              once, with no XState actor made (the compiled resume of a parked pipeline).
 // Once the run's outcome is known (halt) no further step starts and no timer fires, whatever
 // the step in flight does.
 //
@@ -29,70 +31,19 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
+import type { CompiledStart } from './compiledStart.js';
 import { storedMachineJson, storedTimersJson } from './storedParts.js';
-import { MAX_TIMER_MS, type StoredTimer } from './timers.js';
-import { noTransition } from './whyIgnored.js';
+import { MAX_TIMER_MS, earliestDue, type StoredTimer } from './timers.js';
+import { noTransition, whyIgnoredIn } from './whyIgnored.js';
+import { firstToFire } from './compiledTimers.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
-import type { Offered } from './heldEvents.js';
+import { machineTakes, type Offered } from './heldEvents.js';
 import { notOffered } from './offerEvent.js';
 import { PipelineRun } from './pipelineRun.js';
 import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl } from './machineDriver.js';
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
-
-/** Where a compiled run starts: fresh, or at a stored step state (its step runs again). */
-export interface CompiledStart {
-  state: CompiledState;
-  context: Ctx;
-  /** The step's input as stored (XState re-runs a restored invoke with its stored input). */
-  stepInput: unknown;
-  resumed: boolean;
-  /** A wait state's stored timer (the only one it may have). */
-  timer?: StoredTimer;
-}
-
-interface PersistedChild {
-  snapshot?: { status?: string; input?: unknown };
-  src?: unknown;
-}
-
-/**
- * The start of a compiled run from a stored machine snapshot, or null when only the XState
- * runtime can restore it (a snapshot of another shape, stored timers).
- */
-export function compiledStart(
-  compiled: CompiledPipeline,
-  persisted: unknown,
-  timers: StoredTimer[] | undefined,
-  /** The snapshot was migrated: its timers are the XState runtime's to reconcile. */
-  migrated = false,
-): CompiledStart | 'fresh' | null {
-  if (persisted === undefined) return 'fresh';
-  const p = persisted as { status?: unknown; value?: unknown; context?: unknown; children?: unknown };
-  if (p.status !== 'active' || typeof p.value !== 'string') return null;
-  const state = compiled.states.get(p.value);
-  if (!state || !p.context || typeof p.context !== 'object') return null;
-  const children = (p.children ?? {}) as Record<string, PersistedChild | undefined>;
-  const ids = Object.keys(children);
-  const wait = state.wait;
-  if (wait) {
-    // A wait state restores with its own timer, exactly as the XState runtime stored it.
-    const t = timers?.length === 1 ? timers[0]! : undefined;
-    const ev = t?.event as { type?: unknown } | undefined;
-    if (migrated || ids.length !== 0 || !t || t.id !== wait.eventType || t.source !== '' || t.target !== '')
-      return null;
-    if (!ev || Object.keys(ev).length !== 1 || ev.type !== wait.eventType || typeof t.dueAt !== 'number')
-      return null;
-    return { state, context: p.context as Ctx, stepInput: undefined, resumed: true, timer: t };
-  }
-  if ((timers?.length ?? 0) > 0) return null;
-  const step = state.step;
-  if (!step) return null;
-  const child = children[step.invokeId];
-  if (ids.length !== 1 || child?.snapshot?.status !== 'active' || child.src !== step.src) return null;
-  return { state, context: p.context as Ctx, stepInput: child.snapshot.input, resumed: true };
-}
 
 /** XState's persisted snapshot of a machine in a step or wait state (key order as XState writes it). */
 function persistedStepState(state: CompiledState, context: Ctx, input: unknown): unknown {
@@ -116,6 +67,9 @@ function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise
   }
 }
 
+/** What take() returns for a targetless transition: the machine stays in its state. */
+const STAY = Symbol('stay');
+
 /** Why the machine errored; `event`: its own code threw taking that event (machineFault.ts). */
 interface Failure {
   thrown: unknown;
@@ -128,7 +82,7 @@ export class CompiledDriver implements MachineDriver {
   /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway), but
    * a resumed wait state's: as the XState runtime, one that has not moved is not written again. */
   storedKey(): string {
-    return this.from !== 'fresh' && this.from.timer ? this.storedText() : '';
+    return this.from !== 'fresh' && this.from.timers ? this.storedText() : '';
   }
   private state!: CompiledState;
   private context!: Ctx;
@@ -141,9 +95,9 @@ export class CompiledDriver implements MachineDriver {
   private looping = false;
   /** The run's outcome is known: no further step starts. */
   private halted = false;
-  /** The wait state's timer while in one (its due time in Redis time). */
-  private timer: StoredTimer | undefined;
-  /** The in-memory timer of a wait state. */
+  /** The wait state's timers while in one (due times in Redis time), in XState's order. */
+  private waitTimers: StoredTimer[] = [];
+  /** The in-memory timer of a wait state (the one due first). */
   private armed: NodeJS.Timeout | undefined;
   /** The timers the last checkpoint stored (what a failure stores, as the XState runtime's). */
   private lastTimers: StoredTimer[] = [];
@@ -174,8 +128,8 @@ export class CompiledDriver implements MachineDriver {
         run.log('{"type":"started"}');
       } else {
         ({ state: this.state, context: this.context, stepInput: this.stepInput } = from);
-        this.timer = from.timer;
-        if (from.timer) this.lastTimers = [from.timer];
+        this.waitTimers = from.timers ?? [];
+        this.lastTimers = this.waitTimers;
         run.log('{"type":"resumed"}');
       }
     } catch (err) {
@@ -188,7 +142,8 @@ export class CompiledDriver implements MachineDriver {
 
   timerDueAtStart(): boolean {
     // As the XState runtime: a restored timer already due fires at once (setTimeout 0).
-    return this.from !== 'fresh' && this.from.timer !== undefined && this.from.timer.dueAt <= this.now();
+    const now = this.now();
+    return this.from !== 'fresh' && (this.from.timers?.some((t) => t.dueAt <= now) ?? false);
   }
 
   start(): void {
@@ -210,53 +165,67 @@ export class CompiledDriver implements MachineDriver {
   }
 
   /**
-   * Enters wait state `w` with `context` (XState's entry raise): its timer, or its transition at
-   * once when its delay is not a number (XState raises it in the same macrostep). Returns the
+   * Enters wait state `w` with `context` (XState's entry raises, in order): its timers, or the
+   * transition of its first delay that is not a number at once (XState raises it in the same
+   * macrostep; the others it raised find no transition in the state it leads to). Returns the
    * state the machine is in then (null: the machine errored). A delay that throws changes nothing.
    */
   private enterWait(w: CompiledState, context: Ctx, ev: AnyEvent): CompiledState | null {
     const wait = w.wait!;
-    const delay = wait.delay(context, ev);
+    const timers: StoredTimer[] = [];
+    let raised: string | undefined;
+    let now: number | undefined;
+    for (const d of wait.delays) {
+      const delay = d.delay(context, ev);
+      if (typeof delay !== 'number') raised ??= d.eventType;
+      else {
+        now ??= this.now();
+        const dueAt = Math.round(now + delay);
+        timers.push({ id: d.eventType, source: '', target: '', event: { type: d.eventType }, dueAt });
+      }
+    }
     this.context = context;
     this.stepInput = undefined;
-    if (typeof delay === 'number') {
-      this.timer = {
-        id: wait.eventType,
-        source: '',
-        target: '',
-        event: { type: wait.eventType },
-        dueAt: Math.round(this.now() + delay),
-      };
+    if (raised === undefined) {
+      this.waitTimers = timers;
       return w;
     }
     const before = this.failed === undefined && this.state ? this.persisted() : undefined;
-    this.timer = undefined;
+    this.waitTimers = [];
     this.state = w;
-    const next = this.take(wait.transitions, { type: wait.eventType });
+    const next = this.take(wait.on.get(raised)!, { type: raised });
     if (!next && this.failed) this.failed.lastActive = before;
     return next;
   }
 
-  /** Sets the wait state's timer running in memory (the core parks the run when it is far). */
+  /** Sets the wait state's first timer running in memory (the core parks the run when it is far). */
   private arm(): void {
-    const t = this.timer;
-    if (!t || this.halted) return;
+    if (this.halted) return;
     // No step races the job's abort now: a cancel, timeout or shutdown ends the wait here.
     if (this.job.abortError) return this.run.settle({ kind: 'aborted' });
     this.job.onAbort = () => this.run.settle({ kind: 'aborted' });
-    const ms = Math.max(0, t.dueAt - this.now());
+    const first = firstToFire(this.waitTimers, this.now());
     // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
     // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
-    if (ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fire, ms);
+    if (first && first.ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fire, first.ms, first.timer.id);
   }
 
   /** The wait state's timer fired: its transition, then the machine runs on from there. */
-  private readonly fire = (): void => {
+  private readonly fire = (eventType: string): void => {
     this.armed = undefined;
-    const wait = this.state.wait;
-    if (this.halted || !wait) return;
+    const list = this.state.wait?.on.get(eventType);
+    if (this.halted || !list) return;
+    this.leave(list, { type: eventType });
+  };
+
+  /** Takes an event of the wait state (a timer's, or one sent): leaves it, or errors the machine. */
+  private leave(list: CompiledTransition[], ev: AnyEvent): void {
+    const next = this.take(list, ev, true);
+    if (next === undefined) return; // no transition enabled: XState ignores the event
+    if (next === STAY) return this.run.markDirty(); // a targetless one: new context, same timers
+    clearTimeout(this.armed);
+    this.armed = undefined;
     this.job.onAbort = undefined;
-    const next = this.take(wait.transitions, { type: wait.eventType });
     if (!next) {
       const f = this.failed!;
       this.run.markDirty();
@@ -265,7 +234,7 @@ export class CompiledDriver implements MachineDriver {
     }
     this.state = next;
     this.runLoop();
-  };
+  }
 
   /** Runs steps until a final state, a failure, an abort, or a wait state (null: the run waits). */
   private async loop(): Promise<Outcome | null> {
@@ -319,13 +288,25 @@ export class CompiledDriver implements MachineDriver {
     return f ? { kind: 'error', error: f.thrown, event: f.event } : { kind: 'done' };
   }
 
-  /** Takes the first enabled transition of `list` (the step's onDone or onError); returns the
-   * state entered (null: the machine errored). */
-  private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null {
+  /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's
+   * event); returns the state entered (null: the machine errored; undefined: none is enabled
+   * and `ignore`, an event, not an error, that no transition takes; STAY: a targetless one). */
+  private take(
+    list: CompiledTransition[],
+    ev: AnyEvent,
+    ignore: true,
+  ): CompiledState | typeof STAY | null | undefined;
+  private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null;
+  private take(
+    list: CompiledTransition[],
+    ev: AnyEvent,
+    ignore = false,
+  ): CompiledState | typeof STAY | null | undefined {
     // The snapshot a retry resumes from is made only when the transition fails: until the last
     // line of the try nothing of the run changes, so it is the one before the transition then.
     try {
       const t = list.find((tr) => tr.guard === null || tr.guard(this.context, ev));
+      if (!t && ignore) return undefined;
       if (!t) {
         // XState: an error event no transition handles errors the machine.
         this.failed = { thrown: ev.error, lastActive: this.persisted() };
@@ -333,11 +314,16 @@ export class CompiledDriver implements MachineDriver {
       }
       let next = this.context;
       for (const assign of t.assigns) next = assign(next, ev);
+      if (t.target === null) {
+        // Targetless (a wait state's event): no exit, no entry; its timers run on.
+        this.context = next;
+        return STAY;
+      }
       const target = this.compiled.states.get(t.target)!;
       const nextInput = target.step ? target.step.input(next, ev) : undefined;
       // Entering a wait state resolves its delay (XState's entry raise) in the same transition.
       if (target.wait) return this.enterWait(target, next, ev);
-      this.timer = undefined;
+      this.waitTimers = [];
       // Entering a final state computes the machine's output in the same transition.
       if (!target.step) this.output = this.compiled.output(next, target, ev);
       this.context = next;
@@ -361,15 +347,37 @@ export class CompiledDriver implements MachineDriver {
     return this.state.name;
   }
 
-  // No state of a compiled machine accepts an event (it has no `on`), and its only children are
-  // its steps' promise actors: events sent to the job are logged as the XState runtime would
-  // (ignored; sent to a running step named by `to`, which takes none; held when `to` names an
-  // actor not running now and the sender asked to wait until one takes it).
+  // Events sent to the job are offered as the XState runtime offers them (offerEvent.ts): the
+  // root takes one its wait state has an enabled transition for (guards evaluated as XState's
+  // `snapshot.can`; one that throws: taken, and sending it errors the machine), and the reasons
+  // of one it does not take are whyIgnored's over the same state node. Its only children are
+  // its steps' promise actors: an event sent `to` the running step is taken (a promise actor
+  // takes none), one `to` any other path names no actor (held when the sender asked to wait).
   offer(msg: InboxEvent): Offered {
-    if (msg.to === undefined)
-      return { taken: false, missing: false, never: true, ...noTransition(msg.event.type) };
-    if (msg.to === this.state.step?.invokeId) return { taken: true, send: () => {} };
-    return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
+    const type = msg.event.type;
+    if (msg.to !== undefined) {
+      if (msg.to === this.state.step?.invokeId) return { taken: true, send: () => {} };
+      return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
+    }
+    const list = this.state.wait?.on.get(type);
+    if (list) {
+      let can: boolean;
+      try {
+        can = list.some((t) => t.guard === null || t.guard(this.context, msg.event));
+      } catch {
+        can = true;
+      }
+      if (can)
+        return {
+          taken: true,
+          send: () => {
+            if (!this.halted) this.leave(list, msg.event);
+          },
+        };
+    }
+    const never = !machineTakes(this.compiled.machine, type);
+    const why = list ? whyIgnoredIn(this.state.node, type) : noTransition(type);
+    return { taken: false, missing: false, never, ...why };
   }
 
   notOffered(texts: readonly string[]): string[] {
@@ -377,7 +385,7 @@ export class CompiledDriver implements MachineDriver {
   }
 
   private timers(): StoredTimer[] {
-    return this.timer ? [this.timer] : [];
+    return this.waitTimers;
   }
 
   checkpoint(): CheckpointParts {
@@ -386,9 +394,9 @@ export class CompiledDriver implements MachineDriver {
     return { w, t: storedTimersJson(timers), state: JSON.stringify(this.state.name), context: this.context };
   }
 
-  /** A wait state's due time (nothing runs then); undefined while a step runs. */
-  parkAt(): number | undefined {
-    return !this.looping && this.state.wait && this.timer ? this.lastTimers[0]?.dueAt : undefined;
+  /** A wait state's first due time (null: it waits on events only); undefined while a step runs. */
+  parkAt(): number | null | undefined {
+    return !this.looping && this.state.wait ? earliestDue(this.lastTimers) : undefined;
   }
 
   rejected(): boolean {

@@ -49,6 +49,14 @@ function activeNodes(snapshot: unknown): NodeLike[] {
   return [...out];
 }
 
+/**
+ * Why a machine whose one active state node is `node` (the compiled runtime's states are all
+ * top-level) does not take the event: what `whyIgnored` says of a snapshot in that state.
+ */
+export function whyIgnoredIn(node: unknown, eventType: string): IgnoredReason {
+  return whyIgnored({ _nodes: [node] }, eventType);
+}
+
 /** Why `snapshot.can(event)` is false for this event type. */
 export function whyIgnored(snapshot: unknown, eventType: string): IgnoredReason {
   const candidates: TransitionLike[] = [];
@@ -67,7 +75,7 @@ export function whyIgnored(snapshot: unknown, eventType: string): IgnoredReason 
   return { reason: `${guards.length === 1 ? 'guard' : 'guards'} returned false: ${named}`, guards };
 }
 
-/** The reason when no state takes the event at all (the compiled runtime's only case). */
+/** The reason when no active state has a transition for the event. */
 export function noTransition(eventType: string): IgnoredReason {
   return { reason: `no transition for '${eventType}' in the active states` };
 }

@@ -20,6 +20,7 @@ import { eventually } from '../support/redis.js';
 import { Probe, cases, normalised, type Case, type Result } from './behaviourCases.js';
 import { valueCases } from './valueCases.js';
 import { waitCases } from './waitCases.js';
+import { waitEventCases } from './waitEventCases.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
 export interface BehaviourWorld {
@@ -63,7 +64,7 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     } satisfies Result;
   }
 
-  for (const [i, c] of [...cases, ...valueCases, ...waitCases].entries()) {
+  for (const [i, c] of [...cases, ...valueCases, ...waitCases, ...waitEventCases].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {
       const h = world();
@@ -148,6 +149,69 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
         const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}`;
         assert.equal(done.status, 'done', how);
         assert.equal(done.output, 8, how);
+        assert.deepEqual(
+          seen,
+          [second ? 'compiled' : 'XState'],
+          `${how}: the resume ran on the second runtime`,
+        );
+      } finally {
+        await h.close();
+      }
+    }
+  });
+
+  it('resumes a job parked on several timers and events by one runtime in the other, woken by an event', async () => {
+    for (const [first, second] of [
+      [true, false],
+      [false, true],
+    ] as const) {
+      const h = world();
+      try {
+        const seen: string[] = [];
+        const make = (compile: boolean) =>
+          definePipeline({
+            name: 'eventHandover',
+            compile,
+            machine: setup({
+              types: { context: {} as { k: number }, events: {} as { type: 'GO'; k: number } },
+              actors: { s: step<number, number>(async ({ input }) => input * 2) },
+              delays: { pause: 30_000 },
+            }).createMachine({
+              initial: 'waiting',
+              context: { k: 4 },
+              states: {
+                waiting: {
+                  after: { 60000: 'end', pause: 's' },
+                  on: { GO: { target: 's', actions: assign({ k: ({ event }) => event.k }) } },
+                },
+                s: {
+                  invoke: {
+                    id: 's',
+                    src: 's',
+                    input: (a: { context: { k: number }; self?: unknown }) => {
+                      seen.push(a.self === undefined ? 'compiled' : 'XState');
+                      return a.context.k;
+                    },
+                    onDone: { target: 'end', actions: assign({ k: ({ event }) => event.output }) },
+                  },
+                },
+                end: { type: 'final' },
+              },
+              output: ({ context }) => context.k,
+            }),
+          });
+        assert.ok(make(true).compiled, 'the machine compiles');
+        const sup1 = await h.started({ jobs: [make(first)] });
+        const client = h.client({ jobs: [make(first)] });
+        const id = await client.enqueue('eventHandover', {});
+        await eventually(async () => (await client.get(id))?.status === 'waiting');
+        await sup1.stop({ graceMs: 0 });
+        await h.started({ jobs: [make(second)] });
+        await client.send(id, { type: 'GO', k: 7 });
+        const done = await client.waitForResult(id, { timeoutMs: 5000 });
+        const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}`;
+        assert.equal(done.status, 'done', how);
+        assert.equal(done.output, 14, how);
         assert.deepEqual(
           seen,
           [second ? 'compiled' : 'XState'],

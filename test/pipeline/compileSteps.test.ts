@@ -4,10 +4,11 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, type AnyStateMachine } from 'xstate';
+import { assign, setup, type AnyStateMachine } from 'xstate';
 import { explainNotCompiled, step } from '../../src/index.js';
 import { Probe, cases } from './behaviourCases.js';
 import { waitCases } from './waitCases.js';
+import { waitEventCases } from './waitEventCases.js';
 
 describe('compileSteps', () => {
   it('compiles step-only machines and refuses every construct it does not reproduce', () => {
@@ -22,7 +23,7 @@ describe('compileSteps', () => {
     const end = { type: 'final' };
     assert.match(
       refused({ initial: 'a', states: { a: { invoke: inv, on: { GO: 'end' } }, end } })!,
-      /handles 'GO'/,
+      /on and invoke/,
     );
     assert.match(
       refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'end' } }, end } })!,
@@ -54,8 +55,9 @@ describe('compileSteps', () => {
     assert.match(refused({ initial: 'a', states: { a: {}, end } })!, /invokes 0/);
   });
 
-  it('compiles a state that only waits on one after delay, and refuses every other use of after', () => {
-    for (const c of waitCases) assert.equal(explainNotCompiled(c.machine(new Probe())), null, c.name);
+  it('compiles a state that only waits on after delays and events, and refuses every other use of after and on', () => {
+    for (const c of [...waitCases, ...waitEventCases])
+      assert.equal(explainNotCompiled(c.machine(new Probe())), null, c.name);
     const refused = (config: object, extra: object = {}): string | null =>
       explainNotCompiled(setup({ ...extra }).createMachine(config as never) as unknown as AnyStateMachine);
     const end = { type: 'final' };
@@ -64,22 +66,29 @@ describe('compileSteps', () => {
       refused({ initial: 'a', states: { a: { after: { d: 'end' } }, end } }, { delays: { d: () => 5 } }),
       null,
     );
-    assert.match(
-      refused({ initial: 'a', states: { a: { after: { 100: 'end', 200: 'end' } }, end } })!,
-      /2 delays/,
+    assert.equal(refused({ initial: 'a', states: { a: { after: { 100: 'end', 200: 'end' } }, end } }), null);
+    assert.equal(
+      refused({ initial: 'a', states: { a: { after: { 100: 'end' }, on: { GO: 'end' } }, end } }),
+      null,
+    );
+    assert.equal(refused({ initial: 'a', states: { a: { on: { GO: 'end' } }, end } }), null);
+    assert.equal(
+      refused({ initial: 'a', states: { a: { on: { GO: { target: 'end', guard: () => true } } }, end } }),
+      null,
+      'an event’s list may end guarded (none enabled: the event is ignored)',
     );
     assert.match(
       refused({ initial: 'a', states: { a: { after: { 100: 'end' }, entry: () => {} }, end } })!,
       /entry\/exit/,
     );
     assert.match(
-      refused({ initial: 'a', states: { a: { after: { 100: 'end' }, on: { GO: 'end' } }, end } })!,
-      /handles 'GO'/,
+      refused({ initial: 'a', states: { a: { on: { GO: 'end' }, exit: () => {} }, end } })!,
+      /entry\/exit/,
     );
     assert.match(
       refused({
         initial: 'a',
-        states: { a: { after: { 100: { target: 'end', guard: () => true } } }, end },
+        states: { a: { after: { 100: 'end', 200: { target: 'end', guard: () => true } } }, end },
       })!,
       /unguarded/,
     );
@@ -91,6 +100,30 @@ describe('compileSteps', () => {
       refused({ initial: 'a', states: { a: { after: { 100: 'end' }, always: { target: 'end' } }, end } })!,
       /always/,
     );
+    assert.match(refused({ initial: 'a', states: { a: { on: { '*': 'end' } }, end } })!, /wildcard/);
+    assert.match(refused({ initial: 'a', states: { a: { on: { 'GO.*': 'end' } }, end } })!, /wildcard/);
+    assert.match(
+      refused({ initial: 'a', states: { a: { on: { 'xstate.after.1.x.b': 'end' } }, end } })!,
+      /an XState event/,
+    );
+    assert.equal(
+      refused({
+        initial: 'a',
+        states: { a: { on: { GO: { actions: assign({}) } }, after: { 9: 'end' } }, end },
+      }),
+      null,
+      'an event’s transition without a target (assigns in place)',
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { after: { 9: { actions: assign({}) } } }, end } })!,
+      /target is not one top-level state/,
+    );
+    assert.match(refused({ initial: 'a', states: { a: { on: { GO: {} } }, end } })!, /forbidden/);
+    assert.match(refused({ initial: 'a', states: { a: { on: { GO: 'a' } }, end } })!, /its own state/);
     assert.match(refused({ initial: 'a', after: { 100: '.a' }, states: { a: {} } })!, /after/);
+    assert.match(
+      refused({ initial: 'a', on: { GO: '.a' }, states: { a: { on: { X: 'a' } } } })!,
+      /transitions/,
+    );
   });
 });

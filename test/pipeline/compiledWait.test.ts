@@ -113,3 +113,136 @@ describe('a wait state on the compiled runner stores what the XState runtime sto
     ]);
   });
 });
+
+/**
+ * A wait state on two delays (stored in the after keys' order: numbers first) and two events.
+ * Each transition notes in `took` which runtime took it (XState's assign gets `self`; a compiled
+ * run has none), so a resume that fell back to XState cannot pass for a compiled one.
+ */
+const makeApproval = (compile: boolean, took: string[]) => {
+  const via = (text: (event: { by?: string }) => string) =>
+    assign({
+      via: ({ event, self }: { event: { by?: string }; self?: unknown }) => {
+        took.push(self === undefined ? 'compiled' : 'XState');
+        return text(event);
+      },
+    }) as never;
+  return definePipeline({
+    name: 'm',
+    compile,
+    machine: setup({
+      types: {
+        context: {} as { n: number; via: string; reminders: number },
+        events: {} as { type: 'APPROVE'; by: string } | { type: 'REJECT' } | { type: 'REMIND' },
+      },
+      delays: { remind: ({ context }) => context.n * 1000 },
+      guards: { byBoss: ({ event }) => event.type === 'APPROVE' && event.by === 'boss' },
+    }).createMachine({
+      id: 'w',
+      initial: 'waiting',
+      context: { n: 5, via: '', reminders: 0 },
+      states: {
+        waiting: {
+          after: {
+            remind: { target: 'reminded', actions: via(() => 'remind') },
+            9000: { target: 'end', actions: via(() => 'expired') },
+          },
+          on: {
+            APPROVE: {
+              guard: 'byBoss',
+              target: 'end',
+              actions: via((event) => `approved by ${event.by}`),
+            },
+            REJECT: { target: 'end', actions: via(() => 'rejected') },
+            REMIND: { actions: assign({ reminders: ({ context }) => context.reminders + 1 }) },
+          },
+        },
+        reminded: { on: { APPROVE: { target: 'end', actions: via(() => 'late approval') } } },
+        end: { type: 'final' },
+      },
+      output: ({ context }) => context.via,
+    }),
+  });
+};
+
+/** The host of a run at `at` whose inbox holds `events`. */
+const hostWithInbox = (at: number, events: object[]): AttemptHost => ({
+  ...hostFixed(at),
+  readInbox: (_id: string, from: number) => Promise.resolve(events.slice(from).map((e) => JSON.stringify(e))),
+});
+
+describe('a wait state on several delays and events stores and takes what the XState runtime does', () => {
+  it('parks with every timer, and resumes (events taken, ignored, unhandled; timers due) with the same ops', async () => {
+    const at = 1_800_000_000_000;
+    /** Resumes of the parked job: [name, store clock, inbox]. */
+    const resumes: [string, number, object[]][] = [
+      ['approved', at + 1_000, [{ type: 'APPROVE', by: 'boss' }]],
+      ['guard false, then unhandled', at + 1_000, [{ type: 'APPROVE', by: 'intern' }, { type: 'PING' }]],
+      ['rejected, then one more', at + 1_000, [{ type: 'REJECT' }, { type: 'APPROVE', by: 'boss' }]],
+      // Targetless: the state stays, and its timers keep their due times.
+      ['reminded', at + 1_000, [{ type: 'REMIND' }]],
+      ['remind due', at + 5_000, []],
+      // 9000 is stored first: both due at once, it fires first although `remind` was due before.
+      ['both due', at + 9_500, []],
+      // The inbox read answers at once here: its event comes before the due timers.
+      ['event with both due', at + 9_500, [{ type: 'REJECT' }]],
+    ];
+    const runs = [];
+    for (const compile of [true, false]) {
+      const took: string[] = [];
+      const def = makeApproval(compile, took);
+      assert.equal(Boolean(def.compiled), compile);
+      const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
+      await def.runAttempt(first.job, {}, 60_000, hostFixed(at));
+      const parked = first.writes.at(-1)!;
+      assert.equal(parked.kind, 'park');
+      const ops: Record<string, string> = { parked: snapshotOf(parked), first: opsOf(first.writes) };
+      for (const [name, now, inbox] of resumes) {
+        const claimed = claimedJob({
+          version: def.version,
+          attempt: 2,
+          snapshot: snapshotOf(parked),
+          hasInbox: inbox.length > 0,
+        });
+        const run = runOn(claimed);
+        await def.runAttempt(run.job, {}, 60_000, hostWithInbox(now, inbox));
+        ops[name] = opsOf(run.writes);
+      }
+      assert.deepEqual(new Set(took), new Set([compile ? 'compiled' : 'XState']), 'the runtime that resumed');
+      runs.push(ops);
+    }
+    const [compiled, xstate] = runs;
+    assert.match(
+      compiled!.parked!,
+      /"t":\[\{"id":"xstate\.after\.9000\.w\.waiting".*"dueAt":1800000009000\},\{"id":"xstate\.after\.remind\.w\.waiting".*"dueAt":1800000005000\}\]/,
+      'both timers, in the after keys’ order, due at the store clock + their delays',
+    );
+    // Due and wake times aside (XState's may move a ms with the wall clock: see the first test);
+    // the compiled ones are checked exactly below.
+    for (const key of Object.keys(xstate!))
+      assert.equal(untimed(compiled![key]!), untimed(xstate![key]!), key);
+    const end = (name: string) =>
+      JSON.parse(compiled![name]!).at(-1) as { kind: string; output?: string; state: string; log: string[] };
+    assert.equal(end('approved').output, '"approved by boss"');
+    assert.equal(end('guard false, then unhandled').kind, 'park');
+    assert.match(
+      compiled!['guard false, then unhandled']!,
+      /guard returned false: 'byBoss'.*no transition for 'PING'/,
+    );
+    assert.equal(end('rejected, then one more').output, '"rejected"');
+    assert.match(compiled!['rejected, then one more']!, /no longer running/);
+    assert.equal(end('remind due').state, '"reminded"');
+    assert.equal(end('reminded').kind, 'park');
+    assert.match(
+      compiled!['reminded']!,
+      /reminders\\":1.*dueAt\\":1800000009000.*dueAt\\":1800000005000/,
+      'the context changed, the due times did not',
+    );
+    assert.equal(end('both due').output, '"expired"');
+    assert.equal(
+      end('event with both due').output,
+      '"rejected"',
+      'an inbox read answered before the due timer fires (at once here): the event leaves the state first',
+    );
+  });
+});

@@ -176,7 +176,7 @@ export const valueCases: Case[] = [
   },
   {
     name: 'a Date in a sent event and a Date, Map and Set in context come back exactly after the job parks and every worker restarts',
-    compiles: false,
+    compiles: true,
     machine: (probe) => parkingMachine(probe),
     drive: async ({ id, client, restart }) => {
       await eventually(async () => (await client.get(id))?.status === 'waiting');

@@ -80,7 +80,7 @@ function waitMachine(probe: Probe, opts: { failNext?: number; guardThrows?: bool
 
 /** Waits until the job is parked, and notes its parked record (snapshot, state, log) as a call:
  * both runtimes must store the same. */
-async function notedParked({ id, client, probe }: Run, times = 1): Promise<void> {
+export async function notedParked({ id, client, probe }: Run, times = 1): Promise<void> {
   await eventually(async () => (await client.get(id))?.status === 'waiting', 5000);
   const parked = normalised((await client.get(id))!, []);
   probe.calls.push(`parked${times}:${JSON.stringify(parked.record)}`);
