@@ -23,13 +23,14 @@
 //
 // Checkpoints: each state entered is persisted as XState's persisted snapshot (the state, the
 // context, the running step as an active child with its input). A stored snapshot is restored
-// by either runtime.
+// by either runtime. Its text is made from the state's parts (stepStateText.ts).
 
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
-import { storedMachineJson, storedTimersJson } from './storedParts.js';
+import { storedTimersJson } from './storedParts.js';
+import { persistedStepState, stepStateText } from './stepStateText.js';
 import { MAX_TIMER_MS, type StoredTimer } from './timers.js';
 import { noTransition } from './whyIgnored.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
@@ -92,20 +93,6 @@ export function compiledStart(
   const child = children[step.invokeId];
   if (ids.length !== 1 || child?.snapshot?.status !== 'active' || child.src !== step.src) return null;
   return { state, context: p.context as Ctx, stepInput: child.snapshot.input, resumed: true };
-}
-
-/** XState's persisted snapshot of a machine in a step or wait state (key order as XState writes it). */
-function persistedStepState(state: CompiledState, context: Ctx, input: unknown): unknown {
-  const step = state.step;
-  return {
-    status: 'active',
-    value: state.name,
-    historyValue: {},
-    context,
-    children: step
-      ? { [step.invokeId]: { snapshot: { status: 'active', input }, src: step.src, syncSnapshot: false } }
-      : {},
-  };
 }
 
 function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise<unknown> {
@@ -381,7 +368,7 @@ export class CompiledDriver implements MachineDriver {
   }
 
   checkpoint(): CheckpointParts {
-    const w = storedMachineJson(this.persisted());
+    const w = stepStateText(this.state, this.context, this.stepInput);
     const timers = (this.lastTimers = this.timers());
     return { w, t: storedTimersJson(timers), state: JSON.stringify(this.state.name), context: this.context };
   }
@@ -412,7 +399,7 @@ export class CompiledDriver implements MachineDriver {
 
   park(): { w: string; t: string; state: string; value: unknown } {
     const value = this.state.name;
-    const w = storedMachineJson(this.persisted());
+    const w = stepStateText(this.state, this.context, this.stepInput);
     return { w, t: storedTimersJson(this.timers()), state: JSON.stringify(value), value };
   }
 
