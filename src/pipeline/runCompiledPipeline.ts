@@ -30,7 +30,7 @@ import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
 import { storedTimersJson } from './storedParts.js';
-import { persistedStepState, stepStateText } from './stepStateText.js';
+import { doneStateText, persistedStepState, stepStateText } from './stepStateText.js';
 import { MAX_TIMER_MS, type StoredTimer } from './timers.js';
 import { noTransition } from './whyIgnored.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
@@ -391,10 +391,15 @@ export class CompiledDriver implements MachineDriver {
       this.job.abort('failed', (outcome.error as Error | undefined)?.message ?? String(outcome.error));
   }
 
-  done(): { output: unknown; persisted: unknown; value: unknown } {
+  done(): { output: unknown; persisted: unknown; value: unknown; text: () => string } {
     const { output, state, context } = this;
     const persisted = { status: 'done', output, value: state.name, historyValue: {}, context, children: {} };
-    return { output, value: state.name, persisted };
+    return {
+      output,
+      value: state.name,
+      persisted,
+      text: () => doneStateText(state.name, output, context, persisted),
+    };
   }
 
   park(): { w: string; t: string; state: string; value: unknown } {

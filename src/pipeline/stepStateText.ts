@@ -1,5 +1,5 @@
 // A compiled run's persisted snapshot of a step or wait state (XState's form, which either runtime
-// restores), and its stored text. A checkpoint of a compiled run is written once per step, and
+// restores), and its stored text; and the stored text of its final state's. A checkpoint of a compiled run is written once per step, and
 // most of that text is the state's own, the same at every write: the text is made from the
 // state's parts (precomputed per state) and the JSON of its context and its step's input, without
 // the object per write nor a walk of the parts that never change; a context or input that is not
@@ -66,4 +66,17 @@ export function stepStateText(state: CompiledState, context: Ctx, input: unknown
     return storedMachineJson(persistedStepState(state, context, input));
   const f = frameOf(state);
   return inp === '' ? f.head + ctx + f.mid + f.tail : `${f.head}${ctx}${f.mid},"input":${inp}${f.tail}`;
+}
+
+/**
+ * storedMachineJson of a compiled run's final snapshot, `{status: 'done', output, value: name,
+ * historyValue: {}, context, children: {}}` (`persisted`), the same text made from its parts (test:
+ * test/pipeline/stepStateText.test.ts). Throws UnserializableSnapshotError as that does.
+ */
+export function doneStateText(name: string, output: unknown, context: Ctx, persisted: unknown): string {
+  const out = output === undefined ? '' : plainJsonText(output, 1);
+  const ctx = plainJsonText(context, 1);
+  if (out === undefined || ctx === undefined) return storedMachineJson(persisted);
+  const value = `"value":${JSON.stringify(name)},"context":${ctx}}`;
+  return out === '' ? `{"status":"done",${value}` : `{"status":"done","output":${out},${value}`;
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { setup } from 'xstate';
 import { step } from '../../src/index.js';
 import { compileSteps, type CompiledState } from '../../src/pipeline/compileSteps.js';
-import { persistedStepState, stepStateText } from '../../src/pipeline/stepStateText.js';
+import { doneStateText, persistedStepState, stepStateText } from '../../src/pipeline/stepStateText.js';
 import { storedMachineJson } from '../../src/pipeline/storedParts.js';
 
 const compiled = compileSteps(
@@ -59,23 +59,27 @@ const values: unknown[] = [
 ];
 const refused: unknown[] = [{ f: () => 1 }, { s: Symbol('s') }, { c: new (class Thing {})() }];
 
-function same(state: CompiledState, context: Record<string, unknown>, input: unknown): void {
-  let want: string | Error;
-  let got: string | Error;
+/** The text (or error) of `make`. */
+function textOf(make: () => string): string | Error {
   try {
-    want = storedMachineJson(persistedStepState(state, context, input));
+    return make();
   } catch (err) {
-    want = err as Error;
+    return err as Error;
   }
-  try {
-    got = stepStateText(state, context, input);
-  } catch (err) {
-    got = err as Error;
-  }
+}
+
+function alike(got: string | Error, want: string | Error): void {
   if (want instanceof Error) {
     assert.ok(got instanceof Error, 'refused as the object form refuses it');
     assert.equal(got.message, want.message);
   } else assert.equal(got, want);
+}
+
+function same(state: CompiledState, context: Record<string, unknown>, input: unknown): void {
+  alike(
+    textOf(() => stepStateText(state, context, input)),
+    textOf(() => storedMachineJson(persistedStepState(state, context, input))),
+  );
 }
 
 describe('stepStateText: the stored text of a compiled step or wait state', () => {
@@ -92,6 +96,23 @@ describe('stepStateText: the stored text of a compiled step or wait state', () =
         same(state, context, undefined);
         for (const input of [...values, ...refused]) same(state, { n: 1 }, input);
       }
+  });
+
+  it("is storedMachineJson's text of a final snapshot, for every output and context", () => {
+    const same = (output: unknown, context: Record<string, unknown>) => {
+      const persisted = { status: 'done', output, value: 'end', historyValue: {}, context, children: {} };
+      alike(
+        textOf(() => doneStateText('end', output, context, persisted)),
+        textOf(() => storedMachineJson(persisted)),
+      );
+    };
+    for (const v of [...values, ...refused]) {
+      same(v, { n: 1 });
+      same(
+        1,
+        (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { v }) as Record<string, unknown>,
+      );
+    }
   });
 
   it('counts the nesting limit from the snapshot root, as the object form does', () => {
