@@ -6,7 +6,9 @@ import { FAN_NAME, JOB_NAME, PARKED_NAME, PIPELINE_NAME, PIPELINE_YIELD_NAME } f
 
 // Workload 6: three no-op steps; the pipeline runtime checkpoints after each. A no-op step
 // settles within the same turn of the event loop, so the checkpoints of one job coalesce into
-// its final write (see runCompiledPipeline.ts); 6b's steps yield once, so each is written.
+// its final write (see runCompiledPipeline.ts); 6b's steps yield once, so each is written, but
+// for one still waiting in line (two commits in flight) when the next is queued: the two go as
+// one op (COALESCING, src/supervisor/CommitWrites.ts; the row 'checkpoints written per job').
 const threeStepMachine = (name: string, work: () => Promise<number>) =>
   definePipeline({
     name,

@@ -3,10 +3,12 @@
 // this process's CPU (user + system), Redis's CPU and commands per job, and the top commands:
 //
 //   npm run build && node --import tsx --import ./bench/fromDist.mjs bench/probes/pipelineCost.ts [N=10000] [c=100]
-//   (add --cpu-prof --cpu-prof-dir=/tmp/prof for a profile of the run)
+//   (PROFILE=<file.cpuprofile>: a CPU profile of the measured window only, read by bench/profile.ts)
 //
 // The worker CPU includes the probe's own polling (a ZCARD every 20 ms); the enqueue is not counted.
 
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { Client, RedisStore, Supervisor } from '../../src/index.js';
 import { threeStepsYield } from '../machines.js';
@@ -29,11 +31,22 @@ try {
   const stats0 = await commandStats(redis.ctl);
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSeconds(redis.ctl);
+  const profile = process.env.PROFILE ? new Session() : undefined;
+  if (profile) {
+    profile.connect();
+    await profile.post('Profiler.enable');
+    await profile.post('Profiler.start');
+  }
   const t0 = performance.now();
   await sup.start();
   while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < N) await sleep(20);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  if (profile) {
+    const { profile: p } = await profile.post('Profiler.stop');
+    writeFileSync(process.env.PROFILE!, JSON.stringify(p));
+    profile.disconnect();
+  }
   const redisUs = ((await redisCpuSeconds(redis.ctl)) - redis0) * 1e6;
   const stats1 = await commandStats(redis.ctl);
   const delta = [...stats1.entries()].map(([name, c]): [string, CommandStat] => {

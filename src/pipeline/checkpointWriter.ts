@@ -9,6 +9,10 @@ import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { ContextLog } from './contextLog.js';
 import { pipelineSnapshotText } from './pipelineEnding.js';
 
+/** What a checkpoint of `{w, t, h?}` stores, as one text: equal keys store the same. */
+export const checkpointKey = (wText: string, tText: string, hText = ''): string =>
+  `${wText}|${tText}|${hText}`;
+
 export class CheckpointWriter {
   /** Audit entries for the next write (a checkpoint, or the run's ending). */
   pending: string[] = [];
@@ -53,17 +57,18 @@ export class CheckpointWriter {
     this.pending.push(`{"type":"state",${this.contextLog.fields(context)}"state":${stateText}}`);
   }
 
-  /** True when a write of `{w, t, h?}` would carry only audit entries: what is stored is the same. */
-  logOnly(wText: string, tText: string, hText = ''): boolean {
-    return this.pending.length > 0 && `${wText}|${tText}|${hText}` === this.lastKey;
+  /** True when a write of `key` (checkpointKey) would carry only audit entries: what is stored is the same. */
+  logOnly(key: string): boolean {
+    return this.pending.length > 0 && key === this.lastKey;
   }
 
   /**
-   * Writes `{w, t, h?}` with the pending entries (and the state's, if not logged yet, with
-   * `context`: the machine's now).
+   * Writes `{w, t, h?}` (`key`: their checkpointKey) with the pending entries (and the state's,
+   * if not logged yet, with `context`: the machine's now).
    */
   write(
     life: LifecycleSnapshot,
+    key: string,
     wText: string,
     tText: string,
     stateText: string,
@@ -71,7 +76,6 @@ export class CheckpointWriter {
     inboxConsumed: number,
     hText = '',
   ): void {
-    const key = `${wText}|${tText}|${hText}`;
     if (key === this.lastKey && this.pending.length === 0) return;
     this.key = key;
     this.entered(stateText, context);

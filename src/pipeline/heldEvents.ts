@@ -118,7 +118,8 @@ export class HeldEvents {
 
   /**
    * Calls `wake` when the first held event expires (a running job logs it then, rather than at
-   * its next state); one timer, moved when the first expiry changes. `now`: Redis ms.
+   * its next state); one timer, moved when the first expiry changes. `now`: Redis ms (unused
+   * when nothing is held).
    */
   wakeAtExpiry(now: number, wake: () => void): void {
     const at = this.earliestExpiry();

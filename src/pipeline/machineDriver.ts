@@ -75,8 +75,11 @@ export interface MachineDriver {
   rejected(err: unknown): boolean;
   /** The run's outcome is known: stop reporting (before the ending is written). */
   halt(outcome: Outcome): void;
-  /** The final state's ending: the machine's output and snapshot. */
-  done(): { output: unknown; persisted: unknown; value: unknown };
+  /**
+   * The final state's ending: the machine's output and snapshot (`text`: the snapshot's stored
+   * text, when the driver makes it itself; else storedMachineJson of `persisted`).
+   */
+  done(): { output: unknown; persisted: unknown; value: unknown; text?: () => string };
   /** The park's stored parts. */
   park(): { w: string; t: string; state: string; value: unknown };
   /** What a failure stores; `thrown`: the job's error. */

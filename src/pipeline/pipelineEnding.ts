@@ -32,11 +32,11 @@ export async function writePipelineDone(
   life: LifecycleSnapshot,
   def: PipelineDefinition,
   timeoutMs: number,
-  end: { output: unknown; persisted: unknown; value: unknown; log: string[] },
+  end: { output: unknown; persisted: unknown; value: unknown; text?: () => string; log: string[] },
 ): Promise<void> {
   try {
     const output = toStoredJson(end.output, 'output');
-    const w = storedMachineJson(end.persisted);
+    const w = end.text ? end.text() : storedMachineJson(end.persisted);
     job.end();
     const state = JSON.stringify(end.value);
     await job.write({

@@ -35,7 +35,7 @@ import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { UnregisteredActorError, UnserializableSnapshotError } from '../errors.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
-import { CheckpointWriter } from './checkpointWriter.js';
+import { CheckpointWriter, checkpointKey } from './checkpointWriter.js';
 import { HeldEvents } from './heldEvents.js';
 import { pipelineError } from './unregisteredActor.js';
 import { machineFault, stateName } from './machineFault.js';
@@ -193,12 +193,14 @@ export class PipelineRun implements RunControl {
     const { driver, held, host } = this;
     if (driver.status() !== 'active') return; // done / error: the outcome writes the ending
     // The machine settled: what it did not take before, it may take now (each taken one is a
-    // new move, checkpointed by the flush it schedules).
-    held.retry(this.offer, host.now(), this.checkpoints.pending);
+    // new move, checkpointed by the flush it schedules). The store's time is read only when
+    // an event is held: with none, neither call uses it.
+    if (held.size > 0) held.retry(this.offer, host.now(), this.checkpoints.pending);
     if (driver.status() !== 'active') return;
     const p = driver.checkpoint();
     const hText = held.text();
-    const logOnly = this.inboxConsumed === this.writtenInbox && this.checkpoints.logOnly(p.w, p.t, hText);
+    const key = checkpointKey(p.w, p.t, hText);
+    const logOnly = this.inboxConsumed === this.writtenInbox && this.checkpoints.logOnly(key);
     if (logOnly && !this.logOnlyDue) {
       // The entries wait for the next write (the machine's next move, its park or its ending);
       // the state's own entry is taken now, as a write would, so the log reads the same.
@@ -212,9 +214,9 @@ export class PipelineRun implements RunControl {
       this.logOnlyTimer = undefined;
       this.logOnlyDue = false;
       this.writtenInbox = this.inboxConsumed;
-      this.checkpoints.write(this.life, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
+      this.checkpoints.write(this.life, key, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
     }
-    held.wakeAtExpiry(host.now(), this.markDirty);
+    held.wakeAtExpiry(held.size > 0 ? host.now() : 0, this.markDirty);
     if (this.inboxReading) return;
     const due = driver.parkAt();
     if (due === undefined) return;

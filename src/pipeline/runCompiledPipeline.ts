@@ -25,14 +25,15 @@
 //
 // Checkpoints: each state entered is persisted as XState's persisted snapshot (the state, the
 // context, the running step as an active child with its input). A stored snapshot is restored
-// by either runtime.
+// by either runtime. Its text is made from the state's parts (stepStateText.ts).
 
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
 import type { CompiledStart } from './compiledStart.js';
-import { storedMachineJson, storedTimersJson } from './storedParts.js';
+import { storedTimersJson } from './storedParts.js';
+import { doneStateText, persistedStepState, stepStateText } from './stepStateText.js';
 import { MAX_TIMER_MS, earliestDue, type StoredTimer } from './timers.js';
 import { noTransition, whyIgnoredIn } from './whyIgnored.js';
 import { firstToFire } from './compiledTimers.js';
@@ -44,20 +45,6 @@ import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl 
 
 type Ctx = Record<string, unknown>;
 type AnyEvent = { type: string; [k: string]: unknown };
-
-/** XState's persisted snapshot of a machine in a step or wait state (key order as XState writes it). */
-function persistedStepState(state: CompiledState, context: Ctx, input: unknown): unknown {
-  const step = state.step;
-  return {
-    status: 'active',
-    value: state.name,
-    historyValue: {},
-    context,
-    children: step
-      ? { [step.invokeId]: { snapshot: { status: 'active', input }, src: step.src, syncSnapshot: false } }
-      : {},
-  };
-}
 
 function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise<unknown> {
   try {
@@ -389,7 +376,7 @@ export class CompiledDriver implements MachineDriver {
   }
 
   checkpoint(): CheckpointParts {
-    const w = storedMachineJson(this.persisted());
+    const w = stepStateText(this.state, this.context, this.stepInput);
     const timers = (this.lastTimers = this.timers());
     return { w, t: storedTimersJson(timers), state: JSON.stringify(this.state.name), context: this.context };
   }
@@ -412,15 +399,20 @@ export class CompiledDriver implements MachineDriver {
       this.job.abort('failed', (outcome.error as Error | undefined)?.message ?? String(outcome.error));
   }
 
-  done(): { output: unknown; persisted: unknown; value: unknown } {
+  done(): { output: unknown; persisted: unknown; value: unknown; text: () => string } {
     const { output, state, context } = this;
     const persisted = { status: 'done', output, value: state.name, historyValue: {}, context, children: {} };
-    return { output, value: state.name, persisted };
+    return {
+      output,
+      value: state.name,
+      persisted,
+      text: () => doneStateText(state.name, output, context, persisted),
+    };
   }
 
   park(): { w: string; t: string; state: string; value: unknown } {
     const value = this.state.name;
-    const w = storedMachineJson(this.persisted());
+    const w = stepStateText(this.state, this.context, this.stepInput);
     return { w, t: storedTimersJson(this.timers()), state: JSON.stringify(value), value };
   }
 

@@ -186,6 +186,21 @@ function classifyRoot(value: unknown, root: string): boolean {
 }
 
 /**
+ * The JSON text of `value` when encodeValue would write it as plain JSON inside a larger value
+ * that is plain too, `depth` levels below that value's root (the nesting limit counts from
+ * there); else undefined: it needs the envelope, or cannot be stored (encodeValue of the whole
+ * value says why). For a writer that makes the text of a larger value from its parts.
+ */
+export function plainJsonText(value: unknown, depth: number): string | undefined {
+  try {
+    return classify(value, '', depth, false) ? undefined : JSON.stringify(value);
+  } catch {
+    ancestors.length = 0;
+    return undefined;
+  }
+}
+
+/**
  * Where `value` holds something the codec cannot store (by path under `root`), and why; undefined
  * when it can be stored. For the error of a value JSON.stringify then refused anyway.
  */

@@ -17,9 +17,10 @@
 //                 dropped. A temporary error (OOM, BUSY, LOADING, READONLY, a lost connection:
 //                 src/store/callErrors.ts) MUST NOT drop anything: the whole batch is sent
 //                 again after a capped backoff, and nothing else is sent meanwhile.
-//   COALESCING    a write queued right behind its job's checkpoint, both unsent, takes it in when
-//                 the one op writes what the two would (pendingWrites.ts): a pipeline's last
-//                 checkpoint travels inside its done.
+//   COALESCING    a write queued while its job's last write in line is a checkpoint, both unsent,
+//                 takes it in when the one op writes what the two would (pendingWrites.ts): a
+//                 pipeline's last checkpoint travels inside its done, and a step's checkpoint
+//                 still in line when the next step's is queued goes as one op with it.
 
 import type { Logger } from 'pino';
 import type { CommitOp } from '../store/types.js';
@@ -40,6 +41,11 @@ export class CommitWrites {
   private readonly onLeaseLost: (id: string, token: string, why: string) => void;
   private readonly onBackoff: () => void;
   private pending: PendingWrite[] = [];
+  /**
+   * Each job's last write queued since the last take (COALESCING looks at it): cleared at every
+   * take, when the writes in line stop being eligible, so it never holds more than the line.
+   */
+  private readonly lastQueued = new Map<string, PendingWrite>();
   /** The last seq a take handed to a commit: a write in line at or below it was put back. */
   private takenSeq = 0;
   private writeSeq = 0;
@@ -77,24 +83,27 @@ export class CommitWrites {
   }
 
   /**
-   * Queues a fenced write; it resolves with whether Redis wrote it. When the last write in line
-   * is a checkpoint of the same job, unsent, it is taken into this one if that writes the same
-   * (COALESCING in pendingWrites.ts; `endable` says whether a done may take it): both resolve
-   * with the answer to the one op sent. Only the last write is looked at (no per-job index to
-   * keep): a pipeline's last checkpoint and its done are queued one after the other (the step
-   * that ends it settles right after the flush that wrote its state). A write put back in line
-   * after a failed commit is never taken in (`isolate`, or `seq` older than the last take).
+   * Queues a fenced write; it resolves with whether Redis wrote it. When the job's last write in
+   * line is a checkpoint, unsent, it is taken into this one if that writes the same (COALESCING
+   * in pendingWrites.ts; `endable` says whether a done may take it): both resolve with the answer
+   * to the one op sent, which goes where that checkpoint was. Writes of other jobs queued between
+   * the two do not keep them apart: they go in the same commit (the line from the last take on is
+   * one batch), a job's writes keep their order (nothing of the job is behind its last write),
+   * and this write, sent ahead of them, cannot rest on any of them (a run learns of other jobs
+   * only from Redis, where none of them is yet). A write put back in line after a failed commit
+   * is never taken in (`isolate`, or `seq` older than the last take).
    */
   queue(op: CommitOp, endable = false): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      const pending = this.pending;
-      const before = pending[pending.length - 1];
+      const before = this.lastQueued.get(op.id);
       const merged =
-        before !== undefined && before.op.id === op.id && before.seq > this.takenSeq && !before.isolate
+        before !== undefined && before.seq > this.takenSeq && !before.isolate
           ? coalesced(before.op, op, endable)
           : undefined;
       if (merged === undefined) {
-        pending.push({ op, seq: ++this.writeSeq, resolve, reject });
+        const write: PendingWrite = { op, seq: ++this.writeSeq, resolve, reject };
+        this.pending.push(write);
+        this.lastQueued.set(op.id, write);
         return;
       }
       before!.op = merged;
@@ -119,6 +128,7 @@ export class CommitWrites {
     const { batch, rest, isolating } = nextBatch(this.pending);
     this.pending = rest;
     this.takenSeq = this.writeSeq;
+    this.lastQueued.clear();
     return { batch, isolating };
   }
 

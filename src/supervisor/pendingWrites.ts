@@ -19,8 +19,8 @@ export interface PendingWrite {
 type Checkpoint = Extract<CommitOp, { kind: 'checkpoint' }>;
 
 /**
- * COALESCING: a job's write queued right behind its checkpoint, both unsent (CommitWrites.queue:
- * the last write in line), takes that checkpoint in (the one op sent for both), when that leaves
+ * COALESCING: a job's write queued while its last write in line is a checkpoint, both unsent
+ * (CommitWrites.queue), takes that checkpoint in (the one op sent for both), when that leaves
  * the job's record as the two would, one after the other in one commit (one script call, nothing
  * between them: no reader sees the record between them):
  * - a checkpoint of the same status and version: its fields, each the later one's if it sets it

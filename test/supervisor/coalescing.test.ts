@@ -101,7 +101,7 @@ describe('CommitWrites: coalescing in line', () => {
   it("sends one op for a job's checkpoints and done queued one after the other; each caller gets its answer", async () => {
     const w = writes();
     const answers = [w.queue(ck('a'), true), w.queue(ck('b'), true), w.queue(done(), true)];
-    // Only the last write in line is looked at: a write of another job between keeps them apart.
+    // The done is the job's last write in line now: nothing is taken into it.
     answers.push(w.queue({ ...ck('x'), id: 'other' }, true), w.queue({ ...ck('y'), id: 'j' }, true));
     const { batch } = w.take();
     assert.deepEqual(
@@ -116,6 +116,43 @@ describe('CommitWrites: coalescing in line', () => {
     w.sent(batch);
     w.answered(batch, [false, true, true]);
     assert.deepEqual(await Promise.all(answers), [false, false, false, true, true]);
+  });
+
+  it("takes in the job's checkpoint still in line behind other jobs' writes, where that checkpoint was", async () => {
+    const w = writes();
+    const answers = [
+      w.queue(ck('a'), true),
+      w.queue({ ...ck('x'), id: 'other' }, true),
+      w.queue(ck('b'), true),
+      w.queue({ ...ck('y'), id: 'third' }, true),
+      w.queue(done(), true),
+      w.queue({ ...ck('z'), id: 'other' }, true),
+    ];
+    const { batch } = w.take();
+    assert.deepEqual(
+      batch.map((p) => [p.op.id, p.op.kind, p.op.log.length]),
+      [
+        ['j', 'done', 4],
+        ['other', 'checkpoint', 2],
+        ['third', 'checkpoint', 1],
+      ],
+    );
+    assert.deepEqual(batch[0]!.op, {
+      ...done(),
+      log: [
+        '{"type":"state","state":"a"}',
+        '{"type":"state","state":"b"}',
+        '{"type":"state","state":"end"}',
+        '{"type":"done"}',
+      ],
+    });
+    assert.equal((batch[1]!.op as Checkpoint).state, '"z"', "the other job's later state");
+    w.sent(batch);
+    w.answered(batch, [true, false, true]);
+    assert.deepEqual(await Promise.all(answers), [true, false, true, true, true, false]);
+    // A write after the take starts a new line: the job's earlier writes were taken.
+    void w.queue(ck('c'), true);
+    assert.equal(w.take().batch[0]!.op.log.length, 1);
   });
 
   it('never takes in a write that was taken for a commit, nor one put back after a failed commit', () => {
