@@ -116,7 +116,9 @@ describe("durability 'replicated' (a master and one replica)", () => {
 
   it("keeps a worker's commit the replica did not acknowledge, and counts it", async () => {
     const prefix = uniquePrefix('dur');
-    const store = new RedisStore({ url: master.url, prefix, durability: { replicas: 1, timeoutMs: 50 } });
+    // The replica acknowledges the first enqueue: a bound of 1 s, not 50 ms, so that a loaded host's
+    // slow acknowledgement does not fail it (the late enqueue waits out the whole bound).
+    const store = new RedisStore({ url: master.url, prefix, durability: { replicas: 1, timeoutMs: 1_000 } });
     const client = new Client({ store, jobs: [noop] });
     const sup = new Supervisor({ store, jobs: [noop], concurrency: 2 });
     await sup.start();
