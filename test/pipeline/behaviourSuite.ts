@@ -101,7 +101,18 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
   }
 
   if (only) return;
-  it('resumes a job parked on a timer by one runtime in the other', async () => {
+  /**
+   * A job parked by one runtime is resumed by the other, both ways: `make(compile, seen)` defines
+   * the pipeline (its step's input mapper records which runtime ran it in `seen`), `wake` wakes the
+   * parked job (nothing: its timer), and the job must end done with `output`, its resume run on
+   * the second runtime.
+   */
+  async function handsOver(
+    make: (compile: boolean, seen: string[]) => AnyDefinition & { compiled?: unknown; name: string },
+    input: unknown,
+    wake: (client: Client, id: string) => Promise<void>,
+    output: number,
+  ): Promise<void> {
     for (const [first, second] of [
       [true, false],
       [false, true],
@@ -109,46 +120,18 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
       const h = world();
       try {
         const seen: string[] = [];
-        const make = (compile: boolean) =>
-          definePipeline({
-            name: 'parkedHandover',
-            compile,
-            machine: setup({
-              types: { input: {} as { ms: number }, context: {} as { ms: number; k: number } },
-              actors: { s: step<number, number>(async ({ input }) => input * 2) },
-              delays: { pause: ({ context }) => context.ms },
-            }).createMachine({
-              initial: 'waiting',
-              context: ({ input }) => ({ ms: input.ms, k: 4 }),
-              states: {
-                waiting: { after: { pause: 's' } },
-                s: {
-                  invoke: {
-                    id: 's',
-                    src: 's',
-                    input: (a: { context: { k: number }; self?: unknown }) => {
-                      seen.push(a.self === undefined ? 'compiled' : 'XState');
-                      return a.context.k;
-                    },
-                    onDone: { target: 'end', actions: assign({ k: ({ event }) => event.output }) },
-                  },
-                },
-                end: { type: 'final' },
-              },
-              output: ({ context }) => context.k,
-            }),
-          });
-        assert.ok(make(true).compiled, 'the machine compiles');
-        const sup1 = await h.started({ jobs: [make(first)] });
-        const client = h.client({ jobs: [make(first)] });
-        const id = await client.enqueue('parkedHandover', { ms: 600 });
+        assert.ok(make(true, []).compiled, 'the machine compiles');
+        const sup1 = await h.started({ jobs: [make(first, seen)] });
+        const client = h.client({ jobs: [make(first, seen)] });
+        const id = await client.enqueue(make(first, seen).name, input);
         await eventually(async () => (await client.get(id))?.status === 'waiting');
         await sup1.stop({ graceMs: 0 });
-        await h.started({ jobs: [make(second)] });
+        await h.started({ jobs: [make(second, seen)] });
+        await wake(client, id);
         const done = await client.waitForResult(id, { timeoutMs: 5000 });
         const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}`;
         assert.equal(done.status, 'done', how);
-        assert.equal(done.output, 8, how);
+        assert.equal(done.output, output, how);
         assert.deepEqual(
           seen,
           [second ? 'compiled' : 'XState'],
@@ -158,69 +141,83 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
         await h.close();
       }
     }
+  }
+
+  it('resumes a job parked on a timer by one runtime in the other', async () => {
+    await handsOver(
+      (compile, seen) =>
+        definePipeline({
+          name: 'parkedHandover',
+          compile,
+          machine: setup({
+            types: { input: {} as { ms: number }, context: {} as { ms: number; k: number } },
+            actors: { s: step<number, number>(async ({ input }) => input * 2) },
+            delays: { pause: ({ context }) => context.ms },
+          }).createMachine({
+            initial: 'waiting',
+            context: ({ input }) => ({ ms: input.ms, k: 4 }),
+            states: {
+              waiting: { after: { pause: 's' } },
+              s: {
+                invoke: {
+                  id: 's',
+                  src: 's',
+                  input: (a: { context: { k: number }; self?: unknown }) => {
+                    seen.push(a.self === undefined ? 'compiled' : 'XState');
+                    return a.context.k;
+                  },
+                  onDone: { target: 'end', actions: assign({ k: ({ event }) => event.output }) },
+                },
+              },
+              end: { type: 'final' },
+            },
+            output: ({ context }) => context.k,
+          }),
+        }),
+      { ms: 600 },
+      async () => {},
+      8,
+    );
   });
 
   it('resumes a job parked on several timers and events by one runtime in the other, woken by an event', async () => {
-    for (const [first, second] of [
-      [true, false],
-      [false, true],
-    ] as const) {
-      const h = world();
-      try {
-        const seen: string[] = [];
-        const make = (compile: boolean) =>
-          definePipeline({
-            name: 'eventHandover',
-            compile,
-            machine: setup({
-              types: { context: {} as { k: number }, events: {} as { type: 'GO'; k: number } },
-              actors: { s: step<number, number>(async ({ input }) => input * 2) },
-              delays: { pause: 30_000 },
-            }).createMachine({
-              initial: 'waiting',
-              context: { k: 4 },
-              states: {
-                waiting: {
-                  after: { 60000: 'end', pause: 's' },
-                  on: { GO: { target: 's', actions: assign({ k: ({ event }) => event.k }) } },
-                },
-                s: {
-                  invoke: {
-                    id: 's',
-                    src: 's',
-                    input: (a: { context: { k: number }; self?: unknown }) => {
-                      seen.push(a.self === undefined ? 'compiled' : 'XState');
-                      return a.context.k;
-                    },
-                    onDone: { target: 'end', actions: assign({ k: ({ event }) => event.output }) },
-                  },
-                },
-                end: { type: 'final' },
+    await handsOver(
+      (compile, seen) =>
+        definePipeline({
+          name: 'eventHandover',
+          compile,
+          machine: setup({
+            types: { context: {} as { k: number }, events: {} as { type: 'GO'; k: number } },
+            actors: { s: step<number, number>(async ({ input }) => input * 2) },
+            delays: { pause: 30_000 },
+          }).createMachine({
+            initial: 'waiting',
+            context: { k: 4 },
+            states: {
+              waiting: {
+                after: { 60000: 'end', pause: 's' },
+                on: { GO: { target: 's', actions: assign({ k: ({ event }) => event.k }) } },
               },
-              output: ({ context }) => context.k,
-            }),
-          });
-        assert.ok(make(true).compiled, 'the machine compiles');
-        const sup1 = await h.started({ jobs: [make(first)] });
-        const client = h.client({ jobs: [make(first)] });
-        const id = await client.enqueue('eventHandover', {});
-        await eventually(async () => (await client.get(id))?.status === 'waiting');
-        await sup1.stop({ graceMs: 0 });
-        await h.started({ jobs: [make(second)] });
-        await client.send(id, { type: 'GO', k: 7 });
-        const done = await client.waitForResult(id, { timeoutMs: 5000 });
-        const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}`;
-        assert.equal(done.status, 'done', how);
-        assert.equal(done.output, 14, how);
-        assert.deepEqual(
-          seen,
-          [second ? 'compiled' : 'XState'],
-          `${how}: the resume ran on the second runtime`,
-        );
-      } finally {
-        await h.close();
-      }
-    }
+              s: {
+                invoke: {
+                  id: 's',
+                  src: 's',
+                  input: (a: { context: { k: number }; self?: unknown }) => {
+                    seen.push(a.self === undefined ? 'compiled' : 'XState');
+                    return a.context.k;
+                  },
+                  onDone: { target: 'end', actions: assign({ k: ({ event }) => event.output }) },
+                },
+              },
+              end: { type: 'final' },
+            },
+            output: ({ context }) => context.k,
+          }),
+        }),
+      {},
+      (client, id) => client.send(id, { type: 'GO', k: 7 }),
+      14,
+    );
   });
 
   it('resumes a job checkpointed by one runtime in the other, re-running only the interrupted step', async () => {
