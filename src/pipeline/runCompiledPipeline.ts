@@ -30,7 +30,7 @@
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
-import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
+import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
 import type { CompiledStart } from './compiledStart.js';
 import { storedTimersJson } from './storedParts.js';
 import { doneStateText, persistedStepState, stepStateText } from './stepStateText.js';
@@ -42,9 +42,6 @@ import { machineTakes, type Offered } from './heldEvents.js';
 import { notOffered } from './offerEvent.js';
 import { PipelineRun } from './pipelineRun.js';
 import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl } from './machineDriver.js';
-
-type Ctx = Record<string, unknown>;
-type AnyEvent = { type: string; [k: string]: unknown };
 
 function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise<unknown> {
   try {
