@@ -37,9 +37,8 @@ export function compiledPark(
   run: RunParts,
   timers: StoredTimer[],
 ): { w: string; t: string; state: string; value: unknown } {
-  const value = run.state.name;
-  const w = stepStateText(run.state, run.context, run.stepInput);
-  return { w, t: storedTimersJson(timers), state: JSON.stringify(value), value };
+  const { w, t, state } = compiledCheckpoint(run, timers);
+  return { w, t, state, value: run.state.name };
 }
 
 /** A run that reached final state `state` with `output`: XState's done snapshot and its text. */
