@@ -6,7 +6,7 @@ import type { RecordMode } from '../runtime/recordMode.js';
 import type { AnyStateMachine, InputFrom, OutputFrom } from 'xstate';
 import type { RetryPolicy } from '../runtime/backoff.js';
 import type { AttemptRunner } from '../runtime/AttemptHost.js';
-import type { CompiledPipeline } from './compileSteps.js';
+import type { CompiledPipeline } from './compiledTable.js';
 import type { MigrateFunction } from './migrate.js';
 import type { InputSchema } from '../runtime/checkInput.js';
 import type { MachineGraph } from '../store/chartModel.js';

@@ -5,9 +5,10 @@
 // times BullMQ's whole worker per job. Most pipelines are a chain of steps with `assign`s on the
 // way, and for those the transitions can be taken directly.
 //
-// THE EXACT-COMPILE RULE: a machine is compiled only when every construct in it is one this file reproduces
-// exactly as XState would, and its stored snapshots are XState's persisted snapshots (the full
-// runtime restores what this one stored, and back; test/pipeline/behaviour.test.ts proves both
+// THE EXACT-COMPILE RULE: a machine is compiled only when every construct in it is one this
+// compiler (this file, and compileTransitions.ts for its transitions) reproduces exactly as XState
+// would, and its stored snapshots are XState's persisted snapshots (the full runtime restores what
+// this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events
 // anywhere but on a wait state, `after` anywhere but on a wait state, `always`, entry/exit
 // actions, actions other than `assign`, built-in guard combinators, invokes of anything but a
@@ -29,79 +30,18 @@
 // state could be left waiting on nothing, which only the full runtime models).
 
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { stepFunctionOf, type StepFunction } from './step.js';
-import { inlineChildError } from './persisted.js';
-import { MachinistError, NonRetryableError } from '../errors.js';
-import { CODE } from '../errorCodes.js';
-
-type Ctx = Record<string, unknown>;
-type AnyEvent = { type: string; [k: string]: unknown };
-
-export interface CompiledTransition {
-  /** null: a targetless transition of a wait state's event (its assigns only; the state stays). */
-  target: string | null;
-  /** Returns whether the transition is enabled; throws what the guard throws. */
-  guard: ((context: Ctx, event: AnyEvent) => boolean) | null;
-  /** `assign` actions in order: each returns the next context. */
-  assigns: ((context: Ctx, event: AnyEvent) => Ctx)[];
-}
-
-export interface CompiledStep {
-  invokeId: string;
-  src: string;
-  fn: StepFunction;
-  input: (context: Ctx, event: AnyEvent) => unknown;
-  onDone: CompiledTransition[];
-  onError: CompiledTransition[];
-}
-
-/** One `after` delay of a wait state (XState's delayed raise of `eventType`). */
-export interface CompiledDelay {
-  /** The after event's type, also its timer's id (`xstate.after.<delay>.<state id>`). */
-  eventType: string;
-  /** The delay as XState resolves it on entry (a number schedules it; anything else raises it at once). */
-  delay: (context: Ctx, event: AnyEvent) => unknown;
-}
-
-/** A state that only waits: on `after` delays, on events (`on`), or both. */
-export interface CompiledWait {
-  /** In XState's entry order (the `after` keys as Object.keys lists them): its timers' order. */
-  delays: CompiledDelay[];
-  /** The state's transitions by event type: its after events' and its `on` events'. */
-  on: Map<string, CompiledTransition[]>;
-}
-
-export interface CompiledState {
-  name: string;
-  /** XState's state node id ('<machine id>.<name>'). */
-  nodeId: string;
-  /** The state node (whyIgnored.ts reads its transitions). */
-  node: AnyStateNode;
-  step: CompiledStep | null; // null: a final state, or a wait state
-  /** Set on a state that waits on timers or events (no step, not final). */
-  wait: CompiledWait | null;
-  /** A final state's own `output` (for the root's done-state event). */
-  finalOutput: unknown;
-}
-
-export interface CompiledPipeline {
-  machine: AnyStateMachine;
-  initial: string;
-  states: Map<string, CompiledState>;
-  initialContext(input: unknown): Ctx;
-  /** The machine's output on reaching `final` (XState's getMachineOutput). */
-  output(context: Ctx, final: CompiledState, event: AnyEvent): unknown;
-}
-
-class NotCompilable extends MachinistError {
-  constructor(why: string) {
-    super(CODE.NOT_COMPILABLE, why);
-  }
-}
-
-function refuse(why: string): never {
-  throw new NotCompilable(why);
-}
+import { stepFunctionOf } from './step.js';
+import type {
+  AnyEvent,
+  CompiledDelay,
+  CompiledPipeline,
+  CompiledState,
+  CompiledTransition,
+  CompiledWait,
+  Ctx,
+} from './compiledTable.js';
+import { compileTransitions, spawnerOf } from './compileTransitions.js';
+import { NotCompilable, refuse } from './notCompilable.js';
 
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
@@ -109,131 +49,6 @@ const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Arra
 // `self` is the running actor in XState; a compiled run has none (documented in README).
 function resolveOutput(mapper: unknown, context: Ctx, event: AnyEvent): unknown {
   return typeof mapper === 'function' ? mapper({ context, event, self: undefined }) : mapper;
-}
-
-function compileGuard(
-  machine: AnyStateMachine,
-  where: string,
-  guard: unknown,
-  nodeId: string,
-): CompiledTransition['guard'] {
-  if (guard === undefined) return null;
-  const impls = (machine.implementations.guards ?? {}) as Record<string, unknown>;
-  const isInline = typeof guard === 'function';
-  const name = typeof guard === 'string' ? guard : (guard as { type?: string }).type;
-  const resolved = isInline ? guard : impls[name!];
-  if (typeof resolved !== 'function' || 'check' in resolved)
-    refuse(
-      `${where}: guard ${isInline ? '(inline)' : `'${name}'`} is a built-in combinator or not a function`,
-    );
-  const params = isInline || typeof guard === 'string' ? undefined : (guard as { params?: unknown }).params;
-  const fn = resolved as (args: { context: Ctx; event: AnyEvent }, params: unknown) => boolean;
-  const label = isInline ? '' : `'${name}' `;
-  return (context, event) => {
-    try {
-      return Boolean(
-        fn({ context, event }, typeof params === 'function' ? params({ context, event }) : params),
-      );
-    } catch (err) {
-      // As XState reports a guard that threw, without a cause as it has none: the job's error
-      // is the same on both runtimes.
-      // eslint-disable-next-line preserve-caught-error
-      throw new Error(
-        `Unable to evaluate guard ${label}in transition for event '${event.type}' in state node '${nodeId}':\n${(err as Error)?.message}`,
-      );
-    }
-  };
-}
-
-function compileAction(
-  machine: AnyStateMachine,
-  where: string,
-  action: unknown,
-): CompiledTransition['assigns'][0] {
-  const impls = (machine.implementations.actions ?? {}) as Record<string, unknown>;
-  let resolved = action;
-  let params: unknown;
-  if (typeof action === 'string') resolved = impls[action];
-  else if (action && typeof action === 'object' && typeof (action as { type?: unknown }).type === 'string') {
-    resolved = impls[(action as { type: string }).type];
-    params = (action as { params?: unknown }).params;
-  }
-  const a = resolved as
-    (((...x: unknown[]) => unknown) & { type?: string; assignment?: unknown }) | undefined;
-  if (typeof a !== 'function' || a.type !== 'xstate.assign' || a.assignment === undefined)
-    refuse(`${where}: an action other than assign`);
-  const assignment: unknown = a.assignment;
-  const noSpawn = spawnerOf(machine);
-  // XState's resolveAssign: the update is merged into a copy of the context.
-  return (context, event) => {
-    const args = { context, event, spawn: noSpawn, self: undefined, system: undefined };
-    const p = typeof params === 'function' ? params({ context, event }) : params;
-    let partial: Ctx;
-    if (typeof assignment === 'function') partial = (assignment as (x: unknown, p: unknown) => Ctx)(args, p);
-    else {
-      partial = {};
-      for (const key of Object.keys(assignment as Ctx)) {
-        const v = (assignment as Ctx)[key];
-        partial[key] = typeof v === 'function' ? (v as (x: unknown, p: unknown) => unknown)(args, p) : v;
-      }
-    }
-    return Object.assign({}, context, partial);
-  };
-}
-
-/** The `spawn` an assign of a compiled machine gets: a compiled run has no child actors. */
-function spawnerOf(machine: AnyStateMachine): (src: unknown) => never {
-  const actors = (machine.implementations.actors ?? {}) as Record<string, unknown>;
-  return (src) => {
-    // XState would spawn it, then fail to store it (persisted.ts): the same error here.
-    if (typeof src !== 'string') throw inlineChildError();
-    // XState's own error (its text, which unregisteredActor.ts turns into the job's error).
-    if (!(src in actors)) throw new Error(`Actor logic '${src}' not implemented in machine '${machine.id}'`);
-    // XState would spawn it; no compiled run can, and no check at definition could tell.
-    throw new NonRetryableError(
-      `an assign spawns '${src}', which a compiled pipeline cannot run; pass compile: false to definePipeline`,
-      { code: CODE.SPAWN_IN_COMPILED_PIPELINE },
-    );
-  };
-}
-
-function compileTransitions(
-  machine: AnyStateMachine,
-  node: AnyStateNode,
-  eventType: string,
-  states: Set<string>,
-  /** An event's list of a wait state: a transition without a target runs its assigns in place. */
-  targetless = false,
-): CompiledTransition[] {
-  const list = (node.transitions.get(eventType) ?? []) as unknown as {
-    target?: readonly AnyStateNode[];
-    guard?: unknown;
-    actions?: readonly unknown[];
-    reenter?: boolean;
-  }[];
-  return list.map((t, i) => {
-    const where = `state '${node.key}' ${eventType}[${i}]`;
-    const target = t.target ?? [];
-    if (target.length === 0 && targetless) {
-      // XState takes no transition then (can() is false): no log of it is reproduced here.
-      if ((t.actions?.length ?? 0) === 0) refuse(`${where}: a forbidden transition (no target, no actions)`);
-      if (t.reenter) refuse(`${where}: reenter`);
-      return {
-        target: null,
-        guard: compileGuard(machine, where, t.guard, node.id),
-        assigns: t.actions!.map((a) => compileAction(machine, where, a)),
-      };
-    }
-    if (target.length !== 1 || target[0]!.parent !== machine.root || !states.has(target[0]!.key))
-      refuse(`${where}: target is not one top-level state`);
-    if (target[0] === node) refuse(`${where}: a transition to its own state`);
-    if (t.reenter) refuse(`${where}: reenter`);
-    return {
-      target: target[0]!.key,
-      guard: compileGuard(machine, where, t.guard, node.id),
-      assigns: (t.actions ?? []).map((a) => compileAction(machine, where, a)),
-    };
-  });
 }
 
 /** An `on` descriptor this file reproduces: one event type, no wildcard, none of XState's own. */

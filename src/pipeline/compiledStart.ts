@@ -1,11 +1,9 @@
 // Where a compiled run (runCompiledPipeline.ts) starts: fresh, or from a stored snapshot the
 // compiled table can continue exactly (else the XState runtime restores it: runPipeline.ts).
 
-import type { CompiledPipeline, CompiledState } from './compileSteps.js';
+import type { CompiledPipeline, CompiledState, Ctx } from './compiledTable.js';
 import type { StoredTimer } from './timers.js';
 import { storedWaitTimers } from './compiledTimers.js';
-
-type Ctx = Record<string, unknown>;
 
 /** Where a compiled run starts: fresh, or at a stored step state (its step runs again). */
 export interface CompiledStart {

@@ -1,7 +1,7 @@
 // A compiled wait state's timers (runCompiledPipeline.ts), as the XState runtime holds them: which
 // one fires first, and which stored timers a compiled run may resume with.
 
-import type { CompiledWait } from './compileSteps.js';
+import type { CompiledWait } from './compiledTable.js';
 import type { StoredTimer } from './timers.js';
 
 /**

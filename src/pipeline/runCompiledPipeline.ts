@@ -1,7 +1,8 @@
 // Runs a compiled step-only pipeline (compileSteps.ts): the same job, the same records, the same
 // log as the XState driver, without XState actors. The runtime core (pipelineRun.ts) owns the
 // inbox, checkpoints, held events, the timeout and the ending; this driver (CompiledDriver)
-// computes each next state and the persisted snapshot. Its modes:
+// computes each next state (the transitions are here; a step's call is compiledStep.ts's, an
+// offered event's answer compiledOffer.ts's) and the persisted snapshot. Its modes:
 //   stepping   one step of the current state runs (awaited through job.race, so timeout,
 //              cancel, lease loss and shutdown end the wait at once: its aborts reach the run
 //              through that race, not the job's signal, which most steps never create); its
@@ -14,56 +15,46 @@
 //              once (MachineActionError: machineFault.ts), resumable there by a redrive;
 //   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
 //   waiting   a wait state (`after` delays, `on` events): the timer due first is armed in
-//              memory, and the core parks the run when none is due within PARK_MIN_MS (the
-//              timers stored as XState's runtime stores them, in its order: id, source and
-//              target '', the after event, the due time in Redis time); an event from the
-//              inbox (offer) or the timer takes its transition, leaving the state (its other
-//              timers cancelled); a resumed one whose timer is due takes its transition at
+//              memory (waitTimers.ts), and the core parks the run when none is due within
+//              PARK_MIN_MS (the timers stored as XState's runtime stores them, in its order: id,
+//              source and target '', the after event, the due time in Redis time); an event
+//              from the inbox (offer) or the timer takes its transition, leaving the state (its
+//              other timers cancelled); a resumed one whose timer is due takes its transition at
 //              once, with no XState actor made (the compiled resume of a parked pipeline).
 // Once the run's outcome is known (halt) no further step starts and no timer fires, whatever
 // the step in flight does.
 //
 // Checkpoints: each state entered is persisted as XState's persisted snapshot (the state, the
-// context, the running step as an active child with its input). A stored snapshot is restored
-// by either runtime. Its text is made from the state's parts (stepStateText.ts).
+// context, the running step as an active child with its input), made by compiledParts.ts. A
+// stored snapshot is restored by either runtime. Its text is made from the state's parts
+// (stepStateText.ts).
 
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
-import type { CompiledPipeline, CompiledState, CompiledTransition } from './compileSteps.js';
+import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
 import type { CompiledStart } from './compiledStart.js';
-import { storedTimersJson } from './storedParts.js';
-import { doneStateText, persistedStepState, stepStateText } from './stepStateText.js';
-import { MAX_TIMER_MS, earliestDue, type StoredTimer } from './timers.js';
-import { noTransition, whyIgnoredIn } from './whyIgnored.js';
-import { firstToFire } from './compiledTimers.js';
+import { persistedStepState } from './stepStateText.js';
+import {
+  compiledCheckpoint,
+  compiledDone,
+  compiledFailure,
+  compiledPark,
+  type Failure,
+} from './compiledParts.js';
+import { WaitTimers, entryTimers } from './waitTimers.js';
+import { callCompiledStep } from './compiledStep.js';
+import { offerCompiled } from './compiledOffer.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
-import { machineTakes, type Offered } from './heldEvents.js';
+import type { Offered } from './heldEvents.js';
 import { notOffered } from './offerEvent.js';
 import { PipelineRun } from './pipelineRun.js';
 import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl } from './machineDriver.js';
 
-type Ctx = Record<string, unknown>;
-type AnyEvent = { type: string; [k: string]: unknown };
-
-function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise<unknown> {
-  try {
-    return Promise.resolve(fn(args as never));
-  } catch (err) {
-    return Promise.reject(err); // fromPromise turns a synchronous throw into a rejection too
-  }
-}
-
 /** What take() returns for a targetless transition: the machine stays in its state. */
 const STAY = Symbol('stay');
-
-/** Why the machine errored; `event`: its own code threw taking that event (machineFault.ts). */
-interface Failure {
-  thrown: unknown;
-  /** The snapshot before the transition that failed: a retry resumes from it. */
-  lastActive: unknown;
-  event?: string;
-}
+/** What take() returns (see take). */
+type Taken = CompiledState | typeof STAY | null | undefined;
 
 export class CompiledDriver implements MachineDriver {
   /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway), but
@@ -82,12 +73,8 @@ export class CompiledDriver implements MachineDriver {
   private looping = false;
   /** The run's outcome is known: no further step starts. */
   private halted = false;
-  /** The wait state's timers while in one (due times in Redis time), in XState's order. */
-  private waitTimers: StoredTimer[] = [];
-  /** The in-memory timer of a wait state (the one due first). */
-  private armed: NodeJS.Timeout | undefined;
-  /** The timers the last checkpoint stored (what a failure stores, as the XState runtime's). */
-  private lastTimers: StoredTimer[] = [];
+  /** The wait state's timers while in one, the one armed, and what the last checkpoint stored. */
+  private readonly timers: WaitTimers;
 
   constructor(
     private readonly job: ActiveJob,
@@ -98,7 +85,9 @@ export class CompiledDriver implements MachineDriver {
     private readonly now: () => number = Date.now,
     /** `<w>|<t>` of the claimed snapshot as the XState runtime keys it (storedKey). */
     private readonly storedText: () => string = () => '',
-  ) {}
+  ) {
+    this.timers = new WaitTimers(now, this.fire);
+  }
 
   open(run: RunControl): void {
     const { compiled, from, input } = this;
@@ -115,8 +104,7 @@ export class CompiledDriver implements MachineDriver {
         run.log('{"type":"started"}');
       } else {
         ({ state: this.state, context: this.context, stepInput: this.stepInput } = from);
-        this.waitTimers = from.timers ?? [];
-        this.lastTimers = this.waitTimers;
+        this.timers.restore(from.timers ?? []);
         run.log('{"type":"resumed"}');
       }
     } catch (err) {
@@ -159,26 +147,15 @@ export class CompiledDriver implements MachineDriver {
    */
   private enterWait(w: CompiledState, context: Ctx, ev: AnyEvent): CompiledState | null {
     const wait = w.wait!;
-    const timers: StoredTimer[] = [];
-    let raised: string | undefined;
-    let now: number | undefined;
-    for (const d of wait.delays) {
-      const delay = d.delay(context, ev);
-      if (typeof delay !== 'number') raised ??= d.eventType;
-      else {
-        now ??= this.now();
-        const dueAt = Math.round(now + delay);
-        timers.push({ id: d.eventType, source: '', target: '', event: { type: d.eventType }, dueAt });
-      }
-    }
+    const { timers, raised } = entryTimers(wait, context, ev, this.now);
     this.context = context;
     this.stepInput = undefined;
     if (raised === undefined) {
-      this.waitTimers = timers;
+      this.timers.list = timers;
       return w;
     }
     const before = this.failed === undefined && this.state ? this.persisted() : undefined;
-    this.waitTimers = [];
+    this.timers.list = [];
     this.state = w;
     const next = this.take(wait.on.get(raised)!, { type: raised });
     if (!next && this.failed) this.failed.lastActive = before;
@@ -191,15 +168,11 @@ export class CompiledDriver implements MachineDriver {
     // No step races the job's abort now: a cancel, timeout or shutdown ends the wait here.
     if (this.job.abortError) return this.run.settle({ kind: 'aborted' });
     this.job.onAbort = () => this.run.settle({ kind: 'aborted' });
-    const first = firstToFire(this.waitTimers, this.now());
-    // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
-    // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
-    if (first && first.ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fire, first.ms, first.timer.id);
+    this.timers.arm();
   }
 
   /** The wait state's timer fired: its transition, then the machine runs on from there. */
   private readonly fire = (eventType: string): void => {
-    this.armed = undefined;
     const list = this.state.wait?.on.get(eventType);
     if (this.halted || !list) return;
     this.leave(list, { type: eventType });
@@ -210,8 +183,7 @@ export class CompiledDriver implements MachineDriver {
     const next = this.take(list, ev, true);
     if (next === undefined) return; // no transition enabled: XState ignores the event
     if (next === STAY) return this.run.markDirty(); // a targetless one: new context, same timers
-    clearTimeout(this.armed);
-    this.armed = undefined;
+    this.timers.disarm();
     this.job.onAbort = undefined;
     if (!next) {
       const f = this.failed!;
@@ -226,7 +198,6 @@ export class CompiledDriver implements MachineDriver {
   /** Runs steps until a final state, a failure, an abort, or a wait state (null: the run waits). */
   private async loop(): Promise<Outcome | null> {
     const { job, run } = this;
-    const c = job.claimed;
     try {
       while (!this.failed && this.state.step && !this.halted) {
         run.entered(JSON.stringify(this.state.name), this.context);
@@ -235,22 +206,7 @@ export class CompiledDriver implements MachineDriver {
         let ev: AnyEvent;
         let list: CompiledTransition[];
         try {
-          const stepOutput = await job.race(
-            callStep(step.fn, {
-              input: this.stepInput,
-              // Getters: a step that never reads them costs no AbortController and no closure.
-              get signal(): AbortSignal {
-                return job.signal;
-              },
-              get progress(): (value: unknown) => void {
-                return job.progress;
-              },
-              // As the XState runtime's step(): jobId:invokePath:attempt.
-              idempotencyKey: `${c.id}:${step.invokeId}:${c.attempt}`,
-              jobId: c.id,
-              attempt: c.attempt,
-            }),
-          );
+          const stepOutput = await job.race(callCompiledStep(job, step, this.stepInput));
           ev = { type: `xstate.done.actor.${step.invokeId}`, output: stepOutput, actorId: step.invokeId };
           list = step.onDone;
         } catch (err) {
@@ -278,17 +234,9 @@ export class CompiledDriver implements MachineDriver {
   /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's
    * event); returns the state entered (null: the machine errored; undefined: none is enabled
    * and `ignore`, an event, not an error, that no transition takes; STAY: a targetless one). */
-  private take(
-    list: CompiledTransition[],
-    ev: AnyEvent,
-    ignore: true,
-  ): CompiledState | typeof STAY | null | undefined;
+  private take(list: CompiledTransition[], ev: AnyEvent, ignore: true): Taken;
   private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null;
-  private take(
-    list: CompiledTransition[],
-    ev: AnyEvent,
-    ignore = false,
-  ): CompiledState | typeof STAY | null | undefined {
+  private take(list: CompiledTransition[], ev: AnyEvent, ignore = false): Taken {
     // The snapshot a retry resumes from is made only when the transition fails: until the last
     // line of the try nothing of the run changes, so it is the one before the transition then.
     try {
@@ -310,7 +258,7 @@ export class CompiledDriver implements MachineDriver {
       const nextInput = target.step ? target.step.input(next, ev) : undefined;
       // Entering a wait state resolves its delay (XState's entry raise) in the same transition.
       if (target.wait) return this.enterWait(target, next, ev);
-      this.waitTimers = [];
+      this.timers.list = [];
       // Entering a final state computes the machine's output in the same transition.
       if (!target.step) this.output = this.compiled.output(next, target, ev);
       this.context = next;
@@ -334,56 +282,25 @@ export class CompiledDriver implements MachineDriver {
     return this.state.name;
   }
 
-  // Events sent to the job are offered as the XState runtime offers them (offerEvent.ts): the
-  // root takes one its wait state has an enabled transition for (guards evaluated as XState's
-  // `snapshot.can`; one that throws: taken, and sending it errors the machine), and the reasons
-  // of one it does not take are whyIgnored's over the same state node. Its only children are
-  // its steps' promise actors: an event sent `to` the running step is taken (a promise actor
-  // takes none), one `to` any other path names no actor (held when the sender asked to wait).
+  // Events sent to the job are offered as the XState runtime offers them (compiledOffer.ts).
   offer(msg: InboxEvent): Offered {
-    const type = msg.event.type;
-    if (msg.to !== undefined) {
-      if (msg.to === this.state.step?.invokeId) return { taken: true, send: () => {} };
-      return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
-    }
-    const list = this.state.wait?.on.get(type);
-    if (list) {
-      let can: boolean;
-      try {
-        can = list.some((t) => t.guard === null || t.guard(this.context, msg.event));
-      } catch {
-        can = true;
-      }
-      if (can)
-        return {
-          taken: true,
-          send: () => {
-            if (!this.halted) this.leave(list, msg.event);
-          },
-        };
-    }
-    const never = !machineTakes(this.compiled.machine, type);
-    const why = list ? whyIgnoredIn(this.state.node, type) : noTransition(type);
-    return { taken: false, missing: false, never, ...why };
+    return offerCompiled(this.compiled.machine, this.state, this.context, msg, (list) => {
+      if (!this.halted) this.leave(list, msg.event);
+    });
   }
 
   notOffered(texts: readonly string[]): string[] {
     return notOffered(texts, { status: this.status(), value: this.state.name });
   }
 
-  private timers(): StoredTimer[] {
-    return this.waitTimers;
-  }
-
   checkpoint(): CheckpointParts {
-    const w = stepStateText(this.state, this.context, this.stepInput);
-    const timers = (this.lastTimers = this.timers());
-    return { w, t: storedTimersJson(timers), state: JSON.stringify(this.state.name), context: this.context };
+    const { state, context, stepInput } = this;
+    return compiledCheckpoint({ state, context, stepInput }, this.timers.stored());
   }
 
   /** A wait state's first due time (null: it waits on events only); undefined while a step runs. */
   parkAt(): number | null | undefined {
-    return !this.looping && this.state.wait ? earliestDue(this.lastTimers) : undefined;
+    return !this.looping && this.state.wait ? this.timers.parkAt() : undefined;
   }
 
   rejected(): boolean {
@@ -392,52 +309,29 @@ export class CompiledDriver implements MachineDriver {
 
   halt(outcome: Outcome): void {
     this.halted = true;
-    clearTimeout(this.armed);
+    this.timers.disarm();
     // The run failed while a step runs (its checkpoint cannot be stored): the step is abandoned,
     // and told so through its signal.
     if (this.looping && outcome.kind === 'error')
       this.job.abort('failed', (outcome.error as Error | undefined)?.message ?? String(outcome.error));
   }
 
-  done(): { output: unknown; persisted: unknown; value: unknown; text: () => string } {
-    const { output, state, context } = this;
-    const persisted = { status: 'done', output, value: state.name, historyValue: {}, context, children: {} };
-    return {
-      output,
-      value: state.name,
-      persisted,
-      text: () => doneStateText(state.name, output, context, persisted),
-    };
+  done(): ReturnType<typeof compiledDone> {
+    return compiledDone(this.state, this.output, this.context);
   }
 
   park(): { w: string; t: string; state: string; value: unknown } {
-    const value = this.state.name;
-    const w = stepStateText(this.state, this.context, this.stepInput);
-    return { w, t: storedTimersJson(this.timers()), state: JSON.stringify(value), value };
+    const { state, context, stepInput } = this;
+    return compiledPark({ state, context, stepInput }, this.timers.list);
   }
 
-  /** What the XState runtime stores: the running state when aborted, the errored machine else
-   * (nothing when the run failed because its snapshot cannot be stored). */
   failure(outcome: Outcome): FailureParts {
-    const { failed, state, context } = this;
-    const value = state.name;
-    const timers = this.lastTimers;
-    if (outcome.kind !== 'error')
-      return { persisted: this.persisted(), lastActive: undefined, timers, value };
-    if (!failed) return { persisted: undefined, lastActive: undefined, timers, value };
-    const persisted = {
-      status: 'error',
-      error: failed.thrown,
-      value,
-      historyValue: {},
-      context,
-      children: {},
-    };
-    return { persisted, lastActive: failed.lastActive, timers, value };
+    const { state, context, stepInput } = this;
+    return compiledFailure(outcome, this.failed, { state, context, stepInput }, this.timers.lastStored);
   }
 
   stop(): void {
-    clearTimeout(this.armed);
+    this.timers.disarm();
   }
 }
 

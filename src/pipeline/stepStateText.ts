@@ -7,10 +7,8 @@
 // general way, storedMachineJson of the object, whose error names the culprit.
 
 import { plainJsonText } from '../store/valueCodec.js';
-import type { CompiledState } from './compileSteps.js';
+import type { CompiledState, Ctx } from './compiledTable.js';
 import { storedMachineJson } from './storedParts.js';
-
-type Ctx = Record<string, unknown>;
 
 /** XState's persisted snapshot of a machine in a step or wait state (key order as XState writes it). */
 export function persistedStepState(state: CompiledState, context: Ctx, input: unknown): unknown {

@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
 import { step } from '../../src/index.js';
-import { compileSteps, type CompiledState } from '../../src/pipeline/compileSteps.js';
+import { compileSteps } from '../../src/pipeline/compileSteps.js';
+import type { CompiledState } from '../../src/pipeline/compiledTable.js';
 import { doneStateText, persistedStepState, stepStateText } from '../../src/pipeline/stepStateText.js';
 import { storedMachineJson } from '../../src/pipeline/storedParts.js';
 

@@ -1,0 +1,88 @@
+// A compiled run's wait-state timers (runCompiledPipeline.ts): made from the state's `after`
+// delays on entry, the one due first armed in memory, and the list each checkpoint stores. Apart
+// from the driver, which keeps the transitions (what a fired timer or an offered event does), so
+// that making, arming and disarming the timers is in one place. It holds:
+//   - the list is in XState's order (the delays' entry order) with due times in Redis time, as
+//     the XState runtime stores it (compiledTimers.ts reads such a list back on a resume);
+//   - at most one timer is armed in memory (the one firstToFire picks), and disarm() clears it;
+//   - a timer past setTimeout's range is never armed: the run parks (the core decides, parkAt).
+
+import type { AnyEvent, CompiledWait, Ctx } from './compiledTable.js';
+import { firstToFire } from './compiledTimers.js';
+import { MAX_TIMER_MS, earliestDue, type StoredTimer } from './timers.js';
+
+/**
+ * A wait state's timers on entry with `context` (XState's entry raises, in order), and the event
+ * of its first delay that is not a number (XState raises it at once, in the same macrostep). A
+ * delay that throws throws here, before the run changes.
+ */
+export function entryTimers(
+  wait: CompiledWait,
+  context: Ctx,
+  ev: AnyEvent,
+  now: () => number,
+): { timers: StoredTimer[]; raised: string | undefined } {
+  const timers: StoredTimer[] = [];
+  let raised: string | undefined;
+  let at: number | undefined;
+  for (const d of wait.delays) {
+    const delay = d.delay(context, ev);
+    if (typeof delay !== 'number') raised ??= d.eventType;
+    else {
+      at ??= now();
+      const dueAt = Math.round(at + delay);
+      timers.push({ id: d.eventType, source: '', target: '', event: { type: d.eventType }, dueAt });
+    }
+  }
+  return { timers, raised };
+}
+
+export class WaitTimers {
+  /** The wait state's timers while in one (due times in Redis time), in XState's order. */
+  list: StoredTimer[] = [];
+  /** The timers the last checkpoint stored (what a failure stores, as the XState runtime's). */
+  lastStored: StoredTimer[] = [];
+  /** The in-memory timer of a wait state (the one due first). */
+  private armed: NodeJS.Timeout | undefined;
+
+  constructor(
+    /** Redis time (StoreClock.ts), as stored due times are. */
+    private readonly now: () => number,
+    /** The timer of `eventType` fired (it is disarmed by then). */
+    private readonly fire: (eventType: string) => void,
+  ) {}
+
+  /** A resumed wait state's stored timers: its list, and what its first checkpoint stored. */
+  restore(timers: StoredTimer[]): void {
+    this.list = timers;
+    this.lastStored = timers;
+  }
+
+  /** Sets the first timer to fire running in memory. */
+  arm(): void {
+    const first = firstToFire(this.list, this.now());
+    // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
+    // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
+    if (first && first.ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fired, first.ms, first.timer.id);
+  }
+
+  private readonly fired = (eventType: string): void => {
+    this.armed = undefined;
+    this.fire(eventType);
+  };
+
+  disarm(): void {
+    clearTimeout(this.armed);
+    this.armed = undefined;
+  }
+
+  /** The list a checkpoint stores now (what a failure after it stores too). */
+  stored(): StoredTimer[] {
+    return (this.lastStored = this.list);
+  }
+
+  /** The first due time the last checkpoint stored (null: none, the state waits on events only). */
+  parkAt(): number | null {
+    return earliestDue(this.lastStored);
+  }
+}
