@@ -265,7 +265,9 @@ export const waitEventCases: Case[] = [
     input: { fast: 5000, slow: 9000 },
     machine: (probe) => approvalMachine(probe, { gate: 'first' }),
     drive: async (run) => {
-      await eventually(async () => run.probe.calls.length > 0);
+      // The step's state stored (its checkpoint, with the log's `started`), not only its call: the
+      // event's log entries then follow `started` on both runtimes.
+      await eventually(async () => (await run.client.get(run.id))?.state === 'first');
       await run.client.send(run.id, { type: 'REJECT' }, { until: 'accepted' });
       await eventually(async () => (await run.client.events(run.id)).some((e) => e.type === 'event-held'));
       run.probe.release.open();
