@@ -145,6 +145,8 @@ export class CompiledDriver implements MachineDriver {
   private timer: StoredTimer | undefined;
   /** The in-memory timer of a wait state. */
   private armed: NodeJS.Timeout | undefined;
+  /** The timer, due already when armed: it fires at the next immediate (see arm). */
+  private armedNow: NodeJS.Immediate | undefined;
   /** The timers the last checkpoint stored (what a failure stores, as the XState runtime's). */
   private lastTimers: StoredTimer[] = [];
 
@@ -245,14 +247,21 @@ export class CompiledDriver implements MachineDriver {
     if (this.job.abortError) return this.run.settle({ kind: 'aborted' });
     this.job.onAbort = () => this.run.settle({ kind: 'aborted' });
     const ms = Math.max(0, t.dueAt - this.now());
+    // DUE AT ONCE: a timer due already (a resumed pipeline's, most of them) fires at the next
+    // immediate, not at a setTimeout(0), which Node holds for at least 1 ms: with a claim of 50
+    // woken jobs in hand and the next claim's round trip in flight, that millisecond left the
+    // worker idle. Still after the start's synchronous work, and before the start's first flush
+    // (a timer, pipelineRun.ts), as setTimeout(0) was.
+    if (ms === 0) this.armedNow = setImmediate(this.fire);
     // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
     // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
-    if (ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fire, ms);
+    else if (ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fire, ms);
   }
 
   /** The wait state's timer fired: its transition, then the machine runs on from there. */
   private readonly fire = (): void => {
     this.armed = undefined;
+    this.armedNow = undefined;
     const wait = this.state.wait;
     if (this.halted || !wait) return;
     this.job.onAbort = undefined;
@@ -397,7 +406,7 @@ export class CompiledDriver implements MachineDriver {
 
   halt(outcome: Outcome): void {
     this.halted = true;
-    clearTimeout(this.armed);
+    this.disarm();
     // The run failed while a step runs (its checkpoint cannot be stored): the step is abandoned,
     // and told so through its signal.
     if (this.looping && outcome.kind === 'error')
@@ -437,7 +446,12 @@ export class CompiledDriver implements MachineDriver {
   }
 
   stop(): void {
+    this.disarm();
+  }
+
+  private disarm(): void {
     clearTimeout(this.armed);
+    clearImmediate(this.armedNow);
   }
 }
 
