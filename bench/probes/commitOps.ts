@@ -31,6 +31,12 @@
 //             (concurrency 100) until every job is done, its commits as the pump batches them
 //             (several steps of one run may share a call); the enqueue not counted, the
 //             supervisor's heartbeats and polls counted (only with --cases)
+//   supervised parked   workload 15 as the bench runs it: the root's parkUntil pipelines (an
+//             `after` timer) run by an in-process Supervisor of the root (concurrency 100) to their
+//             timer and parked, all due at one instant; counted from when all are parked until
+//             every job is done: the due timers' promotion, the resumes' claims and dones, the
+//             supervisor's polls (only with --cases; --due MS: the due time's distance from the
+//             enqueue, 5,000 + 2 ms a job by default, more under callgrind)
 // Printed: per case and root, the median over rounds of script usec per job (or op, when stale;
 // the first claim of each store is not counted, the others are).
 
@@ -63,6 +69,7 @@ const JOBS = opt('jobs', 20_000);
 // The jobs' priority band: 2, the normal band (no `pr` field), as the bench's jobs have.
 const BAND = Number(text('band') ?? 2);
 const ROUNDS = opt('rounds', 5);
+const DUE_MS = opt('due', 5_000 + 2 * JOBS);
 const roots = argv;
 if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] [--rounds N]');
 const BATCH = 100;
@@ -105,7 +112,8 @@ type Case =
   | 'stale pipeline'
   | 'enqueue'
   | 'minimal enqueue'
-  | 'supervised pipeline3';
+  | 'supervised pipeline3'
+  | 'supervised parked';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -152,6 +160,7 @@ const done = (c: Claimed, plain: boolean): CommitOp =>
  */
 async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
   if (kind === 'supervised pipeline3') return runSupervised(Store, url);
+  if (kind === 'supervised parked') return runParked(Store, url);
   const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
   const stale = kind.startsWith('stale');
   const total = stale ? BATCH : JOBS;
@@ -232,6 +241,34 @@ async function runSupervised(Store: StoreClass, url: string): Promise<number> {
   return finish(store, cost);
 }
 
+/** The parked case: JOBS of workload 15 parked by a Supervisor of the root, then resumed (counted). */
+async function runParked(Store: StoreClass, url: string): Promise<number> {
+  const rt = runtimes.get(Store)!;
+  const bench = (file: string) => import(pathToFileURL(resolve(rt.root, 'bench', file)).href);
+  const { parkUntil } = (await bench('machines.ts')) as { parkUntil: { name: string } };
+  const { QUEUE } = (await bench('common.ts')) as { QUEUE: string };
+  const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
+  const store = new Store({ url, prefix });
+  const client = new rt.Client({ store, jobs: [parkUntil], queue: QUEUE });
+  const sup = new rt.Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: 100 });
+  await sup.start();
+  const at = Date.now() + DUE_MS;
+  for (let i = 0; i < JOBS; i += 1_000)
+    await client.enqueueMany(
+      Array.from({ length: Math.min(1_000, JOBS - i) }, () => ({ machine: parkUntil.name, input: { at } })),
+    );
+  while ((await ctl.zcard(`${prefix}:{${QUEUE}}:delayed`)) < JOBS) {
+    if (Date.now() >= at) throw new Error('supervised parked: not all parked by the due time (raise --due)');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await ctl.config('RESETSTAT');
+  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  while ((await ctl.zcard(`${prefix}:{${QUEUE}}:done`)) < JOBS) await new Promise((r) => setTimeout(r, 100));
+  const cost = cgPid ? instructionsSinceZero() : undefined;
+  await sup.stop();
+  return finish(store, cost);
+}
+
 /** The cost since the counters were zeroed, per job; closes the store and empties the server. */
 async function finish(store: Store, measured?: number): Promise<number> {
   const stats = cgPid ? undefined : await commandStats(ctl);
@@ -268,9 +305,10 @@ const ALL_CASES: readonly Case[] = [
   'enqueue',
   'minimal enqueue',
   'supervised pipeline3',
+  'supervised parked',
 ];
-// The supervised case runs a whole runtime: only when asked for (--cases).
-const CASES = ALL_CASES.filter((c) => (ONLY_CASES ? ONLY_CASES.includes(c) : c !== 'supervised pipeline3'));
+// The supervised cases run a whole runtime: only when asked for (--cases).
+const CASES = ALL_CASES.filter((c) => (ONLY_CASES ? ONLY_CASES.includes(c) : !c.startsWith('supervised')));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const redis = PORT

@@ -5,6 +5,11 @@
 //   - the list is in XState's order (the delays' entry order) with due times in Redis time, as
 //     the XState runtime stores it (compiledTimers.ts reads such a list back on a resume);
 //   - at most one timer is armed in memory (the one firstToFire picks), and disarm() clears it;
+//   - DUE AT ONCE: a timer due already when armed (a resumed pipeline's, most of them) fires at
+//     the next immediate, not at a setTimeout(0), which Node holds for at least 1 ms: with a claim
+//     of 50 woken jobs in hand and the next claim's round trip in flight, that millisecond left
+//     the worker idle (test/pipeline/dueTimerAtOnce.test.ts). Still after the start's synchronous
+//     work, and before the start's first flush (a timer, pipelineRun.ts), as setTimeout(0) was;
 //   - a timer past setTimeout's range is never armed: the run parks (the core decides, parkAt).
 
 import type { AnyEvent, CompiledWait, Ctx } from './compiledTable.js';
@@ -44,6 +49,8 @@ export class WaitTimers {
   lastStored: StoredTimer[] = [];
   /** The in-memory timer of a wait state (the one due first). */
   private armed: NodeJS.Timeout | undefined;
+  /** That timer, due already when armed: it fires at the next immediate (DUE AT ONCE). */
+  private armedNow: NodeJS.Immediate | undefined;
 
   constructor(
     /** Redis time (StoreClock.ts), as stored due times are. */
@@ -63,17 +70,22 @@ export class WaitTimers {
     const first = firstToFire(this.list, this.now());
     // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
     // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
-    if (first && first.ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fired, first.ms, first.timer.id);
+    if (!first) return;
+    if (first.ms <= 0) this.armedNow = setImmediate(this.fired, first.timer.id);
+    else if (first.ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fired, first.ms, first.timer.id);
   }
 
   private readonly fired = (eventType: string): void => {
     this.armed = undefined;
+    this.armedNow = undefined;
     this.fire(eventType);
   };
 
   disarm(): void {
     clearTimeout(this.armed);
+    clearImmediate(this.armedNow);
     this.armed = undefined;
+    this.armedNow = undefined;
   }
 
   /** The list a checkpoint stores now (what a failure after it stores too). */

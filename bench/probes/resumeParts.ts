@@ -1,0 +1,109 @@
+// Probe for issue 25: what a parked pipeline's resume costs Redis, piece by piece. N of workload
+// 15's pipelines (parkUntil) are parked by a Supervisor of each root, which then stops; once they
+// are due, the probe itself makes the calls a worker would, each counted alone:
+//   promote   the first claim (of 1 job): the due timers' promotion from `delayed` to `queued`
+//   claim     claims of 100 (the woken jobs, their snapshots in the reply)
+//   done      the dones of those, as the compiled runner writes them (snapshot, state, 4 entries)
+// Printed per root: instructions per job of each (under callgrind; else script usec, not exact).
+//
+//   node --import tsx bench/probes/resumeParts.ts ROOT... [--jobs 1000] [--due MS]
+//     [--port P --callgrind PID:FILE]   as commitOps.ts
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import { commandStats } from '../redis.js';
+
+const argv = process.argv.slice(2);
+const take = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : argv.splice(i, 2)[1];
+};
+const PORT = Number(take('port') ?? 6390);
+const [cgPid, cgFile] = take('callgrind')?.split(':') ?? [];
+const JOBS = Number(take('jobs') ?? 1000);
+const DUE_MS = Number(take('due') ?? 5_000 + 10 * JOBS);
+const roots = argv;
+const ctl = new Redis({ host: '127.0.0.1', port: PORT });
+const url = `redis://127.0.0.1:${PORT}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function zero(): Promise<void> {
+  await ctl.config('RESETSTAT');
+  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+}
+async function cost(): Promise<number> {
+  if (!cgPid) return (await commandStats(ctl)).get('fcall')?.usec ?? 0;
+  execFileSync('callgrind_control', ['-d', cgPid], { stdio: 'ignore' });
+  const dir = dirname(cgFile!);
+  const dumps = readdirSync(dir)
+    .filter((f) => f.startsWith(`${basename(cgFile!)}.`))
+    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+  const out = readFileSync(resolve(dir, dumps.at(-1)!), 'utf8');
+  const events = /^events: (.*)$/m.exec(out)![1]!.split(' ');
+  const totals = /^(?:summary|totals): (.*)$/m.exec(out)![1]!.split(' ');
+  return Number(totals[events.indexOf('Ir')]);
+}
+
+for (const root of roots) {
+  const src = await import(pathToFileURL(resolve(root, 'src/index.ts')).href);
+  const { parkUntil } = await import(pathToFileURL(resolve(root, 'bench/machines.ts')).href);
+  await ctl.flushall();
+  const prefix = 'rp';
+  const store = new src.RedisStore({ url, prefix });
+  const client = new src.Client({ store, jobs: [parkUntil], queue: 'q' });
+  const sup = new src.Supervisor({ store, jobs: [parkUntil], queues: ['q'], concurrency: 100 });
+  await sup.start();
+  const at = Date.now() + DUE_MS;
+  await client.enqueueMany(Array.from({ length: JOBS }, () => ({ machine: parkUntil.name, input: { at } })));
+  while ((await ctl.zcard(`${prefix}:{q}:delayed`)) < JOBS) {
+    if (Date.now() > at) throw new Error('not all parked by the due time: raise --due');
+    await sleep(50);
+  }
+  await sup.stop();
+  while (Date.now() < at + 50) await sleep(20);
+  const claim = (max: number) => ({ workerId: 'w', leaseMs: 600_000, max, loadMachines: [] });
+  const sums = { promote: 0, claim: 0, done: 0 };
+  await zero();
+  let { claimed } = await store.commit('q', [], claim(1));
+  sums.promote = await cost();
+  const all = [...claimed];
+  for (;;) {
+    await zero();
+    ({ claimed } = await store.commit('q', [], claim(100)));
+    sums.claim += await cost();
+    if (claimed.length === 0) break;
+    all.push(...claimed);
+  }
+  const ctx = `{"at":${at}}`;
+  for (let i = 0; i < all.length; i += 100) {
+    const ops = all.slice(i, i + 100).map((c: { id: string; token: string }) => ({
+      kind: 'done',
+      id: c.id,
+      token: c.token,
+      output: 'null',
+      snapshot: `{"w":{"status":"done","value":"end","context":${ctx}}}`,
+      state: '"end"',
+      log: [
+        '{"type":"resumed"}',
+        `{"type":"state","context":${ctx},"state":"parked"}`,
+        '{"type":"state","state":"end"}',
+        '{"type":"done"}',
+      ],
+    }));
+    await zero();
+    const r = await store.commit('q', ops);
+    sums.done += await cost();
+    if (!(r.written as boolean[]).every(Boolean))
+      throw new Error(`done not written: ${JSON.stringify(r.written)}`);
+  }
+  if ((await ctl.zcard(`${prefix}:{q}:done`)) !== JOBS) throw new Error('not all done');
+  const per = (x: number) => Math.round(x / JOBS);
+  console.log(
+    `${root}\tpromote ${per(sums.promote)}\tclaim ${per(sums.claim)}\tdone ${per(sums.done)}\tall ${per(sums.promote + sums.claim + sums.done)}`,
+  );
+  client.close();
+  await store.close();
+}
+ctl.disconnect();
