@@ -287,7 +287,10 @@ export const waitEventCases: Case[] = [
     input: { fast: 400, slow: 9000 },
     machine: (probe) => approvalMachine(probe, { gate: 'next' }),
     drive: async (run) => {
-      await eventually(async () => run.probe.calls.some((c) => c.startsWith('next@')), 5000);
+      // The next step's state stored (the resume's first flush, with its `resumed`), not only the
+      // step called: the event's log entries then follow the resume's on both runtimes. 15 s: on
+      // a loaded 3-master cluster the parked job's wake once took over 5 s (CI, not reproduced).
+      await eventually(async () => (await run.client.get(run.id))?.state === 'next', 15_000);
       await run.client.send(run.id, { type: 'REJECT' });
       await eventually(async () => (await run.client.events(run.id)).some((e) => e.type === 'event-ignored'));
       run.probe.release.open();
