@@ -40,9 +40,8 @@
 // Printed: per case and root, the median over rounds of script usec per job (or op, when stale;
 // the first claim of each store is not counted, the others are).
 
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { instructionsSinceZero, zeroCounts } from './callgrind.js';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { commandStats, startRedis } from '../redis.js';
@@ -166,7 +165,7 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
   const total = stale ? BATCH : JOBS;
   const zero = async (): Promise<void> => {
     await ctl.config('RESETSTAT');
-    if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+    if (cgPid) zeroCounts(cgPid);
   };
   const enqueueOnly = kind === 'enqueue' || kind === 'minimal enqueue';
   if (enqueueOnly) await zero();
@@ -232,11 +231,11 @@ async function runSupervised(Store: StoreClass, url: string): Promise<number> {
       Array.from({ length: Math.min(1_000, JOBS - i) }, () => ({ machine: PIPELINE_YIELD_NAME, input: {} })),
     );
   await ctl.config('RESETSTAT');
-  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  if (cgPid) zeroCounts(cgPid);
   const sup = new rt.Supervisor({ store, jobs: [threeStepsYield], queues: [QUEUE], concurrency: 100 });
   await sup.start();
   while ((await ctl.zcard(`${prefix}:{${QUEUE}}:done`)) < JOBS) await new Promise((r) => setTimeout(r, 100));
-  const cost = cgPid ? instructionsSinceZero() : undefined;
+  const cost = cgPid ? instructionsSinceZero(cgPid, cgFile!) : undefined;
   await sup.stop();
   return finish(store, cost);
 }
@@ -262,9 +261,9 @@ async function runParked(Store: StoreClass, url: string): Promise<number> {
     await new Promise((r) => setTimeout(r, 50));
   }
   await ctl.config('RESETSTAT');
-  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  if (cgPid) zeroCounts(cgPid);
   while ((await ctl.zcard(`${prefix}:{${QUEUE}}:done`)) < JOBS) await new Promise((r) => setTimeout(r, 100));
-  const cost = cgPid ? instructionsSinceZero() : undefined;
+  const cost = cgPid ? instructionsSinceZero(cgPid, cgFile!) : undefined;
   await sup.stop();
   return finish(store, cost);
 }
@@ -275,23 +274,10 @@ async function finish(store: Store, measured?: number): Promise<number> {
   // The scripts' own time, whichever way they ran (RedisStoreOptions.scripts).
   const scriptUsec = (): number =>
     ['fcall', 'evalsha', 'eval'].reduce((sum, cmd) => sum + (stats!.get(cmd)?.usec ?? 0), 0);
-  const cost = measured ?? (cgPid ? instructionsSinceZero() : scriptUsec());
+  const cost = measured ?? (cgPid ? instructionsSinceZero(cgPid, cgFile!) : scriptUsec());
   await store.close();
   await ctl.flushall();
   return cost / JOBS;
-}
-
-/** Dumps callgrind's counts (since the last zeroing) and reads the instructions of the dump. */
-function instructionsSinceZero(): number {
-  execFileSync('callgrind_control', ['-d', cgPid!], { stdio: 'ignore' });
-  const dir = dirname(cgFile!);
-  const dumps = readdirSync(dir)
-    .filter((f) => f.startsWith(`${basename(cgFile!)}.`))
-    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
-  const out = readFileSync(resolve(dir, dumps.at(-1)!), 'utf8');
-  const events = /^events: (.*)$/m.exec(out)![1]!.split(' ');
-  const totals = /^(?:summary|totals): (.*)$/m.exec(out)![1]!.split(' ');
-  return Number(totals[events.indexOf('Ir')]);
 }
 
 const ALL_CASES: readonly Case[] = [

@@ -8,12 +8,11 @@
 //
 //   node --import tsx bench/probes/resumeParts.ts ROOT... [--jobs 1000] [--due MS]
 //     [--port P --callgrind PID:FILE]   as commitOps.ts
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { commandStats } from '../redis.js';
+import { instructionsSinceZero, zeroCounts } from './callgrind.js';
 
 const argv = process.argv.slice(2);
 const take = (name: string): string | undefined => {
@@ -31,19 +30,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function zero(): Promise<void> {
   await ctl.config('RESETSTAT');
-  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  if (cgPid) zeroCounts(cgPid);
 }
 async function cost(): Promise<number> {
   if (!cgPid) return (await commandStats(ctl)).get('fcall')?.usec ?? 0;
-  execFileSync('callgrind_control', ['-d', cgPid], { stdio: 'ignore' });
-  const dir = dirname(cgFile!);
-  const dumps = readdirSync(dir)
-    .filter((f) => f.startsWith(`${basename(cgFile!)}.`))
-    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
-  const out = readFileSync(resolve(dir, dumps.at(-1)!), 'utf8');
-  const events = /^events: (.*)$/m.exec(out)![1]!.split(' ');
-  const totals = /^(?:summary|totals): (.*)$/m.exec(out)![1]!.split(' ');
-  return Number(totals[events.indexOf('Ir')]);
+  return instructionsSinceZero(cgPid, cgFile!);
 }
 
 for (const root of roots) {

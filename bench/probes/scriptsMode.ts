@@ -16,12 +16,11 @@
 // most); c=100 batches of up to 100 jobs per call.
 
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { Client, RedisStore, Supervisor, defineJob } from '../../src/index.js';
 import { commandStats, startRedis } from '../redis.js';
+import { dumpCounts, zeroCounts } from './callgrind.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -50,16 +49,14 @@ const ctl = redis.ctl;
 
 /** The last callgrind dump (after `callgrind_control -d`): the server's instructions, and per function inclusive. */
 function dump(): { total: number; fn: (name: string) => number } {
-  execFileSync('callgrind_control', ['-d', cgPid!], { stdio: 'ignore' });
-  const dir = dirname(cgFile!);
-  const last = readdirSync(dir)
-    .filter((f) => f.startsWith(`${basename(cgFile!)}.`))
-    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()))
-    .at(-1)!;
-  const out = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', resolve(dir, last)], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-  });
+  const out = execFileSync(
+    'callgrind_annotate',
+    ['--inclusive=yes', '--threshold=100', dumpCounts(cgPid!, cgFile!)],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    },
+  );
   const num = (s: string): number => Number(s.replace(/,/g, ''));
   const total = num(/^([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/m.exec(out)?.[1] ?? 'NaN');
   return {
@@ -85,7 +82,7 @@ async function runCase(mode: (typeof MODES)[number], concurrency: number): Promi
       Array.from({ length: Math.min(100, JOBS - i) }, () => ({ machine: 'noop' as const, input: undefined })),
     );
   await ctl.config('RESETSTAT');
-  if (cgPid) execFileSync('callgrind_control', ['-z', cgPid], { stdio: 'ignore' });
+  if (cgPid) zeroCounts(cgPid);
   const sup = new Supervisor({ store, jobs: [noop], concurrency, logger: pino({ level: 'silent' }) });
   await sup.start();
   const doneKey = `${prefix}:{default}:done`;
