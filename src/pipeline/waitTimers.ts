@@ -68,10 +68,10 @@ export class WaitTimers {
   /** Sets the first timer to fire running in memory. */
   arm(): void {
     const first = firstToFire(this.list, this.now());
-    // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
-    // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
     if (!first) return;
     if (first.ms <= 0) this.armedNow = setImmediate(this.fired, first.timer.id);
+    // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
+    // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
     else if (first.ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fired, first.ms, first.timer.id);
   }
 
