@@ -26,7 +26,6 @@ describe('the commit pump idle', () => {
         return { written: [], claimed: [], nextDueAt: null, redisNow: Date.now() };
       },
     } as unknown as Store;
-    let pump: CommitPump | undefined;
     let waits = 0;
     /** Claims made when the signal was handed over. */
     let claimsThen = -1;
@@ -38,7 +37,7 @@ describe('the commit pump idle', () => {
       wait: (queues) => {
         if (++waits === 1) {
           claimsThen = claims;
-          pump!.kick();
+          pump.kick();
           return Promise.resolve([...queues]);
         }
         return new Promise((r) => held.push(r));
@@ -49,7 +48,7 @@ describe('the commit pump idle', () => {
     const share = new ClaimShare(4, 'weighted');
     // idleWaitMs far beyond the test's bound: only a look again claims within it.
     const signals = new WorkSignals(waiter, 60_000);
-    pump = new CommitPump({
+    const pump: CommitPump = new CommitPump({
       store,
       queue: 'q',
       workerId: 'w',
