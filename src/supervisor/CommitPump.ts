@@ -335,6 +335,11 @@ export class CommitPump implements JobHost, ClaimLane {
    * IDLE: waits until work is signalled or the next delayed job is due (true: look again), or
    * a kick (false: a write queued, or slots or turns changed). A signal that arrives after a
    * kick is kept for the next wait (WorkSignals: NO LOST WAKE-UP).
+   * SIGNAL AFTER KICK: a signal handed over while the kick was settling the race (a run's end
+   * kicks right after the commit that parked it: on a cluster the marker that park set is often
+   * taken already, so its signal comes within the same few microtasks) is this wait's too: the
+   * marker was taken for it and nobody else will report that work. Returned as a look again;
+   * dropped, the queue slept out idleWaitMs with a parked job due (the wake once took 5 s).
    */
   private async idle(): Promise<boolean> {
     let timeout = this.idleWaitMs;
@@ -344,10 +349,12 @@ export class CommitPump implements JobHost, ClaimLane {
     // A timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out idleWaitMs.
     let timer: NodeJS.Timeout | undefined;
     const due = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeout)));
-    const lookAgain = await Promise.race([this.signals.wait(this.queue), kicked, due]);
+    const signalled = this.signals.wait(this.queue);
+    const lookAgain = await Promise.race([signalled, kicked, due]);
     clearTimeout(timer);
     this.wake = undefined;
+    // Settles `signalled` (false) if it is still waiting; one handed over already stays true.
     this.signals.leave(this.queue);
-    return lookAgain;
+    return lookAgain || (await signalled);
   }
 }
