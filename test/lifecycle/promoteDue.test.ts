@@ -35,6 +35,18 @@ describe('the promotion of due timers', () => {
     assert.equal((await h.claimAs('w', { max: 1 }))[0]!.id, later);
   });
 
+  it('wakes an idle supervisor when a claim took its share and due jobs are left (THE DUE CLAIM)', async () => {
+    h = new Harness(redis);
+    const client = h.client({ jobs: [job] });
+    for (let i = 0; i < 3; i++) await client.enqueue('j', null, { delayMs: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    await h.raw.del(h.key('marker'));
+    assert.equal((await h.claimAs('w', { max: 2 })).length, 2);
+    assert.equal(await h.raw.zcard(h.key('queued')), 0, 'claimed straight from `delayed`');
+    assert.equal(await h.raw.zcard(h.key('delayed')), 1);
+    assert.equal(await h.raw.zscore(h.key('marker'), 'w'), '0');
+  });
+
   it('drops a due entry whose job is neither queued nor parked, and touches its record not', async () => {
     h = new Harness(redis);
     const client = h.client({ jobs: [job] });
