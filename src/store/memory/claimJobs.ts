@@ -117,7 +117,8 @@ export function claimJobs(
   // After the pop cap, the jobs behind those set aside are to be claimed at once (commit-12.lua);
   // so are due jobs left for another claim (lcClaimDue.lua's lcDueLeft).
   const dueLeft = (q.index.delayed.first()?.score ?? Infinity) <= now;
-  const more = ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && (q.index.queued.size > 0 || dueLeft);
+  const more =
+    ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && (q.index.queued.size > 0 || dueLeft);
   const first = popped.length < want ? q.index.delayed.first() : undefined;
   let nextDueAt = first ? first.score : null;
   // A key whose line waits for its rate: the idle supervisor wakes when it is due.
