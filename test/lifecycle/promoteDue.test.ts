@@ -1,4 +1,4 @@
-// The due timers' promotion (lua/include/promoteDue.lua), run by every claim: a due entry of
+// The due timers' promotion (lua/include/lcClaimDue.lua, THE DUE CLAIM), run by every claim: a due entry of
 // `delayed` whose job is queued or parked moves to `queued` behind the jobs waiting there, its
 // other indexes left; an entry whose job is in no such status (a stale one) only leaves `delayed`.
 
