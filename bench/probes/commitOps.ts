@@ -63,6 +63,8 @@ const text = (name: string): string | undefined => {
 const PORT = text('port');
 const [cgPid, cgFile] = text('callgrind')?.split(':') ?? [];
 if (cgPid && !PORT) throw new Error('--callgrind wants --port: the server valgrind runs');
+// Under callgrind on a loaded host a claim that promotes many due timers can take seconds.
+const CALL_TIMEOUT_MS = cgPid ? 120_000 : undefined;
 const ONLY_CASES = text('cases')?.split(',');
 const JOBS = opt('jobs', 20_000);
 // The jobs' priority band: 2, the normal band (no `pr` field), as the bench's jobs have.
@@ -74,7 +76,7 @@ if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] 
 const BATCH = 100;
 
 type Store = Pick<RedisStore, 'enqueue' | 'commit' | 'close'>;
-type StoreClass = new (o: { url: string; prefix: string }) => Store;
+type StoreClass = new (o: { url: string; prefix: string; commandTimeoutMs?: number }) => Store;
 
 /** What the supervised case takes from a root: its runtime and its bench's workload 6b. */
 interface Runtime {
@@ -160,7 +162,11 @@ const done = (c: Claimed, plain: boolean): CommitOp =>
 async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
   if (kind === 'supervised pipeline3') return runSupervised(Store, url);
   if (kind === 'supervised parked') return runParked(Store, url);
-  const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
+  const store = new Store({
+    url,
+    prefix: `probe${Math.random().toString(36).slice(2, 8)}`,
+    commandTimeoutMs: CALL_TIMEOUT_MS,
+  });
   const stale = kind.startsWith('stale');
   const total = stale ? BATCH : JOBS;
   const zero = async (): Promise<void> => {
@@ -224,7 +230,7 @@ async function runSupervised(Store: StoreClass, url: string): Promise<number> {
     QUEUE: string;
   };
   const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
-  const store = new Store({ url, prefix });
+  const store = new Store({ url, prefix, commandTimeoutMs: CALL_TIMEOUT_MS });
   const client = new rt.Client({ store, jobs: [threeStepsYield], queue: QUEUE });
   for (let i = 0; i < JOBS; i += 1_000)
     await client.enqueueMany(
@@ -247,7 +253,7 @@ async function runParked(Store: StoreClass, url: string): Promise<number> {
   const { parkUntil } = (await bench('machines.ts')) as { parkUntil: { name: string } };
   const { QUEUE } = (await bench('common.ts')) as { QUEUE: string };
   const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
-  const store = new Store({ url, prefix });
+  const store = new Store({ url, prefix, commandTimeoutMs: CALL_TIMEOUT_MS });
   const client = new rt.Client({ store, jobs: [parkUntil], queue: QUEUE });
   const sup = new rt.Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: 100 });
   await sup.start();

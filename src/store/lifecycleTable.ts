@@ -12,6 +12,10 @@ import { FINISHED, type JobStatus } from './jobStatus.js';
 
 type Edges = Readonly<Record<JobStatus, Readonly<Partial<Record<JobStatus, string>>>>>;
 
+// THE DUE CLAIM (redis/lua/include/lcClaimDue.lua) claims a due parked job straight from
+// `delayed`: its WAKE (waiting -> queued) and CLAIM (queued -> loading | working) in one atomic
+// step, not a waiting -> working edge; so the table has none, and MemoryStore makes both moves.
+
 /**
  * The moves no worker's lifecycle makes, by the event that names them. REDRIVE (a dead letter
  * back in line, retryDeadLetter) is not an event of machines/job.ts: it starts a new lifecycle

@@ -1,4 +1,4 @@
-// The due timers' promotion (lua/include/promoteDue.lua), run by every claim: a due entry of
+// The due timers' promotion (lua/include/lcClaimDue.lua, THE DUE CLAIM), run by every claim: a due entry of
 // `delayed` whose job is queued or parked moves to `queued` behind the jobs waiting there, its
 // other indexes left; an entry whose job is in no such status (a stale one) only leaves `delayed`.
 
@@ -35,6 +35,18 @@ describe('the promotion of due timers', () => {
     assert.equal((await h.claimAs('w', { max: 1 }))[0]!.id, later);
   });
 
+  it('wakes an idle supervisor when a claim took its share and due jobs are left (THE DUE CLAIM)', async () => {
+    h = new Harness(redis);
+    const client = h.client({ jobs: [job] });
+    for (let i = 0; i < 3; i++) await client.enqueue('j', null, { delayMs: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    await h.raw.del(h.key('marker'));
+    assert.equal((await h.claimAs('w', { max: 2 })).length, 2);
+    assert.equal(await h.raw.zcard(h.key('queued')), 0, 'claimed straight from `delayed`');
+    assert.equal(await h.raw.zcard(h.key('delayed')), 1);
+    assert.equal(await h.raw.zscore(h.key('marker'), 'w'), '0');
+  });
+
   it('drops a due entry whose job is neither queued nor parked, and touches its record not', async () => {
     h = new Harness(redis);
     const client = h.client({ jobs: [job] });
@@ -43,7 +55,8 @@ describe('the promotion of due timers', () => {
     // A stale entry of the running job, and one of a job that does not exist.
     await h.raw.zadd(h.key('delayed'), 1, id, 2, 'nosuchjob');
     const before = await h.raw.hgetall(h.key(`job:${id}`));
-    assert.deepEqual(await h.claimAs('v', { max: 1 }), []);
+    // A claim takes as many due entries as it wants (THE DUE CLAIM): two for the two.
+    assert.deepEqual(await h.claimAs('v', { max: 2 }), []);
     assert.equal(await h.raw.zcard(h.key('delayed')), 0);
     assert.equal(await h.raw.zcard(h.key('queued')), 0);
     assert.deepEqual(await h.raw.hgetall(h.key(`job:${id}`)), before);

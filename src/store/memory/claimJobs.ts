@@ -58,7 +58,8 @@ export function claimJobs(
     }
     if (want === 0 && skipN === 0) return { claimed: [], nextDueAt: Math.ceil(tat - tau), more: false };
   }
-  promoteDue(lc, q, now);
+  // The claim's share of the due jobs (as lua/include/lcClaimDue.lua): as many as it takes.
+  promoteDue(lc, q, now, want + skipN);
   const keyGate = flow.keyGate;
   if (keyGate) releaseDueKeys(lc, q, now);
   const mrated = flow.machineRated;
@@ -113,8 +114,11 @@ export function claimJobs(
     const c = startClaimed(lc, q, claim, id, `${claim.workerId}:${tok + i + 1}`, deadline);
     if (c) claimed.push(c);
   });
-  // After the pop cap, the jobs behind those set aside are to be claimed at once (commit-12.lua).
-  const more = ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && q.index.queued.size > 0;
+  // After the pop cap, the jobs behind those set aside are to be claimed at once (commit-12.lua);
+  // so are due jobs left for another claim (lcClaimDue.lua's lcDueLeft).
+  const dueLeft = (q.index.delayed.first()?.score ?? Infinity) <= now;
+  const more =
+    ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && (q.index.queued.size > 0 || dueLeft);
   const first = popped.length < want ? q.index.delayed.first() : undefined;
   let nextDueAt = first ? first.score : null;
   // A key whose line waits for its rate: the idle supervisor wakes when it is due.

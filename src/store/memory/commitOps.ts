@@ -198,10 +198,12 @@ function brokenReason(error: string): string {
 
 /**
  * Moves due entries of `delayed` (backoff retries, delayed enqueues, parked jobs whose wake time
- * came) into `queued`, behind the jobs already waiting in their band (promoteDue.lua).
+ * came) into `queued`, behind the jobs already waiting in their band: `limit` at most, the claim's
+ * share, the others left for the next claim (THE DUE CLAIM, lua/include/lcClaimDue.lua, which
+ * claims the first in line straight from `delayed`: the same jobs in the same order).
  */
-export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number): number {
-  const due = q.index.delayed.popUpTo(now, 1000);
+export function promoteDue(lc: MemoryLifecycle, q: QueueState, now: number, limit: number): number {
+  const due = q.index.delayed.popUpTo(now, limit);
   const seq = q.seq;
   q.seq += due.length;
   due.forEach((e, i) => {

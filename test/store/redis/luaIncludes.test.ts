@@ -61,8 +61,8 @@ describe('Lua includes', () => {
   });
 
   it('assembles the same script whatever order its include lines are in', () => {
-    const a = withIncludes(inc('nowMs', 'lcMove', 'lcBatch', 'promoteDue', 'addLog'));
-    const b = withIncludes(inc('addLog', 'promoteDue', 'lcBatch', 'lcMove', 'nowMs'));
+    const a = withIncludes(inc('nowMs', 'lcMove', 'lcBatch', 'lcClaimDue', 'addLog'));
+    const b = withIncludes(inc('addLog', 'lcClaimDue', 'lcBatch', 'lcMove', 'nowMs'));
     assert.deepEqual(
       a
         .split('\n')
@@ -73,7 +73,7 @@ describe('Lua includes', () => {
         .filter((l) => l.startsWith('local'))
         .sort(),
     );
-    for (const name of ['lcMove', 'promoteDue', 'addLog']) {
+    for (const name of ['lcMove', 'lcClaimDue', 'addLog']) {
       const lua = withIncludes(inc(name));
       assert.deepEqual(undefinedCalls(lua), [], `${name} alone`);
     }

@@ -5,9 +5,15 @@
 -- The claim of a job popped from `queued` (st must be queued): status `st` (loading|working)
 -- under lease `token` until `deadline` (as text: numText.lua); `entry`: its audit entry, when
 -- the caller logs one (`ls`: the log count as read). `quiet`: a minimal record (`rm`): no stream
--- entry.
-local function lcClaim(id, jk, st, token, deadline, ls, entry, quiet)
-  if entry then
+-- entry. `more`: field/value pairs written with it (a job claimed straight from `delayed`, THE DUE
+-- CLAIM in include/lcClaimDue.lua: what its WAKE writes), or nil.
+local function lcClaim(id, jk, st, token, deadline, ls, entry, quiet, more)
+  if more then
+    local args = { 'st', st, 'tk', token, 'ct', lcNowText() }
+    for k = 1, #more do args[6 + k] = more[k] end
+    if entry then addLog(args, jk, ls, LC.now, { entry }) end
+    redisCall('HSET', jk, unpack(args))
+  elseif entry then
     local args = { 'st', st, 'tk', token, 'ct', lcNowText() }
     addLog(args, jk, ls, LC.now, { entry })
     redisCall('HSET', jk, unpack(args))

@@ -8,7 +8,7 @@
 --- @include "lcMachineRate"
 --- @include "lcSetBroken"
 --- @include "lcBatch"
---- @include "promoteDue"
+--- @include "lcClaimDue"
 --- @include "addLog"
 --- @include "numText"
 --- @include "tokenWorker"
@@ -102,7 +102,9 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   local lastM, lastV, lastMa, lastSt
   -- The jobs started (texts in `claimed`), the lengths' texts made so far.
   local nc, lens = #claimed, {}
-  promoteDue()
+  -- THE DUE CLAIM (include/lcClaimDue.lua): the due jobs first in line, claimed straight (the first
+  -- batch below); the claim's other due jobs into `queued`.
+  local dueIds, dueRecs = lcClaimDue(want + skipN, want, not (keyGate or mrated or LC.gated))
   if keyGate then lcReleaseDueKeys(now) end
   if mrated then lcReleaseDueMachines(now) end
   local got, popped, asked = 0, 0, want
@@ -116,8 +118,10 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   -- a score formatted as a float per job).
   local withScores = LC.keyed or LC.gated or mrated
   while got < want do
-    local batch, step
-    if withScores then
+    local batch, step, pre
+    if dueIds then
+      batch, step, pre, dueIds = dueIds, 1, dueRecs, nil
+    elseif withScores then
       batch, step = redis.call('ZPOPMIN', queuedKey, numText(want - got)), 2
     else
       batch, step = redis.call('ZRANGE', queuedKey, '0', numText(want - got - 1)), 1
@@ -137,7 +141,11 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       -- job with a key, `rm` only on one that has had a minimal record; the rare fields only
       -- when the record is not bare (include/lcBare.lua).
       local m, v, input, ma, ck, rm
-      if LC.minimal then
+      -- A due job claimed straight (THE DUE CLAIM): read already, and no gate applies to it.
+      local r = pre and pre[i]
+      if r then
+        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[5] or nil
+      elseif LC.minimal then
         if LC.keyed then
           local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
           m, v, input, ma, ck, rm = r[1], r[2], r[3], r[4], r[5], r[6]
@@ -154,8 +162,10 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       end
       local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
       local bare = false
-      if m then bare = lcBare(jk, ck and 8 or 7, rm) end
-      if m and not bare then
+      if r then
+        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(r, 6, 16)
+      elseif m then bare = lcBare(jk, ck and 8 or 7, rm) end
+      if m and not bare and not r then
         sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
           'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
       end
@@ -279,7 +289,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
-        lcClaim(id, jk, st, token, deadline, ls, entry, rm)
+        lcClaim(id, jk, st, token, deadline, ls, entry, rm, r and r[23])
         input, v, ma = input or '', v or '', ma or ''
         -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
         -- and has none of the fields most jobs do not have (Lua compares interned strings by
@@ -311,7 +321,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
     -- Jobs set aside for a full key do not count: pop on for others, up to the cap. A job
     -- that was broken or cancelled unrun counts, as before the gate (no second pop for it).
     got = got + n - parked
-    if parked == 0 or n < asked or popped >= FLOW_POP_CAP then break end
+    if not pre and (parked == 0 or n < asked or popped >= FLOW_POP_CAP) then break end
     asked = want - got
   end
   if skipN > 0 then
@@ -335,7 +345,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
     -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
     -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
     -- must look again at once, not at its idle timeout.)
-    if redis.call('ZCARD', queuedKey) > 0 then redis.call('ZADD', markerKey, '0', 'w') end
+    if redis.call('ZCARD', queuedKey) > 0 or lcDueLeft() then redis.call('ZADD', markerKey, '0', 'w') end
   else
     local first = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
     if first[2] then nextDue = first[2] end

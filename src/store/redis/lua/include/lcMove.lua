@@ -13,7 +13,10 @@
 --- @include "recordKeys"
 -- THE LIFECYCLE: every status change of a job, written once.
 -- Scripts decide WHICH move a job makes; only lcMove makes it. No script writes `st`, or moves a
--- job between the status indexes, by hand.
+-- job between the status indexes, by hand. The claim (CLAIM: queued -> loading | working) is
+-- made by lcClaim, and a due job first in line makes its WAKE and its CLAIM in one step there
+-- (THE DUE CLAIM, lcClaimDue.lua: waiting -> queued -> working within one atomic call, the
+-- `queued` never stored): no move outside EDGES (src/store/lifecycleTable.ts).
 --
 -- A script sets LC.kp, LC.now, LC.maxLen and LC.ttl (lcState.lua), reads each job with lcRead,
 -- asks lcGuard, calls lcMove, and calls lcFlush before it returns (index writes are batched, see

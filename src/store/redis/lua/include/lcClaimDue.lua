@@ -1,0 +1,146 @@
+--- @include "lcState"
+--- @include "lcRead"
+--- @include "lcMove"
+--- @include "lcLeave"
+--- @include "lcBatch"
+--- @include "numText"
+-- THE DUE CLAIM: the claim's share of the due entries of `delayed` (backoff retries, delayed
+-- enqueues, parked jobs whose wake time came), run by every claim (include/lcClaimJobs.lua).
+--
+-- AS MANY AS THE CLAIM TAKES: a claim takes at most `limit` due entries (its want, plus the jobs
+-- a throttle of mode 'skip' ends), the earliest due first; the others stay in `delayed` for the
+-- next claim, of this supervisor or another (lcDueLeft wakes one). One claim promoting 1,000 due
+-- timers at once was ~8-9 ms of Redis work in a lump (bench/RESULTS.md, round five), a stall for
+-- every other queue and claim. (MemoryStore's promoteDue takes as many: memory/commitOps.ts.)
+--
+-- THE PLACE IN LINE is the WAKE's, as before: behind the jobs waiting in the due job's band, in
+-- due order (a fresh seq each, reserved for all `limit` at once).
+--
+-- STRAIGHT FROM `delayed`: a due job whose place comes before every job in `queued` is claimed
+-- by this call whatever the order of the writes, so it is not written into `queued` to be popped
+-- again: the WAKE (waiting -> queued, or a delayed queued job's new place) and the CLAIM (queued
+-- -> loading | working) are made together by the claim's own write (lcClaim, `more`), in one
+-- atomic call: the lifecycle's moves are unchanged (no reader can see the `queued` between them),
+-- and the record ends as the two moves leave it (`qs` its new place, `ua` now, `ra` gone, out of
+-- `waiting` and `delayed`). Only the jobs that come first in line are taken so (THE PREFIX: in
+-- place order, up to the claim's want, none before them left to `queued`), and only jobs no gate
+-- of the claim can set aside or end unrun (THE STRAIGHT RULE, lcDueStraight): so the claim takes
+-- the same jobs in the same order as when every due job went into `queued` first. A queue whose
+-- claim releases lines (key gate, machine throttle) or has machine gates takes none straight
+-- (`straight` false): what those put in `queued` would need a place among the due jobs'.
+-- A due entry whose job is neither queued nor parked (a stale one) only leaves `delayed`; a
+-- due job whose cancel was requested is WAKEd, and the CANCEL GUARD (lcMove) ends it.
+
+-- A DUE READ: an array, the fields a due job's claim takes (lcClaimJobs.lua unpacks 1-16 in this
+-- order), then what THE STRAIGHT RULE and the WAKE's writes need (17-22), then (23) what its claim
+-- writes for the WAKE. One HMGET when the job is likely to be claimed straight (`queued` empty),
+-- lcRead's full read again for one that is not (its WAKE, lcMove); else lcRead's, and the claim's
+-- fields for a job taken. An array, no named fields: a table of 30 named fields a job cost ~35k
+-- instructions under callgrind in its resizes.
+local DUE_CLAIM = { 'm', 'v', 'in', 'ma', 'rm', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
+local DUE_BOTH = { 'm', 'v', 'in', 'ma', 'rm', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl',
+  'st', 'cx', 'qs', 'ra', 'pr', 'ck' }
+
+-- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-16 false).
+local function lcDueRead(j)
+  local f = false
+  return { f, f, f, f, j.rm or f, f, f, j.lr or f, j.par or f, f, j.ls or f, f, f, j.ib or f, f, f,
+    j.st or f, j.cx or f, j.qs or f, j.ra or f, j.pr or f, j.ck or f, j = j }
+end
+
+-- THE STRAIGHT RULE, on a DUE READ: the claim's loop would start the job for sure, none of its
+-- gates set it aside or ends it: it has a record and a machine, no concurrency key (its key's
+-- slots, line, rate or pause), no parent on this queue (which may be gone: the claim ends such a
+-- child cancelled), no cancel requested, and a log written out already or a minimal record (the
+-- WAKE of a job whose log is still implicit writes it out: include/addLog.lua). Machine gates and
+-- throttles are the caller's `straight`.
+local function lcDueStraight(r)
+  return r[1] and not r[22] and not r[18] and (r[11] or (LC.minimal and r[5]))
+    and not (r[9] and (not r[13] or r[13] == ''))
+end
+
+-- The lowest place in `queued` (nil: empty).
+local function lcQueuedHead()
+  local head = redis.call('ZRANGE', LC.kp .. 'queued', '0', '0', 'WITHSCORES')
+  return head[2] and tonumber(head[2]) or nil
+end
+
+-- Takes the claim's share of the due entries (`limit` at most; `want`: the claim's want; `straight`:
+-- the queue allows THE DUE CLAIM). Returns the jobs to claim straight, in line order: their ids and
+-- their DUE READs, left `waiting` and `delayed` already; or nil, none. Every other due job is in
+-- `queued` (flushed).
+local function lcClaimDue(limit, want, straight)
+  local kp = LC.kp
+  local kDelayed = kp .. 'delayed'
+  -- Numbers as text (numText.lua): each number sent is formatted with "%.17g" (~4k instructions).
+  local due = redis.call('ZRANGEBYSCORE', kDelayed, '-inf', lcNowText(), 'LIMIT', '0', numText(limit))
+  local n = #due
+  if n == 0 then return nil end
+  local seq = redis.call('HINCRBY', kp .. 'meta', 'seq', numText(n)) - n
+  local head = nil
+  if straight then head = lcQueuedHead() end
+  local both = straight and not head
+  -- Per due job (by its index in `due`): its DUE READ, its place; `order`: the indexes in place
+  -- order (bands apart, the due order).
+  local reads, scores, order, mixed = {}, {}, {}, false
+  for i = 1, n do
+    local r
+    if both then
+      r = redis.call('HMGET', kp .. 'job:' .. due[i], unpack(DUE_BOTH))
+    else
+      r = lcDueRead(lcRead(due[i], true))
+    end
+    -- No `pr`: the normal band (see enqueue-5.lua).
+    local band = tonumber(r[21]) or 2
+    if band ~= 2 then mixed = true end
+    reads[i], scores[i], order[i] = r, band * BAND + seq + i, i
+  end
+  if mixed then table.sort(order, function(a, b) return scores[a] < scores[b] end) end
+  local nowT = lcNowText()
+  -- THE PREFIX: open while every job before in line was taken straight.
+  local open, moved, rest, ids, taken = straight, false, {}, {}, {}
+  for _, i in ipairs(order) do
+    local id, r = due[i], reads[i]
+    local st = r[17]
+    local straightNow = false
+    if st == 'queued' or st == 'waiting' then
+      local score = scores[i]
+      local take = open and #ids < want and (not head or score < head) and not r[18]
+      if take and not both then
+        local c = redis.call('HMGET', kp .. 'job:' .. id, unpack(DUE_CLAIM))
+        for k = 1, 16 do r[k] = c[k] end
+      end
+      if take and lcDueStraight(r) then
+        local text = numText(score)
+        local more = { 'ua', nowT }
+        if text ~= r[19] then more[3] = 'qs'; more[4] = text end
+        r[23] = more
+        if r[20] then redis.call('HDEL', kp .. 'job:' .. id, 'ra') end
+        lcLeave({ id = id, st = st })
+        ids[#ids + 1] = id
+        taken[#ids] = r
+        straightNow = true
+      else
+        -- A cancel requested does not close THE PREFIX: the WAKE ends the job (the CANCEL GUARD).
+        if not r[18] then open = false end
+        lcMove(r.j or lcRead(id, true), 'queued', { score = numText(score) })
+        moved = true
+      end
+    end
+    -- A job taken straight or a parked one leaves `delayed` with its move (lcLeave); the others'
+    -- entries (a delayed job stays `queued`, so its WAKE leaves nothing; a stale entry) are
+    -- removed here.
+    if not straightNow and st ~= 'waiting' then rest[#rest + 1] = id end
+  end
+  if #rest > 0 then redis.call('ZREM', kDelayed, unpack(rest)) end
+  if moved then lcFlush() end
+  if #ids == 0 then return nil end
+  return ids, taken
+end
+
+-- Whether due entries are left in `delayed` for another claim (a claim that took its fill says
+-- so to an idle supervisor: THE DUE CLAIM takes at most its share).
+local function lcDueLeft()
+  local first = redis.call('ZRANGE', LC.kp .. 'delayed', '0', '0', 'WITHSCORES')
+  return first[2] ~= nil and tonumber(first[2]) <= LC.now
+end
