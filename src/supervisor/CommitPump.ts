@@ -334,7 +334,8 @@ export class CommitPump implements JobHost, ClaimLane {
   /**
    * IDLE: waits until work is signalled or the next delayed job is due (true: look again), or
    * a kick (false: a write queued, or slots or turns changed). A signal that arrives after a
-   * kick is kept for the next wait (WorkSignals: NO LOST WAKE-UP).
+   * kick is put back on the queue's marker, for this lane's next wait or another supervisor's
+   * (WorkSignals: NO LOST WAKE-UP).
    * SIGNAL AFTER KICK: a signal handed over while the kick was settling the race (a run's end
    * kicks right after the commit that parked it: on a cluster the marker that park set is often
    * taken already, so its signal comes within the same few microtasks) is this wait's too: the

@@ -4,9 +4,14 @@
 //
 // Invariants:
 //   NO LOST WAKE-UP  a signal the store waiter took for a queue whose lane stopped waiting
-//                    meanwhile (it was kicked to flush a write) is kept here (`pending`) and
-//                    handed to that lane's next wait, which returns at once: the store's
-//                    marker was taken for it, so nobody else will report that work.
+//                    meanwhile (kicked to flush a write, or its own due timer ended its wait:
+//                    a wait is left, its block runs on) is put back on the queue's marker
+//                    (QueuesWaiter.putBack) at once: the store's marker was taken for it, so
+//                    nobody else would report that work. Kept here instead, it was stranded
+//                    while that lane did not wait again (a lone queue waits only while a slot is
+//                    free): a job due for an idle supervisor waited out its idle wait (~5 s).
+//                    Put back, the next waiter on that queue takes it, that lane or another
+//                    supervisor's. Costs a ZADD only when a marker was taken for nobody.
 //   FRESH SET        a lane that starts waiting while a block is in flight over a set without
 //                    its queue interrupts that block, which starts again over the new set.
 
@@ -15,8 +20,6 @@ import type { QueuesWaiter } from '../store/types.js';
 export class WorkSignals {
   /** The lanes waiting now: their queue -> what to tell them (true: signalled). */
   private readonly waiting = new Map<string, (signalled: boolean) => void>();
-  /** Signals taken for a queue whose lane was not waiting (NO LOST WAKE-UP). */
-  private readonly pending = new Set<string>();
   /** The queues the block in flight covers (undefined: none in flight). */
   private blocking: ReadonlySet<string> | undefined;
   private loop: Promise<void> | undefined;
@@ -34,7 +37,6 @@ export class WorkSignals {
    */
   wait(queue: string): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    if (this.pending.delete(queue)) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
       this.waiting.set(queue, resolve);
       if (!this.loop) this.loop = this.run();
@@ -66,7 +68,7 @@ export class WorkSignals {
         const w = this.waiting.get(q);
         this.waiting.delete(q);
         if (w) w(true);
-        else this.pending.add(q);
+        else this.waiter.putBack(q);
       }
     }
     this.loop = undefined;

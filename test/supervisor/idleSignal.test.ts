@@ -43,6 +43,7 @@ describe('the commit pump idle', () => {
         return new Promise((r) => held.push(r));
       },
       interrupt: () => held.splice(0).forEach((r) => r([])),
+      putBack: () => {},
       close: () => held.splice(0).forEach((r) => r([])),
     };
     const share = new ClaimShare(4, 'weighted');

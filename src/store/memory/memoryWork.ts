@@ -60,6 +60,7 @@ export function workWaiter(core: MemoryCore): QueuesWaiter {
   const waiter: QueuesWaiter = {
     wait: (queues, ms) => inner.wait(queues, ms),
     interrupt: () => inner.interrupt(),
+    putBack: (queue) => inner.putBack(queue),
     close: () => {
       core.waiters.delete(waiter);
       inner.close();

@@ -89,6 +89,7 @@ export function queuesWaiter(marker: (queue: string) => WorkMarker): QueuesWaite
       });
     },
     interrupt: () => cut?.(),
+    putBack: (queue) => marker(queue).ring(),
     close: () => {
       closed = true;
       cut?.();

@@ -14,8 +14,13 @@
 // stays bounded however many queues and partitions a supervisor serves.
 //
 // NO LOST WAKE-UP: a marker stays set until a waiter takes it, so a group looked at late still
-// reports the work it got meanwhile; and a marker a lane took after the wait it served ended
-// (another lane answered first, or interrupt()) is kept (`taken`) and reported by the next wait.
+// reports the work it got meanwhile; a marker a lane took while its wait was ending (another lane
+// answered first, or interrupt()) is reported by that wait (`taken`); one a lane took once no
+// wait was in progress (its block was in flight when the wait ended) is put back at once
+// (putBack): the next wait may be long in coming (a full supervisor does not wait), and kept
+// here it would keep a job due from every other supervisor.
+// ANSWERED: a lane whose marker ended the wait blocks no more (`wanted` is emptied as the wait
+// ends): a block started after the answer would take the next marker for a wait that is over.
 // FRESH SET: a lane whose block in flight is on a group the new wait no longer gives it is cut
 // (its wake key set), so it moves to its new groups at once.
 
@@ -91,6 +96,10 @@ export class RedisQueuesWaiter implements QueuesWaiter {
     }
   }
 
+  putBack(queue: string): void {
+    void this.redis.zadd(this.keys.marker(queue), 0, 'w').then(undefined, () => undefined);
+  }
+
   interrupt(): void {
     if (this.closed) return;
     if (this.cluster) return this.finish?.();
@@ -136,7 +145,14 @@ export class RedisQueuesWaiter implements QueuesWaiter {
       this.wanted = [...queues].sort();
       this.deadline = Date.now() + timeoutMs;
       const n = Math.min(MAX_BLOCKING_CONNECTIONS, queues.length);
-      const ended = new Promise<void>((resolve) => (this.finish = resolve));
+      const ended = new Promise<void>(
+        (resolve) =>
+          (this.finish = () => {
+            // ANSWERED: the lanes stop at their next turn (a FRESH SET's next wait starts them).
+            this.wanted = [];
+            resolve();
+          }),
+      );
       const timer = setTimeout(() => this.finish?.(), timeoutMs);
       for (let k = 0; k < n; k++) {
         const lane = (this.lanes[k] ??= {
@@ -156,7 +172,6 @@ export class RedisQueuesWaiter implements QueuesWaiter {
       await ended;
       clearTimeout(timer);
       this.finish = undefined;
-      this.wanted = [];
     }
     const out = [...this.taken];
     this.taken.clear();
@@ -195,8 +210,12 @@ export class RedisQueuesWaiter implements QueuesWaiter {
         const marker = this.keys.marker(queue);
         const r = await lane.conn.bzpopmin(marker, this.laneWake(queue, k), Math.max(0.01, ms / 1000));
         if (r && r[0] === marker) {
-          this.taken.add(queue);
-          this.finish?.();
+          // NO LOST WAKE-UP: no wait to report it to, put back (see the header).
+          if (this.finish === undefined) this.putBack(queue);
+          else {
+            this.taken.add(queue);
+            this.finish();
+          }
         }
       } catch {
         if (!this.closed) await pause(50);

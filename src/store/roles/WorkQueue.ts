@@ -25,11 +25,16 @@ export interface QueuesWaiter {
   /**
    * Blocks until one of `queues` may have work, `interrupt()`, or the timeout; resolves with the
    * queues whose marker it took (empty: timed out or interrupted). A queue reported is no
-   * longer signalled to anyone else: the caller MUST look at it (claim) or keep the signal.
+   * longer signalled to anyone else: the caller MUST look at it (claim) or put it back.
    */
   wait(queues: readonly string[], timeoutMs: number): Promise<string[]>;
   /** Cuts the wait in progress short (the caller waits again with another set of queues). */
   interrupt(): void;
+  /**
+   * Sets `queue`'s marker again (a signal taken for a queue nobody waits on any more): the next
+   * waiter to block on it, this one's or another supervisor's, takes it. No answer is awaited.
+   */
+  putBack(queue: string): void;
   /** Cuts a wait in progress short and releases the connection; later waits return at once. */
   close(): void;
 }
