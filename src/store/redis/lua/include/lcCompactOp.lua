@@ -33,8 +33,20 @@ local function lcCompactOp(b, t)
     if prev % 2 == 1 then lcFlush() else minPos = prev / 2 end
   end
   do
-    local st, tk, ls, lr, ib, par, fg, wt, ct, ca, dk, ck, rm
-    if check then
+    local st, tk, ls, lr, ib, par, fg, wt, ct, ca, dk, ck, rm, oldError
+    -- A run's FIRST CHECKPOINT (its log starts with "started"; a resumed run's says "resumed"):
+    -- its job's log is most often still implicit, and is written out with `ca` and `ct`
+    -- (addLog.lua), so they are read with the rest, where an HMGET of their own cost a
+    -- redis.call. Only a hint of what to read: a job whose log is explicit already reads them for
+    -- nothing, one whose log is implicit without it reads them below.
+    local first = check and A[t + 5] == '{"type":"started"}'
+    if first then
+      if LC.minimal then
+        st, tk, ls, lr, ca, ct, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr', 'ca', 'ct', 'rm'))
+      else
+        st, tk, ls, lr, ca, ct = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr', 'ca', 'ct'))
+      end
+    elseif check then
       if LC.minimal then
         st, tk, ls, lr, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr', 'rm'))
       else
@@ -43,13 +55,15 @@ local function lcCompactOp(b, t)
     else
       -- `dk`: a job made under a dedupe key frees it as it ends (lcMove's ddRelease); asked here,
       -- a field the hash lacks costs less than the HGET of it lcMove makes for every job with a log.
+      -- `e` (an earlier attempt's error, which a done drops): asked here, where an HDEL of it
+      -- cost every done a redis.call.
       -- `ck` and `rm` only on a queue that has had either (LC.keyed, LC.minimal).
       if LC.keyed or LC.minimal then
-        st, tk, ls, ib, par, fg, wt, ct, ca, dk, ck, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par',
-          'fg', 'wt', 'ct', 'ca', 'dk', 'ck', 'rm'))
+        st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError, ck, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib',
+          'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e', 'ck', 'rm'))
       else
-        st, tk, ls, ib, par, fg, wt, ct, ca, dk = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
-          'wt', 'ct', 'ca', 'dk'))
+        st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
+          'wt', 'ct', 'ca', 'dk', 'e'))
       end
     end
     -- THE FENCE (lcGuard): no such job, or not this worker's lease.
@@ -109,7 +123,7 @@ local function lcCompactOp(b, t)
         if not at then
           -- IMPLICIT LOG: its standard start written out first (addLog.lua).
           at = 0
-          if check then ca, ct = unpack(redis.call('HMGET', jk, 'ca', 'ct')) end
+          if check and not first then ca, ct = unpack(redis.call('HMGET', jk, 'ca', 'ct')) end
           if ca then at = 1; args[n + 1] = 'l1'; args[n + 2] = ca .. ' enqueued'; n = n + 2 end
           if ct then
             at = at + 1
@@ -143,7 +157,7 @@ local function lcCompactOp(b, t)
       lcRemove('active', id)
       if ck then lcFreeSlot(id, ck) end
       redis.call('HSET', jk, unpack(args, 1, n))
-      redis.call('HDEL', jk, 'e')
+      if oldError then redis.call('HDEL', jk, 'e') end
       lcIndex('done', nowT, id)
       lcMoved[id] = lcTell(id, 'done', 'done', minPos) * 2 + 1
       if ls and dk then ddRelease({ id = id, jk = jk, ls = ls }) end
