@@ -11,10 +11,11 @@
 -- parent, fan-out, inbox, watcher or minimal record, on a queue without machine gates. The same writes as lcRead + lcGuard + lcMove make, without a record of
 -- the op, of the job or of the move, the job read once. Anything else goes the general way.
 -- test/lifecycle/compactOps.test.ts runs both on the same jobs and compares what they leave.
--- The op at ARGV[b], its shared values at ARGV[t], as readCommitOps checked them (COMMIT_COMPACT,
--- commitOpFields.ts):
---   C, id, token, snapshot ...   t: status, state, progress, inboxConsumed, log count, entries
---   S, id, token, output ...     t: snapshot, state, log count, entries
+-- The op whose id is at ARGV[b] (its token and own values next, alone or in a run), its shared
+-- values at ARGV[t] (their letter: LC.compactAt[t]), as readCommitOps checked them
+-- (COMMIT_COMPACT, commitOpFields.ts):
+--   C: id, token, snapshot ...   t: status, state, progress, inboxConsumed, log count, entries
+--   S: id, token, output ...     t: snapshot, state, log count, entries
 -- Returns 1 when written, 0 when refused (THE FENCE, or no such job); or nil and the op as a
 -- record, for the general path (commit-12.lua: lcRead, lcGuard, lcMove).
 -- Per call (LC.memo): the numbers of the texts it read (the log's count, `ls`, `io`) and the field
@@ -22,8 +23,9 @@
 -- number made text costs a sprintf (~2k instructions) where a table read costs ~0.1k.
 local function lcCompactOp(b, t)
   local A = ARGV
-  local id, token = A[b + 1], A[b + 2]
-  local check = COMMIT_COMPACT[A[b]].kind == 'checkpoint'
+  local id, token = A[b], A[b + 1]
+  local compact = COMMIT_COMPACT[LC.compactAt[t]]
+  local check = compact.kind == 'checkpoint'
   local jk = LC.kp .. 'job:' .. id
   -- ORDER (lcBatch.lua), as lcMove keeps it: a job moved before in this call (a checkpoint, then
   -- the next: a run's steps often land in one call) flushes first when that move wrote indexes,
@@ -81,7 +83,7 @@ local function lcCompactOp(b, t)
         false, false, false }
       local n, logAt = 0, nil
       if check then
-        local v = A[b + 3]
+        local v = A[b + 2]
         if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
         v = A[t + 1]
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
@@ -100,7 +102,7 @@ local function lcCompactOp(b, t)
         args[n + 1] = 'ua'; args[n + 2] = nowT; n = n + 2
         logAt = t + 4
       else
-        args[1] = 'o'; args[2] = A[b + 3]; n = 2
+        args[1] = 'o'; args[2] = A[b + 2]; n = 2
         local v = A[t + 1]
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
         v = A[t]
@@ -165,10 +167,9 @@ local function lcCompactOp(b, t)
     end
   end
   -- The general way, with the op as a record (its values checked by readCommitOps).
-  local compact = COMMIT_COMPACT[A[b]]
   local op = { kind = compact.kind, id = id, token = token }
   for i, f in ipairs(compact.own) do
-    if A[b + 2 + i] ~= '' then op[f] = A[b + 2 + i] end
+    if A[b + 1 + i] ~= '' then op[f] = A[b + 1 + i] end
   end
   local pos = t
   for _, f in ipairs(compact.shared) do
