@@ -76,7 +76,10 @@ if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] 
 const BATCH = 100;
 
 type Store = Pick<RedisStore, 'enqueue' | 'commit' | 'close'>;
-type StoreClass = new (o: { url: string; prefix: string }) => Store;
+type StoreClass = new (o: { url: string; prefix: string; commandTimeoutMs?: number }) => Store;
+// Under valgrind on a loaded host a call may take seconds: the store waits for it rather than
+// failing it as unavailable (5 s by default).
+const TIMEOUT = cgPid ? { commandTimeoutMs: 120_000 } : {};
 
 /** What the supervised case takes from a root: its runtime and its bench's workload 6b. */
 interface Runtime {
@@ -163,7 +166,7 @@ const done = (c: Claimed, plain: boolean): CommitOp =>
 async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
   if (kind === 'supervised pipeline3') return runSupervised(Store, url);
   if (kind === 'supervised parked') return runParked(Store, url);
-  const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
+  const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}`, ...TIMEOUT });
   const stale = kind.startsWith('stale');
   const total = stale ? BATCH : JOBS;
   const zero = async (): Promise<void> => {
@@ -248,7 +251,7 @@ async function runSupervised(Store: StoreClass, url: string): Promise<number> {
     QUEUE: string;
   };
   const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
-  const store = new Store({ url, prefix });
+  const store = new Store({ url, prefix, ...TIMEOUT });
   const client = new rt.Client({ store, jobs: [threeStepsYield], queue: QUEUE });
   for (let i = 0; i < JOBS; i += 1_000)
     await client.enqueueMany(
@@ -271,7 +274,7 @@ async function runParked(Store: StoreClass, url: string): Promise<number> {
   const { parkUntil } = (await bench('machines.ts')) as { parkUntil: { name: string } };
   const { QUEUE } = (await bench('common.ts')) as { QUEUE: string };
   const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
-  const store = new Store({ url, prefix });
+  const store = new Store({ url, prefix, ...TIMEOUT });
   const client = new rt.Client({ store, jobs: [parkUntil], queue: QUEUE });
   const sup = new rt.Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: 100 });
   await sup.start();
