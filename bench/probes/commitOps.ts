@@ -17,6 +17,8 @@
 //   pipeline3 the bench's workload 6b (3-step pipeline, steps yield): claim 100, checkpoint each
 //             three times, one commit per checkpoint (the first with 2 log entries, the others 1),
 //             then the done with its state and log
+//   pipeline3 checkpoints   pipeline3's three checkpoint commits alone (every job claimed first,
+//             the claims and dones not counted): what workload 6b's checkpoints cost, per job
 //   keyed plain   plain, each job with one of 10,000 concurrency keys (no limits set: what a key
 //             costs a queue that has no per-key limit)
 //   minimal plain   plain, each job made with a minimal record (`record: 'minimal'`: no stream
@@ -109,6 +111,7 @@ type Case =
   | 'minimal plain'
   | 'pipeline'
   | 'pipeline3'
+  | 'pipeline3 checkpoints'
   | 'stale plain'
   | 'stale pipeline'
   | 'enqueue'
@@ -192,6 +195,7 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
     await store.enqueue('default', jobs);
   }
   if (enqueueOnly) return finish(store);
+  if (kind === 'pipeline3 checkpoints') return runCheckpoints(store, zero);
   let { claimed } = await store.commit('default', [], claim);
   await zero();
   if (stale) {
@@ -216,6 +220,26 @@ async function runCase(Store: StoreClass, url: string, kind: Case): Promise<numb
         claim,
       ));
     }
+  }
+  return finish(store);
+}
+
+/** The checkpoints case: every job claimed (not counted), then their 3 checkpoint commits (counted). */
+async function runCheckpoints(store: Store, zero: () => Promise<void>): Promise<number> {
+  const all: Claimed[] = [];
+  for (;;) {
+    const { claimed } = await store.commit('default', [], claim);
+    if (claimed.length === 0) break;
+    all.push(...claimed);
+  }
+  await zero();
+  for (let i = 0; i < all.length; i += BATCH) {
+    const batch = all.slice(i, i + BATCH);
+    for (const [k, state] of ['"one"', '"two"', '"three"'].entries())
+      await store.commit(
+        'default',
+        batch.map((c) => stepCheckpoint(c, state, k === 0)),
+      );
   }
   return finish(store);
 }
@@ -292,6 +316,7 @@ const ALL_CASES: readonly Case[] = [
   'minimal plain',
   'pipeline',
   'pipeline3',
+  'pipeline3 checkpoints',
   'stale plain',
   'stale pipeline',
   'enqueue',

@@ -4,6 +4,7 @@
 // the job's signal and progress; a synchronous throw is a rejection, as fromPromise makes it.
 
 import type { ActiveJob } from '../runtime/ActiveJob.js';
+import { withSignal } from '../runtime/workArgs.js';
 import type { CompiledStep } from './compiledTable.js';
 
 function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise<unknown> {
@@ -14,21 +15,22 @@ function callStep(fn: (args: never) => Promise<unknown>, args: unknown): Promise
   }
 }
 
-/** Runs `step` of the claimed job with `input`: its output, or its error as a rejection. */
+/**
+ * Runs `step` of the claimed job with `input`: its output, or its error as a rejection. Its args
+ * are own, enumerable properties (a spread copy keeps them all), `signal` the shared getter of
+ * withSignal (workArgs.ts): an object literal with its own getters is built through V8's slow
+ * path, two fresh closures a step (~1.2 us each; this form ~0.7 us in all, three steps a job in
+ * workload 6b). `progress` is the job's own function (made once per job, on first use).
+ */
 export function callCompiledStep(job: ActiveJob, step: CompiledStep, input: unknown): Promise<unknown> {
   const c = job.claimed;
-  return callStep(step.fn, {
+  const args = {
     input,
-    // Getters: a step that never reads them costs no AbortController and no closure.
-    get signal(): AbortSignal {
-      return job.signal;
-    },
-    get progress(): (value: unknown) => void {
-      return job.progress;
-    },
+    progress: job.progress,
     // As the XState runtime's step(): jobId:invokePath:attempt.
     idempotencyKey: `${c.id}:${step.invokeId}:${c.attempt}`,
     jobId: c.id,
     attempt: c.attempt,
-  });
+  };
+  return callStep(step.fn, withSignal(args, job));
 }

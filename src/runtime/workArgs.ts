@@ -1,7 +1,8 @@
 // The arguments a simple job's `load` and `work` get (WorkArgs, re-exported by defineJob.ts): a
 // plain object of own, enumerable properties, so that a job may spread it or pass it on whole.
 //
-// Made once per attempt, on the hot path. `signal` is a getter: an AbortController costs ~1 us,
+// Made once per attempt, on the hot path (and a compiled pipeline's step args once per step,
+// through withSignal). `signal` is a getter: an AbortController costs ~1 us,
 // and most jobs never look at it. It is ONE getter shared by every args object (it finds its job
 // under a hidden key), added after the data: an object literal with its own getters is built
 // through V8's slow path with two fresh closures each time (~1.1 us and ~1 kB a job in the c=100
@@ -62,7 +63,15 @@ export function workArgs(
     idempotencyKey: `${job.id}:${state}:${attempt}`,
     loaded,
   };
+  return withSignal(args, job);
+}
+
+/**
+ * `args` given the job's `signal` as an own, enumerable getter (the shared one above), its job
+ * under the hidden key: a simple job's args, and a compiled pipeline step's (compiledStep.ts).
+ */
+export function withSignal<T extends object>(args: T, job: ActiveJob): T & { signal: AbortSignal } {
   // Hidden (not enumerable): a spread or a log of the args does not carry the job's internals.
   Object.defineProperty(args, JOB, { value: job });
-  return Object.defineProperty(args, 'signal', SIGNAL) as SimpleJobArgs;
+  return Object.defineProperty(args, 'signal', SIGNAL) as T & { signal: AbortSignal };
 }

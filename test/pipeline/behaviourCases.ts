@@ -582,6 +582,41 @@ export const cases: Case[] = [
     },
   },
   {
+    name: "a step's args are own enumerable properties: a spread copy keeps them all, signal and progress too",
+    compiles: true,
+    machine: (probe) =>
+      setup({
+        actors: {
+          look: step(async (args) => {
+            const copy = { ...args };
+            probe.calls.push(
+              [
+                Object.keys(args).sort().join(','),
+                copy.signal instanceof AbortSignal && !copy.signal.aborted,
+                typeof copy.progress,
+                copy.idempotencyKey.split(':').slice(1).join(':'),
+                copy.attempt,
+                JSON.stringify(copy.input),
+              ].join(' '),
+            );
+            return 1;
+          }),
+        },
+      }).createMachine({
+        initial: 'a',
+        states: {
+          a: { invoke: { id: 'look', src: 'look', input: probe.mapper(() => ({ v: 1 })), onDone: 'end' } },
+          end: { type: 'final' },
+        },
+      }),
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.deepEqual(r.calls, [
+        'attempt,idempotencyKey,input,jobId,progress,signal true function look:1 1 {"v":1}',
+      ]);
+    },
+  },
+  {
     name: 'a running step ends on timeout through its signal',
     compiles: true,
     machine: (probe) =>

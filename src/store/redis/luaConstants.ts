@@ -16,7 +16,13 @@ import {
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
 import { SERIES_BUCKETS, SERIES_KEEP_MS, SERIES_RUN_FIELDS, SERIES_WAIT_FIELDS } from '../queueSeries.js';
-import { COMMIT_COMPACT, COMMIT_OP_FIELDS, COMMIT_OP_TYPES, COMMIT_PLAIN_DONE } from './commitOpFields.js';
+import {
+  COMMIT_COMPACT,
+  COMMIT_COMPACT_RUN,
+  COMMIT_OP_FIELDS,
+  COMMIT_OP_TYPES,
+  COMMIT_PLAIN_DONE,
+} from './commitOpFields.js';
 
 type LuaValue =
   number | string | boolean | readonly LuaValue[] | ReadonlySet<string> | { readonly [k: string]: LuaValue };
@@ -41,6 +47,8 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   COMMIT_PLAIN_DONE,
   /** The compact checkpoint and done: their letter -> { kind, fields } (wire order, no version). */
   COMMIT_COMPACT,
+  /** A run of compact ops sharing one set of shared values: its kind on the wire. */
+  COMMIT_COMPACT_RUN,
   /** A band by its text on the wire ('0'..'3'), for the scripts that parse one. */
   /** A queue's minute tallies (queueSeries.ts): how many latency bounds, the fields, how long kept. */
   SERIES_BUCKETS,

@@ -106,4 +106,70 @@ export function fenceCases(factory: StoreFactory): void {
     // A fenced-off checkpoint of the same shape changes nothing.
     assert.deepEqual((await checkpoint('working', '"c"')).written, [false]);
   });
+
+  test('checkpoints and dones of several jobs in step, in one commit: a stale worker’s is refused, a cancel-requested LOADED ends its job cancelled, the others land (THE FENCE, THE CANCEL GUARD)', async (store) => {
+    // (RedisStore sends ops that share their values as one run on the wire: encodeOps.ts.)
+    const loadingId = await enqueueOne(store);
+    const { claimed: loading } = await store.commit('default', [], {
+      workerId: 'w',
+      max: 1,
+      leaseMs: 30_000,
+      loadMachines: ['m'],
+    });
+    const ids = [loadingId];
+    for (let i = 0; i < 4; i++) ids.push(await enqueueOne(store));
+    const running = await claim(store, { max: 4 });
+    const tokens = new Map([...loading, ...running].map((c) => [c.id, c.token]));
+    const staleId = ids[3]!;
+    tokens.set(staleId, 'someone-else:1');
+    assert.equal((await store.cancel(loadingId)).result, 'requested');
+    const staleBefore = (await store.getJob(staleId))!.state;
+    const step = await store.commit(
+      'default',
+      ids.map((id) => ({
+        kind: 'checkpoint' as const,
+        id,
+        token: tokens.get(id)!,
+        status: 'working' as const,
+        snapshot: '{"s":"a"}',
+        state: '"a"',
+        log: ['{"type":"state","state":"a"}'],
+      })),
+    );
+    assert.deepEqual(step.written, [true, true, true, false, true]);
+    const jobs = await Promise.all(ids.map(async (id) => (await store.getJob(id))!));
+    assert.deepEqual(
+      jobs.map((j) => [j.status, j.state]),
+      [
+        ['cancelled', 'a'],
+        ['working', 'a'],
+        ['working', 'a'],
+        ['working', staleBefore],
+        ['working', 'a'],
+      ],
+    );
+    const live = [ids[1]!, ids[2]!, ids[4]!];
+    const end = await store.commit(
+      'default',
+      [...live, staleId].map((id) => ({
+        kind: 'done' as const,
+        id,
+        token: tokens.get(id)!,
+        output: '7',
+        snapshot: '{"s":"end"}',
+        state: '"end"',
+        log: ['{"type":"state","state":"end"}', '{"type":"done"}'],
+      })),
+    );
+    assert.deepEqual(end.written, [true, true, true, false]);
+    for (const id of live) {
+      const job = (await store.getJob(id))!;
+      assert.deepEqual([job.status, job.state, job.output], ['done', 'end', 7]);
+      assert.deepEqual(
+        (await store.getLog(id)).map((e) => e.type),
+        ['enqueued', 'claimed', 'state', 'state', 'done'],
+      );
+    }
+    assert.equal((await store.getJob(staleId))!.status, 'working');
+  });
 }

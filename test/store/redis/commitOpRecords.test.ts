@@ -10,6 +10,7 @@ import type { CommitOp } from '../../../src/store/types.js';
 import { encodeOps } from '../../../src/store/redis/encodeOps.js';
 import {
   COMMIT_COMPACT,
+  COMMIT_COMPACT_RUN,
   COMMIT_OP_FIELDS,
   COMMIT_OP_TYPES,
   COMMIT_PLAIN_DONE,
@@ -189,6 +190,15 @@ describe('commit ops by name', () => {
       ...['checkpoint', 'c', 't', 'working', '{}', '"s"', '', 0, 2, 1, '{"type":"state","state":"s"}'],
       ...['S', 'e', 't', '{"n":1}', 1],
     ]);
+    // Three or more next to each other sharing their values: a RUN, each op its id, token and
+    // own values; a set sent before is named by its number.
+    const more = ['f', 'g', 'h'].map((id) => ({ ...step, id }));
+    assert.deepEqual(encodeOps([step, ...more, { ...step, state: '"u"' }, ...more]), [
+      ...[COMMIT_COMPACT_RUN, 'C', 4, '', 'working', '"s"', '', 0, 1, '{"type":"state","state":"s"}'],
+      ...['c', 't', '{}', 'f', 't', '{}', 'g', 't', '{}', 'h', 't', '{}'],
+      ...['C', 'c', 't', '{}', '', 'working', '"u"', '', 0, 1, '{"type":"state","state":"s"}'],
+      ...[COMMIT_COMPACT_RUN, 'C', 3, 1, 'f', 't', '{}', 'g', 't', '{}', 'h', 't', '{}'],
+    ]);
   });
 
   describe('in Redis', () => {
@@ -226,8 +236,9 @@ if at[1] and at[1] < 0 then
 end
 local p = at[n]
 if p then
-  local jk = 'job:' .. ARGV[p + 1]
-  redis.call('HSET', jk, 'st', 'queued', 'tk', ARGV[p + 2])
+  -- (A compact op's place: its id's, its token next.)
+  local jk = 'job:' .. ARGV[p]
+  redis.call('HSET', jk, 'st', 'queued', 'tk', ARGV[p + 1])
   local written, op = lcCompactOp(p, ops[n])
   redis.call('DEL', jk)
   return { 'compact', n, cjson.encode(op) }
@@ -253,6 +264,16 @@ return { 'op', n, cjson.encode(ops[n]) }`);
           second,
           `a second ${op.kind} sharing the first's values arrives as itself`,
         );
+        // Four sharing them: a RUN (COMMIT_COMPACT_RUN), 2 + own values an op; the last arrives
+        // as itself.
+        const four = ['k', 'l', 'm', 'n'].map((id, i) => ({ ...op, id, token: `u${i}` }));
+        const runWire = encodeOps(four);
+        assert.deepEqual(runWire.slice(0, 3), [COMMIT_COMPACT_RUN, op.kind === 'done' ? 'S' : 'C', 4]);
+        // Its head (3 values) and 3 an op, where the first alone sent 4 and its set.
+        assert.equal(runWire.length - encodeOps([op]).length, 3 + 4 * 3 - 4, 'each op sends 3 values');
+        const [form4, n4, json4] = (await h.raw.eval(read, 0, ...runWire)) as [string, number, string];
+        assert.deepEqual([form4, n4], ['compact', 4]);
+        assert.deepEqual(JSON.parse(json4), four[3], `the last ${op.kind} of a run arrives as itself`);
       }
       const plain: CommitOp = {
         kind: 'done',
@@ -352,6 +373,27 @@ return { 'op', n, cjson.encode(ops[n]) }`);
         ],
         [
           [...done, 'S', 'a', a!.token, '1', '', '', '"s"', 0, 'S', 'a', a!.token, '', 1],
+          / BAD_COMMIT 3 output missing/,
+        ],
+        // A run: a known letter, a count of ops, its set, each op's id and (a done's) output.
+        [[...done, COMMIT_COMPACT_RUN, 'X', 1, '', 'working', '', '', '', 0], / BAD_COMMIT 2 unknown kind X/],
+        [[...done, COMMIT_COMPACT_RUN, 'C', 0, '', 'working', '', '', '', 0], / BAD_COMMIT 2 not a count/],
+        [[...done, COMMIT_COMPACT_RUN, 'C', 'x', '', 'working', '', '', '', 0], / BAD_COMMIT 2 not a count/],
+        [[...done, COMMIT_COMPACT_RUN, 'C', 1, 1], / BAD_COMMIT 2 shared values/],
+        [
+          [...done, COMMIT_COMPACT_RUN, 'C', 1, '', 'done', '', '', '', 0, 'a', 't', ''],
+          / BAD_COMMIT 2 checkpoint status/,
+        ],
+        [
+          [...done, COMMIT_COMPACT_RUN, 'C', 2, '', 'working', '', '', '', 0, 'a', 't', ''],
+          / BAD_COMMIT 2 missing values/,
+        ],
+        [
+          [...done, COMMIT_COMPACT_RUN, 'C', 2, '', 'working', '', '', '', 0, 'a', 't', '', '', 't', ''],
+          / BAD_COMMIT 3 missing values/,
+        ],
+        [
+          [...done, COMMIT_COMPACT_RUN, 'S', 2, '', '', '"s"', 0, 'a', a!.token, '1', 'a', 't', ''],
           / BAD_COMMIT 3 output missing/,
         ],
         // A value left over after the last op is read as an op, and refused as one.

@@ -24,7 +24,9 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
       the one {"type":"done"} entry), travels as 4 values: COMMIT_PLAIN_DONE, id, token, output.
   A checkpoint or another done with no version travels in its compact form (COMMIT_COMPACT: its
       letter, id, token, its own values, then its shared values or the number of a set of them
-      an op before it sent), applied by include/lcCompactOp.lua.
+      an op before it sent), applied by include/lcCompactOp.lua; ops of one letter next to each
+      other that share their set, as a run (COMMIT_COMPACT_RUN: the letter, their count, the
+      set, then per op its id, token and own values).
   Why not JSON (bench/probes/commitOps.ts, instructions under callgrind): its cjson.decode and
       checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
       values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
@@ -149,8 +151,8 @@ for i = 1, nOps do
       written[i] = lcDonePlain(ARGV[-p], ARGV[-p + 1], ARGV[op])
       op = nil
     else
-      -- A compact op (`op`: where its shared values are), or its record when the general path
-      -- below must take it.
+      -- A compact op (`p`: where its id is, `op`: where its shared values are), or its record
+      -- when the general path below must take it.
       written[i], op = lcCompactOp(p, op)
     end
   end

@@ -11,10 +11,11 @@
 -- parent, fan-out, inbox, watcher or minimal record, on a queue without machine gates. The same writes as lcRead + lcGuard + lcMove make, without a record of
 -- the op, of the job or of the move, the job read once. Anything else goes the general way.
 -- test/lifecycle/compactOps.test.ts runs both on the same jobs and compares what they leave.
--- The op at ARGV[b], its shared values at ARGV[t], as readCommitOps checked them (COMMIT_COMPACT,
--- commitOpFields.ts):
---   C, id, token, snapshot ...   t: status, state, progress, inboxConsumed, log count, entries
---   S, id, token, output ...     t: snapshot, state, log count, entries
+-- The op whose id is at ARGV[b] (its token and own values next, alone or in a run), its shared
+-- values at ARGV[t] (their letter: LC.compactAt[t]), as readCommitOps checked them
+-- (COMMIT_COMPACT, commitOpFields.ts):
+--   C: id, token, snapshot ...   t: status, state, progress, inboxConsumed, log count, entries
+--   S: id, token, output ...     t: snapshot, state, log count, entries
 -- Returns 1 when written, 0 when refused (THE FENCE, or no such job); or nil and the op as a
 -- record, for the general path (commit-12.lua: lcRead, lcGuard, lcMove).
 -- Per call (LC.memo): the numbers of the texts it read (the log's count, `ls`, `io`) and the field
@@ -22,8 +23,9 @@
 -- number made text costs a sprintf (~2k instructions) where a table read costs ~0.1k.
 local function lcCompactOp(b, t)
   local A = ARGV
-  local id, token = A[b + 1], A[b + 2]
-  local check = COMMIT_COMPACT[A[b]].kind == 'checkpoint'
+  local id, token = A[b], A[b + 1]
+  local compact = COMMIT_COMPACT[LC.compactAt[t]]
+  local check = compact.kind == 'checkpoint'
   local jk = LC.kp .. 'job:' .. id
   -- ORDER (lcBatch.lua), as lcMove keeps it: a job moved before in this call (a checkpoint, then
   -- the next: a run's steps often land in one call) flushes first when that move wrote indexes,
@@ -33,8 +35,20 @@ local function lcCompactOp(b, t)
     if prev % 2 == 1 then lcFlush() else minPos = prev / 2 end
   end
   do
-    local st, tk, ls, lr, ib, par, fg, wt, ct, ca, dk, ck, rm
-    if check then
+    local st, tk, ls, lr, ib, par, fg, wt, ct, ca, dk, ck, rm, oldError
+    -- A run's FIRST CHECKPOINT (its log starts with "started"; a resumed run's says "resumed"):
+    -- its job's log is most often still implicit, and is written out with `ca` and `ct`
+    -- (addLog.lua), so they are read with the rest, where an HMGET of their own cost a
+    -- redis.call. Only a hint of what to read: a job whose log is explicit already reads them for
+    -- nothing, one whose log is implicit without it reads them below.
+    local first = check and A[t + 5] == '{"type":"started"}'
+    if first then
+      if LC.minimal then
+        st, tk, ls, lr, ca, ct, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr', 'ca', 'ct', 'rm'))
+      else
+        st, tk, ls, lr, ca, ct = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr', 'ca', 'ct'))
+      end
+    elseif check then
       if LC.minimal then
         st, tk, ls, lr, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'lr', 'rm'))
       else
@@ -43,13 +57,15 @@ local function lcCompactOp(b, t)
     else
       -- `dk`: a job made under a dedupe key frees it as it ends (lcMove's ddRelease); asked here,
       -- a field the hash lacks costs less than the HGET of it lcMove makes for every job with a log.
+      -- `e` (an earlier attempt's error, which a done drops): asked here, where an HDEL of it
+      -- cost every done a redis.call.
       -- `ck` and `rm` only on a queue that has had either (LC.keyed, LC.minimal).
       if LC.keyed or LC.minimal then
-        st, tk, ls, ib, par, fg, wt, ct, ca, dk, ck, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par',
-          'fg', 'wt', 'ct', 'ca', 'dk', 'ck', 'rm'))
+        st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError, ck, rm = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib',
+          'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e', 'ck', 'rm'))
       else
-        st, tk, ls, ib, par, fg, wt, ct, ca, dk = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
-          'wt', 'ct', 'ca', 'dk'))
+        st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError = unpack(redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg',
+          'wt', 'ct', 'ca', 'dk', 'e'))
       end
     end
     -- THE FENCE (lcGuard): no such job, or not this worker's lease.
@@ -67,7 +83,7 @@ local function lcCompactOp(b, t)
         false, false, false }
       local n, logAt = 0, nil
       if check then
-        local v = A[b + 3]
+        local v = A[b + 2]
         if v ~= '' then args[n + 1] = 'sn'; args[n + 2] = v; n = n + 2 end
         v = A[t + 1]
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
@@ -86,7 +102,7 @@ local function lcCompactOp(b, t)
         args[n + 1] = 'ua'; args[n + 2] = nowT; n = n + 2
         logAt = t + 4
       else
-        args[1] = 'o'; args[2] = A[b + 3]; n = 2
+        args[1] = 'o'; args[2] = A[b + 2]; n = 2
         local v = A[t + 1]
         if v ~= '' then args[n + 1] = 's'; args[n + 2] = v; n = n + 2 end
         v = A[t]
@@ -109,7 +125,7 @@ local function lcCompactOp(b, t)
         if not at then
           -- IMPLICIT LOG: its standard start written out first (addLog.lua).
           at = 0
-          if check then ca, ct = unpack(redis.call('HMGET', jk, 'ca', 'ct')) end
+          if check and not first then ca, ct = unpack(redis.call('HMGET', jk, 'ca', 'ct')) end
           if ca then at = 1; args[n + 1] = 'l1'; args[n + 2] = ca .. ' enqueued'; n = n + 2 end
           if ct then
             at = at + 1
@@ -143,7 +159,7 @@ local function lcCompactOp(b, t)
       lcRemove('active', id)
       if ck then lcFreeSlot(id, ck) end
       redis.call('HSET', jk, unpack(args, 1, n))
-      redis.call('HDEL', jk, 'e')
+      if oldError then redis.call('HDEL', jk, 'e') end
       lcIndex('done', nowT, id)
       lcMoved[id] = lcTell(id, 'done', 'done', minPos) * 2 + 1
       if ls and dk then ddRelease({ id = id, jk = jk, ls = ls }) end
@@ -151,10 +167,9 @@ local function lcCompactOp(b, t)
     end
   end
   -- The general way, with the op as a record (its values checked by readCommitOps).
-  local compact = COMMIT_COMPACT[A[b]]
   local op = { kind = compact.kind, id = id, token = token }
   for i, f in ipairs(compact.own) do
-    if A[b + 2 + i] ~= '' then op[f] = A[b + 2 + i] end
+    if A[b + 1 + i] ~= '' then op[f] = A[b + 1 + i] end
   end
   local pos = t
   for _, f in ipairs(compact.shared) do

@@ -11,6 +11,10 @@
 --                   and a value per field of its .shared (set k: the k-th such of the call), or k
 --                   to share the values of set k (sent by an op of the same letter before it);
 --                   checked here, not made into a table (include/lcCompactOp.lua reads it)
+--   A RUN OF COMPACT OPS (k >= 1 of one letter sharing one set): COMMIT_COMPACT_RUN, the letter,
+--                   k, then '' and the set's values or the number of a set sent before (as a
+--                   compact op's), then per op its id, token and own values: 2 + own values an
+--                   op, where alone it sends 4 + own.
 --   any other op:   kind, id, token, then one value per field of COMMIT_OP_FIELDS[kind], in that
 --                   table's order: '' when not set; an `entries` field (the log) as a count, then
 --                   that many entries.
@@ -18,9 +22,11 @@
 -- op.delayMs ...), its `count` fields as numbers.
 -- Returns ops, at and the op count; or nil, the index of the op it cannot read (from 1) and why.
 -- Per op index: a plain done has at = MINUS the ARGV position of its id (its token next) and ops
--- = the position of its output; a compact op has at = the position of its letter and ops = the
--- position of its shared values; any other op has ops = its record and no at. (One table for
--- both positions: commit-12.lua's main chunk has no local to spare.)
+-- = the position of its output; a compact op has at = the position of its id (its token and own
+-- values next, alone or in a run) and ops = the position of its set's shared values, whose
+-- letter LC.compactAt[position] says; any other op has ops = its record and no at. (One table
+-- for both positions: commit-12.lua's main chunk has no local to spare.)
+--- @include "lcState"
 local function isCount(v) return type(v) == 'number' and v >= 0 and v % 1 == 0 end
 
 -- The op of `kind` whose values of `fields` start at ARGV[b], as a record (one pass over the
@@ -81,9 +87,46 @@ local function readCommitOps(first)
   -- The numbers of the compact ops' counts and inbox positions, by their text: the ops of a call
   -- share a few ('0', '1', '2'), and tonumber costs a strtod (~0.6k instructions) each.
   local nums = {}
-  -- The compact ops' sets of shared values: their ARGV positions and letters, by number.
-  local sets, setKinds = {}, {}
+  -- The compact ops' sets of shared values: their ARGV positions and letters, by number; and the
+  -- letter of each by its position (LC.compactAt, for include/lcCompactOp.lua).
+  local sets, setKinds, letterAt = {}, {}, {}
+  LC.compactAt = letterAt
   local b, last = first, #A
+  -- The set a compact op of `kind` (COMMIT_COMPACT[kind]: `compact`) names at ARGV[refAt]: ''
+  -- then its values, checked as readOp checks the fields (the log last: its count, then the
+  -- entries), or the number of a set an op of its letter sent before. Returns the set's position
+  -- and the position after what was read; or nil, and why.
+  local function readSet(kind, compact, refAt)
+    local ref = A[refAt]
+    if ref == nil then return nil, 'missing values' end
+    if ref ~= '' then
+      local k = nums[ref]
+      if k == nil then k = tonumber(ref); nums[ref] = k or false end
+      local t = k and sets[k]
+      if not t or setKinds[k] ~= kind then return nil, 'shared values' end
+      return t, refAt + 1
+    end
+    local t = refAt + 1
+    local logAt = refAt + #compact.shared
+    local v = A[logAt]
+    if v == nil then return nil, 'missing values' end
+    local count = nums[v]
+    if count == nil then count = tonumber(v); nums[v] = count or false end
+    if not isCount(count) or logAt + count > last then return nil, 'log is not a count of entries' end
+    if compact.kind == 'checkpoint' then
+      local status, io = A[t], A[t + 3]
+      if status ~= 'loading' and status ~= 'working' then return nil, 'checkpoint status' end
+      if io ~= '' then
+        local c = nums[io]
+        if c == nil then c = tonumber(io); nums[io] = c or false end
+        if not isCount(c) then return nil, 'inbox position' end
+      end
+    end
+    sets[#sets + 1] = t
+    setKinds[#sets] = kind
+    letterAt[t] = kind
+    return t, logAt + count + 1
+  end
   while b <= last do
     n = n + 1
     local kind, id, token = A[b], A[b + 1], A[b + 2]
@@ -115,43 +158,32 @@ local function readCommitOps(first)
       ops[n] = b + 3
       b = b + 4
     elseif compact then
-      -- Checked as readOp checks the fields, where they are: its own values, then '' and its
-      -- shared values (the log last: its count, then the entries), or the number of a set of
-      -- them an op of its letter sent before it.
-      local refAt = b + 3 + #compact.own
-      local ref = A[refAt]
-      if ref == nil or id == '' then return nil, n, 'missing values' end
-      local t, next
-      if ref == '' then
-        t = refAt + 1
-        local logAt = refAt + #compact.shared
-        local v = A[logAt]
-        if v == nil then return nil, n, 'missing values' end
-        local count = nums[v]
-        if count == nil then count = tonumber(v); nums[v] = count or false end
-        if not isCount(count) or logAt + count > last then return nil, n, 'log is not a count of entries' end
-        if compact.kind == 'checkpoint' then
-          local status, io = A[t], A[t + 3]
-          if status ~= 'loading' and status ~= 'working' then return nil, n, 'checkpoint status' end
-          if io ~= '' then
-            local c = nums[io]
-            if c == nil then c = tonumber(io); nums[io] = c or false end
-            if not isCount(c) then return nil, n, 'inbox position' end
-          end
-        end
-        sets[#sets + 1] = t
-        setKinds[#sets] = kind
-        next = logAt + count + 1
-      else
-        local k = nums[ref]
-        if k == nil then k = tonumber(ref); nums[ref] = k or false end
-        t = k and sets[k]
-        if not t or setKinds[k] ~= kind then return nil, n, 'shared values' end
-        next = refAt + 1
-      end
+      if id == '' or token == nil then return nil, n, 'missing values' end
+      local t, next = readSet(kind, compact, b + 3 + #compact.own)
+      if not t then return nil, n, next end
       if compact.kind == 'done' and A[b + 3] == '' then return nil, n, 'output missing' end
-      at[n], ops[n] = b, t
+      at[n], ops[n] = b + 1, t
       b = next
+    elseif kind == COMMIT_COMPACT_RUN then
+      -- Its letter (in `id`'s place) and how many ops (in `token`'s).
+      compact = COMMIT_COMPACT[id]
+      local k = tonumber(token)
+      if not compact then return nil, n, 'unknown kind ' .. tostring(id) end
+      if not isCount(k) or k < 1 then return nil, n, 'not a count of compact ops' end
+      local t, next = readSet(id, compact, b + 3)
+      if not t then return nil, n, next end
+      -- w values an op: id, token, own values.
+      local w = 2 + #compact.own
+      b = next
+      if b + k * w - 1 > last then return nil, n, 'missing values' end
+      local done = compact.kind == 'done'
+      for r = 1, k do
+        if r > 1 then n = n + 1 end
+        if A[b] == '' then return nil, n, 'missing values' end
+        if done and A[b + 2] == '' then return nil, n, 'output missing' end
+        at[n], ops[n] = b, t
+        b = b + w
+      end
     else
       local fields = COMMIT_OP_FIELDS[kind]
       if not fields then return nil, n, 'unknown kind ' .. kind end
