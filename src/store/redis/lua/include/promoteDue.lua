@@ -21,8 +21,8 @@ local function promoteDue()
     local j = lcRead(id, true)
     if j.st == 'queued' or j.st == 'waiting' then
       -- No `pr`: the normal band (see enqueue-5.lua).
-      local score = numText((tonumber(j.pr) or 2) * BAND + seq + i)
-      lcMove(j, 'queued', { score = score })
+      local place = (tonumber(j.pr) or 2) * BAND + seq + i
+      lcMove(j, 'queued', { score = numText(place), newSeq = place })
     end
     if j.st ~= 'waiting' then rest[#rest + 1] = id end
   end
