@@ -38,6 +38,9 @@ local function lcTakeQueued(count, withScores)
     local lPlace = nil
     while #ids < count and (zi <= zn or li <= ln) do
       local lid = ls[li]
+      -- The list's window used up while the list may hold more (stale entries took places in
+      -- it): the next round reads on, before any zset entry is taken past the window's end.
+      if not lid and ln == want then break end
       if lid and marked and lPlace == nil and lcReadyStale(lid) then
         li = li + 1
       else
