@@ -74,7 +74,8 @@ if (roots.length === 0) throw new Error('usage: commitOps.ts ROOT... [--jobs N] 
 const BATCH = 100;
 
 type Store = Pick<RedisStore, 'enqueue' | 'commit' | 'close'>;
-type StoreClass = new (o: { url: string; prefix: string }) => Store;
+// commandTimeoutMs: a redis-server under callgrind on a loaded host answers a call in seconds.
+type StoreClass = new (o: { url: string; prefix: string; commandTimeoutMs?: number }) => Store;
 
 /** What the supervised case takes from a root: its runtime and its bench's workload 6b. */
 interface Runtime {
@@ -160,7 +161,11 @@ const done = (c: Claimed, plain: boolean): CommitOp =>
 async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
   if (kind === 'supervised pipeline3') return runSupervised(Store, url);
   if (kind === 'supervised parked') return runParked(Store, url);
-  const store = new Store({ url, prefix: `probe${Math.random().toString(36).slice(2, 8)}` });
+  const store = new Store({
+    url,
+    prefix: `probe${Math.random().toString(36).slice(2, 8)}`,
+    commandTimeoutMs: 600_000,
+  });
   const stale = kind.startsWith('stale');
   const total = stale ? BATCH : JOBS;
   const zero = async (): Promise<void> => {
@@ -224,7 +229,7 @@ async function runSupervised(Store: StoreClass, url: string): Promise<number> {
     QUEUE: string;
   };
   const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
-  const store = new Store({ url, prefix });
+  const store = new Store({ url, prefix, commandTimeoutMs: 600_000 });
   const client = new rt.Client({ store, jobs: [threeStepsYield], queue: QUEUE });
   for (let i = 0; i < JOBS; i += 1_000)
     await client.enqueueMany(
@@ -247,7 +252,7 @@ async function runParked(Store: StoreClass, url: string): Promise<number> {
   const { parkUntil } = (await bench('machines.ts')) as { parkUntil: { name: string } };
   const { QUEUE } = (await bench('common.ts')) as { QUEUE: string };
   const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
-  const store = new Store({ url, prefix });
+  const store = new Store({ url, prefix, commandTimeoutMs: 600_000 });
   const client = new rt.Client({ store, jobs: [parkUntil], queue: QUEUE });
   const sup = new rt.Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: 100 });
   await sup.start();

@@ -25,6 +25,10 @@ local function lcTakeQueued(count, withScores)
     return ids, scores
   end
   local marked = redis.call('EXISTS', kp .. 'readygone') == 1
+  -- The list alone, no entry stale, no place asked for (most claims): its front as it is.
+  if not marked and not withScores and redis.call('ZCARD', qk) == 0 then
+    return redis.call('LPOP', rk, count) or {}, nil
+  end
   -- Rounds: a round's windows are the first `count - #ids` of each; a stale entry used a place of
   -- its window, so another round may be needed.
   while #ids < count do
@@ -34,16 +38,17 @@ local function lcTakeQueued(count, withScores)
     if #zs == 0 then ls = redis.call('LPOP', rk, want) or {} else ls = redis.call('LRANGE', rk, '0', numText(want - 1)) end
     if #zs == 0 and #ls == 0 then break end
     local zi, li, zn, ln = 1, 1, #zs / 2, #ls
-    -- The current list entry's place (nil: not read yet).
-    local lPlace = nil
+    -- The current list entry's place (nil: not read yet), and the last entry found not stale.
+    local lPlace, lChecked = nil, 0
     while #ids < count and (zi <= zn or li <= ln) do
       local lid = ls[li]
       -- The list's window used up while the list may hold more (stale entries took places in
       -- it): the next round reads on, before any zset entry is taken past the window's end.
       if not lid and ln == want then break end
-      if lid and marked and lPlace == nil and lcReadyStale(lid) then
+      if lid and marked and lChecked ~= li and lcReadyStale(lid) then
         li = li + 1
       else
+        lChecked = li
         local takeList
         if not lid then takeList = false
         elseif zi > zn then takeList = true
