@@ -21,6 +21,13 @@ export interface QueueKeys {
   /** "<prefix>:{<queue>}:" — scripts derive job, inbox and idempotency keys from it. */
   base: string;
   queued: string;
+  /**
+   * THE READY LIST (format 3, lua/include/lcReady.lua): runnable jobs of the normal band without a
+   * key, in line; `queued` holds the others. `readyGone`: its stale entries, id -> count ('' ->
+   * their total).
+   */
+  ready: string;
+  readyGone: string;
   delayed: string;
   active: string;
   waiting: string;
@@ -63,6 +70,8 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
   return {
     base,
     queued: base + 'queued',
+    ready: base + 'ready',
+    readyGone: base + 'readygone',
     delayed: base + 'delayed',
     active: base + 'active',
     waiting: base + 'waiting',

@@ -7,7 +7,7 @@
 import { StoreFormatError } from '../errors.js';
 
 /** The version this code reads and writes. */
-export const STORE_FORMAT = 2;
+export const STORE_FORMAT = 3;
 
 /** One step of `machinist migrate-store`: from `to - 1` to `to`, as graphile-worker numbers its. */
 export interface MigrationInfo {
@@ -31,6 +31,14 @@ export const MIGRATIONS: readonly MigrationInfo[] = [
     description:
       "pipelines' snapshots (`sn`) are written compact, XState's default fields left out: a worker of format 1 " +
       'cannot restore one, so none may run; records written before are read as they are (nothing rewritten)',
+  },
+  {
+    to: 3,
+    breaking: true,
+    description:
+      'the ready list: runnable jobs of the normal band without a concurrency key that enter at a fresh place are ' +
+      'kept in a list `ready` beside the `queued` zset, which a claim of format 2 never reads, so none may run; ' +
+      'the jobs a format-2 store has in `queued` stay there, and the claim reads both (nothing moved)',
   },
 ];
 

@@ -27,10 +27,11 @@ describe('the promotion of due timers', () => {
     const [claimed] = await h.claimAs('w', { max: 1 });
     assert.equal(claimed!.id, first);
     assert.equal(await h.raw.zscore(h.key('delayed'), later), null);
-    const score = await h.raw.zscore(h.key('queued'), later);
-    assert.ok(score !== null && Number(score) > 0);
-    // Its place is an integer, written as one (as the record keeps it).
-    assert.equal(await h.raw.hget(h.key(`job:${later}`), 'qs'), score);
+    // At a fresh place of the normal band: at the back of the ready list (lcReady.lua).
+    assert.equal(await h.raw.zscore(h.key('queued'), later), null);
+    assert.deepEqual(await h.raw.lrange(h.key('ready'), 0, -1), [later]);
+    // Its place is an integer, written as one.
+    assert.match((await h.raw.hget(h.key(`job:${later}`), 'qs'))!, /^\d+$/);
     assert.equal((await client.get(later))?.status, 'queued');
     assert.equal((await h.claimAs('w', { max: 1 }))[0]!.id, later);
   });
@@ -59,6 +60,7 @@ describe('the promotion of due timers', () => {
     assert.deepEqual(await h.claimAs('v', { max: 2 }), []);
     assert.equal(await h.raw.zcard(h.key('delayed')), 0);
     assert.equal(await h.raw.zcard(h.key('queued')), 0);
+    assert.equal(await h.raw.llen(h.key('ready')), 0);
     assert.deepEqual(await h.raw.hgetall(h.key(`job:${id}`)), before);
     assert.equal(await h.raw.exists(h.key('job:nosuchjob')), 0);
     assert.equal((await client.get(id))?.status, 'working');

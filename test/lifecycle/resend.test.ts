@@ -39,7 +39,7 @@ describe('resent commands', () => {
     const rec = await client.get(id);
     assert.equal(rec?.status, 'done');
     assert.equal(rec?.output, 'ok');
-    assert.equal(await h.raw.zscore(h.key('queued'), id), null);
+    assert.equal(await h.inLine(id), false);
     const types = (await client.events(id)).map((e) => e.type);
     assert.deepEqual(
       types.filter((t) => t === 'enqueued'),
@@ -54,7 +54,7 @@ describe('resent commands', () => {
     assert.equal((await h.claimAs())[0]?.id, id);
     await h.store.enqueue('default', [newJob(id)]);
     assert.equal((await h.store.getJob(id))?.status, 'working');
-    assert.equal(await h.raw.zscore(h.key('queued'), id), null);
+    assert.equal(await h.inLine(id), false);
     assert.notEqual(await h.raw.hget(h.key(`job:${id}`), 'tk'), '');
   });
 

@@ -54,17 +54,20 @@ describe('the plain batch writes what the general enqueue writes', () => {
         f.map(([k, v]) => [k, k === 'qs' || k === 'ca' ? '*' : k === 'in' ? v.replace(/"[pg]1"/, '"x"') : v]);
       assert.deepEqual(comparable(plain), comparable(general));
       assert.ok(plain.some(([k]) => k === 'qs'));
+      // The normal band's in the ready list, in order; another band's in `queued` at `qs`.
+      const normal = extra.band === undefined;
       for (const [id, f] of [
         ['p1', plain],
         ['g1', general],
       ] as const)
         assert.equal(
           await h.raw.zscore(h.key('queued'), id),
-          f.find(([k]) => k === 'qs')![1],
+          normal ? null : f.find(([k]) => k === 'qs')![1],
           `${id} in queued`,
         );
-      const queued = await h.raw.zrange(h.key('queued'), '0', '-1');
-      assert.deepEqual(queued, ['p1', 'p2', 'g1', 'g2']);
+      const listed = await h.raw.lrange(h.key('ready'), 0, -1);
+      assert.deepEqual(listed, normal ? ['p1', 'p2', 'g1', 'g2'] : []);
+      assert.deepEqual(await h.line(), ['p1', 'p2', 'g1', 'g2']);
       const entries = await h.raw.xrange(h.key('events'), '-', '+');
       const told = entries.flatMap(([, kv]) => {
         const m = new Map<string, string>();

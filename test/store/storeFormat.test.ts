@@ -179,7 +179,7 @@ describe('the data format version on Redis', () => {
       check,
     );
     assert.equal(await h.raw.get(formatKey()), null, 'a refusal stamps nothing');
-    assert.equal(await h.raw.zcard(h.key('queued')), 1, 'the refused enqueue wrote nothing');
+    assert.equal((await h.line()).length, 1, 'the refused enqueue wrote nothing');
   });
 
   it('migrate-store --dry-run reports the steps and writes nothing', async () => {
@@ -188,7 +188,7 @@ describe('the data format version on Redis', () => {
     const before = await dump();
     const run = await migrate('--dry-run');
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /format 0 -> 2 \(dry run: nothing written\)/);
+    assert.match(run.stdout, new RegExp(`format 0 -> ${STORE_FORMAT} \\(dry run: nothing written\\)`));
     assert.equal(await dump(), before);
   });
 
@@ -198,7 +198,7 @@ describe('the data format version on Redis', () => {
     await assert.rejects(h.newStore().checkFormat(), { code: 'STORE_FORMAT_OLDER' });
     const run = await migrate();
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /format 0 -> 2/);
+    assert.match(run.stdout, new RegExp(`format 0 -> ${STORE_FORMAT}`));
     assert.match(run.stdout, /checked 1 job record/);
     assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
     // A process that starts now: its own store, which checks the format at the supervisor's start.
@@ -270,7 +270,7 @@ describe('the data format version on Redis', () => {
     await assert.rejects(h.newStore().checkFormat(), (err: StoreFormatError) => {
       assert.equal(err.code, 'STORE_FORMAT_OLDER');
       assert.equal(err.stored, 1);
-      assert.equal(err.current, 2);
+      assert.equal(err.current, STORE_FORMAT);
       assert.match(err.message, /machinist migrate-store/);
       return true;
     });
@@ -292,10 +292,10 @@ describe('the data format version on Redis', () => {
     await announceOld('old-1', true); // its clean stop
     const run = await migrate();
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /format 1 -> 2/);
+    assert.match(run.stdout, new RegExp(`format 1 -> ${STORE_FORMAT}`));
     assert.match(run.stdout, /\[breaking\]/);
     assert.match(run.stdout, /checked 3 job record/);
-    assert.equal(await h.raw.get(formatKey()), '2');
+    assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
     for (const [i, id] of ids.entries())
       assert.equal(await h.raw.hget(h.key(`job:${id}`), 'sn'), full[i], 'no record rewritten');
 
@@ -315,6 +315,43 @@ describe('the data format version on Redis', () => {
       // No inbox event consumed: no `io` written (read back as 0).
       assert.equal(await h.raw.hexists(h.key(`job:${later}`), 'io'), 0);
       await client.cancel(later);
+    } finally {
+      await supervisor.stop({ graceMs: 0 });
+    }
+  });
+
+  it('format 2 -> 3: the jobs a format-2 store queued stay in `queued` and run first, new ones enter the ready list', async () => {
+    h = new Harness(redis);
+    const client = h.client({ jobs: [echo] });
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push(await client.enqueue('echo', { n }));
+    // As format 2 kept them: in the `queued` zset at their places, no ready list; stamped 2.
+    for (const id of ids)
+      await h.raw.zadd(h.key('queued'), (await h.raw.hget(h.key(`job:${id}`), 'qs'))!, id);
+    await h.raw.del(h.key('ready'));
+    await h.raw.set(formatKey(), 2);
+    await assert.rejects(h.newStore().checkFormat(), { code: 'STORE_FORMAT_OLDER' });
+    const before = await dump();
+    const run = await migrate();
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /format 2 -> 3/);
+    assert.match(run.stdout, /\[breaking\]/);
+    assert.equal(await h.raw.get(formatKey()), '3');
+    assert.equal(
+      (await dump()).replace(/ string "3"/, ' string "2"'),
+      before,
+      'nothing but the stamp written',
+    );
+    // A process that starts now: the old jobs first (a claim of one at a time), then a new one.
+    const later = await client.enqueue('echo', { n: 4 });
+    assert.deepEqual(await h.raw.lrange(h.key('ready'), 0, -1), [later]);
+    assert.deepEqual(await h.line(), [...ids, later]);
+    const supervisor = await new StoreWorld(h.newStore()).started({ jobs: [echo] });
+    try {
+      for (const [i, id] of [...ids, later].entries()) {
+        const done = await client.waitForResult(id, { queue: 'default', timeoutMs: 10_000 });
+        assert.deepEqual([done.status, done.output], ['done', i + 1]);
+      }
     } finally {
       await supervisor.stop({ graceMs: 0 });
     }

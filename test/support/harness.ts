@@ -53,6 +53,34 @@ export class Harness extends StoreWorld<RedisStore> {
   }
 
   /**
+   * Whether job `id` is in its queue's runnable line: the `queued` zset or the ready list (format
+   * 3, lua/include/lcReady.lua; an entry marked stale in `readygone` does not count).
+   */
+  async inLine(id: string, queue = 'default'): Promise<boolean> {
+    if ((await this.raw.zscore(this.key('queued', queue), id)) !== null) return true;
+    const entries = (await this.raw.lrange(this.key('ready', queue), 0, -1)).filter((e) => e === id).length;
+    const stale = Number(await this.raw.hget(this.key('readygone', queue), id)) || 0;
+    return entries > stale;
+  }
+
+  /** The queue's runnable ids as a claim takes them: the zset and the ready list merged by `qs`. */
+  async line(queue = 'default'): Promise<string[]> {
+    const z = await this.raw.zrange(this.key('queued', queue), '0', '-1', 'WITHSCORES');
+    const out: [string, number][] = [];
+    for (let i = 0; i < z.length; i += 2) out.push([z[i]!, Number(z[i + 1])]);
+    const stale = new Map(Object.entries(await this.raw.hgetall(this.key('readygone', queue))));
+    for (const id of await this.raw.lrange(this.key('ready', queue), 0, -1)) {
+      const n = Number(stale.get(id) ?? 0);
+      if (n > 0) {
+        stale.set(id, String(n - 1));
+        continue;
+      }
+      out.push([id, Number(await this.raw.hget(this.key(`job:${id}`, queue), 'qs'))]);
+    }
+    return out.sort((a, b) => a[1] - b[1]).map(([id]) => id);
+  }
+
+  /**
    * Claims up to `max` jobs as a worker that is not running (a test playing a worker that
    * stalled or died): the claimed jobs, each with its lease token.
    */

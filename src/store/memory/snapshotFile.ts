@@ -109,6 +109,9 @@ export const FILE_STEPS: Readonly<Record<number, (doc: any) => any>> = {
   // 1 -> 2: pipelines' snapshots are written compact from now on; one written in full is read
   // as it is, so nothing in the file changes (its lock keeps a worker of format 1 off it).
   2: (doc) => doc,
+  // 2 -> 3: the ready list is the Redis layout's (a list beside the `queued` zset); the file keeps
+  // one line of queued jobs, in the same order, so nothing in it changes.
+  3: (doc) => doc,
 };
 
 export function decodeData(text: string, file: string): StoreData {

@@ -77,6 +77,7 @@ type Step = (redis: RedisClient, prefix: string, dryRun: boolean) => Promise<str
 export const REDIS_STEPS: Readonly<Record<number, Step>> = {
   1: checkTodaysLayout,
   2: compactSnapshots,
+  3: readyList,
 };
 
 /** 0 -> 1: the pre-versioned layout is today's; nothing changes but the stamp, once checked. */
@@ -129,6 +130,20 @@ async function checkRecordsOn(redis: Redis, match: string, to: number): Promise<
 async function compactSnapshots(redis: RedisClient, prefix: string): Promise<string> {
   const records = await checkRecords(redis, prefix, 2);
   return `checked ${records} job record(s); pipelines' snapshots are written compact from now on (none rewritten)`;
+}
+
+/**
+ * 2 -> 3: THE READY LIST (lua/include/lcReady.lua). A runnable job of the normal band without a
+ * concurrency key that enters at a fresh place goes to the list `ready` beside the `queued` zset,
+ * and the claim merges the two by score. Nothing stored moves: the jobs a format-2 store holds in
+ * `queued` stay there (the claim of format 3 reads the zset as before, and takes them in their
+ * places among the list's), and `ready` starts empty. What makes it breaking is the claim of
+ * format 2, which never reads `ready`: its jobs would wait for ever, so migrateStore refuses it
+ * while a supervisor runs (assertNoneRunning). The records are checked as step 1 checks them.
+ */
+async function readyList(redis: RedisClient, prefix: string): Promise<string> {
+  const records = await checkRecords(redis, prefix, 3);
+  return `checked ${records} job record(s); queued jobs stay where they are, new ones may enter the ready list`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { COUNTED, type QueueCounts } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
 import { F } from '../recordSchema.js';
+import { queuedIds, queuedSize, queueQueuedSize } from './readyLine.js';
 
 /** The queue's indexes as listPages reads them (zsets; children by their index in the fan-out). */
 export function pagesOf(ctx: RedisContext, queue: string): IndexPages {
@@ -14,6 +15,8 @@ export function pagesOf(ctx: RedisContext, queue: string): IndexPages {
   return {
     range: (source, offset, count, rev) => {
       if ('keyLines' in source) return keyLineIds(ctx, queue, offset, count);
+      // The runnable line: the zset and the ready list (readyLine.ts), oldest first.
+      if ('index' in source && source.index === 'queued') return queuedIds(ctx, k, offset, count);
       const key = 'index' in source ? k[source.index] : k.children(source.childrenOf);
       return rev
         ? ctx.redis.zrevrange(key, offset, offset + count - 1)
@@ -85,18 +88,27 @@ export function list(
   return listPages(pagesOf(ctx, query.queue), query);
 }
 
-/** How many entries each of the queue's indexes holds (one pipelined ZCARD each). */
+/**
+ * How many entries each of the queue's indexes holds (one pipelined ZCARD each; `queued` with
+ * the ready list's live entries, readyLine.ts).
+ */
 export async function counts(ctx: RedisContext, queue: string): Promise<QueueCounts> {
   const k = ctx.keys(queue);
   const pipe = ctx.redis.pipeline();
   for (const name of COUNTED) pipe.zcard(k[name]);
+  queueQueuedSize(pipe, k);
   const res = (await pipe.exec()) ?? [];
-  const out = {} as QueueCounts;
-  COUNTED.forEach((name, i) => {
+  const value = (i: number): unknown => {
     const [err, n] = res[i] ?? [null, 0];
     if (err) throw err;
-    out[name] = Number(n);
+    return n;
+  };
+  const out = {} as QueueCounts;
+  COUNTED.forEach((name, i) => {
+    out[name] = Number(value(i));
   });
+  const m = COUNTED.length;
+  out.queued = queuedSize(value(m), value(m + 1), value(m + 2));
   // Jobs set aside in their key's line are queued, though in no index.
   const { sizes } = await keyLines(ctx, queue);
   for (const n of sizes) out.queued += n;
@@ -126,8 +138,10 @@ export async function countUnfinished(
       const ids =
         index === 'keyLines'
           ? await keyLineIds(ctx, queue, offset, COUNT_PAGE)
-          : await ctx.redis.zrange(index, String(offset), String(offset + COUNT_PAGE - 1));
-      const fresh = ids.filter((id) => !seen.has(id));
+          : index === k.queued
+            ? await queuedIds(ctx, k, offset, COUNT_PAGE)
+            : await ctx.redis.zrange(index, String(offset), String(offset + COUNT_PAGE - 1));
+      const fresh = ids.filter((id) => id !== '' && !seen.has(id));
       for (const id of fresh) seen.add(id);
       if (fresh.length > 0) {
         const pipe = ctx.redis.pipeline();

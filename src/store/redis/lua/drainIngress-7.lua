@@ -144,7 +144,7 @@ for i = 1, n do
           redis.call('HSET', kp .. 'flow', 'keyed', '1')
         end
         lcCreate(id, jk, j.machine, j.version, j.input, score, j.maxAttempts, now, args[1] and args or nil,
-          delay > 0 and now + delay or nil, ck)
+          delay > 0 and now + delay or nil, ck, nil, score)
         made = made + 1
       end
     end

@@ -186,15 +186,25 @@ if w == 2 and not anyExists and delay1 == 0 then
   local fmt = string.format
   local flat, ids = {}, {}
   if batchMinimal then redis.call('HSET', kp .. 'flow', 'minimal', '1') end
+  -- THE READY LIST (include/lcReady.lua): the normal band's jobs go to the back of `ready`, in
+  -- the order of their fresh places, each above the tail (THE RULE, as lcEnterQueued holds it:
+  -- this call made the seq, and nothing else enters in it); the other bands to `queued`.
+  local ready = band1 == 2
   for i = 1, n do
     local id = ARGV[first + i * 2 - 2]
     local score = fmt('%d', base + i)
     lcCreateRecord(keys[i], sharedM, sharedV, ARGV[first + i * 2 - 1], score, sharedMa, nowText, args)
-    flat[i * 2 - 1] = score
-    flat[i * 2] = id
+    if not ready then
+      flat[i * 2 - 1] = score
+      flat[i * 2] = id
+    end
     ids[i] = id
   end
-  zaddMany(kp .. 'queued', flat)
+  if ready then
+    for s = 1, n, 4000 do redis.call('RPUSH', kp .. 'ready', unpack(ids, s, math.min(s + 3999, n))) end
+  else
+    zaddMany(kp .. 'queued', flat)
+  end
   if not batchMinimal then emitMany(kp .. 'events', maxLen, nowText, ids, 'enqueued', 'queued') end
   redis.call('ZADD', kp .. 'marker', '0', 'w')
   return n
@@ -235,7 +245,8 @@ for i = 0, n - 1 do
   if created == 1 then
     local band = bands[i] or band1
     -- Sent twice (its `qs`, its place in `queued`): formatted once (include/numText.lua).
-    local score = numText(band * BAND + seq + i + 1)
+    local place = band * BAND + seq + i + 1
+    local score = numText(place)
     local delay = delays[i] or delay1
     -- No `a` (attempt 1 is the default everywhere), no `ua` (decodeJob falls back to `ca`),
     -- no `pr` for the normal band (decodeJob and promoteDue default to it) and, for a job due
@@ -272,7 +283,7 @@ for i = 0, n - 1 do
     local m, v, ma = sharedM, sharedV, sharedMa
     if not sharedForm then m, v, ma = ARGV[b + 1], ARGV[b + 2], ARGV[b + 6] end
     lcCreate(id, jk, m, v, ARGV[b + oIn], score, ma, nowText, args[1] and args or nil,
-      delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm)
+      delay > 0 and now + delay or nil, ck ~= '' and ck or nil, rm, place)
   end
   if created ~= 1 then
     if x and x.watcher ~= '' then

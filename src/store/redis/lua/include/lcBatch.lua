@@ -9,6 +9,8 @@
 -- each job's index writes and stream entries keep their order. (lcCreate and lcClaim move
 -- each job once per call and skip the bookkeeping.)
 local lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
+-- Ids for the back of THE READY LIST (`ready`, include/lcReady.lua), in the order they entered.
+local lcReadyIds = {}
 local lcTold, lcToldKeys = {}, {}
 -- Jobs lcMove moved since the last flush: 2 * (position of their last stream group) + (1 when
 -- that move wrote indexes).
@@ -19,6 +21,11 @@ local function lcRemove(index, id)
   local t = lcRem[index]
   if not t then t = {}; lcRem[index] = t; lcRemKeys[#lcRemKeys + 1] = index end
   t[#t + 1] = id
+end
+
+-- Job `id` enters the back of `ready` (only lcEnterQueued, include/lcFlow.lua, decides so).
+local function lcReadyPush(id)
+  lcReadyIds[#lcReadyIds + 1] = id
 end
 
 local function lcIndex(index, score, id)
@@ -94,6 +101,13 @@ local function lcFlushIndexes()
   for _, index in ipairs(lcAddKeys) do
     -- `active` holds the running jobs only: added to a claim at a time.
     if index == 'active' then addActive(LC.kp .. index, lcAdd[index]) else zaddMany(LC.kp .. index, lcAdd[index]) end
+  end
+  local ready = lcReadyIds
+  if #ready > 0 then
+    for s = 1, #ready, SLICE do
+      redis.call('RPUSH', LC.kp .. 'ready', unpack(ready, s, math.min(s + SLICE - 1, #ready)))
+    end
+    lcReadyIds = {}
   end
   lcRem, lcAdd, lcRemKeys, lcAddKeys = {}, {}, {}, {}
 end

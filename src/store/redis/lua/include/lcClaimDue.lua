@@ -4,6 +4,7 @@
 --- @include "lcLeave"
 --- @include "lcBatch"
 --- @include "numText"
+--- @include "lcReady"
 -- THE DUE CLAIM: the claim's share of the due entries of `delayed` (backoff retries, delayed
 -- enqueues, parked jobs whose wake time came), run by every claim (include/lcClaimJobs.lua).
 --
@@ -59,10 +60,16 @@ local function lcDueStraight(r)
     and not (r[9] and (not r[13] or r[13] == ''))
 end
 
--- The lowest place in `queued` (nil: empty).
+-- A lower bound of the line's first place (nil: the line is empty): `queued`'s head, and while
+-- THE READY LIST (include/lcReady.lua) holds entries, the normal band's lowest place, below every
+-- entry it can hold (its entries' places are not read: a due job of the normal band has a fresh
+-- seq, behind them all, so it never goes straight past a list that is not empty; a stale entry
+-- only sends it the longer way, through the line).
 local function lcQueuedHead()
   local head = redis.call('ZRANGE', LC.kp .. 'queued', '0', '0', 'WITHSCORES')
-  return head[2] and tonumber(head[2]) or nil
+  local z = head[2] and tonumber(head[2]) or nil
+  if redis.call('LLEN', LC.kp .. 'ready') > 0 and (z == nil or z > READY_LO) then return READY_LO end
+  return z
 end
 
 -- Takes the claim's share of the due entries (`limit` at most; `want`: the claim's want; `straight`:
@@ -123,7 +130,7 @@ local function lcClaimDue(limit, want, straight)
       else
         -- A cancel requested does not close THE PREFIX: the WAKE ends the job (the CANCEL GUARD).
         if not r[18] then open = false end
-        lcMove(r.j or lcRead(id, true), 'queued', { score = numText(score) })
+        lcMove(r.j or lcRead(id, true), 'queued', { score = numText(score), newSeq = score })
         moved = true
       end
     end

@@ -9,6 +9,7 @@
 --- @include "lcSetBroken"
 --- @include "lcBatch"
 --- @include "lcClaimDue"
+--- @include "lcTakeQueued"
 --- @include "addLog"
 --- @include "numText"
 --- @include "tokenWorker"
@@ -95,7 +96,7 @@ local TOKEN_DIGITS = { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }
 -- includes' among them, and the claim's own left it almost none.
 local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey, strategy,
     keyGate, mrated)
-  local queuedKey, delayedKey, metaKey, markerKey = KEYS[1], KEYS[2], KEYS[4], KEYS[6]
+  local delayedKey, metaKey, markerKey = KEYS[2], KEYS[4], KEYS[6]
   local now = LC.now
   local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
   -- The machine, version, max attempts and status of the last job of the reply that carried them.
@@ -118,22 +119,21 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   -- a score formatted as a float per job).
   local withScores = LC.keyed or LC.gated or mrated
   while got < want do
-    local batch, step, pre
+    local batch, places, pre
     if dueIds then
-      batch, step, pre, dueIds = dueIds, 1, dueRecs, nil
-    elseif withScores then
-      batch, step = redis.call('ZPOPMIN', queuedKey, numText(want - got)), 2
+      -- THE DUE CLAIM's jobs, read already; never set aside in a line, so no places.
+      batch, places, pre, dueIds = dueIds, {}, dueRecs, nil
     else
-      batch, step = redis.call('ZRANGE', queuedKey, '0', numText(want - got - 1)), 1
-      if #batch > 0 then redis.call('ZREMRANGEBYRANK', queuedKey, '0', numText(#batch - 1)) end
+      -- The line's front: `queued` and THE READY LIST merged (include/lcTakeQueued.lua).
+      batch, places = lcTakeQueued(want - got, withScores)
     end
-    local n = #batch / step
+    local n = #batch
     if n == 0 then break end
     popped = popped + n
     local tok = redis.call('HINCRBY', metaKey, 'tok', numText(n)) - n
     local parked = 0
     for i = 1, n do
-      local id = batch[i * step - step + 1]
+      local id = batch[i]
       local jk = LC.kp .. 'job:' .. id
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
@@ -197,7 +197,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           log = { '{"type":"cancelled","reason":' .. cjson.encode(reason) .. '}' } })
       elseif ck and keyGate and redis.call('SISMEMBER', LC.kp .. 'kpaused', ck) == 1 then
         -- A PAUSED KEY: into its line at its place; its resume puts it back (keyPause-3.lua).
-        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
+        redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, places[i]), id)
         redis.call('SADD', LC.kp .. 'ckkeys', ck)
         parked = parked + 1
         inLine = true
@@ -218,7 +218,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           end
           -- Its key is full: into the key's waiting line at the place it had; a slot of the key
           -- that frees puts it back (lcFreeSlot). It stays `queued`.
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, places[i]), id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
           inLine = true
         end
@@ -226,7 +226,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       elseif gate and redis.call('SCARD', LC.kp .. 'gh:' .. gate.g) >= gate.limit then
         -- ITS MACHINE'S GATE IS FULL: into the gate's line at its place; a slot of the gate that
         -- frees puts it back (lcFreeGate).
-        redis.call('ZADD', LC.kp .. 'gwait:' .. gate.g, batch[i * 2], id)
+        redis.call('ZADD', LC.kp .. 'gwait:' .. gate.g, places[i], id)
         redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         parked = parked + 1
       elseif mAt then
@@ -238,7 +238,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
             .. cjson.encode('machine ' .. m .. ' is over its rate limit (mode skip)') .. '}' } })
         else
-          lcMachineRateWait(id, m, batch[i * 2], mAt)
+          lcMachineRateWait(id, m, places[i], mAt)
         end
         parked = parked + 1
       elseif ck and keyGate and lcKeyRateAt(ck, now) then
@@ -250,7 +250,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           lcMove(j, 'cancelled', { kind = 'cancelled', log = { '{"type":"cancelled","reason":'
             .. cjson.encode('concurrency key ' .. ck .. ' is over its rate limit (mode skip)') .. '}' } })
         else
-          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, batch[i * 2]), id)
+          redis.call('ZADD', LC.kp .. 'ckwait:' .. ck, linePlace(jk, places[i]), id)
           redis.call('SADD', LC.kp .. 'ckkeys', ck)
           lcKeyDue(ck, lcKeyRateAt(ck, now))
           inLine = true
@@ -326,8 +326,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   end
   if skipN > 0 then
     -- The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
-    local over = redis.call('ZPOPMIN', queuedKey, skipN)
-    for i = 1, #over, 2 do
+    local over = lcTakeQueued(skipN, false)
+    for i = 1, #over do
       local j = lcRead(over[i])
       j.popped = true
       if j.ck and LC.rr then lcHeadLeft(j.ck, true) end
@@ -345,7 +345,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
     -- There may be more: let another idle supervisor wake and take some. (After the pop cap,
     -- the jobs behind the ones set aside are there to be claimed: this supervisor, or another,
     -- must look again at once, not at its idle timeout.)
-    if redis.call('ZCARD', queuedKey) > 0 or lcDueLeft() then redis.call('ZADD', markerKey, '0', 'w') end
+    if lcQueuedAny() or lcDueLeft() then redis.call('ZADD', markerKey, '0', 'w') end
   else
     local first = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
     if first[2] then nextDue = first[2] end

@@ -7,6 +7,8 @@
 -- the hash, where every read finds it soonest), then `args` (nil, or a flat field/value list of
 -- the others), listed in `queued` at `score` (through lcEnterQueued: `ck` its concurrency key,
 -- nil: none), or in `delayed` until `runAt`. `quiet`: a minimal record (`rm`): no stream entry.
+-- `fresh`: `score` as a number, made from a new seq (the job may go to THE READY LIST,
+-- include/lcReady.lua).
 -- The base fields go straight to redis.call, not through a table and unpack (~3k instructions a
 -- job under callgrind).
 -- lcCreateRecord writes the record alone (enqueue-5.lua's plain batch indexes and tells itself).
@@ -17,12 +19,12 @@ local function lcCreateRecord(jk, m, v, input, score, ma, ca, args)
     redisCall('HSET', jk, 'm', m, 'v', v, 'in', input, 'st', 'queued', 'qs', score, 'ma', ma, 'ca', ca)
   end
 end
-local function lcCreate(id, jk, m, v, input, score, ma, ca, args, runAt, ck, quiet)
+local function lcCreate(id, jk, m, v, input, score, ma, ca, args, runAt, ck, quiet, fresh)
   lcCreateRecord(jk, m, v, input, score, ma, ca, args)
   if runAt then
     lcIndex('delayed', runAt, id)
   else
-    lcEnterQueued(id, score, ck)
+    lcEnterQueued(id, score, ck, fresh)
   end
   LC.wake = true
   if not quiet then lcTell(id, 'enqueued', 'queued') end

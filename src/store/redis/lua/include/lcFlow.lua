@@ -1,5 +1,6 @@
 --- @include "lcState"
 --- @include "lcBatch"
+--- @include "lcReady"
 -- THE FLOW GATE's slots (src/store/roles/FlowControl.ts, docs/flow-control.md). Keys, all under
 -- the queue's prefix (its hash tag):
 --   flow            hash: paused ('1'), total, perKey (absent: no limit); the throttle's rate,
@@ -62,12 +63,23 @@ local function lcRR()
 end
 
 -- EVERY JOB ENTERS `queued` HERE (FlowLines.enterQueued in a MemoryStore), at `score`;
--- `ck` its concurrency key (nil: none). THE RULE: on a roundRobin queue, a keyed job whose key
+-- `ck` its concurrency key (nil: none); `fresh`: the place as a number when it was just made
+-- from a new seq (nil: a kept place). THE RULE: on a roundRobin queue, a keyed job whose key
 -- already has its heads in `queued` goes to the key's line instead (at `score`, its place), and
 -- enters when a head leaves. A job already in `queued` only changes place.
-local function lcEnterQueued(id, score, ck)
+-- THE READY LIST's RULE (include/lcReady.lua), enforced here: a job without a key goes to the
+-- back of `ready` only when its fresh place is in the normal band and above the list's tail;
+-- any other to the zset.
+local function lcEnterQueued(id, score, ck, fresh)
   LC.wake = true
-  if not ck or not lcRR() then return lcIndex('queued', score, id) end
+  if not ck then
+    if lcReadyFits(fresh) then
+      LC.readyTail = fresh
+      return lcReadyPush(id)
+    end
+    return lcIndex('queued', score, id)
+  end
+  if not lcRR() then return lcIndex('queued', score, id) end
   lcFlushIndexes()
   local kp = LC.kp
   if redis.call('ZSCORE', kp .. 'queued', id) then

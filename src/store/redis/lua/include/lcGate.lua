@@ -43,11 +43,13 @@ local function lcFreeGate(id)
   end
 end
 
--- A queued job that leaves queued: out of any gate's line.
+-- A queued job that leaves queued: out of any gate's line. Returns whether it was in one.
 local function lcLeaveGateLines(id)
+  local was = false
   for _, g in ipairs(redis.call('SMEMBERS', LC.kp .. 'gkeys')) do
-    redis.call('ZREM', LC.kp .. 'gwait:' .. g, id)
+    if redis.call('ZREM', LC.kp .. 'gwait:' .. g, id) == 1 then was = true end
   end
+  return was
 end
 
 -- The gate of machine `m` and its limit (nil: none), read once per machine per call.

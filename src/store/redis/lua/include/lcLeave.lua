@@ -8,8 +8,11 @@
 local function lcLeave(j)
   local st, id = j.st, j.id
   if st == 'queued' then
-    if not j.popped then
-      if j.ck and lcRR() then
+    if j.popped then
+      -- Taken by the claim: in no index now (a gate's line at most).
+      if lcGated() then lcLeaveGateLines(id) end
+    elseif j.ck then
+      if lcRR() then
         -- A head of its key leaving (roundRobin, include/lcFlow.lua): the key's next enters.
         lcFlushIndexes()
         if redis.call('ZREM', LC.kp .. 'queued', id) == 1 then lcHeadLeft(j.ck, true) end
@@ -17,9 +20,20 @@ local function lcLeave(j)
         lcRemove('queued', id)
       end
       lcRemove('delayed', id)
+      if lcGated() then lcLeaveGateLines(id) end
+    else
+      -- Without a key it may be in THE READY LIST (include/lcReady.lua), which has no cheap
+      -- removal: it is there exactly when it is in none of `queued`, `delayed` and the gates'
+      -- lines (this call's own index writes landed first, so none is pending), and then its
+      -- entry is marked stale.
+      lcFlushIndexes()
+      local kp = LC.kp
+      if redis.call('ZREM', kp .. 'queued', id) == 0 and redis.call('ZREM', kp .. 'delayed', id) == 0
+          and not (lcGated() and lcLeaveGateLines(id)) then
+        lcReadyGone(id)
+      end
     end
     if j.ck then lcLeaveKeyWait(id, j.ck) end
-    if lcGated() then lcLeaveGateLines(id) end
   elseif st == 'loading' or st == 'working' then
     lcRemove('active', id)
     if j.ck then lcFreeSlot(id, j.ck) end

@@ -124,6 +124,8 @@ end
 --   runAt    queued / waiting: when it is due (Redis ms); nil or <= now: runnable now
 --   score    queued: its place in line (default: the one it had, `qs`)
 --   fresh    queued: a new place behind the jobs waiting in its band, not the one it had
+--   newSeq   queued: `score` (as a number) was just made from a new seq (THE READY LIST's
+--            RULE, include/lcReady.lua: the job may go to `ready`)
 --   dead     failed: 'broken' sets it aside in `broken` (else a dead letter in `dead`); why: reason
 --   output   done: the output JSON; error  failed: the error JSON (a parent's fan-in outcome)
 --   consumed waiting: inbox events the parked snapshot has taken in
@@ -247,17 +249,18 @@ lcMove = function(j, to, o, set)
       lcWakeIfEarlier(runAt)
       lcIndex('delayed', runAt, id)
     else
-      local score = o.score
+      local score, fresh = o.score, o.newSeq
       -- A place in line that is not a number (a record a foreign producer wrote) gets a fresh
       -- one: a ZADD refusing it would leave this call's earlier writes half-applied.
       if not score and not o.fresh then score = tonumber(j.qs) end
       if not score then
         -- No place in line kept: behind the jobs waiting in its band.
         score = (tonumber(j.pr) or 2) * BAND + redis.call('HINCRBY', LC.kp .. 'meta', 'seq', 1)
+        fresh = score
       end
       if score ~= j.qs then args[#args + 1] = 'qs'; args[#args + 1] = score end
       if j.ra then redis.call('HDEL', jk, 'ra') end
-      lcEnterQueued(id, score, j.ck)
+      lcEnterQueued(id, score, j.ck, fresh)
     end
     if not quiet then addLog(args, jk, j.ls, now, o.log or {}) end
     redis.call('HSET', jk, unpack(args))
