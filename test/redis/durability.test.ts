@@ -63,7 +63,10 @@ describe("durability 'replicated' (a master and one replica)", () => {
       replicaServer.process.kill('SIGSTOP');
       let settled = false;
       const enqueued = client.enqueue('noop', {}).finally(() => (settled = true));
-      await eventually(async () => (await probe.zcard(`${prefix}:{default}:queued`)) === 2);
+      // In line: the normal band's jobs are in the ready list (format 3), beside `queued`.
+      const inLine = async () =>
+        (await probe.zcard(`${prefix}:{default}:queued`)) + (await probe.llen(`${prefix}:{default}:ready`));
+      await eventually(async () => (await inLine()) === 2);
       await sleep(100);
       assert.equal(settled, false, 'the enqueue resolved before the replica had the job');
       replicaServer.process.kill('SIGCONT');
