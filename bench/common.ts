@@ -68,6 +68,8 @@ export const MACHINIST_PREFIX = 'mb';
 export const MACHINIST_DONE_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:done`;
 /** Machinist's index of jobs due now (workload 9 keeps it short while it feeds the worker). */
 export const MACHINIST_QUEUED_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:queued`;
+/** Machinist's ready list (data format 3): queued jobs of the normal band beside `queued`. */
+export const MACHINIST_READY_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:ready`;
 /** Machinist's index of running jobs (workload 18: with `queued`, empty once every job ended). */
 export const MACHINIST_ACTIVE_KEY = `${MACHINIST_PREFIX}:{${QUEUE}}:active`;
 /** BullMQ's lists of waiting and running jobs (workload 18: empty once every job ended). */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { QUEUE, type FromWorker, type SystemName, type WorkerConfig } from './common.js';
 import { BULK, HERE, ONLY, OTHER_QUEUE, ROOT, SYSTEMS, aofArgs, type AofMode } from './config.js';
 import type { FillConfig } from './fill.js';
-import { openSide, type Keyed } from './sides.js';
+import { openSide, type Keyed, type PendingKey } from './sides.js';
 import {
   commandStats,
   redisCpuSeconds,
@@ -110,7 +110,7 @@ export async function spawnWorkers(
 }
 
 let polls = 0;
-/** The LLEN polls of a lean BullMQ run (waitEmpty), left out of its command counts like `polls`. */
+/** The LLEN polls of a lean run (waitEmpty), left out of its command counts like `polls`. */
 let llenPolls = 0;
 export async function waitDone(key: string, n: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -122,18 +122,19 @@ export async function waitDone(key: string, n: number, timeoutMs: number): Promi
   }
 }
 
-/** Until every key of `keys` is empty (ZCARD or LLEN by `system`): a lean run's end (sides.ts). */
-export async function waitEmpty(system: SystemName, keys: string[], timeoutMs: number): Promise<void> {
+/** Until every key of `keys` is empty (ZCARD or LLEN by its type): a lean run's end (sides.ts). */
+export async function waitEmpty(keys: PendingKey[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let left = 0;
-    for (const k of keys) {
-      if (system === 'machinist') polls++;
+    for (const { key, type } of keys) {
+      if (type === 'zset') polls++;
       else llenPolls++;
-      left += system === 'machinist' ? await redis.ctl.zcard(k) : await redis.ctl.llen(k);
+      left += type === 'zset' ? await redis.ctl.zcard(key) : await redis.ctl.llen(key);
     }
     if (left === 0) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${keys.join(', ')} to empty`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${keys.map((k) => k.key).join(', ')} to empty`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
@@ -219,7 +220,7 @@ export async function processRun(
     const parentCpu0 = process.cpuUsage();
     const t0 = performance.now();
     workers.go();
-    if (o.lean) await waitEmpty(system, side.pendingKeys, Math.max(120_000, o.n * 5));
+    if (o.lean) await waitEmpty(side.pendingKeys, Math.max(120_000, o.n * 5));
     else await waitDone(side.doneKey, o.n, Math.max(120_000, o.n * 5));
     const secs = (performance.now() - t0) / 1000;
     const parentCpu = process.cpuUsage(parentCpu0);

@@ -2,6 +2,7 @@
 
 import { Redis } from 'ioredis';
 import { spawnRedisServer } from '../examples/privateRedis.js';
+import { MACHINIST_ACTIVE_KEY, MACHINIST_QUEUED_KEY, MACHINIST_READY_KEY } from './common.js';
 
 export interface PrivateRedis {
   host: string;
@@ -70,4 +71,15 @@ export async function redisCpuSeconds(ctl: Redis): Promise<number> {
 
 export async function usedMemory(ctl: Redis): Promise<number> {
   return Number(parseInfo(await ctl.info('memory')).used_memory ?? 0);
+}
+
+/** Machinist's jobs of the bench queue that are queued (the `queued` zset and, data format 3,
+ * the `ready` list) or running: 0 once every job ended, with or without a finished record. */
+export async function machinistUnfinished(ctl: Redis): Promise<number> {
+  const [q, r, a] = await Promise.all([
+    ctl.zcard(MACHINIST_QUEUED_KEY),
+    ctl.llen(MACHINIST_READY_KEY),
+    ctl.zcard(MACHINIST_ACTIVE_KEY),
+  ]);
+  return q + r + a;
 }

@@ -12,6 +12,7 @@ import {
   MACHINIST_DONE_KEY,
   MACHINIST_PREFIX,
   MACHINIST_QUEUED_KEY,
+  MACHINIST_READY_KEY,
   QUEUE,
   type SystemName,
 } from './common.js';
@@ -27,10 +28,16 @@ export interface Side {
   /** Sequential enqueue -> result seen by a waiting client, `warmup` jobs left out. */
   latency(n: number, warmup: number): Promise<LatencySamples>;
   doneKey: string;
-  /** Keys whose sizes (ZCARD on Machinist's side, LLEN on BullMQ's) are all 0 once every job
-   * ended: how a lean run (no finished record kept, so no done index) knows it is over. */
-  pendingKeys: string[];
+  /** Keys whose sizes are all 0 once every job ended: how a lean run (no finished record kept, so
+   * no done index) knows it is over. A queued job may sit in a list (Machinist's `ready`,
+   * BullMQ's `wait`) or a zset: each key says which. */
+  pendingKeys: PendingKey[];
   close(): Promise<void>;
+}
+
+export interface PendingKey {
+  key: string;
+  type: 'zset' | 'list';
 }
 
 /**
@@ -85,7 +92,11 @@ function machinistSide(redis: RedisAddress, queue: string, o: SideOptions): Side
   const lean = o.lean ? { record: 'minimal' as const } : undefined;
   return {
     doneKey: MACHINIST_DONE_KEY,
-    pendingKeys: [MACHINIST_QUEUED_KEY, MACHINIST_ACTIVE_KEY],
+    pendingKeys: [
+      { key: MACHINIST_QUEUED_KEY, type: 'zset' },
+      { key: MACHINIST_READY_KEY, type: 'list' },
+      { key: MACHINIST_ACTIVE_KEY, type: 'zset' },
+    ],
     enqueueSingle: (n, inFlight) =>
       pool(n, inFlight, async () => {
         await client.enqueue(JOB_NAME, {});
@@ -126,7 +137,10 @@ function bullSide(redis: RedisAddress, queueName: string, o: SideOptions): Side 
   const removeOnComplete = o.lean === true;
   return {
     doneKey: BULL_COMPLETED_KEY,
-    pendingKeys: [BULL_WAIT_KEY, BULL_ACTIVE_KEY],
+    pendingKeys: [
+      { key: BULL_WAIT_KEY, type: 'list' },
+      { key: BULL_ACTIVE_KEY, type: 'list' },
+    ],
     enqueueSingle: (n, inFlight) =>
       pool(n, inFlight, async () => {
         await queue.add(JOB_NAME, {}, { removeOnComplete: false });

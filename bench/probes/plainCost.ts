@@ -18,13 +18,11 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { Client, RedisStore, Supervisor, defineJob } from '../../src/index.js';
 import {
   JOB_NAME,
-  MACHINIST_ACTIVE_KEY,
   MACHINIST_DONE_KEY,
   MACHINIST_PREFIX,
-  MACHINIST_QUEUED_KEY,
   QUEUE,
 } from '../common.js';
-import { commandStats, redisCpuSeconds, startRedis, type CommandStat } from '../redis.js';
+import { commandStats, machinistUnfinished, redisCpuSeconds, startRedis, type CommandStat } from '../redis.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -77,8 +75,7 @@ try {
     await sup.start();
     // A minimal record leaves no done index: the round is over when nothing is queued or running.
     const over = minimal
-      ? async () =>
-          (await redis.ctl.zcard(MACHINIST_QUEUED_KEY)) + (await redis.ctl.zcard(MACHINIST_ACTIVE_KEY)) === 0
+      ? async () => (await machinistUnfinished(redis.ctl)) === 0
       : async () => (await redis.ctl.zcard(MACHINIST_DONE_KEY)) >= doneBefore + N;
     while (!(await over())) await sleep(20);
     const wallMs = performance.now() - t0;

@@ -18,13 +18,11 @@ import { loadavg } from 'node:os';
 import { setup } from 'xstate';
 import { Client, RedisStore, Supervisor, definePipeline } from '../../src/index.js';
 import {
-  MACHINIST_ACTIVE_KEY,
   MACHINIST_DONE_KEY,
   MACHINIST_PREFIX,
-  MACHINIST_QUEUED_KEY,
   QUEUE,
 } from '../common.js';
-import { startRedis } from '../redis.js';
+import { machinistUnfinished, startRedis } from '../redis.js';
 
 const SHAPES = {
   after1: { after: { due: 'end' } },
@@ -72,9 +70,7 @@ try {
   }
   await sup.start();
   // Parked: none queued, none running (a parked job is in `delayed`, or in no index at all).
-  const busy = async () =>
-    (await redis.ctl.zcard(MACHINIST_QUEUED_KEY)) + (await redis.ctl.zcard(MACHINIST_ACTIVE_KEY));
-  while ((await busy()) > 0) {
+  while ((await machinistUnfinished(redis.ctl)) > 0) {
     if (byTimer && Date.now() > at) throw new Error('not all parked by the due time: raise PROBE_PARK_MS');
     await sleep(50);
   }

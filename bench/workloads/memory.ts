@@ -1,7 +1,7 @@
 // Workload 9: a worker's heap over millions of jobs (Machinist only).
 
 import { BULK, HEAP_BACKLOG, HEAP_EVERY, HEAP_JOBS } from '../config.js';
-import { MACHINIST_QUEUED_KEY } from '../common.js';
+import { MACHINIST_QUEUED_KEY, MACHINIST_READY_KEY } from '../common.js';
 import { log, redis, spawnWorkers } from '../harness.js';
 import { fmt, row } from '../results.js';
 import { openSide } from '../sides.js';
@@ -34,7 +34,9 @@ export async function heapWorkload(): Promise<void> {
   try {
     workers.go();
     for (let fed = 0; fed < HEAP_JOBS;) {
-      if ((await redis.ctl.zcard(MACHINIST_QUEUED_KEY)) > HEAP_BACKLOG) {
+      const backlog =
+        (await redis.ctl.zcard(MACHINIST_QUEUED_KEY)) + (await redis.ctl.llen(MACHINIST_READY_KEY));
+      if (backlog > HEAP_BACKLOG) {
         await new Promise((r) => setTimeout(r, 20));
         continue;
       }

@@ -7,12 +7,9 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineJob } from '../../src/index.js';
 import { clusterSuite } from '../support/redisCluster.js';
 import { eventually, sleep } from '../support/redis.js';
-
-/** How late the job may run: well above a loaded 2-core machine's, well below idleWaitMs. */
-const LATE_BOUND_MS = 1500;
+import { heldJob, LATE_BOUND_MS } from '../support/heldJob.js';
 
 describe('a marker taken by a wait that was left, on a 3-master cluster', () => {
   const suite = clusterSuite(1);
@@ -21,20 +18,7 @@ describe('a marker taken by a wait that was left, on a 3-master cluster', () => 
     it(`does not keep a job due from an idle supervisor (the full one's job delayed ${delayMs} ms)`, async () => {
       const h = suite.harness();
       const queue = suite.queues[0]!;
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let holding = false;
-      const ranAt = new Map<string, number>();
-      const job = defineJob({
-        name: 'mixed',
-        work: async ({ input }: { input: string }) => {
-          ranAt.set(input, Date.now());
-          if (input === 'hold') {
-            holding = true;
-            await held;
-          }
-        },
-      });
+      const { job, holding, release, lateOf } = heldJob();
       const client = h.client({ jobs: [job], queue });
       try {
         const started = () => h.started({ jobs: [job], queues: [queue], concurrency: 1, idleWaitMs: 5000 });
@@ -47,19 +31,19 @@ describe('a marker taken by a wait that was left, on a 3-master cluster', () => 
           await started();
           await sleep(100);
           await client.enqueue('mixed', 'hold', { delayMs });
-          await eventually(() => holding, 3000);
+          await eventually(holding, 3000);
         } else {
           // A's lane takes the marker this sets and blocks again as it answers (ANSWERED); A
           // claims the job (full). B's block comes after.
           await client.enqueue('mixed', 'hold');
-          await eventually(() => holding, 3000);
+          await eventually(holding, 3000);
           await started();
         }
         await sleep(100);
         const due = Date.now() + 300;
         const id = await client.enqueue('mixed', 'timer', { delayMs: 300 });
         await client.waitForResult(id, { timeoutMs: 10_000, queue });
-        const late = ranAt.get('timer')! - due;
+        const late = lateOf('timer', due);
         assert.ok(late <= LATE_BOUND_MS, `the timer ran ${late} ms after its due time`);
       } finally {
         release();

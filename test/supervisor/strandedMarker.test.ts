@@ -7,12 +7,9 @@
 // stores, every run). WorkSignals now puts such a marker back (QueuesWaiter.putBack) for B.
 import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineJob } from '../../src/index.js';
 import { eventually, sleep } from '../support/redis.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
-
-/** How late the job may run: well above a loaded 2-core machine's, well below idleWaitMs. */
-const LATE_BOUND_MS = 1500;
+import { heldJob, LATE_BOUND_MS } from '../support/heldJob.js';
 
 describeOnEachStore('a marker taken by a wait that was left', (world) => {
   let h: AnyStoreWorld;
@@ -20,20 +17,7 @@ describeOnEachStore('a marker taken by a wait that was left', (world) => {
 
   it('does not keep a job due from an idle supervisor while the one that took it is full', async () => {
     h = world();
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let holding = false;
-    const ranAt = new Map<string, number>();
-    const job = defineJob({
-      name: 'mixed',
-      work: async ({ input }: { input: string }) => {
-        ranAt.set(input, Date.now());
-        if (input === 'hold') {
-          holding = true;
-          await held;
-        }
-      },
-    });
+    const { job, holding, release, lateOf } = heldJob();
     const client = h.client({ jobs: [job] });
     try {
       // A's block comes first, then B's.
@@ -46,12 +30,12 @@ describeOnEachStore('a marker taken by a wait that was left', (world) => {
       // block stays in flight, A full. The marker that claim sets goes to B's block (older):
       // B finds nothing and blocks again, behind A's leftover block now.
       await client.enqueue('mixed', 'hold', { delayMs: 400 });
-      await eventually(() => holding, 3000);
+      await eventually(holding, 3000);
       await sleep(100);
       const due = Date.now() + 300;
       const id = await client.enqueue('mixed', 'timer', { delayMs: 300 });
       await client.waitForResult(id, { timeoutMs: 10_000 });
-      const late = ranAt.get('timer')! - due;
+      const late = lateOf('timer', due);
       assert.ok(late <= LATE_BOUND_MS, `the timer ran ${late} ms after its due time`);
     } finally {
       release();
