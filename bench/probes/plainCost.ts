@@ -16,13 +16,14 @@
 import { loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Client, RedisStore, Supervisor, defineJob } from '../../src/index.js';
+import { JOB_NAME, MACHINIST_DONE_KEY, MACHINIST_PREFIX, QUEUE } from '../common.js';
 import {
-  JOB_NAME,
-  MACHINIST_DONE_KEY,
-  MACHINIST_PREFIX,
-  QUEUE,
-} from '../common.js';
-import { commandStats, machinistUnfinished, redisCpuSeconds, startRedis, type CommandStat } from '../redis.js';
+  commandStats,
+  machinistUnfinished,
+  redisCpuSeconds,
+  startRedis,
+  type CommandStat,
+} from '../redis.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 3);

@@ -17,11 +17,7 @@
 import { loadavg } from 'node:os';
 import { setup } from 'xstate';
 import { Client, RedisStore, Supervisor, definePipeline } from '../../src/index.js';
-import {
-  MACHINIST_DONE_KEY,
-  MACHINIST_PREFIX,
-  QUEUE,
-} from '../common.js';
+import { MACHINIST_DONE_KEY, MACHINIST_PREFIX, QUEUE } from '../common.js';
 import { machinistUnfinished, startRedis } from '../redis.js';
 
 const SHAPES = {
