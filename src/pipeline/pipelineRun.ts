@@ -13,10 +13,12 @@
 //             start put it (MachineDriver.atStart: its first step in flight, nothing settled or
 //             taken): it would store only what a fresh claim makes again (the initial state, its
 //             context, the step's input), no step's result, so a crash before it is written
-//             loses nothing a checkpoint would have kept. It rides on the next write (a step that
-//             yields: the checkpoint of the state its result enters, one op for the two: workload
-//             6b), or is written LOG_ONLY_MS on (a long first step). A progress write in that time
-//             takes the held entries first (ActiveJob.heldLog), so the log reads as if written.
+//             loses nothing a checkpoint would have kept. It is taken (a context that cannot be
+//             stored fails the job there, as any first checkpoint), not written: it rides on the
+//             next write (a step that yields: the checkpoint of the state its result enters, one
+//             op for the two: workload 6b), or is written LOG_ONLY_MS on (a long first step). A
+//             progress write in that time takes the held entries first (ActiveJob.heldLog), so
+//             the log reads as if it had been written.
 //   reading   the job's inbox is read from where this run has read it to, and read once more
 //             when an event arrives while a read is in flight; each event is offered to the
 //             machine, held when no state takes it now and its sender asked to wait
@@ -208,6 +210,7 @@ export class PipelineRun implements RunControl {
     // an event is held: with none, neither call uses it.
     if (held.size > 0) held.retry(this.offer, host.now(), this.checkpoints.pending);
     if (driver.status() !== 'active') return;
+    const p = driver.checkpoint();
     if (
       !this.logOnlyDue &&
       this.checkpoints.lastState === '' &&
@@ -216,12 +219,12 @@ export class PipelineRun implements RunControl {
       this.job.status === 'working' &&
       driver.atStart?.()
     ) {
-      // AT START: held, not computed (its state's entry is in the log already: the driver logs
-      // a step's state as it enters it). A step runs: nothing to park.
+      // AT START: taken (a context that cannot be stored fails the job here, at its first
+      // checkpoint, as documented), held, not written. Its state's entry is in the log already
+      // (the driver logs a step's state as it enters it); a step runs: nothing to park.
       this.holdEntries();
       return;
     }
-    const p = driver.checkpoint();
     const hText = held.text();
     const key = checkpointKey(p.w, p.t, hText);
     const logOnly = this.inboxConsumed === this.writtenInbox && this.checkpoints.logOnly(key);
