@@ -89,6 +89,45 @@ describe('a fresh run holds its first checkpoint while nothing has moved (AT STA
     assert.ok(logOf(resumed.writes[0]!).some((e) => e.includes('"resumed"')));
   });
 
+  it('a context that cannot be stored still fails the job at its first checkpoint, before step 1 settles', async () => {
+    class Money {
+      cents = 5;
+    }
+    const settled: string[] = [];
+    const slow = step(
+      ({ signal }) =>
+        new Promise<number>((r, reject) => {
+          const t = setTimeout(() => {
+            settled.push('resolved');
+            r(1);
+          }, 2_000);
+          signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            settled.push('aborted');
+            reject(signal.reason as Error);
+          });
+        }),
+    );
+    const def = definePipeline({
+      name: 'm',
+      machine: setup({ actors: { slow } }).createMachine({
+        initial: 'one',
+        context: () => ({ price: new Money() }),
+        states: {
+          one: { invoke: { id: 's1', src: 'slow', onDone: 'end' } },
+          end: { type: 'final' },
+        },
+      }),
+    });
+    assert.ok(def.compiled);
+    const run = runOn(fresh(def.version));
+    await def.runAttempt(run.job, {}, 60_000, hostAt());
+    const end = run.writes.at(-1)!;
+    assert.equal(end.kind, 'fail');
+    assert.equal((JSON.parse((end as { error: string }).error) as { code: string }).code, 'UNSERIALIZABLE_SNAPSHOT');
+    assert.deepEqual(settled, ['aborted']);
+  });
+
   // A progress write takes the held entries ahead of its own (ActiveJob.heldLog): the log reads
   // as the XState runtime's, which writes its first checkpoint at once.
   for (const when of ['at once', 'after a yield'] as const)
