@@ -50,7 +50,7 @@ describe('a fresh run holds its first checkpoint while nothing has moved (AT STA
     assert.match(snapshotOf(first), /"value":"two"/, 'the first write stores where step 1 led');
     assert.deepEqual(
       logOf(first).map((e) => JSON.parse(e) as { type: string; state?: string }),
-      [{ type: 'started' }, { type: 'state', state: 'one' }, { type: 'state', state: 'two' }],
+      [{ type: 'started' }, { type: 'state', context: {}, state: 'one' }, { type: 'state', state: 'two' }],
     );
   });
 
@@ -129,7 +129,9 @@ describe('a fresh run holds its first checkpoint while nothing has moved (AT STA
   });
 
   // A progress write takes the held entries ahead of its own (ActiveJob.heldLog): the log reads
-  // as the XState runtime's, which writes its first checkpoint at once.
+  // as it did when the first checkpoint was written at once (main at a8a0136: the same sequences),
+  // and as the XState runtime's where its promise actors settle in step (after a yield; reported
+  // at once, XState's step 1 settles a turn later, so its state two comes before the progress).
   for (const when of ['at once', 'after a yield'] as const)
     it(`progress reported in the first step (${when}) is logged after its state, on both runtimes`, async () => {
       const logs: string[][] = [];
@@ -164,7 +166,9 @@ describe('a fresh run holds its first checkpoint while nothing has moved (AT STA
           ),
         );
       }
-      assert.deepEqual(logs[0], logs[1], 'compiled and XState logs');
+      if (when === 'after a yield') assert.deepEqual(logs[0], logs[1], 'compiled and XState logs');
+      else assert.deepEqual(logs[1]!.slice(0, 4), ['started', 'state one', 'state two', 'progress']);
       assert.deepEqual(logs[0]!.slice(0, 3), ['started', 'state one', 'progress']);
+      assert.deepEqual(logs[0]!.slice(-2), ['state end', 'done']);
     });
 });
