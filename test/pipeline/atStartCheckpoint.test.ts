@@ -21,7 +21,8 @@ const logOf = (op: CommitOp) => (op as { log?: string[] }).log ?? [];
 const kinds = (writes: CommitOp[]) =>
   writes.map((w) => (w.kind === 'checkpoint' ? `${w.kind} ${w.state ?? '-'}` : w.kind));
 /** A fresh claim of a pipeline: `working` (no load phase). */
-const fresh = (version: number) => claimedJob({ version, attempt: 1, snapshot: undefined, status: 'working' });
+const fresh = (version: number) =>
+  claimedJob({ version, attempt: 1, snapshot: undefined, status: 'working' });
 
 function threeSteps(compile: boolean, work: () => Promise<number>) {
   return definePipeline({
@@ -80,10 +81,19 @@ describe('a fresh run holds its first checkpoint while nothing has moved (AT STA
 
   it('a run claimed loading, or resumed, writes its first checkpoint as before', async () => {
     const def = threeSteps(true, () => new Promise<number>((r) => setImmediate(() => r(1))));
-    const run = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined, status: 'loading' }));
+    const run = runOn(
+      claimedJob({ version: def.version, attempt: 1, snapshot: undefined, status: 'loading' }),
+    );
     await def.runAttempt(run.job, {}, 60_000, hostAt());
-    assert.deepEqual(kinds(run.writes), ['checkpoint "one"', 'checkpoint "two"', 'checkpoint "three"', 'done']);
-    const resumed = runOn(claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(run.writes[1]) }));
+    assert.deepEqual(kinds(run.writes), [
+      'checkpoint "one"',
+      'checkpoint "two"',
+      'checkpoint "three"',
+      'done',
+    ]);
+    const resumed = runOn(
+      claimedJob({ version: def.version, attempt: 2, snapshot: snapshotOf(run.writes[1]) }),
+    );
     await def.runAttempt(resumed.job, {}, 60_000, hostAt());
     assert.equal(resumed.writes[0]!.kind, 'checkpoint');
     assert.ok(logOf(resumed.writes[0]!).some((e) => e.includes('"resumed"')));
@@ -124,7 +134,10 @@ describe('a fresh run holds its first checkpoint while nothing has moved (AT STA
     await def.runAttempt(run.job, {}, 60_000, hostAt());
     const end = run.writes.at(-1)!;
     assert.equal(end.kind, 'fail');
-    assert.equal((JSON.parse((end as { error: string }).error) as { code: string }).code, 'UNSERIALIZABLE_SNAPSHOT');
+    assert.equal(
+      (JSON.parse((end as { error: string }).error) as { code: string }).code,
+      'UNSERIALIZABLE_SNAPSHOT',
+    );
     assert.deepEqual(settled, ['aborted']);
   });
 
