@@ -67,6 +67,13 @@ export interface MachineDriver {
   offer(msg: InboxEvent): Offered;
   /** The log entries for inbox events read once the machine stopped taking any (offerEvent.ts). */
   notOffered(texts: readonly string[]): string[];
+  /**
+   * AT START (pipelineRun.ts): true while a fresh run's machine is where its start put it, in its
+   * initial state with that state's step running, no step settled and no event taken: its
+   * checkpoint would store only what a fresh start makes again. Optional: a driver without it
+   * (the XState one) has every first checkpoint written at once.
+   */
+  atStart?(): boolean;
   /** The checkpoint of the machine now. A throw (a snapshot that cannot be stored) fails the job. */
   checkpoint(): CheckpointParts;
   /** When a machine that may park now wants waking (null: only by an event); undefined: it may not. */

@@ -9,6 +9,16 @@
 //             with no move of the machine (a run's `resumed`, an event ignored) wait up to
 //             LOG_ONLY_MS for the next write to carry them: a resumed job whose timer is due at
 //             once writes its ending alone, not a checkpoint of what is stored already first.
+//             AT START: so does a fresh run's first checkpoint while its machine is where the
+//             start put it (MachineDriver.atStart: its first step in flight, nothing settled or
+//             taken): it would store only what a fresh claim makes again (the initial state, its
+//             context, the step's input), no step's result, so a crash before it is written
+//             loses nothing a checkpoint would have kept. It is taken (a context that cannot be
+//             stored fails the job there, as any first checkpoint), not written: it rides on the
+//             next write (a step that yields: the checkpoint of the state its result enters, one
+//             op for the two: workload 6b), or is written LOG_ONLY_MS on (a long first step). A
+//             progress write in that time takes the held entries first (ActiveJob.heldLog), so
+//             the log reads as if it had been written.
 //   reading   the job's inbox is read from where this run has read it to, and read once more
 //             when an event arrives while a read is in flight; each event is offered to the
 //             machine, held when no state takes it now and its sender asked to wait
@@ -74,6 +84,8 @@ export class PipelineRun implements RunControl {
   private starting = false;
   /** A log-only checkpoint is held (LOG_ONLY_MS) until this timer writes it, if nothing did. */
   private logOnlyTimer: NodeJS.Timeout | undefined;
+  /** How many of the pending entries (the first) a hold kept back, for a progress write to take. */
+  private heldCount = 0;
   private logOnlyDue = false;
   /** The inbox position the last write stored (a read past it is not log-only). */
   private writtenInbox: number;
@@ -112,6 +124,7 @@ export class PipelineRun implements RunControl {
     try {
       driver.open(this);
       job.onInbox = this.readInbox;
+      job.heldLog = this.takeHeld;
       // Events sent before this claim; later ones are announced on the control channel.
       if (c.hasInbox || job.inboxSignal) this.readInbox();
       if (driver.timerDueAtStart()) {
@@ -198,6 +211,20 @@ export class PipelineRun implements RunControl {
     if (held.size > 0) held.retry(this.offer, host.now(), this.checkpoints.pending);
     if (driver.status() !== 'active') return;
     const p = driver.checkpoint();
+    if (
+      !this.logOnlyDue &&
+      this.checkpoints.lastState === '' &&
+      held.size === 0 &&
+      this.inboxConsumed === this.writtenInbox &&
+      this.job.status === 'working' &&
+      driver.atStart?.()
+    ) {
+      // AT START: taken (a context that cannot be stored fails the job here, at its first
+      // checkpoint, as documented), held, not written. Its state's entry is in the log already
+      // (the driver logs a step's state as it enters it); a step runs: nothing to park.
+      this.holdEntries();
+      return;
+    }
     const hText = held.text();
     const key = checkpointKey(p.w, p.t, hText);
     const logOnly = this.inboxConsumed === this.writtenInbox && this.checkpoints.logOnly(key);
@@ -205,13 +232,11 @@ export class PipelineRun implements RunControl {
       // The entries wait for the next write (the machine's next move, its park or its ending);
       // the state's own entry is taken now, as a write would, so the log reads the same.
       this.checkpoints.entered(p.state, p.context);
-      this.logOnlyTimer ??= setTimeout(() => {
-        this.logOnlyDue = true;
-        this.markDirty();
-      }, LOG_ONLY_MS);
+      this.holdEntries();
     } else {
       clearTimeout(this.logOnlyTimer);
       this.logOnlyTimer = undefined;
+      this.heldCount = 0;
       this.logOnlyDue = false;
       this.writtenInbox = this.inboxConsumed;
       this.checkpoints.write(this.life, key, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
@@ -223,6 +248,29 @@ export class PipelineRun implements RunControl {
     const wakeAt = earliestOf(due, held.earliestExpiry());
     if (wakeAt === null || wakeAt - host.now() > PARK_MIN_MS) this.settle({ kind: 'park', wakeAt });
   }
+
+  /** The pending entries wait for the next write, or LOG_ONLY_MS (then a flush writes them). */
+  private holdEntries(): void {
+    this.heldCount = this.checkpoints.pending.length;
+    this.logOnlyTimer ??= setTimeout(() => {
+      this.logOnlyDue = true;
+      this.markDirty();
+    }, LOG_ONLY_MS);
+  }
+
+  /**
+   * ActiveJob.heldLog: the entries a hold kept back (log-only, AT START), taken out for a progress
+   * write to carry ahead of its own, where they would have been had they been written then
+   * (entries logged since wait for their own write, as they would have). Also once the run has
+   * its outcome (a progress report still waiting is written ahead of the ending, which takes the
+   * rest: in place, the ending holds this list). What they would have been written with (the
+   * snapshot) waits on: its write comes at the next move or LOG_ONLY_MS on, as before.
+   */
+  private readonly takeHeld = (): string[] => {
+    const n = this.logOnlyTimer === undefined ? 0 : this.heldCount;
+    this.heldCount = 0;
+    return n === 0 ? [] : this.checkpoints.pending.splice(0, n);
+  };
 
   /** Offers events read from the inbox; false once the machine cannot take any more. */
   private deliver(texts: string[]): boolean {

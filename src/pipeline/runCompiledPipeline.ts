@@ -73,6 +73,8 @@ export class CompiledDriver implements MachineDriver {
   private looping = false;
   /** The run's outcome is known: no further step starts. */
   private halted = false;
+  /** A step settled or an event was taken since the run opened (see atStart). */
+  private moved = false;
   /** The wait state's timers while in one, the one armed, and what the last checkpoint stored. */
   private readonly timers: WaitTimers;
 
@@ -119,6 +121,21 @@ export class CompiledDriver implements MachineDriver {
     // As the XState runtime: a restored timer already due fires at once (setTimeout 0).
     const now = this.now();
     return this.from !== 'fresh' && (this.from.timers?.some((t) => t.dueAt <= now) ?? false);
+  }
+
+  /**
+   * AT START (machineDriver.ts): a fresh run still in its initial state, its first step in
+   * flight, nothing settled or taken. Its checkpoint (that state, its context and the step's
+   * input) is what open() makes again on a fresh claim: no step's result is in it.
+   */
+  atStart(): boolean {
+    return (
+      this.from === 'fresh' &&
+      !this.moved &&
+      this.looping &&
+      !this.failed &&
+      this.state === this.compiled.states.get(this.compiled.initial)
+    );
   }
 
   start(): void {
@@ -182,6 +199,7 @@ export class CompiledDriver implements MachineDriver {
   private leave(list: CompiledTransition[], ev: AnyEvent): void {
     const next = this.take(list, ev, true);
     if (next === undefined) return; // no transition enabled: XState ignores the event
+    this.moved = true;
     if (next === STAY) return this.run.markDirty(); // a targetless one: new context, same timers
     this.timers.disarm();
     this.job.onAbort = undefined;
@@ -214,6 +232,7 @@ export class CompiledDriver implements MachineDriver {
           ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
           list = step.onError;
         }
+        this.moved = true;
         if (this.halted) break;
         const next = this.take(list, ev);
         if (next) this.state = next;

@@ -73,6 +73,11 @@ export class ActiveJob {
   /** Set by a pipeline run: called once when the job is aborted (as its signal's listeners are,
    * without making the signal: an AbortController per resume is ~2% of its CPU). */
   onAbort: (() => void) | undefined;
+  /**
+   * Set by a pipeline run: the audit entries it holds back for its next write (pipelineRun.ts,
+   * AT START and log-only), taken by a progress write to go ahead of its own entry.
+   */
+  heldLog: (() => string[]) | undefined;
   /** Notices that came before the run installed its handlers (kept, not lost). */
   inboxSignal = false;
   fanInSignal = false;
@@ -235,13 +240,15 @@ export class ActiveJob {
     if (this.finished || p === undefined) return;
     this.progressValue = undefined;
     this.lastProgressAt = performance.now();
+    const entry = `{"type":"progress","progress":${p}}`;
+    const held = this.heldLog?.();
     void this.write({
       kind: 'checkpoint',
       id: this.id,
       token: this.token,
       status: this.status,
       progress: p,
-      log: [`{"type":"progress","progress":${p}}`],
+      log: held?.length ? [...held, entry] : [entry],
     });
   }
 
