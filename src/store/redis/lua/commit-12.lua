@@ -121,7 +121,7 @@ local TARGET = { done = 'done', fail = 'failed', broken = 'failed', retry = 'que
 -- Ops whose move needs the full read (place in line, lease requeues): see lcRead. A checkpoint
 -- reads only what a write keeping the job's status needs ('update'), in full when it would not
 -- keep it (loading -> working).
-local FULL = { checkpoint = 'update', retry = 'lean', requeue = 'lean', park = 'lean' }
+local FULL = { checkpoint = 'update', retry = true, requeue = true, park = true }
 
 -- Adds field/value to `set` when the value is not ''.
 local function put(set, field, value)

@@ -268,8 +268,7 @@ lcMove = function(j, to, o, set)
     args[#args + 1] = 'tk'; args[#args + 1] = ''
     lcIndex('waiting', nowT, id)
     -- An event or a fan-in may have come after the worker last looked: wake it at once.
-    -- (A bare record, lcRead's lean park read, has no `fw`.)
-    local fw = not j.bare and redis.call('HGET', jk, 'fw')
+    local fw = redis.call('HGET', jk, 'fw')
     if fw then redis.call('HDEL', jk, 'fw') end
     local runAt = o.runAt
     if fw or (j.ib and redis.call('LLEN', LC.kp .. 'inbox:' .. id) > (o.consumed or 0)) then

@@ -11,7 +11,6 @@
 -- fence, the log and the lease requeues are all it needs (no cancel guard, no index move, no
 -- leaving), so it names no field a running job's hash lacks but `lr`; a job whose status the
 -- write would change is read again in full (commit-12.lua). Its reply is marked `upd`.
--- `full` = 'lean': the full read, lean for a bare record (below); its reply is marked `bare` then.
 local function lcReadHash(id, full)
   local jk = LC.kp .. 'job:' .. id
   if full == 'update' then
@@ -28,19 +27,6 @@ local function lcReadHash(id, full)
       'wt', 'ct', 'ca', 'ck'))
     return { id = id, jk = jk, st = st, tk = tk, ls = ls, ib = ib, par = par, fg = fg, wt = wt, ct = ct, ca = ca, ck = ck }
   end
-  if full == 'lean' then
-    -- THE LEAN FULL READ (a park, a retry, a requeue: commit-12.lua): a job that parks or fails
-    -- on its first run has a bare record (the BASE FIELDS, `tk` and `ct`: include/lcBare.lua), so
-    -- every field of the full read but st, tk and qs is missing, and each missing field costs a
-    -- scan of the whole hash (a listpack). Nine fields (HLEN, O(1)) and its token prove it: a job
-    -- whose token the op's matches was claimed, which wrote `tk` and `ct` beside the seven base
-    -- fields no script deletes; one whose token does not match is fenced off (lcGuard) before any
-    -- other field is looked at. A record of any other size is read in full.
-    if redis.call('HLEN', jk) == 9 then
-      local st, tk, qs = unpack(redis.call('HMGET', jk, 'st', 'tk', 'qs'))
-      return { id = id, jk = jk, st = st, tk = tk, qs = qs, full = true, bare = true }
-    end
-  end
   local st, tk, cx, ls, ib, par, fg, wt, qs, lr, ra, pr, ck = unpack(redis.call('HMGET', jk,
     'st', 'tk', 'cx', 'ls', 'ib', 'par', 'fg', 'wt', 'qs', 'lr', 'ra', 'pr', 'ck'))
   return { id = id, jk = jk, st = st, tk = tk, cx = cx, ls = ls, ib = ib, par = par, fg = fg, wt = wt,
@@ -52,6 +38,6 @@ end
 -- not have costs every read a scan of it, ~3.8k instructions a job under callgrind.
 local function lcRead(id, full)
   local j = lcReadHash(id, full)
-  if LC.minimal and j.st and not j.bare then j.rm = redis.call('HGET', j.jk, 'rm') end
+  if LC.minimal and j.st then j.rm = redis.call('HGET', j.jk, 'rm') end
   return j
 end
