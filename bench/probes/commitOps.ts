@@ -322,7 +322,8 @@ async function runPark(Store: StoreClass, url: string): Promise<number> {
   if (cgPid) zeroCounts(cgPid);
   const sup = new rt.Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: 100 });
   await sup.start();
-  while ((await ctl.zcard(`${prefix}:{${QUEUE}}:delayed`)) < JOBS) await new Promise((r) => setTimeout(r, 100));
+  while ((await ctl.zcard(`${prefix}:{${QUEUE}}:delayed`)) < JOBS)
+    await new Promise((r) => setTimeout(r, 100));
   const cost = cgPid ? instructionsSinceZero(cgPid, cgFile!) : undefined;
   await sup.stop();
   return finish(store, cost);

@@ -69,7 +69,8 @@ async function show(label: string): Promise<void> {
 async function afresh(label: string, make: (r: Rec) => Rec): Promise<void> {
   for (let i = 0; i < ids.length; i += 1000) {
     const w = raw.pipeline();
-    for (let j = i; j < Math.min(i + 1000, ids.length); j++) w.del(keyOf(ids[j]!)).hset(keyOf(ids[j]!), make(originals[j]!));
+    for (let j = i; j < Math.min(i + 1000, ids.length); j++)
+      w.del(keyOf(ids[j]!)).hset(keyOf(ids[j]!), make(originals[j]!));
     await w.exec();
   }
   await show(label);
@@ -107,17 +108,18 @@ const lost = (r: Rec): Rec => {
   }
   return out;
 };
-const delta = (r: Rec): Rec =>
-  mapLog(lost(r), (t, rest, rec) => `${t - Number(rec.ca)} ${rest}`);
+const delta = (r: Rec): Rec => mapLog(lost(r), (t, rest, rec) => `${t - Number(rec.ca)} ${rest}`);
 const noTk = (r: Rec): Rec => {
   const { tk: _tk, ...out } = delta(r);
   return out;
 };
-const implicit = (n: number) => (r: Rec): Rec => {
-  const out = noTk(r);
-  for (let i = 1; i <= n; i++) delete out[`l${i}`];
-  return out;
-};
+const implicit =
+  (n: number) =>
+  (r: Rec): Rec => {
+    const out = noTk(r);
+    for (let i = 1; i <= n; i++) delete out[`l${i}`];
+    return out;
+  };
 
 await afresh('as written, afresh', (r) => r);
 await afresh('lost', lost);

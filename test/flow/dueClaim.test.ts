@@ -69,9 +69,8 @@ describeOnEachStore('the due claim', (world) => {
     assert.deepEqual(await claimed(1), ['p']);
   });
 
-  // Redis reads a due record lean (lcClaimDue.lua's THE LEAN DUE READ) only when its field count
-  // proves it has none of the rare fields; a record with one is read in full, and the claim
-  // carries it.
+  // A due record's rare fields reach the claim (Redis: lcClaimDue.lua's DUE READ), whichever way
+  // the record is read.
   it('claims a due parked job that has a rare field with it (its options, a later attempt)', async () => {
     h = world();
     await h.store.enqueue('default', [newJob('o', { options: '{"timeoutMs":5000}' })]);
@@ -81,7 +80,15 @@ describeOnEachStore('the due claim', (world) => {
     assert.equal(c?.id, 'o');
     assert.equal(c.options, '{"timeoutMs":5000}');
     assert.equal(c.snapshot, '{"w":1}');
-    const retry: CommitOp = { kind: 'retry', id: 'o', token: c.token, error: '{"message":"x"}', delayMs: 30, attempt: 2, log: [] };
+    const retry: CommitOp = {
+      kind: 'retry',
+      id: 'o',
+      token: c.token,
+      error: '{"message":"x"}',
+      delayMs: 30,
+      attempt: 2,
+      log: [],
+    };
     assert.deepEqual((await h.store.commit('default', [retry])).written, [true]);
     await sleep(50);
     const [again] = (await h.store.commit('default', [], claimUpTo(5))).claimed;

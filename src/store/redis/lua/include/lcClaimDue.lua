@@ -42,27 +42,6 @@ local DUE_CLAIM = { 'm', 'v', 'in', 'ma', 'rm', 'sn', 'a', 'lr', 'par', 'opt', '
 local DUE_BOTH = { 'm', 'v', 'in', 'ma', 'rm', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl',
   'st', 'cx', 'qs', 'ra', 'pr', 'ck' }
 
--- THE LEAN DUE READ: a parked pipeline or a retried job has few of DUE_BOTH's rare fields (rm, a,
--- lr, par, opt, io, pq, ib, rl, cx, pr, ck), and each one missing costs a scan of the whole hash
--- (a listpack). So the fields such a record does have are read (DUE_LEAN) and counted, with `ca`
--- (a base field no script deletes) and its log entries (l<n>: exactly min(ls, LOG_CAP) of them,
--- include/addLog.lua), against its field count (HLEN, O(1)): equal, it holds nothing else, and
--- the rare fields are all missing. Else (nil) the caller reads DUE_BOTH.
-local DUE_LEAN = { 'm', 'v', 'in', 'ma', 'sn', 'ls', 'ct', 'st', 'qs', 'ra', 'tk', 'ua', 's' }
-local function lcDueLean(jk)
-  local c = redis.call('HMGET', jk, unpack(DUE_LEAN))
-  if not c[1] then return nil end
-  local n = 1
-  for k = 1, 13 do
-    if c[k] then n = n + 1 end
-  end
-  local ls = tonumber(c[6])
-  if ls then n = n + math.min(ls, LOG_CAP) end
-  if redis.call('HLEN', jk) ~= n then return nil end
-  local f = false
-  return { c[1], c[2], c[3], c[4], f, c[5], f, f, f, f, c[6], f, f, f, c[7], f, c[8], f, c[9], c[10], f, f }
-end
-
 -- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-16 false).
 local function lcDueRead(j)
   local f = false
@@ -114,8 +93,7 @@ local function lcClaimDue(limit, want, straight)
   for i = 1, n do
     local r
     if both then
-      local jk = kp .. 'job:' .. due[i]
-      r = lcDueLean(jk) or redis.call('HMGET', jk, unpack(DUE_BOTH))
+      r = redis.call('HMGET', kp .. 'job:' .. due[i], unpack(DUE_BOTH))
     else
       r = lcDueRead(lcRead(due[i], true))
     end
