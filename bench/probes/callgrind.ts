@@ -24,7 +24,14 @@ export function dumpCounts(pid: string, file: string): string {
 
 /** Dumps the counts since the last zeroing and reads the instructions (Ir) of the dump. */
 export function instructionsSinceZero(pid: string, file: string): number {
-  const out = readFileSync(dumpCounts(pid, file), 'utf8');
+  const path = dumpCounts(pid, file);
+  // Under load callgrind_control may return before the dump is whole: read it again until its
+  // totals are there (a minute at most).
+  let out = readFileSync(path, 'utf8');
+  for (let i = 0; i < 600 && !/^(?:summary|totals): /m.test(out); i++) {
+    execFileSync('sleep', ['0.1']);
+    out = readFileSync(path, 'utf8');
+  }
   const events = /^events: (.*)$/m.exec(out)![1]!.split(' ');
   const totals = /^(?:summary|totals): (.*)$/m.exec(out)![1]!.split(' ');
   return Number(totals[events.indexOf('Ir')]);

@@ -39,6 +39,10 @@
 //             every job is done: the due timers' promotion, the resumes' claims and dones, the
 //             supervisor's polls (only with --cases; --due MS: the due time's distance from the
 //             enqueue, 5,000 + 2 ms a job by default, more under callgrind)
+//   supervised park   workload 15's first run: JOBS parkUntil pipelines enqueued (not counted),
+//             then an in-process Supervisor of the root (concurrency 100) claims each, runs it to
+//             its timer (an hour away) and parks it; counted from its start until all are parked
+//             (the claims, the parks, the supervisor's polls; only with --cases)
 // Printed: per case and root, the median over rounds of script usec per job (or op, when stale;
 // the first claim of each store is not counted, the others are).
 
@@ -117,7 +121,8 @@ type Case =
   | 'enqueue'
   | 'minimal enqueue'
   | 'supervised pipeline3'
-  | 'supervised parked';
+  | 'supervised parked'
+  | 'supervised park';
 type Claimed = { id: string; token: string };
 
 const checkpoint = (c: Claimed): CommitOp => ({
@@ -165,6 +170,7 @@ const done = (c: Claimed, plain: boolean): CommitOp =>
 async function runCase(Store: StoreClass, url: string, kind: Case): Promise<number> {
   if (kind === 'supervised pipeline3') return runSupervised(Store, url);
   if (kind === 'supervised parked') return runParked(Store, url);
+  if (kind === 'supervised park') return runPark(Store, url);
   const store = new Store({
     url,
     prefix: `probe${Math.random().toString(36).slice(2, 8)}`,
@@ -298,6 +304,31 @@ async function runParked(Store: StoreClass, url: string): Promise<number> {
   return finish(store, cost);
 }
 
+/** The park case: JOBS of workload 15 enqueued, then claimed and parked by a Supervisor (counted). */
+async function runPark(Store: StoreClass, url: string): Promise<number> {
+  const rt = runtimes.get(Store)!;
+  const bench = (file: string) => import(pathToFileURL(resolve(rt.root, 'bench', file)).href);
+  const { parkUntil } = (await bench('machines.ts')) as { parkUntil: { name: string } };
+  const { QUEUE } = (await bench('common.ts')) as { QUEUE: string };
+  const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
+  const store = new Store({ url, prefix, commandTimeoutMs: CALL_TIMEOUT_MS });
+  const client = new rt.Client({ store, jobs: [parkUntil], queue: QUEUE });
+  const at = Date.now() + 3_600_000;
+  for (let i = 0; i < JOBS; i += 1_000)
+    await client.enqueueMany(
+      Array.from({ length: Math.min(1_000, JOBS - i) }, () => ({ machine: parkUntil.name, input: { at } })),
+    );
+  await ctl.config('RESETSTAT');
+  if (cgPid) zeroCounts(cgPid);
+  const sup = new rt.Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: 100 });
+  await sup.start();
+  while ((await ctl.zcard(`${prefix}:{${QUEUE}}:delayed`)) < JOBS)
+    await new Promise((r) => setTimeout(r, 100));
+  const cost = cgPid ? instructionsSinceZero(cgPid, cgFile!) : undefined;
+  await sup.stop();
+  return finish(store, cost);
+}
+
 /** The cost since the counters were zeroed, per job; closes the store and empties the server. */
 async function finish(store: Store, measured?: number): Promise<number> {
   const stats = cgPid ? undefined : await commandStats(ctl);
@@ -323,6 +354,7 @@ const ALL_CASES: readonly Case[] = [
   'minimal enqueue',
   'supervised pipeline3',
   'supervised parked',
+  'supervised park',
 ];
 // The supervised cases run a whole runtime: only when asked for (--cases).
 const CASES = ALL_CASES.filter((c) => (ONLY_CASES ? ONLY_CASES.includes(c) : !c.startsWith('supervised')));

@@ -55,7 +55,8 @@ const parked = await perJob(
 );
 const queued = await perJob(
   'queued',
-  async () => (await raw.zcard('mb:{q}:queued')) >= N,
+  // Since format 3 a queued job is in line in `queued` or THE READY LIST (`ready`).
+  async () => (await raw.zcard('mb:{q}:queued')) + (await raw.llen('mb:{q}:ready')) >= N,
   (c) => batches(c, () => ({ machine: JOB_NAME, input: {} })),
 );
 const finished = await perJob(

@@ -69,6 +69,34 @@ describeOnEachStore('the due claim', (world) => {
     assert.deepEqual(await claimed(1), ['p']);
   });
 
+  // A due record's rare fields reach the claim (Redis: lcClaimDue.lua's DUE READ), whichever way
+  // the record is read.
+  it('claims a due parked job that has a rare field with it (its options, a later attempt)', async () => {
+    h = world();
+    await h.store.enqueue('default', [newJob('o', { options: '{"timeoutMs":5000}' })]);
+    await parkFor('o', 30);
+    await sleep(50);
+    const [c] = (await h.store.commit('default', [], claimUpTo(5))).claimed;
+    assert.equal(c?.id, 'o');
+    assert.equal(c.options, '{"timeoutMs":5000}');
+    assert.equal(c.snapshot, '{"w":1}');
+    const retry: CommitOp = {
+      kind: 'retry',
+      id: 'o',
+      token: c.token,
+      error: '{"message":"x"}',
+      delayMs: 30,
+      attempt: 2,
+      log: [],
+    };
+    assert.deepEqual((await h.store.commit('default', [retry])).written, [true]);
+    await sleep(50);
+    const [again] = (await h.store.commit('default', [], claimUpTo(5))).claimed;
+    assert.equal(again?.id, 'o');
+    assert.equal(again.attempt, 2);
+    assert.equal(again.options, '{"timeoutMs":5000}');
+  });
+
   it('puts due jobs behind the jobs queued in their band, in due order, before a lower band', async () => {
     h = world();
     await h.store.enqueue('default', [newJob('d1', { delayMs: 20 }), newJob('d2', { delayMs: 30 })]);
