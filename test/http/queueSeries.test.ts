@@ -62,8 +62,11 @@ describeOnEachStore('GET /queues/:queue/series', (world) => {
         5,
         'a wait and a run per claimed job',
       );
-      // The three done jobs ran 120 ms or more (bucket (100, 215]); the failures ran under 100 ms.
-      for (const p of ran) assert.ok(p.run!.p95 <= 216, `run p95 ${p.run!.p95}`);
+      // The three done jobs ran 120 ms or more (bucket (100, 215], or the next one, (215, 464], on
+      // a loaded machine: its claim-to-end time read 464 at load 16); the failures ran under
+      // 100 ms. The delayed job's 600 ms wait is in (464, 1000]: a run read from the wait
+      // histogram would fail here.
+      for (const p of ran) assert.ok(p.run!.p95 <= 465, `run p95 ${p.run!.p95}`);
       assert.ok(ran.some((p) => p.run!.p95 > 100));
       assert.ok(
         ran.some((p) => p.wait!.p95 > 464 && p.wait!.p95 <= 1000),
