@@ -276,8 +276,8 @@ async function runSupervised(Store: StoreClass, url: string): Promise<number> {
   return finish(store, cost);
 }
 
-/** The parked case: JOBS of workload 15 parked by a Supervisor of the root, then resumed (counted). */
-async function runParked(Store: StoreClass, url: string): Promise<number> {
+/** What the parked and park cases start with: the root's workload-15 machine, a fresh prefix. */
+async function parkedSetup(Store: StoreClass, url: string) {
   const rt = runtimes.get(Store)!;
   const bench = (file: string) => import(pathToFileURL(resolve(rt.root, 'bench', file)).href);
   const { parkUntil } = (await bench('machines.ts')) as { parkUntil: { name: string } };
@@ -285,6 +285,12 @@ async function runParked(Store: StoreClass, url: string): Promise<number> {
   const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
   const store = new Store({ url, prefix, commandTimeoutMs: CALL_TIMEOUT_MS });
   const client = new rt.Client({ store, jobs: [parkUntil], queue: QUEUE });
+  return { rt, parkUntil, QUEUE, prefix, store, client };
+}
+
+/** The parked case: JOBS of workload 15 parked by a Supervisor of the root, then resumed (counted). */
+async function runParked(Store: StoreClass, url: string): Promise<number> {
+  const { rt, parkUntil, QUEUE, prefix, store, client } = await parkedSetup(Store, url);
   const sup = new rt.Supervisor({ store, jobs: [parkUntil], queues: [QUEUE], concurrency: 100 });
   await sup.start();
   const at = Date.now() + DUE_MS;
@@ -306,13 +312,7 @@ async function runParked(Store: StoreClass, url: string): Promise<number> {
 
 /** The park case: JOBS of workload 15 enqueued, then claimed and parked by a Supervisor (counted). */
 async function runPark(Store: StoreClass, url: string): Promise<number> {
-  const rt = runtimes.get(Store)!;
-  const bench = (file: string) => import(pathToFileURL(resolve(rt.root, 'bench', file)).href);
-  const { parkUntil } = (await bench('machines.ts')) as { parkUntil: { name: string } };
-  const { QUEUE } = (await bench('common.ts')) as { QUEUE: string };
-  const prefix = `probe${Math.random().toString(36).slice(2, 8)}`;
-  const store = new Store({ url, prefix, commandTimeoutMs: CALL_TIMEOUT_MS });
-  const client = new rt.Client({ store, jobs: [parkUntil], queue: QUEUE });
+  const { rt, parkUntil, QUEUE, prefix, store, client } = await parkedSetup(Store, url);
   const at = Date.now() + 3_600_000;
   for (let i = 0; i < JOBS; i += 1_000)
     await client.enqueueMany(

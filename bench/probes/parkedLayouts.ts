@@ -19,32 +19,16 @@
 //   FLUSHALL on a redis-server of your own
 
 import { Redis } from 'ioredis';
-import { Client, RedisStore, Supervisor } from '../../src/index.js';
-import { parkUntil } from '../machines.js';
 import { usedMemory } from '../redis.js';
+import { parkAll } from './parkAll.js';
 
 const port = Number(process.argv[2]);
 const N = Number(process.argv[3] ?? 10_000);
 const url = `redis://127.0.0.1:${port}`;
 const raw = new Redis(url);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Rec = Record<string, string>;
 
-await raw.flushall();
-const store = new RedisStore({ url, prefix: 'mb' });
-const client = new Client({ store, jobs: [parkUntil], queue: 'q' });
-const sup = new Supervisor({ store, jobs: [parkUntil], queues: ['q'], concurrency: 100 });
-await sup.start();
-await client.get('x').catch(() => null); // the store's first write stamps the format: before mem0
-await sleep(500);
-const mem0 = await usedMemory(raw);
-const at = Date.now() + 3_600_000;
-for (let i = 0; i < N; i += 1000)
-  await client.enqueueMany(
-    Array.from({ length: Math.min(1000, N - i) }, () => ({ machine: parkUntil.name, input: { at } })),
-  );
-while ((await raw.zcard('mb:{q}:delayed')) < N) await sleep(50);
-await sup.stop({ graceMs: 1000 });
+const mem0 = await parkAll(raw, url, N);
 const per = async () => Math.round(((await usedMemory(raw)) - mem0) / N);
 const ids = await raw.zrange('mb:{q}:delayed', '0', '-1');
 const keyOf = (id: string) => `mb:{q}:job:${id}`;
@@ -129,6 +113,4 @@ await afresh('+ implicit l1', implicit(1));
 await afresh('+ implicit l1-l3', implicit(3));
 for (let i = 0; i < ids.length; i += 1000) await raw.zrem('mb:{q}:waiting', ...ids.slice(i, i + 1000));
 await show('+ one index');
-client.close();
-await store.close();
 raw.disconnect();

@@ -16,15 +16,13 @@
 //   FLUSHALL and CONFIG SET on a redis-server of your own
 
 import { Redis } from 'ioredis';
-import { Client, RedisStore, Supervisor } from '../../src/index.js';
-import { parkUntil } from '../machines.js';
 import { usedMemory } from '../redis.js';
+import { parkAll } from './parkAll.js';
 
 const port = Number(process.argv[2]);
 const N = Number(process.argv[3] ?? 10_000);
 const url = `redis://127.0.0.1:${port}`;
 const raw = new Redis(url);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** MEMORY USAGE summed by key class (a job's id and a series' minute made `*`). */
 async function sizes(): Promise<Map<string, number>> {
@@ -41,22 +39,10 @@ async function sizes(): Promise<Map<string, number>> {
   return out;
 }
 
-await raw.flushall();
-const store = new RedisStore({ url, prefix: 'mb' });
-const client = new Client({ store, jobs: [parkUntil], queue: 'q' });
-const sup = new Supervisor({ store, jobs: [parkUntil], queues: ['q'], concurrency: 100 });
-await sup.start();
-await client.get('x').catch(() => null); // the store's first write stamps the format: before mem0
-await sleep(500);
-const before = await sizes();
-const mem0 = await usedMemory(raw);
-const at = Date.now() + 3_600_000;
-for (let i = 0; i < N; i += 1000)
-  await client.enqueueMany(
-    Array.from({ length: Math.min(1000, N - i) }, () => ({ machine: parkUntil.name, input: { at } })),
-  );
-while ((await raw.zcard('mb:{q}:delayed')) < N) await sleep(50);
-await sup.stop({ graceMs: 1000 });
+let before = new Map<string, number>();
+const mem0 = await parkAll(raw, url, N, async () => {
+  before = await sizes();
+});
 const per = async () => Math.round(((await usedMemory(raw)) - mem0) / N);
 console.log(`N=${N}: parked ${await per()} B/job (used_memory); by key class (MEMORY USAGE):`);
 for (const [cls, bytes] of await sizes()) {
@@ -105,6 +91,4 @@ const [, limit] = (await raw.config('GET', 'hash-max-listpack-value')) as [strin
 await raw.config('SET', 'hash-max-listpack-value', '256');
 await afresh('as listpack (hash-max-listpack-value 256)');
 await raw.config('SET', 'hash-max-listpack-value', limit);
-client.close();
-await store.close();
 raw.disconnect();
