@@ -154,7 +154,12 @@ lever('(i) + (ii)', indexNow - listLean);
 // (iii): a batch's combined `enqueued` entry lists its ids grouped (format 4: field `jg`,
 // src/store/redis/idGroups.ts) instead of every id: the stream's share per job goes to ~2 B.
 // Projected while not built: what the stream holds now, saved.
-lever(grouped ? '(iii) enqueued entries with ids grouped (built)' : '(iii) enqueued entries as runs of ids (projected)', grouped ? 0 : mEvents);
+lever(
+  grouped
+    ? '(iii) enqueued entries with ids grouped (built)'
+    : '(iii) enqueued entries as runs of ids (projected)',
+  grouped ? 0 : mEvents,
+);
 lever('(i) + (iii)', indexNow - list + (grouped ? 0 : mEvents));
 lever('(i) + (ii) + (iii)', indexNow - listLean + (grouped ? 0 : mEvents));
 raw.disconnect();

@@ -45,7 +45,7 @@ export const MIGRATIONS: readonly MigrationInfo[] = [
     breaking: true,
     description:
       'a job record leaves out `v` and `ma` when they hold the defaults (version 1, max attempts 4), which a ' +
-      'reader of format 3 would take for version 0 and max attempts 1, and a batch\'s `enqueued` stream entry ' +
+      "reader of format 3 would take for version 0 and max attempts 1, and a batch's `enqueued` stream entry " +
       'lists its ids grouped (`jg`), which it would not read, so none may run; records and entries written ' +
       'before are read as they are (nothing rewritten)',
   },

@@ -47,7 +47,7 @@ describe('the defaults left out: no v, ma when they hold the defaults', () => {
   let h: Harness;
   before(async () => (redis = await startRedis()));
   after(async () => redis.stop());
-  afterEach(async () => h.close());
+  afterEach(async () => h?.close());
 
   it("the stored defaults are the runtime's (most jobs leave both out)", () => {
     assert.equal(BASE_DEFAULTS.maxAttempts, DEFAULT_MAX_ATTEMPTS);

@@ -89,7 +89,10 @@ describe('the plain batch writes what the general enqueue writes', () => {
   it('a batch of ULID ids writes its enqueued entry with its ids grouped (jg), read back in order', async () => {
     h = new Harness(redis);
     const ids = Array.from({ length: 70 }, () => newJobId());
-    await h.store.enqueue('default', ids.map((id) => job(id)));
+    await h.store.enqueue(
+      'default',
+      ids.map((id) => job(id)),
+    );
     // One id that is not a ULID: every id written out (js).
     await h.store.enqueue('default', [job(newJobId()), job('not-a-ulid')]);
     const entries = await h.raw.xrange(h.key('events'), '-', '+');
@@ -98,7 +101,10 @@ describe('the plain batch writes what the general enqueue writes', () => {
     const jg = entries[0]![1][1]!;
     assert.ok(jg.length < ids.length * 10, `grouped: ${jg.length} characters for ${ids.length} ids`);
     const told = (await h.store.readEvents('default', '0', 0, 1000)).map((e) => [e.jobId, e.type]);
-    assert.deepEqual(told.slice(0, ids.length), ids.map((id) => [id, 'enqueued']));
+    assert.deepEqual(
+      told.slice(0, ids.length),
+      ids.map((id) => [id, 'enqueued']),
+    );
     assert.equal(told.length, ids.length + 2);
     assert.equal(told.at(-1)![0], 'not-a-ulid');
   });

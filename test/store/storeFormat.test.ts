@@ -373,7 +373,11 @@ describe('the data format version on Redis', () => {
     assert.match(run.stdout, /\[breaking\]/);
     assert.match(run.stdout, /checked 2 job record/);
     assert.equal(await h.raw.get(formatKey()), '4');
-    assert.equal((await dump()).replace(/ string "4"/, ' string "3"'), before, 'nothing but the stamp written');
+    assert.equal(
+      (await dump()).replace(/ string "4"/, ' string "3"'),
+      before,
+      'nothing but the stamp written',
+    );
     const later = await client.enqueue('echo', { n: 3 });
     assert.deepEqual(await h.raw.hmget(h.key(`job:${later}`), 'v', 'ma'), [null, null]);
     const supervisor = await new StoreWorld(h.newStore()).started({ jobs: [echo] });
