@@ -24,8 +24,8 @@ const f = (name: string, meaning: string, encoding: string, writtenBy: string[])
 
 /**
  * THE DEFAULTS LEFT OUT (data format 4): the version and max attempts of a record that has no `v`
- * or `ma`. lcCreate (lua/include/lcCreate.lua) writes either only when it differs, and every reader
- * takes an absent one for these. Part of the data format, not a setting: a record written without
+ * or `ma`. lcCreate (lua/include/lcCreate.lua) leaves both out when both are these, and every
+ * reader takes an absent one for these. Part of the data format, not a setting: a record written without
  * the field would read otherwise if they changed. (`maxAttempts` is the runtime's default,
  * DEFAULT_MAX_ATTEMPTS in runtime/backoff.ts, as it was when format 4 was made: most jobs have it.)
  */

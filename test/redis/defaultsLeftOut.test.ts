@@ -1,6 +1,5 @@
 // Redis only: THE DEFAULTS LEFT OUT (data format 4, lua/include/lcCreate.lua): a job hash holds `v`
-// and `ma` only when they are not the defaults (recordSchema.ts BASE_DEFAULTS: version 1, max
-// attempts 4). Every reader takes an absent one for its default: the claim's reply, a record read,
+// and `ma` unless both are the defaults (recordSchema.ts BASE_DEFAULTS: version 1, max attempts 4). Every reader takes an absent one for its default: the claim's reply, a record read,
 // the count of a machine's unfinished jobs; THE BARE RECORD's count (lua/include/lcBare.lua) takes
 // them as read, so a record with one field more than the bare ones is still read whole, whichever
 // of the two it holds, and so is a record of format 3, which holds both whatever they are.
@@ -26,11 +25,11 @@ const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
   ...extra,
 });
 
-/** A version and max attempts each default or not; `v`, `ma`: what the hash holds. */
+/** A version and max attempts each default or not; `v`, `ma`: what the hash holds (both or neither). */
 const VARIANTS: { name: string; extra: Partial<NewJob>; v: string | null; ma: string | null }[] = [
   { name: 'both defaults', extra: {}, v: null, ma: null },
-  { name: 'its own max attempts', extra: { maxAttempts: 3 }, v: null, ma: '3' },
-  { name: 'its own version', extra: { version: 2 }, v: '2', ma: null },
+  { name: 'its own max attempts', extra: { maxAttempts: 3 }, v: '1', ma: '3' },
+  { name: 'its own version', extra: { version: 2 }, v: '2', ma: '4' },
   { name: 'its own version and max attempts', extra: { version: 5, maxAttempts: 9 }, v: '5', ma: '9' },
 ];
 
@@ -130,6 +129,22 @@ describe('the defaults left out: no v, ma when they hold the defaults', () => {
         assert.deepEqual([done.status, done.version, done.maxAttempts], ['done', 1, 4], `${kind}: ${id}`);
         assert.deepEqual(await h.raw.hmget(h.key(`job:${id}`), 'v', 'ma'), ['1', '4'], 'kept as written');
       }
+    }
+  });
+
+  it('a record with v but no ma (a migrate wrote v) is read whole at its done: watched, it pushes its result', async () => {
+    h = new Harness(redis);
+    await h.store.enqueue('default', [job('mig'), job('plain')]);
+    const claimed = await h.claimAs('w', { max: 2 });
+    // As a migrate op leaves it (commit-12.lua writes `v` alone).
+    for (const id of ['mig', 'plain']) await h.raw.hset(h.key(`job:${id}`), 'v', '2');
+    await h.store.watchJob('mig', 'default', 'waiter-m');
+    const res = await h.store.commit('default', claimed.map(doneWith('"ok"')));
+    assert.deepEqual(res.written, [true, true]);
+    assert.ok((await h.raw.llen(h.key('result:waiter-m'))) > 0, 'its result was pushed');
+    for (const id of ['mig', 'plain']) {
+      const done = (await h.store.getJob(id, 'default'))!;
+      assert.deepEqual([done.status, done.version, done.maxAttempts], ['done', 2, 4]);
     }
   });
 

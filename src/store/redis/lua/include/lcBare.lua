@@ -1,6 +1,6 @@
 --- @include "redisCall"
 -- THE BARE RECORD: most jobs' hash holds only what every job has: the BASE FIELDS lcCreate
--- writes first (m, in, st, qs, ca, and v, ma when they are not the defaults: THE DEFAULTS LEFT
+-- writes first (m, in, st, qs, ca, and v, ma unless both are the defaults: THE DEFAULTS LEFT
 -- OUT, include/lcCreate.lua), then `tk` and `ct` once claimed, and maybe `pr` (a band other than
 -- the normal one) and `ck` (a concurrency key). Whether a job has any other field (an audit log,
 -- a parent, an inbox, watchers, a snapshot, an attempt past the first ...) is told by its field
@@ -14,7 +14,8 @@
 -- ma whatever they are: the count takes them as the caller read them, so it holds for both.
 -- True when the hash at `jk` holds exactly `n` fields (the ones every bare record of the
 -- caller's kind holds: m, in, st, qs, ca, and what the caller adds), `v` and `ma` as the caller
--- read them (each one more when present), or that and `pr`; `rm`, a MINIMAL RECORD's flag as the
+-- read them (each one more when present: a caller that counts one it did not read must know it
+-- is there; one it leaves out only makes a bare record read whole), or that and `pr`; `rm`, a MINIMAL RECORD's flag as the
 -- caller read it (in the HMGET it makes anyway, on a queue that has had a minimal record:
 -- LC.minimal), is one field more of a bare record. (Asked apart, with an HEXISTS, it cost each
 -- claim and each done of a minimal job a redis.call, ~3k instructions under callgrind.)
