@@ -4,7 +4,7 @@
 import type { StoredError } from '../errors.js';
 import { reviveValue } from './valueCodec.js';
 import { fullMachine, fullTimers } from './storedMachine.js';
-import { F } from './recordSchema.js';
+import { F, storedMaxAttempts, storedVersion } from './recordSchema.js';
 import { lifecycleView } from './lifecycleView.js';
 import { BAND_PRIORITY_NAMES, type JobRecord, type JobStatus } from './types.js';
 
@@ -107,7 +107,8 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
   if (!m) return null;
   const status = (st ?? 'queued') as JobStatus;
   const error = parse(e) as StoredError | null;
-  const maxAttempts = num(ma) ?? 1;
+  // Absent: the default (THE DEFAULTS LEFT OUT, recordSchema.ts BASE_DEFAULTS).
+  const maxAttempts = storedMaxAttempts(ma);
   // The lifecycle is the record's (lifecycleView.ts): an `l` stored by an older version is
   // replaced, not read. A snapshot that is not an object (a corrupt field) is shown as stored.
   const l = lifecycleView(status, num(a) ?? 1, maxAttempts, error);
@@ -125,7 +126,7 @@ export function decodeJob(id: string, queue: string, v: (string | null)[]): JobR
     id,
     queue,
     machine: m,
-    version: Number(ver),
+    version: storedVersion(ver),
     status,
     state: parse(s) ?? st,
     // A pipeline's context is its machine's; a simple job's (or a pipeline's before its machine

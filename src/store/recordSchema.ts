@@ -22,6 +22,23 @@ const f = (name: string, meaning: string, encoding: string, writtenBy: string[])
   writtenBy,
 });
 
+/**
+ * THE DEFAULTS LEFT OUT (data format 4): the version and max attempts of a record that has no `v`
+ * or `ma`. lcCreate (lua/include/lcCreate.lua) leaves both out when both are these, and every
+ * reader takes an absent one for these. Part of the data format, not a setting: a record written without
+ * the field would read otherwise if they changed. (`maxAttempts` is the runtime's default,
+ * DEFAULT_MAX_ATTEMPTS in runtime/backoff.ts, as it was when format 4 was made: most jobs have it.)
+ */
+export const BASE_DEFAULTS = { version: 1, maxAttempts: 4 } as const;
+
+/** A record's `v` as read (null or '': absent): its machine version. */
+export const storedVersion = (v: string | null | undefined): number =>
+  v === null || v === undefined || v === '' ? BASE_DEFAULTS.version : Number(v);
+
+/** A record's `ma` as read (null or '': absent): its max attempts. */
+export const storedMaxAttempts = (ma: string | null | undefined): number =>
+  ma === null || ma === undefined || ma === '' ? BASE_DEFAULTS.maxAttempts : Number(ma);
+
 // The scripts that make a job (its rare fields); include/lcCreate writes the base fields.
 const CREATE = ['enqueue-5', 'drainIngress-7'];
 const BASE = ['lcCreate'];
@@ -29,7 +46,7 @@ const BASE = ['lcCreate'];
 /** Every field of a job hash, in the order of docs/data-format.md. */
 export const JOB_HASH: readonly FieldSpec[] = [
   f('m', 'machine name', 'text', BASE),
-  f('v', 'machine version (after a migrate: the version its snapshot is now of)', 'decimal', [
+  f('v', 'machine version (absent: 1; after a migrate: the version its snapshot is now of)', 'decimal', [
     ...BASE,
     'commit-12',
   ]),
@@ -53,7 +70,7 @@ export const JOB_HASH: readonly FieldSpec[] = [
     'lcDonePlain',
     'lcCompactOp',
   ]),
-  f('ma', 'max attempts', 'decimal', BASE),
+  f('ma', 'max attempts (absent: 4)', 'decimal', BASE),
   f('a', 'attempt, 1-based (absent: 1 once claimed, 0 before)', 'decimal', ['commit-12', 'retryDead-6']),
   f('lr', 'lease requeues since the last checkpoint', 'decimal', ['reap-7', 'retryDead-6']),
   f('ca', 'created at', 'Redis ms', BASE),

@@ -7,7 +7,7 @@
 import { StoreFormatError } from '../errors.js';
 
 /** The version this code reads and writes. */
-export const STORE_FORMAT = 3;
+export const STORE_FORMAT = 4;
 
 /** One step of `machinist migrate-store`: from `to - 1` to `to`, as graphile-worker numbers its. */
 export interface MigrationInfo {
@@ -39,6 +39,15 @@ export const MIGRATIONS: readonly MigrationInfo[] = [
       'the ready list: runnable jobs of the normal band without a concurrency key that enter at a fresh place are ' +
       'kept in a list `ready` beside the `queued` zset, which a claim of format 2 never reads, so none may run; ' +
       'the jobs a format-2 store has in `queued` stay there, and the claim reads both (nothing moved)',
+  },
+  {
+    to: 4,
+    breaking: true,
+    description:
+      'a job record leaves out `v` and `ma` when they hold the defaults (version 1, max attempts 4), which a ' +
+      "reader of format 3 would take for version 0 and max attempts 1, and a batch's `enqueued` stream entry " +
+      'lists its ids grouped (`jg`), which it would not read, so none may run; records and entries written ' +
+      'before are read as they are (nothing rewritten)',
   },
 ];
 

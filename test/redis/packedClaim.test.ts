@@ -13,6 +13,7 @@ import { commitRoundTrip, decodeClaimed } from '../../src/store/redis/commitOps.
 import { redisContext } from '../../src/store/redis/RedisContext.js';
 import { ReplicaWait } from '../../src/store/redis/durability.js';
 import type { ClaimedJob, CommitOp, JobStatus, NewJob } from '../../src/store/types.js';
+import { BASE_DEFAULTS } from '../../src/store/recordSchema.js';
 
 const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
   id,
@@ -44,11 +45,11 @@ function flatDecode(f: (string | string[])[]): ClaimedJob[] {
       id: f[i] as string,
       token: f[i + 1] as string,
       machine: last[0] || undefined,
-      version: num(last[1], 1),
+      version: num(last[1], BASE_DEFAULTS.version),
       input: (f[i + 2] as string) || undefined,
       snapshot: rare?.[0] || undefined,
       attempt: num(rare?.[1], 1),
-      maxAttempts: num(last[2], 1),
+      maxAttempts: num(last[2], BASE_DEFAULTS.maxAttempts),
       leaseRequeues: Number(rare?.[2]) || 0,
       parentId: rare?.[3] || undefined,
       options: rare?.[4] || undefined,
@@ -203,6 +204,9 @@ for (const scripts of ['functions', 'eval'] as const) {
         job('f', { parentId: 'parent', group: 'g', index: 0 }),
         job('g', { parentId: 'other parent', group: 'g', index: 1, parentQueue: 'elsewhere' }),
         job('h', { input: '' }),
+        // The defaults: a record without v and ma (THE DEFAULTS LEFT OUT), which the reply sends as ''.
+        job('i', { version: 1, maxAttempts: 4 }),
+        job('j', { version: 1, maxAttempts: 4, options: '{}' }),
       ]);
       // A record written by someone else: bytes that are not UTF-8 in its input, snapshot and
       // options (decoded as ioredis decodes a bulk string holding them).
@@ -212,7 +216,7 @@ for (const scripts of ['functions', 'eval'] as const) {
       const { claimed, flat } = await claimBoth('w', 100);
       assert.deepEqual(
         claimed.map((c) => c.id),
-        ['parent', 'other parent', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'raw'],
+        ['parent', 'other parent', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'raw'],
       );
       assert.deepEqual(claimed, flat);
       const byId = new Map(claimed.map((c) => [c.id, c]));
@@ -224,6 +228,11 @@ for (const scripts of ['functions', 'eval'] as const) {
       assert.equal(byId.get('g')!.parentQueue, 'elsewhere');
       assert.equal(byId.get('raw')!.input, bad.toString('utf8'));
       assert.equal(byId.get('raw')!.attempt, 2);
+      for (const id of ['i', 'j']) {
+        assert.deepEqual(await h.raw.hmget(h.key(`job:${id}`), 'v', 'ma'), [null, null]);
+        assert.deepEqual([byId.get(id)!.version, byId.get(id)!.maxAttempts], [1, 4]);
+      }
+      assert.equal(byId.get('j')!.options, '{}');
     });
 
     it("decodes a commit sent in a pipeline with WAIT (durability 'replicated') alike", async () => {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
 import type { NewJob } from '../../src/store/types.js';
+import { newJobId } from '../../src/client/buildNewJob.js';
 
 const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
   id,
@@ -23,6 +24,7 @@ const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
 
 const KINDS: [string, Partial<NewJob>][] = [
   ['the normal band', {}],
+  ['the default version and max attempts (no v, ma)', { maxAttempts: 4 }],
   ['another band', { band: 0 }],
   ['minimal records', { minimal: true }],
   ['minimal records of another band', { minimal: true, band: 3 }],
@@ -56,6 +58,7 @@ describe('the plain batch writes what the general enqueue writes', () => {
       assert.ok(plain.some(([k]) => k === 'qs'));
       // The normal band's in the ready list, in order; another band's in `queued` at `qs`.
       const normal = extra.band === undefined;
+      if (extra.maxAttempts === 4) assert.ok(!plain.some(([k]) => k === 'v' || k === 'ma'), 'no v, ma');
       for (const [id, f] of [
         ['p1', plain],
         ['g1', general],
@@ -82,4 +85,27 @@ describe('the plain batch writes what the general enqueue writes', () => {
         ['p1', 'p2', 'g1', 'g2'],
       );
     });
+
+  it('a batch of ULID ids writes its enqueued entry with its ids grouped (jg), read back in order', async () => {
+    h = new Harness(redis);
+    const ids = Array.from({ length: 70 }, () => newJobId());
+    await h.store.enqueue(
+      'default',
+      ids.map((id) => job(id)),
+    );
+    // One id that is not a ULID: every id written out (js).
+    await h.store.enqueue('default', [job(newJobId()), job('not-a-ulid')]);
+    const entries = await h.raw.xrange(h.key('events'), '-', '+');
+    const fields = entries.map(([, kv]) => kv.filter((_, i) => i % 2 === 0).join(' '));
+    assert.deepEqual(fields, ['jg t s at', 'js t s at']);
+    const jg = entries[0]![1][1]!;
+    assert.ok(jg.length < ids.length * 10, `grouped: ${jg.length} characters for ${ids.length} ids`);
+    const told = (await h.store.readEvents('default', '0', 0, 1000)).map((e) => [e.jobId, e.type]);
+    assert.deepEqual(
+      told.slice(0, ids.length),
+      ids.map((id) => [id, 'enqueued']),
+    );
+    assert.equal(told.length, ids.length + 2);
+    assert.equal(told.at(-1)![0], 'not-a-ulid');
+  });
 });

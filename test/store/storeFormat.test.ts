@@ -334,11 +334,11 @@ describe('the data format version on Redis', () => {
     const before = await dump();
     const run = await migrate();
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /format 2 -> 3/);
+    assert.match(run.stdout, new RegExp(`format 2 -> ${STORE_FORMAT}`));
     assert.match(run.stdout, /\[breaking\]/);
-    assert.equal(await h.raw.get(formatKey()), '3');
+    assert.equal(await h.raw.get(formatKey()), String(STORE_FORMAT));
     assert.equal(
-      (await dump()).replace(/ string "3"/, ' string "2"'),
+      (await dump()).replace(` string "${STORE_FORMAT}"`, ' string "2"'),
       before,
       'nothing but the stamp written',
     );
@@ -355,6 +355,41 @@ describe('the data format version on Redis', () => {
     } finally {
       await supervisor.stop({ graceMs: 0 });
     }
+  });
+
+  it('format 3 -> 4: records of format 3 keep v and ma and run as before, new ones leave the defaults out', async () => {
+    h = new Harness(redis);
+    const client = h.client({ jobs: [echo] });
+    const ids: string[] = [];
+    for (const n of [1, 2]) ids.push(await client.enqueue('echo', { n }));
+    // As format 3 wrote them: v and ma in every record, whatever they hold; stamped 3.
+    for (const id of ids) await h.raw.hset(h.key(`job:${id}`), 'v', '1', 'ma', '4');
+    await h.raw.set(formatKey(), 3);
+    await assert.rejects(h.newStore().checkFormat(), { code: 'STORE_FORMAT_OLDER' });
+    const before = await dump();
+    const run = await migrate();
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /format 3 -> 4/);
+    assert.match(run.stdout, /\[breaking\]/);
+    assert.match(run.stdout, /checked 2 job record/);
+    assert.equal(await h.raw.get(formatKey()), '4');
+    assert.equal(
+      (await dump()).replace(/ string "4"/, ' string "3"'),
+      before,
+      'nothing but the stamp written',
+    );
+    const later = await client.enqueue('echo', { n: 3 });
+    assert.deepEqual(await h.raw.hmget(h.key(`job:${later}`), 'v', 'ma'), [null, null]);
+    const supervisor = await new StoreWorld(h.newStore()).started({ jobs: [echo] });
+    try {
+      for (const [i, id] of [...ids, later].entries()) {
+        const done = await client.waitForResult(id, { queue: 'default', timeoutMs: 10_000 });
+        assert.deepEqual([done.status, done.output, done.version, done.maxAttempts], ['done', i + 1, 1, 4]);
+      }
+    } finally {
+      await supervisor.stop({ graceMs: 0 });
+    }
+    for (const id of ids) assert.deepEqual(await h.raw.hmget(h.key(`job:${id}`), 'v', 'ma'), ['1', '4']);
   });
 
   it('migrate-store refuses a newer store with STORE_FORMAT_NEWER', async () => {

@@ -112,6 +112,9 @@ export const FILE_STEPS: Readonly<Record<number, (doc: any) => any>> = {
   // 2 -> 3: the ready list is the Redis layout's (a list beside the `queued` zset); the file keeps
   // one line of queued jobs, in the same order, so nothing in it changes.
   3: (doc) => doc,
+  // 3 -> 4: the defaults left out are the job hash's (no `v`, `ma` when default); the file keeps
+  // every job's version and max attempts as before, so nothing in it changes.
+  4: (doc) => doc,
 };
 
 export function decodeData(text: string, file: string): StoreData {

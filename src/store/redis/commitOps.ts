@@ -5,6 +5,7 @@ import type { QueueKeys } from '../keys.js';
 import type { ClaimRequest, ClaimedJob, CommitOp, CommitResult, JobStatus } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { encodeOps } from './encodeOps.js';
+import { BASE_DEFAULTS } from '../recordSchema.js';
 
 /** A numeric field of a claim reply: `fallback` when absent (''), else its value (NaN if not a number). */
 const num = (v: unknown, fallback: number): number =>
@@ -122,14 +123,15 @@ export function decodeClaimed(b: Buffer): ClaimedJob[] {
       id,
       token,
       machine: last[0] || undefined,
-      // Absent fields take their defaults; a present one is passed on as read, so that a record
-      // with a bad value (written by something other than enqueue) is refused by runClaimedJob
-      // rather than run with a made-up value.
-      version: num(last[1], 1),
+      // Absent fields take their defaults (the version and max attempts: THE DEFAULTS LEFT OUT,
+      // recordSchema.ts); a present one is passed on as read, so that a record with a bad value
+      // (written by something other than enqueue) is refused by runClaimedJob rather than run
+      // with a made-up value.
+      version: num(last[1], BASE_DEFAULTS.version),
       input: input || undefined,
       snapshot: rare?.[0] || undefined,
       attempt: num(rare?.[1], 1),
-      maxAttempts: num(last[2], 1),
+      maxAttempts: num(last[2], BASE_DEFAULTS.maxAttempts),
       leaseRequeues: Number(rare?.[2]) || 0,
       parentId: rare?.[3] || undefined,
       options: rare?.[4] || undefined,

@@ -3,11 +3,13 @@
 
 import type { AuditEntry, QueueEvent } from '../types.js';
 import { F } from '../recordSchema.js';
+import { ungroupIds } from './idGroups.js';
 
 type XReadReply = [string, [string, string[]][]][];
 
-/** A combined entry (field `js`, see lua/include/emitMany.lua) is the same transition
- * of several jobs in one script call: it becomes one event per job, sharing the cursor. */
+/** A combined entry (field `js`, see lua/include/emitMany.lua; or `jg`, THE IDS GROUPED of
+ * idGroups.ts) is the same transition of several jobs in one script call: it becomes one event
+ * per job, sharing the cursor. */
 export function decodeStreamEntries(res: XReadReply): QueueEvent[] {
   const out: QueueEvent[] = [];
   for (const [, entries] of res) {
@@ -18,6 +20,8 @@ export function decodeStreamEntries(res: XReadReply): QueueEvent[] {
       const at = Number(f.at ?? 0);
       if (f.js !== undefined) {
         for (const jobId of f.js.split(',')) out.push({ cursor: entryId, jobId, type, status: f.s, at });
+      } else if (f.jg !== undefined) {
+        for (const jobId of ungroupIds(f.jg)) out.push({ cursor: entryId, jobId, type, status: f.s, at });
       } else out.push({ cursor: entryId, jobId: f.j ?? '', type, status: f.s, at });
     }
   }

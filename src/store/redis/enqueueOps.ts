@@ -5,6 +5,7 @@ import { ReplicationTimeoutError, fromScriptError } from '../../errors.js';
 import { queuesKey } from '../keys.js';
 import type { EnqueueResult, NewJob } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
+import { groupIds } from './idGroups.js';
 
 export async function enqueue(
   ctx: RedisContext,
@@ -39,19 +40,26 @@ export async function enqueue(
   // (see enqueue-5.lua); a shared batch where no job has any sends none (w = 2), nor one whose
   // jobs are all minimal records and have no other ('m': w = 2, each a minimal record).
   let extras = jobs.map((j) => extrasOf(j, false));
-  let w: 2 | 3 | 8 | 'm';
+  let w: 2 | 3 | 8 | 'm' | 'g';
+  // THE IDS GROUPED (idGroups.ts): a batch of the shared form without extras, due now, sends its
+  // ids grouped too ('g': w = 2 and the text last), for its stream entry (enqueue-5.lua's plain
+  // batch; a batch that takes the general way there ignores it).
+  let grouped: string | null = null;
   if (shared && jobs.every((j) => j.minimal) && extras.every((x) => x === '')) w = 'm';
   else {
     if (jobs.some((j) => j.minimal)) extras = jobs.map((j) => extrasOf(j, true));
     w = !shared ? 8 : extras.every((x) => x === '') ? 2 : 3;
+    if (w === 2 && jobs.length > 1 && j0.delayMs === 0) grouped = groupIds(jobs.map((j) => j.id));
+    if (grouped !== null) w = 'g';
   }
   const args: (string | number)[] = [k.base, ctx.eventsMaxLen, idemTtlMs, jobs.length, w];
   if (shared) args.push(j0.machine, j0.version, j0.band, j0.delayMs, j0.maxAttempts);
   jobs.forEach((j, i) => {
-    if (w === 2 || w === 'm') args.push(j.id, j.input);
+    if (w === 2 || w === 'm' || w === 'g') args.push(j.id, j.input);
     else if (w === 3) args.push(j.id, j.input, extras[i]!);
     else args.push(j.id, j.machine, j.version, j.input, j.band, j.delayMs, j.maxAttempts, extras[i]!);
   });
+  if (grouped !== null) args.push(grouped);
   const keys = [k.queued, k.delayed, k.meta, k.events, k.marker];
   let res: number | (string | number)[];
   let acked = Infinity;

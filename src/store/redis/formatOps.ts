@@ -78,6 +78,7 @@ export const REDIS_STEPS: Readonly<Record<number, Step>> = {
   1: checkTodaysLayout,
   2: compactSnapshots,
   3: readyList,
+  4: defaultsLeftOut,
 };
 
 /** 0 -> 1: the pre-versioned layout is today's; nothing changes but the stamp, once checked. */
@@ -144,6 +145,20 @@ async function compactSnapshots(redis: RedisClient, prefix: string): Promise<str
 async function readyList(redis: RedisClient, prefix: string): Promise<string> {
   const records = await checkRecords(redis, prefix, 3);
   return `checked ${records} job record(s); queued jobs stay where they are, new ones may enter the ready list`;
+}
+
+/**
+ * 3 -> 4: THE DEFAULTS LEFT OUT (lua/include/lcCreate.lua): a new record has no `v` or `ma` when
+ * it holds the default (recordSchema.ts BASE_DEFAULTS). Nothing stored changes: a record of format
+ * 3 holds both, which format 4 reads as before (THE BARE RECORD's count takes them as read). What
+ * makes it breaking is the readers of format 3, which take an absent `v` for version 0 and an
+ * absent `ma` for 1 attempt (a worker of format 3 would run such a job once, never retrying it),
+ * so migrateStore refuses it while a supervisor runs (assertNoneRunning). The records are checked
+ * as step 1 checks them.
+ */
+async function defaultsLeftOut(redis: RedisClient, prefix: string): Promise<string> {
+  const records = await checkRecords(redis, prefix, 4);
+  return `checked ${records} job record(s); kept as they are, new ones leave out a default version and max attempts`;
 }
 
 /**

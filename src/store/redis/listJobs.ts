@@ -6,7 +6,7 @@ import { listPages, sliceLines, type IndexPages } from '../listPages.js';
 import { COUNTED, type QueueCounts } from '../types.js';
 import type { RedisContext } from './RedisContext.js';
 import { decodeJob, JOB_FIELDS } from '../decodeJob.js';
-import { F } from '../recordSchema.js';
+import { F, storedVersion } from '../recordSchema.js';
 import { queuedIds, queuedSize, queueQueuedSize } from './readyLine.js';
 
 /** The queue's indexes as listPages reads them (zsets; children by their index in the fan-out). */
@@ -149,7 +149,7 @@ export async function countUnfinished(
         for (const [err, values] of (await pipe.exec()) ?? []) {
           if (err) throw err;
           const [m, v] = values as (string | null)[];
-          if (m === machine && Number(v) === version) n++;
+          if (m === machine && storedVersion(v) === version) n++;
         }
       }
       if (ids.length < COUNT_PAGE) break;

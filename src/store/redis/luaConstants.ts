@@ -15,6 +15,7 @@ import {
 } from '../storeConstants.js';
 import { PRIORITY_BAND } from '../types.js';
 import { JOB_FIELDS } from '../decodeJob.js';
+import { BASE_DEFAULTS } from '../recordSchema.js';
 import { SERIES_BUCKETS, SERIES_KEEP_MS, SERIES_RUN_FIELDS, SERIES_WAIT_FIELDS } from '../queueSeries.js';
 import {
   COMMIT_COMPACT,
@@ -35,6 +36,9 @@ export const LUA_CONSTANTS: Readonly<Record<string, LuaValue>> = {
   REAPED_KEPT_MS,
   REAPED_CAP,
   FLEET_GONE_KEPT_MS,
+  /** THE DEFAULTS LEFT OUT: the version and max attempts a record without `v` or `ma` holds, as text. */
+  DEFAULT_V: String(BASE_DEFAULTS.version),
+  DEFAULT_MA: String(BASE_DEFAULTS.maxAttempts),
   /** The record fields a reader decodes, in decodeJob's order (pushResult sends them). */
   JOB_FIELDS,
   /** The lifecycle table (from -> to -> event) and its status sets, as MemoryStore's. */

@@ -42,7 +42,8 @@ none of the rare fields (most jobs of a claim); else 4: machine, version, max at
 or, for a job with any rare field, 14: machine, version, max attempts, status, snapshot,
 attempt, lease requeues, parent id, options, inbox position, parent queue, has inbox, parent
 state ('live' for a child whose parent is on this queue: one that is not is ended cancelled
-here, not claimed), retry-laters (each '' when absent). Lengths, not separators: an id, input
+here, not claimed), retry-laters (each '' when absent; an absent version or max attempts is the
+default: THE DEFAULTS LEFT OUT, include/lcCreate.lua). Lengths, not separators: an id, input
 or snapshot may hold any byte. Every value of a reply costs Redis a conversion from Lua and an
 element written (~1.2k instructions under callgrind), and the worker a Buffer made and decoded:
 one for the claim, where 3 a job were (4 and 1 per op before that).

@@ -93,6 +93,8 @@ local now = nowMs()
 LC.kp, LC.maxLen, LC.now = kp, maxLen, now
 local seq = redis.call('HINCRBY', metaKey, 'seq', n) - n
 local made, broken, existing = 0, 0, 0
+-- The stored defaults of a version and max attempts, as the entries' JSON gives them (numbers).
+local defaultV, defaultMa = tonumber(DEFAULT_V), tonumber(DEFAULT_MA)
 
 -- Entry i set aside under `bid`. The raw text stays with the reason (BrokenEntry.raw);
 -- purgeDead-3 expires the hash.
@@ -143,7 +145,12 @@ for i = 1, n do
           -- The queue now has a job with a key (include/lcState.lua's LC.keyed).
           redis.call('HSET', kp .. 'flow', 'keyed', '1')
         end
-        lcCreate(id, jk, j.machine, j.version, j.input, score, j.maxAttempts, now, args[1] and args or nil,
+        -- Version and max attempts as numbers (JSON): the defaults as lcCreate knows them, as text
+        -- (THE DEFAULTS LEFT OUT, include/lcCreate.lua).
+        local v, ma = j.version, j.maxAttempts
+        if v == defaultV then v = DEFAULT_V end
+        if ma == defaultMa then ma = DEFAULT_MA end
+        lcCreate(id, jk, j.machine, v, j.input, score, ma, now, args[1] and args or nil,
           delay > 0 and now + delay or nil, ck, nil, score)
         made = made + 1
       end

@@ -11,6 +11,9 @@ ARGV[3] idempotency-key TTL ms, ARGV[4] job count n, ARGV[5] values per job w, t
   ARGV[5] 'm' (w = 2): the same for a batch whose every job is a minimal record and has no other
   extras: a record 'minimal' for each, without a JSON object a job to decode (which cost a
   minimal job's enqueue 30k instructions more than a plain one's, 77k against 46k).
+  ARGV[5] 'g' (w = 2): a batch of the form w = 2 whose ids the client grouped (THE IDS GROUPED,
+  src/store/redis/idGroups.ts), the grouped text one value more, after the jobs': the plain
+  batch's stream entry holds it (field `jg`) instead of every id (`js`).
   extras (rare, so most jobs cost no parsing): a JSON object of the fields below that are set,
   under NewJob's own names (src/store/types.ts; enqueueOps.ts): idempotencyKey, parentId,
   options, parentQueue (when not this one), group (the fan-out's), index (in the fan-out),
@@ -55,12 +58,15 @@ local n = tonumber(ARGV[4])
 -- w values per job from ARGV[first]; in the shared form (w = 3) the five shared values sit
 -- before them. oIn and oX: the input's and the extras' places in a job's values (w = 2: none).
 local batchMinimal = ARGV[5] == 'm'
-local w = (ARGV[5] == '2' or batchMinimal) and 2 or ARGV[5] == '3' and 3 or ARGV[5] == '8' and 8 or nil
+-- THE IDS GROUPED (w = 2): the grouped text, the last value; nil: none.
+local grouped = ARGV[5] == 'g' and ARGV[#ARGV] or nil
+local w = (ARGV[5] == '2' or batchMinimal or grouped) and 2 or ARGV[5] == '3' and 3 or ARGV[5] == '8' and 8 or nil
 local first, oIn, oX = 6, 3, 7
 if w == 3 then first, oIn, oX = 11, 1, 2 elseif w == 2 then first, oIn, oX = 11, 1, nil end
 local sharedForm = w ~= 8
 -- NO HALF-APPLIED CALL: everything is checked before the first write.
-if not idemTtl or idemTtl <= 0 or not n or n < 1 or n % 1 ~= 0 or not w or #ARGV ~= first - 1 + n * w then
+if not idemTtl or idemTtl <= 0 or not n or n < 1 or n % 1 ~= 0 or not w
+    or #ARGV ~= first - 1 + n * w + (grouped and 1 or 0) or grouped == '' then
   return redis.error_reply('BAD_ENQUEUE 0 bad count or idempotency TTL')
 end
 -- A job's machine, version and max attempts: its own (w = 8, at b + 1, b + 2, b + 6) or shared
@@ -205,7 +211,7 @@ if w == 2 and not anyExists and delay1 == 0 then
   else
     zaddMany(kp .. 'queued', flat)
   end
-  if not batchMinimal then emitMany(kp .. 'events', maxLen, nowText, ids, 'enqueued', 'queued') end
+  if not batchMinimal then emitMany(kp .. 'events', maxLen, nowText, ids, 'enqueued', 'queued', grouped) end
   redis.call('ZADD', kp .. 'marker', '0', 'w')
   return n
 end

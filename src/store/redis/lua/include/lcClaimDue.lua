@@ -64,18 +64,22 @@ end
 -- THE READY LIST (include/lcReady.lua) holds entries, the normal band's lowest place, below every
 -- entry it can hold (its entries' places are not read: a due job of the normal band has a fresh
 -- seq, behind them all, so it never goes straight past a list that is not empty; a stale entry
--- only sends it the longer way, through the line).
+-- only sends it the longer way, through the line). And the list's length as read (its LLEN).
 local function lcQueuedHead()
   local head = redis.call('ZRANGE', LC.kp .. 'queued', '0', '0', 'WITHSCORES')
   local z = head[2] and tonumber(head[2]) or nil
-  if redis.call('LLEN', LC.kp .. 'ready') > 0 and (z == nil or z > READY_LO) then return READY_LO end
-  return z
+  local listed = redis.call('LLEN', LC.kp .. 'ready')
+  if listed > 0 and (z == nil or z > READY_LO) then return READY_LO, listed end
+  return z, listed
 end
 
 -- Takes the claim's share of the due entries (`limit` at most; `want`: the claim's want; `straight`:
 -- the queue allows THE DUE CLAIM). Returns the jobs to claim straight, in line order: their ids and
 -- their DUE READs, left `waiting` and `delayed` already; or nil, none. Every other due job is in
--- `queued` (flushed).
+-- `queued` (flushed). Third, THE LIST'S LENGTH HANDED OVER: whether THE READY LIST is empty, as
+-- lcQueuedHead read it, for the claim's first take (lcTakeQueued's `listed`): 0, a number above
+-- 0 (the list is not empty: nothing here pops it), or nil when not read, or when it was empty and
+-- a due job moved into the line may have entered it since.
 local function lcClaimDue(limit, want, straight)
   local kp = LC.kp
   local kDelayed = kp .. 'delayed'
@@ -84,8 +88,8 @@ local function lcClaimDue(limit, want, straight)
   local n = #due
   if n == 0 then return nil end
   local seq = redis.call('HINCRBY', kp .. 'meta', 'seq', numText(n)) - n
-  local head = nil
-  if straight then head = lcQueuedHead() end
+  local head, listed = nil, nil
+  if straight then head, listed = lcQueuedHead() end
   local both = straight and not head
   -- Per due job (by its index in `due`): its DUE READ, its place; `order`: the indexes in place
   -- order (bands apart, the due order).
@@ -140,9 +144,12 @@ local function lcClaimDue(limit, want, straight)
     if not straightNow and st ~= 'waiting' then rest[#rest + 1] = id end
   end
   if #rest > 0 then redis.call('ZREM', kDelayed, unpack(rest)) end
-  if moved then lcFlush() end
-  if #ids == 0 then return nil end
-  return ids, taken
+  if moved then
+    lcFlush()
+    if listed == 0 then listed = nil end
+  end
+  if #ids == 0 then return nil, nil, listed end
+  return ids, taken, listed
 end
 
 -- Whether due entries are left in `delayed` for another claim (a claim that took its fill says

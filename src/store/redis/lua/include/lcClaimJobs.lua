@@ -105,7 +105,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   local nc, lens = #claimed, {}
   -- THE DUE CLAIM (include/lcClaimDue.lua): the due jobs first in line, claimed straight (the first
   -- batch below); the claim's other due jobs into `queued`.
-  local dueIds, dueRecs = lcClaimDue(want + skipN, want, not (keyGate or mrated or LC.gated))
+  -- `listed`: THE LIST'S LENGTH HANDED OVER to the first take below (nil: none).
+  local dueIds, dueRecs, listed = lcClaimDue(want + skipN, want, not (keyGate or mrated or LC.gated))
   if keyGate then lcReleaseDueKeys(now) end
   if mrated then lcReleaseDueMachines(now) end
   local got, popped, asked = 0, 0, want
@@ -125,7 +126,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       batch, places, pre, dueIds = dueIds, {}, dueRecs, nil
     else
       -- The line's front: `queued` and THE READY LIST merged (include/lcTakeQueued.lua).
-      batch, places = lcTakeQueued(want - got, withScores)
+      batch, places = lcTakeQueued(want - got, withScores, listed)
+      listed = nil
     end
     local n = #batch
     if n == 0 then break end
@@ -164,7 +166,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       local bare = false
       if r then
         sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(r, 6, 16)
-      elseif m then bare = lcBare(jk, ck and 8 or 7, rm) end
+      elseif m then bare = lcBare(jk, ck and 6 or 5, v, ma, rm) end
       if m and not bare and not r then
         sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
           'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl'))
@@ -290,6 +292,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
         lcClaim(id, jk, st, token, deadline, ls, entry, rm, r and r[23])
+        -- An absent `v` or `ma` goes as '': the default (THE DEFAULTS LEFT OUT, include/lcCreate.lua),
+        -- which commitOps.ts's decodeClaimed puts back.
         input, v, ma = input or '', v or '', ma or ''
         -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
         -- and has none of the fields most jobs do not have (Lua compares interned strings by

@@ -16,33 +16,36 @@ local PLAIN_DONE_LOG = { '{"type":"done"}' }
 local function lcDonePlain(id, token, output)
   local jk = LC.kp .. 'job:' .. id
   -- `ct` and `ca` for its tally (lcTally.lua): every claimed job has both, so they cost no scan.
+  -- `ma` for THE BARE RECORD's count (lcBare.lua): with `v`, both there or neither (THE DEFAULTS
+  -- LEFT OUT, include/lcCreate.lua; a migrate may add `v` alone: the count is then short, and the
+  -- record read whole, never the other way), and HLEN alone cannot tell them from rare fields.
   -- `ck` only on a queue that has had a job with a key, `rm` (a MINIMAL RECORD:
   -- lcDoneMinimal.lua) only on one that has had a minimal record.
   -- (commit-12.lua's claim reads its four fields the same way, inline as here: one function for
   -- both cost +1.4% redis-server instructions per plain job, +2.2% per minimal one, callgrind.)
   -- The reply is taken by index: unpack, a C function call, cost ~0.7k instructions a read more.
-  local st, tk, ct, ca, ck, rm
+  local st, tk, ct, ca, ma, ck, rm
   if LC.minimal then
     if LC.keyed then
-      local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'ck', 'rm')
-      st, tk, ct, ca, ck, rm = r[1], r[2], r[3], r[4], r[5], r[6]
+      local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'ma', 'ck', 'rm')
+      st, tk, ct, ca, ma, ck, rm = r[1], r[2], r[3], r[4], r[5], r[6], r[7]
     else
-      local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'rm')
-      st, tk, ct, ca, rm = r[1], r[2], r[3], r[4], r[5]
+      local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'ma', 'rm')
+      st, tk, ct, ca, ma, rm = r[1], r[2], r[3], r[4], r[5], r[6]
     end
   elseif LC.keyed then
-    local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'ck')
-    st, tk, ct, ca, ck = r[1], r[2], r[3], r[4], r[5]
+    local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'ma', 'ck')
+    st, tk, ct, ca, ma, ck = r[1], r[2], r[3], r[4], r[5], r[6]
   else
-    local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca')
-    st, tk, ct, ca = r[1], r[2], r[3], r[4]
+    local r = redisCall('HMGET', jk, 'st', 'tk', 'ct', 'ca', 'ma')
+    st, tk, ct, ca, ma = r[1], r[2], r[3], r[4], r[5]
   end
   if token == '' or tk ~= token then return 0 end
   -- THE BARE RECORD (lcBare.lua): the base fields, tk, ct (and ck, pr, rm) only, so none of the
   -- fields below; else they are read.
   local ls, ib, par, fg, wt, e
   local bare = false
-  if ct then bare = lcBare(jk, ck and 10 or 9, rm) end
+  if ct then bare = lcBare(jk, ck and 8 or 7, ma, ma, rm) end
   if not bare then
     ls, ib, par, fg, wt, e = unpack(redisCall('HMGET', jk, 'ls', 'ib', 'par', 'fg', 'wt', 'e'))
   end

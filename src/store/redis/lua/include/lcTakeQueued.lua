@@ -7,11 +7,14 @@
 -- ZADD takes them), both lists of the same length; fewer than `count` only when the line is
 -- shorter. A list entry's place is its record's `qs`, read only when the zset's head is in the
 -- normal band too (another band's head is before or after the whole list) or when asked for.
-local function lcTakeQueued(count, withScores)
+-- `listed`: the list's length as this call read it last, when nothing can have pushed to or popped
+-- it since (THE LIST'S LENGTH HANDED OVER, include/lcClaimDue.lua: whether it is empty is all that
+-- is used); nil: read here.
+local function lcTakeQueued(count, withScores, listed)
   local kp = LC.kp
   local qk, rk = kp .. 'queued', kp .. 'ready'
   local ids, scores = {}, withScores and {} or nil
-  if redis.call('LLEN', rk) == 0 then
+  if (listed or redis.call('LLEN', rk)) == 0 then
     -- No list (a format-2 store's queue, or only other bands): the zset alone, as before: the
     -- ids alone when no place is asked for (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without a score
     -- formatted as a float per job).
