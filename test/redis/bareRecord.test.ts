@@ -8,7 +8,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
-import { doneWith } from '../support/claimOps.js';
+import { BAND_AND_KEY_KINDS, doneWith } from '../support/claimOps.js';
 import type { NewJob } from '../../src/store/types.js';
 
 const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
@@ -22,13 +22,7 @@ const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
   ...extra,
 });
 
-/** Each band a job can be of (2 is stored as no `pr`), with a concurrency key and without. */
-const KINDS: [string, Partial<NewJob>][] = [
-  ['the normal band', {}],
-  ['another band', { band: 0 }],
-  ['the normal band with a concurrency key', { concurrencyKey: 'k1' }],
-  ['another band with a concurrency key', { band: 3, concurrencyKey: 'k2' }],
-];
+const KINDS = BAND_AND_KEY_KINDS;
 
 describe('the bare record: reads that skip the rare fields', () => {
   let redis: TestRedis;

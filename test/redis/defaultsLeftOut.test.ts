@@ -8,7 +8,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
-import { doneWith } from '../support/claimOps.js';
+import { BAND_AND_KEY_KINDS, doneWith } from '../support/claimOps.js';
 import { BASE_DEFAULTS } from '../../src/store/recordSchema.js';
 import { queueKeys } from '../../src/store/keys.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../../src/runtime/backoff.js';
@@ -33,13 +33,7 @@ const VARIANTS: { name: string; extra: Partial<NewJob>; v: string | null; ma: st
   { name: 'its own version and max attempts', extra: { version: 5, maxAttempts: 9 }, v: '5', ma: '9' },
 ];
 
-/** Each band (2 is stored as no `pr`), with a concurrency key and without. */
-const KINDS: [string, Partial<NewJob>][] = [
-  ['the normal band', {}],
-  ['another band', { band: 0 }],
-  ['the normal band with a key', { concurrencyKey: 'k1' }],
-  ['another band with a key', { band: 3, concurrencyKey: 'k2' }],
-];
+const KINDS = BAND_AND_KEY_KINDS;
 
 describe('the defaults left out: no v, ma when they hold the defaults', () => {
   let redis: TestRedis;

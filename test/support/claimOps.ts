@@ -16,6 +16,16 @@ export const newJob = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
   ...extra,
 });
 
+/** Each band a job can be of (2 is stored as no `pr`), with a concurrency key and without: the
+ * kinds of record THE BARE RECORD's count must tell apart (test/redis/bareRecord.test.ts,
+ * defaultsLeftOut.test.ts). */
+export const BAND_AND_KEY_KINDS: [string, Partial<NewJob>][] = [
+  ['the normal band', {}],
+  ['another band', { band: 0 }],
+  ['the normal band with a concurrency key', { concurrencyKey: 'k1' }],
+  ['another band with a concurrency key', { band: 3, concurrencyKey: 'k2' }],
+];
+
 export const claimUpTo = (max: number) => ({ workerId: 'w1', max, leaseMs: 60_000, loadMachines: [] });
 
 /** The plain done of a claimed job with `output` (a JSON text), as a supervisor sends it. */
