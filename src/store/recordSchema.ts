@@ -31,13 +31,17 @@ const f = (name: string, meaning: string, encoding: string, writtenBy: string[])
  */
 export const BASE_DEFAULTS = { version: 1, maxAttempts: 4 } as const;
 
-/** A record's `v` as read (null or '': absent): its machine version. */
-export const storedVersion = (v: string | null | undefined): number =>
-  v === null || v === undefined || v === '' ? BASE_DEFAULTS.version : Number(v);
+/** A base field as read (null or '': absent) as its number, `dflt` when absent. */
+const absentAs =
+  (dflt: number) =>
+  (text: string | null | undefined): number =>
+    text === null || text === undefined || text === '' ? dflt : Number(text);
 
-/** A record's `ma` as read (null or '': absent): its max attempts. */
-export const storedMaxAttempts = (ma: string | null | undefined): number =>
-  ma === null || ma === undefined || ma === '' ? BASE_DEFAULTS.maxAttempts : Number(ma);
+/** A record's `v` as read: its machine version. */
+export const storedVersion = absentAs(BASE_DEFAULTS.version);
+
+/** A record's `ma` as read: its max attempts. */
+export const storedMaxAttempts = absentAs(BASE_DEFAULTS.maxAttempts);
 
 // The scripts that make a job (its rare fields); include/lcCreate writes the base fields.
 const CREATE = ['enqueue-5', 'drainIngress-7'];

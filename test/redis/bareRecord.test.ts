@@ -8,19 +8,9 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
-import { BAND_AND_KEY_KINDS, doneWith } from '../support/claimOps.js';
-import type { NewJob } from '../../src/store/types.js';
+import { BAND_AND_KEY_KINDS, doneWith, recordJob } from '../support/claimOps.js';
 
-const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
-  id,
-  machine: 'm',
-  version: 1,
-  input: '{"n":1}',
-  band: 2,
-  delayMs: 0,
-  maxAttempts: 3,
-  ...extra,
-});
+const job = recordJob(3);
 
 const KINDS = BAND_AND_KEY_KINDS;
 

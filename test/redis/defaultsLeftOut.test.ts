@@ -8,22 +8,13 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { Harness } from '../support/harness.js';
-import { BAND_AND_KEY_KINDS, doneWith } from '../support/claimOps.js';
+import { BAND_AND_KEY_KINDS, doneWith, recordJob } from '../support/claimOps.js';
 import { BASE_DEFAULTS } from '../../src/store/recordSchema.js';
 import { queueKeys } from '../../src/store/keys.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../../src/runtime/backoff.js';
 import type { NewJob } from '../../src/store/types.js';
 
-const job = (id: string, extra: Partial<NewJob> = {}): NewJob => ({
-  id,
-  machine: 'm',
-  version: 1,
-  input: '{"n":1}',
-  band: 2,
-  delayMs: 0,
-  maxAttempts: 4,
-  ...extra,
-});
+const job = recordJob(4);
 
 /** A version and max attempts each default or not; `v`, `ma`: what the hash holds (both or neither). */
 const VARIANTS: { name: string; extra: Partial<NewJob>; v: string | null; ma: string | null }[] = [

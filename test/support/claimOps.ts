@@ -26,6 +26,14 @@ export const BAND_AND_KEY_KINDS: [string, Partial<NewJob>][] = [
   ['another band with a concurrency key', { band: 3, concurrencyKey: 'k2' }],
 ];
 
+/** A new job `id` of machine 'm' with an input, as the bare-record tests enqueue it: `newJob`'s
+ * others, `maxAttempts` as given (3 makes a record that holds `v` and `ma`; 4, the default, one
+ * that leaves both out). */
+export const recordJob =
+  (maxAttempts: number) =>
+  (id: string, extra: Partial<NewJob> = {}): NewJob =>
+    newJob(id, { machine: 'm', input: '{"n":1}', maxAttempts, ...extra });
+
 export const claimUpTo = (max: number) => ({ workerId: 'w1', max, leaseMs: 60_000, loadMachines: [] });
 
 /** The plain done of a claimed job with `output` (a JSON text), as a supervisor sends it. */
