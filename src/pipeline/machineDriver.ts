@@ -70,8 +70,8 @@ export interface MachineDriver {
   /**
    * AT START (pipelineRun.ts): true while a fresh run's machine is where its start put it, in its
    * initial state with that state's step running, no step settled and no event taken: its
-   * checkpoint would store only what a fresh start makes again. Optional: a driver without it
-   * (the XState one) has every first checkpoint written at once.
+   * checkpoint would store only what a fresh start makes again. Both drivers have it; one
+   * without it would have every first checkpoint written at once.
    */
   atStart?(): boolean;
   /** The checkpoint of the machine now. A throw (a snapshot that cannot be stored) fails the job. */

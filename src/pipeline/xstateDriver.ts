@@ -55,6 +55,8 @@ export class XStateDriver implements MachineDriver {
   private fan: FanOutScope | undefined;
   private watch!: ActorTreeWatch;
   private lastTimers: StoredTimer[];
+  /** Anything in the actor tree moved since start() (AT START: atStart). */
+  private moved = false;
   private readonly dueTimes: TimerDueTimes;
   private readonly resume = new ResumePoint();
   private readonly rejections = new ActorRejections();
@@ -90,7 +92,13 @@ export class XStateDriver implements MachineDriver {
     const restored = actor.getSnapshot() as { status?: string; error?: unknown };
     if (from.machine !== undefined && restored.status === 'error')
       throw (this.unrestorable = new UnrestorableSnapshotError(c.id, this.def.name, restored.error));
-    const fan = (this.fan = new FanOutScope(job, this.host, run.markDirty));
+    // Every move the tree reports, and a fan-out's setup, marks the run dirty through `moved`
+    // (atStart); the start's own reports are cleared once it is over (start()).
+    const markDirty = () => {
+      this.moved = true;
+      run.markDirty();
+    };
+    const fan = (this.fan = new FanOutScope(job, this.host, markDirty));
     bindJobScope(actor.system, {
       jobId: c.id,
       queue: this.host.queue,
@@ -102,7 +110,16 @@ export class XStateDriver implements MachineDriver {
       progress: job.progress,
       fanOut: fan.fanOut,
     });
-    this.watch = new ActorTreeWatch(run, this.resume, this.rejections);
+    this.watch = new ActorTreeWatch(
+      {
+        markDirty,
+        entered: (stateText, context) => run.entered(stateText, context),
+        log: (entry) => run.log(entry),
+        settle: (outcome) => run.settle(outcome),
+      },
+      this.resume,
+      this.rejections,
+    );
     this.watch.watchRoot(actor);
     job.onAbort = () => run.settle({ kind: 'aborted' });
     run.log(from.machine === undefined ? '{"type":"started"}' : '{"type":"resumed"}');
@@ -139,6 +156,26 @@ export class XStateDriver implements MachineDriver {
         );
     }
     restoreTimers(actor, timers, this.host.now(), this.dueTimes);
+    this.moved = false;
+  }
+
+  /**
+   * AT START (machineDriver.ts): a fresh run whose tree has not moved since its start, with code
+   * running in it (a step in flight: not parkable, no fan-out set up) and no timer armed (a
+   * fresh claim would arm it anew, from its own start). Its checkpoint (the checkpoint() just
+   * taken: lastTimers) holds only what a fresh claim's start makes again.
+   */
+  atStart(): boolean {
+    const actor = this.actor;
+    return (
+      this.from.machine === undefined &&
+      !this.moved &&
+      actor !== undefined &&
+      actor.getSnapshot().status === 'active' &&
+      this.lastTimers.length === 0 &&
+      this.fan!.setups === 0 &&
+      !isParkable(actor)
+    );
   }
 
   status(): string {
