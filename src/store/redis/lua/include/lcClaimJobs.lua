@@ -70,15 +70,6 @@ local function packLenOnce(lens, n)
   return t
 end
 
--- The texts of `t`, packed: their count (one byte), then each with its length.
-local function packFields(t)
-  local out = { packChar(#t) }
-  for i = 1, #t do
-    out[i * 2] = packLen(#t[i])
-    out[i * 2 + 1] = t[i]
-  end
-  return table.concat(out)
-end
 
 -- THE TOKENS' TEXT: a job's token is "<workerId>:<n>" (n = the `tok` counter in meta), made per
 -- job as the head "<workerId>:<n div 10>" (made once per ten: numText) and its last digit from
@@ -295,29 +286,46 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
         -- An absent `v` or `ma` goes as '': the default (THE DEFAULTS LEFT OUT, include/lcCreate.lua),
         -- which commitOps.ts's decodeClaimed puts back.
         input, v, ma = input or '', v or '', ma or ''
-        -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
-        -- and has none of the fields most jobs do not have (Lua compares interned strings by
-        -- address).
-        local own = '\0'
+        -- THE PACKED REPLY (see the header): one text a job, in one concatenation (Lua 5.1 joins
+        -- a chain of `..` in one pass, one string made); the lengths' texts made once per length
+        -- a call (most jobs of a claim share theirs). Under callgrind (commitOps.ts, plain) this
+        -- costs Redis what the 3 reply values a job did; a text per job made by packLen calls
+        -- cost 1.5% more per job, and 7 pieces a job joined by one table.concat 1.3% more.
+        -- THE COMPACT REPLY (see the header) ends it: nothing more (a 0 count) when the job is as
+        -- the one before it and has none of the fields most jobs do not have (Lua compares
+        -- interned strings by address). Its texts go in the same chain: packed apart (a table of
+        -- 14 texts, then table.concat) the claim of a due parked pipeline cost Redis ~20% more
+        -- per job under callgrind (bench/probes/resumeParts.ts), in the allocations and the
+        -- garbage collection they drive.
+        local n1, n2, n3 = #id, #token, #input
+        local p1, p2, p3 = lens[n1] or packLenOnce(lens, n1), lens[n2] or packLenOnce(lens, n2),
+          lens[n3] or packLenOnce(lens, n3)
+        nc = nc + 1
         if sn or attempt or lr or par or opt or io or pq or ib or rl then
           local parentState = ''
           if par and (not pq or pq == '') then parentState = 'live' end
-          own = packFields({ m, v, ma, st, sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '',
-            ib or '', parentState, rl or '' })
+          sn, attempt, lr, par, opt = sn or '', attempt or '', lr or '', par or '', opt or ''
+          io, pq, ib, rl = io or '0', pq or '', ib or '', rl or ''
+          local nm, nv, nma, nst, nsn, na, nlr = #m, #v, #ma, #st, #sn, #attempt, #lr
+          local npar, nopt, nio, npq, nib, nps, nrl = #par, #opt, #io, #pq, #ib, #parentState, #rl
+          claimed[nc] = p1 .. id .. p2 .. token .. p3 .. input .. '\14'
+            .. (lens[nm] or packLenOnce(lens, nm)) .. m .. (lens[nv] or packLenOnce(lens, nv)) .. v
+            .. (lens[nma] or packLenOnce(lens, nma)) .. ma .. (lens[nst] or packLenOnce(lens, nst)) .. st
+            .. (lens[nsn] or packLenOnce(lens, nsn)) .. sn .. (lens[na] or packLenOnce(lens, na)) .. attempt
+            .. (lens[nlr] or packLenOnce(lens, nlr)) .. lr .. (lens[npar] or packLenOnce(lens, npar)) .. par
+            .. (lens[nopt] or packLenOnce(lens, nopt)) .. opt .. (lens[nio] or packLenOnce(lens, nio)) .. io
+            .. (lens[npq] or packLenOnce(lens, npq)) .. pq .. (lens[nib] or packLenOnce(lens, nib)) .. ib
+            .. (lens[nps] or packLenOnce(lens, nps)) .. parentState .. (lens[nrl] or packLenOnce(lens, nrl)) .. rl
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
-          own = packFields({ m, v, ma, st })
+          local nm, nv, nma, nst = #m, #v, #ma, #st
+          claimed[nc] = p1 .. id .. p2 .. token .. p3 .. input .. '\4'
+            .. (lens[nm] or packLenOnce(lens, nm)) .. m .. (lens[nv] or packLenOnce(lens, nv)) .. v
+            .. (lens[nma] or packLenOnce(lens, nma)) .. ma .. (lens[nst] or packLenOnce(lens, nst)) .. st
           lastM, lastV, lastMa, lastSt = m, v, ma, st
+        else
+          claimed[nc] = p1 .. id .. p2 .. token .. p3 .. input .. '\0'
         end
-        -- THE PACKED REPLY (see the header): one text a job, in one concatenation; the lengths'
-        -- texts made once per length a call (most jobs of a claim share theirs). Under callgrind
-        -- (commitOps.ts, plain) this costs Redis what the 3 reply values a job did; a text per
-        -- job made by packLen calls cost 1.5% more per job, and 7 pieces a job joined by one
-        -- table.concat 1.3% more.
-        local n1, n2, n3 = #id, #token, #input
-        nc = nc + 1
-        claimed[nc] = (lens[n1] or packLenOnce(lens, n1)) .. id .. (lens[n2] or packLenOnce(lens, n2)) .. token
-          .. (lens[n3] or packLenOnce(lens, n3)) .. input .. own
       end
       -- A head of its key left `queued` (roundRobin: include/lcFlow.lua's lcHeadLeft).
       if ck and LC.rr then lcHeadLeft(ck, not inLine) end
