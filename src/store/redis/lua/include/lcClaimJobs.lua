@@ -72,9 +72,9 @@ end
 
 
 -- THE TOKENS' TEXT: a job's token is "<workerId>:<n>" (n = the `tok` counter in meta), made per
--- job as the head "<workerId>:<n div 10>" (made once per ten: numText) and its last digit from
--- this table. numText per job was a string.format a job (~1.5k instructions under callgrind).
-local TOKEN_DIGITS = { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }
+-- job as the head "<workerId>:<n div 10>" (made once per ten: numText) and its last digit
+-- (DIGIT_TEXT, numText.lua). numText per job was a string.format a job (~1.5k instructions under
+-- callgrind).
 
 -- commit-12.lua's claim, after its ops (its header says what the reply holds): `want` jobs at most,
 -- then `skipN` more ended cancelled unrun (a throttle of mode 'skip'). Fills `claimed` (empty)
@@ -137,7 +137,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       -- A due job claimed straight (THE DUE CLAIM): read already, and no gate applies to it.
       local r = pre and pre[i]
       if r then
-        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[5] or nil
+        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[19] or nil
       elseif LC.minimal then
         if LC.keyed then
           local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
@@ -156,7 +156,9 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
       local bare = false
       if r then
-        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(r, 6, 16)
+        -- No `ct` (a DUE READ has none): the claim logs a job claimed straight whatever it is, its
+        -- log written out (THE STRAIGHT RULE), or not, a minimal record.
+        sn, attempt, lr, par, opt, ls, io, pq, ib, rl = unpack(r, 5, 14)
       elseif m then bare = lcBare(jk, ck and 6 or 5, v, ma, rm) end
       if m and not bare and not r then
         sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
@@ -258,7 +260,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           tokTens = tens
           tokHead = tens > 0 and tokPrefix .. numText(tens) or tokPrefix
         end
-        local token = tokHead .. TOKEN_DIGITS[digit + 1]
+        local token = tokHead .. DIGIT_TEXT[digit + 1]
         local st = 'working'
         if hasLoadSet and not sn and string.find(loadSet, '|' .. m .. '|', 1, true) then st = 'loading' end
         -- Short on purpose (the hash stays a compact listpack): no worker field (the token
@@ -282,7 +284,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
-        lcClaim(id, jk, st, token, deadline, ls, entry, rm, r and r[23])
+        lcClaim(id, jk, st, token, deadline, ls, entry, rm, r and r[DUE_PLACE])
         -- An absent `v` or `ma` goes as '': the default (THE DEFAULTS LEFT OUT, include/lcCreate.lua),
         -- which commitOps.ts's decodeClaimed puts back.
         input, v, ma = input or '', v or '', ma or ''
