@@ -33,29 +33,32 @@
 -- due job whose cancel was requested is WAKEd, and the CANCEL GUARD (lcMove) ends it.
 
 -- A DUE READ: an array, the fields a due job's claim takes (lcClaimJobs.lua unpacks 1-14 in this
--- order), then what THE STRAIGHT RULE and the WAKE's writes need (15-18; `rm` 19, `ck` 20), then
--- (21) the place its claim writes for the WAKE (DUE_PLACE). One HMGET when the job is likely to be
--- claimed straight (`queued` empty), lcRead's full read again for one that is not (its WAKE,
--- lcMove); else lcRead's, and the claim's fields for a job taken. An array, no named fields: a
--- table of 30 named fields a job cost ~35k instructions under callgrind in its resizes.
+-- order), then what THE STRAIGHT RULE and the WAKE need (15-17; `rm` 18, `ck` 19), then what its
+-- claim takes from here: (20) the place it writes for the WAKE (DUE_PLACE), (21) its record's
+-- key (DUE_KEY: a key made once a job, each text made costs Redis its hashing, ~13 instructions
+-- a byte under callgrind). One HMGET when the job is likely to be claimed straight (`queued`
+-- empty), lcRead's full read again for one that is not (its WAKE, lcMove); else lcRead's, and the
+-- claim's fields for a job taken. An array, no named fields: a table of 30 named fields a job
+-- cost ~35k instructions under callgrind in its resizes.
 -- THE FIELDS ASKED, each one ~1.1k instructions under callgrind (its argument and its reply
 -- element made, a scan of the hash when it is not there): `rm` only on a queue that may hold a
 -- minimal record, `ck` only on one that may hold a job with a key (LC.minimal, LC.keyed: `rm`
 -- is asked with `ck` on a keyed queue, to keep their places, and found on none of its jobs when
 -- not LC.minimal). Not asked: `ct`, which the claim reads only to log a job whose log is still
 -- implicit (a job claimed straight has its log written out, or a minimal record: THE STRAIGHT
--- RULE), and `qs`, the place the job had (the WAKE writes the new one, a fresh seq, whatever it
--- was: lcMove's `fresh`).
+-- RULE); `qs`, the place the job had (the WAKE writes the new one, a fresh seq, whatever it
+-- was: lcMove's `fresh`); `ra`, the run-at that put it in `delayed`, which the WAKE deletes
+-- (HDEL of a field that is not there changes nothing).
 local DUE_CLAIM = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl' }
 local DUE_BOTH = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl',
-  'st', 'cx', 'ra', 'pr', 'rm', 'ck' }
-local DUE_PLACE = 21
+  'st', 'cx', 'pr', 'rm', 'ck' }
+local DUE_PLACE, DUE_KEY = 20, 21
 
 -- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-14 false).
 local function lcDueRead(j)
   local f = false
-  return { f, f, f, f, f, f, j.lr or f, j.par or f, f, j.ls or f, f, f, j.ib or f, f, j.st or f, j.cx or f, j.ra or f, j.pr or f, j.rm or f,
-    j.ck or f, j = j }
+  return { f, f, f, f, f, f, j.lr or f, j.par or f, f, j.ls or f, f, f, j.ib or f, f, j.st or f, j.cx or f, j.pr or f,
+    j.rm or f, j.ck or f, f, j.jk, j = j }
 end
 
 -- THE STRAIGHT RULE, on a DUE READ: the claim's loop would start the job for sure, none of its
@@ -65,7 +68,7 @@ end
 -- WAKE of a job whose log is still implicit writes it out: include/addLog.lua). Machine gates and
 -- throttles are the caller's `straight`.
 local function lcDueStraight(r)
-  return r[1] and not r[20] and not r[16] and (r[10] or (LC.minimal and r[19]))
+  return r[1] and not r[19] and not r[16] and (r[10] or (LC.minimal and r[18]))
     and not (r[8] and (not r[12] or r[12] == ''))
 end
 
@@ -101,19 +104,21 @@ local function lcClaimDue(limit, want, straight)
   if straight then head, listed = lcQueuedHead() end
   local both = straight and not head
   -- THE FIELDS ASKED (see DUE_BOTH).
-  local asked = LC.keyed and 20 or LC.minimal and 19 or 18
+  local asked = LC.keyed and 19 or LC.minimal and 18 or 17
   -- Per due job (by its index in `due`): its DUE READ, its place; `order`: the indexes in place
   -- order (bands apart, the due order).
   local reads, scores, order, mixed = {}, {}, {}, false
   for i = 1, n do
     local r
     if both then
-      r = redis.call('HMGET', kp .. 'job:' .. due[i], unpack(DUE_BOTH, 1, asked))
+      local jk = kp .. 'job:' .. due[i]
+      r = redis.call('HMGET', jk, unpack(DUE_BOTH, 1, asked))
+      r[DUE_KEY] = jk
     else
       r = lcDueRead(lcRead(due[i], true))
     end
     -- No `pr`: the normal band (see enqueue-5.lua).
-    local band = tonumber(r[18]) or 2
+    local band = tonumber(r[17]) or 2
     if band ~= 2 then mixed = true end
     reads[i], scores[i], order[i] = r, band * BAND + seq + i, i
   end
@@ -133,7 +138,7 @@ local function lcClaimDue(limit, want, straight)
       local score = scores[i]
       local take = open and #ids < want and (not head or score < head) and not r[16]
       if take and not both then
-        local c = redis.call('HMGET', kp .. 'job:' .. id, unpack(DUE_CLAIM))
+        local c = redis.call('HMGET', r[DUE_KEY], unpack(DUE_CLAIM))
         for k = 1, 14 do r[k] = c[k] end
       end
       if take and lcDueStraight(r) then
@@ -141,7 +146,7 @@ local function lcClaimDue(limit, want, straight)
         local tens = (score - digit) / 10
         if tens ~= tensOf then tensOf, tensText = tens, tens > 0 and numText(tens) or '' end
         r[DUE_PLACE] = tensText .. DIGIT_TEXT[digit + 1]
-        if r[17] then redis.call('HDEL', kp .. 'job:' .. id, 'ra') end
+        redis.call('HDEL', r[DUE_KEY], 'ra')
         leaving.id, leaving.st = id, st
         lcLeave(leaving)
         ids[#ids + 1] = id

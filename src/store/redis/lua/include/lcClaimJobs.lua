@@ -127,17 +127,17 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
     local parked = 0
     for i = 1, n do
       local id = batch[i]
-      local jk = LC.kp .. 'job:' .. id
+      -- A due job claimed straight (THE DUE CLAIM): read already, and no gate applies to it.
+      local r = pre and pre[i]
+      local jk = r and r[DUE_KEY] or LC.kp .. 'job:' .. id
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
       -- job with a key, `rm` only on one that has had a minimal record; the rare fields only
       -- when the record is not bare (include/lcBare.lua).
       local m, v, input, ma, ck, rm
-      -- A due job claimed straight (THE DUE CLAIM): read already, and no gate applies to it.
-      local r = pre and pre[i]
       if r then
-        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[19] or nil
+        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[18] or nil
       elseif LC.minimal then
         if LC.keyed then
           local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
