@@ -93,7 +93,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   -- The machine, version, max attempts and status of the last job of the reply that carried them.
   local lastM, lastV, lastMa, lastSt
   -- The jobs started (texts in `claimed`), the lengths' texts made so far.
-  local nc, lens = #claimed, {}
+  -- `np`: the texts in `claimed` (a job's text may be in pieces: THE PIECES).
+  local nc, np, lens = 0, #claimed, {}
   -- THE DUE CLAIM (include/lcClaimDue.lua): the due jobs first in line, claimed straight (the first
   -- batch below); the claim's other due jobs into `queued`.
   -- `listed`: THE LIST'S LENGTH HANDED OVER to the first take below (nil: none).
@@ -310,23 +311,32 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           io, pq, ib, rl = io or '0', pq or '', ib or '', rl or ''
           local nm, nv, nma, nst, nsn, na, nlr = #m, #v, #ma, #st, #sn, #attempt, #lr
           local npar, nopt, nio, npq, nib, nps, nrl = #par, #opt, #io, #pq, #ib, #parentState, #rl
-          claimed[nc] = p1 .. id .. p2 .. token .. p3 .. input .. '\14'
-            .. (lens[nm] or packLenOnce(lens, nm)) .. m .. (lens[nv] or packLenOnce(lens, nv)) .. v
-            .. (lens[nma] or packLenOnce(lens, nma)) .. ma .. (lens[nst] or packLenOnce(lens, nst)) .. st
-            .. (lens[nsn] or packLenOnce(lens, nsn)) .. sn .. (lens[na] or packLenOnce(lens, na)) .. attempt
+          local tail = (lens[na] or packLenOnce(lens, na)) .. attempt
             .. (lens[nlr] or packLenOnce(lens, nlr)) .. lr .. (lens[npar] or packLenOnce(lens, npar)) .. par
             .. (lens[nopt] or packLenOnce(lens, nopt)) .. opt .. (lens[nio] or packLenOnce(lens, nio)) .. io
             .. (lens[npq] or packLenOnce(lens, npq)) .. pq .. (lens[nib] or packLenOnce(lens, nib)) .. ib
             .. (lens[nps] or packLenOnce(lens, nps)) .. parentState .. (lens[nrl] or packLenOnce(lens, nrl)) .. rl
+          local head = p1 .. id .. p2 .. token .. p3 .. input .. '\14'
+            .. (lens[nm] or packLenOnce(lens, nm)) .. m .. (lens[nv] or packLenOnce(lens, nv)) .. v
+            .. (lens[nma] or packLenOnce(lens, nma)) .. ma .. (lens[nst] or packLenOnce(lens, nst)) .. st
+            .. (lens[nsn] or packLenOnce(lens, nsn))
+          -- THE PIECES: the snapshot goes into the reply as the text it is, between its job's two
+          -- others, not copied into a text of the job's: each text made costs Redis its hashing
+          -- (~13 instructions a byte under callgrind), and table.concat copies the pieces into
+          -- the reply without (a snapshot of ~150 bytes: -0.7k instructions a job).
+          claimed[np + 1], claimed[np + 2], claimed[np + 3] = head, sn, tail
+          np = np + 3
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
           local nm, nv, nma, nst = #m, #v, #ma, #st
-          claimed[nc] = p1 .. id .. p2 .. token .. p3 .. input .. '\4'
+          np = np + 1
+          claimed[np] = p1 .. id .. p2 .. token .. p3 .. input .. '\4'
             .. (lens[nm] or packLenOnce(lens, nm)) .. m .. (lens[nv] or packLenOnce(lens, nv)) .. v
             .. (lens[nma] or packLenOnce(lens, nma)) .. ma .. (lens[nst] or packLenOnce(lens, nst)) .. st
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         else
-          claimed[nc] = p1 .. id .. p2 .. token .. p3 .. input .. '\0'
+          np = np + 1
+          claimed[np] = p1 .. id .. p2 .. token .. p3 .. input .. '\0'
         end
       end
       -- A head of its key left `queued` (roundRobin: include/lcFlow.lua's lcHeadLeft).
