@@ -62,7 +62,9 @@ local function addLog(args, jobKey, ls, now, entries)
       args[#args + 1] = 'l' .. ls; args[#args + 1] = ct .. ' claimed'
     end
   end
-  for _, e in ipairs(entries) do
+  -- A numeric for, not ipairs (two calls of its iterator for one entry).
+  for k = 1, #entries do
+    local e = entries[k]
     ls = ls + 1
     if not logFieldText[ls] then logPosOnce(ls) end
     args[#args + 1] = logFieldText[ls]

@@ -118,7 +118,7 @@ local function lcClaimDue(limit, want, straight)
       r = lcDueRead(lcRead(due[i], true))
     end
     -- No `pr`: the normal band (see enqueue-5.lua).
-    local band = tonumber(r[17]) or 2
+    local band = r[17] and tonumber(r[17]) or 2
     if band ~= 2 then mixed = true end
     reads[i], scores[i], order[i] = r, band * BAND + seq + i, i
   end
