@@ -70,6 +70,21 @@ local function packLenOnce(lens, n)
   return t
 end
 
+-- Text `s` packed (its length, then itself), kept in `packed` for the next job that has it: the
+-- compact reply's texts but the snapshot are mostly the same for the jobs of a claim (a machine,
+-- a status, '' for a field a job does not have).
+local function packOnce(packed, lens, s)
+  local n = #s
+  local t = (lens[n] or packLenOnce(lens, n)) .. s
+  packed[s] = t
+  return t
+end
+
+-- THE COMPACT REPLY's last 9 texts, packed, for a job that has none of them (attempt, lease
+-- requeues, parent id, options, inbox position '0', parent queue, has inbox, parent state,
+-- retry-laters: each '' but the inbox position): most due parked pipelines.
+local PACKED_NONE = '\0\0\0\0\0010\0\0\0\0'
+
 
 -- THE TOKENS' TEXT: a job's token is "<workerId>:<n>" (n = the `tok` counter in meta), made per
 -- job as the head "<workerId>:<n div 10>" (made once per ten: numText) and its last digit
@@ -92,9 +107,9 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
   -- The machine, version, max attempts and status of the last job of the reply that carried them.
   local lastM, lastV, lastMa, lastSt
-  -- The jobs started (texts in `claimed`), the lengths' texts made so far.
-  -- `np`: the texts in `claimed` (a job's text may be in pieces: THE PIECES).
-  local nc, np, lens = 0, #claimed, {}
+  -- `nc`: the jobs started; `np`: the texts in `claimed` (a job's may be in pieces: THE PIECES);
+  -- `lens`, `packed`: THE PACKED REPLY's texts made so far (packLenOnce, packOnce).
+  local nc, np, lens, packed = 0, #claimed, {}, {}
   -- THE DUE CLAIM (include/lcClaimDue.lua): the due jobs first in line, claimed straight (the first
   -- batch below); the claim's other due jobs into `queued`.
   -- `listed`: THE LIST'S LENGTH HANDED OVER to the first take below (nil: none).
@@ -304,21 +319,25 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
         local p1, p2, p3 = lens[n1] or packLenOnce(lens, n1), lens[n2] or packLenOnce(lens, n2),
           lens[n3] or packLenOnce(lens, n3)
         nc = nc + 1
-        if sn or attempt or lr or par or opt or io or pq or ib or rl then
-          local parentState = ''
-          if par and (not pq or pq == '') then parentState = 'live' end
-          sn, attempt, lr, par, opt = sn or '', attempt or '', lr or '', par or '', opt or ''
-          io, pq, ib, rl = io or '0', pq or '', ib or '', rl or ''
-          local nm, nv, nma, nst, nsn, na, nlr = #m, #v, #ma, #st, #sn, #attempt, #lr
-          local npar, nopt, nio, npq, nib, nps, nrl = #par, #opt, #io, #pq, #ib, #parentState, #rl
-          local tail = (lens[na] or packLenOnce(lens, na)) .. attempt
-            .. (lens[nlr] or packLenOnce(lens, nlr)) .. lr .. (lens[npar] or packLenOnce(lens, npar)) .. par
-            .. (lens[nopt] or packLenOnce(lens, nopt)) .. opt .. (lens[nio] or packLenOnce(lens, nio)) .. io
-            .. (lens[npq] or packLenOnce(lens, npq)) .. pq .. (lens[nib] or packLenOnce(lens, nib)) .. ib
-            .. (lens[nps] or packLenOnce(lens, nps)) .. parentState .. (lens[nrl] or packLenOnce(lens, nrl)) .. rl
+        local rare = attempt or lr or par or opt or io or pq or ib or rl
+        if sn or rare then
+          sn = sn or ''
+          local tail = PACKED_NONE
+          if rare then
+            local parentState = ''
+            if par and (not pq or pq == '') then parentState = 'live' end
+            attempt, lr, par, opt = attempt or '', lr or '', par or '', opt or ''
+            io, pq, ib, rl = io or '0', pq or '', ib or '', rl or ''
+            tail = (packed[attempt] or packOnce(packed, lens, attempt)) .. (packed[lr] or packOnce(packed, lens, lr))
+              .. (packed[par] or packOnce(packed, lens, par)) .. (packed[opt] or packOnce(packed, lens, opt))
+              .. (packed[io] or packOnce(packed, lens, io)) .. (packed[pq] or packOnce(packed, lens, pq))
+              .. (packed[ib] or packOnce(packed, lens, ib)) .. (packed[parentState] or packOnce(packed, lens, parentState))
+              .. (packed[rl] or packOnce(packed, lens, rl))
+          end
+          local nsn = #sn
           local head = p1 .. id .. p2 .. token .. p3 .. input .. '\14'
-            .. (lens[nm] or packLenOnce(lens, nm)) .. m .. (lens[nv] or packLenOnce(lens, nv)) .. v
-            .. (lens[nma] or packLenOnce(lens, nma)) .. ma .. (lens[nst] or packLenOnce(lens, nst)) .. st
+            .. (packed[m] or packOnce(packed, lens, m)) .. (packed[v] or packOnce(packed, lens, v))
+            .. (packed[ma] or packOnce(packed, lens, ma)) .. (packed[st] or packOnce(packed, lens, st))
             .. (lens[nsn] or packLenOnce(lens, nsn))
           -- THE PIECES: the snapshot goes into the reply as the text it is, between its job's two
           -- others, not copied into a text of the job's: each text made costs Redis its hashing
@@ -328,11 +347,10 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           np = np + 3
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
-          local nm, nv, nma, nst = #m, #v, #ma, #st
           np = np + 1
           claimed[np] = p1 .. id .. p2 .. token .. p3 .. input .. '\4'
-            .. (lens[nm] or packLenOnce(lens, nm)) .. m .. (lens[nv] or packLenOnce(lens, nv)) .. v
-            .. (lens[nma] or packLenOnce(lens, nma)) .. ma .. (lens[nst] or packLenOnce(lens, nst)) .. st
+            .. (packed[m] or packOnce(packed, lens, m)) .. (packed[v] or packOnce(packed, lens, v))
+            .. (packed[ma] or packOnce(packed, lens, ma)) .. (packed[st] or packOnce(packed, lens, st))
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         else
           np = np + 1
