@@ -5,6 +5,7 @@
 --- @include "lcBatch"
 --- @include "numText"
 --- @include "lcReady"
+--- @include "redisCall"
 -- THE DUE CLAIM: the claim's share of the due entries of `delayed` (backoff retries, delayed
 -- enqueues, parked jobs whose wake time came), run by every claim (include/lcClaimJobs.lua).
 --
@@ -112,7 +113,7 @@ local function lcClaimDue(limit, want, straight)
     local r
     if both then
       local jk = kp .. 'job:' .. due[i]
-      r = redis.call('HMGET', jk, unpack(DUE_BOTH, 1, asked))
+      r = redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
       r[DUE_KEY] = jk
     else
       r = lcDueRead(lcRead(due[i], true))
@@ -130,13 +131,15 @@ local function lcClaimDue(limit, want, straight)
   -- THE PREFIX: open while every job before in line was taken straight. `leaving`: lcLeave's
   -- argument for a job taken straight, one table for all.
   local open, moved, rest, ids, taken, leaving = straight, false, {}, {}, {}, { id = false, st = false }
-  for _, i in ipairs(order) do
+  local nIds = 0
+  for k = 1, n do
+    local i = order[k]
     local id, r = due[i], reads[i]
     local st = r[15]
     local straightNow = false
     if st == 'queued' or st == 'waiting' then
       local score = scores[i]
-      local take = open and #ids < want and (not head or score < head) and not r[16]
+      local take = open and nIds < want and (not head or score < head) and not r[16]
       if take and not both then
         local c = redis.call('HMGET', r[DUE_KEY], unpack(DUE_CLAIM))
         for k = 1, 14 do r[k] = c[k] end
@@ -146,11 +149,11 @@ local function lcClaimDue(limit, want, straight)
         local tens = (score - digit) / 10
         if tens ~= tensOf then tensOf, tensText = tens, tens > 0 and numText(tens) or '' end
         r[DUE_PLACE] = tensText .. DIGIT_TEXT[digit + 1]
-        redis.call('HDEL', r[DUE_KEY], 'ra')
+        redisCall('HDEL', r[DUE_KEY], 'ra')
         leaving.id, leaving.st = id, st
         lcLeave(leaving)
-        ids[#ids + 1] = id
-        taken[#ids] = r
+        nIds = nIds + 1
+        ids[nIds], taken[nIds] = id, r
         straightNow = true
       else
         -- A cancel requested does not close THE PREFIX: the WAKE ends the job (the CANCEL GUARD).
@@ -169,7 +172,7 @@ local function lcClaimDue(limit, want, straight)
     lcFlush()
     if listed == 0 then listed = nil end
   end
-  if #ids == 0 then return nil, nil, listed end
+  if nIds == 0 then return nil, nil, listed end
   return ids, taken, listed
 end
 
