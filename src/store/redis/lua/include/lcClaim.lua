@@ -13,16 +13,16 @@ local function lcClaim(id, jk, st, token, deadline, ls, entry, quiet, place)
   local n = entry and ls and tonumber(ls)
   if n then
     -- Its entry on a log written out already (addLogOne): no argument table.
-    local field, text, count = addLogOne(jk, n, LC.now, entry)
+    local count, text = addLogOne(jk, n, LC.now, entry)
     if place then
-      redisCall('HSET', jk, 'st', st, 'tk', token, 'ct', nowT, 'ua', nowT, 'qs', place, field, text, 'ls', count)
+      redisCall('HSET', jk, 'st', st, 'tk', token, 'ct', nowT, 'ua', nowT, 'qs', place, 'l' .. count, text, 'ls', count)
     else
-      redisCall('HSET', jk, 'st', st, 'tk', token, 'ct', nowT, field, text, 'ls', count)
+      redisCall('HSET', jk, 'st', st, 'tk', token, 'ct', nowT, 'l' .. count, text, 'ls', count)
     end
   elseif entry then
     -- Its log still implicit: addLog writes it out first.
-    local args = { 'st', st, 'tk', token, 'ct', nowT }
-    if place then args[7], args[8], args[9], args[10] = 'ua', nowT, 'qs', place end
+    local args = place and { 'st', st, 'tk', token, 'ct', nowT, 'ua', nowT, 'qs', place }
+      or { 'st', st, 'tk', token, 'ct', nowT }
     addLog(args, jk, ls, LC.now, { entry })
     redisCall('HSET', jk, unpack(args))
   elseif place then
