@@ -4,6 +4,7 @@
 --- @include "lcLeave"
 --- @include "lcBatch"
 --- @include "numText"
+--- @include "digitText"
 --- @include "lcReady"
 --- @include "redisCall"
 -- THE DUE CLAIM: the claim's share of the due entries of `delayed` (backoff retries, delayed

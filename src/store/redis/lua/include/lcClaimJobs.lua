@@ -12,6 +12,7 @@
 --- @include "lcTakeQueued"
 --- @include "addLog"
 --- @include "numText"
+--- @include "digitText"
 --- @include "tokenWorker"
 --- @include "publishControl"
 --- @include "redisCall"
@@ -85,10 +86,9 @@ end
 -- retry-laters: each '' but the inbox position): most due parked pipelines.
 local PACKED_NONE = '\0\0\0\0\0010\0\0\0\0'
 
-
 -- THE TOKENS' TEXT: a job's token is "<workerId>:<n>" (n = the `tok` counter in meta), made per
 -- job as the head "<workerId>:<n div 10>" (made once per ten: numText) and its last digit
--- (DIGIT_TEXT, numText.lua). numText per job was a string.format a job (~1.5k instructions under
+-- (include/digitText.lua). numText per job was a string.format a job (~1.5k instructions under
 -- callgrind).
 
 -- commit-12.lua's claim, after its ops (its header says what the reply holds): `want` jobs at most,
@@ -311,10 +311,12 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
         -- cost 1.5% more per job, and 7 pieces a job joined by one table.concat 1.3% more.
         -- THE COMPACT REPLY (see the header) ends it: nothing more (a 0 count) when the job is as
         -- the one before it and has none of the fields most jobs do not have (Lua compares
-        -- interned strings by address). Its texts go in the same chain: packed apart (a table of
-        -- 14 texts, then table.concat) the claim of a due parked pipeline cost Redis ~20% more
-        -- per job under callgrind (bench/probes/resumeParts.ts), in the allocations and the
-        -- garbage collection they drive.
+        -- interned strings by address); else its texts, in the same chain, each packed once a
+        -- call (packOnce; the last 9 a constant when the job has none: PACKED_NONE). Packed apart
+        -- (a table of 14 texts, then table.concat, then the job's text) the claim of a due parked
+        -- pipeline cost Redis ~40k instructions a job more under callgrind
+        -- (bench/probes/resumeParts.ts): each text made costs its hashing, ~13 instructions a
+        -- byte, and its allocation.
         local n1, n2, n3 = #id, #token, #input
         local p1, p2, p3 = lens[n1] or packLenOnce(lens, n1), lens[n2] or packLenOnce(lens, n2),
           lens[n3] or packLenOnce(lens, n3)
@@ -342,7 +344,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           -- THE PIECES: the snapshot goes into the reply as the text it is, between its job's two
           -- others, not copied into a text of the job's: each text made costs Redis its hashing
           -- (~13 instructions a byte under callgrind), and table.concat copies the pieces into
-          -- the reply without (a snapshot of ~150 bytes: -0.7k instructions a job).
+          -- the reply without (a snapshot of ~150 bytes: ~0.5k instructions a job less).
           claimed[np + 1], claimed[np + 2], claimed[np + 3] = head, sn, tail
           np = np + 3
           lastM, lastV, lastMa, lastSt = m, v, ma, st

@@ -8,7 +8,3 @@ local function numText(x)
   if x % 1 == 0 and x < 1e15 and x > -1e15 then return numFormat('%d', x) end
   return numFormat('%.17g', x)
 end
-
--- The texts of the digits 0-9, by digit + 1: the last digit of a run of numbers made as text
--- once per ten (THE TOKENS' TEXT, include/lcClaimJobs.lua; THE PLACES' TEXT, lcClaimDue.lua).
-local DIGIT_TEXT = { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }
