@@ -4,7 +4,9 @@
 --- @include "lcLeave"
 --- @include "lcBatch"
 --- @include "numText"
+--- @include "digitText"
 --- @include "lcReady"
+--- @include "redisCall"
 -- THE DUE CLAIM: the claim's share of the due entries of `delayed` (backoff retries, delayed
 -- enqueues, parked jobs whose wake time came), run by every claim (include/lcClaimJobs.lua).
 --
@@ -32,21 +34,33 @@
 -- A due entry whose job is neither queued nor parked (a stale one) only leaves `delayed`; a
 -- due job whose cancel was requested is WAKEd, and the CANCEL GUARD (lcMove) ends it.
 
--- A DUE READ: an array, the fields a due job's claim takes (lcClaimJobs.lua unpacks 1-16 in this
--- order), then what THE STRAIGHT RULE and the WAKE's writes need (17-22), then (23) what its claim
--- writes for the WAKE. One HMGET when the job is likely to be claimed straight (`queued` empty),
--- lcRead's full read again for one that is not (its WAKE, lcMove); else lcRead's, and the claim's
--- fields for a job taken. An array, no named fields: a table of 30 named fields a job cost ~35k
--- instructions under callgrind in its resizes.
-local DUE_CLAIM = { 'm', 'v', 'in', 'ma', 'rm', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl' }
-local DUE_BOTH = { 'm', 'v', 'in', 'ma', 'rm', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'ct', 'rl',
-  'st', 'cx', 'qs', 'ra', 'pr', 'ck' }
+-- A DUE READ: an array, the fields a due job's claim takes (lcClaimJobs.lua unpacks 1-14 in this
+-- order), then what THE STRAIGHT RULE and the WAKE need (15-17; `rm` 18, `ck` 19), then what its
+-- claim takes from here: (20) the place it writes for the WAKE (DUE_PLACE), (21) its record's
+-- key (DUE_KEY: a key made once a job, each text made costs Redis its hashing, ~13 instructions
+-- a byte under callgrind). One HMGET when the job is likely to be claimed straight (`queued`
+-- empty), lcRead's full read again for one that is not (its WAKE, lcMove); else lcRead's, and the
+-- claim's fields for a job taken. An array, no named fields: a table of 30 named fields a job
+-- cost ~35k instructions under callgrind in its resizes.
+-- THE FIELDS ASKED, each one ~1.1k instructions under callgrind (its argument and its reply
+-- element made, a scan of the hash when it is not there): `rm` only on a queue that may hold a
+-- minimal record, `ck` only on one that may hold a job with a key (LC.minimal, LC.keyed: `rm`
+-- is asked with `ck` on a keyed queue, to keep their places, and found on none of its jobs when
+-- not LC.minimal). Not asked: `ct`, which the claim reads only to log a job whose log is still
+-- implicit (a job claimed straight has its log written out, or a minimal record: THE STRAIGHT
+-- RULE); `qs`, the place the job had (the WAKE writes the new one, a fresh seq, whatever it
+-- was: lcMove's `fresh`); `ra`, the run-at that put it in `delayed`, which the WAKE deletes
+-- (HDEL of a field that is not there changes nothing).
+local DUE_CLAIM = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl' }
+local DUE_BOTH = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl',
+  'st', 'cx', 'pr', 'rm', 'ck' }
+local DUE_PLACE, DUE_KEY = 20, 21
 
--- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-16 false).
+-- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-14 false).
 local function lcDueRead(j)
   local f = false
-  return { f, f, f, f, j.rm or f, f, f, j.lr or f, j.par or f, f, j.ls or f, f, f, j.ib or f, f, f,
-    j.st or f, j.cx or f, j.qs or f, j.ra or f, j.pr or f, j.ck or f, j = j }
+  return { f, f, f, f, f, f, j.lr or f, j.par or f, f, j.ls or f, f, f, j.ib or f, f, j.st or f, j.cx or f, j.pr or f,
+    j.rm or f, j.ck or f, f, j.jk, j = j }
 end
 
 -- THE STRAIGHT RULE, on a DUE READ: the claim's loop would start the job for sure, none of its
@@ -56,8 +70,8 @@ end
 -- WAKE of a job whose log is still implicit writes it out: include/addLog.lua). Machine gates and
 -- throttles are the caller's `straight`.
 local function lcDueStraight(r)
-  return r[1] and not r[22] and not r[18] and (r[11] or (LC.minimal and r[5]))
-    and not (r[9] and (not r[13] or r[13] == ''))
+  return r[1] and not r[19] and not r[16] and (r[10] or (LC.minimal and r[18]))
+    and not (r[8] and (not r[12] or r[12] == ''))
 end
 
 -- A lower bound of the line's first place (nil: the line is empty): `queued`'s head, and while
@@ -91,49 +105,60 @@ local function lcClaimDue(limit, want, straight)
   local head, listed = nil, nil
   if straight then head, listed = lcQueuedHead() end
   local both = straight and not head
+  -- THE FIELDS ASKED (see DUE_BOTH).
+  local asked = LC.keyed and 19 or LC.minimal and 18 or 17
   -- Per due job (by its index in `due`): its DUE READ, its place; `order`: the indexes in place
   -- order (bands apart, the due order).
   local reads, scores, order, mixed = {}, {}, {}, false
   for i = 1, n do
     local r
     if both then
-      r = redis.call('HMGET', kp .. 'job:' .. due[i], unpack(DUE_BOTH))
+      local jk = kp .. 'job:' .. due[i]
+      r = redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
+      r[DUE_KEY] = jk
     else
       r = lcDueRead(lcRead(due[i], true))
     end
     -- No `pr`: the normal band (see enqueue-5.lua).
-    local band = tonumber(r[21]) or 2
+    local band = r[17] and tonumber(r[17]) or 2
     if band ~= 2 then mixed = true end
     reads[i], scores[i], order[i] = r, band * BAND + seq + i, i
   end
   if mixed then table.sort(order, function(a, b) return scores[a] < scores[b] end) end
-  local nowT = lcNowText()
-  -- THE PREFIX: open while every job before in line was taken straight.
-  local open, moved, rest, ids, taken = straight, false, {}, {}, {}
-  for _, i in ipairs(order) do
+  -- THE PLACES' TEXT: a place taken straight as text, made as THE TOKENS' TEXT is
+  -- (lcClaimJobs.lua): the head, its place div 10, once per ten places, and its last digit
+  -- (numText per job was a string.format, ~2k instructions under callgrind).
+  local tensOf, tensText = -1, nil
+  -- THE PREFIX: open while every job before in line was taken straight. `leaving`: lcLeave's
+  -- argument for a job taken straight, one table for all.
+  local open, moved, rest, ids, taken, leaving = straight, false, {}, {}, {}, { id = false, st = false }
+  local nIds = 0
+  for k = 1, n do
+    local i = order[k]
     local id, r = due[i], reads[i]
-    local st = r[17]
+    local st = r[15]
     local straightNow = false
     if st == 'queued' or st == 'waiting' then
       local score = scores[i]
-      local take = open and #ids < want and (not head or score < head) and not r[18]
+      local take = open and nIds < want and (not head or score < head) and not r[16]
       if take and not both then
-        local c = redis.call('HMGET', kp .. 'job:' .. id, unpack(DUE_CLAIM))
-        for k = 1, 16 do r[k] = c[k] end
+        local c = redis.call('HMGET', r[DUE_KEY], unpack(DUE_CLAIM))
+        for k = 1, 14 do r[k] = c[k] end
       end
       if take and lcDueStraight(r) then
-        local text = numText(score)
-        local more = { 'ua', nowT }
-        if text ~= r[19] then more[3] = 'qs'; more[4] = text end
-        r[23] = more
-        if r[20] then redis.call('HDEL', kp .. 'job:' .. id, 'ra') end
-        lcLeave({ id = id, st = st })
-        ids[#ids + 1] = id
-        taken[#ids] = r
+        local digit = score % 10
+        local tens = (score - digit) / 10
+        if tens ~= tensOf then tensOf, tensText = tens, tens > 0 and numText(tens) or '' end
+        r[DUE_PLACE] = tensText .. DIGIT_TEXT[digit + 1]
+        redisCall('HDEL', r[DUE_KEY], 'ra')
+        leaving.id, leaving.st = id, st
+        lcLeave(leaving)
+        nIds = nIds + 1
+        ids[nIds], taken[nIds] = id, r
         straightNow = true
       else
         -- A cancel requested does not close THE PREFIX: the WAKE ends the job (the CANCEL GUARD).
-        if not r[18] then open = false end
+        if not r[16] then open = false end
         lcMove(r.j or lcRead(id, true), 'queued', { score = numText(score), newSeq = score })
         moved = true
       end
@@ -148,7 +173,7 @@ local function lcClaimDue(limit, want, straight)
     lcFlush()
     if listed == 0 then listed = nil end
   end
-  if #ids == 0 then return nil, nil, listed end
+  if nIds == 0 then return nil, nil, listed end
   return ids, taken, listed
 end
 

@@ -12,6 +12,7 @@
 --- @include "lcTakeQueued"
 --- @include "addLog"
 --- @include "numText"
+--- @include "digitText"
 --- @include "tokenWorker"
 --- @include "publishControl"
 --- @include "redisCall"
@@ -70,20 +71,25 @@ local function packLenOnce(lens, n)
   return t
 end
 
--- The texts of `t`, packed: their count (one byte), then each with its length.
-local function packFields(t)
-  local out = { packChar(#t) }
-  for i = 1, #t do
-    out[i * 2] = packLen(#t[i])
-    out[i * 2 + 1] = t[i]
-  end
-  return table.concat(out)
+-- Text `s` packed (its length, then itself), kept in `packed` for the next job that has it: the
+-- compact reply's texts but the snapshot are mostly the same for the jobs of a claim (a machine,
+-- a status, '' for a field a job does not have).
+local function packOnce(packed, lens, s)
+  local n = #s
+  local t = (lens[n] or packLenOnce(lens, n)) .. s
+  packed[s] = t
+  return t
 end
 
+-- THE COMPACT REPLY's last 9 texts, packed, for a job that has none of them (attempt, lease
+-- requeues, parent id, options, inbox position '0', parent queue, has inbox, parent state,
+-- retry-laters: each '' but the inbox position): most due parked pipelines.
+local PACKED_NONE = '\0\0\0\0\0010\0\0\0\0'
+
 -- THE TOKENS' TEXT: a job's token is "<workerId>:<n>" (n = the `tok` counter in meta), made per
--- job as the head "<workerId>:<n div 10>" (made once per ten: numText) and its last digit from
--- this table. numText per job was a string.format a job (~1.5k instructions under callgrind).
-local TOKEN_DIGITS = { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }
+-- job as the head "<workerId>:<n div 10>" (made once per ten: numText) and its last digit
+-- (include/digitText.lua). numText per job was a string.format a job (~1.5k instructions under
+-- callgrind).
 
 -- commit-12.lua's claim, after its ops (its header says what the reply holds): `want` jobs at most,
 -- then `skipN` more ended cancelled unrun (a throttle of mode 'skip'). Fills `claimed` (empty)
@@ -101,8 +107,9 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
   -- The machine, version, max attempts and status of the last job of the reply that carried them.
   local lastM, lastV, lastMa, lastSt
-  -- The jobs started (texts in `claimed`), the lengths' texts made so far.
-  local nc, lens = #claimed, {}
+  -- `nc`: the jobs started; `np`: the texts in `claimed` (a job's may be in pieces: THE PIECES);
+  -- `lens`, `packed`: THE PACKED REPLY's texts made so far (packLenOnce, packOnce).
+  local nc, np, lens, packed = 0, #claimed, {}, {}
   -- THE DUE CLAIM (include/lcClaimDue.lua): the due jobs first in line, claimed straight (the first
   -- batch below); the claim's other due jobs into `queued`.
   -- `listed`: THE LIST'S LENGTH HANDED OVER to the first take below (nil: none).
@@ -136,17 +143,17 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
     local parked = 0
     for i = 1, n do
       local id = batch[i]
-      local jk = LC.kp .. 'job:' .. id
+      -- A due job claimed straight (THE DUE CLAIM): read already, and no gate applies to it.
+      local r = pre and pre[i]
+      local jk = r and r[DUE_KEY] or LC.kp .. 'job:' .. id
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
       -- job with a key, `rm` only on one that has had a minimal record; the rare fields only
       -- when the record is not bare (include/lcBare.lua).
       local m, v, input, ma, ck, rm
-      -- A due job claimed straight (THE DUE CLAIM): read already, and no gate applies to it.
-      local r = pre and pre[i]
       if r then
-        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[5] or nil
+        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[18] or nil
       elseif LC.minimal then
         if LC.keyed then
           local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
@@ -165,7 +172,9 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       local sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl
       local bare = false
       if r then
-        sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(r, 6, 16)
+        -- No `ct` (a DUE READ has none): the claim logs a job claimed straight whatever it is, its
+        -- log written out (THE STRAIGHT RULE), or not, a minimal record.
+        sn, attempt, lr, par, opt, ls, io, pq, ib, rl = unpack(r, 5, 14)
       elseif m then bare = lcBare(jk, ck and 6 or 5, v, ma, rm) end
       if m and not bare and not r then
         sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
@@ -267,7 +276,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           tokTens = tens
           tokHead = tens > 0 and tokPrefix .. numText(tens) or tokPrefix
         end
-        local token = tokHead .. TOKEN_DIGITS[digit + 1]
+        local token = tokHead .. DIGIT_TEXT[digit + 1]
         local st = 'working'
         if hasLoadSet and not sn and string.find(loadSet, '|' .. m .. '|', 1, true) then st = 'loading' end
         -- Short on purpose (the hash stays a compact listpack): no worker field (the token
@@ -291,33 +300,64 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
-        lcClaim(id, jk, st, token, deadline, ls, entry, rm, r and r[23])
+        lcClaim(id, jk, st, token, deadline, ls, entry, rm, r and r[DUE_PLACE])
         -- An absent `v` or `ma` goes as '': the default (THE DEFAULTS LEFT OUT, include/lcCreate.lua),
         -- which commitOps.ts's decodeClaimed puts back.
         input, v, ma = input or '', v or '', ma or ''
-        -- THE COMPACT REPLY (see the header): nothing more when the job is as the one before it
-        -- and has none of the fields most jobs do not have (Lua compares interned strings by
-        -- address).
-        local own = '\0'
-        if sn or attempt or lr or par or opt or io or pq or ib or rl then
-          local parentState = ''
-          if par and (not pq or pq == '') then parentState = 'live' end
-          own = packFields({ m, v, ma, st, sn or '', attempt or '', lr or '', par or '', opt or '', io or '0', pq or '',
-            ib or '', parentState, rl or '' })
+        -- THE PACKED REPLY (see the header): one text a job, in one concatenation (Lua 5.1 joins
+        -- a chain of `..` in one pass, one string made); the lengths' texts made once per length
+        -- a call (most jobs of a claim share theirs). Under callgrind (commitOps.ts, plain) this
+        -- costs Redis what the 3 reply values a job did; a text per job made by packLen calls
+        -- cost 1.5% more per job, and 7 pieces a job joined by one table.concat 1.3% more.
+        -- THE COMPACT REPLY (see the header) ends it: nothing more (a 0 count) when the job is as
+        -- the one before it and has none of the fields most jobs do not have (Lua compares
+        -- interned strings by address); else its texts, in the same chain, each packed once a
+        -- call (packOnce; the last 9 a constant when the job has none: PACKED_NONE). Packed apart
+        -- (a table of 14 texts, then table.concat, then the job's text) the claim of a due parked
+        -- pipeline cost Redis ~40k instructions a job more under callgrind
+        -- (bench/probes/resumeParts.ts): each text made costs its hashing, ~13 instructions a
+        -- byte, and its allocation.
+        local n1, n2, n3 = #id, #token, #input
+        local p1, p2, p3 = lens[n1] or packLenOnce(lens, n1), lens[n2] or packLenOnce(lens, n2),
+          lens[n3] or packLenOnce(lens, n3)
+        nc = nc + 1
+        local rare = attempt or lr or par or opt or io or pq or ib or rl
+        if sn or rare then
+          sn = sn or ''
+          local tail = PACKED_NONE
+          if rare then
+            local parentState = ''
+            if par and (not pq or pq == '') then parentState = 'live' end
+            attempt, lr, par, opt = attempt or '', lr or '', par or '', opt or ''
+            io, pq, ib, rl = io or '0', pq or '', ib or '', rl or ''
+            tail = (packed[attempt] or packOnce(packed, lens, attempt)) .. (packed[lr] or packOnce(packed, lens, lr))
+              .. (packed[par] or packOnce(packed, lens, par)) .. (packed[opt] or packOnce(packed, lens, opt))
+              .. (packed[io] or packOnce(packed, lens, io)) .. (packed[pq] or packOnce(packed, lens, pq))
+              .. (packed[ib] or packOnce(packed, lens, ib)) .. (packed[parentState] or packOnce(packed, lens, parentState))
+              .. (packed[rl] or packOnce(packed, lens, rl))
+          end
+          local nsn = #sn
+          local head = p1 .. id .. p2 .. token .. p3 .. input .. '\14'
+            .. (packed[m] or packOnce(packed, lens, m)) .. (packed[v] or packOnce(packed, lens, v))
+            .. (packed[ma] or packOnce(packed, lens, ma)) .. (packed[st] or packOnce(packed, lens, st))
+            .. (lens[nsn] or packLenOnce(lens, nsn))
+          -- THE PIECES: the snapshot goes into the reply as the text it is, between its job's two
+          -- others, not copied into a text of the job's: each text made costs Redis its hashing
+          -- (~13 instructions a byte under callgrind), and table.concat copies the pieces into
+          -- the reply without (a snapshot of ~150 bytes: ~0.5k instructions a job less).
+          claimed[np + 1], claimed[np + 2], claimed[np + 3] = head, sn, tail
+          np = np + 3
           lastM, lastV, lastMa, lastSt = m, v, ma, st
         elseif m ~= lastM or v ~= lastV or ma ~= lastMa or st ~= lastSt then
-          own = packFields({ m, v, ma, st })
+          np = np + 1
+          claimed[np] = p1 .. id .. p2 .. token .. p3 .. input .. '\4'
+            .. (packed[m] or packOnce(packed, lens, m)) .. (packed[v] or packOnce(packed, lens, v))
+            .. (packed[ma] or packOnce(packed, lens, ma)) .. (packed[st] or packOnce(packed, lens, st))
           lastM, lastV, lastMa, lastSt = m, v, ma, st
+        else
+          np = np + 1
+          claimed[np] = p1 .. id .. p2 .. token .. p3 .. input .. '\0'
         end
-        -- THE PACKED REPLY (see the header): one text a job, in one concatenation; the lengths'
-        -- texts made once per length a call (most jobs of a claim share theirs). Under callgrind
-        -- (commitOps.ts, plain) this costs Redis what the 3 reply values a job did; a text per
-        -- job made by packLen calls cost 1.5% more per job, and 7 pieces a job joined by one
-        -- table.concat 1.3% more.
-        local n1, n2, n3 = #id, #token, #input
-        nc = nc + 1
-        claimed[nc] = (lens[n1] or packLenOnce(lens, n1)) .. id .. (lens[n2] or packLenOnce(lens, n2)) .. token
-          .. (lens[n3] or packLenOnce(lens, n3)) .. input .. own
       end
       -- A head of its key left `queued` (roundRobin: include/lcFlow.lua's lcHeadLeft).
       if ck and LC.rr then lcHeadLeft(ck, not inLine) end
