@@ -315,6 +315,36 @@ for (const scripts of ['functions', 'eval'] as const)
       );
     });
 
+    it('leaves the same traces for jobs of one call that share their values, their logs at different positions', async () => {
+      // The ops of a run share the HSET's values after their own one, made once per log position
+      // (THE SHARED TAIL, lcCompactOp.lua): jobs whose logs are at different positions in one run
+      // (implicit, written out, one with an entry falling out) each get their own.
+      h = new Harness(redis, { scripts });
+      const runs = [];
+      for (const [n, compact] of [true, false].entries()) {
+        const ids = [0, 1, 2, 3].map((k) => `01JCPOSITION${n}${k}000000000000`);
+        await h.store.enqueue(
+          'default',
+          ids.map((id) => newJob(id)),
+        );
+        const claimed = await h.claimAs('w', { max: 4 });
+        const logAt = ['', '3', '5', '1000'];
+        for (const [k, c] of claimed.entries())
+          if (logAt[k]) await h.raw.hset(h.key(`job:${c.id}`), 'ls', logAt[k]!, 'l1', '1 first', 'l2', '2 second');
+        for (const step of [STEPS[1]!, done()]) {
+          const ops = claimed.flatMap((c) => step(c.id, c.token));
+          if (compact) assert.equal(encodeOps(ops)[0], COMMIT_COMPACT_RUN, 'one run');
+          assert.deepEqual(await commit(ops, compact), [1, 1, 1, 1]);
+        }
+        runs.push(await Promise.all(claimed.map((c) => trace(c.id))));
+      }
+      assert.deepEqual(runs[0], runs[1]);
+      assert.deepEqual(
+        runs[0]!.map((t) => t.rec.ls),
+        ['5', '6', '8', '1003'],
+      );
+    });
+
     it('leaves the same traces for every step of three jobs in one call, interleaved', async () => {
       h = new Harness(redis, { scripts });
       const runs = [];
