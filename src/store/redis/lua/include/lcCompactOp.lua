@@ -6,6 +6,7 @@
 --- @include "lcMove"
 --- @include "addLog"
 --- @include "numText"
+--- @include "redisCall"
 -- THE COMPACT CHECKPOINT AND DONE: lcMove's checkpoint (a write that keeps a running job's
 -- status) and its done, for the job most pipelines are: running, its status the checkpoint's, no
 -- parent, fan-out, inbox, watcher or minimal record, on a queue without machine gates. The same writes as lcRead + lcGuard + lcMove make, without a record of
@@ -92,6 +93,28 @@ end
 local function lcCompactOp(b, t)
   local A = ARGV
   local id, token = A[b], A[b + 1]
+  -- THE LEAN DONE: a done of the set the fast done before it in this call took (LC.lean: on a
+  -- queue without keys, minimal records or machine gates), of a job not moved before in this call,
+  -- running, with none of the fields that take it elsewhere (an inbox, parent, fan-out, watcher,
+  -- dedupe key) and its log where the set's shared tail serves it: the fast done's writes, its
+  -- index writes and stream entry held (THE HELD DONES, lcBatch.lua), with no look-up of what the
+  -- call already knows. Any other job goes on below with the record read here.
+  local lean, r0 = LC.lean, nil
+  if lean and lean.t == t and not lcMoved[id] then
+    local jk = lean.kp .. id
+    local r = redisCall('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e')
+    -- THE FENCE (lcGuard): no such job, or not this worker's lease.
+    if not r[1] or token == '' or r[2] ~= token then return 0 end
+    local tail = lean.tails[r[3] or '']
+    if tail and UPDATABLE[r[1]] and not (r[4] or r[5] or r[6] or r[7] or r[10]) then
+      lcTally('done', r[9], r[8])
+      redisCall('HSET', jk, 'o', A[b + 2], unpack(tail))
+      if r[11] then redisCall('HDEL', jk, 'e') end
+      lcDoneHeld(id)
+      return 1
+    end
+    r0 = r
+  end
   local compact = COMMIT_COMPACT[LC.compactAt[t]]
   local check = compact.kind == 'checkpoint'
   local jk = LC.kp .. 'job:' .. id
@@ -136,7 +159,7 @@ local function lcCompactOp(b, t)
         local r = redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e', 'ck', 'rm')
         st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError, ck, rm = r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]
       else
-        local r = redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e')
+        local r = r0 or redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e')
         st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError = r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]
       end
     end
@@ -200,6 +223,11 @@ local function lcCompactOp(b, t)
       lcRemove('active', id)
       if ck then lcFreeSlot(id, ck) end
       if tail then redis.call('HSET', jk, 'o', own, unpack(tail)) else redis.call('HSET', jk, unpack(args, 1, n)) end
+      -- The set's next dones may take THE LEAN DONE (above).
+      if tail and not (LC.keyed or LC.minimal or lcGated()) then
+        local lean = LC.lean
+        if not lean or lean.t ~= t then LC.lean = { t = t, tails = M.tails[t], kp = LC.kp .. 'job:' } end
+      end
       if oldError then redis.call('HDEL', jk, 'e') end
       local nowT = lcNowText()
       lcIndex('done', nowT, id)
