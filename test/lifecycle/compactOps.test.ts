@@ -330,7 +330,8 @@ for (const scripts of ['functions', 'eval'] as const)
         const claimed = await h.claimAs('w', { max: 4 });
         const logAt = ['', '3', '5', '1000'];
         for (const [k, c] of claimed.entries())
-          if (logAt[k]) await h.raw.hset(h.key(`job:${c.id}`), 'ls', logAt[k]!, 'l1', '1 first', 'l2', '2 second');
+          if (logAt[k])
+            await h.raw.hset(h.key(`job:${c.id}`), 'ls', logAt[k]!, 'l1', '1 first', 'l2', '2 second');
         for (const step of [STEPS[1]!, done()]) {
           const ops = claimed.flatMap((c) => step(c.id, c.token));
           if (compact) assert.equal(encodeOps(ops)[0], COMMIT_COMPACT_RUN, 'one run');
@@ -380,7 +381,13 @@ for (const scripts of ['functions', 'eval'] as const)
         runs.push({ stream, traces: await Promise.all(claimed.map((j) => trace(j.id))) });
       }
       assert.deepEqual(runs[0], runs[1]);
-      assert.deepEqual(runs[0]!.stream, ['0:done/done', '1:done/done', '2:done/done', '3:done/done', '4:done/done']);
+      assert.deepEqual(runs[0]!.stream, [
+        '0:done/done',
+        '1:done/done',
+        '2:done/done',
+        '3:done/done',
+        '4:done/done',
+      ]);
     });
 
     it('leaves the same traces for every step of three jobs in one call, interleaved', async () => {
