@@ -367,6 +367,7 @@ for (const scripts of ['functions', 'eval'] as const)
           compact,
         );
         const since = (await h.store.readEvents('default', '0', 0, 10_000)).length;
+        const before = await tallies();
         const ops: CommitOp[] = [
           ...[a!, b!, c!].flatMap((j) => done()(j.id, j.token)),
           { kind: 'done', id: d!.id, token: d!.token, output: '{"ok":1}', log: ['{"type":"done"}'] },
@@ -374,11 +375,13 @@ for (const scripts of ['functions', 'eval'] as const)
           ...done()(b!.id, b!.token),
         ];
         assert.deepEqual(await commit(ops, compact), [1, 1, 1, 1, 1, 0]);
+        const after = await tallies();
+        const added = Object.fromEntries(Object.entries(after).map(([f, v]) => [f, v - (before[f] ?? 0)]));
         const order = claimed.map((j) => j.id);
         const stream = (await h.store.readEvents('default', '0', 0, 10_000))
           .slice(since)
           .map((ev) => `${order.indexOf(ev.jobId!)}:${ev.type}/${ev.status}`);
-        runs.push({ stream, traces: await Promise.all(claimed.map((j) => trace(j.id))) });
+        runs.push({ stream, added, traces: await Promise.all(claimed.map((j) => trace(j.id))) });
       }
       assert.deepEqual(runs[0], runs[1]);
       assert.deepEqual(runs[0]!.stream, [
@@ -388,6 +391,7 @@ for (const scripts of ['functions', 'eval'] as const)
         '3:done/done',
         '4:done/done',
       ]);
+      assert.equal(runs[0]!.added.d, 5, 'each done counted once');
     });
 
     it('leaves the same traces for every step of three jobs in one call, interleaved', async () => {

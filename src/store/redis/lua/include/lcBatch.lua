@@ -110,12 +110,17 @@ end
 -- lcFlushIndexes): so the indexes, the stream entries and their order are those the same calls
 -- per job make. Recorded per job they cost a resumed pipeline's done ~4k instructions under
 -- callgrind (bench/probes/resumeParts.ts), three calls and their table look-ups; here one pass.
--- A held job's lcMoved is 1 until then (moved, indexes written: a second move flushes first).
+-- A held job's lcMoved is 1, and stays so: a move that wrote indexes (odd) is all a second move of
+-- it asks (it flushes first); the position of its group is asked only of a move that wrote none.
+-- Their tally (lcTally.lua) counts them by (ca, ct) pair: the jobs of a batch share one.
 local lcHeld, lcHeldN = {}, 0
+local lcHeldCa, lcHeldCt, lcHeldK = false, false, 0
 
 local function lcHeldApply()
   local n = lcHeldN
   lcHeldN = 0
+  lcTallyDone(lcHeldCa, lcHeldCt, lcHeldK)
+  lcHeldK = 0
   local held = lcHeld
   lcHeld = {}
   local rem = lcRem.active
@@ -130,23 +135,26 @@ local function lcHeldApply()
     byStatus.done = g
     lcToldKeys[#lcToldKeys + 1] = g
   end
-  local ids, nowT, moved = g.ids, lcNowText(), g.pos * 2 + 1
+  local ids, nowT = g.ids, lcNowText()
   local r, a, m = #rem, #add, #ids
   for k = 1, n do
     local id = held[k]
     rem[r + k] = id
     add[a + 1] = nowT; add[a + 2] = id; a = a + 2
     ids[m + k] = id
-    lcMoved[id] = moved
   end
 end
 
--- Job `id`, running, ended done in this call: its index writes and stream entry held (see above).
-local function lcDoneHeld(id)
+-- Job `id`, running, ended done in this call (`ca`, `ct` as read from its record): its tally,
+-- index writes and stream entry held (see above).
+local function lcDoneHeld(id, ca, ct)
   local n = lcHeldN + 1
   lcHeldN = n
   lcHeld[n] = id
   lcMoved[id] = 1
+  if ca == lcHeldCa and ct == lcHeldCt then lcHeldK = lcHeldK + 1; return end
+  if lcHeldK > 0 then lcTallyDone(lcHeldCa, lcHeldCt, lcHeldK) end
+  lcHeldCa, lcHeldCt, lcHeldK = ca, ct, 1
 end
 
 -- The index writes held so far land now (a script about to read or write an index directly).

@@ -107,10 +107,9 @@ local function lcCompactOp(b, t)
     if not r[1] or token == '' or r[2] ~= token then return 0 end
     local tail = lean.tails[r[3] or '']
     if tail and UPDATABLE[r[1]] and not (r[4] or r[5] or r[6] or r[7] or r[10]) then
-      lcTally('done', r[9], r[8])
       redisCall('HSET', jk, 'o', A[b + 2], unpack(tail))
       if r[11] then redisCall('HDEL', jk, 'e') end
-      lcDoneHeld(id)
+      lcDoneHeld(id, r[9], r[8])
       return 1
     end
     r0 = r
