@@ -331,7 +331,7 @@ for (const scripts of ['functions', 'eval'] as const)
         const logAt = ['', '3', '5', '1000'];
         for (const [k, c] of claimed.entries())
           if (logAt[k])
-            await h.raw.hset(h.key(`job:${c.id}`), 'ls', logAt[k]!, 'l1', '1 first', 'l2', '2 second');
+            await h.raw.hset(h.key(`job:${c.id}`), 'ls', logAt[k], 'l1', '1 first', 'l2', '2 second');
         for (const step of [STEPS[1]!, done()]) {
           const ops = claimed.flatMap((c) => step(c.id, c.token));
           if (compact) assert.equal(encodeOps(ops)[0], COMMIT_COMPACT_RUN, 'one run');
@@ -370,7 +370,14 @@ for (const scripts of ['functions', 'eval'] as const)
         const before = await tallies();
         const ops: CommitOp[] = [
           ...[a!, b!, c!].flatMap((j) => done()(j.id, j.token)),
-          { kind: 'done', id: d!.id, token: d!.token, output: '{"ok":1}', log: ['{"type":"done"}'] },
+          {
+            kind: 'done',
+            id: d!.id,
+            token: d!.token,
+            output: '{"ok":1}',
+            snapshot: '',
+            log: ['{"type":"done"}'],
+          },
           ...done()(e!.id, e!.token),
           ...done()(b!.id, b!.token),
         ];
@@ -380,7 +387,7 @@ for (const scripts of ['functions', 'eval'] as const)
         const order = claimed.map((j) => j.id);
         const stream = (await h.store.readEvents('default', '0', 0, 10_000))
           .slice(since)
-          .map((ev) => `${order.indexOf(ev.jobId!)}:${ev.type}/${ev.status}`);
+          .map((ev) => `${order.indexOf(ev.jobId)}:${ev.type}/${ev.status}`);
         runs.push({ stream, added, traces: await Promise.all(claimed.map((j) => trace(j.id))) });
       }
       assert.deepEqual(runs[0], runs[1]);

@@ -73,6 +73,7 @@ describe('the active index on Redis', () => {
           id: c.id,
           token: c.token,
           output: '1',
+          snapshot: '',
           log: ['{"type":"done"}'],
         })),
       );
