@@ -31,6 +31,7 @@
 -- (bench/probes/resumeParts.ts). Only a log written out already that stays within LOG_CAP takes
 -- it: an implicit log is written out with the job's own stamps (`ca`, `ct`), and an entry past
 -- the cap drops the oldest (an HDEL), so such an op makes its own list (compactSet).
+
 -- Appends to `args` (`n` values so far) the fields and values of a compact op's HSET after its
 -- own value, in lcMove's order, from its shared values at ARGV[t]; its log's count at
 -- ARGV[logAt], then the entries, written when `logged`, after position `at` (nil: the log is
@@ -156,10 +157,13 @@ local function lcCompactOp(b, t)
       -- `ck` and `rm` only on a queue that has had either (LC.keyed, LC.minimal).
       if LC.keyed or LC.minimal then
         local r = redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e', 'ck', 'rm')
-        st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError, ck, rm = r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]
+        st, tk, ls, ib, par, fg, wt = r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+        ct, ca, dk, oldError, ck, rm = r[8], r[9], r[10], r[11], r[12], r[13]
       else
+        -- (Read already when THE LEAN DONE above did not take it: the same fields.)
         local r = r0 or redis.call('HMGET', jk, 'st', 'tk', 'ls', 'ib', 'par', 'fg', 'wt', 'ct', 'ca', 'dk', 'e')
-        st, tk, ls, ib, par, fg, wt, ct, ca, dk, oldError = r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]
+        st, tk, ls, ib, par, fg, wt = r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+        ct, ca, dk, oldError = r[8], r[9], r[10], r[11]
       end
     end
     -- THE FENCE (lcGuard): no such job, or not this worker's lease.
@@ -204,7 +208,11 @@ local function lcCompactOp(b, t)
         args = { false, false, false, false, false, false, false, false, false, false, false, false, false,
           false, false, false }
         n = 0
-        if not check then args[1] = 'o'; args[2] = own; n = 2 elseif own ~= '' then args[1] = 'sn'; args[2] = own; n = 2 end
+        if not check then
+          args[1] = 'o'; args[2] = own; n = 2
+        elseif own ~= '' then
+          args[1] = 'sn'; args[2] = own; n = 2
+        end
         n = compactSet(args, n, M, jk, t, check, logAt, count, logged, at, ca, ct)
       end
       if check then
