@@ -315,6 +315,92 @@ for (const scripts of ['functions', 'eval'] as const)
       );
     });
 
+    it('leaves the same traces for jobs of one call that share their values, their logs at different positions', async () => {
+      // The ops of a run share the HSET's values after their own one, made once per log position
+      // (THE SHARED TAIL, lcCompactOp.lua): jobs whose logs are at different positions in one run
+      // (implicit, written out, one with an entry falling out) each get their own.
+      h = new Harness(redis, { scripts });
+      const runs = [];
+      for (const [n, compact] of [true, false].entries()) {
+        const ids = [0, 1, 2, 3].map((k) => `01JCPOSITION${n}${k}000000000000`);
+        await h.store.enqueue(
+          'default',
+          ids.map((id) => newJob(id)),
+        );
+        const claimed = await h.claimAs('w', { max: 4 });
+        const logAt = ['', '3', '5', '1000'];
+        for (const [k, c] of claimed.entries())
+          if (logAt[k])
+            await h.raw.hset(h.key(`job:${c.id}`), 'ls', logAt[k], 'l1', '1 first', 'l2', '2 second');
+        for (const step of [STEPS[1]!, done()]) {
+          const ops = claimed.flatMap((c) => step(c.id, c.token));
+          if (compact) assert.equal(encodeOps(ops)[0], COMMIT_COMPACT_RUN, 'one run');
+          assert.deepEqual(await commit(ops, compact), [1, 1, 1, 1]);
+        }
+        runs.push(await Promise.all(claimed.map((c) => trace(c.id))));
+      }
+      assert.deepEqual(runs[0], runs[1]);
+      assert.deepEqual(
+        runs[0]!.map((t) => t.rec.ls),
+        ['5', '6', '8', '1003'],
+      );
+    });
+
+    it('leaves the same stream, in order, for dones held the lean way between other moves of one call', async () => {
+      // THE LEAN DONE holds its jobs' index writes and stream entries (THE HELD DONES, lcBatch.lua)
+      // until the next move is told: a plain done, a done the general way and a second done of a
+      // held job come after them here, as they came after them op by op.
+      h = new Harness(redis, { scripts });
+      const runs = [];
+      for (const [n, compact] of [true, false].entries()) {
+        const ids = [0, 1, 2, 3, 4].map((k) => `01JCHELD${n}${k}0000000000000000`);
+        await h.store.enqueue(
+          'default',
+          ids.map((id) => newJob(id)),
+        );
+        const claimed = await h.claimAs('w', { max: 5 });
+        const [a, b, c, d, e] = claimed;
+        await h.store.watchJob(e!.id, 'default', `w-${n}`);
+        // Their logs written out (the lean done takes a job whose log is).
+        await commit(
+          claimed.flatMap((j) => STEPS[0]!(j.id, j.token)),
+          compact,
+        );
+        const since = (await h.store.readEvents('default', '0', 0, 10_000)).length;
+        const before = await tallies();
+        const ops: CommitOp[] = [
+          ...[a!, b!, c!].flatMap((j) => done()(j.id, j.token)),
+          {
+            kind: 'done',
+            id: d!.id,
+            token: d!.token,
+            output: '{"ok":1}',
+            snapshot: '',
+            log: ['{"type":"done"}'],
+          },
+          ...done()(e!.id, e!.token),
+          ...done()(b!.id, b!.token),
+        ];
+        assert.deepEqual(await commit(ops, compact), [1, 1, 1, 1, 1, 0]);
+        const after = await tallies();
+        const added = Object.fromEntries(Object.entries(after).map(([f, v]) => [f, v - (before[f] ?? 0)]));
+        const order = claimed.map((j) => j.id);
+        const stream = (await h.store.readEvents('default', '0', 0, 10_000))
+          .slice(since)
+          .map((ev) => `${order.indexOf(ev.jobId)}:${ev.type}/${ev.status}`);
+        runs.push({ stream, added, traces: await Promise.all(claimed.map((j) => trace(j.id))) });
+      }
+      assert.deepEqual(runs[0], runs[1]);
+      assert.deepEqual(runs[0]!.stream, [
+        '0:done/done',
+        '1:done/done',
+        '2:done/done',
+        '3:done/done',
+        '4:done/done',
+      ]);
+      assert.equal(runs[0]!.added.d, 5, 'each done counted once');
+    });
+
     it('leaves the same traces for every step of three jobs in one call, interleaved', async () => {
       h = new Harness(redis, { scripts });
       const runs = [];

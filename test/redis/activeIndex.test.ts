@@ -1,6 +1,7 @@
 // The running jobs' index `active` on Redis (include/lcBatch.lua, `active` AS A SKIP LIST): a
 // large claim makes it a skip list through a pad member it removes in the same call, so the
-// index holds exactly the running jobs, by lease deadline, whatever its encoding.
+// index holds exactly the running jobs, by lease deadline, whatever its encoding. The finished
+// jobs' index `done` takes the same way when a call ends many (DONE AS A SKIP LIST).
 
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,5 +58,33 @@ describe('the active index on Redis', () => {
     const left = [...running.slice(55), ...res.claimed].map((c) => c.id).sort();
     assert.deepEqual((await h.raw.zrange(active, '0', '-1')).sort(), left);
     assert.equal(await h.raw.zcard(active), left.length);
+  });
+
+  it('holds exactly the finished jobs in `done`, a skip list once one call ends many', async () => {
+    h = new Harness(redis);
+    const doneKey = h.key('done');
+    await h.store.enqueue('default', jobs(0, 60));
+    const finish = async (n: number) => {
+      const { claimed } = await claim(n);
+      const res = await h.store.commit(
+        'default',
+        claimed.map((c) => ({
+          kind: 'done' as const,
+          id: c.id,
+          token: c.token,
+          output: '1',
+          snapshot: '',
+          log: ['{"type":"done"}'],
+        })),
+      );
+      assert.ok(res.written.every(Boolean));
+      return claimed.map((c) => c.id);
+    };
+    const few = await finish(5);
+    assert.equal(await h.raw.object('ENCODING', doneKey), 'listpack', 'a call ending few leaves it compact');
+    const many = await finish(50);
+    assert.equal(await h.raw.object('ENCODING', doneKey), 'skiplist');
+    assert.deepEqual((await h.raw.zrange(doneKey, '0', '-1')).sort(), [...few, ...many].sort());
+    assert.equal(await h.raw.zcard(doneKey), 55, 'the pad never shows');
   });
 });

@@ -1,11 +1,12 @@
 // Reads, from the text of a Lua script, the job-hash fields it writes: the field names of its
 // HSET/HSETNX/HMSET calls, and of the argument lists those calls unpack (`args`, `set`,
-// `fields`: built by table constructors, `x[#x + 1] = ...` pushes, or commit-12's `put`). A
+// `fields`: built by table constructors, `x[#x + 1] = ...` pushes, or commit-12's `put`; and
+// lcCompactOp.lua's `tail`, which its compactSet fills as `args`). A
 // generated name (`'l' .. n`) is reported as its stem and `<n>` (`l<n>`). Used by
 // test/store/recordSchema.test.ts to hold every written field to src/store/recordSchema.ts.
 
 /** The argument lists the scripts build for an HSET on a job hash (`redis.call('HSET', jk, unpack(args))`). */
-const LIST_VARS = ['args', 'set', 'fields'];
+const LIST_VARS = ['args', 'set', 'fields', 'tail'];
 
 /** Hashes that are not a job's, by the key expression a script passes (any file): fan-out records, the broken reasons, a queue's flow gate (flow-3.lua) its key gate's states (include/lcKeyGate.lua) and machine gates (include/lcGate.lua), the schedules (include/putSchedule.lua). */
 const OTHER_HASH_KEYS = [
