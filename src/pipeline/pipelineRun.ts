@@ -84,6 +84,8 @@ export class PipelineRun implements RunControl {
   private starting = false;
   /** A log-only checkpoint is held (LOG_ONLY_MS) until this timer writes it, if nothing did. */
   private logOnlyTimer: NodeJS.Timeout | undefined;
+  /** The start's first flush (a restored timer due at once), until it runs or the run ends. */
+  private firstFlush: NodeJS.Timeout | undefined;
   /** How many of the pending entries (the first) a hold kept back, for a progress write to take. */
   private heldCount = 0;
   private logOnlyDue = false;
@@ -151,7 +153,7 @@ export class PipelineRun implements RunControl {
           this.starting = false;
         }
         this.flushScheduled = true;
-        setTimeout(this.flush, 0);
+        this.firstFlush = setTimeout(this.flush, 0);
       } else {
         driver.start();
         this.markDirty();
@@ -166,6 +168,9 @@ export class PipelineRun implements RunControl {
     const { job, driver } = this;
     this.detached = true;
     clearTimeout(this.logOnlyTimer);
+    // A resume whose timer ended it (most): its first flush would find the run detached; cleared,
+    // it neither fires nor keeps the run's objects reachable from the timer list until then.
+    clearTimeout(this.firstFlush);
     this.held.stop();
     job.onInbox = undefined;
     job.deadline = 0;
@@ -208,6 +213,7 @@ export class PipelineRun implements RunControl {
 
   private readonly flush = (): void => {
     this.flushScheduled = false;
+    this.firstFlush = undefined;
     if (this.detached) return;
     // From setImmediate: a checkpoint that cannot be taken fails this job alone, never the worker.
     try {
