@@ -1,15 +1,20 @@
 // Probe: the worker's own part of a parked pipeline's resume, without Redis (issue 25: what
 // resumeCost.ts measures as "worker CPU per resume", but exact enough to compare two builds on a
 // loaded host). The real code from the claim reply on: commitRoundTrip (encodeOps, the FCALL's
-// arguments made into ioredis's RESP text, decodeClaimed of a packed reply), runClaimedJob,
+// arguments made into the bytes ioredis writes, decodeClaimed of a packed reply), runClaimedJob,
 // the compiled runner's resume (its timer due at once), the done queued in CommitWrites and
-// answered. Only the socket is missing: the command's text is encoded to bytes, not sent.
+// answered. Only the socket is missing: the command's bytes are made (a text encoded as a socket
+// write would), not sent; the reply comes from the event loop's poll phase, as a socket's does.
 // Claims come in waves of 50 (the pump's claim cap at c=100), the dones of one wave travel with
 // the next wave's claim, as the pump's commits carry them.
 //
 //   npm run build && node --import tsx --import ./bench/fromDist.mjs bench/probes/resumeWorker.ts [N=20000] [rounds=3]
+//     [--heap FILE]   a sampling heap profile of the rounds, every allocation, collected or not
+//   (PROBE_PEEK=1 prints the first done op, to check it is the one resumeCost.ts's worker writes;
+//   node --trace-gc-nvp sums what the rounds allocate and promote.)
 //
-// Prints per round: CPU (user + system) per resume, and GC time per resume (perf_hooks 'gc').
+// Prints per round: CPU (user + system) per resume, GC time per resume (perf_hooks 'gc', wall
+// time) and the bytes of the commits per resume.
 
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -130,7 +135,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 async function resumes(total: number, snapshot: string): Promise<void> {
   let running = 0;
   let batch = writes.take().batch;
-  for (let started = 0; started < total || batch.length > 0 || running > 0; ) {
+  for (let started = 0; started < total || batch.length > 0 || running > 0;) {
     const k = Math.min(WAVE, total - started);
     reply = [batch.length, claimReply(k, snapshot), null, Date.now()];
     const res = await commitRoundTrip(

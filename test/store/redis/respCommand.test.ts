@@ -20,6 +20,10 @@ describe('a command as RESP bytes in one Buffer', () => {
       Array.from({ length: 123 }, (_, i) => `arg${i}`),
     ];
     for (const args of cases)
-      assert.deepEqual(respCommand('fcall', args), ioredisBytes('fcall', args), JSON.stringify(args).slice(0, 80));
+      assert.deepEqual(
+        respCommand('fcall', args),
+        ioredisBytes('fcall', args),
+        JSON.stringify(args).slice(0, 80),
+      );
   });
 });
