@@ -44,8 +44,8 @@ export function compiledPark(
 /**
  * A run that reached final state `state` with `output`: XState's done snapshot and its text.
  * One object, its snapshot made only when asked (the text is made from the parts, the snapshot
- * only if they are not plain JSON): most resumes end here, and three objects a done were ~5% of
- * what a resume allocated.
+ * only if they are not plain JSON): most resumes end here, and made eagerly the done was three
+ * objects and a closure more.
  */
 class CompiledDone {
   constructor(

@@ -120,8 +120,9 @@ export class PipelineRun implements RunControl {
 
   /**
    * Runs the attempt to its ending write. Not an async function: the run waits for its outcome
-   * with no frame of its own (one held for the run's whole life, ~0.3 kB a resume kept through
-   * every scavenge); finish() takes it from there, one tick after the outcome, as an await would.
+   * with no frame of its own (an async one's frame is held for the run's whole life, through
+   * the scavenges of a busy worker); finish() takes it from there, one tick after the outcome,
+   * as an await would.
    */
   run(): Promise<void> {
     this.begin();
@@ -350,8 +351,8 @@ export class PipelineRun implements RunControl {
 
   /**
    * Writes the run's ending. Not an async function: each outcome's write is the promise it
-   * returns (an async frame around it cost a resume ~0.5 kB of garbage and two ticks); what it
-   * throws before that is thrown to run(), which fails the job with it, as it always did.
+   * returns (an async frame around it was one more frame and promise a resume, and two ticks);
+   * what it throws before that is thrown to finish(), which fails the job with it, as it did.
    */
   private end(result: Outcome): Promise<unknown> {
     const { job, def, driver, checkpoints } = this;
