@@ -41,19 +41,35 @@ export function compiledPark(
   return { w, t, state, value: run.state.name };
 }
 
-/** A run that reached final state `state` with `output`: XState's done snapshot and its text. */
-export function compiledDone(
-  state: CompiledState,
-  output: unknown,
-  context: Ctx,
-): { output: unknown; persisted: unknown; value: unknown; text: () => string } {
-  const persisted = { status: 'done', output, value: state.name, historyValue: {}, context, children: {} };
-  return {
-    output,
-    value: state.name,
-    persisted,
-    text: () => doneStateText(state.name, output, context, persisted),
-  };
+/**
+ * A run that reached final state `state` with `output`: XState's done snapshot and its text.
+ * One object, its snapshot made only when asked (the text is made from the parts, the snapshot
+ * only if they are not plain JSON): most resumes end here, and made eagerly the done was three
+ * objects and a closure more.
+ */
+class CompiledDone {
+  constructor(
+    private readonly state: CompiledState,
+    readonly output: unknown,
+    private readonly context: Ctx,
+  ) {}
+
+  get value(): unknown {
+    return this.state.name;
+  }
+
+  get persisted(): unknown {
+    const { output, context } = this;
+    return { status: 'done', output, value: this.state.name, historyValue: {}, context, children: {} };
+  }
+
+  text(): string {
+    return doneStateText(this.state.name, this.output, this.context, () => this.persisted);
+  }
+}
+
+export function compiledDone(state: CompiledState, output: unknown, context: Ctx): CompiledDone {
+  return new CompiledDone(state, output, context);
 }
 
 /** What the XState runtime stores: the running state when aborted, the errored machine else

@@ -43,38 +43,65 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 const WHOLE = '\u0000';
+const WHOLE_KEYS: readonly string[] = [WHOLE];
+
+/**
+ * What one entry logged of the context: each key's text (undefined: not logged, its value was
+ * undefined), by position. Looked up by key only when a later entry compares with it (its Map,
+ * made then): a resume logs one entry, and its ending none that carries the context.
+ */
+interface Logged {
+  keys: readonly string[];
+  texts: (string | undefined)[];
+  byKey?: Map<string, string>;
+}
+
+function textsByKey(logged: Logged): Map<string, string> {
+  if (logged.byKey) return logged.byKey;
+  const byKey = new Map<string, string>();
+  for (let i = 0; i < logged.keys.length; i++) {
+    const text = logged.texts[i];
+    if (text !== undefined) byKey.set(logged.keys[i]!, text);
+  }
+  return (logged.byKey = byKey);
+}
 
 export class ContextLog {
   /** Each top-level key's logged text as of the last entry; null before the run's first. */
-  private last: Map<string, string> | null = null;
+  private last: Logged | null = null;
 
   /**
    * The fields to prefix a `state` entry with (`"ctx":{...},` and the like), '' when the context
    * did not change since the last entry.
    */
   fields(context: unknown): string {
+    const record = isRecord(context);
     // A context that is not an object is logged whole, under a key no object has.
-    const entries: [string, unknown][] = isRecord(context) ? Object.entries(context) : [[WHOLE, context]];
+    const keys = record ? Object.keys(context) : WHOLE_KEYS;
     // The first entry of a run, or a context that turned from object to not or back: whole.
-    const prev = this.last && this.last.has(WHOLE) === !isRecord(context) ? this.last : null;
-    const next = new Map<string, string>();
-    const changed: string[] = [];
+    const prev = this.last && textsByKey(this.last).has(WHOLE) === !record ? textsByKey(this.last) : null;
+    const texts = new Array<string | undefined>(keys.length);
+    let changed = '';
+    let changes = 0;
     let budget = ENTRY_CAP;
-    for (const [key, value] of entries) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const value = record ? context[key] : context;
       if (value === undefined) continue;
       const text = valueText(value, budget);
-      next.set(key, text);
+      texts[i] = text;
       if (prev?.get(key) === text) continue;
       budget -= text.length;
-      changed.push(key === WHOLE ? text : `${JSON.stringify(key)}:${text}`);
+      const part = key === WHOLE ? text : `${JSON.stringify(key)}:${text}`;
+      changed = changes++ === 0 ? part : `${changed},${part}`;
     }
+    const next: Logged = { keys, texts };
     this.last = next;
-    if (!prev) {
-      return isRecord(context) ? `"context":{${changed.join(',')}},` : `"context":${changed[0] ?? 'null'},`;
-    }
-    const gone = [...prev.keys()].filter((k) => !next.has(k));
-    if (!isRecord(context)) return changed.length ? `"context":${changed[0]},` : '';
-    let out = changed.length ? `"ctx":{${changed.join(',')}},` : '';
+    if (!prev) return record ? `"context":{${changed}},` : `"context":${changes ? changed : 'null'},`;
+    const now = textsByKey(next);
+    const gone = [...prev.keys()].filter((k) => !now.has(k));
+    if (!record) return changes ? `"context":${changed},` : '';
+    let out = changes ? `"ctx":{${changed}},` : '';
     if (gone.length) out += `"ctxGone":${JSON.stringify(gone)},`;
     return out;
   }

@@ -26,13 +26,17 @@ export function pipelineSnapshotText(
   return `{"w":${wText},"t":${tText}${held}}`;
 }
 
-/** The machine reached a final state: its output is the job's output. */
+/**
+ * The machine reached a final state (`end`: MachineDriver.done()): its output is the job's
+ * output; `log`: the audit entries not yet written.
+ */
 export async function writePipelineDone(
   job: ActiveJob,
   life: LifecycleSnapshot,
   def: PipelineDefinition,
   timeoutMs: number,
-  end: { output: unknown; persisted: unknown; value: unknown; text?: () => string; log: string[] },
+  end: { output: unknown; persisted: unknown; value: unknown; text?: () => string },
+  log: string[],
 ): Promise<void> {
   try {
     const output = toStoredJson(end.output, 'output');
@@ -46,11 +50,11 @@ export async function writePipelineDone(
       output,
       snapshot: `{"w":${w}}`,
       state,
-      log: [...end.log, `{"type":"state","state":${state}}`, '{"type":"done"}'],
+      log: [...log, `{"type":"state","state":${state}}`, '{"type":"done"}'],
     });
   } catch (err) {
     // Output or a snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails.
-    await settleFailure(job, life, err, { retry: def.retry, timeoutMs, log: end.log });
+    await settleFailure(job, life, err, { retry: def.retry, timeoutMs, log });
   }
 }
 

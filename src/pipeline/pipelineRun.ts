@@ -84,6 +84,8 @@ export class PipelineRun implements RunControl {
   private starting = false;
   /** A log-only checkpoint is held (LOG_ONLY_MS) until this timer writes it, if nothing did. */
   private logOnlyTimer: NodeJS.Timeout | undefined;
+  /** The start's first flush (a restored timer due at once), until it runs or the run ends. */
+  private firstFlush: NodeJS.Timeout | undefined;
   /** How many of the pending entries (the first) a hold kept back, for a progress write to take. */
   private heldCount = 0;
   private logOnlyDue = false;
@@ -116,7 +118,19 @@ export class PipelineRun implements RunControl {
     this.checkpoints = new CheckpointWriter(job, key, heldText);
   }
 
-  async run(): Promise<void> {
+  /**
+   * Runs the attempt to its ending write. Not an async function: the run waits for its outcome
+   * with no frame of its own (an async one's frame is held for the run's whole life, through
+   * the scavenges of a busy worker); finish() takes it from there, one tick after the outcome,
+   * as an await would.
+   */
+  run(): Promise<void> {
+    this.begin();
+    return this.outcome.then((result) => this.finish(result));
+  }
+
+  /** Opens and starts the machine; what throws there is the run's outcome (an error). */
+  private begin(): void {
     const { job, driver } = this;
     const c = job.claimed;
     job.timeoutMs = this.timeoutMs;
@@ -140,7 +154,7 @@ export class PipelineRun implements RunControl {
           this.starting = false;
         }
         this.flushScheduled = true;
-        setTimeout(this.flush, 0);
+        this.firstFlush = setTimeout(this.flush, 0);
       } else {
         driver.start();
         this.markDirty();
@@ -148,9 +162,16 @@ export class PipelineRun implements RunControl {
     } catch (err) {
       this.settle({ kind: 'error', error: err });
     }
-    const result = await this.outcome;
+  }
+
+  /** The outcome is known: nothing more runs; its ending is written. */
+  private async finish(result: Outcome): Promise<void> {
+    const { job, driver } = this;
     this.detached = true;
     clearTimeout(this.logOnlyTimer);
+    // A resume whose timer ended it (most): its first flush would find the run detached; cleared,
+    // it neither fires nor keeps the run's objects reachable from the timer list until then.
+    clearTimeout(this.firstFlush);
     this.held.stop();
     job.onInbox = undefined;
     job.deadline = 0;
@@ -168,7 +189,7 @@ export class PipelineRun implements RunControl {
       try {
         driver.stop();
       } catch (err) {
-        this.host.log.warn({ err, jobId: c.id }, 'stopping the machine failed');
+        this.host.log.warn({ err, jobId: job.id }, 'stopping the machine failed');
       }
     }
   }
@@ -193,6 +214,7 @@ export class PipelineRun implements RunControl {
 
   private readonly flush = (): void => {
     this.flushScheduled = false;
+    this.firstFlush = undefined;
     if (this.detached) return;
     // From setImmediate: a checkpoint that cannot be taken fails this job alone, never the worker.
     try {
@@ -327,12 +349,16 @@ export class PipelineRun implements RunControl {
     }
   }
 
-  private async end(result: Outcome): Promise<void> {
+  /**
+   * Writes the run's ending. Not an async function: each outcome's write is the promise it
+   * returns (an async frame around it was one more frame and promise a resume, and two ticks);
+   * what it throws before that is thrown to finish(), which fails the job with it, as it did.
+   */
+  private end(result: Outcome): Promise<unknown> {
     const { job, def, driver, checkpoints } = this;
     if (result.kind === 'done') {
       this.held.dropAll(checkpoints.pending);
-      const done = driver.done();
-      return writePipelineDone(job, this.life, def, this.timeoutMs, { ...done, log: checkpoints.pending });
+      return writePipelineDone(job, this.life, def, this.timeoutMs, driver.done(), checkpoints.pending);
     }
     if (result.kind === 'park') {
       const p = driver.park();
@@ -340,7 +366,7 @@ export class PipelineRun implements RunControl {
       const text = pipelineSnapshotText(parked, p.w, p.t, this.held.text());
       this.life = parked;
       job.end();
-      await job.write({
+      return job.write({
         kind: 'park',
         id: job.id,
         token: job.token,
@@ -354,7 +380,6 @@ export class PipelineRun implements RunControl {
           JSON.stringify({ type: 'parked', state: p.value, wakeAt: result.wakeAt }),
         ],
       });
-      return;
     }
     const thrown =
       result.kind !== 'error'
@@ -368,7 +393,7 @@ export class PipelineRun implements RunControl {
               event: result.event,
             });
     const f = driver.failure(result, thrown);
-    await writePipelineFailure(job, this.life, def, this.timeoutMs, {
+    return writePipelineFailure(job, this.life, def, this.timeoutMs, {
       thrown,
       persisted: f.persisted,
       lastActive: f.lastActive,

@@ -149,6 +149,12 @@ export class CompiledDriver implements MachineDriver {
   }
 
   private runLoop(): void {
+    if (!this.state.step && !this.state.wait && !this.failed) {
+      // A final state (a resumed wait's timer taken into it: most resumes): loop() would only
+      // return `done`, settled one tick on; so it is here, without its frame and promises.
+      queueMicrotask(() => this.run.settle({ kind: 'done' }));
+      return;
+    }
     this.looping = true;
     this.loop().then(
       (outcome) => outcome && this.run.settle(outcome),

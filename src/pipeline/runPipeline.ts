@@ -27,7 +27,24 @@ interface StoredPipelineSnapshot {
   h?: unknown[];
 }
 
-export async function runPipeline(
+export function runPipeline(
+  job: ActiveJob,
+  def: PipelineDefinition,
+  input: unknown,
+  timeoutMs: number,
+  host: AttemptHost,
+): Promise<void> {
+  // Not an async function: it awaits nothing, and an async one returning the run's promise costs
+  // a frame and a promise per attempt, and resolves its caller two ticks later. What it throws
+  // rejects its promise still, as an async function's throw would.
+  try {
+    return startPipeline(job, def, input, timeoutMs, host);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+function startPipeline(
   job: ActiveJob,
   def: PipelineDefinition,
   input: unknown,

@@ -68,13 +68,14 @@ export function stepStateText(state: CompiledState, context: Ctx, input: unknown
 
 /**
  * storedMachineJson of a compiled run's final snapshot, `{status: 'done', output, value: name,
- * historyValue: {}, context, children: {}}` (`persisted`), the same text made from its parts (test:
+ * historyValue: {}, context, children: {}}` (`persisted` makes it, asked only when the output or
+ * context is not plain JSON), the same text made from its parts (test:
  * test/pipeline/stepStateText.test.ts). Throws UnserializableSnapshotError as that does.
  */
-export function doneStateText(name: string, output: unknown, context: Ctx, persisted: unknown): string {
+export function doneStateText(name: string, output: unknown, context: Ctx, persisted: () => unknown): string {
   const out = output === undefined ? '' : plainJsonText(output, 1);
   const ctx = plainJsonText(context, 1);
-  if (out === undefined || ctx === undefined) return storedMachineJson(persisted);
+  if (out === undefined || ctx === undefined) return storedMachineJson(persisted());
   const value = `"value":${JSON.stringify(name)},"context":${ctx}}`;
   return out === '' ? `{"status":"done",${value}` : `{"status":"done","output":${out},${value}`;
 }

@@ -103,7 +103,7 @@ describe('stepStateText: the stored text of a compiled step or wait state', () =
     const same = (output: unknown, context: Record<string, unknown>) => {
       const persisted = { status: 'done', output, value: 'end', historyValue: {}, context, children: {} };
       alike(
-        textOf(() => doneStateText('end', output, context, persisted)),
+        textOf(() => doneStateText('end', output, context, () => persisted)),
         textOf(() => storedMachineJson(persisted)),
       );
     };

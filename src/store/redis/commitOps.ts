@@ -111,13 +111,13 @@ export function decodeClaimed(b: Buffer): ClaimedJob[] {
     const input = text();
     if (p >= end) throw new Error('commit reply: the claimed jobs are cut short');
     const count = b[p++]!;
-    // The rare fields are the job's own only.
+    // The rare fields are the job's own only: own[4] on (read in place, not copied out).
     let rare: string[] | undefined;
     if (count > 0) {
       const own: string[] = [];
       for (let k = 0; k < count; k++) own.push(text());
       last = own;
-      if (count > 4) rare = own.slice(4);
+      if (count > 4) rare = own;
     }
     claimed.push({
       id,
@@ -129,18 +129,18 @@ export function decodeClaimed(b: Buffer): ClaimedJob[] {
       // with a made-up value.
       version: num(last[1], BASE_DEFAULTS.version),
       input: input || undefined,
-      snapshot: rare?.[0] || undefined,
-      attempt: num(rare?.[1], 1),
+      snapshot: rare?.[4] || undefined,
+      attempt: num(rare?.[5], 1),
       maxAttempts: num(last[2], BASE_DEFAULTS.maxAttempts),
-      leaseRequeues: Number(rare?.[2]) || 0,
-      parentId: rare?.[3] || undefined,
-      options: rare?.[4] || undefined,
+      leaseRequeues: Number(rare?.[6]) || 0,
+      parentId: rare?.[7] || undefined,
+      options: rare?.[8] || undefined,
       status: last[3] as JobStatus,
-      inbox: Number(rare?.[5]) || 0,
-      parentQueue: rare?.[6] || undefined,
-      hasInbox: rare?.[7] === '1',
-      parentState: (rare?.[8] || undefined) as ClaimedJob['parentState'],
-      retryLaters: Number(rare?.[9]) || 0,
+      inbox: Number(rare?.[9]) || 0,
+      parentQueue: rare?.[10] || undefined,
+      hasInbox: rare?.[11] === '1',
+      parentState: (rare?.[12] || undefined) as ClaimedJob['parentState'],
+      retryLaters: Number(rare?.[13]) || 0,
     });
   }
   return claimed;

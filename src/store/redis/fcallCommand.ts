@@ -8,10 +8,19 @@
 // Only where nothing else of what ioredis's method does is wanted: no keyPrefix (it would
 // prefix the keys), no friendly error stacks, no auto-pipelining (directFcall says when).
 // Everything after construction (routing on a cluster, the offline queue, the reply) is
-// ioredis's sendCommand, as for any command.
+// ioredis's sendCommand, as for any command; only its bytes are made here, as one Buffer
+// (respCommand.ts: the same bytes ioredis's text would be).
 
 import { Command } from 'ioredis';
 import type { RedisClient } from './redisClient.js';
+import { respCommand } from './respCommand.js';
+
+/** An FCALL whose arguments are strings, written to the socket as one Buffer. */
+class FcallCommand extends Command {
+  override toWritable(): Buffer {
+    return respCommand(this.name, this.args as string[]);
+  }
+}
 
 /** Whether `redis` may be sent FCALLs made here (see the file header). */
 export function directFcall(redis: RedisClient): boolean {
@@ -39,7 +48,7 @@ export function sendFcall(
   for (const k of keys) all.push(k);
   for (const a of args) all.push(typeof a === 'string' ? a : String(a));
   // Made without arguments (nothing to flatten or to stringify), then given its list.
-  const command = new Command('fcall', [], { replyEncoding: buffers ? null : 'utf8' });
+  const command = new FcallCommand('fcall', [], { replyEncoding: buffers ? null : 'utf8' });
   command.args = all;
   return redis.sendCommand(command) as Promise<unknown>;
 }
