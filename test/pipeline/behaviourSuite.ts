@@ -21,6 +21,7 @@ import { Probe, cases, normalised, type Case, type Result } from './behaviourCas
 import { valueCases } from './valueCases.js';
 import { waitCases } from './waitCases.js';
 import { waitEventCases } from './waitEventCases.js';
+import { stepTimerCases } from './stepTimerCases.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
 export interface BehaviourWorld {
@@ -64,7 +65,7 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     } satisfies Result;
   }
 
-  for (const [i, c] of [...cases, ...valueCases, ...waitCases, ...waitEventCases].entries()) {
+  for (const [i, c] of [...cases, ...valueCases, ...waitCases, ...waitEventCases, ...stepTimerCases].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {
       const h = world();
