@@ -250,7 +250,11 @@ export class CompiledDriver implements MachineDriver {
             ev = { type: settled.timer };
             list = step.after!.on.get(settled.timer)!;
           } else {
-            ev = { type: `xstate.done.actor.${step.invokeId}`, output: settled.output, actorId: step.invokeId };
+            ev = {
+              type: `xstate.done.actor.${step.invokeId}`,
+              output: settled.output,
+              actorId: step.invokeId,
+            };
             list = step.onDone;
           }
         } catch (err) {

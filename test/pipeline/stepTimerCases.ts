@@ -5,7 +5,8 @@
 // running step's checkpoint with its timers is noted as a call), audit logs and step calls: the
 // timer fires first and the step is aborted (its late result ignored); the step settles first
 // and its timer is cancelled; two delays, the one due first taking its transition; a named delay
-// from the context; a step that fails before its timer; a timeout while the step runs.
+// from the context; a step that fails before its timer; a timeout while the step runs; a restore
+// of its checkpoint (behaviourSuite.ts hands one over between the runtimes).
 
 import assert from 'node:assert/strict';
 import { assign, setup } from 'xstate';
@@ -103,7 +104,7 @@ export function stepTimerMachine(probe: Probe, opts: Opts) {
         invoke: {
           id: 'next',
           src: 'next',
-          input: ({ context }) => context.via,
+          input: probe.mapper(({ context }) => context.via),
           onDone: 'end',
         },
       },
@@ -111,7 +112,7 @@ export function stepTimerMachine(probe: Probe, opts: Opts) {
         invoke: {
           id: 'late',
           src: 'late',
-          input: ({ context }) => context.via,
+          input: probe.mapper(({ context }) => context.via),
           onDone: 'end',
         },
       },
@@ -216,6 +217,33 @@ export const stepTimerCases: Case[] = [
       assert.equal(r.record.state, 'slow');
       assert.equal(r.record.error?.code, 'TIMEOUT');
       assert.deepEqual(r.calls.slice(-1), ['slow aborted:AbortedError']);
+    },
+  },
+  {
+    name: 'a step with a timeout restored from its checkpoint (a restart) re-runs its step, and its timer fires as stored',
+    compiles: true,
+    input: { limit: 700 },
+    machine: (probe) => stepTimerMachine(probe, { work: 60_000 }),
+    drive: async (run) => {
+      await notedRunning(run);
+      await run.restart();
+      await run.client.waitForResult(run.id, { timeoutMs: 8000 });
+    },
+    expect: (r) => {
+      assert.equal(r.record.status, 'done');
+      assert.deepEqual(r.record.output, { n: 2, via: 'limit' });
+      assert.deepEqual(
+        r.calls.filter((c) => !c.startsWith('running:')),
+        [
+          'first:1',
+          'slow:{"n":2}:slow:1',
+          'slow aborted:AbortedError',
+          'slow:{"n":2}:slow:1',
+          'slow aborted:AbortError',
+          'late:limit',
+        ],
+      );
+      assert.ok(types(r).includes('resumed'), JSON.stringify(r.log));
     },
   },
   {
