@@ -10,14 +10,22 @@
 // would, and its stored snapshots are XState's persisted snapshots (the full runtime restores what
 // this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events
-// anywhere but on a wait state, `after` anywhere but on a wait state, `always`, entry/exit
+// anywhere but on a wait state, `after` anywhere but on a wait or a step state, an `after` list
+// ending guarded (an every-guarded list on a step state would leave the step running with its
+// timer spent: exact, but a second mode of the loop for a rare form), `always`, entry/exit
 // actions, actions other than `assign`, built-in guard combinators, invokes of anything but a
 // `step`, wildcard event descriptors, transitions without a target but a wait state's events') leaves the machine to the
 // XState runtime, and `explainNotCompiled` says which construct decided it. The machine stays
 // the definition and the chart.
 //
 // Supported, with XState's semantics: top-level atomic states that each invoke one registered
-// `step` (input mapper or value); top-level atomic wait states, with no invoke, that wait on
+// `step` (input mapper or value), with or without a timeout: `after` delays beside the invoke (as
+// a wait state's, below; the invoke is spawned first, its timers made on entry and stored as the
+// XState runtime stores them, the one due first armed in memory: a running step never parks; a
+// timer that fires first takes its transition and then stops the step as XState stops an invoked
+// actor, its signal aborted and its late result ignored; a step that settles first leaves the
+// state, whose exit cancels the timers; a restore re-runs the step with its stored input, the
+// timers keeping their stored due times); top-level atomic wait states, with no invoke, that wait on
 // `after` delays (numbers or named delays, each delay's list ending unguarded: the first timer
 // due leaves the state and its exit cancels the others; the run parks there, its timers stored
 // as the XState runtime stores them), on `on` events (guarded or not; an event no enabled

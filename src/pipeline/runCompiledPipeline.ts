@@ -7,7 +7,14 @@
 //              cancel, lease loss and shutdown end the wait at once: its aborts reach the run
 //              through that race, not the job's signal, which most steps never create); its
 //              result picks the transition (guards, assigns), which enters the next step's
-//              state or a final one;
+//              state or a final one. A step with a timeout (`after` beside its invoke) has its
+//              state's timers made on entry (as a wait state's, stored in each checkpoint) and
+//              the one due first armed in memory while it runs, however far (a running step
+//              never parks): the first of its result and that timer is taken; a timer taken
+//              aborts the step's own signal after the transition's actions (XState's deferred
+//              stop of the invoked actor) and its late result is ignored; a result taken
+//              disarms the timer (the state's exit cancels them). A restored one re-runs its
+//              step with its stored input and its timers' stored due times;
 //   done       a final state: the machine's output is the job's output;
 //   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
 //              retry resumes at the state that failed (its step runs again, the steps before it
