@@ -276,8 +276,10 @@ export class CompiledDriver implements MachineDriver {
         if (this.halted) break;
         const next = this.take(list, ev);
         // XState stops the step's actor after the transition's actions (a deferred stop, before
-        // the next state's actor starts): its signal aborts, and its late result is ignored.
-        if (timedOut) own!.abort();
+        // the next state's actor starts): its signal aborts, and its late result is ignored. A
+        // transition that threw (the machine errored) runs no deferred stop: the step is
+        // abandoned untold, as on the XState runtime.
+        if (timedOut && next) own!.abort();
         if (next) this.state = next;
       }
     } finally {

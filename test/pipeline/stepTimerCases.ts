@@ -24,6 +24,9 @@ interface Opts {
   fails?: boolean;
   /** A second delay beside `limit`: its ms, and where it leads. */
   second?: { ms: number; to: 'late' | 'end' };
+  /** The timeout's list opens with a guard that throws; its transition's assign throws. */
+  guardThrows?: boolean;
+  assignThrows?: boolean;
 }
 
 /**
@@ -67,6 +70,11 @@ export function stepTimerMachine(probe: Probe, opts: Opts) {
       }),
     },
     delays: { limit: ({ context }) => context.limit },
+    guards: {
+      broken: () => {
+        throw new Error('guard broke');
+      },
+    },
   }).createMachine({
     id: 'timed',
     initial: 'first',
@@ -89,7 +97,18 @@ export function stepTimerMachine(probe: Probe, opts: Opts) {
           onError: { target: 'failed', actions: assign({ via: 'error' }) },
         },
         after: {
-          limit: { target: 'late', actions: assign({ via: 'limit' }) },
+          limit: [
+            ...(opts.guardThrows ? [{ guard: 'broken' as const, target: 'end' as const }] : []),
+            {
+              target: 'late',
+              actions: assign({
+                via: () => {
+                  if (opts.assignThrows) throw new Error('assign broke');
+                  return 'limit';
+                },
+              }),
+            },
+          ],
           ...(opts.second
             ? {
                 [opts.second.ms]: [
@@ -192,6 +211,34 @@ export const stepTimerCases: Case[] = [
       // Both stored while the step ran, in XState's entry order (its `after` keys as Object.keys
       // lists them: an integer key first).
       assert.match(running(r), /xstate\.after\.120\.timed\.slow.*xstate\.after\.limit\.timed\.slow/);
+    },
+  },
+  {
+    name: 'a guard that throws on a step’s timeout fails the job at once in the step’s state, the step abandoned untold (as XState)',
+    compiles: true,
+    input: { limit: 100 },
+    retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 20 } },
+    machine: (probe) => stepTimerMachine(probe, { work: 5000, guardThrows: true }),
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.state, 'slow');
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      assert.equal(r.record.attempts, 1);
+      assert.ok(!r.calls.some((c) => c.startsWith('slow aborted')), JSON.stringify(r.calls));
+    },
+  },
+  {
+    name: 'an assign that throws on a step’s timeout fails the job at once in the step’s state, the step abandoned untold (as XState)',
+    compiles: true,
+    input: { limit: 100 },
+    retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 20 } },
+    machine: (probe) => stepTimerMachine(probe, { work: 5000, assignThrows: true }),
+    expect: (r) => {
+      assert.equal(r.record.status, 'failed');
+      assert.equal(r.record.state, 'slow');
+      assert.equal(r.record.error?.code, 'ACTION_FAILED');
+      assert.equal(r.record.attempts, 1);
+      assert.ok(!r.calls.some((c) => c.startsWith('slow aborted')), JSON.stringify(r.calls));
     },
   },
   {
