@@ -230,7 +230,7 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
 
   it('resumes a step with a timeout checkpointed by one runtime in the other: the step re-runs, its timer keeps its due time', async () => {
     // `due`: the second runtime starts once the timer is due (it fires at once, the re-run step
-    // is aborted); else ~900 ms before it (it fires at its stored due time, not a full delay on).
+    // is aborted); else 2 s before it (it fires at its stored due time, not a full delay on).
     for (const due of [false, true])
       for (const [first, second] of [
         [true, false],
@@ -249,12 +249,12 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
           const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}${due ? ', due' : ''}`;
           const sup1 = await h.started({ jobs: [make(first)] });
           const client = h.client({ jobs: [make(first)] });
-          const id = await client.enqueue('timedHandover', { limit: 1500 });
+          const id = await client.enqueue('timedHandover', { limit: 3000 });
           await eventually(async () => (await client.get(id))?.state === 'slow');
           const [timer] = storedTimersOf((await client.get(id))!.snapshot);
           assert.equal(timer?.event, 'xstate.after.limit.timed.slow', how);
           await sup1.stop({ graceMs: 0 }); // shutdown: the job is requeued from its checkpoint
-          const resumeAt = due ? timer.dueAt + 50 : timer.dueAt - 900;
+          const resumeAt = due ? timer.dueAt + 50 : timer.dueAt - 2000;
           await new Promise((r) => setTimeout(r, Math.max(0, resumeAt - Date.now())));
           const selfBefore = probe.self.length;
           await h.started({ jobs: [make(second)] });
@@ -281,9 +281,9 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
           const log = (await h.store.getLog(id)) as { type: string; state?: unknown; at: number }[];
           const late = log.find((e) => e.type === 'state' && e.state === 'late');
           assert.ok(late, JSON.stringify(log));
-          // Fired at its stored due time, not a full delay after the resume (>= dueAt + 600).
+          // Fired at its stored due time, not a full delay after the resume (>= dueAt + 1000).
           assert.ok(
-            late.at >= timer.dueAt - 5 && late.at < timer.dueAt + 450,
+            late.at >= timer.dueAt - 20 && late.at < timer.dueAt + 800,
             `${how}: ${late.at - timer.dueAt} ms late`,
           );
         } finally {

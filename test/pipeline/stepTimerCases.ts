@@ -154,7 +154,7 @@ export const stepTimerCases: Case[] = [
   {
     name: 'a step whose timeout fires first is aborted, its late result ignored, and the timer’s transition taken',
     compiles: true,
-    input: { limit: 150 },
+    input: { limit: 400 },
     machine: (probe) => stepTimerMachine(probe, { work: 5000 }),
     drive: async (run) => {
       await notedRunning(run);
@@ -199,7 +199,7 @@ export const stepTimerCases: Case[] = [
     name: 'a step with two timeouts takes the transition of the one due first (a guarded list ending unguarded)',
     compiles: true,
     input: { limit: 60_000 },
-    machine: (probe) => stepTimerMachine(probe, { work: 5000, second: { ms: 120, to: 'late' } }),
+    machine: (probe) => stepTimerMachine(probe, { work: 5000, second: { ms: 400, to: 'late' } }),
     drive: async (run) => {
       await notedRunning(run);
       await run.client.waitForResult(run.id, { timeoutMs: 8000 });
@@ -210,7 +210,7 @@ export const stepTimerCases: Case[] = [
       assert.deepEqual(r.calls.slice(-2), ['slow aborted:AbortError', 'late:second']);
       // Both stored while the step ran, in XState's entry order (its `after` keys as Object.keys
       // lists them: an integer key first).
-      assert.match(running(r), /xstate\.after\.120\.timed\.slow.*xstate\.after\.limit\.timed\.slow/);
+      assert.match(running(r), /xstate\.after\.400\.timed\.slow.*xstate\.after\.limit\.timed\.slow/);
     },
   },
   {
@@ -269,7 +269,7 @@ export const stepTimerCases: Case[] = [
   {
     name: 'a step with a timeout restored from its checkpoint (a restart) re-runs its step, and its timer fires as stored',
     compiles: true,
-    input: { limit: 700 },
+    input: { limit: 1500 },
     machine: (probe) => stepTimerMachine(probe, { work: 60_000 }),
     drive: async (run) => {
       await notedRunning(run);
