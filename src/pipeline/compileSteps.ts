@@ -10,14 +10,22 @@
 // would, and its stored snapshots are XState's persisted snapshots (the full runtime restores what
 // this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events
-// anywhere but on a wait state, `after` anywhere but on a wait state, `always`, entry/exit
+// anywhere but on a wait state, `after` anywhere but on a wait or a step state, an `after` list
+// ending guarded (an every-guarded list on a step state would leave the step running with its
+// timer spent: exact, but a second mode of the loop for a rare form), `always`, entry/exit
 // actions, actions other than `assign`, built-in guard combinators, invokes of anything but a
 // `step`, wildcard event descriptors, transitions without a target but a wait state's events') leaves the machine to the
 // XState runtime, and `explainNotCompiled` says which construct decided it. The machine stays
 // the definition and the chart.
 //
 // Supported, with XState's semantics: top-level atomic states that each invoke one registered
-// `step` (input mapper or value); top-level atomic wait states, with no invoke, that wait on
+// `step` (input mapper or value), with or without a timeout: `after` delays beside the invoke (as
+// a wait state's, below; the invoke is spawned first, its timers made on entry and stored as the
+// XState runtime stores them, the one due first armed in memory: a running step never parks; a
+// timer that fires first takes its transition and then stops the step as XState stops an invoked
+// actor, its signal aborted and its late result ignored; a step that settles first leaves the
+// state, whose exit cancels the timers; a restore re-runs the step with its stored input, the
+// timers keeping their stored due times); top-level atomic wait states, with no invoke, that wait on
 // `after` delays (numbers or named delays, each delay's list ending unguarded: the first timer
 // due leaves the state and its exit cancels the others; the run parks there, its timers stored
 // as the XState runtime stores them), on `on` events (guarded or not; an event no enabled
@@ -58,22 +66,19 @@ function plainDescriptor(where: string, descriptor: string): void {
 }
 
 /**
- * A state with no invoke that waits on `after` delays and/or `on` events; null: not such a
- * state. Every after delay's list ends unguarded, so the first timer due leaves the state (its
- * exit cancels the others); an event's list may be guarded (none enabled: the event is ignored).
+ * A state's `after` delays and their transitions (each delay's list ending unguarded, so the
+ * first timer due leaves the state and its exit cancels the others), in XState's entry order.
+ * XState's `after` puts one raise per delay on entry and one cancel on exit: a state with any
+ * other entry or exit action is refused, as is `always`.
  */
-function compileWait(
+function compileAfter(
   machine: AnyStateMachine,
   node: AnyStateNode,
   where: string,
   states: Set<string>,
-): CompiledWait | null {
+): CompiledWait {
   const after = (node.after ?? []) as unknown as { delay: unknown; eventType: string }[];
-  const onKeys = Object.keys((node.config.on ?? {}) as object);
-  if ((after.length === 0 && onKeys.length === 0) || node.type !== 'atomic') return null;
-  if (node.invoke.length > 0) refuse(`${where}: ${after.length > 0 ? 'after' : 'on'} and invoke`);
   if ((node.always?.length ?? 0) > 0) refuse(`${where}: always`);
-  // XState's `after` puts one raise per delay on entry and one cancel on exit: anything more is the user's.
   const delayCount = Object.keys((node.config.after ?? {}) as object).length;
   if (node.entry.length !== delayCount || node.exit.length !== delayCount)
     refuse(`${where}: entry/exit actions`);
@@ -87,6 +92,25 @@ function compileWait(
     on.set(a.eventType, transitions);
     delays.push({ eventType: a.eventType, delay: compileDelay(machine, where, a.delay) });
   }
+  return { delays, on };
+}
+
+/**
+ * A state with no invoke that waits on `after` delays and/or `on` events; null: not such a
+ * state. An event's list may be guarded (none enabled: the event is ignored).
+ */
+function compileWait(
+  machine: AnyStateMachine,
+  node: AnyStateNode,
+  where: string,
+  states: Set<string>,
+): CompiledWait | null {
+  const after = (node.after ?? []) as unknown as unknown[];
+  const onKeys = Object.keys((node.config.on ?? {}) as object);
+  if ((after.length === 0 && onKeys.length === 0) || node.type !== 'atomic') return null;
+  if (node.invoke.length > 0 && onKeys.length > 0) refuse(`${where}: on and invoke`);
+  if (node.invoke.length > 0) return null; // a step state, with a timeout (compiled below)
+  const { delays, on } = compileAfter(machine, node, where, states);
   for (const key of onKeys) {
     plainDescriptor(where, key);
     on.set(key, compileTransitions(machine, node, key, states, true));
@@ -140,7 +164,8 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
       });
       continue;
     }
-    checkPlainNode(node, where);
+    const timed = node.type === 'atomic' && (node.after?.length ?? 0) > 0;
+    if (!timed) checkPlainNode(node, where);
     if (node.type === 'final') {
       if (node.invoke.length > 0 || node.transitions.size > 0) refuse(`${where}: a final state with invokes`);
       states.set(node.key, {
@@ -163,8 +188,10 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
     if (inv.systemId !== undefined) refuse(`${where}: invoke with a systemId`);
     const done = `xstate.done.actor.${inv.id}`;
     const error = `xstate.error.actor.${inv.id}`;
+    // A step with a timeout: its after delays, as a wait state's (the invoke is spawned first).
+    const after = timed ? compileAfter(machine, node, where, names) : null;
     for (const key of node.transitions.keys())
-      if (key !== done && key !== error) refuse(`${where}: handles '${key}'`);
+      if (key !== done && key !== error && !after?.on.has(key)) refuse(`${where}: handles '${key}'`);
     const onDone = compileTransitions(machine, node, done, names);
     if (onDone.length === 0 || onDone[onDone.length - 1]!.guard !== null)
       refuse(`${where}: onDone must end with an unguarded transition`);
@@ -186,6 +213,7 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
             : () => mapper,
         onDone,
         onError: compileTransitions(machine, node, error, names),
+        after,
       },
     });
   }

@@ -12,7 +12,7 @@ export interface CompiledStart {
   /** The step's input as stored (XState re-runs a restored invoke with its stored input). */
   stepInput: unknown;
   resumed: boolean;
-  /** A wait state's stored timers (set only for a wait state). */
+  /** A wait state's or a timed step state's stored timers (set only for such a state). */
   timers?: StoredTimer[];
 }
 
@@ -23,7 +23,7 @@ interface PersistedChild {
 
 /**
  * The start of a compiled run from a stored machine snapshot, or null when only the XState
- * runtime can restore it (a snapshot of another shape, stored timers).
+ * runtime can restore it (a snapshot of another shape, stored timers not the state's own).
  */
 export function compiledStart(
   compiled: CompiledPipeline,
@@ -46,10 +46,14 @@ export function compiledStart(
     if (!own) return null;
     return { state, context: p.context as Ctx, stepInput: undefined, resumed: true, timers: own };
   }
-  if ((timers?.length ?? 0) > 0) return null;
   const step = state.step;
   if (!step) return null;
+  // A step with a timeout restores with its own timers (their due times kept), as the XState
+  // runtime stored them; any other step state with none.
+  const own = step.after && !migrated ? storedWaitTimers(step.after, timers ?? []) : null;
+  if (!own && (timers?.length ?? 0) > 0) return null;
   const child = children[step.invokeId];
   if (ids.length !== 1 || child?.snapshot?.status !== 'active' || child.src !== step.src) return null;
-  return { state, context: p.context as Ctx, stepInput: child.snapshot.input, resumed: true };
+  const start = { state, context: p.context as Ctx, stepInput: child.snapshot.input, resumed: true };
+  return own ? { ...start, timers: own } : start;
 }

@@ -29,9 +29,15 @@ export interface CompiledStep {
   input: (context: Ctx, event: AnyEvent) => unknown;
   onDone: CompiledTransition[];
   onError: CompiledTransition[];
+  /**
+   * A step with a timeout: the state's `after` delays (its `on`: their transitions only); null:
+   * none. Its timers are made on entry as a wait state's, the first due armed in memory (a step
+   * runs: the run never parks on them); one that fires first leaves the state and stops the step.
+   */
+  after: CompiledWait | null;
 }
 
-/** One `after` delay of a wait state (XState's delayed raise of `eventType`). */
+/** One `after` delay of a wait state or a step state (XState's delayed raise of `eventType`). */
 export interface CompiledDelay {
   /** The after event's type, also its timer's id (`xstate.after.<delay>.<state id>`). */
   eventType: string;

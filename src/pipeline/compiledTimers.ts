@@ -1,5 +1,5 @@
-// A compiled wait state's timers (runCompiledPipeline.ts), as the XState runtime holds them: which
-// one fires first, and which stored timers a compiled run may resume with.
+// A compiled wait state's or timed step state's timers (runCompiledPipeline.ts), as the XState
+// runtime holds them: which one fires first, and which stored timers a compiled run may resume with.
 
 import type { CompiledWait } from './compiledTable.js';
 import type { StoredTimer } from './timers.js';
@@ -23,7 +23,7 @@ export function firstToFire(
 }
 
 /**
- * `timers` when they are a wait state's own, as the XState runtime stores them (ids of its
+ * `timers` when they are a wait state's (or a step state's `after`) own, as the XState runtime stores them (ids of its
  * delays in their entry order, each once; source and target the root; the bare after event; a
  * due time), else null: only the XState runtime restores the snapshot then.
  */

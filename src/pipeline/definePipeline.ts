@@ -57,7 +57,8 @@ export interface DefinePipelineOptions<
    */
   migrate?: MigrateFunction;
   /**
-   * Run a step-only machine (steps, and states that only wait on one `after` delay) from its
+   * Run a step-only machine (steps, with or without `after` timeouts, and states that only wait on
+   * `after` delays and events) from its
    * compiled step table (default true; the stored records are the same). Set false when a step's
    * input mapper, an assign or a delay function reads `self` or `system`, which a compiled run
    * does not have.

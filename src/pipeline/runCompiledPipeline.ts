@@ -7,7 +7,14 @@
 //              cancel, lease loss and shutdown end the wait at once: its aborts reach the run
 //              through that race, not the job's signal, which most steps never create); its
 //              result picks the transition (guards, assigns), which enters the next step's
-//              state or a final one;
+//              state or a final one. A step with a timeout (`after` beside its invoke) has its
+//              state's timers made on entry (as a wait state's, stored in each checkpoint) and
+//              the one due first armed in memory while it runs, however far (a running step
+//              never parks): the first of its result and that timer is taken; a timer taken
+//              aborts the step's own signal after the transition's actions (XState's deferred
+//              stop of the invoked actor) and its late result is ignored; a result taken
+//              disarms the timer (the state's exit cancels them). A restored one re-runs its
+//              step with its stored input and its timers' stored due times;
 //   done       a final state: the machine's output is the job's output;
 //   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
 //              retry resumes at the state that failed (its step runs again, the steps before it
@@ -75,8 +82,11 @@ export class CompiledDriver implements MachineDriver {
   private halted = false;
   /** A step settled or an event was taken since the run opened (see atStart). */
   private moved = false;
-  /** The wait state's timers while in one, the one armed, and what the last checkpoint stored. */
+  /** The wait state's (or timed step state's) timers while in one, the one armed, and what the
+   * last checkpoint stored. */
   private readonly timers: WaitTimers;
+  /** Set while a timed step runs: a timer of its state fired (the loop takes its transition). */
+  private stepTimer: ((eventType: string) => void) | undefined;
 
   constructor(
     private readonly job: ActiveJob,
@@ -101,7 +111,8 @@ export class CompiledDriver implements MachineDriver {
         const init = { type: 'xstate.init', input };
         const first = this.state;
         this.stepInput = first.step?.input(this.context, init);
-        if (first.wait) this.state = this.enterWait(first, this.context, init) ?? first;
+        if (first.wait || first.step?.after)
+          this.state = this.enterTimed(first, this.context, init, this.stepInput) ?? first;
         else if (!first.step) this.output = compiled.output(this.context, first, init);
         run.log('{"type":"started"}');
       } else {
@@ -134,6 +145,8 @@ export class CompiledDriver implements MachineDriver {
       !this.moved &&
       this.looping &&
       !this.failed &&
+      // As the XState runtime's: a first state with a timer beside its step is written at once.
+      this.timers.lastStored.length === 0 &&
       this.state === this.compiled.states.get(this.compiled.initial)
     );
   }
@@ -163,16 +176,18 @@ export class CompiledDriver implements MachineDriver {
   }
 
   /**
-   * Enters wait state `w` with `context` (XState's entry raises, in order): its timers, or the
-   * transition of its first delay that is not a number at once (XState raises it in the same
-   * macrostep; the others it raised find no transition in the state it leads to). Returns the
-   * state the machine is in then (null: the machine errored). A delay that throws changes nothing.
+   * Enters wait state `w`, or step state `w` with a timeout (its step's `input`), with `context`
+   * (XState's entry raises, in order): its timers, or the transition of its first delay that is
+   * not a number at once (XState raises it in the same macrostep; the others it raised find no
+   * transition in the state it leads to; a step's actor, spawned but started only after the
+   * macrostep, is stopped before it starts: its step is never called). Returns the state the
+   * machine is in then (null: the machine errored). A delay that throws changes nothing.
    */
-  private enterWait(w: CompiledState, context: Ctx, ev: AnyEvent): CompiledState | null {
-    const wait = w.wait!;
+  private enterTimed(w: CompiledState, context: Ctx, ev: AnyEvent, input: unknown): CompiledState | null {
+    const wait = (w.wait ?? w.step!.after)!;
     const { timers, raised } = entryTimers(wait, context, ev, this.now);
     this.context = context;
-    this.stepInput = undefined;
+    this.stepInput = w.step ? input : undefined;
     if (raised === undefined) {
       this.timers.list = timers;
       return w;
@@ -194,10 +209,17 @@ export class CompiledDriver implements MachineDriver {
     this.timers.arm();
   }
 
-  /** The wait state's timer fired: its transition, then the machine runs on from there. */
+  /** A timer fired: a timed step's (the loop takes it), or the wait state's: its transition,
+   * then the machine runs on from there. */
   private readonly fire = (eventType: string): void => {
+    if (this.halted) return;
+    const stepTimer = this.stepTimer;
+    if (stepTimer) {
+      this.stepTimer = undefined;
+      return stepTimer(eventType);
+    }
     const list = this.state.wait?.on.get(eventType);
-    if (this.halted || !list) return;
+    if (!list) return;
     this.leave(list, { type: eventType });
   };
 
@@ -229,18 +251,41 @@ export class CompiledDriver implements MachineDriver {
         const step = this.state.step;
         let ev: AnyEvent;
         let list: CompiledTransition[];
+        // A step with a timeout: its actor's own signal, stopped when a timer leaves the state.
+        const own = step.after ? new AbortController() : undefined;
+        let timedOut = false;
         try {
-          const stepOutput = await job.race(callCompiledStep(job, step, this.stepInput));
-          ev = { type: `xstate.done.actor.${step.invokeId}`, output: stepOutput, actorId: step.invokeId };
-          list = step.onDone;
+          const call = callCompiledStep(job, step, this.stepInput, own);
+          const settled = own ? await job.race(this.stepOrTimer(call)) : { output: await job.race(call) };
+          if ('timer' in settled) {
+            // XState: the after event leaves the state (its exit cancels the other timers).
+            timedOut = true;
+            ev = { type: settled.timer };
+            list = step.after!.on.get(settled.timer)!;
+          } else {
+            ev = {
+              type: `xstate.done.actor.${step.invokeId}`,
+              output: settled.output,
+              actorId: step.invokeId,
+            };
+            list = step.onDone;
+          }
         } catch (err) {
           if (job.abortError) return { kind: 'aborted' };
           ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
           list = step.onError;
+        } finally {
+          this.stepTimer = undefined;
+          if (own) this.timers.disarm();
         }
         this.moved = true;
         if (this.halted) break;
         const next = this.take(list, ev);
+        // XState stops the step's actor after the transition's actions (a deferred stop, before
+        // the next state's actor starts): its signal aborts, and its late result is ignored. A
+        // transition that threw (the machine errored) runs no deferred stop: the step is
+        // abandoned untold, as on the XState runtime.
+        if (timedOut && next) own!.abort();
         if (next) this.state = next;
       }
     } finally {
@@ -254,6 +299,19 @@ export class CompiledDriver implements MachineDriver {
       return null;
     }
     return f ? { kind: 'error', error: f.thrown, event: f.event } : { kind: 'done' };
+  }
+
+  /**
+   * A timed step's call raced with its state's timers (the one due first armed in memory; one
+   * past setTimeout's range never fires, as on the XState runtime's clock): the step's output,
+   * or the after event of the timer that fired first.
+   */
+  private stepOrTimer(call: Promise<unknown>): Promise<{ output: unknown } | { timer: string }> {
+    const timer = new Promise<{ timer: string }>((resolve) => {
+      this.stepTimer = (eventType) => resolve({ timer: eventType });
+    });
+    this.timers.arm();
+    return Promise.race([call.then((output) => ({ output })), timer]);
   }
 
   /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's
@@ -281,8 +339,9 @@ export class CompiledDriver implements MachineDriver {
       }
       const target = this.compiled.states.get(t.target)!;
       const nextInput = target.step ? target.step.input(next, ev) : undefined;
-      // Entering a wait state resolves its delay (XState's entry raise) in the same transition.
-      if (target.wait) return this.enterWait(target, next, ev);
+      // Entering a wait state, or a step state with a timeout, resolves its delays (XState's
+      // entry raises) in the same transition.
+      if (target.wait || target.step?.after) return this.enterTimed(target, next, ev, nextInput);
       this.timers.list = [];
       // Entering a final state computes the machine's output in the same transition.
       if (!target.step) this.output = this.compiled.output(next, target, ev);

@@ -151,29 +151,30 @@ describe('a fresh run holds its first checkpoint while nothing has moved (AT STA
       assert.deepEqual(settled, ['aborted']);
     });
 
-  it('XState runtime: a first state that arms a timer beside its step is written at once (a fresh claim would arm it anew)', async () => {
-    let release!: (n: number) => void;
-    const slow = step(() => new Promise<number>((r) => (release = r)));
-    const def = definePipeline({
-      name: 'm',
-      compile: false,
-      machine: setup({ actors: { slow } }).createMachine({
-        initial: 'one',
-        states: {
-          one: { invoke: { id: 's1', src: 'slow', onDone: 'end' }, after: { 60_000: 'end' } },
-          end: { type: 'final' },
-        },
-      }),
+  for (const compile of [true, false])
+    it(`a first state that arms a timer beside its step is written at once (a fresh claim would arm it anew) (${compile ? 'compiled' : 'XState runtime'})`, async () => {
+      let release!: (n: number) => void;
+      const slow = step(() => new Promise<number>((r) => (release = r)));
+      const def = definePipeline({
+        name: 'm',
+        compile,
+        machine: setup({ actors: { slow } }).createMachine({
+          initial: 'one',
+          states: {
+            one: { invoke: { id: 's1', src: 'slow', onDone: 'end' }, after: { 60_000: 'end' } },
+            end: { type: 'final' },
+          },
+        }),
+      });
+      assert.equal(Boolean(def.compiled), compile);
+      const run = runOn(fresh(def.version));
+      const attempt = def.runAttempt(run.job, {}, 120_000, hostAt());
+      await sleep(30);
+      assert.deepEqual(kinds(run.writes), ['checkpoint "one"'], 'not held: its timer is in it');
+      release(1);
+      await attempt;
+      assert.equal(run.writes.at(-1)!.kind, 'done');
     });
-    assert.equal(Boolean(def.compiled), false);
-    const run = runOn(fresh(def.version));
-    const attempt = def.runAttempt(run.job, {}, 120_000, hostAt());
-    await sleep(30);
-    assert.deepEqual(kinds(run.writes), ['checkpoint "one"'], 'not held: its timer is in it');
-    release(1);
-    await attempt;
-    assert.equal(run.writes.at(-1)!.kind, 'done');
-  });
 
   // A progress write takes the held entries ahead of its own (ActiveJob.heldLog): the log reads
   // as it did when the first checkpoint was written at once (main at a8a0136: the same sequences),

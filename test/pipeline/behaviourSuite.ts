@@ -21,6 +21,8 @@ import { Probe, cases, normalised, type Case, type Result } from './behaviourCas
 import { valueCases } from './valueCases.js';
 import { waitCases } from './waitCases.js';
 import { waitEventCases } from './waitEventCases.js';
+import { stepTimerCases, stepTimerMachine } from './stepTimerCases.js';
+import { storedTimersOf } from '../../src/pipeline/timers.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
 export interface BehaviourWorld {
@@ -64,7 +66,13 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     } satisfies Result;
   }
 
-  for (const [i, c] of [...cases, ...valueCases, ...waitCases, ...waitEventCases].entries()) {
+  for (const [i, c] of [
+    ...cases,
+    ...valueCases,
+    ...waitCases,
+    ...waitEventCases,
+    ...stepTimerCases,
+  ].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {
       const h = world();
@@ -218,6 +226,70 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
       (client, id) => client.send(id, { type: 'GO', k: 7 }),
       14,
     );
+  });
+
+  it('resumes a step with a timeout checkpointed by one runtime in the other: the step re-runs, its timer keeps its due time', async () => {
+    // `due`: the second runtime starts once the timer is due (it fires at once, the re-run step
+    // is aborted); else 2 s before it (it fires at its stored due time, not a full delay on).
+    for (const due of [false, true])
+      for (const [first, second] of [
+        [true, false],
+        [false, true],
+      ] as const) {
+        const h = world();
+        try {
+          const probe = new Probe();
+          const make = (compile: boolean) =>
+            definePipeline({
+              name: 'timedHandover',
+              compile,
+              machine: stepTimerMachine(probe, { work: 60_000 }),
+            });
+          assert.ok(make(true).compiled, 'the machine compiles');
+          const how = `${first ? 'compiled' : 'XState'} -> ${second ? 'compiled' : 'XState'}${due ? ', due' : ''}`;
+          const sup1 = await h.started({ jobs: [make(first)] });
+          const client = h.client({ jobs: [make(first)] });
+          const id = await client.enqueue('timedHandover', { limit: 3000 });
+          await eventually(async () => (await client.get(id))?.state === 'slow');
+          const [timer] = storedTimersOf((await client.get(id))!.snapshot);
+          assert.equal(timer?.event, 'xstate.after.limit.timed.slow', how);
+          await sup1.stop({ graceMs: 0 }); // shutdown: the job is requeued from its checkpoint
+          const resumeAt = due ? timer.dueAt + 50 : timer.dueAt - 2000;
+          await new Promise((r) => setTimeout(r, Math.max(0, resumeAt - Date.now())));
+          const selfBefore = probe.self.length;
+          await h.started({ jobs: [make(second)] });
+          const done = await client.waitForResult(id, { timeoutMs: 5000 });
+          assert.equal(done.status, 'done', how);
+          assert.deepEqual(done.output, { n: 2, via: 'limit' }, how);
+          assert.deepEqual(
+            probe.calls,
+            [
+              'first:1',
+              'slow:{"n":2}:slow:1',
+              'slow aborted:AbortedError',
+              'slow:{"n":2}:slow:1',
+              'slow aborted:AbortError',
+              'late:limit',
+            ],
+            `${how}: the step re-ran with its stored input and key, and was aborted by its timer`,
+          );
+          assert.deepEqual(
+            probe.self.slice(selfBefore),
+            [!second],
+            `${how}: the resume ran on the second runtime`,
+          );
+          const log = (await h.store.getLog(id)) as { type: string; state?: unknown; at: number }[];
+          const late = log.find((e) => e.type === 'state' && e.state === 'late');
+          assert.ok(late, JSON.stringify(log));
+          // Fired at its stored due time, not a full delay after the resume (>= dueAt + 1000).
+          assert.ok(
+            late.at >= timer.dueAt - 20 && late.at < timer.dueAt + 800,
+            `${how}: ${late.at - timer.dueAt} ms late`,
+          );
+        } finally {
+          await h.close();
+        }
+      }
   });
 
   it('resumes a job checkpointed by one runtime in the other, re-running only the interrupted step', async () => {

@@ -9,6 +9,7 @@ import { explainNotCompiled, step } from '../../src/index.js';
 import { Probe, cases } from './behaviourCases.js';
 import { waitCases } from './waitCases.js';
 import { waitEventCases } from './waitEventCases.js';
+import { stepTimerCases } from './stepTimerCases.js';
 
 describe('compileSteps', () => {
   it('compiles step-only machines and refuses every construct it does not reproduce', () => {
@@ -24,10 +25,6 @@ describe('compileSteps', () => {
     assert.match(
       refused({ initial: 'a', states: { a: { invoke: inv, on: { GO: 'end' } }, end } })!,
       /on and invoke/,
-    );
-    assert.match(
-      refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'end' } }, end } })!,
-      /after/,
     );
     assert.match(refused({ initial: 'a', states: { a: { invoke: inv, entry: () => {} }, end } })!, /entry/);
     assert.match(
@@ -53,6 +50,79 @@ describe('compileSteps', () => {
       /unguarded/,
     );
     assert.match(refused({ initial: 'a', states: { a: {}, end } })!, /invokes 0/);
+  });
+
+  it('compiles a step with a timeout (after delays beside its invoke) and refuses what it does not reproduce', () => {
+    for (const c of stepTimerCases) assert.equal(explainNotCompiled(c.machine(new Probe())), null, c.name);
+    const work = step(async () => 1);
+    const refused = (config: object, extra: object = {}): string | null =>
+      explainNotCompiled(
+        setup({ actors: { work }, ...extra }).createMachine(config as never) as unknown as AnyStateMachine,
+      );
+    const inv = { id: 'w', src: 'work', onDone: 'end' };
+    const end = { type: 'final' };
+    const late = { invoke: { id: 'l', src: 'work', onDone: 'end' } };
+    assert.equal(
+      refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'late' } }, late, end } }),
+      null,
+    );
+    assert.equal(
+      refused(
+        {
+          initial: 'a',
+          states: { a: { invoke: inv, after: { d: 'end', 200: { target: 'late' } } }, late, end },
+        },
+        { delays: { d: () => 5 } },
+      ),
+      null,
+      'two delays, one named',
+    );
+    assert.match(
+      refused({
+        initial: 'a',
+        states: { a: { invoke: inv, after: { 100: 'end' }, on: { GO: 'end' } }, end },
+      })!,
+      /on and invoke/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'end' }, entry: () => {} }, end } })!,
+      /entry\/exit/,
+    );
+    assert.match(
+      refused({
+        initial: 'a',
+        states: { a: { invoke: inv, after: { 100: 'end' }, exit: assign({}) }, end },
+      })!,
+      /entry\/exit/,
+    );
+    assert.match(
+      refused({
+        initial: 'a',
+        states: { a: { invoke: inv, after: { 100: { target: 'end', guard: () => true } } }, end },
+      })!,
+      /after must end with an unguarded transition/,
+      'an after list whose every transition is guarded (the step would run on, its timer spent)',
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'a' } }, end } })!,
+      /its own state/,
+      'a timeout that re-enters its own state (a restarted step)',
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { invoke: inv, after: { nope: 'end' } }, end } })!,
+      /names no delay/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'end' }, always: 'end' }, end } })!,
+      /always/,
+    );
+    assert.match(
+      refused({
+        initial: 'a',
+        states: { a: { invoke: [inv, { ...inv, id: 'v' }], after: { 100: 'end' } }, end },
+      })!,
+      /invokes 2/,
+    );
   });
 
   it('compiles a state that only waits on after delays and events, and refuses every other use of after and on', () => {
