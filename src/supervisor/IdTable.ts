@@ -48,16 +48,18 @@ export class IdTable<V> implements ReadonlyMap<string, V> {
     this.count = 0;
   }
 
+  // Iterations go over the ids present when they begin, and skip an id deleted (or cleared)
+  // before its turn, as a Map's do: a run's end may delete entries while a stop walks them.
   *keys(): MapIterator<string> {
-    yield* Object.keys(this.table);
+    for (const id of Object.keys(this.table)) if (id in this.table) yield id;
   }
 
   *values(): MapIterator<V> {
-    for (const id of Object.keys(this.table)) yield this.table[id]!;
+    for (const id of Object.keys(this.table)) if (id in this.table) yield this.table[id]!;
   }
 
   *entries(): MapIterator<[string, V]> {
-    for (const id of Object.keys(this.table)) yield [id, this.table[id]!];
+    for (const id of Object.keys(this.table)) if (id in this.table) yield [id, this.table[id]!];
   }
 
   [Symbol.iterator](): MapIterator<[string, V]> {
@@ -65,6 +67,6 @@ export class IdTable<V> implements ReadonlyMap<string, V> {
   }
 
   forEach(fn: (value: V, id: string, table: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (const id of Object.keys(this.table)) fn.call(thisArg, this.table[id]!, id, this);
+    for (const id of Object.keys(this.table)) if (id in this.table) fn.call(thisArg, this.table[id]!, id, this);
   }
 }

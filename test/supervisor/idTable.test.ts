@@ -49,3 +49,29 @@ test('an IdTable lists what it holds, and clear() empties it', () => {
   t.set('a', 'again');
   assert.equal(t.size, 1);
 });
+
+test('an IdTable walked while its entries go skips those deleted or cleared before their turn, as a Map does', () => {
+  const t = new IdTable<string>();
+  for (const id of ['a', 'b', 'c', 'd']) t.set(id, id.toUpperCase());
+  const seen: string[] = [];
+  for (const v of t.values()) {
+    seen.push(v);
+    if (v === 'A') t.delete('b');
+    if (v === 'C') t.clear();
+  }
+  assert.deepEqual(seen, ['A', 'C']);
+  t.set('x', 'X').set('y', 'Y');
+  const ids: string[] = [];
+  t.forEach((_v, id) => {
+    ids.push(id);
+    t.delete('y');
+  });
+  assert.deepEqual(ids, ['x']);
+  t.set('p', 'P').set('q', 'Q');
+  const entries: string[] = [];
+  for (const [id] of t.entries()) {
+    entries.push(id);
+    t.delete('q');
+  }
+  assert.deepEqual(entries, ['x', 'p']);
+});
