@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import type { CommitOp } from '../store/types.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
+import { IdTable } from './IdTable.js';
 import { coalesced, nextBatch, requeued, withoutSuperseded, type PendingWrite } from './pendingWrites.js';
 
 export interface CommitWritesOptions {
@@ -44,8 +45,10 @@ export class CommitWrites {
   /**
    * Each job's last write queued since the last take (COALESCING looks at it): cleared at every
    * take, when the writes in line stop being eligible, so it never holds more than the line.
+   * IdTables, this one and lastSent: their entries churn at the rate jobs run (IdTable.ts says why
+   * not a Map; a cleared Map at every take promoted ~650 B per resume, its writes' ops).
    */
-  private readonly lastQueued = new Map<string, PendingWrite>();
+  private readonly lastQueued = new IdTable<PendingWrite>();
   /** The last seq a take handed to a commit: a write in line at or below it was put back. */
   private takenSeq = 0;
   private writeSeq = 0;
@@ -56,7 +59,7 @@ export class CommitWrites {
    * batch is filtered when its failure arrives, before anything sent behind it is answered
    * (replies come in the order sent), so an answered write is never needed again.
    */
-  private readonly lastSent = new Map<string, number>();
+  private readonly lastSent = new IdTable<number>();
   /** Commits failing with a temporary error: logged once per outage, retried after a backoff. */
   private readonly outage: OutageLog;
   /**

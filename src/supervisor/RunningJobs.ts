@@ -18,6 +18,7 @@ import type { AttemptInfo, JobObserver } from '../runtime/JobObserver.js';
 import type { CommitPump } from './CommitPump.js';
 import type { StopResult } from './supervisorOptions.js';
 import { outsideStrayScope, runInStrayScope, type StrayScope } from './strayErrors.js';
+import { IdTable } from './IdTable.js';
 
 /** How the worker's log names the write that ended a run. */
 const ENDINGS: Record<string, string> = {
@@ -47,8 +48,8 @@ export interface RunningJobsOptions {
 }
 
 export class RunningJobs {
-  /** One run per job id (SLOTS). */
-  readonly running = new Map<string, ActiveJob>();
+  /** One run per job id (SLOTS). An IdTable, not a Map: its entries churn (IdTable.ts says why). */
+  readonly running = new IdTable<ActiveJob>();
   private drained: (() => void) | undefined;
   /** While stop() waits out its grace period: ends the grace `ms` from now, if that is sooner. */
   private shortenGraceTo: ((ms: number) => void) | undefined;
