@@ -22,6 +22,7 @@ import { valueCases } from './valueCases.js';
 import { waitCases } from './waitCases.js';
 import { waitEventCases } from './waitEventCases.js';
 import { stepTimerCases, stepTimerMachine } from './stepTimerCases.js';
+import { lateResultCases } from './lateResultCases.js';
 import { storedTimersOf } from '../../src/pipeline/timers.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
@@ -72,6 +73,7 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     ...waitCases,
     ...waitEventCases,
     ...stepTimerCases,
+    ...lateResultCases,
   ].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {
