@@ -20,7 +20,9 @@
 //              retry resumes at the state that failed (its step runs again, the steps before it
 //              do not); a guard / assign / input / output mapper that threw fails the job at
 //              once (MachineActionError: machineFault.ts), resumable there by a redrive;
-//   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
+//   aborted    timeout / cancel / shutdown / lease lost (see settle.ts). A step's result that comes
+//              after the abort is never taken (job.race has ended its wait): the ending stores the
+//              state the abort found (the XState runtime stops its actor there: xstateDriver.ts).
 //   waiting   a wait state (`after` delays, `on` events): the timer due first is armed in
 //              memory (waitTimers.ts), and the core parks the run when none is due within
 //              PARK_MIN_MS (the timers stored as XState's runtime stores them, in its order: id,
