@@ -7,14 +7,10 @@
 //              cancel, lease loss and shutdown end the wait at once: its aborts reach the run
 //              through that race, not the job's signal, which most steps never create); its
 //              result picks the transition (guards, assigns), which enters the next step's
-//              state or a final one. A step with a timeout (`after` beside its invoke) has its
-//              state's timers made on entry (as a wait state's, stored in each checkpoint) and
-//              the one due first armed in memory while it runs, however far (a running step
-//              never parks): the first of its result and that timer is taken; a timer taken
-//              aborts the step's own signal after the transition's actions (XState's deferred
-//              stop of the invoked actor) and its late result is ignored; a result taken
-//              disarms the timer (the state's exit cancels them). A restored one re-runs its
-//              step with its stored input and its timers' stored due times;
+//              state or a final one. A step with a timeout (`after` beside its invoke) races
+//              its state's timers (timedStep.ts: its timers are stored in each checkpoint; a
+//              running step never parks); a restored one re-runs its step with its stored input
+//              and its timers' stored due times;
 //   done       a final state: the machine's output is the job's output;
 //   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
 //              retry resumes at the state that failed (its step runs again, the steps before it
@@ -51,7 +47,8 @@ import {
   compiledPark,
   type Failure,
 } from './compiledParts.js';
-import { WaitTimers, entryTimers } from './waitTimers.js';
+import { WaitTimers } from './waitTimers.js';
+import { TimedStep } from './timedStep.js';
 import { callCompiledStep } from './compiledStep.js';
 import { offerCompiled } from './compiledOffer.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
@@ -87,8 +84,8 @@ export class CompiledDriver implements MachineDriver {
   /** The wait state's (or timed step state's) timers while in one, the one armed, and what the
    * last checkpoint stored. */
   private readonly timers: WaitTimers;
-  /** Set while a timed step runs: a timer of its state fired (the loop takes its transition). */
-  private stepTimer: ((eventType: string) => void) | undefined;
+  /** A timed state's entry, and a timed step's race with its state's timers. */
+  private readonly timed: TimedStep;
 
   constructor(
     private readonly job: ActiveJob,
@@ -101,6 +98,19 @@ export class CompiledDriver implements MachineDriver {
     private readonly storedText: () => string = () => '',
   ) {
     this.timers = new WaitTimers(now, this.fire);
+    this.timed = new TimedStep(this.timers, now, {
+      entered: (context, stepInput) => {
+        this.context = context;
+        this.stepInput = stepInput;
+      },
+      takeRaised: (w, list, ev) => {
+        const before = this.failed === undefined && this.state ? this.persisted() : undefined;
+        this.state = w;
+        const next = this.take(list, ev);
+        if (!next && this.failed) this.failed.lastActive = before;
+        return next;
+      },
+    });
   }
 
   open(run: RunControl): void {
@@ -114,7 +124,7 @@ export class CompiledDriver implements MachineDriver {
         const first = this.state;
         this.stepInput = first.step?.input(this.context, init);
         if (first.wait || first.step?.after)
-          this.state = this.enterTimed(first, this.context, init, this.stepInput) ?? first;
+          this.state = this.timed.enter(first, this.context, init, this.stepInput) ?? first;
         else if (!first.step) this.output = compiled.output(this.context, first, init);
         run.log('{"type":"started"}');
       } else {
@@ -177,31 +187,6 @@ export class CompiledDriver implements MachineDriver {
     );
   }
 
-  /**
-   * Enters wait state `w`, or step state `w` with a timeout (its step's `input`), with `context`
-   * (XState's entry raises, in order): its timers, or the transition of its first delay that is
-   * not a number at once (XState raises it in the same macrostep; the others it raised find no
-   * transition in the state it leads to; a step's actor, spawned but started only after the
-   * macrostep, is stopped before it starts: its step is never called). Returns the state the
-   * machine is in then (null: the machine errored). A delay that throws changes nothing.
-   */
-  private enterTimed(w: CompiledState, context: Ctx, ev: AnyEvent, input: unknown): CompiledState | null {
-    const wait = (w.wait ?? w.step!.after)!;
-    const { timers, raised } = entryTimers(wait, context, ev, this.now);
-    this.context = context;
-    this.stepInput = w.step ? input : undefined;
-    if (raised === undefined) {
-      this.timers.list = timers;
-      return w;
-    }
-    const before = this.failed === undefined && this.state ? this.persisted() : undefined;
-    this.timers.list = [];
-    this.state = w;
-    const next = this.take(wait.on.get(raised)!, { type: raised });
-    if (!next && this.failed) this.failed.lastActive = before;
-    return next;
-  }
-
   /** Sets the wait state's first timer running in memory (the core parks the run when it is far). */
   private arm(): void {
     if (this.halted) return;
@@ -214,12 +199,7 @@ export class CompiledDriver implements MachineDriver {
   /** A timer fired: a timed step's (the loop takes it), or the wait state's: its transition,
    * then the machine runs on from there. */
   private readonly fire = (eventType: string): void => {
-    if (this.halted) return;
-    const stepTimer = this.stepTimer;
-    if (stepTimer) {
-      this.stepTimer = undefined;
-      return stepTimer(eventType);
-    }
+    if (this.halted || this.timed.fired(eventType)) return;
     const list = this.state.wait?.on.get(eventType);
     if (!list) return;
     this.leave(list, { type: eventType });
@@ -258,7 +238,7 @@ export class CompiledDriver implements MachineDriver {
         let timedOut = false;
         try {
           const call = callCompiledStep(job, step, this.stepInput, own);
-          const settled = own ? await job.race(this.stepOrTimer(call)) : { output: await job.race(call) };
+          const settled = own ? await job.race(this.timed.race(call)) : { output: await job.race(call) };
           if ('timer' in settled) {
             // XState: the after event leaves the state (its exit cancels the other timers).
             timedOut = true;
@@ -277,7 +257,7 @@ export class CompiledDriver implements MachineDriver {
           ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
           list = step.onError;
         } finally {
-          this.stepTimer = undefined;
+          this.timed.ended();
           if (own) this.timers.disarm();
         }
         this.moved = true;
@@ -301,19 +281,6 @@ export class CompiledDriver implements MachineDriver {
       return null;
     }
     return f ? { kind: 'error', error: f.thrown, event: f.event } : { kind: 'done' };
-  }
-
-  /**
-   * A timed step's call raced with its state's timers (the one due first armed in memory; one
-   * past setTimeout's range never fires, as on the XState runtime's clock): the step's output,
-   * or the after event of the timer that fired first.
-   */
-  private stepOrTimer(call: Promise<unknown>): Promise<{ output: unknown } | { timer: string }> {
-    const timer = new Promise<{ timer: string }>((resolve) => {
-      this.stepTimer = (eventType) => resolve({ timer: eventType });
-    });
-    this.timers.arm();
-    return Promise.race([call.then((output) => ({ output })), timer]);
   }
 
   /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's
@@ -343,7 +310,7 @@ export class CompiledDriver implements MachineDriver {
       const nextInput = target.step ? target.step.input(next, ev) : undefined;
       // Entering a wait state, or a step state with a timeout, resolves its delays (XState's
       // entry raises) in the same transition.
-      if (target.wait || target.step?.after) return this.enterTimed(target, next, ev, nextInput);
+      if (target.wait || target.step?.after) return this.timed.enter(target, next, ev, nextInput);
       this.timers.list = [];
       // Entering a final state computes the machine's output in the same transition.
       if (!target.step) this.output = this.compiled.output(next, target, ev);

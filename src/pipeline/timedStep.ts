@@ -1,0 +1,85 @@
+// A compiled run's timed states (runCompiledPipeline.ts): the entry of a state with `after`
+// delays (a wait state, or a step state with a timeout) and the race of a timed step with its
+// state's timers. Apart from the driver, which keeps the transitions, so that what a timer does
+// to a running step is in one place. It holds:
+//   - ENTRY: a timed state's timers are made on entry as XState's entry raises them, in order;
+//     the first delay that is not a number takes its transition at once (XState raises it in
+//     the same macrostep), and the step of a state left so is never called;
+//   - THE RACE: while a timed step runs, the one of its state's timers due first is armed in
+//     memory (WaitTimers), however far (a running step never parks), and the first of the
+//     step's result and that timer is taken, never both: a timer that fires once the race has
+//     ended (the step settled, the run halted) is not the step's; a result taken disarms the
+//     timer (the state's exit cancels them); a timer taken aborts the step's own signal after
+//     the timer's transition's actions (the driver does: XState's deferred stop of the invoked
+//     actor), and the step's late result is ignored.
+
+import type { AnyEvent, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
+import { entryTimers, type WaitTimers } from './waitTimers.js';
+
+/** The driver's side of a timed state's entry. */
+export interface TimedEntryHost {
+  /** The state's context and its step's input (undefined: a wait state) on entry. */
+  entered(context: Ctx, stepInput: unknown): void;
+  /** Takes `list`, the transition of an after event XState raises at once in state `w`, from
+   * there (null: the machine errored). */
+  takeRaised(w: CompiledState, list: CompiledTransition[], ev: AnyEvent): CompiledState | null;
+}
+
+export class TimedStep {
+  /** Set while a timed step runs: a timer of its state fired (the loop takes its transition). */
+  private stepTimer: ((eventType: string) => void) | undefined;
+
+  constructor(
+    private readonly timers: WaitTimers,
+    /** Redis time (StoreClock.ts), as stored due times are. */
+    private readonly now: () => number,
+    private readonly host: TimedEntryHost,
+  ) {}
+
+  /**
+   * Enters wait state `w`, or step state `w` with a timeout (its step's `input`), with `context`
+   * (XState's entry raises, in order): its timers, or the transition of its first delay that is
+   * not a number at once (XState raises it in the same macrostep; the others it raised find no
+   * transition in the state it leads to; a step's actor, spawned but started only after the
+   * macrostep, is stopped before it starts: its step is never called). Returns the state the
+   * machine is in then (null: the machine errored). A delay that throws changes nothing.
+   */
+  enter(w: CompiledState, context: Ctx, ev: AnyEvent, input: unknown): CompiledState | null {
+    const wait = (w.wait ?? w.step!.after)!;
+    const { timers, raised } = entryTimers(wait, context, ev, this.now);
+    this.host.entered(context, w.step ? input : undefined);
+    if (raised === undefined) {
+      this.timers.list = timers;
+      return w;
+    }
+    this.timers.list = [];
+    return this.host.takeRaised(w, wait.on.get(raised)!, { type: raised });
+  }
+
+  /**
+   * A timed step's call raced with its state's timers (the one due first armed in memory; one
+   * past setTimeout's range never fires, as on the XState runtime's clock): the step's output,
+   * or the after event of the timer that fired first.
+   */
+  race(call: Promise<unknown>): Promise<{ output: unknown } | { timer: string }> {
+    const timer = new Promise<{ timer: string }>((resolve) => {
+      this.stepTimer = (eventType) => resolve({ timer: eventType });
+    });
+    this.timers.arm();
+    return Promise.race([call.then((output) => ({ output })), timer]);
+  }
+
+  /** A timer fired: true when it was the running timed step's (the race takes it). */
+  fired(eventType: string): boolean {
+    const stepTimer = this.stepTimer;
+    if (!stepTimer) return false;
+    this.stepTimer = undefined;
+    stepTimer(eventType);
+    return true;
+  }
+
+  /** The step settled (or was abandoned): no timer is its any more. */
+  ended(): void {
+    this.stepTimer = undefined;
+  }
+}
