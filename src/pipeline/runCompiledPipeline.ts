@@ -106,9 +106,9 @@ export class CompiledDriver implements MachineDriver {
       takeRaised: (w, list, ev) => {
         const before = this.failed === undefined && this.state ? this.persisted() : undefined;
         this.state = w;
-        const next = this.take(list, ev);
+        const next = this.take(list, ev, true);
         if (!next && this.failed) this.failed.lastActive = before;
-        return next;
+        return next === STAY ? w : next; // no after is targetless
       },
     });
   }
@@ -231,26 +231,29 @@ export class CompiledDriver implements MachineDriver {
         run.entered(JSON.stringify(this.state.name), this.context);
         run.markDirty();
         const step = this.state.step;
-        let ev: AnyEvent;
-        let list: CompiledTransition[];
+        let ev: AnyEvent = { type: '' };
+        let list: CompiledTransition[] = [];
+        /** The state a timer's transition entered (null: the machine errored). */
+        let timerNext: CompiledState | null | undefined;
         // A step with a timeout: its actor's own signal, stopped when a timer leaves the state.
         const own = step.after ? new AbortController() : undefined;
-        let timedOut = false;
         try {
           const call = callCompiledStep(job, step, this.stepInput, own);
-          const settled = own ? await job.race(this.timed.race(call)) : { output: await job.race(call) };
-          if ('timer' in settled) {
-            // XState: the after event leaves the state (its exit cancels the other timers).
-            timedOut = true;
-            ev = { type: settled.timer };
-            list = step.after!.on.get(settled.timer)!;
-          } else {
-            ev = {
-              type: `xstate.done.actor.${step.invokeId}`,
-              output: settled.output,
-              actorId: step.invokeId,
-            };
-            list = step.onDone;
+          for (;;) {
+            const settled = own ? await job.race(this.timed.race(call)) : { output: await job.race(call) };
+            if (!('timer' in settled)) {
+              ev = {
+                type: `xstate.done.actor.${step.invokeId}`,
+                output: settled.output,
+                actorId: step.invokeId,
+              };
+              list = step.onDone;
+              break;
+            }
+            this.moved = true;
+            if (this.halted) break;
+            timerNext = this.timerTaken(settled.timer);
+            if (timerNext !== undefined) break;
           }
         } catch (err) {
           if (job.abortError) return { kind: 'aborted' };
@@ -262,7 +265,8 @@ export class CompiledDriver implements MachineDriver {
         }
         this.moved = true;
         if (this.halted) break;
-        const next = this.take(list, ev);
+        const timedOut = timerNext !== undefined;
+        const next = timedOut ? timerNext : this.take(list, ev);
         // XState stops the step's actor after the transition's actions (a deferred stop, before
         // the next state's actor starts): its signal aborts, and its late result is ignored. A
         // transition that threw (the machine errored) runs no deferred stop: the step is
@@ -281,6 +285,21 @@ export class CompiledDriver implements MachineDriver {
       return null;
     }
     return f ? { kind: 'error', error: f.thrown, event: f.event } : { kind: 'done' };
+  }
+
+  /**
+   * A timer of the running step's state fired (XState: its after event, guards evaluated as it
+   * fires, in order): the state its first enabled transition enters (it leaves the state, whose
+   * exit cancels the other timers; null: the machine errored); undefined: none is enabled, the
+   * event is ignored and its timer spent (XState's scheduler has dropped it: the checkpoint it
+   * makes stores the others), and the step runs on, the next timer armed.
+   */
+  private timerTaken(eventType: string): CompiledState | null | undefined {
+    const next = this.take(this.state.step!.after!.on.get(eventType)!, { type: eventType }, true);
+    if (next !== undefined) return next === STAY ? this.state : next; // no after is targetless
+    this.timers.spend(eventType);
+    this.run.markDirty();
+    return undefined;
   }
 
   /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's

@@ -3,8 +3,10 @@
 // state's timers. Apart from the driver, which keeps the transitions, so that what a timer does
 // to a running step is in one place. It holds:
 //   - ENTRY: a timed state's timers are made on entry as XState's entry raises them, in order;
-//     the first delay that is not a number takes its transition at once (XState raises it in
-//     the same macrostep), and the step of a state left so is never called;
+//     the delays that are not numbers raise their events at once, in order (XState: in the same
+//     macrostep): the first whose transition is enabled leaves the state (the others it raised
+//     find no transition in the state it leads to), and the step of a state left so is never
+//     called; one with none enabled (a step state's guarded `after`) is ignored;
 //   - THE RACE: while a timed step runs, the one of its state's timers due first is armed in
 //     memory (WaitTimers), however far (a running step never parks), and the first of the
 //     step's result and that timer is taken, never both: a timer that fires once the race has
@@ -20,9 +22,9 @@ import { entryTimers, type WaitTimers } from './waitTimers.js';
 export interface TimedEntryHost {
   /** The state's context and its step's input (undefined: a wait state) on entry. */
   entered(context: Ctx, stepInput: unknown): void;
-  /** Takes `list`, the transition of an after event XState raises at once in state `w`, from
-   * there (null: the machine errored). */
-  takeRaised(w: CompiledState, list: CompiledTransition[], ev: AnyEvent): CompiledState | null;
+  /** Takes `list`, the transitions of an after event XState raises at once in state `w`, from
+   * there (null: the machine errored; undefined: none is enabled, the event is ignored). */
+  takeRaised(w: CompiledState, list: CompiledTransition[], ev: AnyEvent): CompiledState | null | undefined;
 }
 
 export class TimedStep {
@@ -38,22 +40,24 @@ export class TimedStep {
 
   /**
    * Enters wait state `w`, or step state `w` with a timeout (its step's `input`), with `context`
-   * (XState's entry raises, in order): its timers, or the transition of its first delay that is
-   * not a number at once (XState raises it in the same macrostep; the others it raised find no
-   * transition in the state it leads to; a step's actor, spawned but started only after the
-   * macrostep, is stopped before it starts: its step is never called). Returns the state the
-   * machine is in then (null: the machine errored). A delay that throws changes nothing.
+   * (XState's entry raises, in order): its timers, then the events of its delays that are not
+   * numbers, in order (ENTRY; a step's actor, spawned but started only after the macrostep, is
+   * stopped before it starts when one leaves the state). Returns the state the machine is in
+   * then (null: the machine errored). A delay that throws changes nothing.
    */
   enter(w: CompiledState, context: Ctx, ev: AnyEvent, input: unknown): CompiledState | null {
     const wait = (w.wait ?? w.step!.after)!;
     const { timers, raised } = entryTimers(wait, context, ev, this.now);
     this.host.entered(context, w.step ? input : undefined);
-    if (raised === undefined) {
-      this.timers.list = timers;
-      return w;
+    this.timers.list = timers;
+    for (const type of raised) {
+      const next = this.host.takeRaised(w, wait.on.get(type)!, { type });
+      if (next === undefined) continue; // none enabled: ignored, the state stays
+      // Left: the state entered has its own timers (take made them); an errored machine none.
+      if (next === null) this.timers.list = [];
+      return next;
     }
-    this.timers.list = [];
-    return this.host.takeRaised(w, wait.on.get(raised)!, { type: raised });
+    return w;
   }
 
   /**

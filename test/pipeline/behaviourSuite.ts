@@ -23,6 +23,7 @@ import { waitCases } from './waitCases.js';
 import { waitEventCases } from './waitEventCases.js';
 import { stepTimerCases, stepTimerMachine } from './stepTimerCases.js';
 import { lateResultCases } from './lateResultCases.js';
+import { guardedAfterCases } from './guardedAfterCases.js';
 import { storedTimersOf } from '../../src/pipeline/timers.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
@@ -74,6 +75,7 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     ...waitEventCases,
     ...stepTimerCases,
     ...lateResultCases,
+    ...guardedAfterCases,
   ].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {
