@@ -110,6 +110,7 @@ export class CompiledDriver implements MachineDriver {
         if (!next && this.failed) this.failed.lastActive = before;
         return next === STAY ? w : next; // no after is targetless
       },
+      timerTaken: (eventType) => this.timerTaken(eventType),
     });
   }
 
@@ -233,27 +234,24 @@ export class CompiledDriver implements MachineDriver {
         const step = this.state.step;
         let ev: AnyEvent = { type: '' };
         let list: CompiledTransition[] = [];
-        /** The state a timer's transition entered (null: the machine errored). */
-        let timerNext: CompiledState | null | undefined;
+        /** A timer's transition was taken (as it fired): the state it entered (null: errored). */
+        let timedOut = false;
+        let next: CompiledState | null = null;
         // A step with a timeout: its actor's own signal, stopped when a timer leaves the state.
         const own = step.after ? new AbortController() : undefined;
         try {
           const call = callCompiledStep(job, step, this.stepInput, own);
-          for (;;) {
-            const settled = own ? await job.race(this.timed.race(call)) : { output: await job.race(call) };
-            if (!('timer' in settled)) {
-              ev = {
-                type: `xstate.done.actor.${step.invokeId}`,
-                output: settled.output,
-                actorId: step.invokeId,
-              };
-              list = step.onDone;
-              break;
-            }
-            this.moved = true;
-            if (this.halted) break;
-            timerNext = this.timerTaken(settled.timer);
-            if (timerNext !== undefined) break;
+          const settled = own ? await job.race(this.timed.race(call)) : { output: await job.race(call) };
+          if ('next' in settled) {
+            timedOut = true;
+            next = settled.next;
+          } else {
+            ev = {
+              type: `xstate.done.actor.${step.invokeId}`,
+              output: settled.output,
+              actorId: step.invokeId,
+            };
+            list = step.onDone;
           }
         } catch (err) {
           if (job.abortError) return { kind: 'aborted' };
@@ -265,8 +263,7 @@ export class CompiledDriver implements MachineDriver {
         }
         this.moved = true;
         if (this.halted) break;
-        const timedOut = timerNext !== undefined;
-        const next = timedOut ? timerNext : this.take(list, ev);
+        if (!timedOut) next = this.take(list, ev);
         // XState stops the step's actor after the transition's actions (a deferred stop, before
         // the next state's actor starts): its signal aborts, and its late result is ignored. A
         // transition that threw (the machine errored) runs no deferred stop: the step is
@@ -295,6 +292,7 @@ export class CompiledDriver implements MachineDriver {
    * makes stores the others), and the step runs on, the next timer armed.
    */
   private timerTaken(eventType: string): CompiledState | null | undefined {
+    this.moved = true;
     const next = this.take(this.state.step!.after!.on.get(eventType)!, { type: eventType }, true);
     if (next !== undefined) return next === STAY ? this.state : next; // no after is targetless
     this.timers.spend(eventType);

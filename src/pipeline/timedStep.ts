@@ -25,11 +25,14 @@ export interface TimedEntryHost {
   /** Takes `list`, the transitions of an after event XState raises at once in state `w`, from
    * there (null: the machine errored; undefined: none is enabled, the event is ignored). */
   takeRaised(w: CompiledState, list: CompiledTransition[], ev: AnyEvent): CompiledState | null | undefined;
+  /** A timer of the running step's state fired: its transition taken, the state it entered
+   * (null: the machine errored), or undefined: none was enabled, the event ignored. */
+  timerTaken(eventType: string): CompiledState | null | undefined;
 }
 
 export class TimedStep {
-  /** Set while a timed step runs: a timer of its state fired (the loop takes its transition). */
-  private stepTimer: ((eventType: string) => void) | undefined;
+  /** Set while a timed step runs: a timer of its state took its transition (the race ends). */
+  private stepTimer: ((taken: { next: CompiledState | null }) => void) | undefined;
 
   constructor(
     private readonly timers: WaitTimers,
@@ -63,22 +66,27 @@ export class TimedStep {
   /**
    * A timed step's call raced with its state's timers (the one due first armed in memory; one
    * past setTimeout's range never fires, as on the XState runtime's clock): the step's output,
-   * or the after event of the timer that fired first.
+   * or the state the transition of the first timer that took one entered (null: the machine
+   * errored), taken as it fired.
    */
-  race(call: Promise<unknown>): Promise<{ output: unknown } | { timer: string }> {
-    const timer = new Promise<{ timer: string }>((resolve) => {
-      this.stepTimer = (eventType) => resolve({ timer: eventType });
-    });
+  race(call: Promise<unknown>): Promise<{ output: unknown } | { next: CompiledState | null }> {
+    const timer = new Promise<{ next: CompiledState | null }>((resolve) => (this.stepTimer = resolve));
     this.timers.arm();
     return Promise.race([call.then((output) => ({ output })), timer]);
   }
 
-  /** A timer fired: true when it was the running timed step's (the race takes it). */
+  /** A timer fired: true when it was the running timed step's (its transition taken, or its
+   * event ignored and the next timer armed: the step runs on). */
   fired(eventType: string): boolean {
     const stepTimer = this.stepTimer;
     if (!stepTimer) return false;
+    const next = this.host.timerTaken(eventType);
+    if (next === undefined) {
+      this.timers.arm();
+      return true;
+    }
     this.stepTimer = undefined;
-    stepTimer(eventType);
+    stepTimer({ next });
     return true;
   }
 

@@ -187,8 +187,10 @@ export const stepTimerCases: Case[] = [
   {
     name: 'a step that settles before its timeout takes onDone, and its state’s exit cancels the timer',
     compiles: true,
-    input: { limit: 400 },
-    machine: (probe) => stepTimerMachine(probe, { work: 30 }),
+    // The step works long enough for its running checkpoint to be seen (30 ms was missed on a
+    // loaded host), and its timer is far beyond that.
+    input: { limit: 3000 },
+    machine: (probe) => stepTimerMachine(probe, { work: 300 }),
     drive: async (run) => {
       await notedRunning(run);
       await run.client.waitForResult(run.id, { timeoutMs: 8000 });
