@@ -10,7 +10,9 @@
 //              state or a final one. A step with a timeout (`after` beside its invoke) races
 //              its state's timers (timedStep.ts: its timers are stored in each checkpoint; a
 //              running step never parks); a restored one re-runs its step with its stored input
-//              and its timers' stored due times;
+//              and its timers' stored due times. An event a step state takes while its step
+//              runs (`on` beside the invoke) assigns in place, or leaves the state at once
+//              (leave: the step stopped through its own signal, the loop awaiting it SUPERSEDED);
 //   done       a final state: the machine's output is the job's output;
 //   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
 //              retry resumes at the state that failed (its step runs again, the steps before it
@@ -86,6 +88,10 @@ export class CompiledDriver implements MachineDriver {
   private readonly timers: WaitTimers;
   /** A timed state's entry, and a timed step's race with its state's timers. */
   private readonly timed: TimedStep;
+  /** The loop running now: one an event superseded (it left the step's state) does nothing more. */
+  private turn = 0;
+  /** The running step's own signal (a step with a timeout or events), stopped when its state is left. */
+  private own: AbortController | undefined;
 
   constructor(
     private readonly job: ActiveJob,
@@ -206,7 +212,13 @@ export class CompiledDriver implements MachineDriver {
     this.leave(list, { type: eventType });
   };
 
-  /** Takes an event of the wait state (a timer's, or one sent): leaves it, or errors the machine. */
+  /**
+   * Takes an event of the wait state (a timer's, or one sent), or one sent to a step state while
+   * its step runs: leaves the state, or errors the machine. A step state left so is left as XState
+   * leaves it, at once: its step stopped after the transition's actions (its own signal; its late
+   * result ignored: the loop that awaits it is SUPERSEDED), the next state entered and its step
+   * started in the same turn (a next event of the same batch is offered to it).
+   */
   private leave(list: CompiledTransition[], ev: AnyEvent): void {
     const next = this.take(list, ev, true);
     if (next === undefined) return; // no transition enabled: XState ignores the event
@@ -214,6 +226,14 @@ export class CompiledDriver implements MachineDriver {
     if (next === STAY) return this.run.markDirty(); // a targetless one: new context, same timers
     this.timers.disarm();
     this.job.onAbort = undefined;
+    if (this.looping) {
+      // SUPERSEDED: the loop awaiting the step does nothing more. A transition that threw (the
+      // machine errored) stops nothing: the step is abandoned untold, as a timer's (loop).
+      this.turn++;
+      this.looping = false;
+      this.timed.ended();
+      if (next) this.own?.abort();
+    }
     if (!next) {
       const f = this.failed!;
       this.run.markDirty();
@@ -227,6 +247,7 @@ export class CompiledDriver implements MachineDriver {
   /** Runs steps until a final state, a failure, an abort, or a wait state (null: the run waits). */
   private async loop(): Promise<Outcome | null> {
     const { job, run } = this;
+    const turn = ++this.turn;
     try {
       while (!this.failed && this.state.step && !this.halted) {
         run.entered(JSON.stringify(this.state.name), this.context);
@@ -237,11 +258,16 @@ export class CompiledDriver implements MachineDriver {
         /** A timer's transition was taken (as it fired): the state it entered (null: errored). */
         let timedOut = false;
         let next: CompiledState | null = null;
-        // A step with a timeout: its actor's own signal, stopped when a timer leaves the state.
-        const own = step.after ? new AbortController() : undefined;
+        // A step with a timeout or events: its actor's own signal, stopped when a timer or an
+        // event leaves the state.
+        const own = (this.own = step.after || step.events ? new AbortController() : undefined);
         try {
           const call = callCompiledStep(job, step, this.stepInput, own);
-          const settled = own ? await job.race(this.timed.race(call)) : { output: await job.race(call) };
+          const settled = step.after
+            ? await job.race(this.timed.race(call))
+            : { output: await job.race(call) };
+          // SUPERSEDED: an event left the state (takeInStep): the run went on from there.
+          if (turn !== this.turn) return null;
           if ('next' in settled) {
             timedOut = true;
             next = settled.next;
@@ -254,12 +280,15 @@ export class CompiledDriver implements MachineDriver {
             list = step.onDone;
           }
         } catch (err) {
+          if (turn !== this.turn) return null; // SUPERSEDED (the step stopped by its signal)
           if (job.abortError) return { kind: 'aborted' };
           ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
           list = step.onError;
         } finally {
-          this.timed.ended();
-          if (own) this.timers.disarm();
+          if (turn === this.turn) {
+            this.timed.ended();
+            if (own) this.timers.disarm();
+          }
         }
         this.moved = true;
         if (this.halted) break;
@@ -272,7 +301,7 @@ export class CompiledDriver implements MachineDriver {
         if (next) this.state = next;
       }
     } finally {
-      this.looping = false;
+      if (turn === this.turn) this.looping = false;
     }
     const f = this.failed;
     if (!f && !this.halted && this.state.wait) {
