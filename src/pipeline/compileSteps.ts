@@ -10,9 +10,9 @@
 // would, and its stored snapshots are XState's persisted snapshots (the full runtime restores what
 // this one stored, and back; test/pipeline/behaviour.test.ts proves both
 // give the same records). Anything else (nesting, parallel or history states, `on` events
-// anywhere but on a wait state, `after` anywhere but on a wait or a step state, an `after` list
-// ending guarded (an every-guarded list on a step state would leave the step running with its
-// timer spent: exact, but a second mode of the loop for a rare form), `always`, entry/exit
+// anywhere but on a wait or a step state, `after` anywhere but on a wait or a step state, a wait state's
+// `after` list ending guarded (the state would wait on with its timer spent: one more mode of
+// the wait for a rare form), `always`, entry/exit
 // actions, actions other than `assign`, built-in guard combinators, invokes of anything but a
 // `step`, wildcard event descriptors, transitions without a target but a wait state's events') leaves the machine to the
 // XState runtime, and `explainNotCompiled` says which construct decided it. The machine stays
@@ -23,7 +23,11 @@
 // a wait state's, below; the invoke is spawned first, its timers made on entry and stored as the
 // XState runtime stores them, the one due first armed in memory: a running step never parks; a
 // timer that fires first takes its transition and then stops the step as XState stops an invoked
-// actor, its signal aborted and its late result ignored; a step that settles first leaves the
+// actor, its signal aborted and its late result ignored; a delay's list may end guarded: a timer
+// none of whose guards is enabled (evaluated as it fires, in order) is ignored, spent, and the
+// step runs on; `on` events beside the invoke, as a wait state's: one without a target assigns
+// and the step runs on, one with a target leaves the state, the step stopped as a timer stops it;
+// a step that settles first leaves the
 // state, whose exit cancels the timers; a restore re-runs the step with its stored input, the
 // timers keeping their stored due times); top-level atomic wait states, with no invoke, that wait on
 // `after` delays (numbers or named delays, each delay's list ending unguarded: the first timer
@@ -66,8 +70,10 @@ function plainDescriptor(where: string, descriptor: string): void {
 }
 
 /**
- * A state's `after` delays and their transitions (each delay's list ending unguarded, so the
- * first timer due leaves the state and its exit cancels the others), in XState's entry order.
+ * A state's `after` delays and their transitions, in XState's entry order. A wait state's list
+ * must end unguarded (the first timer due leaves the state and its exit cancels the others); a
+ * step state's may not (`guardedEnd`: a timer none of whose transitions is enabled is ignored
+ * while its step runs on).
  * XState's `after` puts one raise per delay on entry and one cancel on exit: a state with any
  * other entry or exit action is refused, as is `always`.
  */
@@ -76,6 +82,7 @@ function compileAfter(
   node: AnyStateNode,
   where: string,
   states: Set<string>,
+  guardedEnd = false,
 ): CompiledWait {
   const after = (node.after ?? []) as unknown as { delay: unknown; eventType: string }[];
   if ((node.always?.length ?? 0) > 0) refuse(`${where}: always`);
@@ -87,7 +94,7 @@ function compileAfter(
   for (const a of after) {
     if (on.has(a.eventType)) continue; // one entry per transition: a delay's list is compiled once
     const transitions = compileTransitions(machine, node, a.eventType, states);
-    if (transitions.length === 0 || transitions[transitions.length - 1]!.guard !== null)
+    if (transitions.length === 0 || (!guardedEnd && transitions[transitions.length - 1]!.guard !== null))
       refuse(`${where}: after must end with an unguarded transition`);
     on.set(a.eventType, transitions);
     delays.push({ eventType: a.eventType, delay: compileDelay(machine, where, a.delay) });
@@ -108,8 +115,7 @@ function compileWait(
   const after = (node.after ?? []) as unknown as unknown[];
   const onKeys = Object.keys((node.config.on ?? {}) as object);
   if ((after.length === 0 && onKeys.length === 0) || node.type !== 'atomic') return null;
-  if (node.invoke.length > 0 && onKeys.length > 0) refuse(`${where}: on and invoke`);
-  if (node.invoke.length > 0) return null; // a step state, with a timeout (compiled below)
+  if (node.invoke.length > 0) return null; // a step state, with a timeout or events (below)
   const { delays, on } = compileAfter(machine, node, where, states);
   for (const key of onKeys) {
     plainDescriptor(where, key);
@@ -189,9 +195,16 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
     const done = `xstate.done.actor.${inv.id}`;
     const error = `xstate.error.actor.${inv.id}`;
     // A step with a timeout: its after delays, as a wait state's (the invoke is spawned first).
-    const after = timed ? compileAfter(machine, node, where, names) : null;
+    const after = timed ? compileAfter(machine, node, where, names, true) : null;
+    // Events beside the invoke: taken while the step runs (one with a target stops it).
+    let events: Map<string, CompiledTransition[]> | null = null;
+    for (const key of Object.keys((node.config.on ?? {}) as object)) {
+      plainDescriptor(where, key);
+      (events ??= new Map()).set(key, compileTransitions(machine, node, key, names, true));
+    }
     for (const key of node.transitions.keys())
-      if (key !== done && key !== error && !after?.on.has(key)) refuse(`${where}: handles '${key}'`);
+      if (key !== done && key !== error && !after?.on.has(key) && !events?.has(key))
+        refuse(`${where}: handles '${key}'`);
     const onDone = compileTransitions(machine, node, done, names);
     if (onDone.length === 0 || onDone[onDone.length - 1]!.guard !== null)
       refuse(`${where}: onDone must end with an unguarded transition`);
@@ -214,6 +227,7 @@ function compile(machine: AnyStateMachine): CompiledPipeline {
         onDone,
         onError: compileTransitions(machine, node, error, names),
         after,
+        events,
       },
     });
   }

@@ -10,7 +10,7 @@ import { machineTakes, type Offered } from './heldEvents.js';
 import { noTransition, whyIgnoredIn } from './whyIgnored.js';
 
 // Events sent to the job are offered as the XState runtime offers them (offerEvent.ts): the
-// root takes one its wait state has an enabled transition for (guards evaluated as XState's
+// root takes one its wait state (or step state, beside its invoke) has an enabled transition for (guards evaluated as XState's
 // `snapshot.can`; one that throws: taken, and sending it errors the machine), and the reasons
 // of one it does not take are whyIgnored's over the same state node. Its only children are
 // its steps' promise actors: an event sent `to` the running step is taken (a promise actor
@@ -28,7 +28,8 @@ export function offerCompiled(
     if (msg.to === state.step?.invokeId) return { taken: true, send: () => {} };
     return { taken: false, missing: true, reason: `no actor at '${msg.to}'` };
   }
-  const list = state.wait?.on.get(type);
+  // A wait state's events, or a step state's beside its invoke (taken while the step runs).
+  const list = state.wait?.on.get(type) ?? state.step?.events?.get(type);
   if (list) {
     let can: boolean;
     try {

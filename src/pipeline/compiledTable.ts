@@ -35,6 +35,11 @@ export interface CompiledStep {
    * runs: the run never parks on them); one that fires first leaves the state and stops the step.
    */
   after: CompiledWait | null;
+  /**
+   * The state's `on` events beside the invoke (null: none): an event taken while the step runs
+   * takes its transition; one with a target leaves the state and stops the step (its signal).
+   */
+  events: Map<string, CompiledTransition[]> | null;
 }
 
 /** One `after` delay of a wait state or a step state (XState's delayed raise of `eventType`). */

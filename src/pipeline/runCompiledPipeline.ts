@@ -7,20 +7,20 @@
 //              cancel, lease loss and shutdown end the wait at once: its aborts reach the run
 //              through that race, not the job's signal, which most steps never create); its
 //              result picks the transition (guards, assigns), which enters the next step's
-//              state or a final one. A step with a timeout (`after` beside its invoke) has its
-//              state's timers made on entry (as a wait state's, stored in each checkpoint) and
-//              the one due first armed in memory while it runs, however far (a running step
-//              never parks): the first of its result and that timer is taken; a timer taken
-//              aborts the step's own signal after the transition's actions (XState's deferred
-//              stop of the invoked actor) and its late result is ignored; a result taken
-//              disarms the timer (the state's exit cancels them). A restored one re-runs its
-//              step with its stored input and its timers' stored due times;
+//              state or a final one. A step with a timeout (`after` beside its invoke) races
+//              its state's timers (timedStep.ts: its timers are stored in each checkpoint; a
+//              running step never parks); a restored one re-runs its step with its stored input
+//              and its timers' stored due times. An event a step state takes while its step
+//              runs (`on` beside the invoke) assigns in place, or leaves the state at once
+//              (leave: the step stopped through its own signal, the loop awaiting it SUPERSEDED);
 //   done       a final state: the machine's output is the job's output;
 //   error      a step's error no onError handles: the lifecycle's retry policy decides, and a
 //              retry resumes at the state that failed (its step runs again, the steps before it
 //              do not); a guard / assign / input / output mapper that threw fails the job at
 //              once (MachineActionError: machineFault.ts), resumable there by a redrive;
-//   aborted    timeout / cancel / shutdown / lease lost (see settle.ts).
+//   aborted    timeout / cancel / shutdown / lease lost (see settle.ts). A step's result that comes
+//              after the abort is never taken (job.race has ended its wait): the ending stores the
+//              state the abort found (the XState runtime stops its actor there: xstateDriver.ts).
 //   waiting   a wait state (`after` delays, `on` events): the timer due first is armed in
 //              memory (waitTimers.ts), and the core parks the run when none is due within
 //              PARK_MIN_MS (the timers stored as XState's runtime stores them, in its order: id,
@@ -49,7 +49,8 @@ import {
   compiledPark,
   type Failure,
 } from './compiledParts.js';
-import { WaitTimers, entryTimers } from './waitTimers.js';
+import { WaitTimers } from './waitTimers.js';
+import { TimedStep } from './timedStep.js';
 import { callCompiledStep } from './compiledStep.js';
 import { offerCompiled } from './compiledOffer.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
@@ -85,8 +86,12 @@ export class CompiledDriver implements MachineDriver {
   /** The wait state's (or timed step state's) timers while in one, the one armed, and what the
    * last checkpoint stored. */
   private readonly timers: WaitTimers;
-  /** Set while a timed step runs: a timer of its state fired (the loop takes its transition). */
-  private stepTimer: ((eventType: string) => void) | undefined;
+  /** A timed state's entry, and a timed step's race with its state's timers. */
+  private readonly timed: TimedStep;
+  /** The loop running now: one an event superseded (it left the step's state) does nothing more. */
+  private turn = 0;
+  /** The running step's own signal (a step with a timeout or events), stopped when its state is left. */
+  private own: AbortController | undefined;
 
   constructor(
     private readonly job: ActiveJob,
@@ -99,6 +104,20 @@ export class CompiledDriver implements MachineDriver {
     private readonly storedText: () => string = () => '',
   ) {
     this.timers = new WaitTimers(now, this.fire);
+    this.timed = new TimedStep(this.timers, now, {
+      entered: (context, stepInput) => {
+        this.context = context;
+        this.stepInput = stepInput;
+      },
+      takeRaised: (w, list, ev) => {
+        const before = this.failed === undefined && this.state ? this.persisted() : undefined;
+        this.state = w;
+        const next = this.take(list, ev, true);
+        if (!next && this.failed) this.failed.lastActive = before;
+        return next === STAY ? w : next; // no after is targetless
+      },
+      timerTaken: (eventType) => this.timerTaken(eventType),
+    });
   }
 
   open(run: RunControl): void {
@@ -112,7 +131,7 @@ export class CompiledDriver implements MachineDriver {
         const first = this.state;
         this.stepInput = first.step?.input(this.context, init);
         if (first.wait || first.step?.after)
-          this.state = this.enterTimed(first, this.context, init, this.stepInput) ?? first;
+          this.state = this.timed.enter(first, this.context, init, this.stepInput) ?? first;
         else if (!first.step) this.output = compiled.output(this.context, first, init);
         run.log('{"type":"started"}');
       } else {
@@ -175,31 +194,6 @@ export class CompiledDriver implements MachineDriver {
     );
   }
 
-  /**
-   * Enters wait state `w`, or step state `w` with a timeout (its step's `input`), with `context`
-   * (XState's entry raises, in order): its timers, or the transition of its first delay that is
-   * not a number at once (XState raises it in the same macrostep; the others it raised find no
-   * transition in the state it leads to; a step's actor, spawned but started only after the
-   * macrostep, is stopped before it starts: its step is never called). Returns the state the
-   * machine is in then (null: the machine errored). A delay that throws changes nothing.
-   */
-  private enterTimed(w: CompiledState, context: Ctx, ev: AnyEvent, input: unknown): CompiledState | null {
-    const wait = (w.wait ?? w.step!.after)!;
-    const { timers, raised } = entryTimers(wait, context, ev, this.now);
-    this.context = context;
-    this.stepInput = w.step ? input : undefined;
-    if (raised === undefined) {
-      this.timers.list = timers;
-      return w;
-    }
-    const before = this.failed === undefined && this.state ? this.persisted() : undefined;
-    this.timers.list = [];
-    this.state = w;
-    const next = this.take(wait.on.get(raised)!, { type: raised });
-    if (!next && this.failed) this.failed.lastActive = before;
-    return next;
-  }
-
   /** Sets the wait state's first timer running in memory (the core parks the run when it is far). */
   private arm(): void {
     if (this.halted) return;
@@ -212,18 +206,19 @@ export class CompiledDriver implements MachineDriver {
   /** A timer fired: a timed step's (the loop takes it), or the wait state's: its transition,
    * then the machine runs on from there. */
   private readonly fire = (eventType: string): void => {
-    if (this.halted) return;
-    const stepTimer = this.stepTimer;
-    if (stepTimer) {
-      this.stepTimer = undefined;
-      return stepTimer(eventType);
-    }
+    if (this.halted || this.timed.fired(eventType)) return;
     const list = this.state.wait?.on.get(eventType);
     if (!list) return;
     this.leave(list, { type: eventType });
   };
 
-  /** Takes an event of the wait state (a timer's, or one sent): leaves it, or errors the machine. */
+  /**
+   * Takes an event of the wait state (a timer's, or one sent), or one sent to a step state while
+   * its step runs: leaves the state, or errors the machine. A step state left so is left as XState
+   * leaves it, at once: its step stopped after the transition's actions (its own signal; its late
+   * result ignored: the loop that awaits it is SUPERSEDED), the next state entered and its step
+   * started in the same turn (a next event of the same batch is offered to it).
+   */
   private leave(list: CompiledTransition[], ev: AnyEvent): void {
     const next = this.take(list, ev, true);
     if (next === undefined) return; // no transition enabled: XState ignores the event
@@ -231,6 +226,14 @@ export class CompiledDriver implements MachineDriver {
     if (next === STAY) return this.run.markDirty(); // a targetless one: new context, same timers
     this.timers.disarm();
     this.job.onAbort = undefined;
+    if (this.looping) {
+      // SUPERSEDED: the loop awaiting the step does nothing more. A transition that threw (the
+      // machine errored) stops nothing: the step is abandoned untold, as a timer's (loop).
+      this.turn++;
+      this.looping = false;
+      this.timed.ended();
+      if (next) this.own?.abort();
+    }
     if (!next) {
       const f = this.failed!;
       this.run.markDirty();
@@ -244,24 +247,30 @@ export class CompiledDriver implements MachineDriver {
   /** Runs steps until a final state, a failure, an abort, or a wait state (null: the run waits). */
   private async loop(): Promise<Outcome | null> {
     const { job, run } = this;
+    const turn = ++this.turn;
     try {
       while (!this.failed && this.state.step && !this.halted) {
         run.entered(JSON.stringify(this.state.name), this.context);
         run.markDirty();
         const step = this.state.step;
-        let ev: AnyEvent;
-        let list: CompiledTransition[];
-        // A step with a timeout: its actor's own signal, stopped when a timer leaves the state.
-        const own = step.after ? new AbortController() : undefined;
+        let ev: AnyEvent = { type: '' };
+        let list: CompiledTransition[] = [];
+        /** A timer's transition was taken (as it fired): the state it entered (null: errored). */
         let timedOut = false;
+        let next: CompiledState | null = null;
+        // A step with a timeout or events: its actor's own signal, stopped when a timer or an
+        // event leaves the state.
+        const own = (this.own = step.after || step.events ? new AbortController() : undefined);
         try {
           const call = callCompiledStep(job, step, this.stepInput, own);
-          const settled = own ? await job.race(this.stepOrTimer(call)) : { output: await job.race(call) };
-          if ('timer' in settled) {
-            // XState: the after event leaves the state (its exit cancels the other timers).
+          const settled = step.after
+            ? await job.race(this.timed.race(call))
+            : { output: await job.race(call) };
+          // SUPERSEDED: an event left the state (takeInStep): the run went on from there.
+          if (turn !== this.turn) return null;
+          if ('next' in settled) {
             timedOut = true;
-            ev = { type: settled.timer };
-            list = step.after!.on.get(settled.timer)!;
+            next = settled.next;
           } else {
             ev = {
               type: `xstate.done.actor.${step.invokeId}`,
@@ -271,16 +280,19 @@ export class CompiledDriver implements MachineDriver {
             list = step.onDone;
           }
         } catch (err) {
+          if (turn !== this.turn) return null; // SUPERSEDED (the step stopped by its signal)
           if (job.abortError) return { kind: 'aborted' };
           ev = { type: `xstate.error.actor.${step.invokeId}`, error: err, actorId: step.invokeId };
           list = step.onError;
         } finally {
-          this.stepTimer = undefined;
-          if (own) this.timers.disarm();
+          if (turn === this.turn) {
+            this.timed.ended();
+            if (own) this.timers.disarm();
+          }
         }
         this.moved = true;
         if (this.halted) break;
-        const next = this.take(list, ev);
+        if (!timedOut) next = this.take(list, ev);
         // XState stops the step's actor after the transition's actions (a deferred stop, before
         // the next state's actor starts): its signal aborts, and its late result is ignored. A
         // transition that threw (the machine errored) runs no deferred stop: the step is
@@ -289,7 +301,7 @@ export class CompiledDriver implements MachineDriver {
         if (next) this.state = next;
       }
     } finally {
-      this.looping = false;
+      if (turn === this.turn) this.looping = false;
     }
     const f = this.failed;
     if (!f && !this.halted && this.state.wait) {
@@ -302,16 +314,19 @@ export class CompiledDriver implements MachineDriver {
   }
 
   /**
-   * A timed step's call raced with its state's timers (the one due first armed in memory; one
-   * past setTimeout's range never fires, as on the XState runtime's clock): the step's output,
-   * or the after event of the timer that fired first.
+   * A timer of the running step's state fired (XState: its after event, guards evaluated as it
+   * fires, in order): the state its first enabled transition enters (it leaves the state, whose
+   * exit cancels the other timers; null: the machine errored); undefined: none is enabled, the
+   * event is ignored and its timer spent (XState's scheduler has dropped it: the checkpoint it
+   * makes stores the others), and the step runs on, the next timer armed.
    */
-  private stepOrTimer(call: Promise<unknown>): Promise<{ output: unknown } | { timer: string }> {
-    const timer = new Promise<{ timer: string }>((resolve) => {
-      this.stepTimer = (eventType) => resolve({ timer: eventType });
-    });
-    this.timers.arm();
-    return Promise.race([call.then((output) => ({ output })), timer]);
+  private timerTaken(eventType: string): CompiledState | null | undefined {
+    this.moved = true;
+    const next = this.take(this.state.step!.after!.on.get(eventType)!, { type: eventType }, true);
+    if (next !== undefined) return next === STAY ? this.state : next; // no after is targetless
+    this.timers.spend(eventType);
+    this.run.markDirty();
+    return undefined;
   }
 
   /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's
@@ -341,7 +356,7 @@ export class CompiledDriver implements MachineDriver {
       const nextInput = target.step ? target.step.input(next, ev) : undefined;
       // Entering a wait state, or a step state with a timeout, resolves its delays (XState's
       // entry raises) in the same transition.
-      if (target.wait || target.step?.after) return this.enterTimed(target, next, ev, nextInput);
+      if (target.wait || target.step?.after) return this.timed.enter(target, next, ev, nextInput);
       this.timers.list = [];
       // Entering a final state computes the machine's output in the same transition.
       if (!target.step) this.output = this.compiled.output(next, target, ev);

@@ -17,22 +17,22 @@ import { firstToFire } from './compiledTimers.js';
 import { MAX_TIMER_MS, earliestDue, type StoredTimer } from './timers.js';
 
 /**
- * A wait state's timers on entry with `context` (XState's entry raises, in order), and the event
- * of its first delay that is not a number (XState raises it at once, in the same macrostep). A
- * delay that throws throws here, before the run changes.
+ * A wait state's timers on entry with `context` (XState's entry raises, in order), and the events
+ * of its delays that are not numbers, in order (XState raises them at once, in the same
+ * macrostep). A delay that throws throws here, before the run changes.
  */
 export function entryTimers(
   wait: CompiledWait,
   context: Ctx,
   ev: AnyEvent,
   now: () => number,
-): { timers: StoredTimer[]; raised: string | undefined } {
+): { timers: StoredTimer[]; raised: string[] } {
   const timers: StoredTimer[] = [];
-  let raised: string | undefined;
+  const raised: string[] = [];
   let at: number | undefined;
   for (const d of wait.delays) {
     const delay = d.delay(context, ev);
-    if (typeof delay !== 'number') raised ??= d.eventType;
+    if (typeof delay !== 'number') raised.push(d.eventType);
     else {
       at ??= now();
       const dueAt = Math.round(at + delay);
@@ -86,6 +86,11 @@ export class WaitTimers {
     clearImmediate(this.armedNow);
     this.armed = undefined;
     this.armedNow = undefined;
+  }
+
+  /** The timer of `eventType` fired and its event was ignored: it is gone from the list. */
+  spend(eventType: string): void {
+    this.list = this.list.filter((t) => t.id !== eventType);
   }
 
   /** The list a checkpoint stores now (what a failure after it stores too). */

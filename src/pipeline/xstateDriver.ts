@@ -2,6 +2,12 @@
 // The actor takes its steps itself; this driver restores it from the stored snapshot (with its
 // timers: timers.ts), follows its tree (actorTreeWatch.ts), reads its persisted snapshot for
 // each checkpoint, and says when it may park (parkable.ts: nothing in its tree runs code).
+// ABORTED: the job's abort (timeout, cancel, shutdown, lease lost) stops the actor at once, its
+// persisted snapshot taken first for the ending (the state the abort found it in): an aborted
+// attempt MUST NOT take anything more, neither a step's result that comes after the abort (a
+// step that answers its signal with a value), nor a timer or event, nor start a next step while
+// its ending is written. The compiled runner ends there too (runCompiledPipeline.ts: the step's
+// race with the job's abort).
 
 import { createActor, type AnyActor } from 'xstate';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
@@ -60,6 +66,8 @@ export class XStateDriver implements MachineDriver {
   private readonly dueTimes: TimerDueTimes;
   private readonly resume = new ResumePoint();
   private readonly rejections = new ActorRejections();
+  /** The persisted snapshot as the job's abort found it (or why it has none): see ABORTED. */
+  private atAbort: { persisted: unknown } | { unstorable: unknown } | undefined;
 
   constructor(
     private readonly job: ActiveJob,
@@ -121,8 +129,33 @@ export class XStateDriver implements MachineDriver {
       this.rejections,
     );
     this.watch.watchRoot(actor);
-    job.onAbort = () => run.settle({ kind: 'aborted' });
+    job.onAbort = this.aborted;
     run.log(from.machine === undefined ? '{"type":"started"}' : '{"type":"resumed"}');
+  }
+
+  /** ABORTED: the outcome, then the snapshot the ending stores, then the actor stopped. */
+  private readonly aborted = (): void => {
+    this.run.settle({ kind: 'aborted' });
+    const actor = this.actor!;
+    if (actor.getSnapshot().status !== 'active') return; // done or errored: nothing runs on
+    try {
+      this.atAbort = { persisted: persistedSnapshot(actor) };
+    } catch (err) {
+      this.atAbort = { unstorable: err }; // thrown by failure(), as a live actor's would be
+    }
+    try {
+      actor.stop();
+    } catch (err) {
+      this.host.log.warn({ err, jobId: this.job.id }, 'stopping the machine on abort failed');
+    }
+  };
+
+  /** The actor's persisted snapshot, or the one its abort took (ABORTED). */
+  private persistedNow(actor: AnyActor): unknown {
+    const at = this.atAbort;
+    if (!at) return persistedSnapshot(actor);
+    if ('unstorable' in at) throw at.unstorable;
+    return at.persisted;
   }
 
   timerDueAtStart(): boolean {
@@ -256,8 +289,8 @@ export class XStateDriver implements MachineDriver {
               ? // Stored without children, as XState stores a machine an unhandled actor error
                 // stopped (it keeps the event's sender when its own code threw): the actors are
                 // stopped either way, and the compiled runtime stores the same.
-                { ...(persistedSnapshot(actor) as object), children: {} }
-              : persistedSnapshot(actor)
+                { ...(this.persistedNow(actor) as object), children: {} }
+              : this.persistedNow(actor)
             : from.storedW,
       lastActive: lastActive && this.resume.persisted(this.def.machine, lastActive),
       timers: this.lastTimers,

@@ -140,13 +140,15 @@ export class ActiveJob {
     if (!(work instanceof Promise)) return Promise.resolve(work);
     return new Promise<T>((resolve, reject) => {
       this.raceReject = reject;
+      // Only its own: a race abandoned (a compiled step whose state an event left) may settle
+      // after the next race began, whose abort it must not take away.
       work.then(
         (v) => {
-          this.raceReject = undefined;
+          if (this.raceReject === reject) this.raceReject = undefined;
           resolve(v);
         },
         (e) => {
-          this.raceReject = undefined;
+          if (this.raceReject === reject) this.raceReject = undefined;
           reject(e);
         },
       );

@@ -22,6 +22,9 @@ import { valueCases } from './valueCases.js';
 import { waitCases } from './waitCases.js';
 import { waitEventCases } from './waitEventCases.js';
 import { stepTimerCases, stepTimerMachine } from './stepTimerCases.js';
+import { lateResultCases } from './lateResultCases.js';
+import { guardedAfterCases } from './guardedAfterCases.js';
+import { stepEventCases } from './stepEventCases.js';
 import { storedTimersOf } from '../../src/pipeline/timers.js';
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
@@ -72,6 +75,9 @@ export function behaviourSuite(world: () => BehaviourWorld, only?: (caseName: st
     ...waitCases,
     ...waitEventCases,
     ...stepTimerCases,
+    ...lateResultCases,
+    ...guardedAfterCases,
+    ...stepEventCases,
   ].entries()) {
     if (only && !only(c.name)) continue;
     it(c.name, async () => {

@@ -10,6 +10,8 @@ import { Probe, cases } from './behaviourCases.js';
 import { waitCases } from './waitCases.js';
 import { waitEventCases } from './waitEventCases.js';
 import { stepTimerCases } from './stepTimerCases.js';
+import { guardedAfterCases } from './guardedAfterCases.js';
+import { stepEventCases } from './stepEventCases.js';
 
 describe('compileSteps', () => {
   it('compiles step-only machines and refuses every construct it does not reproduce', () => {
@@ -22,9 +24,20 @@ describe('compileSteps', () => {
       );
     const inv = { id: 'w', src: 'work', onDone: 'end' };
     const end = { type: 'final' };
+    assert.equal(
+      refused({ initial: 'a', states: { a: { invoke: inv, on: { GO: 'end' } }, end } }),
+      null,
+      'on beside an invoke (an event taken while the step runs)',
+    );
+    for (const c of stepEventCases) assert.equal(explainNotCompiled(c.machine(new Probe())), null, c.name);
     assert.match(
-      refused({ initial: 'a', states: { a: { invoke: inv, on: { GO: 'end' } }, end } })!,
-      /on and invoke/,
+      refused({ initial: 'a', states: { a: { invoke: inv, on: { '*': 'end' } }, end } })!,
+      /wildcard/,
+    );
+    assert.match(
+      refused({ initial: 'a', states: { a: { invoke: inv, on: { GO: 'a' } }, end } })!,
+      /its own state/,
+      'an event that re-enters the step state (a restarted step)',
     );
     assert.match(refused({ initial: 'a', states: { a: { invoke: inv, entry: () => {} }, end } })!, /entry/);
     assert.match(
@@ -77,12 +90,13 @@ describe('compileSteps', () => {
       null,
       'two delays, one named',
     );
-    assert.match(
+    assert.equal(
       refused({
         initial: 'a',
         states: { a: { invoke: inv, after: { 100: 'end' }, on: { GO: 'end' } }, end },
-      })!,
-      /on and invoke/,
+      }),
+      null,
+      'a step with a timeout and events',
     );
     assert.match(
       refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'end' }, entry: () => {} }, end } })!,
@@ -95,14 +109,15 @@ describe('compileSteps', () => {
       })!,
       /entry\/exit/,
     );
-    assert.match(
+    assert.equal(
       refused({
         initial: 'a',
         states: { a: { invoke: inv, after: { 100: { target: 'end', guard: () => true } } }, end },
-      })!,
-      /after must end with an unguarded transition/,
-      'an after list whose every transition is guarded (the step would run on, its timer spent)',
+      }),
+      null,
+      'an after list whose every transition is guarded (none enabled: the step runs on, its timer spent)',
     );
+    for (const c of guardedAfterCases) assert.equal(explainNotCompiled(c.machine(new Probe())), null, c.name);
     assert.match(
       refused({ initial: 'a', states: { a: { invoke: inv, after: { 100: 'a' } }, end } })!,
       /its own state/,

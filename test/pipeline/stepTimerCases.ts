@@ -27,6 +27,9 @@ interface Opts {
   /** The timeout's list opens with a guard that throws; its transition's assign throws. */
   guardThrows?: boolean;
   assignThrows?: boolean;
+  /** The timeout's list is every-guarded (guardedAfterCases.ts): `A` (to `end`), then `B` (to
+   * `late`), each noting its call; `B` is enabled when this is 'open'. */
+  guarded?: 'open' | 'shut';
 }
 
 /**
@@ -74,6 +77,14 @@ export function stepTimerMachine(probe: Probe, opts: Opts) {
       broken: () => {
         throw new Error('guard broke');
       },
+      a: ({ context }) => {
+        probe.calls.push(`guard A:${context.n}`);
+        return false;
+      },
+      b: () => {
+        probe.calls.push('guard B');
+        return opts.guarded === 'open';
+      },
     },
   }).createMachine({
     id: 'timed',
@@ -97,18 +108,23 @@ export function stepTimerMachine(probe: Probe, opts: Opts) {
           onError: { target: 'failed', actions: assign({ via: 'error' }) },
         },
         after: {
-          limit: [
-            ...(opts.guardThrows ? [{ guard: 'broken' as const, target: 'end' as const }] : []),
-            {
-              target: 'late',
-              actions: assign({
-                via: () => {
-                  if (opts.assignThrows) throw new Error('assign broke');
-                  return 'limit';
+          limit: opts.guarded
+            ? [
+                { guard: 'a', target: 'end' as const, actions: assign({ via: 'A' }) },
+                { guard: 'b', target: 'late' as const, actions: assign({ via: 'limit' }) },
+              ]
+            : [
+                ...(opts.guardThrows ? [{ guard: 'broken' as const, target: 'end' as const }] : []),
+                {
+                  target: 'late',
+                  actions: assign({
+                    via: () => {
+                      if (opts.assignThrows) throw new Error('assign broke');
+                      return 'limit';
+                    },
+                  }),
                 },
-              }),
-            },
-          ],
+              ],
           ...(opts.second
             ? {
                 [opts.second.ms]: [
@@ -144,7 +160,7 @@ export function stepTimerMachine(probe: Probe, opts: Opts) {
 
 /** Waits until the job's checkpoint of state `slow` (its step running) is stored, and notes the
  * record (snapshot with its timers) as a call: both runtimes must store the same. */
-async function notedRunning({ id, client, probe }: Run): Promise<void> {
+export async function notedRunning({ id, client, probe }: Run): Promise<void> {
   await eventually(async () => (await client.get(id))?.state === 'slow', 5000);
   const running = normalised((await client.get(id))!, []);
   probe.calls.push(`running:${JSON.stringify(running.record)}`);
@@ -171,8 +187,10 @@ export const stepTimerCases: Case[] = [
   {
     name: 'a step that settles before its timeout takes onDone, and its state’s exit cancels the timer',
     compiles: true,
-    input: { limit: 400 },
-    machine: (probe) => stepTimerMachine(probe, { work: 30 }),
+    // The step works long enough for its running checkpoint to be seen (30 ms was missed on a
+    // loaded host), and its timer is far beyond that.
+    input: { limit: 3000 },
+    machine: (probe) => stepTimerMachine(probe, { work: 300 }),
     drive: async (run) => {
       await notedRunning(run);
       await run.client.waitForResult(run.id, { timeoutMs: 8000 });
