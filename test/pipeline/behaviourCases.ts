@@ -707,7 +707,7 @@ export const cases: Case[] = [
   },
   {
     name: 'events sent in a retry backoff are offered when it runs again; those after one that errored the machine stay unoffered, and the log says so',
-    compiles: false,
+    compiles: true,
     machine: (probe) => {
       let fails = 1;
       return setup({
@@ -723,7 +723,7 @@ export const cases: Case[] = [
         context: { notes: 0 },
         states: {
           a: {
-            invoke: { id: 'f', src: 'flaky', onDone: 'end' },
+            invoke: { id: 'f', src: 'flaky', input: probe.mapper(() => ({})), onDone: 'end' },
             on: {
               NOTE: { actions: assign({ notes: ({ context }) => context.notes + 1 }) },
               BAD: {
