@@ -32,12 +32,13 @@ local function lcClaimEarly(hold, lead)
   local kp = LC.kp
   local kDelayed = kp .. 'delayed'
   local horizon = LC.now + lead
-  -- Not yet due only: what is due is THE DUE CLAIM's (it took its share already).
-  local scan = redis.call('ZRANGEBYSCORE', kDelayed, '(' .. lcNowText(), numText(horizon), 'WITHSCORES', 'LIMIT', '0',
-    numText(hold))
+  -- Not yet due only: what is due is THE DUE CLAIM's (it took its share already). No scores:
+  -- each one's text costs Redis its formatting (numText.lua); one is read below when needed.
+  local scan = redis.call('ZRANGEBYSCORE', kDelayed, '(' .. lcNowText(), numText(horizon), 'LIMIT', '0', numText(hold))
+  -- THE FIELDS ASKED (lcClaimDue.lua's DUE_BOTH).
   local asked = LC.keyed and 19 or LC.minimal and 18 or 17
   local ids, taken, n = {}, {}, 0
-  for i = 1, #scan, 2 do
+  for i = 1, #scan do
     local jk = kp .. 'job:' .. scan[i]
     local r = redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
     if r[15] == 'waiting' and not r[16] and lcDueStraight(r) then
@@ -47,7 +48,7 @@ local function lcClaimEarly(hold, lead)
     end
   end
   local nextAt = nil
-  if #scan < 2 * hold then
+  if #scan < hold then
     -- The window was scanned to its end: the next entry beyond it comes within the lead at its
     -- due time minus the lead.
     local beyond = redis.call('ZRANGEBYSCORE', kDelayed, '(' .. numText(horizon), '+inf', 'WITHSCORES', 'LIMIT', '0',
@@ -56,18 +57,22 @@ local function lcClaimEarly(hold, lead)
   elseif n < hold then
     -- Cut short by entries not taken (a backoff retry, a job with a key...): the scan goes on
     -- from there once the last one scanned is due (THE DUE CLAIM takes it then, or moves it on).
-    nextAt = tonumber(scan[#scan])
+    nextAt = tonumber(redis.call('ZSCORE', kDelayed, scan[#scan]))
   end
   if n == 0 then return nil, nil, nextAt end
   -- THE PLACE IN LINE: the WAKE's, as THE DUE CLAIM's (a fresh seq each, in its band).
   local seq = redis.call('HINCRBY', kp .. 'meta', 'seq', numText(n)) - n
   local leaving = { id = false, st = 'waiting' }
+  -- THE PLACES' TEXT, as lcClaimDue.lua makes it: the head once per ten places, then a digit.
+  local tensOf, tensText = -1, nil
   for i = 1, n do
     local r = taken[i]
     local band = r[17] and tonumber(r[17]) or 2
     local score = band * BAND + seq + i
     local digit = score % 10
-    r[DUE_PLACE] = numText((score - digit) / 10) .. DIGIT_TEXT[digit + 1]
+    local tens = (score - digit) / 10
+    if tens ~= tensOf then tensOf, tensText = tens, numText(tens) end
+    r[DUE_PLACE] = tensText .. DIGIT_TEXT[digit + 1]
     redisCall('HDEL', r[DUE_KEY], 'ra')
     leaving.id = ids[i]
     lcLeave(leaving)
