@@ -299,7 +299,12 @@ export class PipelineRun implements RunControl {
     held.wakeAtExpiry(held.size > 0 ? host.now() : 0, this.markDirty);
     if (this.inboxReading) return;
     const due = driver.parkAt();
-    if (due === undefined) return;
+    if (due === undefined) {
+      // Something runs (an event a held run took moved it on): it takes a slot and its lease
+      // is beaten from now on, as any running job's (THE EARLY LEASE).
+      if (this.job.holding) this.job.wake();
+      return;
+    }
     const wakeAt = earliestOf(due, held.earliestExpiry());
     const now = host.now();
     if (wakeAt === null || !mayWaitInMemory(this.job, wakeAt, now)) this.settle({ kind: 'park', wakeAt });
