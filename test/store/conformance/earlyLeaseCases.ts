@@ -9,7 +9,7 @@ import type { ClaimedJob, Store } from '../../../src/store/types.js';
 import type { StoreFactory } from './storeFactory.js';
 import { storeTest } from './storeTest.js';
 import { claim, enqueueOne, sleep } from './support.js';
-import { eventually } from './runtimeTest.js';
+import { eventually, runtimeTest } from './runtimeTest.js';
 import { TIMED, timedPipeline } from '../../fixtures/earlyLeaseJobs.js';
 
 const FAST = { concurrency: 8, leaseMs: 1000, heartbeatMs: 250, reaperIntervalMs: 200 } as const;
@@ -98,17 +98,7 @@ function supervisorTest(
   settings: { leadMs?: number; holdMax?: number },
   fn: (t: { store: Store; client: Client; sup: Supervisor }) => Promise<void>,
 ): void {
-  storeTest(factory)(name, async (store) => {
-    const sup = new Supervisor({ store, jobs: [timed], logger: pino({ level: 'silent' }), ...FAST, ...settings });
-    const client = new Client({ store, jobs: [timed] });
-    try {
-      await sup.start();
-      await fn({ store, client, sup });
-    } finally {
-      await sup.stop({ graceMs: 0 });
-      client.close();
-    }
-  });
+  runtimeTest(factory, { ...FAST, ...settings })(name, [timed], fn);
 }
 
 type Ran = { ranAt: number; poked: boolean };
