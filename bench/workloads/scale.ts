@@ -17,7 +17,15 @@ import {
   QUEUE,
   type SystemName,
 } from '../common.js';
-import { BULK, FAN_BIG, GROWTH_SIZES, PARKED_HOLD, PARKED_LEAD_MS, PARKED_PROCS, PARKED_SIZES } from '../config.js';
+import {
+  BULK,
+  FAN_BIG,
+  GROWTH_SIZES,
+  PARKED_HOLD,
+  PARKED_LEAD_MS,
+  PARKED_PROCS,
+  PARKED_SIZES,
+} from '../config.js';
 import { log, orderFor, processRun, redis, spawnWorkers, waitDone } from '../harness.js';
 import { parkUntil } from '../machines.js';
 import { fmt, percentile, row } from '../results.js';

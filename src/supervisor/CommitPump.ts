@@ -310,7 +310,8 @@ export class CommitPump implements JobHost, ClaimLane {
           : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
       // HELD: parked jobs due within the lead, on a claim that takes due or queued ones too.
-      const hold = want > 0 && this.leadMs > 0 ? Math.max(0, Math.min(EARLY_CLAIM_CAP, this.share.freeHold())) : 0;
+      const hold =
+        want > 0 && this.leadMs > 0 ? Math.max(0, Math.min(EARLY_CLAIM_CAP, this.share.freeHold())) : 0;
       this.inFlightCommits++;
       this.reserved += want;
       this.reservedHold += hold;
@@ -353,7 +354,13 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   /** `tookMs`: from sending the commit to handling its answer (monotonic). */
-  private committed(batch: PendingWrite[], want: number, hold: number, res: CommitResult, tookMs: number): void {
+  private committed(
+    batch: PendingWrite[],
+    want: number,
+    hold: number,
+    res: CommitResult,
+    tookMs: number,
+  ): void {
     this.writes.answered(batch, res.written);
     this.crossQueueChildren.written(batch);
     // A STALE CLAIM is never run: an answer handled more than half a lease after it was asked

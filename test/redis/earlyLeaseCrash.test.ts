@@ -35,7 +35,9 @@ describe('THE EARLY LEASE through a crash', () => {
     let steps = 0;
     const recover = timedPipeline(() => steps++);
     const sup = await h.started({ jobs: [recover] });
-    const done = await Promise.all(ids.map((id) => client.waitForResult<{ ranAt: number }>(id, { timeoutMs: 15_000 })));
+    const done = await Promise.all(
+      ids.map((id) => client.waitForResult<{ ranAt: number }>(id, { timeoutMs: 15_000 })),
+    );
     for (const job of done) {
       assert.equal(job.status, 'done');
       assert.ok(job.output!.ranAt >= at - SKEW_MS, `ran ${at - job.output!.ranAt} ms before its due time`);

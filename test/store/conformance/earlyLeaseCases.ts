@@ -18,7 +18,14 @@ const SKEW_MS = 15;
 
 /** A claim with THE EARLY LEASE's lead and hold. */
 async function claimEarly(store: Store, leadMs: number, hold: number, max = 1): Promise<ClaimedJob[]> {
-  const res = await store.commit('default', [], { workerId: 'w', max, leaseMs: 1000, loadMachines: [], leadMs, hold });
+  const res = await store.commit('default', [], {
+    workerId: 'w',
+    max,
+    leaseMs: 1000,
+    loadMachines: [],
+    leadMs,
+    hold,
+  });
   return res.claimed;
 }
 
@@ -65,7 +72,11 @@ export function earlyLeaseCases(factory: StoreFactory): void {
 
   test('takes no more than its hold, the earliest due first; the others stay parked', async (store) => {
     const now = await store.now();
-    const ids = [await parked(store, now + 900), await parked(store, now + 700), await parked(store, now + 800)];
+    const ids = [
+      await parked(store, now + 900),
+      await parked(store, now + 700),
+      await parked(store, now + 800),
+    ];
     const held = await claimEarly(store, 2000, 2, 1);
     assert.deepEqual(held.map((c) => c.id).sort(), [ids[1], ids[2]].sort());
     assert.equal((await store.getJob(ids[0]!))?.status, 'waiting');
@@ -112,24 +123,30 @@ async function heldNow(client: Client, id: string): Promise<void> {
 }
 
 function runtimeEarlyLeaseCases(factory: StoreFactory): void {
-
-  supervisorTest(factory, 'a held job runs its next step at its due time, not before', { leadMs: 1500 }, async (t) => {
-    const at = Date.now() + 2500;
-    const id = await t.client.enqueue(TIMED, { at });
-    await eventually(async () => (await status(t.client, id)) === 'waiting');
-    // Claimed early (its timer within the lead): working while its timer is not due.
-    await eventually(async () => (await status(t.client, id)) === 'working');
-    assert.ok(Date.now() < at, 'held before its due time');
-    const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
-    assert.equal(job.status, 'done');
-    assert.ok(job.output!.ranAt >= at - SKEW_MS, `ran ${at - job.output!.ranAt} ms before its due time`);
-    assert.ok(job.output!.ranAt < at + 1000, 'ran at its due time');
-    assert.deepEqual(
-      (await t.client.events(id)).map((e) => e.type).filter((type) => type !== 'state' && type !== 'started'),
-      ['enqueued', 'claimed', 'parked', 'claimed', 'resumed', 'done'],
-      'parked once, claimed once more (early), resumed, done: no park again, no checkpoint of its own',
-    );
-  });
+  supervisorTest(
+    factory,
+    'a held job runs its next step at its due time, not before',
+    { leadMs: 1500 },
+    async (t) => {
+      const at = Date.now() + 2500;
+      const id = await t.client.enqueue(TIMED, { at });
+      await eventually(async () => (await status(t.client, id)) === 'waiting');
+      // Claimed early (its timer within the lead): working while its timer is not due.
+      await eventually(async () => (await status(t.client, id)) === 'working');
+      assert.ok(Date.now() < at, 'held before its due time');
+      const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+      assert.equal(job.status, 'done');
+      assert.ok(job.output!.ranAt >= at - SKEW_MS, `ran ${at - job.output!.ranAt} ms before its due time`);
+      assert.ok(job.output!.ranAt < at + 1000, 'ran at its due time');
+      assert.deepEqual(
+        (await t.client.events(id))
+          .map((e) => e.type)
+          .filter((type) => type !== 'state' && type !== 'started'),
+        ['enqueued', 'claimed', 'parked', 'claimed', 'resumed', 'done'],
+        'parked once, claimed once more (early), resumed, done: no park again, no checkpoint of its own',
+      );
+    },
+  );
 
   supervisorTest(factory, 'lead 0: a parked job reads waiting until its timer is due', {}, async (t) => {
     const at = Date.now() + 1200;
@@ -141,57 +158,89 @@ function runtimeEarlyLeaseCases(factory: StoreFactory): void {
     assert.ok(job.output!.ranAt >= at - SKEW_MS);
   });
 
-  supervisorTest(factory, 'held jobs over the budget stay parked until due', { leadMs: 1500, holdMax: 1 }, async (t) => {
-    const at = Date.now() + 2500;
-    const ids = [await t.client.enqueue(TIMED, { at }), await t.client.enqueue(TIMED, { at })];
-    await eventually(async () => (await Promise.all(ids.map((id) => status(t.client, id)))).every((s) => s === 'waiting'));
-    await eventually(async () => (await Promise.all(ids.map((id) => status(t.client, id)))).includes('working'));
-    assert.ok(Date.now() < at - 300);
-    await sleep(200);
-    assert.deepEqual((await Promise.all(ids.map((id) => status(t.client, id)))).sort(), ['waiting', 'working']);
-    for (const id of ids) {
+  supervisorTest(
+    factory,
+    'held jobs over the budget stay parked until due',
+    { leadMs: 1500, holdMax: 1 },
+    async (t) => {
+      const at = Date.now() + 2500;
+      const ids = [await t.client.enqueue(TIMED, { at }), await t.client.enqueue(TIMED, { at })];
+      await eventually(async () =>
+        (await Promise.all(ids.map((id) => status(t.client, id)))).every((s) => s === 'waiting'),
+      );
+      await eventually(async () =>
+        (await Promise.all(ids.map((id) => status(t.client, id)))).includes('working'),
+      );
+      assert.ok(Date.now() < at - 300);
+      await sleep(200);
+      assert.deepEqual((await Promise.all(ids.map((id) => status(t.client, id)))).sort(), [
+        'waiting',
+        'working',
+      ]);
+      for (const id of ids) {
+        const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+        assert.ok(job.output!.ranAt >= at - SKEW_MS);
+      }
+    },
+  );
+
+  supervisorTest(
+    factory,
+    'a cancel of a held job cancels it, its step unrun',
+    { leadMs: 1500 },
+    async (t) => {
+      const at = Date.now() + 2500;
+      const id = await t.client.enqueue(TIMED, { at });
+      await heldNow(t.client, id);
+      assert.equal(await t.client.cancel(id), true);
       const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
-      assert.ok(job.output!.ranAt >= at - SKEW_MS);
-    }
-  });
+      assert.equal(job.status, 'cancelled');
+      assert.ok(Date.now() < at, 'ended at once, not at its timer');
+    },
+  );
 
-  supervisorTest(factory, 'a cancel of a held job cancels it, its step unrun', { leadMs: 1500 }, async (t) => {
-    const at = Date.now() + 2500;
-    const id = await t.client.enqueue(TIMED, { at });
-    await heldNow(t.client, id);
-    assert.equal(await t.client.cancel(id), true);
-    const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
-    assert.equal(job.status, 'cancelled');
-    assert.ok(Date.now() < at, 'ended at once, not at its timer');
-  });
-
-  supervisorTest(factory, 'an event sent to a held job is taken, its step at its due time', { leadMs: 1500 }, async (t) => {
-    const at = Date.now() + 2500;
-    const id = await t.client.enqueue(TIMED, { at });
-    await heldNow(t.client, id);
-    await t.client.send(id, { type: 'POKE' });
-    const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
-    assert.deepEqual([job.status, job.output!.poked], ['done', true]);
-    assert.ok(job.output!.ranAt >= at - SKEW_MS);
-  });
-
-  supervisorTest(factory, 'a stop hands a held job back parked; it runs once, when due', { leadMs: 1500 }, async (t) => {
-    const at = Date.now() + 2500;
-    const id = await t.client.enqueue(TIMED, { at });
-    await heldNow(t.client, id);
-    const stopped = await t.sup.stop({ graceMs: 30_000 });
-    assert.equal(stopped.forced, false, 'handed back at once, not at the grace period');
-    const rec = (await t.client.get(id))!;
-    assert.equal(rec.status, 'waiting');
-    assert.ok(Math.abs(rec.runAt! - at) < 50, 'parked at its wake time');
-    const next = new Supervisor({ store: t.store, jobs: [timed], logger: pino({ level: 'silent' }), ...FAST });
-    await next.start();
-    try {
+  supervisorTest(
+    factory,
+    'an event sent to a held job is taken, its step at its due time',
+    { leadMs: 1500 },
+    async (t) => {
+      const at = Date.now() + 2500;
+      const id = await t.client.enqueue(TIMED, { at });
+      await heldNow(t.client, id);
+      await t.client.send(id, { type: 'POKE' });
       const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+      assert.deepEqual([job.status, job.output!.poked], ['done', true]);
       assert.ok(job.output!.ranAt >= at - SKEW_MS);
-      assert.equal((await t.client.events(id)).filter((e) => e.type === 'done').length, 1);
-    } finally {
-      await next.stop({ graceMs: 0 });
-    }
-  });
+    },
+  );
+
+  supervisorTest(
+    factory,
+    'a stop hands a held job back parked; it runs once, when due',
+    { leadMs: 1500 },
+    async (t) => {
+      const at = Date.now() + 2500;
+      const id = await t.client.enqueue(TIMED, { at });
+      await heldNow(t.client, id);
+      const stopped = await t.sup.stop({ graceMs: 30_000 });
+      assert.equal(stopped.forced, false, 'handed back at once, not at the grace period');
+      const rec = (await t.client.get(id))!;
+      assert.equal(rec.status, 'waiting');
+      assert.ok(Math.abs(rec.runAt! - at) < 50, 'parked at its wake time');
+      const next = new Supervisor({
+        store: t.store,
+        jobs: [timed],
+        logger: pino({ level: 'silent' }),
+        ...FAST,
+      });
+      await next.start();
+      try {
+        const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+        assert.ok(job.output!.ranAt >= at - SKEW_MS);
+        assert.equal((await t.client.events(id)).filter((e) => e.type === 'done').length, 1);
+      } finally {
+        await next.stop({ graceMs: 0 });
+      }
+    },
+  );
 }
