@@ -30,6 +30,8 @@ export interface WorkerConfig {
   record?: { jobMs?: number };
   /** BullMQ's Worker rate limiter (workloads 12, 13); Machinist's throttle is set on the queue. */
   limiter?: { max: number; duration: number };
+  /** Workload 15: Machinist's early lease (SupervisorOptions.leadMs, holdMax). */
+  early?: { leadMs: number; holdMax: number };
 }
 
 /** Parent -> worker. */

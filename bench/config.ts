@@ -53,6 +53,13 @@ const sizes = (v: string | undefined, dflt: number[]) => (v ? v.split(',').map(N
 export const PARKED_SIZES = sizes(process.env.BENCH_PARKED, QUICK ? [2_000] : [10_000, 100_000]);
 /** Workload 15: worker processes (c=100 each) the due jobs are resumed by, one run per count. */
 export const PARKED_PROCS = sizes(process.env.BENCH_PARKED_PROCS, [1, 4]);
+/**
+ * Workload 15's early lease (SupervisorOptions.leadMs, holdMax; 0: off, as before round nine):
+ * 5 s, ~2.5x what 100k due at once took to hold at ~20k/s (each held job costs Redis a due
+ * claim's work), and a budget past a process's share of 100k over 4 processes.
+ */
+export const PARKED_LEAD_MS = Number(process.env.BENCH_PARKED_LEAD ?? 5_000);
+export const PARKED_HOLD = Number(process.env.BENCH_PARKED_HOLD ?? 30_000);
 /** Workload 16 (issue 25): cost growth, jobs queued and then finished. 1,000,000 is a setting. */
 export const GROWTH_SIZES = sizes(process.env.BENCH_GROWTH, QUICK ? [2_000, 20_000] : [10_000, 100_000]);
 /** Workload 17 (issue 25): one fan-out flow of this many children. */

@@ -53,7 +53,7 @@ export async function spawnWorkers(
   heap?: { every: number; onSample: (jobs: number, heapUsedBytes: number) => void },
   /** Workload 10: a cluster's seeds instead of the private redis-server, and the queues served;
    * workloads 12-14: BullMQ's limiter, and each job's start and end reported to `onJob`. */
-  at: Pick<WorkerConfig, 'cluster' | 'queues' | 'limiter' | 'record'> & {
+  at: Pick<WorkerConfig, 'cluster' | 'queues' | 'limiter' | 'record' | 'early'> & {
     onJob?: (m: Extract<FromWorker, { type: 'job' }>) => void;
   } = {},
 ): Promise<Workers> {

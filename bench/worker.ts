@@ -85,6 +85,7 @@ async function machinist(): Promise<Runner> {
     leaseMs: 30_000,
     heartbeatMs: 10_000,
     reaperIntervalMs: heap ? 1_000 : 5_000,
+    ...(config.early ?? {}),
   });
   await store.redis.ping();
   return {

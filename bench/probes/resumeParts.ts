@@ -4,9 +4,13 @@
 //   promote   the first claim (of 1 job): the due timers' promotion from `delayed` to `queued`
 //   claim     claims of 100 (the woken jobs, their snapshots in the reply)
 //   done      the dones of those, as the compiled runner writes them (snapshot, state, 4 entries)
+//   early     with --early LEAD (a root with THE EARLY LEASE, round nine): before they are due,
+//             claims of 1 that hold up to 100 each (lcClaimEarly.lua), from LEAD before the due
+//             time (give a LEAD past --due: all held long before it); then nothing is left to
+//             promote or claim at the due time, only the dones
 // Printed per root: instructions per job of each (under callgrind; else script usec, not exact).
 //
-//   node --import tsx bench/probes/resumeParts.ts ROOT... [--jobs 1000] [--due MS]
+//   node --import tsx bench/probes/resumeParts.ts ROOT... [--jobs 1000] [--due MS] [--early LEAD]
 //     [--port P --callgrind PID:FILE]   as commitOps.ts
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,6 +27,7 @@ const PORT = Number(take('port') ?? 6390);
 const [cgPid, cgFile] = take('callgrind')?.split(':') ?? [];
 const JOBS = Number(take('jobs') ?? 1000);
 const DUE_MS = Number(take('due') ?? 5_000 + 10 * JOBS);
+const EARLY_MS = Number(take('early') ?? 0);
 const roots = argv;
 const ctl = new Redis({ host: '127.0.0.1', port: PORT });
 const url = `redis://127.0.0.1:${PORT}`;
@@ -53,13 +58,28 @@ for (const root of roots) {
     await sleep(50);
   }
   await sup.stop();
-  while (Date.now() < at + 50) await sleep(20);
   const claim = (max: number) => ({ workerId: 'w', leaseMs: 600_000, max, loadMachines: [] });
-  const sums = { promote: 0, claim: 0, done: 0 };
+  const sums = { promote: 0, claim: 0, done: 0, early: 0 };
+  const held: { id: string; token: string }[] = [];
+  if (EARLY_MS > 0) {
+    // Within the lead (a lead past --due: at once): every claim done well before the due time
+    // (under callgrind a claim of 100 takes about a second).
+    while (Date.now() < at - EARLY_MS) await sleep(20);
+    for (;;) {
+      await zero();
+      const r = await store.commit('q', [], { ...claim(1), leadMs: EARLY_MS, hold: 100 });
+      const c = await cost();
+      sums.early += c;
+      if (process.env.PROBE_VERBOSE) console.log(`early call: ${r.claimed.length} held, ${c} instructions`);
+      if (r.claimed.length === 0) break;
+      held.push(...r.claimed);
+    }
+  }
+  while (Date.now() < at + 50) await sleep(20);
   await zero();
   let { claimed } = await store.commit('q', [], claim(1));
   sums.promote = await cost();
-  const all = [...claimed];
+  const all = [...held, ...claimed];
   for (;;) {
     await zero();
     ({ claimed } = await store.commit('q', [], claim(100)));
@@ -92,7 +112,7 @@ for (const root of roots) {
   if ((await ctl.zcard(`${prefix}:{q}:done`)) !== JOBS) throw new Error('not all done');
   const per = (x: number) => Math.round(x / JOBS);
   console.log(
-    `${root}\tpromote ${per(sums.promote)}\tclaim ${per(sums.claim)}\tdone ${per(sums.done)}\tall ${per(sums.promote + sums.claim + sums.done)}`,
+    `${root}\tearly ${per(sums.early)} (${held.length} held)\tpromote ${per(sums.promote)}\tclaim ${per(sums.claim)}\tdone ${per(sums.done)}\tall ${per(sums.early + sums.promote + sums.claim + sums.done)}`,
   );
   client.close();
   await store.close();

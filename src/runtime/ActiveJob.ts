@@ -27,6 +27,8 @@ export interface JobHost {
   queue: string;
   /** Queues a fenced write; resolves true when written, false when the lease was lost. */
   write(op: CommitOp, job?: ActiveJob): Promise<boolean>;
+  /** THE EARLY LEASE: a held job's timer is due; it runs now, in a slot (CommitPump.woke). */
+  woke?(job: ActiveJob): void;
 }
 
 const PROGRESS_EVERY_MS = 200;
@@ -62,6 +64,13 @@ export class ActiveJob {
   ending: Exclude<CommitOp['kind'], 'checkpoint'> | undefined;
   /** Set by the supervisor when the job queued the write that ends its run (its slot is free). */
   released = false;
+  /**
+   * THE EARLY LEASE: claimed before its timer was due (ClaimedJob.holdUntil) and waiting for it
+   * in memory: it takes no slot of the supervisor's, and its lease, taken to cover the wait,
+   * needs no heartbeat (LeaseKeeper.ts). Cleared once, by the supervisor (CommitPump.endHold),
+   * when its timer is due (wake()), it queues its ending write, or its run ends.
+   */
+  holding: boolean;
   /** Created on first use: most jobs never look at their signal. */
   private controller: AbortController | undefined;
   private raceReject: ((err: unknown) => void) | undefined;
@@ -105,6 +114,12 @@ export class ActiveJob {
     this.id = claimed.id;
     this.token = claimed.token;
     this.status = claimed.status === 'loading' ? 'loading' : 'working';
+    this.holding = claimed.holdUntil !== undefined;
+  }
+
+  /** THE EARLY LEASE: the held job's timer is due: it runs in a slot from now on. */
+  wake(): void {
+    if (this.holding) this.host.woke?.(this);
   }
 
   get signal(): AbortSignal {

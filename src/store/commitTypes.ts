@@ -30,6 +30,13 @@ export interface ClaimedJob {
    * requested); undefined when the store did not check (the worker then asks).
    */
   parentState?: 'live' | 'cancelled' | 'missing';
+  /**
+   * THE EARLY LEASE (ClaimRequest.hold): claimed before its timer was due, a parked job's timer
+   * due by this time (store clock, ms: the claim's time plus the lead). Its run waits for a
+   * timer due by then in memory rather than parking again (pipelineRun.ts). Absent: a claim of
+   * a job due or queued.
+   */
+  holdUntil?: number;
 }
 
 /**
@@ -122,6 +129,15 @@ export interface ClaimRequest {
   leaseMs: number;
   /** Machines whose first active state is `loading` (they define a load phase). */
   loadMachines: readonly string[];
+  /**
+   * THE EARLY LEASE: up to `hold` parked jobs whose timer is due within `leadMs` more, claimed
+   * before it is due (besides the `max` due or queued ones): only a parked job's timer, only a
+   * job no gate of the queue applies to, only on a queue with no total and no throttle (the
+   * store's claim, lua/include/lcClaimEarly.lua, and MemoryStore's claimEarly). Absent or 0:
+   * none.
+   */
+  leadMs?: number;
+  hold?: number;
 }
 
 export interface CommitResult {

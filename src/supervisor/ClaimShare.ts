@@ -14,6 +14,8 @@
 // Invariants:
 //   SLOTS     the lanes' running jobs plus the claims in flight never exceed `concurrency`,
 //             summed over every lane (each pump's own accounting, added here).
+//   HELD      the lanes' held jobs (THE EARLY LEASE, CommitPump.ts) plus what their claims in
+//             flight may hold never exceed `holdMax`, summed over every lane; apart from SLOTS.
 //   EMPTY IS FREE  a lane whose last claim found its queue empty (`starved`) takes no turn and
 //             sends nothing until its queue is signalled (WorkSignals) or its wait times out,
 //             so an empty queue costs no round trip while the others have work.
@@ -27,6 +29,8 @@ export interface ClaimLane {
   mayHaveWork(): boolean;
   /** Wakes the lane's loop to look at the free slots and its turn again. */
   kick(): void;
+  /** Jobs this lane holds (THE EARLY LEASE), plus what its claims in flight may hold. */
+  held?(): number;
 }
 
 export type QueueOrder = 'weighted' | 'strict';
@@ -37,6 +41,8 @@ export class ClaimShare {
   constructor(
     readonly concurrency: number,
     private readonly order: QueueOrder,
+    /** THE EARLY LEASE's budget of held jobs (HELD). */
+    readonly holdMax = 0,
   ) {}
 
   add(lane: ClaimLane, weight: number): void {
@@ -48,6 +54,13 @@ export class ClaimShare {
     let used = 0;
     for (const l of this.lanes) used += l.lane.used();
     return this.concurrency - used;
+  }
+
+  /** Jobs a claim may take early now, across every lane (HELD). */
+  freeHold(): number {
+    let held = 0;
+    for (const l of this.lanes) held += l.lane.held?.() ?? 0;
+    return this.holdMax - held;
   }
 
   /** Whether `lane` is the one to claim next. */

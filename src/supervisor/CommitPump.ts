@@ -30,6 +30,15 @@
 //                 trip as the writes; a pool would hold claimed jobs, leased, waiting locally.)
 //   STALE CLAIM   a claim answered more than half a lease after it was sent is never run
 //                 (`committed`).
+//   HELD          THE EARLY LEASE (SupervisorOptions.leadMs, holdMax): a claim also asks for up
+//                 to `hold` parked jobs due within the lead (ClaimShare.freeHold, EARLY_CLAIM_CAP
+//                 a call); each is started at once and waits for its timer in memory
+//                 (pipelineRun.ts), counted in `holding`, not in the slots (`used`), until its
+//                 timer is due (woke), it queues its ending write, or its run ends: each of these
+//                 ends its hold exactly once (endHold). Woken, it takes a slot like any run
+//                 (`used` may exceed the concurrency then: the claims want nothing more until
+//                 slots free). The budget is the supervisor's (ClaimShare), apart from the slots
+//                 and the queue's flow totals (the store takes none early on a queue with a total).
 //   THE FENCE, ORDER and POISON (what becomes of a write, answered or failed): CommitWrites.ts.
 //                 ORDER rests on this loop too: every commit goes over the same connection.
 
@@ -71,9 +80,17 @@ export interface CommitPumpOptions {
   signals: WorkSignals;
   /** True when the supervisor serves several queues (see IDLE). */
   shared: boolean;
+  /** THE EARLY LEASE's lead (ms; 0 or absent: off): see HELD. */
+  leadMs?: number;
 }
 
 const MAX_IN_FLIGHT = 2;
+/**
+ * Most jobs one claim takes early (THE EARLY LEASE): each costs Redis a due claim's work (~100k
+ * instructions under callgrind), so 500 are a ~15 ms call at most; more at once would stall every
+ * other client (lcClaimDue.lua's AS MANY AS THE CLAIM TAKES says the same of due jobs).
+ */
+export const EARLY_CLAIM_CAP = 500;
 
 export class CommitPump implements JobHost, ClaimLane {
   readonly queue: string;
@@ -102,6 +119,10 @@ export class CommitPump implements JobHost, ClaimLane {
   private reserved = 0;
   /** Running jobs that queued the write ending their run (their slot is free already). */
   private releasing = 0;
+  /** HELD: running jobs waiting for their timer in memory, and what claims in flight may hold. */
+  private holding = 0;
+  private reservedHold = 0;
+  private readonly leadMs: number;
   /** The last claim found the queue empty: wait for work before claiming again. */
   private starved = false;
   private wake: (() => void) | undefined;
@@ -125,6 +146,7 @@ export class CommitPump implements JobHost, ClaimLane {
     this.share = options.share;
     this.signals = options.signals;
     this.shared = options.shared;
+    this.leadMs = options.leadMs ?? 0;
     this.writes = new CommitWrites({
       log: this.log,
       onLeaseLost: options.onLeaseLost,
@@ -160,6 +182,7 @@ export class CommitPump implements JobHost, ClaimLane {
   /** Queues a fenced write; the pump sends it with the next batch. */
   write(op: CommitOp, job?: ActiveJob): Promise<boolean> {
     if (job && !job.released && op.kind !== 'checkpoint' && this.running.get(job.id) === job) {
+      this.endHold(job);
       job.released = true;
       this.releasing++;
       this.share.changed();
@@ -174,6 +197,7 @@ export class CommitPump implements JobHost, ClaimLane {
 
   /** A run leaves the running set (it ended, or a new claim of its job replaced it). */
   runEnded(job: ActiveJob): void {
+    this.endHold(job);
     if (job.released) this.releasing--;
     else this.share.changed();
     // Its ending write was answered already (runs await it) and the relay check ran then; a run
@@ -184,6 +208,29 @@ export class CommitPump implements JobHost, ClaimLane {
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
   noteCrossQueueChild(id: string): void {
     this.crossQueueChildren.note(id);
+  }
+
+  /** HELD: the job's timer is due: it takes a slot from now on. */
+  woke(job: ActiveJob): void {
+    if (this.running.get(job.id) !== job) return;
+    this.endHold(job);
+    // Its hold is free again: a claim may take another early (the last may have found the
+    // budget full and left the entries due within the lead for now).
+    this.starved = false;
+    this.kick();
+  }
+
+  /** HELD: ends the job's hold, once (see the invariant). */
+  private endHold(job: ActiveJob): void {
+    if (!job.holding) return;
+    job.holding = false;
+    this.holding--;
+    this.share.changed();
+  }
+
+  /** HELD: jobs this lane holds, and that its claims in flight may take early. */
+  held(): number {
+    return this.holding + this.reservedHold;
   }
 
   kick(): void {
@@ -199,7 +246,7 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   used(): number {
-    return this.running.size - this.releasing + this.reserved;
+    return this.running.size - this.releasing - this.holding + this.reserved;
   }
 
   mayHaveWork(): boolean {
@@ -262,8 +309,12 @@ export class CommitPump implements JobHost, ClaimLane {
           ? 0
           : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
+      // HELD: parked jobs due within the lead, on a claim that takes due or queued ones too.
+      const hold =
+        want > 0 && this.leadMs > 0 ? Math.max(0, Math.min(EARLY_CLAIM_CAP, this.share.freeHold())) : 0;
       this.inFlightCommits++;
       this.reserved += want;
+      this.reservedHold += hold;
       this.writes.sent(batch);
       const sentAt = performance.now();
       void this.store
@@ -271,7 +322,13 @@ export class CommitPump implements JobHost, ClaimLane {
           this.queue,
           batch.map((p) => p.op),
           want > 0
-            ? { workerId: this.workerId, max: want, leaseMs: this.leaseMs, loadMachines: this.loadMachines }
+            ? {
+                workerId: this.workerId,
+                max: want,
+                leaseMs: this.leaseMs,
+                loadMachines: this.loadMachines,
+                ...(hold > 0 ? { leadMs: this.leadMs, hold } : {}),
+              }
             : undefined,
         )
         .then(
@@ -279,14 +336,16 @@ export class CommitPump implements JobHost, ClaimLane {
             this.clock.observe(res.redisNow, sentAt, performance.now());
             this.inFlightCommits--;
             this.reserved -= want;
+            this.reservedHold -= hold;
             this.writes.landed(batch);
             if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
-            this.committed(batch, want, res, performance.now() - sentAt);
+            this.committed(batch, want, hold, res, performance.now() - sentAt);
             this.kick();
           },
           (err: unknown) => {
             this.inFlightCommits--;
             this.reserved -= want;
+            this.reservedHold -= hold;
             this.writes.failed(batch, err);
             this.kick();
           },
@@ -295,7 +354,13 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   /** `tookMs`: from sending the commit to handling its answer (monotonic). */
-  private committed(batch: PendingWrite[], want: number, res: CommitResult, tookMs: number): void {
+  private committed(
+    batch: PendingWrite[],
+    want: number,
+    hold: number,
+    res: CommitResult,
+    tookMs: number,
+  ): void {
     this.writes.answered(batch, res.written);
     this.crossQueueChildren.written(batch);
     // A STALE CLAIM is never run: an answer handled more than half a lease after it was asked
@@ -310,8 +375,16 @@ export class CommitPump implements JobHost, ClaimLane {
         { claimed: res.claimed.length, tookMs: Math.round(tookMs), leaseMs: this.leaseMs },
         'claim answered too late to trust its leases; handing its jobs back unrun',
       );
+    let held = 0;
     for (const c of res.claimed) {
-      if (this.stopping || stale) {
+      if (c.holdUntil !== undefined) {
+        // HELD: started whatever the stop (its run hands it back parked, not requeued: a
+        // requeue would run it before its timer is due; RunningJobs.start, pipelineRun.ts), or a
+        // late answer (its lease runs to its timer and a lease more: half a lease late, it holds).
+        held++;
+        this.holding++;
+        this.startJob(c);
+      } else if (this.stopping || stale) {
         // Claimed by a commit that was in flight when stop() began: hand it back at once,
         // unrun (T2: no work starts after the signal). A stale claim: above.
         void this.write({
@@ -324,8 +397,10 @@ export class CommitPump implements JobHost, ClaimLane {
     }
     if (want > 0) {
       this.nextDueAt = res.nextDueAt;
-      this.share.claimed(this, res.claimed.length);
-      if (res.claimed.length < want) this.starved = true;
+      const plain = res.claimed.length - held;
+      this.share.claimed(this, plain);
+      // Short of its want, and of its hold (a full early take means more may be due within the lead).
+      if (plain < want && (hold === 0 || held < hold)) this.starved = true;
       // Claims in flight were given back or turned into runs, and the turn may have moved on.
       this.share.changed();
     }

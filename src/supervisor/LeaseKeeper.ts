@@ -11,7 +11,11 @@
 //           aborted runs included, until their final write lands. A failed heartbeat loses no
 //           lease by itself, and a worker whose heartbeats fail does not reap (it would requeue
 //           its own running jobs the moment Redis is back). A 'lost' for a run whose ending
-//           write is queued is left to that write's answer (no false "lease lost").
+//           write is queued is left to that write's answer (no false "lease lost"). A HELD job
+//           (THE EARLY LEASE, CommitPump.ts) is left out while it waits for its timer: its
+//           claim leased it to its holdUntil and a lease more (lcClaimEarly.lua), and its timer
+//           is due by its holdUntil, when it is beaten again (its cancel reaches it on the
+//           control channel meanwhile). 25k held jobs a process cost the heartbeat nothing.
 //   REAPING  while the supervisor runs, exactly one reap is in flight or one timer set for it.
 
 import type { Logger } from 'pino';
@@ -107,7 +111,7 @@ export class LeaseKeeper {
   private async extendLeases(): Promise<void> {
     // Aborted runs (timeout, cancel, shutdown) keep their lease until their final write lands;
     // only a run whose lease is already lost is left out.
-    const jobs = [...this.o.running.values()].filter((j) => j.abortReason !== 'lease-lost');
+    const jobs = [...this.o.running.values()].filter((j) => j.abortReason !== 'lease-lost' && !j.holding);
     if (jobs.length === 0) return;
     try {
       const states = await this.o.store.heartbeat(

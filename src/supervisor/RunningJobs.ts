@@ -9,6 +9,10 @@
 //              ended, leaves the pump's slot count (`runEnded`) exactly once. A run is known by
 //              its token: a replaced run is aborted ('lease-lost'), and a refused write or a lost
 //              heartbeat aborts only the run whose token it carried.
+//   HANDED BACK  a stop hands every HELD run (THE EARLY LEASE, CommitPump.ts) back at once, not
+//              after the grace period: it is aborted 'shutdown', which its run writes as a park
+//              at its wake time (pipelineRun.ts), so it runs once, when due, wherever. So is one
+//              a claim in flight at the stop brings in.
 
 import type { Logger } from 'pino';
 import type { ClaimedJob } from '../store/types.js';
@@ -51,6 +55,8 @@ export class RunningJobs {
   /** One run per job id (SLOTS). An IdTable, not a Map: its entries churn (IdTable.ts says why). */
   readonly running = new IdTable<ActiveJob>();
   private drained: (() => void) | undefined;
+  /** A stop began (HANDED BACK). */
+  private stopping = false;
   /** While stop() waits out its grace period: ends the grace `ms` from now, if that is sooner. */
   private shortenGraceTo: ((ms: number) => void) | undefined;
 
@@ -68,7 +74,13 @@ export class RunningJobs {
     // whose write happened to start them (a stray error there would fail that job).
     const job = new ActiveJob(
       c,
-      isolate ? { queue: pump.queue, write: (op, j) => outsideStrayScope(() => pump.write(op, j)) } : pump,
+      isolate
+        ? {
+            queue: pump.queue,
+            write: (op, j) => outsideStrayScope(() => pump.write(op, j)),
+            woke: (j) => outsideStrayScope(() => pump.woke(j)),
+          }
+        : pump,
     );
     // The same job claimed again by this worker: the old run's lease is gone (its event loop
     // stalled past it, and the reaper requeued it). Replaced here, it would leave the running
@@ -122,6 +134,7 @@ export class RunningJobs {
         afterRun();
       },
     );
+    if (this.stopping && job.holding) job.abort('shutdown', 'supervisor is shutting down');
   }
 
   /** Names the attempt for its stray errors, and fails it with one while it still runs. */
@@ -168,6 +181,9 @@ export class RunningJobs {
   async drain(graceMs: number): Promise<StopResult> {
     let forced = false;
     let requeued = 0;
+    this.stopping = true;
+    for (const job of this.running.values())
+      if (job.holding) job.abort('shutdown', 'supervisor is shutting down (a held job goes back parked)');
     if (this.running.size > 0) {
       const drained = new Promise<void>((r) => (this.drained = r));
       // The grace timers keep the process alive (a stop being awaited must end, even on a
@@ -198,5 +214,7 @@ export class RunningJobs {
   /** After the stop: no one waits for the drain any more. */
   forgetDrain(): void {
     this.drained = undefined;
+    // The stop is over: a start() again runs held jobs as held (HANDED BACK was this stop's).
+    this.stopping = false;
   }
 }

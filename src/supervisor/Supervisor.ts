@@ -191,7 +191,7 @@ export class Supervisor {
     // Before the first claim: a job's stray error MUST find the handlers in place.
     if (o.isolateStrayErrors) this.unlistenStray = listenForStrayErrors(this.log);
     this.shared = {
-      share: new ClaimShare(this.concurrency, o.queueOrder),
+      share: new ClaimShare(this.concurrency, o.queueOrder, o.leadMs > 0 ? o.holdMax : 0),
       signals: new WorkSignals(this.store.workWaiter(), this.idleWaitMs),
       observer,
       several: this.lanes.length > 1,

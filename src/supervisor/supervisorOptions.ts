@@ -41,6 +41,27 @@ export interface SupervisorOptions {
   queueOrder?: QueueOrder;
   /** Jobs run at once, over all the queues served. Default 10. */
   concurrency?: number;
+  /**
+   * THE EARLY LEASE (docs/architecture.md, "Timers and the early lease"): a claim also takes
+   * parked pipelines whose timer is due within this many ms, before it is due, so each is
+   * restored and waiting in memory when its timer fires (only its ending is left to write then:
+   * many timers due at once resume at the rate of their endings). A held job is claimed (its
+   * record says `working`) and leased from its early claim; it takes no `concurrency` slot until
+   * its timer is due. Only parked jobs' timers (never a retry's backoff or a delayed enqueue),
+   * only jobs with no concurrency key and no parent on the queue, on queues with no total, no
+   * throttle, no key or machine gate. Default 0: off (what a record says and when a lease is
+   * taken stay as they were: a parked job reads `waiting` until its timer is due). A few
+   * seconds suit a burst of timers due at once: 100k due at once took ~5 s of claims to hold
+   * (bench/RESULTS.md, workload 15).
+   */
+  leadMs?: number;
+  /**
+   * The most jobs this supervisor holds at once under THE EARLY LEASE (waiting in memory for
+   * their timer, over all the queues served), apart from `concurrency` and the queues' totals.
+   * Default 1,000: each held run is a restored machine in memory (~a few KB) and a lease that
+   * needs no heartbeat until its timer is due; a burst of 100k over 4 processes wants ~25k each.
+   */
+  holdMax?: number;
   /** Lease length; a job whose lease is not extended in time is requeued. Default 30 s. */
   leaseMs?: number;
   /** How often leases are extended. Default 10 s (must be below leaseMs). */
@@ -145,6 +166,9 @@ export interface SupervisorSettings {
   readonly queues: readonly { readonly name: string; readonly weight: number }[];
   readonly queueOrder: QueueOrder;
   readonly concurrency: number;
+  /** THE EARLY LEASE: its lead (ms; 0: off) and the supervisor's budget of held jobs. */
+  readonly leadMs: number;
+  readonly holdMax: number;
   readonly leaseMs: number;
   readonly heartbeatMs: number;
   readonly reaperIntervalMs: number;
@@ -195,6 +219,12 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
     throw new TypeError('Supervisor: concurrency must be an integer');
   if (numbers.heartbeatMs >= numbers.leaseMs)
     throw new TypeError('Supervisor: heartbeatMs must be below leaseMs');
+  const leadMs = options.leadMs ?? 0;
+  if (!Number.isFinite(leadMs) || leadMs < 0)
+    throw new TypeError(`Supervisor: leadMs must be a number >= 0 (0: no early lease; got ${leadMs})`);
+  const holdMax = options.holdMax ?? 1_000;
+  if (!Number.isInteger(holdMax) || holdMax < 0)
+    throw new TypeError(`Supervisor: holdMax must be an integer >= 0 (got ${holdMax})`);
   let webhooks: WebhookSettings | undefined;
   if (options.webhooks !== false && hasWebhooks(options.store)) {
     const settings = typeof options.webhooks === 'object' ? options.webhooks : {};
@@ -205,6 +235,8 @@ export function resolveSupervisorOptions(options: SupervisorOptions): Supervisor
   }
   return {
     ...numbers,
+    leadMs,
+    holdMax,
     store: options.store,
     jobs: options.jobs ?? [],
     queue: queues[0]!.name,

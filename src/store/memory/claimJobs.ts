@@ -12,6 +12,7 @@ import { releaseDueKeys } from './keyGate.js';
 import { releaseDueMachines } from './machineRate.js';
 import { claimOne, type ClaimPass } from './claimOne.js';
 import { startClaimed } from './startClaimed.js';
+import { claimEarly, earlyAllowed } from './claimEarly.js';
 
 /** Most jobs one claim pops (set aside for full keys included), as commit-12.lua's FLOW_POP_CAP. */
 const FLOW_POP_CAP = 1000;
@@ -114,6 +115,9 @@ export function claimJobs(
     const c = startClaimed(lc, q, claim, id, `${claim.workerId}:${tok + i + 1}`, deadline);
     if (c) claimed.push(c);
   });
+  // THE EARLY LEASE (claimEarly.ts): its jobs last, as commit-12.lua's reply has them.
+  const early = earlyAllowed(q, claim) ? claimEarly(lc, q, claim, now, deadline) : undefined;
+  if (early) claimed.push(...early.held);
   // After the pop cap, the jobs behind those set aside are to be claimed at once (commit-12.lua);
   // so are due jobs left for another claim (lcClaimDue.lua's lcDueLeft).
   const dueLeft = (q.index.delayed.first()?.score ?? Infinity) <= now;
@@ -121,6 +125,9 @@ export function claimJobs(
     ((popped.length === want && !throttled) || seen >= FLOW_POP_CAP) && (q.index.queued.size > 0 || dueLeft);
   const first = popped.length < want ? q.index.delayed.first() : undefined;
   let nextDueAt = first ? first.score : null;
+  // THE EARLY LEASE: the next entry that comes within the lead, if that is sooner.
+  if (early?.nextAt != null && popped.length < want && (nextDueAt === null || nextDueAt > early.nextAt))
+    nextDueAt = Math.ceil(early.nextAt);
   // A key whose line waits for its rate: the idle supervisor wakes when it is due.
   const kd = keyGate && popped.length < want ? flow.keyDue.first() : undefined;
   if (kd && (nextDueAt === null || nextDueAt > kd.score)) nextDueAt = kd.score;

@@ -44,6 +44,8 @@ export async function commitRoundTrip(
     claim?.leaseMs ?? 0,
     claim?.max ?? 0,
     claim ? `|${claim.loadMachines.join('|')}|` : '',
+    claim?.leadMs ?? 0,
+    claim?.hold ?? 0,
   ];
   encodeOps(ops, args);
   const keys = commitKeys(k);
@@ -57,21 +59,30 @@ export async function commitRoundTrip(
     const wanted = ctx.replicaWait.durability.replicas;
     if (r.acked < wanted) unreplicated = { acked: r.acked, wanted };
   } else reply = await ctx.runBuffers('commit', keys, args);
-  const [written, packed, nextDue, now] = reply as [
+  const [written, packed, nextDue, now, held] = reply as [
     number | number[],
     Buffer,
     Buffer | number | null,
     number,
+    number,
   ];
+  const claimed = decodeClaimed(packed);
+  // THE EARLY LEASE: the reply's last `held` jobs were claimed before their timer was due.
+  if (held > 0) markHeld(claimed, held, Number(now) + (claim?.leadMs ?? 0));
   return {
     // Every op written: their count (lua/commit-12.lua), else a value per op.
     written: typeof written === 'number' ? ops.map(() => true) : written.map((w) => w === 1),
-    claimed: decodeClaimed(packed),
+    claimed,
     // A score as read (the reply's bulk strings come as Buffers), or a number the Lua made.
     nextDueAt: nextDue ? Number(typeof nextDue === 'number' ? nextDue : nextDue.toString()) : null,
     redisNow: Number(now),
     ...(unreplicated ? { unreplicated } : {}),
   };
+}
+
+/** THE EARLY LEASE: the last `held` jobs of a claim were claimed early, their timers due by `until`. */
+export function markHeld(claimed: ClaimedJob[], held: number, until: number): void {
+  for (let i = claimed.length - held; i < claimed.length; i++) claimed[i]!.holdUntil = until;
 }
 
 /**

@@ -127,7 +127,7 @@ function encodePlainRun(ops: readonly CommitOp[], from: number, into: (string | 
 }
 
 /**
- * Appends `ops` to `into` (the script's ARGV after its own 7) as commit-12.lua reads them:
+ * Appends `ops` to `into` (the script's ARGV after its own 9) as commit-12.lua reads them:
  * COMMIT_PLAIN_DONE, id, token, output for a plain done (or a run of them, see encodePlainRun); a checkpoint or done with no version in
  * its compact form: its letter (COMMIT_COMPACT), id, token, its own values, then '' and its
  * shared values, or the number of the set an op of the same letter sent before it in this call;

@@ -24,6 +24,7 @@ import { retryCases } from './retryCases.js';
 import { stallCases } from './stallCases.js';
 import { lifecycleViewCases } from './lifecycleViewCases.js';
 import { scheduleCases } from './scheduleCases.js';
+import { earlyLeaseCases } from './earlyLeaseCases.js';
 
 /** Each suite by its title, in the order they run. */
 export const STORE_SUITES = {
@@ -44,6 +45,7 @@ export const STORE_SUITES = {
   'attempts that stall': stallCases,
   'the lifecycle a record shows is its status': lifecycleViewCases,
   Schedules: scheduleCases,
+  'THE EARLY LEASE (parked timers claimed before due)': earlyLeaseCases,
 } satisfies Record<string, (factory: StoreFactory) => void>;
 
 export type StoreSuite = keyof typeof STORE_SUITES;

@@ -14,6 +14,9 @@ export interface RuntimeSettings {
   leaseMs: number;
   heartbeatMs: number;
   reaperIntervalMs: number;
+  /** THE EARLY LEASE (earlyLeaseCases.ts); absent: off. */
+  leadMs?: number;
+  holdMax?: number;
 }
 
 export type RuntimeTest = (

@@ -4,7 +4,9 @@ KEYS: 1 queued, 2 delayed, 3 active, 4 meta, 5 events, 6 marker, 7 waiting, 8 do
 ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished parent's fan-out
       keys; records themselves are deleted by sweep-5.lua), 4 worker id, 5 lease ms,
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|",
-      8 on: the ops, as flat values by name (encodeOps.ts; read and checked by
+      8 the lead (ms) and 9 how many jobs the claim may HOLD (THE EARLY LEASE,
+      include/lcClaimEarly.lua: parked jobs due within the lead, claimed before they are due, at
+      most that many; either 0: none), 10 on: the ops, as flat values by name (encodeOps.ts; read and checked by
       include/readCommitOps.lua): per op its kind, id, token, then one value per field of
       COMMIT_OP_FIELDS[kind] in that table's order ('' when not set), the log last as a count then
       its entries; the Lua rebuilds each op under CommitOp's own names (src/store/commitTypes.ts).
@@ -30,7 +32,8 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
   Why not JSON (bench/probes/commitOps.ts, instructions under callgrind): its cjson.decode and
       checks made a claim + plain done cost Redis 4% more per job (189k against 182k for these
       values, as for the former positional f1..f5) and a fenced-off plain done 21% more.
-Returns { written, claimed, next due ms|false, Redis time ms }; written is the number of ops
+Returns { written, claimed, next due ms|false, Redis time ms, held }; held: how many of the
+jobs claimed (the reply's last ones) were claimed early (THE EARLY LEASE); written is the number of ops
 when every op was written (most calls), else 1|0 per op; claimed is THE PACKED REPLY, one text
 (binary: the worker reads it as bytes, commitOps.ts's decodeClaimed), per job claimed: its id,
 token and input, each as its length in bytes then its bytes (the length: one byte below 128,
@@ -70,6 +73,7 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 -- the others from the prefix, ARGV[1].
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local lead, hold = tonumber(ARGV[8]), tonumber(ARGV[9])
 
 -- NO HALF-APPLIED CALL: Lua does not roll back, so every argument is checked before the first
 -- write, and a malformed call writes nothing.
@@ -77,8 +81,9 @@ local function bad(i, why) return redis.error_reply('BAD_COMMIT ' .. i .. ' ' ..
 if not LC.ttl or not want or want < 0 or want % 1 ~= 0 then
   return bad(0, 'bad retention or claim count')
 end
+if not lead or lead < 0 or not hold or hold < 0 or hold % 1 ~= 0 then return bad(0, 'bad lead or hold count') end
 if want > 0 and (not leaseMs or leaseMs <= 0) then return bad(0, 'bad lease ms') end
-local ops, at, nOps = readCommitOps(8)
+local ops, at, nOps = readCommitOps(10)
 -- A malformed op: nil, then its index and why.
 if not ops then return bad(at, nOps) end
 
@@ -233,7 +238,7 @@ lcFlush()
 local THROTTLE_CARRY_MS = 50
 
 -- The claim's reply, in pieces (THE PACKED REPLY), and the number of jobs it started.
-local claimed, started = {}, 0
+local claimed, started, held = {}, 0, 0
 local nextDue = false
 local T, tau, throttled = 0, 0, false
 -- SKIP (a throttle of mode 'skip'): the jobs this claim would have started but for the rate are
@@ -272,8 +277,12 @@ if want > 0 then
   end
 end
 if (want > 0 or skipN > 0) and paused ~= '1' then
-  nextDue, started = lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey, strategy,
-    keyGate, mrated)
+  -- THE EARLY LEASE only where no count of the queue's running jobs (`total`) or of its starts
+  -- (a throttle: its GCRA spends one interval a start) would count a held job, which does not run
+  -- yet, as one that does.
+  if total or rate then hold = 0 end
+  nextDue, started, held = lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey,
+    strategy, keyGate, mrated, hold, lead)
 end
 if T > 0 then
   -- Each job started spends one emission interval of the GCRA.
@@ -294,4 +303,4 @@ do
   end
   if all then written = nOps end
 end
-return { written, table.concat(claimed), nextDue, now }
+return { written, table.concat(claimed), nextDue, now, held }

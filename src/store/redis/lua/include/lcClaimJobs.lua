@@ -9,6 +9,7 @@
 --- @include "lcSetBroken"
 --- @include "lcBatch"
 --- @include "lcClaimDue"
+--- @include "lcClaimEarly"
 --- @include "lcTakeQueued"
 --- @include "addLog"
 --- @include "numText"
@@ -94,14 +95,15 @@ local PACKED_NONE = '\0\0\0\0\0010\0\0\0\0'
 -- commit-12.lua's claim, after its ops (its header says what the reply holds): `want` jobs at most,
 -- then `skipN` more ended cancelled unrun (a throttle of mode 'skip'). Fills `claimed` (empty)
 -- with a text of THE PACKED REPLY per job started (table.concat makes the reply of them);
--- returns the call's next due time (`nextDue` when it finds none to say) and the number of
--- jobs started.
+-- returns the call's next due time (`nextDue` when it finds none to say), the number of
+-- jobs started and the number of them HELD (THE EARLY LEASE, include/lcClaimEarly.lua: `hold`
+-- jobs at most, due within `lead` ms; 0, 0: none), the last ones of the reply.
 -- `throttled`: the throttle held some back; the others are the call's arguments and the flow's
 -- settings as commit-12 read them (`keyGate`, `mrated`: booleans; `perKey`: a number or nil).
 -- A function of its own: the main chunk of commit-12 may hold at most 200 locals (Lua 5.1), the
 -- includes' among them, and the claim's own left it almost none.
 local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, leaseMs, loadSet, perKey, strategy,
-    keyGate, mrated)
+    keyGate, mrated, hold, lead)
   local delayedKey, metaKey, markerKey = KEYS[2], KEYS[4], KEYS[6]
   local now = LC.now
   local hasLoadSet = loadSet ~= '||' and loadSet ~= ''
@@ -113,12 +115,21 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   -- THE DUE CLAIM (include/lcClaimDue.lua): the due jobs first in line, claimed straight (the first
   -- batch below); the claim's other due jobs into `queued`.
   -- `listed`: THE LIST'S LENGTH HANDED OVER to the first take below (nil: none).
-  local dueIds, dueRecs, listed = lcClaimDue(want + skipN, want, not (keyGate or mrated or LC.gated))
+  local straight = not (keyGate or mrated or LC.gated)
+  local dueIds, dueRecs, listed = lcClaimDue(want + skipN, want, straight)
+  -- THE EARLY LEASE: its jobs are the reply's last batch (the worker knows them by their count).
+  local earlyIds, earlyRecs, earlyNext, held = nil, nil, nil, 0
+  if hold > 0 and lead > 0 and straight then earlyIds, earlyRecs, earlyNext = lcClaimEarly(hold, lead) end
+  -- The line was taken to its end (or its pop cap): only the early batch may follow.
+  local lineDone = false
   if keyGate then lcReleaseDueKeys(now) end
   if mrated then lcReleaseDueMachines(now) end
   local got, popped, asked = 0, 0, want
   -- The lease's end, as text (include/numText.lua): the same for every job of this call.
   local deadline = numText(now + leaseMs)
+  -- A held job's (THE EARLY LEASE): to the window's end and a lease more, so it needs no
+  -- heartbeat while it waits for its timer (supervisor/LeaseKeeper.ts).
+  local heldDeadline = earlyIds and numText(now + lead + leaseMs)
   local tokPrefix = workerId .. ':'
   -- The head of the last token made (THE TOKENS' TEXT) and its n div 10.
   local tokHead, tokTens = nil, -1
@@ -126,20 +137,24 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   -- its score: the other queues take the ids alone (ZRANGE, ZREMRANGEBYRANK: as ZPOPMIN, without
   -- a score formatted as a float per job).
   local withScores = LC.keyed or LC.gated or mrated
-  while got < want do
+  while (got < want and not lineDone) or earlyIds do
     local batch, places, pre
+    local early = false
     if dueIds then
       -- THE DUE CLAIM's jobs, read already; never set aside in a line, so no places.
       batch, places, pre, dueIds = dueIds, {}, dueRecs, nil
-    else
+    elseif got < want and not lineDone then
       -- The line's front: `queued` and THE READY LIST merged (include/lcTakeQueued.lua).
       batch, places = lcTakeQueued(want - got, withScores, listed)
       listed = nil
+    else
+      -- THE EARLY LEASE's jobs, read already, as THE DUE CLAIM's (THE STRAIGHT RULE).
+      batch, places, pre, earlyIds, early = earlyIds, {}, earlyRecs, nil, true
     end
     local n = #batch
-    if n == 0 then break end
-    popped = popped + n
-    local tok = redis.call('HINCRBY', metaKey, 'tok', numText(n)) - n
+    if n == 0 then lineDone = true end
+    if not early then popped = popped + n end
+    local tok = n > 0 and redis.call('HINCRBY', metaKey, 'tok', numText(n)) - n or 0
     local parked = 0
     for i = 1, n do
       local id = batch[i]
@@ -300,7 +315,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
-        lcClaim(id, jk, st, token, deadline, ls, entry, rm, r and r[DUE_PLACE])
+        lcClaim(id, jk, st, token, early and heldDeadline or deadline, ls, entry, rm, r and r[DUE_PLACE])
         -- An absent `v` or `ma` goes as '': the default (THE DEFAULTS LEFT OUT, include/lcCreate.lua),
         -- which commitOps.ts's decodeClaimed puts back.
         input, v, ma = input or '', v or '', ma or ''
@@ -364,9 +379,14 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
     end
     -- Jobs set aside for a full key do not count: pop on for others, up to the cap. A job
     -- that was broken or cancelled unrun counts, as before the gate (no second pop for it).
-    got = got + n - parked
-    if not pre and (parked == 0 or n < asked or popped >= FLOW_POP_CAP) then break end
-    asked = want - got
+    -- The early batch counts apart (held, not in `want`: it takes no slot of the worker's).
+    if early then
+      held = n
+    else
+      got = got + n - parked
+      if not pre and (parked == 0 or n < asked or popped >= FLOW_POP_CAP) then lineDone = true end
+      asked = want - got
+    end
   end
   if skipN > 0 then
     -- The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
@@ -393,6 +413,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   else
     local first = redis.call('ZRANGE', delayedKey, '0', '0', 'WITHSCORES')
     if first[2] then nextDue = first[2] end
+    -- THE EARLY LEASE: the next entry that comes within the lead, if that is sooner.
+    if earlyNext and (not nextDue or tonumber(nextDue) > earlyNext) then nextDue = math.ceil(earlyNext) end
     -- A key whose line waits for its rate: the idle supervisor wakes when it is due.
     if keyGate then
       local kd = lcFirstDue('kdue')
@@ -404,5 +426,5 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       if md and (not nextDue or tonumber(nextDue) > md) then nextDue = md end
     end
   end
-  return nextDue, nc
+  return nextDue, nc, held
 end
