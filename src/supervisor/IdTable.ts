@@ -67,6 +67,7 @@ export class IdTable<V> implements ReadonlyMap<string, V> {
   }
 
   forEach(fn: (value: V, id: string, table: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (const id of Object.keys(this.table)) if (id in this.table) fn.call(thisArg, this.table[id]!, id, this);
+    for (const id of Object.keys(this.table))
+      if (id in this.table) fn.call(thisArg, this.table[id]!, id, this);
   }
 }
