@@ -133,8 +133,10 @@ describe('the stored form of a pipeline snapshot', () => {
     );
     const due = runOn(claimedJob({ version: def.version, attempt: 3, snapshot: stored }));
     await def.runAttempt(due.job, {}, 60_000, hostAt(6_000));
+    // Its ending is what this case proves (whether a checkpoint came first is timing's:
+    // dueTimerAtOnce.test.ts proves the ending written alone; on a loaded CI host one came first).
     assert.deepEqual(
-      due.writes.map((w) => w.kind),
+      due.writes.filter((w) => w.kind !== 'checkpoint').map((w) => w.kind),
       ['done'],
     );
   });
