@@ -145,6 +145,9 @@ describe("durability 'replicated' (a master and one replica)", () => {
       assert.equal(late, 'REPLICATION_TIMEOUT');
       const job = await client.waitForResult('late-1');
       assert.equal(job.status, 'done');
+      // The done is on the master (and seen by waitForResult) as soon as its script ran; its
+      // WAIT, in the same pipeline, answers up to timeoutMs later, and only then is it counted.
+      await eventually(async () => store.replicaShortfalls().commit >= 1, 5_000).catch(() => undefined);
       assert.ok(store.replicaShortfalls().commit >= 1, 'the unreplicated commit is counted');
     } finally {
       await sup.stop();
