@@ -37,6 +37,11 @@ export interface ClaimedJob {
    * a job due or queued.
    */
   holdUntil?: number;
+  /**
+   * WITHHELD INPUT (ClaimRequest.maxInputBytes): the stored input's size in bytes when it is over
+   * that limit; the input itself was not sent (`input` is undefined) and the job is not to run.
+   */
+  inputBytes?: number;
 }
 
 /**
@@ -138,6 +143,15 @@ export interface ClaimRequest {
    */
   leadMs?: number;
   hold?: number;
+  /**
+   * WITHHELD INPUT: a job whose stored input is over this many bytes is claimed without it, its
+   * size in `ClaimedJob.inputBytes` (the worker sets it aside, runClaimedJob.ts): an input no
+   * worker will run never crosses the wire, where a claim of a 20 MiB input once took longer
+   * than half a lease on a loaded host, so every claim of it was handed back (CommitPump.ts,
+   * STALE CLAIM) and claimed again without end. Absent or 0: no limit (a store whose claim
+   * sends nothing over a wire, MemoryStore, may ignore it).
+   */
+  maxInputBytes?: number;
 }
 
 export interface CommitResult {

@@ -60,6 +60,8 @@ export interface CommitPumpOptions {
   workerId: string;
   concurrency: number;
   leaseMs: number;
+  /** Inputs over this many bytes are not sent with a claim (ClaimRequest.maxInputBytes). */
+  maxInputBytes: number;
   idleWaitMs: number;
   log: Logger;
   /** Machines with a load phase (a fresh claim of one starts `loading`). */
@@ -101,6 +103,7 @@ export class CommitPump implements JobHost, ClaimLane {
   private readonly signals: WorkSignals;
   private readonly shared: boolean;
   private readonly leaseMs: number;
+  private readonly maxInputBytes: number;
   private readonly idleWaitMs: number;
   private readonly log: Logger;
   private readonly loadMachines: string[];
@@ -136,6 +139,7 @@ export class CommitPump implements JobHost, ClaimLane {
     this.workerId = options.workerId;
     this.concurrency = options.concurrency;
     this.leaseMs = options.leaseMs;
+    this.maxInputBytes = options.maxInputBytes;
     this.idleWaitMs = options.idleWaitMs;
     this.log = options.log;
     this.loadMachines = options.loadMachines;
@@ -327,6 +331,7 @@ export class CommitPump implements JobHost, ClaimLane {
                 max: want,
                 leaseMs: this.leaseMs,
                 loadMachines: this.loadMachines,
+                maxInputBytes: this.maxInputBytes,
                 ...(hold > 0 ? { leadMs: this.leadMs, hold } : {}),
               }
             : undefined,

@@ -199,6 +199,7 @@ export class QueueLane {
       signals: shared.signals,
       shared: shared.several,
       leaseMs: this.settings.leaseMs,
+      maxInputBytes: this.settings.maxPayloadBytes,
       leadMs: this.settings.leadMs,
       idleWaitMs: this.settings.idleWaitMs,
       log: this.log,

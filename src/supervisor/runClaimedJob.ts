@@ -46,7 +46,7 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
     ));
   }
   if (c.parentId && (await endedUnderGoneParent(sup, job, c.parentId))) return;
-  const refused = inputRefusal(c.input, sup.maxPayloadBytes);
+  const refused = inputRefusal(c, sup.maxPayloadBytes);
   if (refused) return void (await setAside(job, refused.code, refused.message));
   let input: unknown;
   let timeoutMs = def.timeoutMs;
@@ -164,17 +164,17 @@ async function endedUnderGoneParent(sup: ClaimContext, job: ActiveJob, parentId:
  * unrun rather than run on input this deployment refuses everywhere else.
  */
 function inputRefusal(
-  input: string | undefined,
+  { input, inputBytes }: Pick<ClaimedJob, 'input' | 'inputBytes'>,
   maxPayloadBytes: number,
 ): { code: ErrorCode; message: string } | undefined {
-  if (input === undefined) return undefined;
-  const bytes = jsonBytesOver(input, maxPayloadBytes);
+  // Withheld by the claim (ClaimRequest.maxInputBytes, this limit): its size alone came.
+  const bytes = inputBytes ?? (input === undefined ? null : jsonBytesOver(input, maxPayloadBytes));
   if (bytes !== null)
     return {
       code: CODE.INPUT_TOO_LARGE,
       message: `job input is ${bytes} bytes, over the ${maxPayloadBytes}-byte limit (maxPayloadBytes)`,
     };
-  if (jsonNestsDeeper(input))
+  if (input !== undefined && jsonNestsDeeper(input))
     return { code: CODE.INPUT_TOO_DEEP, message: `job input nests deeper than ${MAX_INPUT_DEPTH} levels` };
   return undefined;
 }

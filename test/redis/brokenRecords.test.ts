@@ -5,9 +5,10 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
-import { defineJob, definePipeline, type Client } from '../../src/index.js';
-import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { Harness } from '../support/harness.js';
+import { RedisStore, defineJob, definePipeline, type Client } from '../../src/index.js';
+import type { ClaimRequest, CommitOp, CommitResult } from '../../src/store/types.js';
+import { eventually, sleep, startRedis, type TestRedis } from '../support/redis.js';
+import { FAST, Harness } from '../support/harness.js';
 
 const job = defineJob({ name: 'ok', work: ({ input }: { input: unknown }) => input });
 
@@ -103,6 +104,52 @@ describe('broken records', () => {
     assert.equal((await client.get('deep'))?.error?.code, 'INPUT_TOO_DEEP');
     assert.equal((await client.waitForResult('fine', { timeoutMs: 5000 })).status, 'done');
     assert.deepEqual(ran, ['fine'], 'only the healthy record ran');
+  });
+
+  it('sets aside an input over maxPayloadBytes after one claim, where a reply carrying it would come too late to trust', async () => {
+    // Chaos T7 on a loaded CI host: a claim of a 20 MiB input took longer than half a lease to
+    // arrive, so it was handed back unrun as stale (CommitPump.ts, STALE CLAIM) and claimed again,
+    // 137 times, and never set aside. Here a reply's transfer takes a lease per big input in it.
+    h = new Harness(redis);
+    const claims = new Map<string, number>();
+    class SlowLink extends RedisStore {
+      override async commit(queue: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult> {
+        const res = await super.commit(queue, ops, claim);
+        for (const c of res.claimed) {
+          claims.set(c.id, (claims.get(c.id) ?? 0) + 1);
+          if ((c.input?.length ?? 0) > 100_000) await sleep(FAST.leaseMs);
+        }
+        return res;
+      }
+    }
+    const store = new SlowLink({ url: redis.url, prefix: h.prefix });
+    try {
+      client = h.client({ jobs: [job] });
+      await h.started({ jobs: [job], store, maxPayloadBytes: 100_000 });
+      await h.raw.hset(h.key('job:huge'), {
+        st: 'queued',
+        ma: 4,
+        qs: 1,
+        ca: 1,
+        m: 'ok',
+        v: 1,
+        in: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }),
+      });
+      await h.raw.zadd(h.key('queued'), 1, 'huge');
+      await h.raw.zadd(h.key('marker'), 0, 'w');
+      const broken = await eventually(
+        async () => (await client.broken()).find((b) => b.id === 'huge'),
+        8_000,
+      );
+      assert.match(broken!.reason, /job input is 2097163 bytes, over the 100000-byte limit/);
+      assert.equal((await client.get('huge'))?.error?.code, 'INPUT_TOO_LARGE');
+      assert.equal(claims.get('huge'), 1, 'claimed once');
+      // The record keeps its input (a redrive after a deploy with a larger limit runs it).
+      assert.equal((await h.raw.hstrlen(h.key('job:huge'), 'in')) > 2 * 1024 * 1024, true);
+    } finally {
+      await h.close();
+      await store.close();
+    }
   });
 
   it('sets aside, unrun, a record whose version, attempt or max attempts is not an integer >= 1 (BROKEN_RECORD naming the field)', async () => {

@@ -235,6 +235,46 @@ for (const scripts of ['functions', 'eval'] as const) {
       assert.equal(byId.get('j')!.options, '{}');
     });
 
+    it('withholds an input over maxInputBytes, giving its size in bytes, and the jobs after it their own fields', async () => {
+      h = new Harness(redis, { scripts });
+      const limit = 1000;
+      // Multi-byte UTF-8: the limit counts bytes, as the worker's does (runClaimedJob.ts).
+      const big = JSON.stringify({ blob: 'é'.repeat(600) });
+      const edge = JSON.stringify({ blob: 'x'.repeat(limit - 11) });
+      assert.equal(Buffer.byteLength(edge), limit);
+      await h.store.enqueue('default', [
+        job('before'),
+        job('big', { input: big }),
+        job('after'),
+        job('edge', { input: edge }),
+        job('child', { input: big, parentId: 'p', parentQueue: 'elsewhere' }),
+      ]);
+      const { claimed } = await h.store.commit('default', [], {
+        workerId: 'w',
+        max: 10,
+        leaseMs: 30_000,
+        loadMachines: [],
+        maxInputBytes: limit,
+      });
+      const byId = new Map(claimed.map((c) => [c.id, c]));
+      assert.deepEqual(
+        claimed.map((c) => c.id),
+        ['before', 'big', 'after', 'edge', 'child'],
+      );
+      assert.equal(byId.get('big')!.input, undefined);
+      assert.equal(byId.get('big')!.inputBytes, Buffer.byteLength(big));
+      assert.equal(byId.get('child')!.inputBytes, Buffer.byteLength(big));
+      assert.equal(byId.get('child')!.parentQueue, 'elsewhere', 'a rare field beside it is read as it was');
+      for (const id of ['before', 'after', 'edge']) {
+        assert.equal(byId.get(id)!.inputBytes, undefined, id);
+        assert.equal(byId.get(id)!.machine, 'm', id);
+        assert.equal(byId.get(id)!.version, 3, id);
+      }
+      assert.equal(byId.get('edge')!.input, edge, 'an input of exactly the limit is sent');
+      // Withheld from the reply only: the record keeps its input.
+      assert.equal(await h.raw.hget(h.key('job:big'), 'in'), big);
+    });
+
     it("decodes a commit sent in a pipeline with WAIT (durability 'replicated') alike", async () => {
       h = new Harness(redis, { scripts });
       await h.store.enqueue('default', [job('first')]);

@@ -55,6 +55,7 @@ describe('the commit pump idle', () => {
       workerId: 'w',
       concurrency: 4,
       leaseMs: 30_000,
+      maxInputBytes: 1024 * 1024,
       idleWaitMs: 60_000,
       log: pino({ level: 'silent' }),
       loadMachines: [],

@@ -7,7 +7,7 @@ import type { Harness } from './harness.js';
 /** What each of the call's `nOps` ops wrote (1 written, 0 refused), from the script's reply. */
 export async function rawCommit(h: Harness, wire: (string | number)[], nOps: number): Promise<number[]> {
   const k = h.store.keys('default');
-  const args = [k.base, 100, 60_000, '', 0, 0, '', 0, 0, ...wire];
+  const args = [k.base, 100, 60_000, '', 0, 0, '', 0, 0, 0, ...wire];
   const store = h.store as unknown as {
     run(n: string, k: string[], a: unknown[]): Promise<[number[] | number]>;
   };

@@ -46,6 +46,7 @@ export async function commitRoundTrip(
     claim ? `|${claim.loadMachines.join('|')}|` : '',
     claim?.leadMs ?? 0,
     claim?.hold ?? 0,
+    claim?.maxInputBytes ?? 0,
   ];
   encodeOps(ops, args);
   const keys = commitKeys(k);
@@ -153,6 +154,9 @@ export function decodeClaimed(b: Buffer): ClaimedJob[] {
       parentState: (rare?.[12] || undefined) as ClaimedJob['parentState'],
       retryLaters: Number(rare?.[13]) || 0,
     });
+    // WITHHELD INPUT (ClaimRequest.maxInputBytes): a 15th text, its size (set apart: most jobs'
+    // objects keep the one shape).
+    if (count === 15) claimed[claimed.length - 1]!.inputBytes = Number(rare![14]);
   }
   return claimed;
 }

@@ -161,9 +161,11 @@ function runtimeEarlyLeaseCases(factory: StoreFactory): void {
   supervisorTest(
     factory,
     'held jobs over the budget stay parked until due',
-    { leadMs: 2500, holdMax: 1 },
+    // Margins wide enough for a loaded host: both must have parked before the lead's window
+    // opens (at - lead), and the hold must be seen well before `at`.
+    { leadMs: 3500, holdMax: 1 },
     async (t) => {
-      const at = Date.now() + 4000;
+      const at = Date.now() + 6000;
       const ids = [await t.client.enqueue(TIMED, { at }), await t.client.enqueue(TIMED, { at })];
       const statuses = () => Promise.all(ids.map((id) => status(t.client, id)));
       // Each parked once (its first run reached its timer): one may be held before another parks.
@@ -180,7 +182,7 @@ function runtimeEarlyLeaseCases(factory: StoreFactory): void {
         'working',
       ]);
       for (const id of ids) {
-        const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+        const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 10_000 });
         assert.ok(job.output!.ranAt >= at - SKEW_MS);
       }
     },

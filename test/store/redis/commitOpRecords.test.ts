@@ -208,13 +208,13 @@ describe('commit ops by name', () => {
     after(async () => redis.stop());
     afterEach(async () => h.close());
 
-    /** commit-12.lua called with `ops` as its ARGV from 10 on, as they are (no encoder). */
+    /** commit-12.lua called with `ops` as its ARGV from 11 on, as they are (no encoder). */
     const commitRaw = async (ops: (string | number)[]): Promise<unknown> => {
       const script = loadScripts().find((s) => s.name === 'commit')!;
       const k = queueKeys(h.prefix, 'default');
       const keys = [k.queued, k.delayed, k.active, k.meta, k.events, k.marker, k.waiting, k.done, k.failed];
       keys.push(k.cancelled, k.dead, k.broken);
-      return h.raw.eval(script.lua, 12, ...keys, k.base, 1000, 60_000, '', 0, 0, '', 0, 0, ...ops);
+      return h.raw.eval(script.lua, 12, ...keys, k.base, 1000, 60_000, '', 0, 0, '', 0, 0, 0, ...ops);
     };
 
     it('reads every field of every kind under its CommitOp name, and a plain done as its 4 values', async () => {

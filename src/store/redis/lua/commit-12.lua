@@ -6,7 +6,8 @@ ARGV: 1 key prefix, 2 events max length, 3 retention ms (TTL of a finished paren
       6 how many jobs to claim, 7 machines with a load phase as "|a|b|",
       8 the lead (ms) and 9 how many jobs the claim may HOLD (THE EARLY LEASE,
       include/lcClaimEarly.lua: parked jobs due within the lead, claimed before they are due, at
-      most that many; either 0: none), 10 on: the ops, as flat values by name (encodeOps.ts; read and checked by
+      most that many; either 0: none), 10 the largest input a claim sends (bytes; 0: no
+      limit; WITHHELD INPUT below), 11 on: the ops, as flat values by name (encodeOps.ts; read and checked by
       include/readCommitOps.lua): per op its kind, id, token, then one value per field of
       COMMIT_OP_FIELDS[kind] in that table's order ('' when not set), the log last as a count then
       its entries; the Lua rebuilds each op under CommitOp's own names (src/store/commitTypes.ts).
@@ -46,7 +47,11 @@ or, for a job with any rare field, 14: machine, version, max attempts, status, s
 attempt, lease requeues, parent id, options, inbox position, parent queue, has inbox, parent
 state ('live' for a child whose parent is on this queue: one that is not is ended cancelled
 here, not claimed), retry-laters (each '' when absent; an absent version or max attempts is the
-default: THE DEFAULTS LEFT OUT, include/lcCreate.lua). Lengths, not separators: an id, input
+default: THE DEFAULTS LEFT OUT, include/lcCreate.lua); or 15: those 14, then the size of its
+input in bytes, for a job whose input was withheld. WITHHELD INPUT: an input over ARGV 10's
+bytes is not sent (its text is empty): no worker runs it (it sets the job aside, knowing its size
+from the 15th text), and a reply that carried it could take longer than a lease to arrive, every
+claim of it handed back as stale and claimed again without end (src/supervisor/CommitPump.ts). Lengths, not separators: an id, input
 or snapshot may hold any byte. Every value of a reply costs Redis a conversion from Lua and an
 element written (~1.2k instructions under callgrind), and the worker a Buffer made and decoded:
 one for the claim, where 3 a job were (4 and 1 per op before that).
@@ -74,6 +79,8 @@ NOT change the job: its op is skipped and reported 0, and the worker drops the j
 LC.kp, LC.maxLen, LC.ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local workerId, leaseMs, want, loadSet = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local lead, hold = tonumber(ARGV[8]), tonumber(ARGV[9])
+-- WITHHELD INPUT (the header): in LC, not a local of the main chunk (at most 200, Lua 5.1).
+LC.maxIn = tonumber(ARGV[10])
 
 -- NO HALF-APPLIED CALL: Lua does not roll back, so every argument is checked before the first
 -- write, and a malformed call writes nothing.
@@ -82,8 +89,9 @@ if not LC.ttl or not want or want < 0 or want % 1 ~= 0 then
   return bad(0, 'bad retention or claim count')
 end
 if not lead or lead < 0 or not hold or hold < 0 or hold % 1 ~= 0 then return bad(0, 'bad lead or hold count') end
+if not LC.maxIn or LC.maxIn < 0 or LC.maxIn % 1 ~= 0 then return bad(0, 'bad input limit') end
 if want > 0 and (not leaseMs or leaseMs <= 0) then return bad(0, 'bad lease ms') end
-local ops, at, nOps = readCommitOps(10)
+local ops, at, nOps = readCommitOps(11)
 -- A malformed op: nil, then its index and why.
 if not ops then return bad(at, nOps) end
 

@@ -319,6 +319,12 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
         -- An absent `v` or `ma` goes as '': the default (THE DEFAULTS LEFT OUT, include/lcCreate.lua),
         -- which commitOps.ts's decodeClaimed puts back.
         input, v, ma = input or '', v or '', ma or ''
+        -- WITHHELD INPUT (commit-12.lua's header): its size goes instead, as a 15th text.
+        local withheld = nil
+        if LC.maxIn > 0 and #input > LC.maxIn then
+          withheld = numText(#input)
+          input = ''
+        end
         -- THE PACKED REPLY (see the header): one text a job, in one concatenation (Lua 5.1 joins
         -- a chain of `..` in one pass, one string made); the lengths' texts made once per length
         -- a call (most jobs of a claim share theirs). Under callgrind (commitOps.ts, plain) this
@@ -336,7 +342,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
         local p1, p2, p3 = lens[n1] or packLenOnce(lens, n1), lens[n2] or packLenOnce(lens, n2),
           lens[n3] or packLenOnce(lens, n3)
         nc = nc + 1
-        local rare = attempt or lr or par or opt or io or pq or ib or rl
+        local rare = attempt or lr or par or opt or io or pq or ib or rl or withheld
         if sn or rare then
           sn = sn or ''
           local tail = PACKED_NONE
@@ -352,7 +358,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
               .. (packed[rl] or packOnce(packed, lens, rl))
           end
           local nsn = #sn
-          local head = p1 .. id .. p2 .. token .. p3 .. input .. '\14'
+          if withheld then tail = tail .. (lens[#withheld] or packLenOnce(lens, #withheld)) .. withheld end
+          local head = p1 .. id .. p2 .. token .. p3 .. input .. (withheld and '\15' or '\14')
             .. (packed[m] or packOnce(packed, lens, m)) .. (packed[v] or packOnce(packed, lens, v))
             .. (packed[ma] or packOnce(packed, lens, ma)) .. (packed[st] or packOnce(packed, lens, st))
             .. (lens[nsn] or packLenOnce(lens, nsn))

@@ -12,8 +12,9 @@
 -- of a job take `rm` too; commit-12.lua sets it from the `minimal` flag enqueue-5.lua sets in `flow`.
 -- LC.readyTail: the place (score) of the last job this call put at the back of `ready`
 -- (include/lcReady.lua's THE RULE; 0: none yet).
+-- LC.maxIn: the largest input a claim sends (WITHHELD INPUT, commit-12.lua; 0: no limit).
 local LC = { kp = '', now = 0, maxLen = '1000', ttl = 0, wake = false, keyed = true, slots = true, minimal = true,
-  readyTail = 0 }
+  readyTail = 0, maxIn = 0 }
 
 -- LC.now as text (numText.lua: Redis would format the number each time it is sent), made once
 -- per value of LC.now.
