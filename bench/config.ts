@@ -60,6 +60,8 @@ export const PARKED_PROCS = sizes(process.env.BENCH_PARKED_PROCS, [1, 4]);
  */
 export const PARKED_LEAD_MS = Number(process.env.BENCH_PARKED_LEAD ?? 5_000);
 export const PARKED_HOLD = Number(process.env.BENCH_PARKED_HOLD ?? 30_000);
+/** Workload 15: a folder for each Machinist worker's CPU profile, read over the drain (unset: none). */
+export const PARKED_PROFILE_DIR = process.env.BENCH_PARKED_PROFILE;
 /** Workload 16 (issue 25): cost growth, jobs queued and then finished. 1,000,000 is a setting. */
 export const GROWTH_SIZES = sizes(process.env.BENCH_GROWTH, QUICK ? [2_000, 20_000] : [10_000, 100_000]);
 /** Workload 17 (issue 25): one fan-out flow of this many children. */

@@ -13,6 +13,8 @@ interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  /** Written by bench/worker.ts: the wall clock (ms) when the profiler started. */
+  wallStartMs?: number;
 }
 
 function packageOf(url: string, fn: string): string {
@@ -36,11 +38,27 @@ function shortUrl(url: string): string {
   return i >= 0 ? url.slice(i + 1) : url;
 }
 
-export function analyzeProfile(file: string, jobs: number, top = 30): string {
+/**
+ * `window`: only the samples taken between these wall-clock times (ms; the profile must say when
+ * it started, `wallStartMs`, as bench/worker.ts's do).
+ */
+export function analyzeProfile(
+  file: string,
+  jobs: number,
+  top = 30,
+  window?: { fromMs: number; toMs: number },
+): string {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
+  if (window && p.wallStartMs === undefined) throw new Error(`${file}: no wallStartMs to read a window by`);
+  let atUs = 0;
   for (let i = 0; i < p.samples.length; i++) {
+    atUs += p.timeDeltas[i] ?? 0;
+    if (window) {
+      const at = p.wallStartMs! + atUs / 1000;
+      if (at < window.fromMs || at > window.toMs) continue;
+    }
     const id = p.samples[i]!;
     self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   }

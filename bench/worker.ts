@@ -149,6 +149,7 @@ async function main(): Promise<void> {
   const runner = config.system === 'machinist' ? await machinist() : await bullmq();
   let cpu0: NodeJS.CpuUsage | undefined;
   let session: Session | undefined;
+  let profileWallStartMs = 0;
   process.on('message', (m: ToWorker) => {
     void (async () => {
       if (m.cmd === 'go') {
@@ -158,6 +159,8 @@ async function main(): Promise<void> {
           await session.post('Profiler.setSamplingInterval', { interval: 100 });
           await session.post('Profiler.enable');
           await session.post('Profiler.start');
+          // The wall clock at the profile's start: a window of it can be read (profile.ts).
+          profileWallStartMs = Date.now();
         }
         cpu0 = process.cpuUsage();
         await runner.go();
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
         const maxRssBytes = process.resourceUsage().maxRSS * 1024;
         if (session && config.cpuProfile) {
           const { profile } = await session.post('Profiler.stop');
-          writeFileSync(config.cpuProfile, JSON.stringify(profile));
+          writeFileSync(config.cpuProfile, JSON.stringify({ ...profile, wallStartMs: profileWallStartMs }));
           session.disconnect();
         }
         send({ type: 'stats', cpuUs: cpu.user + cpu.system, maxRssBytes });

@@ -10,6 +10,7 @@ import {
   BULL_COMPLETED_KEY,
   BULL_DELAYED_KEY,
   JOB_NAME,
+  MACHINIST_ACTIVE_KEY,
   MACHINIST_DELAYED_KEY,
   MACHINIST_DONE_KEY,
   MACHINIST_PREFIX,
@@ -23,6 +24,7 @@ import {
   GROWTH_SIZES,
   PARKED_HOLD,
   PARKED_LEAD_MS,
+  PARKED_PROFILE_DIR,
   PARKED_PROCS,
   PARKED_SIZES,
 } from '../config.js';
@@ -32,6 +34,8 @@ import { fmt, percentile, row } from '../results.js';
 import { usedMemory } from '../redis.js';
 import { fanFlows } from './pipeline.js';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { analyzeProfile } from '../profile.js';
 
 const size = (n: number) =>
   n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n);
@@ -51,6 +55,8 @@ interface ParkedResult {
   lateMs: number[];
   /** All parked before the due time (else the lateness mixes in jobs that parked late). */
   parkedInTime: boolean;
+  /** THE EARLY LEASE: jobs held (claimed early, in `active`) just before the due time; null: not read. */
+  heldAtDue: number | null;
 }
 
 /** Enqueues `n` jobs due at `at`: Machinist pipelines that park on their timer, BullMQ delayed jobs. */
@@ -97,7 +103,13 @@ async function enqueueDueAt(system: SystemName, n: number, at: number): Promise<
 async function parkedRun(system: SystemName, n: number, procs: number): Promise<ParkedResult> {
   await redis.ctl.flushall();
   const early = PARKED_LEAD_MS > 0 ? { early: { leadMs: PARKED_LEAD_MS, holdMax: PARKED_HOLD } } : {};
-  const workers = await spawnWorkers(system, procs, 100, undefined, 'noop', undefined, early);
+  // BENCH_PARKED_PROFILE=<dir>: each Machinist worker's CPU profile, read over the drain alone.
+  const profile =
+    PARKED_PROFILE_DIR && system === 'machinist'
+      ? join(PARKED_PROFILE_DIR, `parked-${n}-${procs}.cpuprofile`)
+      : undefined;
+  const workers = await spawnWorkers(system, procs, 100, profile, 'noop', undefined, early);
+  let drain: { fromMs: number; toMs: number } | undefined;
   const delayedKey = system === 'machinist' ? MACHINIST_DELAYED_KEY : BULL_DELAYED_KEY;
   const doneKey = system === 'machinist' ? MACHINIST_DONE_KEY : BULL_COMPLETED_KEY;
   try {
@@ -118,19 +130,36 @@ async function parkedRun(system: SystemName, n: number, procs: number): Promise<
     const parkedPerSec = (parked * 1000) / (tParked - t0);
     if (parkedInTime) parkRateSeen[system] = parkedPerSec;
     else log(`  WARNING: ${system}: only ${parked} of ${n} parked by the due time`);
+    // THE EARLY LEASE: how many the workers hold at the due instant (the rest are claimed in the drain).
+    let heldAtDue: number | null = null;
+    if (system === 'machinist' && PARKED_LEAD_MS > 0 && Date.now() < at) {
+      await sleep(at - 20 - Date.now());
+      heldAtDue = await redis.ctl.zcard(MACHINIST_ACTIVE_KEY);
+    }
     await waitDone(doneKey, n, Math.max(120_000, at - Date.now() + n * 5));
     const scores = (await redis.ctl.zrange(doneKey, '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1);
     const lateMs = scores.map((s) => Number(s) - at);
     const last = Math.max(...lateMs);
+    drain = { fromMs: at, toMs: at + last };
     return {
       parkedPerSec,
       memPerParkedBytes,
       resumedPerSec: (n * 1000) / Math.max(1, last),
       lateMs,
       parkedInTime,
+      heldAtDue,
     };
   } finally {
     await workers.stop();
+    if (profile && drain) {
+      for (let i = 0; i < procs; i++) {
+        const file = procs > 1 ? profile.replace(/(\.cpuprofile)?$/, `-${i}$1`) : profile;
+        log(
+          `  worker ${i}'s CPU over the drain (${fmt(drain.toMs - drain.fromMs)} ms from the due time), per job of its share:`,
+        );
+        log(analyzeProfile(file, n / procs, 25, drain));
+      }
+    }
   }
 }
 
@@ -163,7 +192,7 @@ export async function parkedWorkload(): Promise<void> {
         row('15', `${name}: late p50`, 'ms', 'lower').samples[system].push(p50);
         row('15', `${name}: late p99`, 'ms', 'lower').samples[system].push(p99);
         log(
-          `  ${system.padEnd(9)} ${fmt(r.memPerParkedBytes)} B/parked job, parked ${fmt(r.parkedPerSec)}/s${r.parkedInTime ? '' : ' (NOT all before due)'}, resumed ${fmt(r.resumedPerSec)}/s, late p50 ${fmt(p50)} ms p99 ${fmt(p99)} ms (load ${load()})`,
+          `  ${system.padEnd(9)} ${fmt(r.memPerParkedBytes)} B/parked job, parked ${fmt(r.parkedPerSec)}/s${r.parkedInTime ? '' : ' (NOT all before due)'}, resumed ${fmt(r.resumedPerSec)}/s${r.heldAtDue === null ? '' : `, ${fmt(r.heldAtDue)} held at the due time`}, late p50 ${fmt(p50)} ms p99 ${fmt(p99)} ms (load ${load()})`,
         );
       }
     }

@@ -155,7 +155,7 @@ export class PipelineRun implements RunControl {
     job.timeoutMs = this.timeoutMs;
     // A held run's attempt starts at its timer (THE EARLY LEASE): its wait is not its time out.
     const held = job.holding ? Math.max(0, (c.holdUntil ?? 0) - this.host.now()) : 0;
-    job.deadline = performance.now() + held + this.timeoutMs;
+    job.setDeadline(performance.now() + held + this.timeoutMs);
     try {
       driver.open(this);
       job.onInbox = this.readInbox;
@@ -198,7 +198,7 @@ export class PipelineRun implements RunControl {
     clearTimeout(this.holdTimer);
     this.held.stop();
     job.onInbox = undefined;
-    job.deadline = 0;
+    job.setDeadline(0);
     driver.halt(result);
     try {
       await this.end(result);

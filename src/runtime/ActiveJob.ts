@@ -6,6 +6,7 @@ import { toStoredJson } from './storedJson.js';
 import type { AttemptEnd, AttemptWatch } from './attemptWatch.js';
 import { MachinistError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
+import { DeadlineBound } from './DeadlineBound.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
@@ -110,11 +111,27 @@ export class ActiveJob {
   constructor(
     readonly claimed: ClaimedJob,
     private readonly host: JobHost,
+    /** The supervisor's bound of its jobs' deadlines (THE BOUND): each deadline set is noted there. */
+    private readonly deadlines: DeadlineBound = new DeadlineBound(),
   ) {
     this.id = claimed.id;
     this.token = claimed.token;
     this.status = claimed.status === 'loading' ? 'loading' : 'working';
     this.holding = claimed.holdUntil !== undefined;
+  }
+
+  /** The attempt times out at `at` (performance.now() ms; 0: never). */
+  setDeadline(at: number): void {
+    this.deadline = at;
+    if (at !== 0) this.deadlines.note(at);
+  }
+
+  /** The attempt stalls `stallMs` from now unless it reports progress or enters a state first. */
+  armStall(stallMs: number): void {
+    this.stallMs = stallMs;
+    if (stallMs === 0) return;
+    this.stallDeadline = performance.now() + stallMs;
+    this.deadlines.note(this.stallDeadline);
   }
 
   /** THE EARLY LEASE: the held job's timer is due: it runs in a slot from now on. */
@@ -189,7 +206,7 @@ export class ActiveJob {
 
   /** The machine settled in a state (`valueText`: its value as JSON): told to the watch, if any. */
   observeState(valueText: string): void {
-    if (this.stallMs !== 0) this.stallDeadline = performance.now() + this.stallMs;
+    if (this.stallMs !== 0) this.deadlines.note((this.stallDeadline = performance.now() + this.stallMs));
     if (this.watch === undefined) return;
     try {
       this.watch.state(valueText);
@@ -230,7 +247,7 @@ export class ActiveJob {
 
   private reportProgress(value: unknown): void {
     if (this.finished) return;
-    if (this.stallMs !== 0) this.stallDeadline = performance.now() + this.stallMs;
+    if (this.stallMs !== 0) this.deadlines.note((this.stallDeadline = performance.now() + this.stallMs));
     const text = toStoredJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;

@@ -34,7 +34,7 @@ export async function runSimpleJob(
   const path = successPath(c.attempt, c.maxAttempts, Boolean(def.load));
   let life = path.claimed;
   job.timeoutMs = timeoutMs;
-  job.deadline = performance.now() + timeoutMs;
+  job.setDeadline(performance.now() + timeoutMs);
   try {
     let loaded: unknown;
     if (def.load) {
@@ -53,7 +53,7 @@ export async function runSimpleJob(
       });
     }
     const output = await job.race(def.work(workArgs(job, input, queue, 'working', loaded)));
-    job.deadline = 0;
+    job.setDeadline(0);
     const text = toStoredJson(output, 'output');
     if (job.abortError) throw job.abortError;
     job.end();
@@ -71,7 +71,7 @@ export async function runSimpleJob(
       log: DONE_LOG,
     });
   } catch (thrown) {
-    job.deadline = 0;
+    job.setDeadline(0);
     await settleFailure(job, life, thrown, { retry: def.retry, timeoutMs });
   }
 }

@@ -21,6 +21,7 @@
 import type { Logger } from 'pino';
 import type { WorkQueue } from '../store/types.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { DeadlineBound } from '../runtime/DeadlineBound.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
 import type { OutboxRelay } from './OutboxRelay.js';
@@ -40,6 +41,8 @@ export interface LeaseKeeperOptions {
   log: Logger;
   /** The supervisor's running jobs (read only). */
   running: ReadonlyMap<string, ActiveJob>;
+  /** THE BOUND of their deadlines (runtime/DeadlineBound.ts): the sweep walks them once it passes. */
+  deadlines: DeadlineBound;
   leaseMs: number;
   heartbeatMs: number;
   reaperIntervalMs: number;
@@ -86,11 +89,15 @@ export class LeaseKeeper {
 
   /**
    * Aborts attempts past their deadline (one sweep for all jobs instead of a timer per job).
-   * Deadlines are on the monotonic clock (performance.now()): see StoreClock.ts.
+   * Deadlines are on the monotonic clock (performance.now()): see StoreClock.ts. The jobs are
+   * walked only once THE BOUND has passed (runtime/DeadlineBound.ts), and the walk sets it anew.
    */
   private sweepDeadlines(): void {
-    if (this.o.running.size === 0) return;
+    const bound = this.o.deadlines;
     const now = performance.now();
+    if (now < bound.earliest) return;
+    // Anew from what the walk sees, and from any deadline set meanwhile (an abort's side effect).
+    bound.earliest = Infinity;
     for (const job of this.o.running.values()) {
       if (job.deadline !== 0 && job.deadline <= now) {
         job.deadline = 0;
@@ -99,6 +106,8 @@ export class LeaseKeeper {
         job.stallDeadline = 0;
         job.abort('stalled', `attempt reported no progress for ${job.stallMs} ms`);
       }
+      if (job.deadline !== 0) bound.note(job.deadline);
+      if (job.stallDeadline !== 0) bound.note(job.stallDeadline);
     }
   }
 

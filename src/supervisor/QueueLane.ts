@@ -101,6 +101,7 @@ export class QueueLane {
       queue: this.queue,
       log: this.log,
       running: this.runs.running,
+      deadlines: this.runs.deadlines,
       leaseMs: this.settings.leaseMs,
       heartbeatMs: this.settings.heartbeatMs,
       reaperIntervalMs: this.settings.reaperIntervalMs,

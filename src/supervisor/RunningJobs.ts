@@ -23,6 +23,7 @@ import type { CommitPump } from './CommitPump.js';
 import type { StopResult } from './supervisorOptions.js';
 import { outsideStrayScope, runInStrayScope, type StrayScope } from './strayErrors.js';
 import { IdTable } from './IdTable.js';
+import { DeadlineBound } from '../runtime/DeadlineBound.js';
 
 /** How the worker's log names the write that ended a run. */
 const ENDINGS: Record<string, string> = {
@@ -54,6 +55,8 @@ export interface RunningJobsOptions {
 export class RunningJobs {
   /** One run per job id (SLOTS). An IdTable, not a Map: its entries churn (IdTable.ts says why). */
   readonly running = new IdTable<ActiveJob>();
+  /** THE BOUND of the running jobs' deadlines (runtime/DeadlineBound.ts), read by LeaseKeeper's sweep. */
+  readonly deadlines = new DeadlineBound();
   private drained: (() => void) | undefined;
   /** A stop began (HANDED BACK). */
   private stopping = false;
@@ -81,6 +84,7 @@ export class RunningJobs {
             woke: (j) => outsideStrayScope(() => pump.woke(j)),
           }
         : pump,
+      this.deadlines,
     );
     // The same job claimed again by this worker: the old run's lease is gone (its event loop
     // stalled past it, and the reaper requeued it). Replaced here, it would leave the running

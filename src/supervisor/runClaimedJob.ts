@@ -71,11 +71,8 @@ export async function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<
       `job options are not valid JSON: ${(err as Error).message}`,
     ));
   }
-  if (def.stallTimeoutMs !== undefined) {
-    // Armed at the start: an attempt that never reports anything stalls too.
-    job.stallMs = def.stallTimeoutMs;
-    job.stallDeadline = performance.now() + def.stallTimeoutMs;
-  }
+  // Armed at the start: an attempt that never reports anything stalls too.
+  if (def.stallTimeoutMs !== undefined) job.armStall(def.stallTimeoutMs);
   try {
     // Each definition carries its runner (runSimpleJob, runPipeline): see runtime/AttemptHost.ts.
     await def.runAttempt(job, input, timeoutMs, sup.attemptHost);
