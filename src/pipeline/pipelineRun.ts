@@ -33,13 +33,9 @@
 //   park      nothing runs and it only waits (events, timers, child jobs), no inbox read is in
 //             flight, and its wake time is not within PARK_MIN_MS: persist, give up the slot;
 //             the store wakes the job when its wait is over (the driver says when it may).
-//             THE EARLY LEASE (the one rule of it, for both drivers: mayWaitInMemory): a run
-//             claimed before its timer was due (ActiveJob.holding, ClaimedJob.holdUntil) does
-//             not park for a wake time up to its holdUntil: it waits in memory, off the
-//             supervisor's slots, until that time (holdWake: then it takes a slot), and its
-//             timer fires at its stored due time, not before (timers.ts re-arms it from there).
-//             A stop while it waits hands it back parked, as it came (settle: a 'shutdown'
-//             abort of a held run is a park at its wake time, so it runs once, when due);
+//             A run claimed before its timer was due (THE EARLY LEASE: heldRun.ts holds its
+//             rule) does not park for a wake time up to its holdUntil but waits in memory, off
+//             the slots, and a stop while it waits parks it (HANDED BACK);
 //   aborted   timeout / cancel / shutdown / lease lost (see settle.ts). The timeout is the
 //             supervisor's deadline sweep (job.deadline, LeaseKeeper.ts): no timer per job.
 
@@ -57,18 +53,17 @@ import { HeldEvents } from './heldEvents.js';
 import { pipelineError } from './unregisteredActor.js';
 import { machineFault, stateName } from './machineFault.js';
 import type { MachineDriver, Outcome, RunControl } from './machineDriver.js';
+import { HeldRun } from './heldRun.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
 
 /**
  * Whether a run waits in memory for `wakeAt` (store clock, ms) rather than parking: within
- * PARK_MIN_MS, or a held run's timer due by its holdUntil (THE EARLY LEASE, see the header).
+ * PARK_MIN_MS, or a held run's timer due by its holdUntil (NO PARK: heldRun.ts).
  */
-export function mayWaitInMemory(job: ActiveJob, wakeAt: number, now: number): boolean {
-  if (wakeAt - now <= PARK_MIN_MS) return true;
-  const until = job.claimed.holdUntil;
-  return job.holding && until !== undefined && wakeAt <= until;
+export function mayWaitInMemory(wakeAt: number, now: number, heldRun: HeldRun | undefined): boolean {
+  return wakeAt - now <= PARK_MIN_MS || (heldRun !== undefined && heldRun.covers(wakeAt));
 }
 
 /** How long audit entries with no move of the machine wait for a write to carry them. */
@@ -103,8 +98,8 @@ export class PipelineRun implements RunControl {
   private logOnlyTimer: NodeJS.Timeout | undefined;
   /** The start's first flush (a restored timer due at once), until it runs or the run ends. */
   private firstFlush: NodeJS.Timeout | undefined;
-  /** THE EARLY LEASE: the timer at a held run's wake time, which gives it a slot (holdWake). */
-  private holdTimer: NodeJS.Timeout | undefined;
+  /** THE EARLY LEASE: a run claimed held, its wait and what ends it (undefined: not held). */
+  private readonly heldRun: HeldRun | undefined;
   /** How many of the pending entries (the first) a hold kept back, for a progress write to take. */
   private heldCount = 0;
   private logOnlyDue = false;
@@ -135,6 +130,7 @@ export class PipelineRun implements RunControl {
       return stored === '' ? '' : `${stored}|${heldText}`;
     };
     this.checkpoints = new CheckpointWriter(job, key, heldText);
+    this.heldRun = job.holding ? new HeldRun(job, host.now) : undefined;
   }
 
   /**
@@ -153,9 +149,8 @@ export class PipelineRun implements RunControl {
     const { job, driver } = this;
     const c = job.claimed;
     job.timeoutMs = this.timeoutMs;
-    // A held run's attempt starts at its timer (THE EARLY LEASE): its wait is not its time out.
-    const held = job.holding ? Math.max(0, (c.holdUntil ?? 0) - this.host.now()) : 0;
-    job.setDeadline(performance.now() + held + this.timeoutMs);
+    // A held run's attempt starts at its timer (ITS TIMER, heldRun.ts).
+    job.setDeadline(performance.now() + (this.heldRun?.left() ?? 0) + this.timeoutMs);
     try {
       driver.open(this);
       job.onInbox = this.readInbox;
@@ -181,7 +176,7 @@ export class PipelineRun implements RunControl {
         this.markDirty();
       }
       // A held run handed back before it opened (a stop that began meanwhile): ended now.
-      if (job.holding && job.abortReason !== null) this.settle({ kind: 'aborted' });
+      if (this.heldRun?.stoppedBeforeOpen()) this.settle({ kind: 'aborted' });
     } catch (err) {
       this.settle({ kind: 'error', error: err });
     }
@@ -195,7 +190,7 @@ export class PipelineRun implements RunControl {
     // A resume whose timer ended it (most): its first flush would find the run detached; cleared,
     // it neither fires nor keeps the run's objects reachable from the timer list until then.
     clearTimeout(this.firstFlush);
-    clearTimeout(this.holdTimer);
+    this.heldRun?.stop();
     this.held.stop();
     job.onInbox = undefined;
     job.setDeadline(0);
@@ -219,16 +214,16 @@ export class PipelineRun implements RunControl {
   }
 
   settle(outcome: Outcome): void {
-    if (outcome.kind === 'aborted' && this.job.abortReason === 'shutdown' && this.job.holding) {
-      // THE EARLY LEASE: a held run that only waits goes back parked at its wake time, as the
-      // claim found it (a requeue would run it at once, before its timer is due).
-      const due = this.driver.parkAt();
-      if (due !== undefined) {
-        this.resolveOutcome({ kind: 'park', wakeAt: earliestOf(due, this.held.earliestExpiry()) });
-        return;
-      }
-    }
-    this.resolveOutcome(outcome); // a promise settles once: the first outcome counts
+    // A held run stopped while it only waits goes back parked (HANDED BACK, heldRun.ts).
+    const o = this.heldRun === undefined ? outcome : this.heldRun.handBack(outcome, () => this.waitsUntil());
+    this.resolveOutcome(o); // a promise settles once: the first outcome counts
+  }
+
+  /** When the run's wait ends (its timers' and held events' first; null: none); undefined while
+   * something runs. */
+  private waitsUntil(): number | null | undefined {
+    const due = this.driver.parkAt();
+    return due === undefined ? undefined : earliestOf(due, this.held.earliestExpiry());
   }
 
   log(entry: string): void {
@@ -298,37 +293,25 @@ export class PipelineRun implements RunControl {
     }
     held.wakeAtExpiry(held.size > 0 ? host.now() : 0, this.markDirty);
     if (this.inboxReading) return;
-    const due = driver.parkAt();
-    if (due === undefined) {
-      // Something runs (an event a held run took moved it on): it takes a slot and its lease
-      // is beaten from now on, as any running job's (THE EARLY LEASE).
-      if (this.job.holding) this.job.wake();
-      return;
-    }
-    const wakeAt = earliestOf(due, held.earliestExpiry());
+    const wakeAt = this.waitsUntil();
+    // Something runs (an event a held run took moved it on): a held run takes a slot now.
+    if (wakeAt === undefined) return this.heldRun?.running();
     const now = host.now();
-    if (wakeAt === null || !mayWaitInMemory(this.job, wakeAt, now)) this.settle({ kind: 'park', wakeAt });
-    else if (this.job.holding) this.holdTimer ??= setTimeout(this.holdWake, Math.max(0, wakeAt - now));
+    if (wakeAt === null || !mayWaitInMemory(wakeAt, now, this.heldRun)) this.settle({ kind: 'park', wakeAt });
+    else this.heldRun?.waitFor(wakeAt, now);
   }
-
-  /** THE EARLY LEASE: the held run's wake time came: it takes a slot now (ActiveJob.wake). */
-  private readonly holdWake = (): void => {
-    this.holdTimer = undefined;
-    this.job.wake();
-  };
 
   /** The pending entries wait for the next write, or LOG_ONLY_MS (then a flush writes them). */
   private holdEntries(): void {
     this.heldCount = this.checkpoints.pending.length;
     // A held run's entries (its `resumed`) wait past its wake time: its ending carries them, as
     // a resume due at once has its ending carry them, with no write of their own before it.
-    const until = this.job.holding ? (this.job.claimed.holdUntil ?? 0) - this.host.now() : 0;
     this.logOnlyTimer ??= setTimeout(
       () => {
         this.logOnlyDue = true;
         this.markDirty();
       },
-      LOG_ONLY_MS + Math.max(0, until),
+      LOG_ONLY_MS + (this.heldRun?.left() ?? 0),
     );
   }
 

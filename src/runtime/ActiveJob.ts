@@ -68,7 +68,7 @@ export class ActiveJob {
   /**
    * THE EARLY LEASE: claimed before its timer was due (ClaimedJob.holdUntil) and waiting for it
    * in memory: it takes no slot of the supervisor's, and its lease, taken to cover the wait,
-   * needs no heartbeat (LeaseKeeper.ts). Cleared once, by the supervisor (CommitPump.endHold),
+   * needs no heartbeat (LeaseKeeper.ts). Cleared once, by the supervisor (HeldJobs.end),
    * when its timer is due (wake()), it queues its ending write, or its run ends.
    */
   holding: boolean;

@@ -33,8 +33,8 @@ export interface ClaimedJob {
   /**
    * THE EARLY LEASE (ClaimRequest.hold): claimed before its timer was due, a parked job's timer
    * due by this time (store clock, ms: the claim's time plus the lead). Its run waits for a
-   * timer due by then in memory rather than parking again (pipelineRun.ts). Absent: a claim of
-   * a job due or queued.
+   * timer due by then in memory rather than parking again (pipeline/heldRun.ts). Absent: a
+   * claim of a job due or queued.
    */
   holdUntil?: number;
   /**

@@ -14,7 +14,7 @@
 // Invariants:
 //   SLOTS     the lanes' running jobs plus the claims in flight never exceed `concurrency`,
 //             summed over every lane (each pump's own accounting, added here).
-//   HELD      the lanes' held jobs (THE EARLY LEASE, CommitPump.ts) plus what their claims in
+//   HELD      the lanes' held jobs (THE EARLY LEASE, HeldJobs.ts) plus what their claims in
 //             flight may hold never exceed `holdMax`, summed over every lane; apart from SLOTS.
 //   EMPTY IS FREE  a lane whose last claim found its queue empty (`starved`) takes no turn and
 //             sends nothing until its queue is signalled (WorkSignals) or its wait times out,

@@ -30,15 +30,9 @@
 //                 trip as the writes; a pool would hold claimed jobs, leased, waiting locally.)
 //   STALE CLAIM   a claim answered more than half a lease after it was sent is never run
 //                 (`committed`).
-//   HELD          THE EARLY LEASE (SupervisorOptions.leadMs, holdMax): a claim also asks for up
-//                 to `hold` parked jobs due within the lead (ClaimShare.freeHold, EARLY_CLAIM_CAP
-//                 a call); each is started at once and waits for its timer in memory
-//                 (pipelineRun.ts), counted in `holding`, not in the slots (`used`), until its
-//                 timer is due (woke), it queues its ending write, or its run ends: each of these
-//                 ends its hold exactly once (endHold). Woken, it takes a slot like any run
-//                 (`used` may exceed the concurrency then: the claims want nothing more until
-//                 slots free). The budget is the supervisor's (ClaimShare), apart from the slots
-//                 and the queue's flow totals (the store takes none early on a queue with a total).
+//   HELD          THE EARLY LEASE: a claim may also take parked jobs due within the lead; each
+//                 is started at once, waits for its timer in memory, and is in no slot (`used`)
+//                 until its hold ends, exactly once: HeldJobs.ts (the count, the budget, the end).
 //   THE FENCE, ORDER and POISON (what becomes of a write, answered or failed): CommitWrites.ts.
 //                 ORDER rests on this loop too: every commit goes over the same connection.
 
@@ -53,6 +47,7 @@ import { ReplicaLagLog } from './ReplicaLagLog.js';
 import type { PendingWrite } from './pendingWrites.js';
 import { CommitWrites } from './CommitWrites.js';
 import { CrossQueueEndings } from './CrossQueueEndings.js';
+import { HeldJobs } from './HeldJobs.js';
 
 export interface CommitPumpOptions {
   store: Store;
@@ -87,12 +82,6 @@ export interface CommitPumpOptions {
 }
 
 const MAX_IN_FLIGHT = 2;
-/**
- * Most jobs one claim takes early (THE EARLY LEASE): each costs Redis a due claim's work (~100k
- * instructions under callgrind), so 500 are a ~15 ms call at most; more at once would stall every
- * other client (lcClaimDue.lua's AS MANY AS THE CLAIM TAKES says the same of due jobs).
- */
-export const EARLY_CLAIM_CAP = 500;
 
 export class CommitPump implements JobHost, ClaimLane {
   readonly queue: string;
@@ -123,9 +112,7 @@ export class CommitPump implements JobHost, ClaimLane {
   /** Running jobs that queued the write ending their run (their slot is free already). */
   private releasing = 0;
   /** HELD: running jobs waiting for their timer in memory, and what claims in flight may hold. */
-  private holding = 0;
-  private reservedHold = 0;
-  private readonly leadMs: number;
+  private readonly holds: HeldJobs;
   /** The last claim found the queue empty: wait for work before claiming again. */
   private starved = false;
   private wake: (() => void) | undefined;
@@ -150,7 +137,7 @@ export class CommitPump implements JobHost, ClaimLane {
     this.share = options.share;
     this.signals = options.signals;
     this.shared = options.shared;
-    this.leadMs = options.leadMs ?? 0;
+    this.holds = new HeldJobs(options.share, options.leadMs ?? 0);
     this.writes = new CommitWrites({
       log: this.log,
       onLeaseLost: options.onLeaseLost,
@@ -186,7 +173,7 @@ export class CommitPump implements JobHost, ClaimLane {
   /** Queues a fenced write; the pump sends it with the next batch. */
   write(op: CommitOp, job?: ActiveJob): Promise<boolean> {
     if (job && !job.released && op.kind !== 'checkpoint' && this.running.get(job.id) === job) {
-      this.endHold(job);
+      this.holds.end(job);
       job.released = true;
       this.releasing++;
       this.share.changed();
@@ -201,7 +188,7 @@ export class CommitPump implements JobHost, ClaimLane {
 
   /** A run leaves the running set (it ended, or a new claim of its job replaced it). */
   runEnded(job: ActiveJob): void {
-    this.endHold(job);
+    this.holds.end(job);
     if (job.released) this.releasing--;
     else this.share.changed();
     // Its ending write was answered already (runs await it) and the relay check ran then; a run
@@ -217,24 +204,16 @@ export class CommitPump implements JobHost, ClaimLane {
   /** HELD: the job's timer is due: it takes a slot from now on. */
   woke(job: ActiveJob): void {
     if (this.running.get(job.id) !== job) return;
-    this.endHold(job);
+    this.holds.end(job);
     // Its hold is free again: a claim may take another early (the last may have found the
     // budget full and left the entries due within the lead for now).
     this.starved = false;
     this.kick();
   }
 
-  /** HELD: ends the job's hold, once (see the invariant). */
-  private endHold(job: ActiveJob): void {
-    if (!job.holding) return;
-    job.holding = false;
-    this.holding--;
-    this.share.changed();
-  }
-
   /** HELD: jobs this lane holds, and that its claims in flight may take early. */
   held(): number {
-    return this.holding + this.reservedHold;
+    return this.holds.held();
   }
 
   kick(): void {
@@ -250,7 +229,7 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   used(): number {
-    return this.running.size - this.releasing - this.holding + this.reserved;
+    return this.running.size - this.releasing - this.holds.count + this.reserved;
   }
 
   mayHaveWork(): boolean {
@@ -314,11 +293,9 @@ export class CommitPump implements JobHost, ClaimLane {
           : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
       // HELD: parked jobs due within the lead, on a claim that takes due or queued ones too.
-      const hold =
-        want > 0 && this.leadMs > 0 ? Math.max(0, Math.min(EARLY_CLAIM_CAP, this.share.freeHold())) : 0;
+      const hold = this.holds.reserve(want);
       this.inFlightCommits++;
       this.reserved += want;
-      this.reservedHold += hold;
       this.writes.sent(batch);
       const sentAt = performance.now();
       void this.store
@@ -332,7 +309,7 @@ export class CommitPump implements JobHost, ClaimLane {
                 leaseMs: this.leaseMs,
                 loadMachines: this.loadMachines,
                 maxInputBytes: this.maxInputBytes,
-                ...(hold > 0 ? { leadMs: this.leadMs, hold } : {}),
+                ...this.holds.claimOptions(hold),
               }
             : undefined,
         )
@@ -341,7 +318,7 @@ export class CommitPump implements JobHost, ClaimLane {
             this.clock.observe(res.redisNow, sentAt, performance.now());
             this.inFlightCommits--;
             this.reserved -= want;
-            this.reservedHold -= hold;
+            this.holds.answered(hold);
             this.writes.landed(batch);
             if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
             this.committed(batch, want, hold, res, performance.now() - sentAt);
@@ -350,7 +327,7 @@ export class CommitPump implements JobHost, ClaimLane {
           (err: unknown) => {
             this.inFlightCommits--;
             this.reserved -= want;
-            this.reservedHold -= hold;
+            this.holds.answered(hold);
             this.writes.failed(batch, err);
             this.kick();
           },
@@ -387,7 +364,7 @@ export class CommitPump implements JobHost, ClaimLane {
         // requeue would run it before its timer is due; RunningJobs.start, pipelineRun.ts), or a
         // late answer (its lease runs to its timer and a lease more: half a lease late, it holds).
         held++;
-        this.holding++;
+        this.holds.claimed();
         this.startJob(c);
       } else if (this.stopping || stale) {
         // Claimed by a commit that was in flight when stop() began: hand it back at once,
@@ -404,8 +381,8 @@ export class CommitPump implements JobHost, ClaimLane {
       this.nextDueAt = res.nextDueAt;
       const plain = res.claimed.length - held;
       this.share.claimed(this, plain);
-      // Short of its want, and of its hold (a full early take means more may be due within the lead).
-      if (plain < want && (hold === 0 || held < hold)) this.starved = true;
+      // Short of its want, and of its hold (HeldJobs.tookAll).
+      if (plain < want && !this.holds.tookAll(hold, held)) this.starved = true;
       // Claims in flight were given back or turned into runs, and the turn may have moved on.
       this.share.changed();
     }

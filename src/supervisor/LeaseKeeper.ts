@@ -12,7 +12,7 @@
 //           lease by itself, and a worker whose heartbeats fail does not reap (it would requeue
 //           its own running jobs the moment Redis is back). A 'lost' for a run whose ending
 //           write is queued is left to that write's answer (no false "lease lost"). A HELD job
-//           (THE EARLY LEASE, CommitPump.ts) is left out while it waits for its timer: its
+//           (THE EARLY LEASE, HeldJobs.ts) is left out while it waits for its timer: its
 //           claim leased it to its holdUntil and a lease more (lcClaimEarly.lua), and its timer
 //           is due by its holdUntil, when it is beaten again (its cancel reaches it on the
 //           control channel meanwhile). 25k held jobs a process cost the heartbeat nothing.

@@ -9,10 +9,10 @@
 //              ended, leaves the pump's slot count (`runEnded`) exactly once. A run is known by
 //              its token: a replaced run is aborted ('lease-lost'), and a refused write or a lost
 //              heartbeat aborts only the run whose token it carried.
-//   HANDED BACK  a stop hands every HELD run (THE EARLY LEASE, CommitPump.ts) back at once, not
+//   HANDED BACK  a stop hands every HELD run (THE EARLY LEASE, HeldJobs.ts) back at once, not
 //              after the grace period: it is aborted 'shutdown', which its run writes as a park
-//              at its wake time (pipelineRun.ts), so it runs once, when due, wherever. So is one
-//              a claim in flight at the stop brings in.
+//              at its wake time (pipeline/heldRun.ts), so it runs once, when due, wherever. So is
+//              one a claim in flight at the stop brings in.
 
 import type { Logger } from 'pino';
 import type { ClaimedJob } from '../store/types.js';

@@ -1,4 +1,4 @@
-// THE EARLY LEASE (lua/include/lcClaimEarly.lua, memory/claimEarly.ts, pipelineRun.ts): a claim
+// THE EARLY LEASE (lua/include/lcClaimEarly.lua, memory/claimEarly.ts, heldRun.ts): a claim
 // also takes parked jobs whose timer is due within the lead, held in the worker's memory until
 // it fires. The store's claim first, then a real Supervisor and Client on top.
 
