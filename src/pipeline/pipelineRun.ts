@@ -54,6 +54,7 @@ import { pipelineError } from './unregisteredActor.js';
 import { machineFault, stateName } from './machineFault.js';
 import type { MachineDriver, Outcome, RunControl } from './machineDriver.js';
 import { HeldRun } from './heldRun.js';
+import { earliestOf } from '../runtime/earliestOf.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
 export const PARK_MIN_MS = 200;
@@ -68,11 +69,6 @@ export function mayWaitInMemory(wakeAt: number, now: number, heldRun: HeldRun | 
 
 /** How long audit entries with no move of the machine wait for a write to carry them. */
 export const LOG_ONLY_MS = 100;
-
-/** The earlier of two wake times (null: none). */
-function earliestOf(a: number | null, b: number | null): number | null {
-  return a === null ? b : b === null ? a : Math.min(a, b);
-}
 
 /** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
 export function unstorable(err: unknown): UnserializableSnapshotError | UnregisteredActorError {

@@ -48,6 +48,7 @@ import type { PendingWrite } from './pendingWrites.js';
 import { CommitWrites } from './CommitWrites.js';
 import { CrossQueueEndings } from './CrossQueueEndings.js';
 import { HeldJobs } from './HeldJobs.js';
+import { earliestOf } from '../runtime/earliestOf.js';
 
 export interface CommitPumpOptions {
   store: Store;
@@ -294,6 +295,8 @@ export class CommitPump implements JobHost, ClaimLane {
       if (batch.length === 0 && want === 0) continue;
       // HELD: parked jobs due within the lead, on a claim that takes due or queued ones too.
       const hold = this.holds.reserve(want);
+      // EARLY WAKE (committed): this claim asks for none early while one in flight does.
+      const partial = want > 0 && hold === 0 && this.holds.reserving;
       this.inFlightCommits++;
       this.reserved += want;
       this.writes.sent(batch);
@@ -321,7 +324,7 @@ export class CommitPump implements JobHost, ClaimLane {
             this.holds.answered(hold);
             this.writes.landed(batch);
             if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
-            this.committed(batch, want, hold, res, performance.now() - sentAt);
+            this.committed(batch, want, hold, partial, res, performance.now() - sentAt);
             this.kick();
           },
           (err: unknown) => {
@@ -335,11 +338,15 @@ export class CommitPump implements JobHost, ClaimLane {
     }
   }
 
-  /** `tookMs`: from sending the commit to handling its answer (monotonic). */
+  /**
+   * `tookMs`: from sending the commit to handling its answer (monotonic). `partial`: the claim
+   * asked for none early while another claim in flight did (EARLY WAKE below).
+   */
   private committed(
     batch: PendingWrite[],
     want: number,
     hold: number,
+    partial: boolean,
     res: CommitResult,
     tookMs: number,
   ): void {
@@ -378,7 +385,12 @@ export class CommitPump implements JobHost, ClaimLane {
       } else this.startJob(c);
     }
     if (want > 0) {
-      this.nextDueAt = res.nextDueAt;
+      // EARLY WAKE: the next due time the store names is the earlier of a job's due time and,
+      // for a claim that asked for some early, the time the next parked timer enters the lead.
+      // A claim that asked for none because one in flight had reserved the budget knows only
+      // the first: answered after that one, it MUST NOT put off the wake that one named (the
+      // pump would sleep until the jobs were due, and hold none early).
+      this.nextDueAt = partial ? earliestOf(this.nextDueAt, res.nextDueAt) : res.nextDueAt;
       const plain = res.claimed.length - held;
       this.share.claimed(this, plain);
       // Short of its want, and of its hold (HeldJobs.tookAll).

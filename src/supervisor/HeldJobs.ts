@@ -42,6 +42,11 @@ export class HeldJobs {
     return this.holding;
   }
 
+  /** Whether a claim in flight asked for some early (CommitPump's EARLY WAKE). */
+  get reserving(): boolean {
+    return this.reserved > 0;
+  }
+
   /** Jobs held, plus what the claims in flight may hold (ClaimLane.held). */
   held(): number {
     return this.holding + this.reserved;

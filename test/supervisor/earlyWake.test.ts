@@ -1,0 +1,89 @@
+// No store: the commit pump (CommitPump.ts) with THE EARLY LEASE on, and a store of the test's own
+// that answers two claims in flight in the order the test sets. The first asks for jobs early and
+// names the time the next parked timer enters the lead; the second, sent while the first had
+// reserved the budget, asks for none and knows only the due time. Answered second, it once
+// put off the first's early wake (EARLY WAKE): the pump slept until the jobs were due and held none.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { CommitPump } from '../../src/supervisor/CommitPump.js';
+import { ClaimShare } from '../../src/supervisor/ClaimShare.js';
+import { WorkSignals } from '../../src/supervisor/WorkSignals.js';
+import { StoreClock } from '../../src/store/StoreClock.js';
+import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
+import type { ClaimRequest, CommitOp, CommitResult, QueuesWaiter, Store } from '../../src/store/types.js';
+import { eventually } from '../support/redis.js';
+
+describe('the early wake', () => {
+  it('keeps the early wake a claim named when one that asked for none early is answered after it', async () => {
+    const t0 = Date.now();
+    const early = t0 + 400; // the next parked timer enters the lead
+    const due = t0 + 10_000; // the jobs' due time
+    const calls: { at: number; hold: number; ops: number }[] = [];
+    const answers: ((r: CommitResult) => void)[] = [];
+    const store = {
+      commit: (_q: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult> => {
+        calls.push({ at: Date.now(), hold: claim?.hold ?? 0, ops: ops.length });
+        const empty = { written: ops.map(() => true), claimed: [], redisNow: Date.now() };
+        // The first two are answered by the test; later ones name the next wake as it stands.
+        if (calls.length <= 2) return new Promise((r) => answers.push(r));
+        return Promise.resolve({ ...empty, nextDueAt: Date.now() < early ? early : due });
+      },
+    } as unknown as Store;
+    const held: ((queues: string[]) => void)[] = [];
+    const waiter: QueuesWaiter = {
+      wait: () => new Promise((r) => held.push(r)),
+      interrupt: () => held.splice(0).forEach((r) => r([])),
+      putBack: () => {},
+      close: () => held.splice(0).forEach((r) => r([])),
+    };
+    const share = new ClaimShare(4, 'weighted', 10);
+    const signals = new WorkSignals(waiter, 60_000);
+    const pump: CommitPump = new CommitPump({
+      store,
+      queue: 'q',
+      workerId: 'w',
+      concurrency: 4,
+      leaseMs: 30_000,
+      maxInputBytes: 1024 * 1024,
+      idleWaitMs: 60_000,
+      leadMs: 5_000,
+      log: pino({ level: 'silent' }),
+      loadMachines: [],
+      running: new Map(),
+      startJob: () => assert.fail('nothing is claimed'),
+      onLeaseLost: () => {},
+      clock: new StoreClock(),
+      outbox: {} as OutboxRelay,
+      share,
+      signals,
+      shared: false,
+    });
+    share.add(pump, 1);
+    // The pump's timers do not hold the process open; the test's waits need it open.
+    const alive = setInterval(() => {}, 1000);
+    pump.start();
+    try {
+      // Two claims in flight at once (the pump's double buffering): the first asks for the
+      // whole budget early, the second, which finds it reserved, for none.
+      await eventually(() => calls.length === 2, 2000);
+      assert.deepEqual(
+        calls.map((c) => c.hold),
+        [10, 0],
+      );
+      const now = Date.now();
+      answers[0]!({ written: [], claimed: [], nextDueAt: early, redisNow: now });
+      await new Promise((r) => setTimeout(r, 20));
+      answers[1]!({ written: [true], claimed: [], nextDueAt: due, redisNow: now });
+      // The pump looks again at the early wake, not at the due time 10 s away.
+      await eventually(() => calls.length >= 3, 2000);
+      assert.ok(calls[2]!.at >= early - 50, 'not before the early wake');
+    } finally {
+      clearInterval(alive);
+      pump.stop();
+      signals.close();
+      await pump.drain();
+    }
+  });
+});
