@@ -1,0 +1,72 @@
+// Probe: the worker heap a held job costs (THE EARLY LEASE, issue 25: "the memory of 25k held runs
+// is unmeasured"). One Supervisor on a private redis-server holds N pipelines of workload 15
+// (parked on an `after` timer, claimed early, waiting in memory for it); the heap after a full GC
+// with all N held, against the same process with none held, per job. The same with the lead off
+// (the jobs parked in Redis) says what a parked job leaves in the worker: nothing, it should be.
+//
+//   npm run build && node --expose-gc --import tsx --import ./bench/fromDist.mjs bench/probes/heldMemory.ts [N=20000]
+
+import { pino } from 'pino';
+import { Client, RedisStore, Supervisor } from '../../src/index.js';
+import { spawnRedisServer } from '../../examples/privateRedis.js';
+import { parkUntil } from '../machines.js';
+import { PARKED_NAME } from '../common.js';
+
+const N = Number(process.argv[2] ?? 20_000);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The heap after full GCs (ms to settle first). */
+async function heapAfterGc(): Promise<number> {
+  await sleep(200);
+  for (let i = 0; i < 3; i++) gc!();
+  return process.memoryUsage().heapUsed;
+}
+
+async function measure(leadMs: number): Promise<{ perJob: number; held: number }> {
+  const server = await spawnRedisServer();
+  const store = new RedisStore({ url: server.url, prefix: 'held' });
+  const client = new Client({ store, jobs: [parkUntil] });
+  const sup = new Supervisor({
+    store,
+    jobs: [parkUntil],
+    concurrency: 100,
+    leadMs,
+    holdMax: N,
+    logger: pino({ level: 'warn' }),
+  });
+  try {
+    await sup.start();
+    await client.enqueue(PARKED_NAME, { at: Date.now() + 1000 }); // warm the code paths
+    await sleep(1500);
+    const base = await heapAfterGc();
+    // Due long after all are held (or parked): the lead covers it.
+    const at = Date.now() + 600_000;
+    for (let done = 0; done < N; done += 1000)
+      await client.enqueueMany(
+        Array.from({ length: Math.min(1000, N - done) }, () => ({ machine: PARKED_NAME, input: { at } })),
+      );
+    const keys = store.keys('default');
+    const raw = (store as unknown as { redis: { zcard(k: string): Promise<number> } }).redis;
+    // Held: in `active` (claimed early); parked: in `delayed`.
+    const settledKey = leadMs > 0 ? keys.active : keys.delayed;
+    for (let i = 0; i < 600 && (await raw.zcard(settledKey)) < N; i++) await sleep(100);
+    const held = await raw.zcard(keys.active);
+    const after = await heapAfterGc();
+    return { perJob: (after - base) / N, held };
+  } finally {
+    await sup.stop();
+    client.close();
+    await store.close();
+    await server.stop('SIGKILL');
+  }
+}
+
+for (const lead of [0, 900_000]) {
+  const r = await measure(lead);
+  console.log(
+    `lead ${lead} ms: ${r.held} held of ${N}; heap ${Math.round(r.perJob).toLocaleString('en-US')} B a job (node ${process.version})`,
+  );
+}
