@@ -34,33 +34,85 @@
 -- A due entry whose job is neither queued nor parked (a stale one) only leaves `delayed`; a
 -- due job whose cancel was requested is WAKEd, and the CANCEL GUARD (lcMove) ends it.
 
--- A DUE READ: an array, the fields a due job's claim takes (lcClaimJobs.lua unpacks 1-14 in this
--- order), then what THE STRAIGHT RULE and the WAKE need (15-17; `rm` 18, `ck` 19), then what its
--- claim takes from here: (20) the place it writes for the WAKE (DUE_PLACE), (21) its record's
--- key (DUE_KEY: a key made once a job, each text made costs Redis its hashing, ~13 instructions
--- a byte under callgrind). One HMGET when the job is likely to be claimed straight (`queued`
--- empty), lcRead's full read again for one that is not (its WAKE, lcMove); else lcRead's, and the
--- claim's fields for a job taken. An array, no named fields: a table of 30 named fields a job
--- cost ~35k instructions under callgrind in its resizes.
--- THE FIELDS ASKED, each one ~1.1k instructions under callgrind (its argument and its reply
--- element made, a scan of the hash when it is not there): `rm` only on a queue that may hold a
--- minimal record, `ck` only on one that may hold a job with a key (LC.minimal, LC.keyed: `rm`
--- is asked with `ck` on a keyed queue, to keep their places, and found on none of its jobs when
--- not LC.minimal). Not asked: `ct`, which the claim reads only to log a job whose log is still
--- implicit (a job claimed straight has its log written out, or a minimal record: THE STRAIGHT
--- RULE); `qs`, the place the job had (the WAKE writes the new one, a fresh seq, whatever it
--- was: lcMove's `fresh`); `ra`, the run-at that put it in `delayed`, which the WAKE deletes
+-- A DUE READ: an array, the fields a due job's claim takes, what THE STRAIGHT RULE and the WAKE
+-- need, and what its claim takes from here, by position (an array, no named fields: a table of
+-- 30 named fields a job cost ~35k instructions under callgrind in its resizes):
+--    1 m, 2 in, 3 sn, 4 ls, 5 DUE_KEY (its record's key: made once a job, each text made costs
+--    Redis its hashing, ~13 instructions a byte under callgrind), 6 DUE_PLACE (the place it
+--    writes for the WAKE, set when it is taken), 7 spare (THE SHORT DUE READ's `s`), 8 st,
+--    9 v, 10 ma, 11 a, 12 lr, 13 par, 14 opt, 15 io, 16 pq, 17 ib, 18 rl, 19 cx, 20 pr, 21 rm,
+--    22 ck (lcClaimJobs.lua takes 1-4 and 9-18).
+-- One read when the job is likely to be claimed straight (`queued` empty: lcDueReadKey), lcRead's
+-- full read again for one that is not (its WAKE, lcMove); else lcRead's, and the claim's fields
+-- for a job taken (DUE_CLAIM). Key and place sit in the reply's own slots (5, 6: the short
+-- read's `ra` and `ct`, used only for its count): a DUE READ is the HMGET's reply as Redis made
+-- it, and a slot past its end would add a hash part to it (two such, ~2.5k instructions a job
+-- under callgrind).
+-- THE FIELDS ASKED, each one ~1.1-1.5k instructions under callgrind (its argument and its reply
+-- element made, a look-up in the hash): `rm` only on a queue that may hold a minimal record,
+-- `ck` only on one that may hold a job with a key (LC.minimal, LC.keyed: `rm` is asked with
+-- `ck` on a keyed queue, to keep their places, and found on none of its jobs when not
+-- LC.minimal). Not asked for the claim: `ct`, which the claim reads only to log a job whose log
+-- is still implicit (a job claimed straight has its log written out, or a minimal record: THE
+-- STRAIGHT RULE); `qs`, the place the job had (the WAKE writes the new one, a fresh seq, whatever
+-- it was: lcMove's `fresh`); `ra`, the run-at that put it in `delayed`, which the WAKE deletes
 -- (HDEL of a field that is not there changes nothing).
-local DUE_CLAIM = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl' }
-local DUE_BOTH = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl',
-  'st', 'cx', 'pr', 'rm', 'ck' }
-local DUE_PLACE, DUE_KEY = 20, 21
+-- THE SHORT DUE READ: a parked job's record (`waiting`, its log written out) holds what a park
+-- leaves (m, in, sn, ls, ra, ct, s, st, the log's entries) and ca, qs, tk, ua, unless it holds a
+-- rare field; most due parked pipelines hold none. So the read asks those 8 (`ra`, `ct`, `s`
+-- only to be counted), then the record's field count (HLEN, O(1)): when the 8 are there and the
+-- count is them, ca, qs, tk, ua and the log's entries (min(ls, LOG_CAP): addLog drops the
+-- oldest past the cap), the record holds none of the others (DUE_RARE), which the DUE READ has
+-- absent. Any other record reads them (a second HMGET): the count only decides what is read.
+-- THE RULE this rests on (never to break): a `waiting` record holds `ca` and `qs` (base fields,
+-- include/lcBare.lua) and `tk` and `ua` (every park writes both, and has since the first data
+-- format: lcMove's move to `waiting`, the only one); one without them could hide a rare field
+-- from the count. A field more of any kind (a progress, an error, a version, `rm`, `ck`) sends a
+-- record the long way. Without `ls` (on a queue with no minimal record) THE STRAIGHT RULE takes
+-- no job whatever it holds: only `cx` and `pr` are read (the cancel's WAKE, its place).
+-- Under callgrind (a due parked pipeline: 17 fields asked, 12 absent, in one HMGET before):
+-- 28.4k -> 24.3k instructions a job for the read (a loop of 1,000 reads in one EVAL).
+local DUE_KEY, DUE_PLACE = 5, 6
+local DUE_CLAIM = { 'm', 'in', 'sn', 'ls', 'v', 'ma', 'a', 'lr', 'par', 'opt', 'io', 'pq', 'ib', 'rl' }
+-- The fields 9-22, in their order.
+local DUE_RARE = { 'v', 'ma', 'a', 'lr', 'par', 'opt', 'io', 'pq', 'ib', 'rl', 'cx', 'pr', 'rm', 'ck' }
+-- THE SHORT DUE READ's field count by the `ls` text (false: not a count), made once per call.
+local dueShortLen = {}
 
--- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-14 false).
+-- The DUE READ of the record at `jk` (asked: 17, 18 or 19 of the fields 1-4 and 8-22; see THE
+-- FIELDS ASKED), short when it can be (THE SHORT DUE READ).
+local function lcDueReadKey(jk, asked)
+  local r = redisCall('HMGET', jk, 'm', 'in', 'sn', 'ls', 'ra', 'ct', 's', 'st')
+  local ls = r[4]
+  if ls and r[8] == 'waiting' and r[1] and r[2] and r[3] and r[5] and r[6] and r[7] then
+    local n = dueShortLen[ls]
+    if n == nil then
+      n = tonumber(ls)
+      if n then n = 12 + (n < LOG_CAP and n or LOG_CAP) else n = false end
+      dueShortLen[ls] = n
+    end
+    if n and redisCall('HLEN', jk) == n then
+      r[DUE_KEY] = jk
+      return r
+    end
+  end
+  r[DUE_KEY] = jk
+  if not ls and asked == 17 then
+    local x = redisCall('HMGET', jk, 'cx', 'pr')
+    r[19], r[20] = x[1], x[2]
+    return r
+  end
+  local k = asked - 5
+  local x = redisCall('HMGET', jk, unpack(DUE_RARE, 1, k))
+  for i = 1, k do r[i + 8] = x[i] end
+  return r
+end
+
+-- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-3 and 9-18 false).
 local function lcDueRead(j)
   local f = false
-  return { f, f, f, f, f, f, j.lr or f, j.par or f, f, j.ls or f, f, f, j.ib or f, f, j.st or f, j.cx or f, j.pr or f,
-    j.rm or f, j.ck or f, f, j.jk, j = j }
+  return { f, f, f, j.ls or f, j.jk, f, f, j.st or f, f, f, f, j.lr or f, j.par or f, f, f, f, j.ib or f, f,
+    j.cx or f, j.pr or f, j.rm or f, j.ck or f, j = j }
 end
 
 -- THE STRAIGHT RULE, on a DUE READ: the claim's loop would start the job for sure, none of its
@@ -70,8 +122,8 @@ end
 -- WAKE of a job whose log is still implicit writes it out: include/addLog.lua). Machine gates and
 -- throttles are the caller's `straight`.
 local function lcDueStraight(r)
-  return r[1] and not r[19] and not r[16] and (r[10] or (LC.minimal and r[18]))
-    and not (r[8] and (not r[12] or r[12] == ''))
+  return r[1] and not r[22] and not r[19] and (r[4] or (LC.minimal and r[21]))
+    and not (r[13] and (not r[16] or r[16] == ''))
 end
 
 -- A lower bound of the line's first place (nil: the line is empty): `queued`'s head, and while
@@ -105,7 +157,7 @@ local function lcClaimDue(limit, want, straight)
   local head, listed = nil, nil
   if straight then head, listed = lcQueuedHead() end
   local both = straight and not head
-  -- THE FIELDS ASKED (see DUE_BOTH).
+  -- THE FIELDS ASKED (see the DUE READ).
   local asked = LC.keyed and 19 or LC.minimal and 18 or 17
   -- Per due job (by its index in `due`): its DUE READ, its place; `order`: the indexes in place
   -- order (bands apart, the due order).
@@ -113,14 +165,12 @@ local function lcClaimDue(limit, want, straight)
   for i = 1, n do
     local r
     if both then
-      local jk = kp .. 'job:' .. due[i]
-      r = redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
-      r[DUE_KEY] = jk
+      r = lcDueReadKey(kp .. 'job:' .. due[i], asked)
     else
       r = lcDueRead(lcRead(due[i], true))
     end
     -- No `pr`: the normal band (see enqueue-5.lua).
-    local band = r[17] and tonumber(r[17]) or 2
+    local band = r[20] and tonumber(r[20]) or 2
     if band ~= 2 then mixed = true end
     reads[i], scores[i], order[i] = r, band * BAND + seq + i, i
   end
@@ -136,14 +186,15 @@ local function lcClaimDue(limit, want, straight)
   for k = 1, n do
     local i = order[k]
     local id, r = due[i], reads[i]
-    local st = r[15]
+    local st = r[8]
     local straightNow = false
     if st == 'queued' or st == 'waiting' then
       local score = scores[i]
-      local take = open and nIds < want and (not head or score < head) and not r[16]
+      local take = open and nIds < want and (not head or score < head) and not r[19]
       if take and not both then
         local c = redis.call('HMGET', r[DUE_KEY], unpack(DUE_CLAIM))
-        for k = 1, 14 do r[k] = c[k] end
+        r[1], r[2], r[3], r[4] = c[1], c[2], c[3], c[4]
+        for k = 5, 14 do r[k + 4] = c[k] end
       end
       if take and lcDueStraight(r) then
         local digit = score % 10
@@ -158,7 +209,7 @@ local function lcClaimDue(limit, want, straight)
         straightNow = true
       else
         -- A cancel requested does not close THE PREFIX: the WAKE ends the job (the CANCEL GUARD).
-        if not r[16] then open = false end
+        if not r[19] then open = false end
         lcMove(r.j or lcRead(id, true), 'queued', { score = numText(score), newSeq = score })
         moved = true
       end

@@ -35,14 +35,12 @@ local function lcClaimEarly(hold, lead)
   -- Not yet due only: what is due is THE DUE CLAIM's (it took its share already). No scores:
   -- each one's text costs Redis its formatting (numText.lua); one is read below when needed.
   local scan = redis.call('ZRANGEBYSCORE', kDelayed, '(' .. lcNowText(), numText(horizon), 'LIMIT', '0', numText(hold))
-  -- THE FIELDS ASKED (lcClaimDue.lua's DUE_BOTH).
+  -- THE FIELDS ASKED (lcClaimDue.lua's DUE READ).
   local asked = LC.keyed and 19 or LC.minimal and 18 or 17
   local ids, taken, n = {}, {}, 0
   for i = 1, #scan do
-    local jk = kp .. 'job:' .. scan[i]
-    local r = redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
-    if r[15] == 'waiting' and not r[16] and lcDueStraight(r) then
-      r[DUE_KEY] = jk
+    local r = lcDueReadKey(kp .. 'job:' .. scan[i], asked)
+    if r[8] == 'waiting' and not r[19] and lcDueStraight(r) then
       n = n + 1
       ids[n], taken[n] = scan[i], r
     end
@@ -67,7 +65,7 @@ local function lcClaimEarly(hold, lead)
   local tensOf, tensText = -1, nil
   for i = 1, n do
     local r = taken[i]
-    local band = r[17] and tonumber(r[17]) or 2
+    local band = r[20] and tonumber(r[20]) or 2
     local score = band * BAND + seq + i
     local digit = score % 10
     local tens = (score - digit) / 10

@@ -168,7 +168,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       -- when the record is not bare (include/lcBare.lua).
       local m, v, input, ma, ck, rm
       if r then
-        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[18] or nil
+        -- (Its DUE READ's order: lcClaimDue.lua.)
+        m, v, input, ma, rm = r[1], r[9], r[2], r[10], LC.minimal and r[21] or nil
       elseif LC.minimal then
         if LC.keyed then
           local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
@@ -189,7 +190,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       if r then
         -- No `ct` (a DUE READ has none): the claim logs a job claimed straight whatever it is, its
         -- log written out (THE STRAIGHT RULE), or not, a minimal record.
-        sn, attempt, lr, par, opt, ls, io, pq, ib, rl = unpack(r, 5, 14)
+        sn, attempt, lr, par, opt, ls = r[3], r[11], r[12], r[13], r[14], r[4]
+        io, pq, ib, rl = r[15], r[16], r[17], r[18]
       elseif m then bare = lcBare(jk, ck and 6 or 5, v, ma, rm) end
       if m and not bare and not r then
         sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
