@@ -34,33 +34,80 @@
 -- A due entry whose job is neither queued nor parked (a stale one) only leaves `delayed`; a
 -- due job whose cancel was requested is WAKEd, and the CANCEL GUARD (lcMove) ends it.
 
--- A DUE READ: an array, the fields a due job's claim takes (lcClaimJobs.lua unpacks 1-14 in this
--- order), then what THE STRAIGHT RULE and the WAKE need (15-17; `rm` 18, `ck` 19), then what its
--- claim takes from here: (20) the place it writes for the WAKE (DUE_PLACE), (21) its record's
--- key (DUE_KEY: a key made once a job, each text made costs Redis its hashing, ~13 instructions
--- a byte under callgrind). One HMGET when the job is likely to be claimed straight (`queued`
--- empty), lcRead's full read again for one that is not (its WAKE, lcMove); else lcRead's, and the
--- claim's fields for a job taken. An array, no named fields: a table of 30 named fields a job
--- cost ~35k instructions under callgrind in its resizes.
--- THE FIELDS ASKED, each one ~1.1k instructions under callgrind (its argument and its reply
--- element made, a scan of the hash when it is not there): `rm` only on a queue that may hold a
--- minimal record, `ck` only on one that may hold a job with a key (LC.minimal, LC.keyed: `rm`
--- is asked with `ck` on a keyed queue, to keep their places, and found on none of its jobs when
--- not LC.minimal). Not asked: `ct`, which the claim reads only to log a job whose log is still
--- implicit (a job claimed straight has its log written out, or a minimal record: THE STRAIGHT
--- RULE); `qs`, the place the job had (the WAKE writes the new one, a fresh seq, whatever it
--- was: lcMove's `fresh`); `ra`, the run-at that put it in `delayed`, which the WAKE deletes
+-- A DUE READ: an array, the fields a due job's claim takes, then what THE STRAIGHT RULE and the
+-- WAKE need, by position (DUE_BOTH's order: an array, no named fields: a table of 30 named
+-- fields a job cost ~35k instructions under callgrind in its resizes):
+--    1 m, 2 in, 3 sn, 4 ls, 5 v, 6 ma, 7 a, 8 st, 9 lr, 10 par, 11 opt, 12 io, 13 pq, 14 ib,
+--    15 rl, 16 cx, 17 pr, 18 rm, 19 ck (lcClaimJobs.lua takes 1-7 and 9-15).
+-- A DUE READ is the HMGET's reply as Redis made it: its record's key (made once a job, each text
+-- made costs Redis its hashing, ~13 instructions a byte under callgrind) and the place its claim
+-- writes for the WAKE go in arrays of their own, beside it (a slot past a reply's end adds a
+-- hash part to it: two such cost ~2.5k instructions a job under callgrind).
+-- One read when the job is likely to be claimed straight (`queued` empty: lcDueReadKey), lcRead's
+-- full read again for one that is not (its WAKE, lcMove); else lcRead's, and the claim's fields
+-- for a job taken (DUE_CLAIM).
+-- THE FIELDS ASKED, each one ~1.1-1.5k instructions under callgrind (its argument and its reply
+-- element made, a look-up in the hash): `rm` only on a queue that may hold a minimal record,
+-- `ck` only on one that may hold a job with a key (LC.minimal, LC.keyed: `rm` is asked with
+-- `ck` on a keyed queue, to keep their places, and found on none of its jobs when not
+-- LC.minimal). Not asked for the claim: `ct`, which the claim reads only to log a job whose log
+-- is still implicit (a job claimed straight has its log written out, or a minimal record: THE
+-- STRAIGHT RULE); `qs`, the place the job had (the WAKE writes the new one, a fresh seq, whatever
+-- it was: lcMove's `fresh`); `ra`, the run-at that put it in `delayed`, which the WAKE deletes
 -- (HDEL of a field that is not there changes nothing).
-local DUE_CLAIM = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl' }
-local DUE_BOTH = { 'm', 'v', 'in', 'ma', 'sn', 'a', 'lr', 'par', 'opt', 'ls', 'io', 'pq', 'ib', 'rl',
-  'st', 'cx', 'pr', 'rm', 'ck' }
-local DUE_PLACE, DUE_KEY = 20, 21
+-- THE SHORT DUE READ: a parked job's record (`waiting`, its log written out) holds what a park
+-- leaves (m, in, sn, ls, ra, ct, s, st, the log's entries) and ca, qs, tk, ua, unless it holds a
+-- rare field; most due parked pipelines hold none. So the read asks those 8 (`ra`, `ct`, `s` in
+-- the places of `v`, `ma`, `a`, only to be counted), then the record's field count (HLEN, O(1)):
+-- when the 8 are there and the count is them, ca, qs, tk, ua and the log's entries (min(ls,
+-- LOG_CAP): addLog drops the oldest past the cap), the record holds none of the others, which
+-- the DUE READ then has absent. THE RULE this rests on (never to break): a `waiting` record holds
+-- `ca` and `qs` (base fields, include/lcBare.lua) and `tk` and `ua` (every park writes both, and
+-- has since the first data format: lcMove's move to `waiting`, the only one); one without them
+-- could hide a rare field from the count. A field more of any kind (a progress, an error, a
+-- version, `rm`, `ck`) only sends a record the long way: DUE_BOTH's read, after the short one.
+-- That costs such a record ~21k instructions more than DUE_BOTH's read alone, so the first record
+-- of a call that goes the long way ends THE SHORT DUE READ for the rest of the call (the jobs of
+-- a claim are mostly alike): at most one such record a call.
+-- Under callgrind (a due parked pipeline: 17 fields asked, 12 absent, in one HMGET before):
+-- 28.4k -> 24.3k instructions a job for the read (a loop of 1,000 reads in one EVAL).
+local DUE_BOTH = { 'm', 'in', 'sn', 'ls', 'v', 'ma', 'a', 'st', 'lr', 'par', 'opt', 'io', 'pq', 'ib', 'rl', 'cx', 'pr',
+  'rm', 'ck' }
+-- The claim's fields (1-7, 9-15): DUE_BOTH's but `st` and the WAKE's.
+local DUE_CLAIM = { 'm', 'in', 'sn', 'ls', 'v', 'ma', 'a', 'lr', 'par', 'opt', 'io', 'pq', 'ib', 'rl' }
+-- THE SHORT DUE READ, until a record of this call goes the long way; its field count by the `ls`
+-- text (false: not a count), made once per call.
+local dueShort, dueShortLen = true, {}
 
--- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-14 false).
+-- The DUE READ of the record at `jk` (`asked`: 17, 18 or 19 of DUE_BOTH; see THE FIELDS ASKED),
+-- short when it can be (THE SHORT DUE READ).
+local function lcDueReadKey(jk, asked)
+  if dueShort then
+    local r = redisCall('HMGET', jk, 'm', 'in', 'sn', 'ls', 'ra', 'ct', 's', 'st')
+    local ls = r[4]
+    if ls and r[8] == 'waiting' and r[1] and r[2] and r[3] and r[5] and r[6] and r[7] then
+      local n = dueShortLen[ls]
+      if n == nil then
+        n = tonumber(ls)
+        if n then n = 12 + (n < LOG_CAP and n or LOG_CAP) else n = false end
+        dueShortLen[ls] = n
+      end
+      if n and redisCall('HLEN', jk) == n then
+        -- No `v`, `ma` or `a` (the count says so): their places held `ra`, `ct` and `s`.
+        r[5], r[6], r[7] = false, false, false
+        return r
+      end
+    end
+    dueShort = false
+  end
+  return redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
+end
+
+-- A DUE READ from lcRead's record `j` (the claim's fields not read yet: 1-3, 5-7, 11-13, 15 false).
 local function lcDueRead(j)
   local f = false
-  return { f, f, f, f, f, f, j.lr or f, j.par or f, f, j.ls or f, f, f, j.ib or f, f, j.st or f, j.cx or f, j.pr or f,
-    j.rm or f, j.ck or f, f, j.jk, j = j }
+  return { f, f, f, j.ls or f, f, f, f, j.st or f, j.lr or f, j.par or f, f, f, f, j.ib or f, f, j.cx or f, j.pr or f,
+    j.rm or f, j.ck or f, j = j }
 end
 
 -- THE STRAIGHT RULE, on a DUE READ: the claim's loop would start the job for sure, none of its
@@ -70,8 +117,8 @@ end
 -- WAKE of a job whose log is still implicit writes it out: include/addLog.lua). Machine gates and
 -- throttles are the caller's `straight`.
 local function lcDueStraight(r)
-  return r[1] and not r[19] and not r[16] and (r[10] or (LC.minimal and r[18]))
-    and not (r[8] and (not r[12] or r[12] == ''))
+  return r[1] and not r[19] and not r[16] and (r[4] or (LC.minimal and r[18]))
+    and not (r[10] and (not r[13] or r[13] == ''))
 end
 
 -- A lower bound of the line's first place (nil: the line is empty): `queued`'s head, and while
@@ -89,7 +136,8 @@ end
 
 -- Takes the claim's share of the due entries (`limit` at most; `want`: the claim's want; `straight`:
 -- the queue allows THE DUE CLAIM). Returns the jobs to claim straight, in line order: their ids and
--- their DUE READs, left `waiting` and `delayed` already; or nil, none. Every other due job is in
+-- their DUE READs, left `waiting` and `delayed` already; or nil, none. Fourth and fifth, their
+-- records' keys and the places their claim writes (as text), in the same order. Every other due job is in
 -- `queued` (flushed). Third, THE LIST'S LENGTH HANDED OVER: whether THE READY LIST is empty, as
 -- lcQueuedHead read it, for the claim's first take (lcTakeQueued's `listed`): 0, a number above
 -- 0 (the list is not empty: nothing here pops it), or nil when not read, or when it was empty and
@@ -105,24 +153,25 @@ local function lcClaimDue(limit, want, straight)
   local head, listed = nil, nil
   if straight then head, listed = lcQueuedHead() end
   local both = straight and not head
-  -- THE FIELDS ASKED (see DUE_BOTH).
+  -- THE FIELDS ASKED (see the DUE READ).
   local asked = LC.keyed and 19 or LC.minimal and 18 or 17
   -- Per due job (by its index in `due`): its DUE READ, its place; `order`: the indexes in place
   -- order (bands apart, the due order).
-  local reads, scores, order, mixed = {}, {}, {}, false
+  local reads, keys, scores, order, mixed = {}, {}, {}, {}, false
   for i = 1, n do
-    local r
+    local r, jk
     if both then
-      local jk = kp .. 'job:' .. due[i]
-      r = redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
-      r[DUE_KEY] = jk
+      jk = kp .. 'job:' .. due[i]
+      r = lcDueReadKey(jk, asked)
     else
-      r = lcDueRead(lcRead(due[i], true))
+      local j = lcRead(due[i], true)
+      jk = j.jk
+      r = lcDueRead(j)
     end
     -- No `pr`: the normal band (see enqueue-5.lua).
     local band = r[17] and tonumber(r[17]) or 2
     if band ~= 2 then mixed = true end
-    reads[i], scores[i], order[i] = r, band * BAND + seq + i, i
+    reads[i], keys[i], scores[i], order[i] = r, jk, band * BAND + seq + i, i
   end
   if mixed then table.sort(order, function(a, b) return scores[a] < scores[b] end) end
   -- THE PLACES' TEXT: a place taken straight as text, made as THE TOKENS' TEXT is
@@ -132,29 +181,30 @@ local function lcClaimDue(limit, want, straight)
   -- THE PREFIX: open while every job before in line was taken straight. `leaving`: lcLeave's
   -- argument for a job taken straight, one table for all.
   local open, moved, rest, ids, taken, leaving = straight, false, {}, {}, {}, { id = false, st = false }
-  local nIds = 0
+  local nIds, takenKeys, takenPlaces = 0, {}, {}
   for k = 1, n do
     local i = order[k]
     local id, r = due[i], reads[i]
-    local st = r[15]
+    local st = r[8]
     local straightNow = false
     if st == 'queued' or st == 'waiting' then
       local score = scores[i]
       local take = open and nIds < want and (not head or score < head) and not r[16]
       if take and not both then
-        local c = redis.call('HMGET', r[DUE_KEY], unpack(DUE_CLAIM))
-        for k = 1, 14 do r[k] = c[k] end
+        local c = redis.call('HMGET', keys[i], unpack(DUE_CLAIM))
+        for k = 1, 7 do r[k] = c[k] end
+        for k = 8, 14 do r[k + 1] = c[k] end
       end
       if take and lcDueStraight(r) then
         local digit = score % 10
         local tens = (score - digit) / 10
         if tens ~= tensOf then tensOf, tensText = tens, tens > 0 and numText(tens) or '' end
-        r[DUE_PLACE] = tensText .. DIGIT_TEXT[digit + 1]
-        redisCall('HDEL', r[DUE_KEY], 'ra')
+        local jk = keys[i]
+        redisCall('HDEL', jk, 'ra')
         leaving.id, leaving.st = id, st
         lcLeave(leaving)
         nIds = nIds + 1
-        ids[nIds], taken[nIds] = id, r
+        ids[nIds], taken[nIds], takenKeys[nIds], takenPlaces[nIds] = id, r, jk, tensText .. DIGIT_TEXT[digit + 1]
         straightNow = true
       else
         -- A cancel requested does not close THE PREFIX: the WAKE ends the job (the CANCEL GUARD).
@@ -174,7 +224,7 @@ local function lcClaimDue(limit, want, straight)
     if listed == 0 then listed = nil end
   end
   if nIds == 0 then return nil, nil, listed end
-  return ids, taken, listed
+  return ids, taken, listed, takenKeys, takenPlaces
 end
 
 -- Whether due entries are left in `delayed` for another claim (a claim that took its fill says

@@ -27,7 +27,8 @@
 --        caller), the earliest due first; entries scanned and not taken stay as they are.
 -- Returns the ids taken and their DUE READs (in due order), and the time (ms, store clock) of
 -- the next claim that may take one early (nil: none known; the idle supervisor's wake, commit-12
--- .lua's next due, is the earlier of it and the first entry's due time).
+-- .lua's next due, is the earlier of it and the first entry's due time); then their records'
+-- keys and the places their claims write (as text), in the same order.
 local function lcClaimEarly(hold, lead)
   local kp = LC.kp
   local kDelayed = kp .. 'delayed'
@@ -35,16 +36,15 @@ local function lcClaimEarly(hold, lead)
   -- Not yet due only: what is due is THE DUE CLAIM's (it took its share already). No scores:
   -- each one's text costs Redis its formatting (numText.lua); one is read below when needed.
   local scan = redis.call('ZRANGEBYSCORE', kDelayed, '(' .. lcNowText(), numText(horizon), 'LIMIT', '0', numText(hold))
-  -- THE FIELDS ASKED (lcClaimDue.lua's DUE_BOTH).
+  -- THE FIELDS ASKED (lcClaimDue.lua's DUE READ).
   local asked = LC.keyed and 19 or LC.minimal and 18 or 17
-  local ids, taken, n = {}, {}, 0
+  local ids, taken, keys, n = {}, {}, {}, 0
   for i = 1, #scan do
     local jk = kp .. 'job:' .. scan[i]
-    local r = redisCall('HMGET', jk, unpack(DUE_BOTH, 1, asked))
-    if r[15] == 'waiting' and not r[16] and lcDueStraight(r) then
-      r[DUE_KEY] = jk
+    local r = lcDueReadKey(jk, asked)
+    if r[8] == 'waiting' and not r[16] and lcDueStraight(r) then
       n = n + 1
-      ids[n], taken[n] = scan[i], r
+      ids[n], taken[n], keys[n] = scan[i], r, jk
     end
   end
   local nextAt = nil
@@ -62,7 +62,7 @@ local function lcClaimEarly(hold, lead)
   if n == 0 then return nil, nil, nextAt end
   -- THE PLACE IN LINE: the WAKE's, as THE DUE CLAIM's (a fresh seq each, in its band).
   local seq = redis.call('HINCRBY', kp .. 'meta', 'seq', numText(n)) - n
-  local leaving = { id = false, st = 'waiting' }
+  local leaving, places = { id = false, st = 'waiting' }, {}
   -- THE PLACES' TEXT, as lcClaimDue.lua makes it: the head once per ten places, then a digit.
   local tensOf, tensText = -1, nil
   for i = 1, n do
@@ -72,10 +72,10 @@ local function lcClaimEarly(hold, lead)
     local digit = score % 10
     local tens = (score - digit) / 10
     if tens ~= tensOf then tensOf, tensText = tens, numText(tens) end
-    r[DUE_PLACE] = tensText .. DIGIT_TEXT[digit + 1]
-    redisCall('HDEL', r[DUE_KEY], 'ra')
+    places[i] = tensText .. DIGIT_TEXT[digit + 1]
+    redisCall('HDEL', keys[i], 'ra')
     leaving.id = ids[i]
     lcLeave(leaving)
   end
-  return ids, taken, nextAt
+  return ids, taken, nextAt, keys, places
 end

@@ -116,10 +116,13 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   -- batch below); the claim's other due jobs into `queued`.
   -- `listed`: THE LIST'S LENGTH HANDED OVER to the first take below (nil: none).
   local straight = not (keyGate or mrated or LC.gated)
-  local dueIds, dueRecs, listed = lcClaimDue(want + skipN, want, straight)
+  -- Their records' keys and the places their claims write beside them (and the early batch's).
+  local dueIds, dueRecs, listed, dueKeys, duePlaces = lcClaimDue(want + skipN, want, straight)
   -- THE EARLY LEASE: its jobs are the reply's last batch (the worker knows them by their count).
-  local earlyIds, earlyRecs, earlyNext, held = nil, nil, nil, 0
-  if hold > 0 and lead > 0 and straight then earlyIds, earlyRecs, earlyNext = lcClaimEarly(hold, lead) end
+  local earlyIds, earlyRecs, earlyNext, earlyKeys, earlyPlaces, held = nil, nil, nil, nil, nil, 0
+  if hold > 0 and lead > 0 and straight then
+    earlyIds, earlyRecs, earlyNext, earlyKeys, earlyPlaces = lcClaimEarly(hold, lead)
+  end
   -- The line was taken to its end (or its pop cap): only the early batch may follow.
   local lineDone = false
   if keyGate then lcReleaseDueKeys(now) end
@@ -138,18 +141,19 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
   -- a score formatted as a float per job).
   local withScores = LC.keyed or LC.gated or mrated
   while (got < want and not lineDone) or earlyIds do
-    local batch, places, pre
+    local batch, places, pre, preKeys, prePlaces
     local early = false
     if dueIds then
       -- THE DUE CLAIM's jobs, read already; never set aside in a line, so no places.
-      batch, places, pre, dueIds = dueIds, {}, dueRecs, nil
+      batch, places, pre, preKeys, prePlaces, dueIds = dueIds, {}, dueRecs, dueKeys, duePlaces, nil
     elseif got < want and not lineDone then
       -- The line's front: `queued` and THE READY LIST merged (include/lcTakeQueued.lua).
       batch, places = lcTakeQueued(want - got, withScores, listed)
       listed = nil
     else
       -- THE EARLY LEASE's jobs, read already, as THE DUE CLAIM's (THE STRAIGHT RULE).
-      batch, places, pre, earlyIds, early = earlyIds, {}, earlyRecs, nil, true
+      batch, places, pre, preKeys, prePlaces, earlyIds, early = earlyIds, {}, earlyRecs, earlyKeys, earlyPlaces, nil,
+        true
     end
     local n = #batch
     if n == 0 then lineDone = true end
@@ -160,7 +164,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       local id = batch[i]
       -- A due job claimed straight (THE DUE CLAIM): read already, and no gate applies to it.
       local r = pre and pre[i]
-      local jk = r and r[DUE_KEY] or LC.kp .. 'job:' .. id
+      local jk = r and preKeys[i] or LC.kp .. 'job:' .. id
       -- No `st` or `cx` read: `queued` holds only queued jobs, and none has `cx` (every move
       -- into `queued` passes the CANCEL GUARD, and cancel-8 ends a job that is not running at
       -- once), so the claim's guards hold by construction. `ck` only on a queue that has had a
@@ -168,7 +172,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       -- when the record is not bare (include/lcBare.lua).
       local m, v, input, ma, ck, rm
       if r then
-        m, v, input, ma, rm = r[1], r[2], r[3], r[4], LC.minimal and r[18] or nil
+        -- (Its DUE READ's order: lcClaimDue.lua.)
+        m, v, input, ma, rm = r[1], r[5], r[2], r[6], LC.minimal and r[18] or nil
       elseif LC.minimal then
         if LC.keyed then
           local r = redisCall('HMGET', jk, 'm', 'v', 'in', 'ma', 'ck', 'rm')
@@ -189,7 +194,8 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
       if r then
         -- No `ct` (a DUE READ has none): the claim logs a job claimed straight whatever it is, its
         -- log written out (THE STRAIGHT RULE), or not, a minimal record.
-        sn, attempt, lr, par, opt, ls, io, pq, ib, rl = unpack(r, 5, 14)
+        sn, attempt, lr, par, opt, ls = r[3], r[7], r[9], r[10], r[11], r[4]
+        io, pq, ib, rl = r[12], r[13], r[14], r[15]
       elseif m then bare = lcBare(jk, ck and 6 or 5, v, ma, rm) end
       if m and not bare and not r then
         sn, attempt, lr, par, opt, ls, io, pq, ib, ct, rl = unpack(redis.call('HMGET', jk, 'sn', 'a', 'lr', 'par',
@@ -315,7 +321,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
           redis.call('SADD', LC.kp .. 'gh:' .. gate.g, id)
           redis.call('SADD', LC.kp .. 'gkeys', gate.g)
         end
-        lcClaim(id, jk, st, token, early and heldDeadline or deadline, ls, entry, rm, r and r[DUE_PLACE])
+        lcClaim(id, jk, st, token, early and heldDeadline or deadline, ls, entry, rm, r and prePlaces[i])
         -- An absent `v` or `ma` goes as '': the default (THE DEFAULTS LEFT OUT, include/lcCreate.lua),
         -- which commitOps.ts's decodeClaimed puts back.
         input, v, ma = input or '', v or '', ma or ''
