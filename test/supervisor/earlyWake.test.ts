@@ -6,14 +6,9 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import { CommitPump } from '../../src/supervisor/CommitPump.js';
-import { ClaimShare } from '../../src/supervisor/ClaimShare.js';
-import { WorkSignals } from '../../src/supervisor/WorkSignals.js';
-import { StoreClock } from '../../src/store/StoreClock.js';
-import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
 import type { ClaimRequest, CommitOp, CommitResult, QueuesWaiter, Store } from '../../src/store/types.js';
 import { eventually } from '../support/redis.js';
+import { barePump } from '../support/barePump.js';
 
 describe('the early wake', () => {
   it('keeps the early wake a claim named when one that asked for none early is answered after it', async () => {
@@ -38,29 +33,7 @@ describe('the early wake', () => {
       putBack: () => {},
       close: () => held.splice(0).forEach((r) => r([])),
     };
-    const share = new ClaimShare(4, 'weighted', 10);
-    const signals = new WorkSignals(waiter, 60_000);
-    const pump: CommitPump = new CommitPump({
-      store,
-      queue: 'q',
-      workerId: 'w',
-      concurrency: 4,
-      leaseMs: 30_000,
-      maxInputBytes: 1024 * 1024,
-      idleWaitMs: 60_000,
-      leadMs: 5_000,
-      log: pino({ level: 'silent' }),
-      loadMachines: [],
-      running: new Map(),
-      startJob: () => assert.fail('nothing is claimed'),
-      onLeaseLost: () => {},
-      clock: new StoreClock(),
-      outbox: {} as OutboxRelay,
-      share,
-      signals,
-      shared: false,
-    });
-    share.add(pump, 1);
+    const { pump, signals } = barePump(store, waiter, { holdMax: 10, leadMs: 5_000 });
     // The pump's timers do not hold the process open; the test's waits need it open.
     const alive = setInterval(() => {}, 1000);
     pump.start();

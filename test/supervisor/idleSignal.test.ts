@@ -6,15 +6,9 @@
 // marker its park had set came back as a signal).
 
 import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import { CommitPump } from '../../src/supervisor/CommitPump.js';
-import { ClaimShare } from '../../src/supervisor/ClaimShare.js';
-import { WorkSignals } from '../../src/supervisor/WorkSignals.js';
-import { StoreClock } from '../../src/store/StoreClock.js';
-import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
 import type { CommitResult, QueuesWaiter, Store } from '../../src/store/types.js';
 import { eventually } from '../support/redis.js';
+import { barePump } from '../support/barePump.js';
 
 describe('the commit pump idle', () => {
   it('looks again when its queue is signalled in the same turn as a kick', async () => {
@@ -46,29 +40,7 @@ describe('the commit pump idle', () => {
       putBack: () => {},
       close: () => held.splice(0).forEach((r) => r([])),
     };
-    const share = new ClaimShare(4, 'weighted');
-    // idleWaitMs far beyond the test's bound: only a look again claims within it.
-    const signals = new WorkSignals(waiter, 60_000);
-    const pump: CommitPump = new CommitPump({
-      store,
-      queue: 'q',
-      workerId: 'w',
-      concurrency: 4,
-      leaseMs: 30_000,
-      maxInputBytes: 1024 * 1024,
-      idleWaitMs: 60_000,
-      log: pino({ level: 'silent' }),
-      loadMachines: [],
-      running: new Map(),
-      startJob: () => assert.fail('nothing is claimed'),
-      onLeaseLost: () => {},
-      clock: new StoreClock(),
-      outbox: {} as OutboxRelay,
-      share,
-      signals,
-      shared: false,
-    });
-    share.add(pump, 1);
+    const { pump, signals } = barePump(store, waiter);
     pump.start();
     try {
       await eventually(() => waits >= 1, 2000);
