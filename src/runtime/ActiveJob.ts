@@ -129,8 +129,12 @@ export class ActiveJob {
   /** The attempt stalls `stallMs` from now unless it reports progress or enters a state first. */
   armStall(stallMs: number): void {
     this.stallMs = stallMs;
-    if (stallMs === 0) return;
-    this.stallDeadline = performance.now() + stallMs;
+    if (stallMs !== 0) this.stallFromNow();
+  }
+
+  /** The stall deadline `stallMs` from now (a report, a state, the arming), noted (THE BOUND). */
+  private stallFromNow(): void {
+    this.stallDeadline = performance.now() + this.stallMs;
     this.deadlines.note(this.stallDeadline);
   }
 
@@ -206,7 +210,7 @@ export class ActiveJob {
 
   /** The machine settled in a state (`valueText`: its value as JSON): told to the watch, if any. */
   observeState(valueText: string): void {
-    if (this.stallMs !== 0) this.deadlines.note((this.stallDeadline = performance.now() + this.stallMs));
+    if (this.stallMs !== 0) this.stallFromNow();
     if (this.watch === undefined) return;
     try {
       this.watch.state(valueText);
@@ -247,7 +251,7 @@ export class ActiveJob {
 
   private reportProgress(value: unknown): void {
     if (this.finished) return;
-    if (this.stallMs !== 0) this.deadlines.note((this.stallDeadline = performance.now() + this.stallMs));
+    if (this.stallMs !== 0) this.stallFromNow();
     const text = toStoredJson(value ?? null, 'progress');
     this.progressValue = text;
     if (this.progressTimer) return;

@@ -12,6 +12,24 @@ import { FAST, Harness } from '../support/harness.js';
 
 const job = defineJob({ name: 'ok', work: ({ input }: { input: unknown }) => input });
 
+/**
+ * A record written straight into Redis, as a foreign producer would, and put in line: a queued
+ * job of machine 'ok' version 1 with input `{}`, unless `fields` say otherwise.
+ */
+async function queueForeign(h: Harness, id: string, fields: Record<string, string | number>): Promise<void> {
+  await h.raw.hset(h.key(`job:${id}`), {
+    st: 'queued',
+    ma: 4,
+    qs: 1,
+    ca: 1,
+    m: 'ok',
+    v: 1,
+    in: '{}',
+    ...fields,
+  });
+  await h.raw.zadd(h.key('queued'), 1, id);
+}
+
 describe('broken records', () => {
   let redis: TestRedis;
   let h: Harness;
@@ -76,19 +94,7 @@ describe('broken records', () => {
     const counting = defineJob({ name: 'ok', work: ({ jobId }) => void ran.push(jobId) });
     client = h.client({ jobs: [counting] });
     await h.started({ jobs: [counting], maxPayloadBytes: 3000 });
-    const put = async (id: string, fields: Record<string, string | number>) => {
-      await h.raw.hset(h.key(`job:${id}`), {
-        st: 'queued',
-        ma: 4,
-        qs: 1,
-        ca: 1,
-        m: 'ok',
-        v: 1,
-        in: '{}',
-        ...fields,
-      });
-      await h.raw.zadd(h.key('queued'), 1, id);
-    };
+    const put = (id: string, fields: Record<string, string | number>) => queueForeign(h, id, fields);
     await put('badopts', { opt: '{oops' });
     await put('big', { in: JSON.stringify({ blob: 'x'.repeat(4000) }) });
     await put('deep', { in: '['.repeat(1001) + ']'.repeat(1001) });
@@ -126,16 +132,7 @@ describe('broken records', () => {
     try {
       client = h.client({ jobs: [job] });
       await h.started({ jobs: [job], store, maxPayloadBytes: 100_000 });
-      await h.raw.hset(h.key('job:huge'), {
-        st: 'queued',
-        ma: 4,
-        qs: 1,
-        ca: 1,
-        m: 'ok',
-        v: 1,
-        in: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }),
-      });
-      await h.raw.zadd(h.key('queued'), 1, 'huge');
+      await queueForeign(h, 'huge', { in: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }) });
       await h.raw.zadd(h.key('marker'), 0, 'w');
       const broken = await eventually(
         async () => (await client.broken()).find((b) => b.id === 'huge'),
@@ -158,19 +155,7 @@ describe('broken records', () => {
     const counting = defineJob({ name: 'ok', work: ({ jobId }) => void ran.push(jobId) });
     client = h.client({ jobs: [counting] });
     await h.started({ jobs: [counting] });
-    const put = async (id: string, fields: Record<string, string | number>) => {
-      await h.raw.hset(h.key(`job:${id}`), {
-        st: 'queued',
-        ma: 4,
-        qs: 1,
-        ca: 1,
-        m: 'ok',
-        v: 1,
-        in: '{}',
-        ...fields,
-      });
-      await h.raw.zadd(h.key('queued'), 1, id);
-    };
+    const put = (id: string, fields: Record<string, string | number>) => queueForeign(h, id, fields);
     await put('badv', { v: 'abc' });
     await put('bada', { a: '-3' });
     await put('badma', { ma: 'many' });
@@ -199,17 +184,7 @@ describe('broken records', () => {
       l: null,
       w: { status: 'active', value: 'gone', context: {}, children: {}, historyValue: {} },
     };
-    await h.raw.hset(h.key('job:vanished'), {
-      st: 'queued',
-      ma: 4,
-      qs: 1,
-      ca: 1,
-      m: 'flow',
-      v: 1,
-      in: '{}',
-      sn: JSON.stringify(snapshot),
-    });
-    await h.raw.zadd(h.key('queued'), 1, 'vanished');
+    await queueForeign(h, 'vanished', { m: 'flow', sn: JSON.stringify(snapshot) });
     await h.started({ jobs: [flow] });
     const rec = await client.waitForResult('vanished', { timeoutMs: 5000 });
     assert.equal(rec.status, 'failed');

@@ -364,7 +364,7 @@ local function lcClaimJobs(want, skipN, throttled, nextDue, claimed, workerId, l
               .. (packed[rl] or packOnce(packed, lens, rl))
           end
           local nsn = #sn
-          if withheld then tail = tail .. (lens[#withheld] or packLenOnce(lens, #withheld)) .. withheld end
+          if withheld then tail = tail .. (packed[withheld] or packOnce(packed, lens, withheld)) end
           local head = p1 .. id .. p2 .. token .. p3 .. input .. (withheld and '\15' or '\14')
             .. (packed[m] or packOnce(packed, lens, m)) .. (packed[v] or packOnce(packed, lens, v))
             .. (packed[ma] or packOnce(packed, lens, ma)) .. (packed[st] or packOnce(packed, lens, st))
