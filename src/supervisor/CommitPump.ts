@@ -28,8 +28,9 @@
 //                 retry, park, ...): the claim that fills it is applied after that write.
 //                 (Why not a p-limit pool: the slot count sizes each claim in the same round
 //                 trip as the writes; a pool would hold claimed jobs, leased, waiting locally.)
-//   STALE CLAIM   a claim answered more than half a lease after it was sent is never run
-//                 (`committed`).
+//   STALE CLAIM   a claim answered more than half a lease after it was sent is not run on its
+//                 word: its jobs run only once a heartbeat with their tokens, itself answered
+//                 within half a lease, has renewed their leases (`confirm`).
 //   HELD          THE EARLY LEASE: a claim may also take parked jobs due within the lead; each
 //                 is started at once, waits for its timer in memory, and is in no slot (`used`)
 //                 until its hold ends, exactly once: HeldJobs.ts (the count, the budget, the end).
@@ -38,7 +39,7 @@
 
 import type { Logger } from 'pino';
 import type { OutboxRelay } from './OutboxRelay.js';
-import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
+import type { CommitOp, CommitResult, Store, ClaimedJob, LeaseState } from '../store/types.js';
 import type { ClaimLane, ClaimShare } from './ClaimShare.js';
 import type { WorkSignals } from './WorkSignals.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
@@ -110,6 +111,8 @@ export class CommitPump implements JobHost, ClaimLane {
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
   private inFlightCommits = 0;
   private reserved = 0;
+  /** STALE CLAIM: heartbeats in flight that confirm a late claim's leases. */
+  private confirming = 0;
   /** Running jobs that queued the write ending their run (their slot is free already). */
   private releasing = 0;
   /** HELD: running jobs waiting for their timer in memory, and what claims in flight may hold. */
@@ -240,7 +243,13 @@ export class CommitPump implements JobHost, ClaimLane {
   private async run(): Promise<void> {
     const claimCap = Math.max(1, Math.ceil(this.concurrency / MAX_IN_FLIGHT));
     for (;;) {
-      if (this.stopping && this.running.size === 0 && this.writes.waiting === 0 && this.inFlightCommits === 0)
+      if (
+        this.stopping &&
+        this.running.size === 0 &&
+        this.writes.waiting === 0 &&
+        this.inFlightCommits === 0 &&
+        this.confirming === 0
+      )
         return;
       const canClaim = !this.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
       if (this.inFlightCommits >= MAX_IN_FLIGHT || (this.writes.waiting === 0 && !canClaim)) {
@@ -352,18 +361,13 @@ export class CommitPump implements JobHost, ClaimLane {
   ): void {
     this.writes.answered(batch, res.written);
     this.crossQueueChildren.written(batch);
-    // A STALE CLAIM is never run: an answer handled more than half a lease after it was asked
-    // for (this process was frozen, or starved, with the reply waiting in its socket) may hold
-    // leases that passed meanwhile, their jobs requeued by a reaper and run by another worker
-    // past checkpoints this claim's snapshot predates; running it would repeat completed steps
-    // (chaos T3). Its jobs go back unrun, as at a stop; each requeue is fenced by its token, so
-    // one whose lease did pass is refused and touches nothing.
+    // A STALE CLAIM is not run on its word: an answer handled more than half a lease after it
+    // was asked for (this process was frozen, or starved, with the reply waiting in its socket)
+    // may hold leases that passed meanwhile, their jobs requeued by a reaper and run by another
+    // worker past checkpoints this claim's snapshot predates; running it would repeat completed
+    // steps (chaos T3). Its jobs wait for a heartbeat with their tokens (`confirm`).
     const stale = res.claimed.length > 0 && tookMs > this.leaseMs / 2;
-    if (stale)
-      this.log.warn(
-        { claimed: res.claimed.length, tookMs: Math.round(tookMs), leaseMs: this.leaseMs },
-        'claim answered too late to trust its leases; handing its jobs back unrun',
-      );
+    const late: ClaimedJob[] = [];
     let held = 0;
     for (const c of res.claimed) {
       if (c.holdUntil !== undefined) {
@@ -373,17 +377,14 @@ export class CommitPump implements JobHost, ClaimLane {
         held++;
         this.holds.claimed();
         this.startJob(c);
-      } else if (this.stopping || stale) {
+      } else if (this.stopping) {
         // Claimed by a commit that was in flight when stop() began: hand it back at once,
-        // unrun (T2: no work starts after the signal). A stale claim: above.
-        void this.write({
-          kind: 'requeue',
-          id: c.id,
-          token: c.token,
-          log: [`{"type":"requeued","reason":"${stale ? 'stale claim' : 'shutdown'}"}`],
-        });
-      } else this.startJob(c);
+        // unrun (T2: no work starts after the signal).
+        this.handBack(c, 'shutdown');
+      } else if (stale) late.push(c);
+      else this.startJob(c);
     }
+    if (late.length > 0) this.confirm(late, tookMs);
     if (want > 0) {
       // EARLY WAKE: the next due time the store names is the earlier of a job's due time and,
       // for a claim that asked for some early, the time the next parked timer enters the lead.
@@ -398,6 +399,67 @@ export class CommitPump implements JobHost, ClaimLane {
       // Claims in flight were given back or turned into runs, and the turn may have moved on.
       this.share.changed();
     }
+  }
+
+  /** Hands a claimed job back unrun (a requeue, fenced by its token). */
+  private handBack(c: ClaimedJob, reason: 'shutdown' | 'stale claim'): void {
+    void this.write({
+      kind: 'requeue',
+      id: c.id,
+      token: c.token,
+      log: [`{"type":"requeued","reason":"${reason}"}`],
+    });
+  }
+
+  /**
+   * STALE CLAIM: the late claim's jobs keep their slots while one heartbeat with their tokens
+   * asks whether their leases are still theirs. A token still on its record means no other
+   * claim took the job since (a reaper's requeue empties it), so the claimed snapshot is still
+   * its latest, and the heartbeat has renewed its lease from Redis's now: such a job runs, when
+   * that answer itself came within half a lease. One whose token is gone is another claim's:
+   * dropped, nothing written. The rest go back unrun (a cancel asked for meanwhile ends the job
+   * at its requeue). A reply slow for its own sake (a snapshot of many MB) is so run after one
+   * small round trip, where handing it back had it claimed, late again, without end.
+   */
+  private confirm(jobs: ClaimedJob[], claimMs: number): void {
+    this.confirming++;
+    this.reserved += jobs.length;
+    const sentAt = performance.now();
+    const leases = jobs.map((c) => ({ id: c.id, token: c.token }));
+    const settle = (states: readonly LeaseState[] | undefined, err?: unknown): void => {
+      this.confirming--;
+      this.reserved -= jobs.length;
+      const tookMs = performance.now() - sentAt;
+      const trusted = states !== undefined && !this.stopping && tookMs <= this.leaseMs / 2;
+      const ran: string[] = [];
+      const gone: string[] = [];
+      jobs.forEach((c, i) => {
+        const state = states?.[i];
+        if (state === 'lost') gone.push(c.id);
+        else if (state === 'held' && trusted) {
+          ran.push(c.id);
+          this.startJob(c);
+        } else this.handBack(c, this.stopping ? 'shutdown' : 'stale claim');
+      });
+      this.log.warn(
+        {
+          err,
+          claimMs: Math.round(claimMs),
+          confirmMs: Math.round(tookMs),
+          leaseMs: this.leaseMs,
+          ran,
+          gone,
+          handedBack: jobs.length - ran.length - gone.length,
+        },
+        'claim answered too late to trust its leases: ran those a heartbeat confirmed',
+      );
+      this.share.changed();
+      this.kick();
+    };
+    this.store.heartbeat(this.queue, leases, this.leaseMs).then(
+      (states) => settle(states),
+      (err: unknown) => settle(undefined, err),
+    );
   }
 
   /**

@@ -2,7 +2,8 @@
 // was frozen, SIGSTOP or a long pause, with the reply in its socket) is not run: by then the
 // reaper may have requeued the job and another worker may have run it past its checkpoints, and
 // running it again from the claimed snapshot would repeat completed steps (chaos T3 saw one).
-// The jobs of such a claim are handed back unrun (a requeue, fenced by their tokens).
+// Its jobs run only once a heartbeat with their tokens, answered in time, has renewed their
+// leases (no other claim took them since): the others are dropped, or handed back unrun.
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,6 +55,78 @@ describeOnEachStore('a claim answered after its lease may have passed', (world) 
       assert.deepEqual(runs, ['other'], 'the job ran once, not again from the late claim');
     } finally {
       await Promise.all([frozen.stop(), other.stop()]);
+      client.close();
+      await h.close();
+    }
+  });
+
+  it('runs a job whose every claim is answered late, once a heartbeat shows its lease still held', async () => {
+    // A reply slow for its own sake (a snapshot of many MB on a loaded host), not a frozen
+    // process: every claim of the job comes more than half a lease late. Handed back unrun each
+    // time, it was claimed again without end and never ran.
+    const h = world();
+    const { store } = h;
+    const runs: number[] = [];
+    const job = defineJob({
+      name: 'slowreply',
+      work: ({ input }: { input: number }) => void runs.push(input),
+    });
+    const slow: Store = Object.create(store) as Store;
+    let claims = 0;
+    slow.commit = async (queue, ops, claim) => {
+      const res = await store.commit(queue, ops, claim);
+      if (res.claimed.length > 0) {
+        claims++;
+        await new Promise((r) => setTimeout(r, 0.7 * LEASE_MS));
+      }
+      return res;
+    };
+    const settings = { concurrency: 1, leaseMs: LEASE_MS, heartbeatMs: 200, idleWaitMs: 200 };
+    const sup = new Supervisor({ store: slow, jobs: [job], ...settings });
+    const client = new Client({ store, jobs: [job] });
+    try {
+      await sup.start();
+      const id = await client.enqueue('slowreply', 5);
+      const done = await client.waitForResult(id, { timeoutMs: 8 * LEASE_MS });
+      assert.equal(done.status, 'done');
+      assert.deepEqual(runs, [5]);
+      assert.equal(claims, 1, 'claimed once');
+    } finally {
+      await sup.stop();
+      client.close();
+      await h.close();
+    }
+  });
+
+  it('ends cancelled, unrun, a job cancelled while its claim was answered late', async () => {
+    const h = world();
+    const { store } = h;
+    const runs: number[] = [];
+    const job = defineJob({
+      name: 'latecancel',
+      work: ({ input }: { input: number }) => void runs.push(input),
+    });
+    const client = new Client({ store, jobs: [job] });
+    const slow: Store = Object.create(store) as Store;
+    let id = '';
+    slow.commit = async (queue, ops, claim) => {
+      const res = await store.commit(queue, ops, claim);
+      if (res.claimed.some((c) => c.id === id)) {
+        await client.cancel(id);
+        await new Promise((r) => setTimeout(r, 0.7 * LEASE_MS));
+      }
+      return res;
+    };
+    const settings = { concurrency: 1, leaseMs: LEASE_MS, heartbeatMs: 200, idleWaitMs: 200 };
+    const sup = new Supervisor({ store: slow, jobs: [job], ...settings });
+    try {
+      id = await client.enqueue('latecancel', 3);
+      await sup.start();
+      const end = await client.waitForResult(id, { timeoutMs: 8 * LEASE_MS });
+      assert.equal(end.status, 'cancelled');
+      assert.deepEqual(runs, [], 'never ran');
+    } finally {
+      await sup.stop();
       client.close();
       await h.close();
     }
