@@ -1,8 +1,12 @@
 // Runs every test file under test/ with node's test runner (TypeScript through tsx's ESM loader:
 // test/support/tsx.ts says why not `--import tsx`).
-// Files run one at a time: each starts its own redis-server and some spawn worker processes,
-// and the CI machine has 2 cores. MACHINIST_TEST_CONCURRENCY=<n> runs n files at a time (each
-// file's servers are on free ports of its own); the default stays 1, as CI runs it.
+// Two files run at a time (MACHINIST_TEST_CONCURRENCY=<n>: n at a time; 1 for one at a time):
+// each starts its own redis-server on a free port of its own, some spawn worker processes, and
+// the CI machine has 2 cores. Most of a file's time is spent waiting (timers, leases, a child's
+// start), so two at a time take the suite from ~22 to ~11 min there; no test asserts a duration.
+// A file ends once its tests have (--test-force-exit): a job of a test that sleeps for a minute
+// and was abandoned at a stop (supervisor.stop({ graceMs: 0 }) cannot end user code) kept its
+// file's process alive that minute, after every verdict was in.
 //
 // Without a `redis-server` binary (and no REDIS_URL), the files that need Redis (those that use
 // test/support/redis.ts, directly or through test/support/eachStore.ts, or start a redis-server
@@ -56,14 +60,22 @@ if (!process.env.REDIS_URL && !onPath('redis-server')) {
   if (process.env.CI) process.exit(1);
   files = runnable;
 }
-const concurrency = process.env.MACHINIST_TEST_CONCURRENCY || '1';
+const concurrency = process.env.MACHINIST_TEST_CONCURRENCY || '2';
 if (!/^[1-9]\d*$/.test(concurrency)) {
   console.error(`npm test: MACHINIST_TEST_CONCURRENCY takes a whole number from 1 (got '${concurrency}')`);
   process.exit(2);
 }
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx/esm',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-force-exit',
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(r.status ?? 1);
