@@ -4,8 +4,13 @@
 // with all N held, against the same process with none held, per job. The same with the lead off
 // (the jobs parked in Redis) says what a parked job leaves in the worker: nothing, it should be.
 //
-//   npm run build && node --expose-gc --import tsx --import ./bench/fromDist.mjs bench/probes/heldMemory.ts [N=20000]
+//   npm run build && node --expose-gc --import tsx --import ./bench/fromDist.mjs bench/probes/heldMemory.ts [N=20000] [DIR]
+//
+// With DIR, the held run (lead on) also writes heap snapshots there, before (base) and with all
+// N held (held): what one held job retains, by object and closure (bench/probes/heapDiff.mjs).
 
+import { writeHeapSnapshot } from 'node:v8';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { Client, RedisStore, Supervisor } from '../../src/index.js';
 import { spawnRedisServer } from '../../examples/privateRedis.js';
@@ -13,6 +18,7 @@ import { parkUntil } from '../machines.js';
 import { PARKED_NAME } from '../common.js';
 
 const N = Number(process.argv[2] ?? 20_000);
+const SNAPSHOTS = process.argv[3];
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 
@@ -42,6 +48,7 @@ async function measure(leadMs: number): Promise<{ perJob: number; held: number }
     await client.enqueue(PARKED_NAME, { at: Date.now() + 1000 }); // warm the code paths
     await sleep(1500);
     const base = await heapAfterGc();
+    if (SNAPSHOTS && leadMs > 0) writeHeapSnapshot(join(SNAPSHOTS, 'base.heapsnapshot'));
     // Due long after all are held (or parked): the lead covers it.
     const at = Date.now() + 600_000;
     for (let done = 0; done < N; done += 1000)
@@ -55,6 +62,7 @@ async function measure(leadMs: number): Promise<{ perJob: number; held: number }
     for (let i = 0; i < 600 && (await raw.zcard(settledKey)) < N; i++) await sleep(100);
     const held = await raw.zcard(keys.active);
     const after = await heapAfterGc();
+    if (SNAPSHOTS && leadMs > 0) writeHeapSnapshot(join(SNAPSHOTS, 'held.heapsnapshot'));
     return { perJob: (after - base) / N, held };
   } finally {
     await sup.stop();
