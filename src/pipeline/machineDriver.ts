@@ -25,8 +25,8 @@ export interface RunControl {
   log(entry: string): void;
   /** The run is over (the first call counts). */
   settle(outcome: Outcome): void;
-  /** A timer the driver armed in memory fired (one `timerAt` named), before its event is taken:
-   * a held run's wait is over (ITS TIMER, heldRun.ts). */
+  /** A timer the driver armed in memory fired (one `timerAt` named), told once its event is
+   * taken, in the same turn: a held run's wait is over (ITS TIMER, heldRun.ts). */
   timerDue(): void;
 }
 

@@ -233,14 +233,15 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
     this.heldRun?.timerDue();
   }
 
-  /** HeldRunOwner: the held run's hold ended (ITS TIMER): a log-only hold waits no more for it. */
+  /**
+   * HeldRunOwner: the held run's hold ended (ITS TIMER): entries it holds back (holdEntries) get
+   * their timer now, unless what woke it goes on to a write or an ending anyway (its machine
+   * moved: the flush queued writes them or holds them anew; it ended: its ending carries them),
+   * which is most wakes: a timer armed there was a timer to clear, on the drain's hot path.
+   */
   holdEnded(): void {
-    if (this.logOnlyAt !== 0 && this.logOnlyTimer === undefined)
-      this.logOnlyTimer = setTimeout(
-        PipelineRun.logOnlyDue,
-        Math.max(0, this.logOnlyAt - this.host.now()),
-        this,
-      );
+    if (this.logOnlyAt === 0 || this.flushScheduled || this.outcome !== undefined) return;
+    if (this.driver.status() === 'active') this.armLogOnly();
   }
 
   /** When the run's wait ends (its timers' and held events' first; null: none); undefined while
@@ -329,13 +330,21 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
   /** The pending entries wait for the next write, or LOG_ONLY_MS (then a flush writes them). */
   private holdEntries(): void {
     this.heldCount = this.checkpoints.pending.length;
-    if (this.logOnlyAt !== 0) return;
     // A held run's entries (its `resumed`) wait past its wake time: its ending carries them, as
     // a resume due at once has its ending carry them, with no write of their own before it.
     // Its timer is armed once its hold ends (holdEnded): until then it keeps only its machine's.
     const left = this.heldRun?.left() ?? 0;
-    this.logOnlyAt = this.host.now() + LOG_ONLY_MS + left;
-    if (left === 0) this.logOnlyTimer = setTimeout(PipelineRun.logOnlyDue, LOG_ONLY_MS, this);
+    if (this.logOnlyAt === 0) this.logOnlyAt = this.host.now() + LOG_ONLY_MS + left;
+    if (left === 0) this.armLogOnly();
+  }
+
+  /** The log-only timer, for logOnlyAt (armed once). */
+  private armLogOnly(): void {
+    this.logOnlyTimer ??= setTimeout(
+      PipelineRun.logOnlyDue,
+      Math.max(0, this.logOnlyAt - this.host.now()),
+      this,
+    );
   }
 
   private static logOnlyDue(this: void, run: PipelineRun): void {

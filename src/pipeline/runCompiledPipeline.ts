@@ -220,15 +220,18 @@ export class CompiledDriver implements MachineDriver {
   }
 
   /** A timer fired (WaitTimers' owner): a timed step's (the loop takes it), or the wait state's:
-   * its transition, then the machine runs on from there. The run is told first (a held run's
-   * wait is over: ITS TIMER, heldRun.ts), as a timer of its own at that time would have. */
+   * its transition, then the machine runs on from there. The run is told then, in the same turn
+   * (a held run's wait is over: ITS TIMER, heldRun.ts), once the event has been taken: what it
+   * did (a move, an ending) is known. */
   timerFired(eventType: string): void {
     if (this.halted) return;
-    this.run.timerDue();
-    if (this.timedStep?.fired(eventType)) return;
-    const list = this.state.wait?.on.get(eventType);
-    if (!list) return;
-    this.leave(list, { type: eventType });
+    try {
+      if (this.timedStep?.fired(eventType)) return;
+      const list = this.state.wait?.on.get(eventType);
+      if (list) this.leave(list, { type: eventType });
+    } finally {
+      this.run.timerDue();
+    }
   }
 
   /**
