@@ -36,7 +36,7 @@
 // stored snapshot is restored by either runtime. Its text is made from the state's parts
 // (stepStateText.ts).
 
-import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AbortListener, ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
@@ -66,7 +66,7 @@ const STAY = Symbol('stay');
 /** What take() returns (see take). */
 type Taken = CompiledState | typeof STAY | null | undefined;
 
-export class CompiledDriver implements MachineDriver {
+export class CompiledDriver implements MachineDriver, AbortListener {
   /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway), but
    * a resumed wait state's: as the XState runtime, one that has not moved is not written again. */
   storedKey(): string {
@@ -210,8 +210,13 @@ export class CompiledDriver implements MachineDriver {
     if (this.halted) return;
     // No step races the job's abort now: a cancel, timeout or shutdown ends the wait here.
     if (this.job.abortError) return this.run.settle({ kind: 'aborted' });
-    this.job.onAbort = () => this.run.settle({ kind: 'aborted' });
+    this.job.onAbort = this;
     this.timers.arm();
+  }
+
+  /** AbortListener, while a wait state waits (arm): a cancel, timeout or shutdown ends the wait. */
+  aborted(): void {
+    this.run.settle({ kind: 'aborted' });
   }
 
   /** The timer armed in memory (WaitTimers.armedAt): it tells the run as it fires (timerDue). */

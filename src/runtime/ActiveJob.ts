@@ -44,6 +44,11 @@ export interface JobRun {
   takeHeld(): string[];
 }
 
+/** Told once when its job is aborted (ActiveJob.onAbort): a driver, not a closure of its own. */
+export interface AbortListener {
+  aborted(): void;
+}
+
 const PROGRESS_EVERY_MS = 200;
 
 /** How each ending write ends an attempt, for observers. */
@@ -93,9 +98,9 @@ export class ActiveJob {
   pipeline: JobRun | undefined;
   /** Set by a pipeline run: called when a fan-out of this job may have completed. */
   onFanIn: (() => void) | undefined;
-  /** Set by a pipeline run: called once when the job is aborted (as its signal's listeners are,
-   * without making the signal: an AbortController per resume is ~2% of its CPU). */
-  onAbort: (() => void) | undefined;
+  /** Set by a pipeline run's driver: told once when the job is aborted (as its signal's
+   * listeners are, without making the signal: an AbortController per resume is ~2% of its CPU). */
+  onAbort: AbortListener | undefined;
   /** Notices that came before the run installed its handlers (kept, not lost). */
   inboxSignal = false;
   fanInSignal = false;
@@ -168,7 +173,7 @@ export class ActiveJob {
     this.controller?.abort(err);
     const onAbort = this.onAbort;
     this.onAbort = undefined;
-    onAbort?.();
+    onAbort?.aborted();
     const reject = this.raceReject;
     this.raceReject = undefined;
     reject?.(err);
