@@ -81,7 +81,8 @@ export class WaitTimers {
     if (first.ms <= 0) this.armedNow = setImmediate(WaitTimers.fired, this, first.timer.id);
     // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
     // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
-    else if (first.ms <= MAX_TIMER_MS) this.armed = setTimeout(WaitTimers.fired, first.ms, this, first.timer.id);
+    else if (first.ms <= MAX_TIMER_MS)
+      this.armed = setTimeout(WaitTimers.fired, first.ms, this, first.timer.id);
     else return;
     this.armedDue = first.timer.dueAt;
   }

@@ -61,7 +61,12 @@ export function runClaimedJob(sup: ClaimContext, job: ActiveJob): Promise<void> 
 /** What a write's answer becomes once the run no longer needs it. */
 const ended = (): void => {};
 
-async function runChild(sup: ClaimContext, job: ActiveJob, def: AnyDefinition, parentId: string): Promise<void> {
+async function runChild(
+  sup: ClaimContext,
+  job: ActiveJob,
+  def: AnyDefinition,
+  parentId: string,
+): Promise<void> {
   if (await endedUnderGoneParent(sup, job, parentId)) return;
   await runAttempt(sup, job, def);
 }

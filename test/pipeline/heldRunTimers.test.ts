@@ -20,7 +20,11 @@ const runtime = (compile: boolean) => (compile ? 'compiled' : 'XState actors');
 
 /** `machine` parked by a first run, then claimed held until `holdMs` from now: its writes, and
  * when its hold ended (the pump's woke). */
-async function heldRun(machine: Parameters<typeof definePipeline>[0]['machine'], compile: boolean, holdMs: number) {
+async function heldRun(
+  machine: Parameters<typeof definePipeline>[0]['machine'],
+  compile: boolean,
+  holdMs: number,
+) {
   const def = definePipeline({ name: 'm', compile, machine });
   assert.equal(Boolean(def.compiled), compile);
   const first = runOn(claimedJob({ version: def.version, attempt: 1, snapshot: undefined }));
