@@ -111,6 +111,8 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
   private writtenInbox: number;
   /** The first outcome (the run's ends there), and the run's promise's resolve. */
   private outcome: Outcome | undefined;
+  /** run() is opening the machine: an outcome settled meanwhile is finished once it returns. */
+  private opening = false;
   private resolveRun: ((ended: Promise<void>) => void) | undefined;
   /** The driver's offer, bound when an event is first offered. */
   private offerFn: ((msg: InboxEvent) => Offered) | undefined;
@@ -142,7 +144,12 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
    */
   run(): Promise<void> {
     const ran = new Promise<void>((resolve) => (this.resolveRun = resolve));
+    this.opening = true;
     this.begin();
+    this.opening = false;
+    // An outcome the start settled: finished from here, after what the start queued (as a
+    // reaction registered now would run).
+    if (this.outcome !== undefined) this.finishSoon(this.outcome);
     return ran;
   }
 
@@ -223,9 +230,14 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
     // A held run stopped while it only waits goes back parked (HANDED BACK, heldRun.ts).
     const o = (this.outcome =
       this.heldRun === undefined ? outcome : this.heldRun.handBack(outcome, () => this.waitsUntil()));
+    if (!this.opening) this.finishSoon(o);
+  }
+
+  /** finish() one tick on, as a reaction to a settled promise would run; the run's promise
+   * follows it. */
+  private finishSoon(o: Outcome): void {
     const resolve = this.resolveRun!;
     this.resolveRun = undefined;
-    // One tick on, as a reaction to a settled promise would run.
     queueMicrotask(() => resolve(this.finish(o)));
   }
 
