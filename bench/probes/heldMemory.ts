@@ -7,7 +7,7 @@
 //   npm run build && node --expose-gc --import tsx --import ./bench/fromDist.mjs bench/probes/heldMemory.ts [N=20000] [DIR]
 //
 // With DIR, the held run (lead on) also writes heap snapshots there, before (base) and with all
-// N held (held): what one held job retains, by object and closure (bench/probes/heapDiff.mjs).
+// N held (held): what one held job retains, by object and closure (bench/heapDiff.mjs).
 
 import { writeHeapSnapshot } from 'node:v8';
 import { join } from 'node:path';
