@@ -12,41 +12,17 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
-import { pino } from 'pino';
-import { Client, RedisStore, Supervisor } from '../../src/index.js';
-import { spawnRedisServer } from '../../examples/privateRedis.js';
-import { parkUntil } from '../machines.js';
-import { PARKED_NAME } from '../common.js';
+import { heldScenario, sleep } from './heldScenario.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const PROFILE = process.argv[3];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const server = await spawnRedisServer();
-const store = new RedisStore({ url: server.url, prefix: 'wake' });
-const client = new Client({ store, jobs: [parkUntil] });
-const sup = new Supervisor({
-  store,
-  jobs: [parkUntil],
-  concurrency: 100,
-  leadMs: 900_000,
-  holdMax: N,
-  logger: pino({ level: 'error' }),
-});
+const s = await heldScenario({ prefix: 'wake', leadMs: 900_000, holdMax: N, warmMs: 500, level: 'error' });
 try {
-  await sup.start();
-  await client.enqueue(PARKED_NAME, { at: Date.now() + 500 }); // warm the code paths
-  await sleep(1500);
   // Due once all are held: ~1 s per 10k held on this host, with room to spare.
   const at = Date.now() + 5000 + N / 2;
-  for (let done = 0; done < N; done += 1000)
-    await client.enqueueMany(
-      Array.from({ length: Math.min(1000, N - done) }, () => ({ machine: PARKED_NAME, input: { at } })),
-    );
-  const keys = store.keys('default');
-  const raw = (store as unknown as { redis: { zcard(k: string): Promise<number> } }).redis;
-  for (let i = 0; i < 600 && (await raw.zcard(keys.active)) < N; i++) await sleep(50);
-  const held = await raw.zcard(keys.active);
+  await s.enqueueDue(N, at);
+  const held = await s.settled(N);
   if (Date.now() >= at - 200) throw new Error('held too late: raise the due time');
   (globalThis as { gc?: () => void }).gc?.();
   await sleep(at - Date.now() - 100);
@@ -69,7 +45,7 @@ try {
   const t0 = performance.now();
   // Done once nothing is active (held or running); polled on the supervisor's own connection's
   // store, a few calls a second.
-  while ((await raw.zcard(keys.active)) > 0) await sleep(20);
+  while ((await s.active()) > 0) await sleep(20);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   if (session) {
@@ -86,8 +62,5 @@ try {
       `wall ${Math.round(wallMs)} ms (node ${process.version})`,
   );
 } finally {
-  await sup.stop();
-  client.close();
-  await store.close();
-  await server.stop('SIGKILL');
+  await s.stop();
 }
