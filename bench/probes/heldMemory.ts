@@ -4,19 +4,19 @@
 // with all N held, against the same process with none held, per job. The same with the lead off
 // (the jobs parked in Redis) says what a parked job leaves in the worker: nothing, it should be.
 //
-//   npm run build && node --expose-gc --import tsx --import ./bench/fromDist.mjs bench/probes/heldMemory.ts [N=20000]
+//   npm run build && node --expose-gc --import tsx --import ./bench/fromDist.mjs bench/probes/heldMemory.ts [N=20000] [DIR]
+//
+// With DIR, the held run (lead on) also writes heap snapshots there, before (base) and with all
+// N held (held): what one held job retains, by object and closure (bench/heapDiff.mjs).
 
-import { pino } from 'pino';
-import { Client, RedisStore, Supervisor } from '../../src/index.js';
-import { spawnRedisServer } from '../../examples/privateRedis.js';
-import { parkUntil } from '../machines.js';
-import { PARKED_NAME } from '../common.js';
+import { writeHeapSnapshot } from 'node:v8';
+import { join } from 'node:path';
+import { heldScenario, sleep } from './heldScenario.js';
 
 const N = Number(process.argv[2] ?? 20_000);
+const SNAPSHOTS = process.argv[3];
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The heap after full GCs (ms to settle first). */
 async function heapAfterGc(): Promise<number> {
@@ -26,41 +26,18 @@ async function heapAfterGc(): Promise<number> {
 }
 
 async function measure(leadMs: number): Promise<{ perJob: number; held: number }> {
-  const server = await spawnRedisServer();
-  const store = new RedisStore({ url: server.url, prefix: 'held' });
-  const client = new Client({ store, jobs: [parkUntil] });
-  const sup = new Supervisor({
-    store,
-    jobs: [parkUntil],
-    concurrency: 100,
-    leadMs,
-    holdMax: N,
-    logger: pino({ level: 'warn' }),
-  });
+  const s = await heldScenario({ prefix: 'held', leadMs, holdMax: N, warmMs: 1000, level: 'warn' });
   try {
-    await sup.start();
-    await client.enqueue(PARKED_NAME, { at: Date.now() + 1000 }); // warm the code paths
-    await sleep(1500);
     const base = await heapAfterGc();
+    if (SNAPSHOTS && leadMs > 0) writeHeapSnapshot(join(SNAPSHOTS, 'base.heapsnapshot'));
     // Due long after all are held (or parked): the lead covers it.
-    const at = Date.now() + 600_000;
-    for (let done = 0; done < N; done += 1000)
-      await client.enqueueMany(
-        Array.from({ length: Math.min(1000, N - done) }, () => ({ machine: PARKED_NAME, input: { at } })),
-      );
-    const keys = store.keys('default');
-    const raw = (store as unknown as { redis: { zcard(k: string): Promise<number> } }).redis;
-    // Held: in `active` (claimed early); parked: in `delayed`.
-    const settledKey = leadMs > 0 ? keys.active : keys.delayed;
-    for (let i = 0; i < 600 && (await raw.zcard(settledKey)) < N; i++) await sleep(100);
-    const held = await raw.zcard(keys.active);
+    await s.enqueueDue(N, Date.now() + 600_000);
+    const held = await s.settled(N, leadMs === 0);
     const after = await heapAfterGc();
+    if (SNAPSHOTS && leadMs > 0) writeHeapSnapshot(join(SNAPSHOTS, 'held.heapsnapshot'));
     return { perJob: (after - base) / N, held };
   } finally {
-    await sup.stop();
-    client.close();
-    await store.close();
-    await server.stop('SIGKILL');
+    await s.stop();
   }
 }
 

@@ -20,7 +20,7 @@ export class ActorTreeWatch {
   private watched: Set<object> | undefined;
 
   constructor(
-    private readonly run: RunControl,
+    private readonly run: Omit<RunControl, 'timerDue'>,
     /** What a retry resumes from if the machine errors: the tree as it last ran. */
     private readonly resume: ResumePoint,
     /** What its invoked actors rejected with: not the machine's own code. */

@@ -29,19 +29,23 @@ export class CheckpointWriter {
   private key: string | undefined;
 
   /**
-   * `storedKey`: that key for what the run was claimed with, made when a checkpoint first
-   * compares (a resume that writes only its ending never needs it).
+   * `claimed.storedKey()`: the machine's part of that key for what the run was claimed with
+   * (MachineDriver.storedKey; '': none), asked for when a checkpoint first compares (a resume
+   * that writes only its ending never needs it); `storedHeld`: the held events it was claimed with.
    */
   constructor(
     private readonly job: ActiveJob,
-    private storedKey: () => string,
+    private readonly claimed: { storedKey(): string },
     storedHeld = '',
   ) {
     this.lastHeld = storedHeld;
   }
 
   private get lastKey(): string {
-    return (this.key ??= this.storedKey());
+    if (this.key !== undefined) return this.key;
+    // Before the first write: what was claimed (lastHeld is still the claimed snapshot's then).
+    const stored = this.claimed.storedKey();
+    return (this.key = stored === '' ? '' : `${stored}|${this.lastHeld}`);
   }
 
   /**

@@ -34,6 +34,8 @@ function where(msg: InboxEvent): { event: string; to?: string } {
   return msg.to === undefined ? { event: msg.event.type } : { event: msg.event.type, to: msg.to };
 }
 
+const markDirty = (run: { markDirty(): void }): void => run.markDirty();
+
 export class HeldEvents {
   private held: InboxEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -117,17 +119,17 @@ export class HeldEvents {
   }
 
   /**
-   * Calls `wake` when the first held event expires (a running job logs it then, rather than at
-   * its next state); one timer, moved when the first expiry changes. `now`: Redis ms (unused
+   * Marks `run` dirty when the first held event expires (a running job logs it then, rather than
+   * at its next state); one timer, moved when the first expiry changes. `now`: Redis ms (unused
    * when nothing is held).
    */
-  wakeAtExpiry(now: number, wake: () => void): void {
+  wakeAtExpiry(now: number, run: { markDirty(): void }): void {
     const at = this.earliestExpiry();
     if (at === this.timerAt && this.timer) return;
     this.stop();
     if (at === null) return;
     this.timerAt = at;
-    this.timer = setTimeout(wake, Math.max(0, at - now) + 1);
+    this.timer = setTimeout(markDirty, Math.max(0, at - now) + 1, run);
     this.timer.unref();
   }
 

@@ -11,7 +11,10 @@
 //   ITS TIMER  when that wake time comes it takes a slot (`waitFor`: then ActiveJob.wake), as it
 //              does as soon as something runs before it (`running`: an event it took moved it
 //              on); from then on its lease is beaten as any running job's. Its attempt's time
-//              out starts at its timer, not at its claim (`left`).
+//              out starts at its timer, not at its claim (`left`). The timer is the driver's own
+//              when it has one armed for that time that tells the run as it fires (`timerDue`:
+//              MachineDriver.timerAt, the compiled driver's); else one of its own. A held job
+//              keeps one timer, not two (its heap is what 25k held jobs a worker cost).
 //   HANDED BACK  a stop while it waits hands it back parked, as it came (`handBack`: a
 //              'shutdown' abort of a held run that only waits is a park at its wake time, so it
 //              runs once, when due; a requeue would run it at once, before its timer is due). A
@@ -20,14 +23,21 @@
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { Outcome } from './machineDriver.js';
 
+/** The run a held run belongs to (pipelineRun.ts). */
+export interface HeldRunOwner {
+  /** Its hold ended in the run (ITS TIMER): it runs in a slot from now on. */
+  holdEnded(): void;
+}
+
 export class HeldRun {
-  /** The timer at the held run's wake time, which gives it a slot (ITS TIMER). */
+  /** The timer of its own at the held run's wake time, which gives it a slot (ITS TIMER). */
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly job: ActiveJob,
     /** Redis time (StoreClock.ts), as holdUntil and the wake times are. */
     private readonly now: () => number,
+    private readonly owner: HeldRunOwner,
   ) {}
 
   /** How long the run is still held for (ms; 0 once its hold ended): its wait is not its time. */
@@ -41,20 +51,37 @@ export class HeldRun {
     return this.job.holding && until !== undefined && wakeAt <= until;
   }
 
-  /** ITS TIMER: the run only waits, in memory, for `wakeAt`; it takes a slot then. */
-  waitFor(wakeAt: number, now: number): void {
-    if (this.job.holding) this.timer ??= setTimeout(this.wake, Math.max(0, wakeAt - now));
+  /**
+   * ITS TIMER: the run only waits, in memory, for `wakeAt`; it takes a slot then. `timerAt`: the
+   * due time of the driver's timer that tells the run as it fires (MachineDriver.timerAt): at
+   * `wakeAt`, that one is its timer (`timerDue`).
+   */
+  waitFor(wakeAt: number, now: number, timerAt?: number): void {
+    if (this.job.holding && timerAt !== wakeAt)
+      this.timer ??= setTimeout(HeldRun.fired, Math.max(0, wakeAt - now), this);
   }
 
   /** ITS TIMER: something runs: it takes a slot now. */
   running(): void {
-    if (this.job.holding) this.job.wake();
+    this.wake();
   }
 
-  private readonly wake = (): void => {
-    this.timer = undefined;
+  /** ITS TIMER: the driver's timer fired (RunControl.timerDue): its wait is over. */
+  timerDue(): void {
+    this.wake();
+  }
+
+  /** Its own timer fired (no closure of its own: the timer carries the run). */
+  private static fired(this: void, held: HeldRun): void {
+    held.timer = undefined;
+    held.wake();
+  }
+
+  private wake(): void {
+    if (!this.job.holding) return;
     this.job.wake();
-  };
+    this.owner.holdEnded();
+  }
 
   /** HANDED BACK: a stop began before the run opened (its abort came first). */
   stoppedBeforeOpen(): boolean {

@@ -17,15 +17,17 @@ export type Outcome =
 
 /** What a driver may do to the run that drives it. */
 export interface RunControl {
-  /** The machine moved: one checkpoint is written at the end of this turn of the event loop (a
-   * function property: it is passed around unbound). */
-  readonly markDirty: () => void;
+  /** The machine moved: one checkpoint is written at the end of this turn of the event loop. */
+  markDirty(): void;
   /** The machine settled in a state (its value as JSON): logged as it is entered. */
   entered(stateText: string, context: unknown): void;
   /** An audit entry (JSON) for the next write. */
   log(entry: string): void;
   /** The run is over (the first call counts). */
   settle(outcome: Outcome): void;
+  /** A timer the driver armed in memory fired (one `timerAt` named), told once its event is
+   * taken, in the same turn: a held run's wait is over (ITS TIMER, heldRun.ts). */
+  timerDue(): void;
 }
 
 /** A checkpoint's parts, each as its stored JSON. */
@@ -78,6 +80,13 @@ export interface MachineDriver {
   checkpoint(): CheckpointParts;
   /** When a machine that may park now wants waking (null: only by an event); undefined: it may not. */
   parkAt(): number | null | undefined;
+  /**
+   * The due time (Redis ms) of the timer the driver has armed in memory, which calls
+   * RunControl.timerDue as it fires (undefined: none, or its timers do not tell): a held run
+   * waiting for that time arms no timer of its own (ITS TIMER, heldRun.ts). The XState driver's
+   * timers are XState's own, and do not tell.
+   */
+  timerAt?(): number | undefined;
   /** Whether the machine's invoked actors (not its own code) rejected with `err`. */
   rejected(err: unknown): boolean;
   /** The run's outcome is known: stop reporting (before the ending is written). */

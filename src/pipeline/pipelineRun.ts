@@ -17,7 +17,7 @@
 //             stored fails the job there, as any first checkpoint), not written: it rides on the
 //             next write (a step that yields: the checkpoint of the state its result enters, one
 //             op for the two: workload 6b), or is written LOG_ONLY_MS on (a long first step). A
-//             progress write in that time takes the held entries first (ActiveJob.heldLog), so
+//             progress write in that time takes the held entries first (JobRun.takeHeld), so
 //             the log reads as if it had been written.
 //   reading   the job's inbox is read from where this run has read it to, and read once more
 //             when an event arrives while a read is in flight; each event is offered to the
@@ -40,7 +40,7 @@
 //             supervisor's deadline sweep (job.deadline, LeaseKeeper.ts): no timer per job.
 
 import type { LifecycleSnapshot } from '../../machines/job.js';
-import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { ActiveJob, JobRun } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { stepLifecycle, successPath } from '../runtime/lifecycle.js';
 import { settleFailure } from '../runtime/settle.js';
@@ -53,7 +53,8 @@ import { HeldEvents } from './heldEvents.js';
 import { pipelineError } from './unregisteredActor.js';
 import { machineFault, stateName } from './machineFault.js';
 import type { MachineDriver, Outcome, RunControl } from './machineDriver.js';
-import { HeldRun } from './heldRun.js';
+import type { Offered } from './heldEvents.js';
+import { HeldRun, type HeldRunOwner } from './heldRun.js';
 import { earliestOf } from '../runtime/earliestOf.js';
 
 /** A timer due sooner than this is waited for in memory rather than parking the job. */
@@ -77,7 +78,11 @@ export function unstorable(err: unknown): UnserializableSnapshotError | Unregist
   return new UnserializableSnapshotError('snapshot', { reason }, { cause: err });
 }
 
-export class PipelineRun implements RunControl {
+// A held run (THE EARLY LEASE) keeps its run for minutes, 25k of them a worker: what a run
+// keeps is counted (bench/probes/heldMemory.ts). So its callbacks are not closures of its own
+// (timers carry the run: `setTimeout(PipelineRun.flush, 0, this)`), the run's promise is made
+// by run() and resolved by the first outcome, and what only events or a write need is made then.
+export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
   /** Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts). */
   private life: LifecycleSnapshot;
   private readonly held: HeldEvents;
@@ -90,7 +95,10 @@ export class PipelineRun implements RunControl {
   private flushScheduled = false;
   /** A start whose restored timer fires at once: its moves wait for the flush queued after it. */
   private starting = false;
-  /** A log-only checkpoint is held (LOG_ONLY_MS) until this timer writes it, if nothing did. */
+  /** A log-only checkpoint is held until this time (Redis ms; 0: none is), when its timer writes
+   * it, if nothing did (LOG_ONLY_MS, and a held run's hold: holdEntries). */
+  private logOnlyAt = 0;
+  /** That timer (a held run's is armed only once its hold has ended: holdEnded). */
   private logOnlyTimer: NodeJS.Timeout | undefined;
   /** The start's first flush (a restored timer due at once), until it runs or the run ends. */
   private firstFlush: NodeJS.Timeout | undefined;
@@ -101,9 +109,13 @@ export class PipelineRun implements RunControl {
   private logOnlyDue = false;
   /** The inbox position the last write stored (a read past it is not log-only). */
   private writtenInbox: number;
-  private resolveOutcome!: (o: Outcome) => void;
-  private readonly outcome = new Promise<Outcome>((r) => (this.resolveOutcome = r));
-  private readonly offer = (msg: InboxEvent) => this.driver.offer(msg);
+  /** The first outcome (the run's ends there), and the run's promise's resolve. */
+  private outcome: Outcome | undefined;
+  /** run() is opening the machine: an outcome settled meanwhile is finished once it returns. */
+  private opening = false;
+  private resolveRun: ((ended: Promise<void>) => void) | undefined;
+  /** The driver's offer, bound when an event is first offered. */
+  private offerFn: ((msg: InboxEvent) => Offered) | undefined;
 
   constructor(
     private readonly job: ActiveJob,
@@ -119,25 +131,31 @@ export class PipelineRun implements RunControl {
     this.inboxConsumed = c.inbox;
     this.writtenInbox = c.inbox;
     this.held = new HeldEvents(storedHeld);
-    const heldText = this.held.text();
     // What the last checkpoint held (machine snapshot, timers, held events), to skip writing it again.
-    const key = () => {
-      const stored = driver.storedKey();
-      return stored === '' ? '' : `${stored}|${heldText}`;
-    };
-    this.checkpoints = new CheckpointWriter(job, key, heldText);
-    this.heldRun = job.holding ? new HeldRun(job, host.now) : undefined;
+    this.checkpoints = new CheckpointWriter(job, driver, this.held.text());
+    this.heldRun = job.holding ? new HeldRun(job, host.now, this) : undefined;
   }
 
   /**
    * Runs the attempt to its ending write. Not an async function: the run waits for its outcome
    * with no frame of its own (an async one's frame is held for the run's whole life, through
    * the scavenges of a busy worker); finish() takes it from there, one tick after the outcome,
-   * as an await would.
+   * as an await would (settle).
    */
   run(): Promise<void> {
+    const ran = new Promise<void>((resolve) => (this.resolveRun = resolve));
+    this.opening = true;
     this.begin();
-    return this.outcome.then((result) => this.finish(result));
+    this.opening = false;
+    // An outcome the start settled: finished from here, after what the start queued (as a
+    // reaction registered now would run).
+    if (this.outcome !== undefined) this.finishSoon(this.outcome);
+    return ran;
+  }
+
+  /** The driver's offer (made once an event is offered: most runs are offered none). */
+  private get offer(): (msg: InboxEvent) => Offered {
+    return (this.offerFn ??= (msg) => this.driver.offer(msg));
   }
 
   /** Opens and starts the machine; what throws there is the run's outcome (an error). */
@@ -149,8 +167,7 @@ export class PipelineRun implements RunControl {
     job.setDeadline(performance.now() + (this.heldRun?.left() ?? 0) + this.timeoutMs);
     try {
       driver.open(this);
-      job.onInbox = this.readInbox;
-      job.heldLog = this.takeHeld;
+      job.pipeline = this;
       // Events sent before this claim; later ones are announced on the control channel.
       if (c.hasInbox || job.inboxSignal) this.readInbox();
       if (driver.timerDueAtStart()) {
@@ -166,7 +183,7 @@ export class PipelineRun implements RunControl {
           this.starting = false;
         }
         this.flushScheduled = true;
-        this.firstFlush = setTimeout(this.flush, 0);
+        this.firstFlush = setTimeout(PipelineRun.flush, 0, this);
       } else {
         driver.start();
         this.markDirty();
@@ -188,7 +205,6 @@ export class PipelineRun implements RunControl {
     clearTimeout(this.firstFlush);
     this.heldRun?.stop();
     this.held.stop();
-    job.onInbox = undefined;
     job.setDeadline(0);
     driver.halt(result);
     try {
@@ -210,9 +226,34 @@ export class PipelineRun implements RunControl {
   }
 
   settle(outcome: Outcome): void {
+    if (this.outcome !== undefined) return; // the first outcome counts
     // A held run stopped while it only waits goes back parked (HANDED BACK, heldRun.ts).
-    const o = this.heldRun === undefined ? outcome : this.heldRun.handBack(outcome, () => this.waitsUntil());
-    this.resolveOutcome(o); // a promise settles once: the first outcome counts
+    const o = (this.outcome =
+      this.heldRun === undefined ? outcome : this.heldRun.handBack(outcome, () => this.waitsUntil()));
+    if (!this.opening) this.finishSoon(o);
+  }
+
+  /** finish() one tick on, as a reaction to a settled promise would run; the run's promise
+   * follows it. */
+  private finishSoon(o: Outcome): void {
+    const resolve = this.resolveRun!;
+    this.resolveRun = undefined;
+    queueMicrotask(() => resolve(this.finish(o)));
+  }
+
+  timerDue(): void {
+    this.heldRun?.timerDue();
+  }
+
+  /**
+   * HeldRunOwner: the held run's hold ended (ITS TIMER): entries it holds back (holdEntries) get
+   * their timer now, unless what woke it goes on to a write or an ending anyway (its machine
+   * moved: the flush queued writes them or holds them anew; it ended: its ending carries them),
+   * which is most wakes: a timer armed there was a timer to clear, on the drain's hot path.
+   */
+  holdEnded(): void {
+    if (this.logOnlyAt === 0 || this.flushScheduled || this.outcome !== undefined) return;
+    if (this.driver.status() === 'active') this.armLogOnly();
   }
 
   /** When the run's wait ends (its timers' and held events' first; null: none); undefined while
@@ -230,23 +271,23 @@ export class PipelineRun implements RunControl {
     this.checkpoints.entered(stateText, context);
   }
 
-  readonly markDirty = (): void => {
+  markDirty(): void {
     if (this.flushScheduled || this.detached || this.starting) return;
     this.flushScheduled = true;
-    setImmediate(this.flush);
-  };
+    setImmediate(PipelineRun.flush, this);
+  }
 
-  private readonly flush = (): void => {
-    this.flushScheduled = false;
-    this.firstFlush = undefined;
-    if (this.detached) return;
+  private static flush(this: void, run: PipelineRun): void {
+    run.flushScheduled = false;
+    run.firstFlush = undefined;
+    if (run.detached) return;
     // From setImmediate: a checkpoint that cannot be taken fails this job alone, never the worker.
     try {
-      this.checkpoint();
+      run.checkpoint();
     } catch (err) {
-      this.settle({ kind: 'error', error: unstorable(err) });
+      run.settle({ kind: 'error', error: unstorable(err) });
     }
-  };
+  }
 
   private checkpoint(): void {
     const { driver, held, host } = this;
@@ -282,19 +323,20 @@ export class PipelineRun implements RunControl {
     } else {
       clearTimeout(this.logOnlyTimer);
       this.logOnlyTimer = undefined;
+      this.logOnlyAt = 0;
       this.heldCount = 0;
       this.logOnlyDue = false;
       this.writtenInbox = this.inboxConsumed;
       this.checkpoints.write(this.life, key, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
     }
-    held.wakeAtExpiry(held.size > 0 ? host.now() : 0, this.markDirty);
+    held.wakeAtExpiry(held.size > 0 ? host.now() : 0, this);
     if (this.inboxReading) return;
     const wakeAt = this.waitsUntil();
     // Something runs (an event a held run took moved it on): a held run takes a slot now.
     if (wakeAt === undefined) return this.heldRun?.running();
     const now = host.now();
     if (wakeAt === null || !mayWaitInMemory(wakeAt, now, this.heldRun)) this.settle({ kind: 'park', wakeAt });
-    else this.heldRun?.waitFor(wakeAt, now);
+    else this.heldRun?.waitFor(wakeAt, now, driver.timerAt?.());
   }
 
   /** The pending entries wait for the next write, or LOG_ONLY_MS (then a flush writes them). */
@@ -302,28 +344,39 @@ export class PipelineRun implements RunControl {
     this.heldCount = this.checkpoints.pending.length;
     // A held run's entries (its `resumed`) wait past its wake time: its ending carries them, as
     // a resume due at once has its ending carry them, with no write of their own before it.
+    // Its timer is armed once its hold ends (holdEnded): until then it keeps only its machine's.
+    const left = this.heldRun?.left() ?? 0;
+    if (this.logOnlyAt === 0) this.logOnlyAt = this.host.now() + LOG_ONLY_MS + left;
+    if (left === 0) this.armLogOnly();
+  }
+
+  /** The log-only timer, for logOnlyAt (armed once). */
+  private armLogOnly(): void {
     this.logOnlyTimer ??= setTimeout(
-      () => {
-        this.logOnlyDue = true;
-        this.markDirty();
-      },
-      LOG_ONLY_MS + (this.heldRun?.left() ?? 0),
+      PipelineRun.logOnlyDue,
+      Math.max(0, this.logOnlyAt - this.host.now()),
+      this,
     );
   }
 
+  private static logOnlyDue(this: void, run: PipelineRun): void {
+    run.logOnlyDue = true;
+    run.markDirty();
+  }
+
   /**
-   * ActiveJob.heldLog: the entries a hold kept back (log-only, AT START), taken out for a progress
+   * JobRun.takeHeld: the entries a hold kept back (log-only, AT START), taken out for a progress
    * write to carry ahead of its own, where they would have been had they been written then
    * (entries logged since wait for their own write, as they would have). Also once the run has
    * its outcome (a progress report still waiting is written ahead of the ending, which takes the
    * rest: in place, the ending holds this list). What they would have been written with (the
    * snapshot) waits on: its write comes at the next move or LOG_ONLY_MS on, as before.
    */
-  private readonly takeHeld = (): string[] => {
-    const n = this.logOnlyTimer === undefined ? 0 : this.heldCount;
+  takeHeld(): string[] {
+    const n = this.logOnlyAt === 0 ? 0 : this.heldCount;
     this.heldCount = 0;
     return n === 0 ? [] : this.checkpoints.pending.splice(0, n);
-  };
+  }
 
   /** Offers events read from the inbox; false once the machine cannot take any more. */
   private deliver(texts: string[]): boolean {
@@ -348,7 +401,8 @@ export class PipelineRun implements RunControl {
     return true;
   }
 
-  private readonly readInbox = (): void => {
+  /** JobRun.readInbox: an event was sent to the job (nothing once the run is detached). */
+  readInbox(): void {
     if (this.detached) return;
     if (this.inboxReading) {
       // A read in flight may have run before this event was pushed: read once more after it.
@@ -356,7 +410,7 @@ export class PipelineRun implements RunControl {
       return;
     }
     this.inboxReading = this.readUntilEmpty();
-  };
+  }
 
   private async readUntilEmpty(): Promise<void> {
     const id = this.job.id;

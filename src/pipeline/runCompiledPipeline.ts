@@ -36,7 +36,7 @@
 // stored snapshot is restored by either runtime. Its text is made from the state's parts
 // (stepStateText.ts).
 
-import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AbortListener, ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
@@ -59,16 +59,22 @@ import { notOffered } from './offerEvent.js';
 import { PipelineRun } from './pipelineRun.js';
 import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl } from './machineDriver.js';
 
+const noStoredText = (): string => '';
+
 /** What take() returns for a targetless transition: the machine stays in its state. */
 const STAY = Symbol('stay');
 /** What take() returns (see take). */
 type Taken = CompiledState | typeof STAY | null | undefined;
 
-export class CompiledDriver implements MachineDriver {
+export class CompiledDriver implements MachineDriver, AbortListener {
   /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway), but
    * a resumed wait state's: as the XState runtime, one that has not moved is not written again. */
   storedKey(): string {
-    return this.from !== 'fresh' && this.from.timers ? this.storedText() : '';
+    const text = this.from !== 'fresh' && this.from.timers ? this.storedText() : '';
+    // Asked once (the checkpoint writer keeps it): the claimed snapshot it is made from, parsed,
+    // is not kept for the run's life (a held run's is minutes: THE EARLY LEASE).
+    this.storedText = noStoredText;
+    return text;
   }
   private state!: CompiledState;
   private context!: Ctx;
@@ -86,8 +92,9 @@ export class CompiledDriver implements MachineDriver {
   /** The wait state's (or timed step state's) timers while in one, the one armed, and what the
    * last checkpoint stored. */
   private readonly timers: WaitTimers;
-  /** A timed state's entry, and a timed step's race with its state's timers. */
-  private readonly timed: TimedStep;
+  /** A timed state's entry, and a timed step's race with its state's timers: made when first
+   * needed (a resumed wait state, a held run's, never needs it; see `timed`). */
+  private timedStep: TimedStep | undefined;
   /** The loop running now: one an event superseded (it left the step's state) does nothing more. */
   private turn = 0;
   /** The running step's own signal (a step with a timeout or events), stopped when its state is left. */
@@ -101,10 +108,14 @@ export class CompiledDriver implements MachineDriver {
     /** Redis time (StoreClock.ts), as stored due times are. */
     private readonly now: () => number = Date.now,
     /** `<w>|<t>` of the claimed snapshot as the XState runtime keys it (storedKey). */
-    private readonly storedText: () => string = () => '',
+    private storedText: () => string = noStoredText,
   ) {
-    this.timers = new WaitTimers(now, this.fire);
-    this.timed = new TimedStep(this.timers, now, {
+    this.timers = new WaitTimers(now, this);
+  }
+
+  /** The timed state's entry and step race (TimedStep), made on first use. */
+  private get timed(): TimedStep {
+    return (this.timedStep ??= new TimedStep(this.timers, this.now, {
       entered: (context, stepInput) => {
         this.context = context;
         this.stepInput = stepInput;
@@ -117,7 +128,7 @@ export class CompiledDriver implements MachineDriver {
         return next === STAY ? w : next; // no after is targetless
       },
       timerTaken: (eventType) => this.timerTaken(eventType),
-    });
+    }));
   }
 
   open(run: RunControl): void {
@@ -199,18 +210,34 @@ export class CompiledDriver implements MachineDriver {
     if (this.halted) return;
     // No step races the job's abort now: a cancel, timeout or shutdown ends the wait here.
     if (this.job.abortError) return this.run.settle({ kind: 'aborted' });
-    this.job.onAbort = () => this.run.settle({ kind: 'aborted' });
+    this.job.onAbort = this;
     this.timers.arm();
   }
 
-  /** A timer fired: a timed step's (the loop takes it), or the wait state's: its transition,
-   * then the machine runs on from there. */
-  private readonly fire = (eventType: string): void => {
-    if (this.halted || this.timed.fired(eventType)) return;
-    const list = this.state.wait?.on.get(eventType);
-    if (!list) return;
-    this.leave(list, { type: eventType });
-  };
+  /** AbortListener, while a wait state waits (arm): a cancel, timeout or shutdown ends the wait. */
+  aborted(): void {
+    this.run.settle({ kind: 'aborted' });
+  }
+
+  /** The timer armed in memory (WaitTimers.armedAt): it tells the run as it fires (timerDue). */
+  timerAt(): number | undefined {
+    return this.timers.armedAt();
+  }
+
+  /** A timer fired (WaitTimers' owner): a timed step's (the loop takes it), or the wait state's:
+   * its transition, then the machine runs on from there. The run is told then, in the same turn
+   * (a held run's wait is over: ITS TIMER, heldRun.ts), once the event has been taken: what it
+   * did (a move, an ending) is known. */
+  timerFired(eventType: string): void {
+    if (this.halted) return;
+    try {
+      if (this.timedStep?.fired(eventType)) return;
+      const list = this.state.wait?.on.get(eventType);
+      if (list) this.leave(list, { type: eventType });
+    } finally {
+      this.run.timerDue();
+    }
+  }
 
   /**
    * Takes an event of the wait state (a timer's, or one sent), or one sent to a step state while
@@ -231,7 +258,7 @@ export class CompiledDriver implements MachineDriver {
       // machine errored) stops nothing: the step is abandoned untold, as a timer's (loop).
       this.turn++;
       this.looping = false;
-      this.timed.ended();
+      this.timedStep?.ended();
       if (next) this.own?.abort();
     }
     if (!next) {
@@ -286,7 +313,7 @@ export class CompiledDriver implements MachineDriver {
           list = step.onError;
         } finally {
           if (turn === this.turn) {
-            this.timed.ended();
+            this.timedStep?.ended();
             if (own) this.timers.disarm();
           }
         }

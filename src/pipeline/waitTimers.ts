@@ -10,7 +10,9 @@
 //     of 50 woken jobs in hand and the next claim's round trip in flight, that millisecond left
 //     the worker idle (test/pipeline/dueTimerAtOnce.test.ts). Still after the start's synchronous
 //     work, and before the start's first flush (a timer, pipelineRun.ts), as setTimeout(0) was;
-//   - a timer past setTimeout's range is never armed: the run parks (the core decides, parkAt).
+//   - a timer past setTimeout's range is never armed: the run parks (the core decides, parkAt);
+//   - no closure of its own: the armed timer carries this object (a held run keeps its timers for
+//     minutes: THE EARLY LEASE, heldRun.ts), and tells its owner as it fires.
 
 import type { AnyEvent, CompiledWait, Ctx } from './compiledTable.js';
 import { firstToFire } from './compiledTimers.js';
@@ -42,6 +44,12 @@ export function entryTimers(
   return { timers, raised };
 }
 
+/** The driver a wait state's timers tell (runCompiledPipeline.ts). */
+export interface TimerOwner {
+  /** The timer of `eventType` fired (it is disarmed by then). */
+  timerFired(eventType: string): void;
+}
+
 export class WaitTimers {
   /** The wait state's timers while in one (due times in Redis time), in XState's order. */
   list: StoredTimer[] = [];
@@ -51,12 +59,13 @@ export class WaitTimers {
   private armed: NodeJS.Timeout | undefined;
   /** That timer, due already when armed: it fires at the next immediate (DUE AT ONCE). */
   private armedNow: NodeJS.Immediate | undefined;
+  /** The due time (Redis ms) of the timer armed in memory, 0 when none is. */
+  private armedDue = 0;
 
   constructor(
     /** Redis time (StoreClock.ts), as stored due times are. */
     private readonly now: () => number,
-    /** The timer of `eventType` fired (it is disarmed by then). */
-    private readonly fire: (eventType: string) => void,
+    private readonly owner: TimerOwner,
   ) {}
 
   /** A resumed wait state's stored timers: its list, and what its first checkpoint stored. */
@@ -69,23 +78,34 @@ export class WaitTimers {
   arm(): void {
     const first = firstToFire(this.list, this.now());
     if (!first) return;
-    if (first.ms <= 0) this.armedNow = setImmediate(this.fired, first.timer.id);
+    if (first.ms <= 0) this.armedNow = setImmediate(WaitTimers.fired, this, first.timer.id);
     // Past setTimeout's range Node fires at once (TimeoutOverflowWarning): such a timer is not
     // armed, and the run parks (it is due far beyond PARK_MIN_MS), as the XState runtime's does.
-    else if (first.ms <= MAX_TIMER_MS) this.armed = setTimeout(this.fired, first.ms, first.timer.id);
+    else if (first.ms <= MAX_TIMER_MS)
+      this.armed = setTimeout(WaitTimers.fired, first.ms, this, first.timer.id);
+    else return;
+    this.armedDue = first.timer.dueAt;
   }
 
-  private readonly fired = (eventType: string): void => {
-    this.armed = undefined;
-    this.armedNow = undefined;
-    this.fire(eventType);
-  };
+  private static fired(this: void, timers: WaitTimers, eventType: string): void {
+    timers.armed = undefined;
+    timers.armedNow = undefined;
+    timers.armedDue = 0;
+    timers.owner.timerFired(eventType);
+  }
 
   disarm(): void {
     clearTimeout(this.armed);
     clearImmediate(this.armedNow);
     this.armed = undefined;
     this.armedNow = undefined;
+    this.armedDue = 0;
+  }
+
+  /** The due time (Redis ms) of the timer armed in memory, which tells its owner as it fires;
+   * undefined when none is armed. */
+  armedAt(): number | undefined {
+    return this.armedDue === 0 ? undefined : this.armedDue;
   }
 
   /** The timer of `eventType` fired and its event was ignored: it is gone from the list. */

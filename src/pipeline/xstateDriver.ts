@@ -10,7 +10,7 @@
 // race with the job's abort).
 
 import { createActor, type AnyActor } from 'xstate';
-import type { ActiveJob } from '../runtime/ActiveJob.js';
+import type { AbortListener, ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { storedTimersJson } from './storedParts.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
@@ -54,7 +54,7 @@ export interface XStateStart {
   migratedFrom?: number;
 }
 
-export class XStateDriver implements MachineDriver {
+export class XStateDriver implements MachineDriver, AbortListener {
   private actor: AnyActor | undefined;
   private unrestorable: UnrestorableSnapshotError | undefined;
   private run!: RunControl;
@@ -129,12 +129,13 @@ export class XStateDriver implements MachineDriver {
       this.rejections,
     );
     this.watch.watchRoot(actor);
-    job.onAbort = this.aborted;
+    job.onAbort = this;
     run.log(from.machine === undefined ? '{"type":"started"}' : '{"type":"resumed"}');
   }
 
-  /** ABORTED: the outcome, then the snapshot the ending stores, then the actor stopped. */
-  private readonly aborted = (): void => {
+  /** ABORTED (AbortListener): the outcome, then the snapshot the ending stores, then the actor
+   * stopped. */
+  aborted(): void {
     this.run.settle({ kind: 'aborted' });
     const actor = this.actor!;
     if (actor.getSnapshot().status !== 'active') return; // done or errored: nothing runs on
@@ -148,7 +149,7 @@ export class XStateDriver implements MachineDriver {
     } catch (err) {
       this.host.log.warn({ err, jobId: this.job.id }, 'stopping the machine on abort failed');
     }
-  };
+  }
 
   /** The actor's persisted snapshot, or the one its abort took (ABORTED). */
   private persistedNow(actor: AnyActor): unknown {

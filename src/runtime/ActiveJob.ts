@@ -32,6 +32,23 @@ export interface JobHost {
   woke?(job: ActiveJob): void;
 }
 
+/**
+ * What a pipeline run (pipelineRun.ts) answers for its job. Methods of the run, not closures of
+ * its own: a held job (THE EARLY LEASE) keeps them for minutes, 25k of them a worker.
+ */
+export interface JobRun {
+  /** An event was sent to the job while it runs (once the run has its outcome: nothing). */
+  readInbox(): void;
+  /** The audit entries the run holds back for its next write (AT START and log-only), taken by
+   * a progress write to go ahead of its own entry. */
+  takeHeld(): string[];
+}
+
+/** Told once when its job is aborted (ActiveJob.onAbort): a driver, not a closure of its own. */
+export interface AbortListener {
+  aborted(): void;
+}
+
 const PROGRESS_EVERY_MS = 200;
 
 /** How each ending write ends an attempt, for observers. */
@@ -76,18 +93,14 @@ export class ActiveJob {
   private controller: AbortController | undefined;
   private raceReject: ((err: unknown) => void) | undefined;
   private progressFn: ((value: unknown) => void) | undefined;
-  /** Set by a pipeline run: called when an event was sent to the job while it runs. */
-  onInbox: (() => void) | undefined;
+  /** Set by a pipeline run: told of events sent to the job while it runs, and asked for the
+   * audit entries it holds back (JobRun). */
+  pipeline: JobRun | undefined;
   /** Set by a pipeline run: called when a fan-out of this job may have completed. */
   onFanIn: (() => void) | undefined;
-  /** Set by a pipeline run: called once when the job is aborted (as its signal's listeners are,
-   * without making the signal: an AbortController per resume is ~2% of its CPU). */
-  onAbort: (() => void) | undefined;
-  /**
-   * Set by a pipeline run: the audit entries it holds back for its next write (pipelineRun.ts,
-   * AT START and log-only), taken by a progress write to go ahead of its own entry.
-   */
-  heldLog: (() => string[]) | undefined;
+  /** Set by a pipeline run's driver: told once when the job is aborted (as its signal's
+   * listeners are, without making the signal: an AbortController per resume is ~2% of its CPU). */
+  onAbort: AbortListener | undefined;
   /** Notices that came before the run installed its handlers (kept, not lost). */
   inboxSignal = false;
   fanInSignal = false;
@@ -160,7 +173,7 @@ export class ActiveJob {
     this.controller?.abort(err);
     const onAbort = this.onAbort;
     this.onAbort = undefined;
-    onAbort?.();
+    onAbort?.aborted();
     const reject = this.raceReject;
     this.raceReject = undefined;
     reject?.(err);
@@ -279,7 +292,7 @@ export class ActiveJob {
     this.progressValue = undefined;
     this.lastProgressAt = performance.now();
     const entry = `{"type":"progress","progress":${p}}`;
-    const held = this.heldLog?.();
+    const held = this.pipeline?.takeHeld();
     void this.write({
       kind: 'checkpoint',
       id: this.id,

@@ -26,7 +26,7 @@ export function deliverControl(running: ReadonlyMap<string, ActiveJob>, message:
   if (cmd === 'cancel') running.get(id)?.abort('cancel', 'job was cancelled');
   else if (cmd === 'event') {
     const job = running.get(id);
-    if (job?.onInbox) job.onInbox();
+    if (job?.pipeline) job.pipeline.readInbox();
     else if (job) job.inboxSignal = true;
   } else if (cmd === 'fanin') {
     const job = running.get(id);

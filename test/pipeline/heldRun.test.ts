@@ -26,7 +26,7 @@ function held(holdUntil: number | null = HOLD_UNTIL): {
       j.holding = false; // the pump ends the hold (HeldJobs.end)
     },
   });
-  return { job, run: new HeldRun(job, () => NOW), woke: () => woke };
+  return { job, run: new HeldRun(job, () => NOW, { holdEnded: () => {} }), woke: () => woke };
 }
 
 test('a held run waits in memory for a wake time up to its holdUntil, and no longer once woken', () => {
