@@ -21,6 +21,14 @@
 // claimed while Redis applies the next commit (double buffering), and one commit claims at most
 // half the slots (rounded up) so that two claims alternate.
 //
+// EARLY SEND: a full batch (MAX_BATCH writes, pendingWrites.ts) goes out as soon as it is full,
+// not at the end of the tick, and up to MAX_FULL_IN_FLIGHT commits of full batches may be in
+// flight, the ones past MAX_IN_FLIGHT claiming nothing. Timers due at one instant (25k held
+// jobs, THE EARLY LEASE) fire in one timers phase, with only microtasks between them: their
+// dones once all waited for that phase to end (the tick's setImmediate), Redis idle while the
+// worker woke them and the worker idle while Redis wrote them; now Redis writes the first
+// thousands while the worker wakes the rest.
+//
 // Invariants:
 //   SLOTS         claims never exceed the free slots (`reserved` counts what in-flight commits
 //                 may claim): no job is taken that this worker could not start at once. A slot
@@ -45,7 +53,7 @@ import type { WorkSignals } from './WorkSignals.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
 import type { StoreClock } from '../store/StoreClock.js';
 import { ReplicaLagLog } from './ReplicaLagLog.js';
-import type { PendingWrite } from './pendingWrites.js';
+import { MAX_BATCH, type PendingWrite } from './pendingWrites.js';
 import { CommitWrites } from './CommitWrites.js';
 import { CrossQueueEndings } from './CrossQueueEndings.js';
 import { HeldJobs } from './HeldJobs.js';
@@ -84,6 +92,8 @@ export interface CommitPumpOptions {
 }
 
 const MAX_IN_FLIGHT = 2;
+/** EARLY SEND: commits in flight at once while full batches of writes wait. */
+const MAX_FULL_IN_FLIGHT = 8;
 
 export class CommitPump implements JobHost, ClaimLane {
   readonly queue: string;
@@ -120,6 +130,8 @@ export class CommitPump implements JobHost, ClaimLane {
   /** The last claim found the queue empty: wait for work before claiming again. */
   private starved = false;
   private wake: (() => void) | undefined;
+  /** EARLY SEND: ends the loop's wait for the tick's end once a batch is full. */
+  private batchFull: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
   private nextDueAt: number | null = null;
@@ -186,6 +198,7 @@ export class CommitPump implements JobHost, ClaimLane {
     // with no lease requeues (COALESCING, pendingWrites.ts).
     const c = job?.claimed;
     const written = this.writes.queue(op, c !== undefined && c.status === 'working' && !c.leaseRequeues);
+    if (this.batchFull !== undefined && this.writes.waiting >= MAX_BATCH) this.batchFull();
     this.kick();
     return written;
   }
@@ -226,6 +239,11 @@ export class CommitPump implements JobHost, ClaimLane {
     w?.();
   }
 
+  /** Commits that may be in flight now: more while full batches wait (EARLY SEND). */
+  private inFlightCap(): number {
+    return this.writes.waiting >= MAX_BATCH ? MAX_FULL_IN_FLIGHT : MAX_IN_FLIGHT;
+  }
+
   /** Slots a claim may fill now (SLOTS, summed over the supervisor's lanes). */
   private freeSlots(): number {
     if (this.stopping) return 0;
@@ -252,7 +270,7 @@ export class CommitPump implements JobHost, ClaimLane {
       )
         return;
       const canClaim = !this.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
-      if (this.inFlightCommits >= MAX_IN_FLIGHT || (this.writes.waiting === 0 && !canClaim)) {
+      if (this.inFlightCommits >= this.inFlightCap() || (this.writes.waiting === 0 && !canClaim)) {
         if (
           this.inFlightCommits === 0 &&
           this.writes.waiting === 0 &&
@@ -293,12 +311,17 @@ export class CommitPump implements JobHost, ClaimLane {
         }
         this.writes.retryAt = 0;
       }
-      // Let writes of the same tick join this batch.
-      await new Promise((r) => setImmediate(r));
-      if (this.inFlightCommits >= MAX_IN_FLIGHT || this.writes.retryAt !== 0) continue;
+      // Let writes of the same tick join this batch, unless it is full (EARLY SEND).
+      if (this.writes.waiting < MAX_BATCH)
+        await new Promise<void>((r) => {
+          this.batchFull = r;
+          setImmediate(r);
+        });
+      this.batchFull = undefined;
+      if (this.inFlightCommits >= this.inFlightCap() || this.writes.retryAt !== 0) continue;
       const { batch, isolating } = this.writes.take();
       const want =
-        this.starved || isolating || !this.share.hasTurn(this)
+        this.inFlightCommits >= MAX_IN_FLIGHT || this.starved || isolating || !this.share.hasTurn(this)
           ? 0
           : Math.max(0, Math.min(claimCap, this.freeSlots()));
       if (batch.length === 0 && want === 0) continue;
