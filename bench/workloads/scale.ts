@@ -93,6 +93,23 @@ async function enqueueDueAt(system: SystemName, n: number, at: number): Promise<
 }
 
 /**
+ * BENCH_PARKED_SPLIT=1: how many jobs each worker holds 1 s before the due time (a job's token is
+ * `<workerId>:<n>`): a diagnosis, not a figure (its reads load Redis in the lead). Read at the due
+ * instant, the reads ran into it: jobs already done read as nobody's.
+ */
+async function heldByWorker(): Promise<string> {
+  const ids = await redis.ctl.zrange(MACHINIST_ACTIVE_KEY, '0', '-1');
+  const p = redis.ctl.pipeline();
+  for (const id of ids) p.hget(`${MACHINIST_PREFIX}:{${QUEUE}}:job:${id}`, 'tk');
+  const by = new Map<string, number>();
+  for (const [, tk] of (await p.exec()) ?? []) {
+    const w = String(tk).slice(0, String(tk).lastIndexOf(':'));
+    by.set(w, (by.get(w) ?? 0) + 1);
+  }
+  return [...by.values()].sort((a, b) => b - a).join(', ');
+}
+
+/**
  * One run of workload 15: `procs` worker processes (c=100 each) running from the start; `n` jobs enqueued,
  * all due at `at`. Park rate: jobs in the delayed index / time from the enqueue's start (for
  * Machinist each was claimed, run to its timer and parked by the worker; for BullMQ the delayed
@@ -133,6 +150,10 @@ async function parkedRun(system: SystemName, n: number, procs: number): Promise<
     // THE EARLY LEASE: how many the workers hold at the due instant (the rest are claimed in the drain).
     let heldAtDue: number | null = null;
     if (system === 'machinist' && PARKED_LEAD_MS > 0 && Date.now() < at) {
+      if (process.env.BENCH_PARKED_SPLIT) {
+        await sleep(at - 1000 - Date.now());
+        log(`  held by each worker 1 s before the due time: ${await heldByWorker()}`);
+      }
       await sleep(at - 20 - Date.now());
       heldAtDue = await redis.ctl.zcard(MACHINIST_ACTIVE_KEY);
     }

@@ -5,10 +5,10 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClaimRequest, CommitOp, CommitResult, QueuesWaiter, Store } from '../../src/store/types.js';
+import type { ClaimRequest, CommitOp, CommitResult, Store } from '../../src/store/types.js';
 import { MAX_BATCH } from '../../src/supervisor/pendingWrites.js';
 import { eventually } from '../support/redis.js';
-import { barePump } from '../support/barePump.js';
+import { barePump, parkedWaiter } from '../support/barePump.js';
 
 const done = (n: number): CommitOp => ({
   kind: 'done',
@@ -33,19 +33,13 @@ describe('early send', () => {
         return new Promise((r) => held.push(() => r(answer)));
       },
     } as unknown as Store;
-    const waits: ((queues: string[]) => void)[] = [];
-    const waiter: QueuesWaiter = {
-      wait: () => new Promise((r) => waits.push(r)),
-      interrupt: () => waits.splice(0).forEach((r) => r([])),
-      putBack: () => {},
-      close: () => waits.splice(0).forEach((r) => r([])),
-    };
+    const waiter = parkedWaiter();
     const { pump, signals } = barePump(store, waiter);
     const alive = setInterval(() => {}, 1000);
     pump.start();
     try {
       // The pump found the queue empty and waits for work.
-      await eventually(() => waits.length === 1, 2000);
+      await eventually(() => waiter.waits === 1, 2000);
       const n = 10 * MAX_BATCH;
       let fired = 0;
       let sentWhileFiring = 0;
@@ -63,13 +57,10 @@ describe('early send', () => {
             Math.max(0, at - Date.now()),
           );
       });
-      // Ten full batches were queued in one timers phase: eight went out in it (MAX_FULL_IN_FLIGHT),
-      // unanswered, the rest wait for an answer. At the tick's end, none had gone out.
+      // Ten batches' worth were queued while the timers fired: eight commits went out meanwhile
+      // (MAX_FULL_IN_FLIGHT), none answered. Sent only at a tick's end, one did (between two
+      // timers phases, when the timers' lists were due a millisecond apart).
       assert.equal(sentWhileFiring, 8, 'commits sent while the timers fired');
-      assert.ok(
-        sent.filter((s) => s.writes > 0).every((s) => s.writes === MAX_BATCH),
-        'each a full batch',
-      );
       const writeCommits = sent.filter((s) => s.writes > 0);
       assert.equal(writeCommits.filter((s) => s.claims).length <= 2, true, 'at most two of them claim');
       // Answered, the rest go out, in line: every write is sent once.

@@ -6,9 +6,9 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClaimRequest, CommitOp, CommitResult, QueuesWaiter, Store } from '../../src/store/types.js';
+import type { ClaimRequest, CommitOp, CommitResult, Store } from '../../src/store/types.js';
 import { eventually } from '../support/redis.js';
-import { barePump } from '../support/barePump.js';
+import { barePump, parkedWaiter } from '../support/barePump.js';
 
 describe('the early wake', () => {
   it('keeps the early wake a claim named when one that asked for none early is answered after it', async () => {
@@ -26,13 +26,7 @@ describe('the early wake', () => {
         return Promise.resolve({ ...empty, nextDueAt: Date.now() < early ? early : due });
       },
     } as unknown as Store;
-    const held: ((queues: string[]) => void)[] = [];
-    const waiter: QueuesWaiter = {
-      wait: () => new Promise((r) => held.push(r)),
-      interrupt: () => held.splice(0).forEach((r) => r([])),
-      putBack: () => {},
-      close: () => held.splice(0).forEach((r) => r([])),
-    };
+    const waiter = parkedWaiter();
     const { pump, signals } = barePump(store, waiter, { holdMax: 10, leadMs: 5_000 });
     // The pump's timers do not hold the process open; the test's waits need it open.
     const alive = setInterval(() => {}, 1000);

@@ -8,10 +8,29 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, Supervisor, defineJob } from '../../src/index.js';
-import type { Store } from '../../src/store/types.js';
+import type { CommitResult, Store } from '../../src/store/types.js';
 import { describeOnEachStore } from '../support/eachStore.js';
 
 const LEASE_MS = 1000;
+const SETTINGS = { concurrency: 1, leaseMs: LEASE_MS, heartbeatMs: 200, idleWaitMs: 200 };
+
+/**
+ * `store` whose commits that claim a job are answered `lateMs` late when `late(res)` says so
+ * (called after the commit ran, before the delay).
+ */
+function lateReplies(
+  store: Store,
+  lateMs: number,
+  late: (res: CommitResult) => boolean | Promise<boolean>,
+): Store {
+  const slow: Store = Object.create(store) as Store;
+  slow.commit = async (queue, ops, claim) => {
+    const res = await store.commit(queue, ops, claim);
+    if (res.claimed.length > 0 && (await late(res))) await new Promise((r) => setTimeout(r, lateMs));
+    return res;
+  };
+  return slow;
+}
 
 describeOnEachStore('a claim answered after its lease may have passed', (world) => {
   it('is handed back unrun: the job runs once, on the worker whose lease held', async () => {
@@ -28,19 +47,10 @@ describeOnEachStore('a claim answered after its lease may have passed', (world) 
       });
     // The first worker's first claim that takes a job is answered 3 leases late, as to a frozen
     // process; the second worker is a normal one, whose reaper takes the job back meanwhile.
-    const slow: Store = Object.create(store) as Store;
     let delayed = 0;
-    slow.commit = async (queue, ops, claim) => {
-      const res = await store.commit(queue, ops, claim);
-      if (res.claimed.length > 0 && delayed === 0) {
-        delayed++;
-        await new Promise((r) => setTimeout(r, 3 * LEASE_MS));
-      }
-      return res;
-    };
-    const settings = { concurrency: 1, leaseMs: LEASE_MS, heartbeatMs: 200, idleWaitMs: 200 };
-    const frozen = new Supervisor({ store: slow, jobs: [job('frozen')], ...settings });
-    const other = new Supervisor({ store, jobs: [job('other')], ...settings });
+    const slow = lateReplies(store, 3 * LEASE_MS, () => delayed++ === 0);
+    const frozen = new Supervisor({ store: slow, jobs: [job('frozen')], ...SETTINGS });
+    const other = new Supervisor({ store, jobs: [job('other')], ...SETTINGS });
     const client = new Client({ store, jobs: [job('client')] });
     try {
       await frozen.start();
@@ -71,18 +81,9 @@ describeOnEachStore('a claim answered after its lease may have passed', (world) 
       name: 'slowreply',
       work: ({ input }: { input: number }) => void runs.push(input),
     });
-    const slow: Store = Object.create(store) as Store;
     let claims = 0;
-    slow.commit = async (queue, ops, claim) => {
-      const res = await store.commit(queue, ops, claim);
-      if (res.claimed.length > 0) {
-        claims++;
-        await new Promise((r) => setTimeout(r, 0.7 * LEASE_MS));
-      }
-      return res;
-    };
-    const settings = { concurrency: 1, leaseMs: LEASE_MS, heartbeatMs: 200, idleWaitMs: 200 };
-    const sup = new Supervisor({ store: slow, jobs: [job], ...settings });
+    const slow = lateReplies(store, 0.7 * LEASE_MS, () => ++claims > 0);
+    const sup = new Supervisor({ store: slow, jobs: [job], ...SETTINGS });
     const client = new Client({ store, jobs: [job] });
     try {
       await sup.start();
@@ -107,18 +108,14 @@ describeOnEachStore('a claim answered after its lease may have passed', (world) 
       work: ({ input }: { input: number }) => void runs.push(input),
     });
     const client = new Client({ store, jobs: [job] });
-    const slow: Store = Object.create(store) as Store;
     let id = '';
-    slow.commit = async (queue, ops, claim) => {
-      const res = await store.commit(queue, ops, claim);
-      if (res.claimed.some((c) => c.id === id)) {
-        await client.cancel(id);
-        await new Promise((r) => setTimeout(r, 0.7 * LEASE_MS));
-      }
-      return res;
-    };
-    const settings = { concurrency: 1, leaseMs: LEASE_MS, heartbeatMs: 200, idleWaitMs: 200 };
-    const sup = new Supervisor({ store: slow, jobs: [job], ...settings });
+    // Cancelled after the claim ran, before its answer arrives.
+    const slow = lateReplies(store, 0.7 * LEASE_MS, async (res) => {
+      if (!res.claimed.some((c) => c.id === id)) return false;
+      await client.cancel(id);
+      return true;
+    });
+    const sup = new Supervisor({ store: slow, jobs: [job], ...SETTINGS });
     try {
       id = await client.enqueue('latecancel', 3);
       await sup.start();

@@ -11,6 +11,21 @@ import { StoreClock } from '../../src/store/StoreClock.js';
 import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
 import type { QueuesWaiter, Store } from '../../src/store/types.js';
 
+/** A work waiter whose waits end only at interrupt or close (the tests' pumps find no work). */
+export function parkedWaiter(): QueuesWaiter & { waits: number } {
+  const waits: ((queues: string[]) => void)[] = [];
+  const end = () => waits.splice(0).forEach((r) => r([]));
+  return {
+    wait: () => new Promise((r) => waits.push(r)),
+    interrupt: end,
+    putBack: () => {},
+    close: end,
+    get waits() {
+      return waits.length;
+    },
+  };
+}
+
 /** The pump, its lanes' share (`holdMax` its hold budget) and signals; started by the caller. */
 export function barePump(
   store: Store,
