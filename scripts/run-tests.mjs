@@ -3,7 +3,7 @@
 // Two files run at a time (MACHINIST_TEST_CONCURRENCY=<n>: n at a time; 1 for one at a time):
 // each starts its own redis-server on a free port of its own, some spawn worker processes, and
 // the CI machine has 2 cores. Most of a file's time is spent waiting (timers, leases, a child's
-// start), so two at a time take the suite from ~22 to ~11 min there; no test asserts a duration.
+// start), so two at a time take the suite from ~22 to ~8 min there; no test asserts a duration.
 // A file ends once its tests have (--test-force-exit): a job of a test that sleeps for a minute
 // and was abandoned at a stop (supervisor.stop({ graceMs: 0 }) cannot end user code) kept its
 // file's process alive that minute, after every verdict was in.
