@@ -15,7 +15,7 @@
 //             several waits while slots are full too, so a busy queue cannot hide its work.
 //   STOPPING  no more claims; writes still flush; jobs claimed by a commit that was in flight
 //             when stop began are requeued unrun. The loop ends when nothing runs, nothing is
-//             queued and no commit is in flight.
+//             queued and no commit (nor a stale claim's heartbeat) is in flight.
 //
 // Up to MAX_IN_FLIGHT (2) commits are in flight at once, so the worker runs the jobs one commit
 // claimed while Redis applies the next commit (double buffering), and one commit claims at most
@@ -37,8 +37,7 @@
 //                 (Why not a p-limit pool: the slot count sizes each claim in the same round
 //                 trip as the writes; a pool would hold claimed jobs, leased, waiting locally.)
 //   STALE CLAIM   a claim answered more than half a lease after it was sent is not run on its
-//                 word: its jobs run only once a heartbeat with their tokens, itself answered
-//                 within half a lease, has renewed their leases (`confirm`).
+//                 word: StaleClaims.ts.
 //   HELD          THE EARLY LEASE: a claim may also take parked jobs due within the lead; each
 //                 is started at once, waits for its timer in memory, and is in no slot (`used`)
 //                 until its hold ends, exactly once: HeldJobs.ts (the count, the budget, the end).
@@ -47,7 +46,7 @@
 
 import type { Logger } from 'pino';
 import type { OutboxRelay } from './OutboxRelay.js';
-import type { CommitOp, CommitResult, Store, ClaimedJob, LeaseState } from '../store/types.js';
+import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
 import type { ClaimLane, ClaimShare } from './ClaimShare.js';
 import type { WorkSignals } from './WorkSignals.js';
 import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
@@ -57,6 +56,7 @@ import { MAX_BATCH, type PendingWrite } from './pendingWrites.js';
 import { CommitWrites } from './CommitWrites.js';
 import { CrossQueueEndings } from './CrossQueueEndings.js';
 import { HeldJobs } from './HeldJobs.js';
+import { StaleClaims, type HandBackReason } from './StaleClaims.js';
 import { earliestOf } from '../runtime/earliestOf.js';
 
 export interface CommitPumpOptions {
@@ -99,7 +99,8 @@ export class CommitPump implements JobHost, ClaimLane {
   readonly queue: string;
   private readonly store: Store;
   private readonly workerId: string;
-  private readonly concurrency: number;
+  /** Most jobs one commit claims: half the slots, rounded up, so that two claims alternate. */
+  private readonly claimCap: number;
   private readonly share: ClaimShare;
   private readonly signals: WorkSignals;
   private readonly shared: boolean;
@@ -121,8 +122,8 @@ export class CommitPump implements JobHost, ClaimLane {
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
   private inFlightCommits = 0;
   private reserved = 0;
-  /** STALE CLAIM: heartbeats in flight that confirm a late claim's leases. */
-  private confirming = 0;
+  /** STALE CLAIM: late claims' jobs, waiting for a heartbeat to confirm their leases. */
+  private readonly staleClaims: StaleClaims;
   /** Running jobs that queued the write ending their run (their slot is free already). */
   private releasing = 0;
   /** HELD: running jobs waiting for their timer in memory, and what claims in flight may hold. */
@@ -140,7 +141,7 @@ export class CommitPump implements JobHost, ClaimLane {
     this.store = options.store;
     this.queue = options.queue;
     this.workerId = options.workerId;
-    this.concurrency = options.concurrency;
+    this.claimCap = Math.max(1, Math.ceil(options.concurrency / MAX_IN_FLIGHT));
     this.leaseMs = options.leaseMs;
     this.maxInputBytes = options.maxInputBytes;
     this.idleWaitMs = options.idleWaitMs;
@@ -160,6 +161,19 @@ export class CommitPump implements JobHost, ClaimLane {
       onBackoff: () => this.share.changed(),
     });
     this.replicaLag = new ReplicaLagLog(this.log);
+    this.staleClaims = new StaleClaims({
+      store: this.store,
+      queue: this.queue,
+      leaseMs: this.leaseMs,
+      log: this.log,
+      startJob: this.startJob,
+      handBack: (c, reason) => this.handBack(c, reason),
+      stopping: () => this.stopping,
+      settled: () => {
+        this.share.changed();
+        this.kick();
+      },
+    });
   }
 
   /** How many entries the pump's per-job maps hold (tests: they must not grow with jobs run). */
@@ -251,47 +265,27 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   used(): number {
-    return this.running.size - this.releasing - this.holds.count + this.reserved;
+    return this.running.size - this.releasing - this.holds.count + this.reserved + this.staleClaims.slots;
   }
 
   mayHaveWork(): boolean {
     return !this.starved && !this.stopping && this.writes.retryAt === 0;
   }
 
+  /** The loop: waits (IDLE, BUSY) while there is nothing to send, else sends a commit (CLAIMING). */
   private async run(): Promise<void> {
-    const claimCap = Math.max(1, Math.ceil(this.concurrency / MAX_IN_FLIGHT));
     for (;;) {
-      if (
-        this.stopping &&
-        this.running.size === 0 &&
-        this.writes.waiting === 0 &&
-        this.inFlightCommits === 0 &&
-        this.confirming === 0
-      )
-        return;
-      const canClaim = !this.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
-      if (this.inFlightCommits >= this.inFlightCap() || (this.writes.waiting === 0 && !canClaim)) {
-        if (
-          this.inFlightCommits === 0 &&
-          this.writes.waiting === 0 &&
-          this.starved &&
-          !this.stopping &&
-          (this.shared || this.freeSlots() > 0)
-        ) {
+      if (this.finished()) return;
+      if (this.mustWait()) {
+        if (this.mayIdle()) {
           // A kick with a write to flush ends the wait too: its commit claims as well, at no cost.
           if ((await this.idle()) || this.writes.waiting > 0) {
             this.starved = false;
             this.share.changed();
           }
         } else {
-          // A failed commit waiting out its backoff takes the lane out of the turns (see
-          // mayHaveWork); when nothing else is in flight (a claim-only commit refused while a
-          // master fails over: no job running, no write pending) nothing would kick it, and the
-          // lane would never claim again. Its own timer ends the backoff then.
-          const backoff =
-            this.writes.retryAt === 0
-              ? undefined
-              : setTimeout(() => this.kick(), Math.max(0, this.writes.retryAt - Date.now()));
+          // BUSY, or a backoff: until a kick (a write queued, a commit answered, a slot freed).
+          const backoff = this.backoffTimer();
           await new Promise<void>((r) => (this.wake = r));
           clearTimeout(backoff);
           if (this.writes.retryAt !== 0 && Date.now() >= this.writes.retryAt) {
@@ -301,73 +295,133 @@ export class CommitPump implements JobHost, ClaimLane {
         }
         continue;
       }
-      if (this.writes.retryAt !== 0) {
-        // A batch failed with a temporary error: nothing goes out until its backoff has passed,
-        // so what is sent again goes in its original order, ahead of anything newer.
-        const wait = this.writes.retryAt - Date.now();
-        if (wait > 0) {
-          await new Promise((r) => setTimeout(r, wait));
-          continue;
-        }
-        this.writes.retryAt = 0;
+      const wait = this.backoffLeft();
+      if (wait > 0) {
+        await new Promise((r) => setTimeout(r, wait));
+        continue;
       }
       // Let writes of the same tick join this batch, unless it is full (EARLY SEND).
-      if (this.writes.waiting < MAX_BATCH)
-        await new Promise<void>((r) => {
-          this.batchFull = r;
-          setImmediate(r);
-        });
+      if (this.writes.waiting < MAX_BATCH) await this.tickEnd();
       this.batchFull = undefined;
       if (this.inFlightCommits >= this.inFlightCap() || this.writes.retryAt !== 0) continue;
-      const { batch, isolating } = this.writes.take();
-      const want =
-        this.inFlightCommits >= MAX_IN_FLIGHT || this.starved || isolating || !this.share.hasTurn(this)
-          ? 0
-          : Math.max(0, Math.min(claimCap, this.freeSlots()));
-      if (batch.length === 0 && want === 0) continue;
-      // HELD: parked jobs due within the lead, on a claim that takes due or queued ones too.
-      const hold = this.holds.reserve(want);
-      // EARLY WAKE (committed): this claim asks for none early while one in flight does.
-      const partial = want > 0 && hold === 0 && this.holds.reserving;
-      this.inFlightCommits++;
-      this.reserved += want;
-      this.writes.sent(batch);
-      const sentAt = performance.now();
-      void this.store
-        .commit(
-          this.queue,
-          batch.map((p) => p.op),
-          want > 0
-            ? {
-                workerId: this.workerId,
-                max: want,
-                leaseMs: this.leaseMs,
-                loadMachines: this.loadMachines,
-                maxInputBytes: this.maxInputBytes,
-                ...this.holds.claimOptions(hold),
-              }
-            : undefined,
-        )
-        .then(
-          (res) => {
-            this.clock.observe(res.redisNow, sentAt, performance.now());
-            this.inFlightCommits--;
-            this.reserved -= want;
-            this.holds.answered(hold);
-            this.writes.landed(batch);
-            if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
-            this.committed(batch, want, hold, partial, res, performance.now() - sentAt);
-            this.kick();
-          },
-          (err: unknown) => {
-            this.inFlightCommits--;
-            this.reserved -= want;
-            this.holds.answered(hold);
-            this.writes.failed(batch, err);
-            this.kick();
-          },
-        );
+      this.send();
     }
+  }
+
+  /** STOPPING is over: nothing runs, nothing is queued, nothing is in flight. */
+  private finished(): boolean {
+    return (
+      this.stopping &&
+      this.running.size === 0 &&
+      this.writes.waiting === 0 &&
+      this.inFlightCommits === 0 &&
+      this.staleClaims.inFlight === 0
+    );
+  }
+
+  /** Nothing to send now: the commits in flight are at their cap, or no write waits and no claim may go. */
+  private mustWait(): boolean {
+    const canClaim = !this.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
+    return this.inFlightCommits >= this.inFlightCap() || (this.writes.waiting === 0 && !canClaim);
+  }
+
+  /** IDLE: the queue was found empty and nothing is in flight or queued (a lone queue: a slot is free). */
+  private mayIdle(): boolean {
+    return (
+      this.inFlightCommits === 0 &&
+      this.writes.waiting === 0 &&
+      this.starved &&
+      !this.stopping &&
+      (this.shared || this.freeSlots() > 0)
+    );
+  }
+
+  /**
+   * A failed commit waiting out its backoff takes the lane out of the turns (see mayHaveWork);
+   * when nothing else is in flight (a claim-only commit refused while a master fails over: no job
+   * running, no write pending) nothing would kick it, and the lane would never claim again. Its
+   * own timer ends the backoff then.
+   */
+  private backoffTimer(): NodeJS.Timeout | undefined {
+    return this.writes.retryAt === 0
+      ? undefined
+      : setTimeout(() => this.kick(), Math.max(0, this.writes.retryAt - Date.now()));
+  }
+
+  /**
+   * A batch failed with a temporary error: nothing goes out until its backoff has passed (ms left;
+   * 0: none, or passed and cleared now), so what is sent again goes in its original order, ahead
+   * of anything newer.
+   */
+  private backoffLeft(): number {
+    if (this.writes.retryAt === 0) return 0;
+    const wait = this.writes.retryAt - Date.now();
+    if (wait > 0) return wait;
+    this.writes.retryAt = 0;
+    return 0;
+  }
+
+  /** The end of this tick, or a full batch (EARLY SEND: `write` resolves it early). */
+  private tickEnd(): Promise<void> {
+    return new Promise<void>((r) => {
+      this.batchFull = r;
+      setImmediate(r);
+    });
+  }
+
+  /**
+   * CLAIMING (or BUSY's flush): one commit with every queued write (up to MAX_BATCH) and a claim
+   * for up to the free slots, when this lane may claim; its answer is applied by `committed`.
+   */
+  private send(): void {
+    const { batch, isolating } = this.writes.take();
+    const want =
+      this.inFlightCommits >= MAX_IN_FLIGHT || this.starved || isolating || !this.share.hasTurn(this)
+        ? 0
+        : Math.max(0, Math.min(this.claimCap, this.freeSlots()));
+    if (batch.length === 0 && want === 0) return;
+    // HELD: parked jobs due within the lead, on a claim that takes due or queued ones too.
+    const hold = this.holds.reserve(want);
+    // EARLY WAKE (committed): this claim asks for none early while one in flight does.
+    const partial = want > 0 && hold === 0 && this.holds.reserving;
+    this.inFlightCommits++;
+    this.reserved += want;
+    this.writes.sent(batch);
+    const sentAt = performance.now();
+    void this.store
+      .commit(
+        this.queue,
+        batch.map((p) => p.op),
+        want > 0
+          ? {
+              workerId: this.workerId,
+              max: want,
+              leaseMs: this.leaseMs,
+              loadMachines: this.loadMachines,
+              maxInputBytes: this.maxInputBytes,
+              ...this.holds.claimOptions(hold),
+            }
+          : undefined,
+      )
+      .then(
+        (res) => {
+          this.clock.observe(res.redisNow, sentAt, performance.now());
+          this.inFlightCommits--;
+          this.reserved -= want;
+          this.holds.answered(hold);
+          this.writes.landed(batch);
+          if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
+          this.committed(batch, want, hold, partial, res, performance.now() - sentAt);
+          this.kick();
+        },
+        (err: unknown) => {
+          this.inFlightCommits--;
+          this.reserved -= want;
+          this.holds.answered(hold);
+          this.writes.failed(batch, err);
+          this.kick();
+        },
+      );
   }
 
   /**
@@ -384,12 +438,8 @@ export class CommitPump implements JobHost, ClaimLane {
   ): void {
     this.writes.answered(batch, res.written);
     this.crossQueueChildren.written(batch);
-    // A STALE CLAIM is not run on its word: an answer handled more than half a lease after it
-    // was asked for (this process was frozen, or starved, with the reply waiting in its socket)
-    // may hold leases that passed meanwhile, their jobs requeued by a reaper and run by another
-    // worker past checkpoints this claim's snapshot predates; running it would repeat completed
-    // steps (chaos T3). Its jobs wait for a heartbeat with their tokens (`confirm`).
-    const stale = res.claimed.length > 0 && tookMs > this.leaseMs / 2;
+    // A STALE CLAIM is not run on its word: its jobs wait for a heartbeat with their tokens.
+    const stale = res.claimed.length > 0 && this.staleClaims.isLate(tookMs);
     const late: ClaimedJob[] = [];
     let held = 0;
     for (const c of res.claimed) {
@@ -407,7 +457,7 @@ export class CommitPump implements JobHost, ClaimLane {
       } else if (stale) late.push(c);
       else this.startJob(c);
     }
-    if (late.length > 0) this.confirm(late, tookMs);
+    if (late.length > 0) this.staleClaims.confirm(late, tookMs);
     if (want > 0) {
       // EARLY WAKE: the next due time the store names is the earlier of a job's due time and,
       // for a claim that asked for some early, the time the next parked timer enters the lead.
@@ -425,64 +475,13 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   /** Hands a claimed job back unrun (a requeue, fenced by its token). */
-  private handBack(c: ClaimedJob, reason: 'shutdown' | 'stale claim'): void {
+  private handBack(c: ClaimedJob, reason: HandBackReason): void {
     void this.write({
       kind: 'requeue',
       id: c.id,
       token: c.token,
       log: [`{"type":"requeued","reason":"${reason}"}`],
     });
-  }
-
-  /**
-   * STALE CLAIM: the late claim's jobs keep their slots while one heartbeat with their tokens
-   * asks whether their leases are still theirs. A token still on its record means no other
-   * claim took the job since (a reaper's requeue empties it), so the claimed snapshot is still
-   * its latest, and the heartbeat has renewed its lease from Redis's now: such a job runs, when
-   * that answer itself came within half a lease. One whose token is gone is another claim's:
-   * dropped, nothing written. The rest go back unrun (a cancel asked for meanwhile ends the job
-   * at its requeue). A reply slow for its own sake (a snapshot of many MB) is so run after one
-   * small round trip, where handing it back had it claimed, late again, without end.
-   */
-  private confirm(jobs: ClaimedJob[], claimMs: number): void {
-    this.confirming++;
-    this.reserved += jobs.length;
-    const sentAt = performance.now();
-    const leases = jobs.map((c) => ({ id: c.id, token: c.token }));
-    const settle = (states: readonly LeaseState[] | undefined, err?: unknown): void => {
-      this.confirming--;
-      this.reserved -= jobs.length;
-      const tookMs = performance.now() - sentAt;
-      const trusted = states !== undefined && !this.stopping && tookMs <= this.leaseMs / 2;
-      const ran: string[] = [];
-      const gone: string[] = [];
-      jobs.forEach((c, i) => {
-        const state = states?.[i];
-        if (state === 'lost') gone.push(c.id);
-        else if (state === 'held' && trusted) {
-          ran.push(c.id);
-          this.startJob(c);
-        } else this.handBack(c, this.stopping ? 'shutdown' : 'stale claim');
-      });
-      this.log.warn(
-        {
-          err,
-          claimMs: Math.round(claimMs),
-          confirmMs: Math.round(tookMs),
-          leaseMs: this.leaseMs,
-          ran,
-          gone,
-          handedBack: jobs.length - ran.length - gone.length,
-        },
-        'claim answered too late to trust its leases: ran those a heartbeat confirmed',
-      );
-      this.share.changed();
-      this.kick();
-    };
-    this.store.heartbeat(this.queue, leases, this.leaseMs).then(
-      (states) => settle(states),
-      (err: unknown) => settle(undefined, err),
-    );
   }
 
   /**
