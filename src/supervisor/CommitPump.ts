@@ -31,7 +31,8 @@
 //
 // Invariants:
 //   SLOTS         claims never exceed the free slots (`reserved` counts what in-flight commits
-//                 may claim): no job is taken that this worker could not start at once. A slot
+//                 may claim, StaleClaims the jobs of a late claim waiting for their heartbeat):
+//                 no job is taken that this worker could not start at once. A slot
 //                 is free as soon as its job queued the write that ends its run (done, fail,
 //                 retry, park, ...): the claim that fills it is applied after that write.
 //                 (Why not a p-limit pool: the slot count sizes each claim in the same round
