@@ -468,8 +468,13 @@ export class CommitPump implements JobHost, ClaimLane {
       this.nextDueAt = partial ? earliestOf(this.nextDueAt, res.nextDueAt) : res.nextDueAt;
       const plain = res.claimed.length - held;
       this.share.claimed(this, plain);
-      // Short of its want, and of its hold (HeldJobs.tookAll).
-      if (plain < want && !this.holds.tookAll(hold, held)) this.starved = true;
+      // THE LATEST WORD: short of its want, and of its hold (HeldJobs.tookAll), the queue is
+      // taken for empty; otherwise more may be there. Set either way: commits go over one
+      // connection and are answered in the order Redis ran them, so this answer is newer than
+      // any before it. A claim short of its hold (timers' due times spread over a few ms, only
+      // some within the lead yet) answered before one in flight that took all it asked once
+      // left the pump idle until the jobs were due, holding a few hundred of its budget.
+      this.starved = plain < want && !this.holds.tookAll(hold, held);
       // Claims in flight were given back or turned into runs, and the turn may have moved on.
       this.share.changed();
     }
