@@ -68,7 +68,12 @@ describe('the early wake', () => {
       commit: (_q: string, ops: CommitOp[], claim?: ClaimRequest): Promise<CommitResult> => {
         calls.push({ at: Date.now(), hold: claim?.hold ?? 0 });
         if (calls.length <= 2) return new Promise((r) => answers.push(r));
-        return Promise.resolve({ written: ops.map(() => true), claimed: [], nextDueAt: due, redisNow: Date.now() });
+        return Promise.resolve({
+          written: ops.map(() => true),
+          claimed: [],
+          nextDueAt: due,
+          redisNow: Date.now(),
+        });
       },
     } as unknown as Store;
     const heldJobs = (n: number, from: number): ClaimedJob[] =>
@@ -80,7 +85,10 @@ describe('the early wake', () => {
     try {
       // Both claims in flight ask early (the budget covers both).
       await eventually(() => calls.length === 2, 2000);
-      assert.ok(calls[0]!.hold > 0 && calls[1]!.hold > 0, `both ask early: ${calls.map((c) => c.hold).join(', ')}`);
+      assert.ok(
+        calls[0]!.hold > 0 && calls[1]!.hold > 0,
+        `both ask early: ${calls.map((c) => c.hold).join(', ')}`,
+      );
       const now = Date.now();
       // The first: short of its hold (288 of 500), its next wake a few ms on.
       answers[0]!({ written: [], claimed: heldJobs(288, 0), nextDueAt: now + 5, redisNow: now });
