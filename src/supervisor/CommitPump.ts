@@ -8,7 +8,8 @@
 //             writes every queued op and claims up to the free slot count in the same round trip.
 //   BUSY      no free slot: the pump sleeps until a job queues a write, then flushes the batch
 //             of writes that piled up meanwhile (one call for all of them).
-//   IDLE      the queue was found empty: waits for its marker (WorkSignals: one blocking
+//   IDLE      the queue was found empty (by the claim answered last: THE LATEST WORD, in
+//             `committed`): waits for its marker (WorkSignals: one blocking
 //             connection for all the supervisor's queues; no polling) until new work, the next
 //             delayed job's due time, or a write to flush. A lone queue waits only while a slot
 //             is free (a full worker taking the marker would keep it from an idle one); one of
