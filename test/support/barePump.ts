@@ -1,6 +1,7 @@
 // A commit pump (src/supervisor/CommitPump.ts) with no supervisor around it: the test's own store
-// and work waiter, one lane of concurrency 4 on queue 'q', nothing ever claimed
-// (test/supervisor/idleSignal.test.ts, earlyWake.test.ts).
+// and work waiter, one lane of concurrency 4 on queue 'q'; a job claimed fails the test unless
+// the test passes its own `startJob` (test/supervisor/idleSignal.test.ts, earlyWake.test.ts,
+// earlySend.test.ts).
 
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
