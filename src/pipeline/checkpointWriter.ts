@@ -4,7 +4,6 @@
 // Writes are not awaited: a crash before one lands only re-runs the step it covered, and a
 // refused one (lease lost) aborts the run through the supervisor.
 
-import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import { ContextLog } from './contextLog.js';
 import { pipelineSnapshotText } from './pipelineEnding.js';
@@ -71,7 +70,6 @@ export class CheckpointWriter {
    * if not logged yet, with `context`: the machine's now).
    */
   write(
-    life: LifecycleSnapshot,
     key: string,
     wText: string,
     tText: string,
@@ -92,7 +90,7 @@ export class CheckpointWriter {
       id: this.job.id,
       token: this.job.token,
       status: 'working',
-      snapshot: pipelineSnapshotText(life, wText, tText, hText),
+      snapshot: pipelineSnapshotText(wText, tText, hText),
       state: stateText,
       // None consumed: no `io` written (a claim reads an absent one as 0).
       inboxConsumed: inboxConsumed || undefined,

@@ -13,15 +13,10 @@ import { storedMachineJson, storedTimersJson } from './storedParts.js';
 
 /**
  * The stored form of a checkpoint or park: machine snapshot, timers and (when any) the events
- * held until a state takes them (heldEvents.ts), as JSON. `_life`, the run's lifecycle, is not
- * stored (the record's fields say it); the callers pass it still.
+ * held until a state takes them (heldEvents.ts), as JSON. The run's lifecycle is not stored: the
+ * record's fields say it (store/lifecycleView.ts).
  */
-export function pipelineSnapshotText(
-  _life: LifecycleSnapshot,
-  wText: string,
-  tText: string,
-  hText = '',
-): string {
+export function pipelineSnapshotText(wText: string, tText: string, hText = ''): string {
   const held = hText === '' ? '' : `,"h":${hText}`;
   return `{"w":${wText},"t":${tText}${held}}`;
 }
@@ -91,7 +86,6 @@ export async function writePipelineFailure(
     if (end.lastActive !== undefined)
       // Part by part, as every checkpoint: each part is its own codec text (valueCodec.ts).
       resumeSnapshot = pipelineSnapshotText(
-        life,
         storedMachineJson(end.lastActive),
         storedTimersJson(end.timers),
         end.heldText,

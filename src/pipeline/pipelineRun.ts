@@ -42,7 +42,7 @@
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob, JobRun } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
-import { stepLifecycle, successPath } from '../runtime/lifecycle.js';
+import { successPath } from '../runtime/lifecycle.js';
 import { settleFailure } from '../runtime/settle.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
 import { UnregisteredActorError, UnserializableSnapshotError } from '../errors.js';
@@ -84,7 +84,7 @@ export function unstorable(err: unknown): UnserializableSnapshotError | Unregist
 // by run() and resolved by the first outcome, and what only events or a write need is made then.
 export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
   /** Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts). */
-  private life: LifecycleSnapshot;
+  private readonly life: LifecycleSnapshot;
   private readonly held: HeldEvents;
   private readonly checkpoints: CheckpointWriter;
   private inboxConsumed: number;
@@ -327,7 +327,7 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
       this.heldCount = 0;
       this.logOnlyDue = false;
       this.writtenInbox = this.inboxConsumed;
-      this.checkpoints.write(this.life, key, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
+      this.checkpoints.write(key, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
     }
     held.wakeAtExpiry(held.size > 0 ? host.now() : 0, this);
     if (this.inboxReading) return;
@@ -447,9 +447,12 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
     }
     if (result.kind === 'park') {
       const p = driver.park();
-      const parked = stepLifecycle(this.life, { type: 'PARK', wakeAt: result.wakeAt });
-      const text = pipelineSnapshotText(parked, p.w, p.t, this.held.text());
-      this.life = parked;
+      // The lifecycle's PARK (working -> waiting) is not stepped here: the store makes the move
+      // by the table the machine gives it (lcMove.lua, lifecycleTable.ts), and nothing stored or
+      // read after a park comes from the run's lifecycle. Stepped per park (XState's transition,
+      // its context stamped with the wake time), it cost every park worker CPU for nothing
+      // (bench/RESULTS.md, round thirteen).
+      const text = pipelineSnapshotText(p.w, p.t, this.held.text());
       job.end();
       return job.write({
         kind: 'park',
