@@ -1,7 +1,9 @@
 // The lifecycle every job shares. The supervisor drives it with XState's pure `transition`
-// (no actor, no timers): it runs the job's load/work itself and feeds their outcomes in as
-// events, so a job costs a few microseconds of XState, and every settled state is a snapshot
-// the supervisor persists (fenced by the lease) before acting on it.
+// (no actor, no timers) where a decision is the machine's: CLAIM and LOADED (computed once per
+// attempt, max attempts and load phase: runtime/lifecycle.ts successPath) and FAIL (retry or
+// fail: runtime/settle.ts). SUCCEED and PARK decide nothing, so they are not stepped per job:
+// the store makes every move by the table computed from this machine (src/store/lifecycleTable.ts,
+// lcMove.lua), fenced by the lease, and refuses one the machine does not have.
 //
 //   queued -> loading -> working -> done
 //      ^         |          |  \--> waiting (parked: children | event | timer) -> queued
