@@ -63,3 +63,37 @@ export function successPath(attempt: number, maxAttempts: number, hasLoad: boole
   if (cacheable) successPaths.set(key, p);
   return p;
 }
+
+/** Where a failed attempt goes: back in line for its next attempt, or failed for good. */
+export interface FailureMove {
+  state: 'queued' | 'failed';
+  /** The attempt the job is at after the move (the next one when queued). */
+  attempt: number;
+}
+
+const failureMoves = new WeakMap<LifecycleSnapshot, { retryable?: FailureMove; final?: FailureMove }>();
+const ANY_ERROR = { name: 'Error', message: '' };
+
+/**
+ * The machine's FAIL from `life` (a `loading` or `working` snapshot), computed once per snapshot
+ * and finality: the success path's snapshots are shared (successPath), so every failure of an
+ * attempt of one shape reuses the move. Stepped per failure, XState's transition cost a failed
+ * attempt ~34 us of worker CPU (bench/RESULTS.md, round thirteen).
+ * THE RULE this rests on: the move depends on the attempt, max attempts and `final` alone, never
+ * on the error (the machine's `canRetry` guard and `recordRetry` action, machines/job.ts);
+ * test/runtime/failureMove.test.ts holds it equal to stepping the machine with the real error.
+ */
+export function failureMove(life: LifecycleSnapshot, final: boolean): FailureMove {
+  let moves = failureMoves.get(life);
+  if (!moves) failureMoves.set(life, (moves = {}));
+  const known = final ? moves.final : moves.retryable;
+  if (known) return known;
+  const next = stepLifecycle(life, { type: 'FAIL', error: ANY_ERROR, final, retryAt: 0 });
+  const state = lifecycleState(next);
+  if (state !== 'queued' && state !== 'failed')
+    throw new Error(`the lifecycle has no FAIL from '${lifecycleState(life)}' (it moved to '${state}')`);
+  const move: FailureMove = { state, attempt: next.context.attempt };
+  if (final) moves.final = move;
+  else moves.retryable = move;
+  return move;
+}

@@ -10,7 +10,7 @@ import {
   type StoredError,
 } from '../errors.js';
 import { backoffDelay, retryLaterDelay, type RetryPolicy } from './backoff.js';
-import { lifecycleState, stepLifecycle } from './lifecycle.js';
+import { failureMove } from './lifecycle.js';
 import type { LifecycleSnapshot } from '../../machines/job.js';
 import type { ActiveJob } from './ActiveJob.js';
 import { CODE } from '../errorCodes.js';
@@ -118,20 +118,20 @@ export async function settleFailure(
         : toStoredError(thrown);
   const final =
     thrown instanceof NonRetryableError || (thrown as { nonRetryable?: unknown })?.nonRetryable === true;
-  const next = stepLifecycle(life, { type: 'FAIL', error, final, retryAt: 0 });
+  const next = failureMove(life, final);
   const brief = { name: error.name, message: error.message, code: error.code };
-  if (lifecycleState(next) === 'queued') {
+  if (next.state === 'queued') {
     const delayMs = backoffDelay(options.retry?.backoff, life.context.attempt, error);
     await job.write({
       ...base,
       kind: 'retry',
       error: JSON.stringify(error),
       delayMs,
-      attempt: next.context.attempt,
+      attempt: next.attempt,
       snapshot: options.resumeSnapshot,
       log: [
         ...before,
-        JSON.stringify({ type: 'retry-scheduled', attempt: next.context.attempt, delayMs, error: brief }),
+        JSON.stringify({ type: 'retry-scheduled', attempt: next.attempt, delayMs, error: brief }),
       ],
     });
   } else {
