@@ -1,9 +1,10 @@
 // The lifecycle every job shares. The supervisor drives it with XState's pure `transition`
 // (no actor, no timers) where a decision is the machine's: CLAIM and LOADED (computed once per
 // attempt, max attempts and load phase: runtime/lifecycle.ts successPath) and FAIL (retry or
-// fail: runtime/settle.ts). SUCCEED and PARK decide nothing, so they are not stepped per job:
-// the store makes every move by the table computed from this machine (src/store/lifecycleTable.ts,
-// lcMove.lua), fenced by the lease, and refuses one the machine does not have.
+// fail: computed once per such snapshot and finality, failureMove, for runtime/settle.ts).
+// SUCCEED and PARK decide nothing, so they are not stepped per job: the store makes every move
+// by the table computed from this machine (src/store/lifecycleTable.ts, lcMove.lua), fenced by
+// the lease, and refuses one the machine does not have.
 //
 //   queued -> loading -> working -> done
 //      ^         |          |  \--> waiting (parked: children | event | timer) -> queued
