@@ -10,9 +10,8 @@
 // Chrome's DevTools, or read its self times).
 
 import { PerformanceObserver } from 'node:perf_hooks';
-import { Session } from 'node:inspector/promises';
-import { writeFileSync } from 'node:fs';
 import { heldScenario, sleep } from './heldScenario.js';
+import { profileWindow } from './profileWindow.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const PROFILE = process.argv[3];
@@ -35,12 +34,7 @@ try {
     }
   });
   obs.observe({ entryTypes: ['gc'] });
-  const session = PROFILE ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
+  const profiled = await profileWindow(PROFILE);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   // Done once nothing is active (held or running); polled on the supervisor's own connection's
@@ -48,11 +42,7 @@ try {
   while ((await s.active()) > 0) await sleep(20);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  if (session) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(PROFILE!, JSON.stringify(profile));
-    session.disconnect();
-  }
+  await profiled();
   await sleep(50);
   obs.disconnect();
   const cpuMs = (cpu.user + cpu.system) / 1000;

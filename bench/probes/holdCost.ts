@@ -7,14 +7,13 @@
 //
 // With PROFILE (a path), the hold's CPU profile is written there (.cpuprofile).
 
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { RedisStore, Supervisor } from '../../src/index.js';
 import { spawnRedisServer } from '../../examples/privateRedis.js';
 import { parkUntil } from '../machines.js';
 import { parkAll } from './parkAll.js';
+import { profileWindow } from './profileWindow.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const PROFILE = process.argv[3];
@@ -25,12 +24,7 @@ const store = new RedisStore({ url: server.url, prefix: 'mb' });
 try {
   await parkAll(raw, server.url, N); // an hour away
   (globalThis as { gc?: () => void }).gc?.();
-  const session = PROFILE ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
+  const profiled = await profileWindow(PROFILE);
   const t0 = Date.now();
   const c0 = process.cpuUsage();
   const sup = new Supervisor({
@@ -46,7 +40,7 @@ try {
   while ((await raw.zcard('mb:{q}:active')) < N) await new Promise((r) => setTimeout(r, 20));
   const c = process.cpuUsage(c0);
   const ms = Date.now() - t0;
-  if (session) writeFileSync(PROFILE!, JSON.stringify((await session.post('Profiler.stop')).profile));
+  await profiled();
   console.log(
     `held ${N} in ${ms} ms, cpu ${((c.user + c.system) / N).toFixed(1)} us a job (node ${process.version})`,
   );

@@ -7,13 +7,12 @@
 //
 // The worker CPU includes the probe's own polling (a ZCARD every 20 ms); the enqueue is not counted.
 
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { Client, RedisStore, Supervisor } from '../../src/index.js';
 import { threeStepsYield } from '../machines.js';
 import { MACHINIST_DONE_KEY, MACHINIST_PREFIX, PIPELINE_YIELD_NAME, QUEUE } from '../common.js';
 import { commandStats, redisCpuSeconds, startRedis, type CommandStat } from '../redis.js';
+import { profileWindow } from './profileWindow.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const CONCURRENCY = Number(process.argv[3] ?? 100);
@@ -31,22 +30,13 @@ try {
   const stats0 = await commandStats(redis.ctl);
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSeconds(redis.ctl);
-  const profile = process.env.PROFILE ? new Session() : undefined;
-  if (profile) {
-    profile.connect();
-    await profile.post('Profiler.enable');
-    await profile.post('Profiler.start');
-  }
+  const profiled = await profileWindow(process.env.PROFILE);
   const t0 = performance.now();
   await sup.start();
   while ((await redis.ctl.zcard(MACHINIST_DONE_KEY)) < N) await sleep(20);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  if (profile) {
-    const { profile: p } = await profile.post('Profiler.stop');
-    writeFileSync(process.env.PROFILE!, JSON.stringify(p));
-    profile.disconnect();
-  }
+  await profiled();
   const redisUs = ((await redisCpuSeconds(redis.ctl)) - redis0) * 1e6;
   const stats1 = await commandStats(redis.ctl);
   const delta = [...stats1.entries()].map(([name, c]): [string, CommandStat] => {
