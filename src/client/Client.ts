@@ -2,7 +2,7 @@
 // it is typed by them (jobTypes.ts): names, inputs and outputs are checked at compile time.
 // The enqueue methods are in its base ClientEnqueue.ts, the operator ones in ClientAdmin.ts.
 
-import { monotonicFactory } from 'ulid';
+import { ulidFactory } from '../runtime/ulids.js';
 import { JobNotFoundError } from '../errors.js';
 import { Registry, type AnyDefinition } from '../runtime/registry.js';
 import type { AuditEntry, JobRecord, ListQuery } from '../store/types.js';
@@ -28,7 +28,7 @@ export type {
   EnqueueWaitInfosOf,
 } from './clientOptions.js';
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 
 /**
  * Enqueues jobs and reads them. `D` is the union of the definitions in `jobs` (inferred), or
@@ -145,12 +145,17 @@ export class Client<D extends AnyDefinition = never> extends ClientEnqueue<D> {
     options: SendOptions = {},
   ): Promise<void> {
     const delivery = validateSend(id, event, options);
-    // An expiry is on Redis's clock, as every stored time: read with the job, not after it.
-    const [job, now] = await Promise.all([
-      this.findJob(id, options.queue),
+    // With the queue named, no record is read first: the store's send refuses a job the queue
+    // does not hold (JOB_NOT_FOUND) or one that finished (JOB_FINISHED) itself, in the same call.
+    // Without it, the record says which queue holds the job. An expiry is on Redis's clock, as
+    // every stored time: read with the queue, not after it.
+    const [queue, now] = await Promise.all([
+      options.queue !== undefined
+        ? this.jobQueue(id, options.queue)
+        : this.findJob(id, undefined).then((job) => job?.queue),
       options.ttlMs === undefined ? undefined : this.store.now(),
     ]);
-    if (!job) throw new JobNotFoundError(id, options.queue);
+    if (queue === undefined) throw new JobNotFoundError(id, options.queue);
     const expiresAt = now === undefined ? undefined : now + options.ttlMs!;
     const text = serializeInput(
       `event ${event.type}`,
@@ -160,7 +165,14 @@ export class Client<D extends AnyDefinition = never> extends ClientEnqueue<D> {
     );
     // The id makes the send idempotent: a resend (by ioredis after a reconnect, or by the caller
     // with the same eventId) is taken once.
-    await this.store.send(id, job.queue, text, event.type, options.eventId ?? ulid());
+    try {
+      await this.store.send(id, queue, text, event.type, options.eventId ?? ulid());
+    } catch (err) {
+      // Named by the queue the caller named (a partitioned queue's job is in one of its partitions).
+      if (err instanceof JobNotFoundError && options.queue !== undefined)
+        throw new JobNotFoundError(id, options.queue);
+      throw err;
+    }
   }
 
   /** The job's audit log, oldest first. */
