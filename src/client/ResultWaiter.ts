@@ -18,12 +18,12 @@
 // record is deleted as it ends done). Its end may be read before the enqueue's reply names the
 // job, so while such an enqueue is under way (hold) a record no wait asked for yet is kept for it.
 
-import { monotonicFactory } from 'ulid';
+import { ulidFactory } from '../runtime/ulids.js';
 import type { JobRecord, ResultWatch } from '../store/types.js';
 import { FINISHED } from '../store/types.js';
 import { CODE } from '../errorCodes.js';
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 
 interface Waiter {
   resolve: (job: JobRecord) => void;

@@ -1,12 +1,12 @@
 // One enqueue's checks and record: what Client.enqueue stores, and what a supervisor makes of an
 // ingress entry (supervisor/parseIngressEntry.ts), so both refuse and store the same things.
 
-import { monotonicFactory } from 'ulid';
+import { ulidFactory } from '../runtime/ulids.js';
 import { PRIORITY_BAND, type NewJob } from '../store/types.js';
 import { serializeInput, validateOptions, type EnqueueOptions } from './validateEnqueue.js';
 import { checkInput, type InputSchema } from '../runtime/checkInput.js';
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 
 /** A new job id: a ULID (time-ordered, so ids sort by creation). */
 export const newJobId = (): string => ulid();

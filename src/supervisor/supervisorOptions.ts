@@ -3,7 +3,7 @@
 // the option that is wrong, before anything is built.
 
 import { hostname } from 'node:os';
-import { monotonicFactory } from 'ulid';
+import { ulidFactory } from '../runtime/ulids.js';
 import { pino, type Logger } from 'pino';
 import { hasWebhooks, type Store } from '../store/types.js';
 import type { AnyDefinition } from '../runtime/registry.js';
@@ -190,7 +190,7 @@ export interface SupervisorSettings {
   readonly schedules: { leaseMs: number; bufferRecheckMs: number } | undefined;
 }
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 
 export function resolveSupervisorOptions(options: SupervisorOptions): SupervisorSettings {
   if (!options?.store) throw new TypeError('Supervisor: store is required');

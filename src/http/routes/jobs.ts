@@ -2,7 +2,7 @@
 // deliver an event. Every write goes through the Client, so its checks and errors are the API's.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ulid } from 'ulid';
+import { ulidFactory } from '../../runtime/ulids.js';
 import { JobNotFoundError } from '../../errors.js';
 import type { JobStatus } from '../../store/types.js';
 import type { ApiContext } from '../ApiContext.js';
@@ -27,6 +27,8 @@ import {
   sendBody,
 } from '../schemas.js';
 import { CODE } from '../../errorCodes.js';
+
+const ulid = ulidFactory();
 
 interface SendBody {
   event: { type: string; [key: string]: unknown };
