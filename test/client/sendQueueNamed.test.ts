@@ -6,8 +6,8 @@ import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
 import { Client, JobFinishedError, JobNotFoundError, definePipeline } from '../../src/index.js';
-import type { Store } from '../../src/store/types.js';
 import { describeOnEachStore, type AnyStoreWorld } from '../support/eachStore.js';
+import { countingStore } from '../support/countingStore.js';
 
 const waitsForGo = definePipeline({
   name: 'waitsForGo',
@@ -17,22 +17,6 @@ const waitsForGo = definePipeline({
   }),
 });
 
-/** The store's calls by name, as a client makes them. */
-function counted(store: Store): { store: Store; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
-  const proxy = new Proxy(store, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function' || typeof prop !== 'string') return v;
-      return (...args: unknown[]) => {
-        calls.set(prop, (calls.get(prop) ?? 0) + 1);
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: proxy, calls };
-}
-
 describeOnEachStore('Client.send with the queue named', (world) => {
   let h: AnyStoreWorld;
   afterEach(async () => h.close());
@@ -40,7 +24,7 @@ describeOnEachStore('Client.send with the queue named', (world) => {
   it('delivers the event with the send alone, reading no record first', async () => {
     h = world();
     const id = await h.client({ jobs: [waitsForGo] }).enqueue('waitsForGo', {});
-    const { store, calls } = counted(h.store);
+    const { store, calls } = countingStore(h.store);
     const client = new Client({ store, jobs: [waitsForGo] });
     try {
       await client.send(id, { type: 'GO' }, { queue: 'default' });

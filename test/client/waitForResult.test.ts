@@ -1,36 +1,11 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { JobNotFoundError, RedisStore, defineJob } from '../../src/index.js';
+import { JobNotFoundError, defineJob } from '../../src/index.js';
 import { JOB_FIELDS } from '../../src/store/decodeJob.js';
 import { loadScripts } from '../../src/store/redis/scripts.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { Harness, gate } from '../support/harness.js';
-
-/** A store that counts the calls a client makes while it waits. */
-function counting(store: RedisStore): { store: RedisStore; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
-  const proxy = new Proxy(store, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function' || typeof prop !== 'string') return v;
-      return (...args: unknown[]) => {
-        calls.set(prop, (calls.get(prop) ?? 0) + 1);
-        const out = (v as (...a: unknown[]) => unknown).apply(target, args);
-        // Calls that returned something (a non-empty list): `<name>:some`.
-        if (out instanceof Promise)
-          void out.then(
-            (r) =>
-              Array.isArray(r) &&
-              r.length > 0 &&
-              calls.set(`${prop}:some`, (calls.get(`${prop}:some`) ?? 0) + 1),
-            () => {},
-          );
-        return out;
-      };
-    },
-  });
-  return { store: proxy, calls };
-}
+import { countingStore as counting } from '../support/countingStore.js';
 
 describe('waitForResult', () => {
   let redis: TestRedis;
