@@ -89,9 +89,8 @@ export function failureMove(life: LifecycleSnapshot, final: boolean): FailureMov
   const known = final ? moves.final : moves.retryable;
   if (known) return known;
   const next = stepLifecycle(life, { type: 'FAIL', error: ANY_ERROR, final, retryAt: 0 });
-  const state = lifecycleState(next);
-  if (state !== 'queued' && state !== 'failed')
-    throw new Error(`the lifecycle has no FAIL from '${lifecycleState(life)}' (it moved to '${state}')`);
+  // Anything but a retry is the attempt's failure, as settleFailure always read it.
+  const state = lifecycleState(next) === 'queued' ? 'queued' : 'failed';
   const move: FailureMove = { state, attempt: next.context.attempt };
   if (final) moves.final = move;
   else moves.retryable = move;

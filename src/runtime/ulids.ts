@@ -1,6 +1,6 @@
 // ULIDs (job ids, event ids, result watchers' ids, worker ids), their randomness drawn from one
 // pool of crypto random bytes. The ulid package's own source of randomness asks
-// crypto.getRandomValues for one byte per character: 16 calls an id, ~70-80 us an id on this
+// crypto.getRandomValues for one byte per character: 16 calls an id, ~70-90 us an id on this
 // project's 2-core CI host (bench/RESULTS.md, round thirteen), where a whole Client.send is a few
 // hundred. The bytes are the same crypto randomness, fetched 4 KiB at a time.
 
