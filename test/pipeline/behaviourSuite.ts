@@ -5,8 +5,9 @@
 // snapshots (`sn`, with times and the job id normalised), audit logs (as `byWriter` splits them)
 // and step calls are required equal, and then each case checks what the shared result must be.
 // A compiled run is checked to have run compiled (its input mappers get no `self`), so the
-// comparison cannot pass by both running on XState. behaviour.test.ts runs it on RedisStore, behaviourMemory.test.ts on
-// MemoryStore: the same cases, so the two stores cannot drift under a real runtime either.
+// comparison cannot pass by both running on XState. behaviour.test.ts runs it on RedisStore,
+// behaviourMemory.test.ts on MemoryStore: the same cases, so the two stores cannot drift under a
+// real runtime either.
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,20 +28,20 @@ import { guardedAfterCases } from './guardedAfterCases.js';
 import { stepEventCases } from './stepEventCases.js';
 import { storedTimersOf } from '../../src/pipeline/timers.js';
 
-/** Entries a client writes into a running job's log, as it sends to the job. */
-const SENT = new Set(['event-received', 'cancel-requested']);
+/** The entry a client's send writes into a job's log (send-5.lua), as it delivers the event. */
+const SENT = 'event-received';
 
 /**
  * An audit log as the two runtimes must agree on it: the worker's entries in their order, and the
- * entries a client wrote as it sent to the running job in theirs. Where a sent entry falls among
+ * entries the client's sends wrote in theirs. Where a sent entry falls among
  * the worker's is the race of the client's next send against the worker's take, not the runtime's
  * behaviour: of two events sent back to back, the first may be taken (its `event` logged) before
  * the second is received, or after.
  */
 function byWriter(log: readonly Record<string, unknown>[]) {
   return {
-    worker: log.filter((e) => !SENT.has(String(e.type))),
-    sent: log.filter((e) => SENT.has(String(e.type))),
+    worker: log.filter((e) => e.type !== SENT),
+    sent: log.filter((e) => e.type === SENT),
   };
 }
 
