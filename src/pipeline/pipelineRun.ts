@@ -83,7 +83,8 @@ export function unstorable(err: unknown): UnserializableSnapshotError | Unregist
 // (timers carry the run: `setTimeout(PipelineRun.flush, 0, this)`), the run's promise is made
 // by run() and resolved by the first outcome, and what only events or a write need is made then.
 export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
-  /** Shared by every job with this attempt and maxAttempts (its JSON is cached: pipelineEnding.ts). */
+  /** The attempt's lifecycle after its claim (successPath: shared by every job with this attempt
+   * and maxAttempts); a failure's move is read from it (settle.ts failureMove). */
   private readonly life: LifecycleSnapshot;
   private readonly held: HeldEvents;
   private readonly checkpoints: CheckpointWriter;

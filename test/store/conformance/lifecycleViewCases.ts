@@ -25,8 +25,7 @@ function lifecycleOf(rec: JobRecord): unknown {
 }
 
 /** A pipeline's checkpoint in the form the runtime stores it (no lifecycle in it). */
-const checkpointText = (): string =>
-  pipelineSnapshotText('{"status":"active","value":"a","context":{}}', '[]');
+const CHECKPOINT_TEXT = pipelineSnapshotText('{"status":"active","value":"a","context":{}}', '[]');
 
 const FAST = { leaseMs: 2000, heartbeatMs: 500, reaperIntervalMs: 200 } as const;
 
@@ -110,7 +109,7 @@ export function lifecycleViewCases(factory: StoreFactory): void {
         id,
         token: c!.token,
         wakeAt: null,
-        snapshot: checkpointText(),
+        snapshot: CHECKPOINT_TEXT,
         state: '"a"',
         log: [],
       },
@@ -128,7 +127,7 @@ export function lifecycleViewCases(factory: StoreFactory): void {
     const id = await enqueueOne(store, { maxAttempts: 2 });
     const [c] = await claim(store, { leaseMs: 30 });
     await store.commit('default', [
-      { kind: 'checkpoint', id, token: c!.token, status: 'working', snapshot: checkpointText(), log: [] },
+      { kind: 'checkpoint', id, token: c!.token, status: 'working', snapshot: CHECKPOINT_TEXT, log: [] },
     ]);
     await sleep(60);
     assert.deepEqual(await store.reap('default', { maxLeaseRequeues: 0, lockMs: 1 }), {
@@ -155,8 +154,8 @@ export function lifecycleViewCases(factory: StoreFactory): void {
         id,
         token: c!.token,
         error,
-        snapshot: checkpointText(),
-        resume: checkpointText(),
+        snapshot: CHECKPOINT_TEXT,
+        resume: CHECKPOINT_TEXT,
         log: [],
       },
     ]);
