@@ -29,6 +29,13 @@ export function callCompiledStep(
   /** A step with a timeout: aborted when a timer leaves its state (XState stops its actor). */
   own?: AbortController,
 ): Promise<unknown> {
+  // SURE LEASE (ActiveJob.leaseReady): at once while the lease is sure, else once it is again,
+  // unless its state was left meanwhile (its own signal: the step never starts, as XState's).
+  const ready = job.leaseReady();
+  if (ready !== undefined)
+    return ready.then(() =>
+      own?.signal.aborted ? Promise.reject(own.signal.reason) : callCompiledStep(job, step, input, own),
+    );
   const c = job.claimed;
   const args = {
     input,

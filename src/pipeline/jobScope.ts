@@ -10,6 +10,8 @@ export interface JobScope {
   /** The job's signal (a getter on the scope: made only when a step asks for it). */
   readonly signal: AbortSignal;
   progress: (value: unknown) => void;
+  /** SURE LEASE (ActiveJob.leaseReady): undefined when a step may start now, else when it may. */
+  leaseReady: () => Promise<void> | undefined;
   /** Starts (once) and awaits a fan-out of child jobs; see fanOut.ts. */
   fanOut?: (group: string, input: unknown, signal: AbortSignal) => Promise<unknown[]>;
 }

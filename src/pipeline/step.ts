@@ -38,6 +38,13 @@ export function step<O, I = any>(fn: (args: StepArgs<I>) => Promise<O>): Promise
     // and most steps never look at their signal.
     let merged: AbortSignal | undefined;
     const path = actorPath(self);
+    // SURE LEASE (ActiveJob.leaseReady): at once while the job's lease is sure, else once it is,
+    // unless its state was left meanwhile (its actor stopped: the step never starts).
+    const ready = scope?.leaseReady();
+    if (ready !== undefined) {
+      await ready;
+      if (signal.aborted) throw signal.reason;
+    }
     return fn({
       input,
       get signal(): AbortSignal {

@@ -116,6 +116,7 @@ export class XStateDriver implements MachineDriver, AbortListener {
         return job.signal;
       },
       progress: job.progress,
+      leaseReady: () => job.leaseReady(),
       fanOut: fan.fanOut,
     });
     this.watch = new ActorTreeWatch(

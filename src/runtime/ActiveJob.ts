@@ -7,6 +7,7 @@ import type { AttemptEnd, AttemptWatch } from './attemptWatch.js';
 import { MachinistError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
 import { DeadlineBound } from './DeadlineBound.js';
+import { NO_CONFIRMATIONS, type LeaseConfirmations } from './LeaseConfirmations.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
@@ -89,6 +90,15 @@ export class ActiveJob {
    * when its timer is due (wake()), it queues its ending write, or its run ends.
    */
   holding: boolean;
+  /**
+   * Until when this run's lease is certainly its own (performance.now() ms): from the send of the
+   * last call that set or renewed it (its claim, a heartbeat that found it held) for as long as
+   * that call leased it. Redis ran the call after it was sent, so the lease ends no sooner: the
+   * two clocks' rates agree, their readings need not (SURE LEASE, leaseReady).
+   */
+  leaseSureUntil: number;
+  /** A start waiting for a heartbeat to make the lease sure again (leaseReady). */
+  private leaseWait: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   /** Created on first use: most jobs never look at their signal. */
   private controller: AbortController | undefined;
   private raceReject: ((err: unknown) => void) | undefined;
@@ -126,7 +136,12 @@ export class ActiveJob {
     private readonly host: JobHost,
     /** The supervisor's bound of its jobs' deadlines (THE BOUND): each deadline set is noted there. */
     private readonly deadlines: DeadlineBound = new DeadlineBound(),
+    /** The queue's runs waiting for a renewal of their lease (SURE LEASE), and how they ask. */
+    private readonly confirmations: LeaseConfirmations = NO_CONFIRMATIONS,
+    /** `leaseSureUntil` as the claim left it (the supervisor's; a job made elsewhere: forever). */
+    leaseSureUntil = Infinity,
   ) {
+    this.leaseSureUntil = leaseSureUntil;
     this.id = claimed.id;
     this.token = claimed.token;
     this.status = claimed.status === 'loading' ? 'loading' : 'working';
@@ -156,6 +171,44 @@ export class ActiveJob {
     if (this.holding) this.host.woke?.(this);
   }
 
+  /**
+   * SURE LEASE: the job's own code (a `load`, a `work`, a pipeline step) starts only while this
+   * run's lease is certainly its own (`leaseSureUntil`). Undefined when it is: the start goes
+   * ahead at once (one clock read; a run whose heartbeats answer starts so every time). Else a
+   * promise that resolves once a heartbeat sent from now on has found the lease still this run's,
+   * and rejects with the abort once the run is aborted (its lease lost, a cancel, a stop): the
+   * start that waits never happens then. Why: past that time the reaper may have requeued the
+   * job and another worker run it past this step's checkpoint (LeaseConfirmations.ts).
+   */
+  leaseReady(): Promise<void> | undefined {
+    if (performance.now() < this.leaseSureUntil) return undefined;
+    if (this.abortError) return Promise.reject(this.abortError);
+    if (this.leaseWait === undefined) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.leaseWait = { promise, resolve, reject };
+      this.confirmations.want(this);
+    }
+    return this.leaseWait.promise;
+  }
+
+  /**
+   * A heartbeat found the lease still this run's: sure until `sureUntil` (its send plus the
+   * lease). A start waiting goes ahead when that is still ahead (else it waits for the next).
+   */
+  leaseRenewed(sureUntil: number): void {
+    if (sureUntil > this.leaseSureUntil) this.leaseSureUntil = sureUntil;
+    const wait = this.leaseWait;
+    if (wait === undefined || performance.now() >= this.leaseSureUntil) return;
+    this.leaseWait = undefined;
+    this.confirmations.done(this);
+    wait.resolve();
+  }
+
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
@@ -177,6 +230,12 @@ export class ActiveJob {
     const reject = this.raceReject;
     this.raceReject = undefined;
     reject?.(err);
+    const wait = this.leaseWait;
+    if (wait !== undefined) {
+      this.leaseWait = undefined;
+      this.confirmations.done(this);
+      wait.reject(err);
+    }
   }
 
   /**
@@ -314,5 +373,10 @@ export class ActiveJob {
     if (this.abortReason !== 'lease-lost') this.flushProgress();
     this.finished = true;
     this.stallDeadline = 0;
+    // A start still waiting for its lease (a step whose state was left meanwhile) never comes.
+    if (this.leaseWait !== undefined) {
+      this.leaseWait = undefined;
+      this.confirmations.done(this);
+    }
   }
 }

@@ -38,7 +38,10 @@ export async function runSimpleJob(
   try {
     let loaded: unknown;
     if (def.load) {
-      loaded = await job.race(def.load(workArgs(job, input, queue, 'loading')));
+      const args = workArgs(job, input, queue, 'loading');
+      // SURE LEASE (ActiveJob.leaseReady): at once while the lease is sure, else once it is again.
+      const ready = job.leaseReady();
+      loaded = await job.race(ready === undefined ? def.load(args) : ready.then(() => def.load!(args)));
       life = path.working;
       job.status = 'working';
       job.observeState('"working"');
@@ -52,7 +55,9 @@ export async function runSimpleJob(
         log: WORKING_LOG,
       });
     }
-    const output = await job.race(def.work(workArgs(job, input, queue, 'working', loaded)));
+    const args = workArgs(job, input, queue, 'working', loaded);
+    const ready = job.leaseReady();
+    const output = await job.race(ready === undefined ? def.work(args) : ready.then(() => def.work(args)));
     job.setDeadline(0);
     const text = toStoredJson(output, 'output');
     if (job.abortError) throw job.abortError;

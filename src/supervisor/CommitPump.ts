@@ -75,8 +75,11 @@ export interface CommitPumpOptions {
   loadMachines: string[];
   /** The supervisor's running jobs, read here only: slot counts and a write's owner. */
   running: ReadonlyMap<string, ActiveJob>;
-  /** Starts a job a commit claimed. */
-  startJob: (c: ClaimedJob) => void;
+  /**
+   * Starts a job a commit claimed, its lease sure until `leaseSureUntil` (performance.now() ms:
+   * SURE LEASE, ActiveJob.leaseReady).
+   */
+  startJob: (c: ClaimedJob, leaseSureUntil: number) => void;
   /** Aborts the run that held `token` (its write was refused or dropped). */
   onLeaseLost: (id: string, token: string, why: string) => void;
   /** Set from every commit's reply (Redis time); read for the idle wait's bound. */
@@ -112,7 +115,7 @@ export class CommitPump implements JobHost, ClaimLane {
   private readonly log: Logger;
   private readonly loadMachines: string[];
   private readonly running: ReadonlyMap<string, ActiveJob>;
-  private readonly startJob: (c: ClaimedJob) => void;
+  private readonly startJob: (c: ClaimedJob, leaseSureUntil: number) => void;
   private readonly clock: StoreClock;
 
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
@@ -413,7 +416,7 @@ export class CommitPump implements JobHost, ClaimLane {
           this.holds.answered(hold);
           this.writes.landed(batch);
           if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
-          this.committed(batch, want, hold, partial, res, performance.now() - sentAt);
+          this.committed(batch, want, hold, partial, res, sentAt);
           this.kick();
         },
         (err: unknown) => {
@@ -427,8 +430,8 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   /**
-   * `tookMs`: from sending the commit to handling its answer (monotonic). `partial`: the claim
-   * asked for none early while another claim in flight did (EARLY WAKE below).
+   * `sentAt`: when the commit was sent (performance.now()). `partial`: the claim asked for none
+   * early while another claim in flight did (EARLY WAKE below).
    */
   private committed(
     batch: PendingWrite[],
@@ -436,10 +439,12 @@ export class CommitPump implements JobHost, ClaimLane {
     hold: number,
     partial: boolean,
     res: CommitResult,
-    tookMs: number,
+    sentAt: number,
   ): void {
     this.writes.answered(batch, res.written);
     this.crossQueueChildren.written(batch);
+    // From sending the commit to handling its answer (monotonic).
+    const tookMs = performance.now() - sentAt;
     // A STALE CLAIM is not run on its word: its jobs wait for a heartbeat with their tokens.
     const stale = res.claimed.length > 0 && this.staleClaims.isLate(tookMs);
     const late: ClaimedJob[] = [];
@@ -451,13 +456,15 @@ export class CommitPump implements JobHost, ClaimLane {
         // late answer (its lease runs to its timer and a lease more: half a lease late, it holds).
         held++;
         this.holds.claimed();
-        this.startJob(c);
+        // SURE LEASE (ActiveJob.leaseReady): leased from Redis's now to its holdUntil and a
+        // lease more, that now no sooner than the send.
+        this.startJob(c, sentAt + Math.max(0, c.holdUntil - res.redisNow) + this.leaseMs);
       } else if (this.stopping) {
         // Claimed by a commit that was in flight when stop() began: hand it back at once,
         // unrun (T2: no work starts after the signal).
         this.handBack(c, 'shutdown');
       } else if (stale) late.push(c);
-      else this.startJob(c);
+      else this.startJob(c, sentAt + this.leaseMs);
     }
     if (late.length > 0) this.staleClaims.confirm(late, tookMs);
     if (want > 0) {

@@ -16,12 +16,16 @@
 //           claim leased it to its holdUntil and a lease more (lcClaimEarly.lua), and its timer
 //           is due by its holdUntil, when it is beaten again (its cancel reaches it on the
 //           control channel meanwhile). 25k held jobs a process cost the heartbeat nothing.
+//           Each 'held' answer makes the lease sure from the heartbeat's send on (SURE LEASE,
+//           ActiveJob.leaseReady); a run that waits for that (LeaseConfirmations.ts) is beaten
+//           even while held, and another heartbeat follows at once while any still waits.
 //   REAPING  while the supervisor runs, exactly one reap is in flight or one timer set for it.
 
 import type { Logger } from 'pino';
 import type { WorkQueue } from '../store/types.js';
 import type { ActiveJob } from '../runtime/ActiveJob.js';
 import type { DeadlineBound } from '../runtime/DeadlineBound.js';
+import type { LeaseConfirmations } from '../runtime/LeaseConfirmations.js';
 import { backoffMs, callErrorKind } from '../store/callErrors.js';
 import { OutageLog } from './OutageLog.js';
 import type { OutboxRelay } from './OutboxRelay.js';
@@ -43,6 +47,8 @@ export interface LeaseKeeperOptions {
   running: ReadonlyMap<string, ActiveJob>;
   /** THE BOUND of their deadlines (runtime/DeadlineBound.ts): the sweep walks them once it passes. */
   deadlines: DeadlineBound;
+  /** Runs waiting for a heartbeat sent after they asked (SURE LEASE). */
+  confirmations: LeaseConfirmations;
   leaseMs: number;
   heartbeatMs: number;
   reaperIntervalMs: number;
@@ -57,6 +63,8 @@ export class LeaseKeeper {
   private readonly heartbeatOutage: OutageLog;
   private readonly reaperOutage: OutageLog;
   private heartbeatInFlight: Promise<void> | undefined;
+  /** A run asked for a heartbeat while one was in flight: one sent after it follows. */
+  private beatAgain = false;
   private reapTimer: NodeJS.Timeout | undefined;
   private running = false;
   /** A failed heartbeat's early retry (LEASES: renewed as soon as Redis takes it again). */
@@ -66,6 +74,11 @@ export class LeaseKeeper {
   constructor(private readonly o: LeaseKeeperOptions) {
     this.heartbeatOutage = new OutageLog(o.log, 'heartbeats');
     this.reaperOutage = new OutageLog(o.log, 'reaper calls');
+    o.confirmations.beat = () => {
+      if (!this.running) return;
+      if (this.heartbeatInFlight) this.beatAgain = true;
+      else void this.heartbeat();
+    };
   }
 
   start(): void {
@@ -113,15 +126,31 @@ export class LeaseKeeper {
 
   /** One heartbeat at a time: calls that pile up behind an outage would all land at its end. */
   private heartbeat(): Promise<void> {
-    this.heartbeatInFlight ??= this.extendLeases().finally(() => (this.heartbeatInFlight = undefined));
+    this.heartbeatInFlight ??= this.extendLeases().then((stillWaiting) => {
+      this.heartbeatInFlight = undefined;
+      // SURE LEASE: a run asked during this one, or one it beat still waits (its answer came
+      // too late to make the lease sure): the next is sent now, not a beat from now. A failed
+      // one is retried on its own backoff instead.
+      const again = this.beatAgain;
+      this.beatAgain = false;
+      if (this.running && (again || stillWaiting)) void this.heartbeat();
+    });
     return this.heartbeatInFlight;
   }
 
-  private async extendLeases(): Promise<void> {
+  /**
+   * One heartbeat of the running jobs. True when it was answered and a run it beat still waits
+   * for its lease to be sure (SURE LEASE); false otherwise, a failure included.
+   */
+  private async extendLeases(): Promise<boolean> {
     // Aborted runs (timeout, cancel, shutdown) keep their lease until their final write lands;
     // only a run whose lease is already lost is left out.
-    const jobs = [...this.o.running.values()].filter((j) => j.abortReason !== 'lease-lost' && !j.holding);
-    if (jobs.length === 0) return;
+    const waiting = this.o.confirmations;
+    const jobs = [...this.o.running.values()].filter(
+      (j) => j.abortReason !== 'lease-lost' && (!j.holding || waiting.has(j)),
+    );
+    if (jobs.length === 0) return false;
+    const sentAt = performance.now();
     try {
       const states = await this.o.store.heartbeat(
         this.o.queue,
@@ -134,15 +163,20 @@ export class LeaseKeeper {
         // A run whose ending write is queued or in flight: that write may have landed before
         // this heartbeat (its ending clears the lease), so 'lost' says nothing yet. The write's
         // own answer decides: a refusal reports the lease lost (CommitPump.committed).
-        if (s === 'lost' && !job.released) this.o.onLeaseLost(job.id, job.token, 'heartbeat');
-        else if (s === 'cancel') job.abort('cancel', 'job was cancelled');
+        if (s === 'lost') {
+          if (!job.released) this.o.onLeaseLost(job.id, job.token, 'heartbeat');
+          return;
+        }
+        job.leaseRenewed(sentAt + this.o.leaseMs);
+        if (s === 'cancel') job.abort('cancel', 'job was cancelled');
       });
+      return waiting.size > 0 && jobs.some((j) => waiting.has(j));
     } catch (err) {
       // A temporary error is retried sooner than the next beat, so leases are renewed as soon
       // as Redis takes writes again (before they can expire, where possible).
       if (callErrorKind(err) !== 'transient') {
         this.o.log.error({ err }, 'heartbeat refused by Redis');
-        return;
+        return false;
       }
       this.heartbeatOutage.failed(err);
       if (this.timers.length > 0) {
@@ -154,6 +188,7 @@ export class LeaseKeeper {
         );
         this.heartbeatRetry.unref();
       }
+      return false;
     }
   }
 

@@ -24,6 +24,7 @@ import type { StopResult } from './supervisorOptions.js';
 import { outsideStrayScope, runInStrayScope, type StrayScope } from './strayErrors.js';
 import { IdTable } from './IdTable.js';
 import { DeadlineBound } from '../runtime/DeadlineBound.js';
+import { LeaseConfirmations } from '../runtime/LeaseConfirmations.js';
 
 /** How the worker's log names the write that ended a run. */
 const ENDINGS: Record<string, string> = {
@@ -57,6 +58,8 @@ export class RunningJobs {
   readonly running = new IdTable<ActiveJob>();
   /** THE BOUND of the running jobs' deadlines (runtime/DeadlineBound.ts), read by LeaseKeeper's sweep. */
   readonly deadlines = new DeadlineBound();
+  /** The runs waiting for a heartbeat to make their lease sure (SURE LEASE), beaten by LeaseKeeper. */
+  readonly confirmations = new LeaseConfirmations();
   private drained: (() => void) | undefined;
   /** A stop began (HANDED BACK). */
   private stopping = false;
@@ -69,7 +72,8 @@ export class RunningJobs {
     return this.running.size;
   }
 
-  start(c: ClaimedJob): void {
+  /** `leaseSureUntil`: until when the claim's lease is certainly this run's (ActiveJob.leaseSureUntil). */
+  start(c: ClaimedJob, leaseSureUntil: number): void {
     const { log } = this.o;
     const pump = this.o.pump();
     const isolate = this.o.isolateStrayErrors;
@@ -85,6 +89,8 @@ export class RunningJobs {
           }
         : pump,
       this.deadlines,
+      this.confirmations,
+      leaseSureUntil,
     );
     // The same job claimed again by this worker: the old run's lease is gone (its event loop
     // stalled past it, and the reaper requeued it). Replaced here, it would leave the running

@@ -23,8 +23,8 @@ export interface StaleClaimsOptions {
   queue: string;
   leaseMs: number;
   log: Logger;
-  /** Starts a job whose lease the heartbeat renewed. */
-  startJob: (c: ClaimedJob) => void;
+  /** Starts a job whose lease the heartbeat renewed, sure until `leaseSureUntil` (SURE LEASE). */
+  startJob: (c: ClaimedJob, leaseSureUntil: number) => void;
   /** Hands a claimed job back unrun (a requeue, fenced by its token). */
   handBack: (c: ClaimedJob, reason: HandBackReason) => void;
   /** Whether the pump is stopping (STOPPING: nothing confirmed then runs). */
@@ -84,7 +84,7 @@ export class StaleClaims {
         if (state === 'lost') gone.push(c.id);
         else if (state === 'held' && trusted) {
           ran.push(c.id);
-          o.startJob(c);
+          o.startJob(c, sentAt + o.leaseMs);
         } else o.handBack(c, o.stopping() ? 'shutdown' : 'stale claim');
       });
       o.log.warn(

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ActiveJob, type JobHost } from '../../src/runtime/ActiveJob.js';
+import { LeaseConfirmations } from '../../src/runtime/LeaseConfirmations.js';
 import { DeadlineBound } from '../../src/runtime/DeadlineBound.js';
 import { LeaseKeeper } from '../../src/supervisor/LeaseKeeper.js';
 import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
@@ -36,6 +37,7 @@ function keeper(running: CountedTable, deadlines: DeadlineBound): LeaseKeeper {
     log: pino({ level: 'silent' }),
     running,
     deadlines,
+    confirmations: new LeaseConfirmations(),
     leaseMs: 60_000,
     // Far apart: only the sweep walks the table within the test.
     heartbeatMs: 60_000,
