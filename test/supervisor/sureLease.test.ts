@@ -9,6 +9,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
 import { Client, Supervisor, defineJob, definePipeline, step } from '../../src/index.js';
+import type { AnyDefinition } from '../../src/index.js';
 import type { Store } from '../../src/store/types.js';
 import { describeOnEachStore } from '../support/eachStore.js';
 
@@ -38,11 +39,7 @@ function cutOff(store: Store, cut: () => boolean): Store {
  * The job of each case, for one worker (`who`): its first part takes 3 leases on the cut-off
  * worker, none elsewhere; every part's start is recorded as `who:part`.
  */
-type Parts = (
-  who: string,
-  runs: string[],
-  firstEnded: () => void,
-) => ReturnType<typeof defineJob> | ReturnType<typeof definePipeline>;
+type Parts = (who: string, runs: string[], firstEnded: () => void) => AnyDefinition;
 
 function pipeline(compile: boolean): Parts {
   return (who, runs, firstEnded) => {
