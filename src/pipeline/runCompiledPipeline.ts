@@ -36,7 +36,7 @@
 // stored snapshot is restored by either runtime. Its text is made from the state's parts
 // (stepStateText.ts).
 
-import type { AbortListener, ActiveJob } from '../runtime/ActiveJob.js';
+import type { AbortListener, ActiveJob, DeferredWake } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
@@ -66,7 +66,7 @@ const STAY = Symbol('stay');
 /** What take() returns (see take). */
 type Taken = CompiledState | typeof STAY | null | undefined;
 
-export class CompiledDriver implements MachineDriver, AbortListener {
+export class CompiledDriver implements MachineDriver, AbortListener, DeferredWake {
   /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway), but
    * a resumed wait state's: as the XState runtime, one that has not moved is not written again. */
   storedKey(): string {
@@ -230,6 +230,23 @@ export class CompiledDriver implements MachineDriver, AbortListener {
    * did (a move, an ending) is known. */
   timerFired(eventType: string): void {
     if (this.halted) return;
+    // THE GATE (supervisor/WakeGate.ts): a held run's due timer waits its turn while the
+    // worker's writes wait on the store (wakeNow takes it then).
+    if (!this.job.passWake(this)) {
+      this.timers.waitingTurn = eventType;
+      return;
+    }
+    this.takeTimer(eventType);
+  }
+
+  /** DeferredWake: the held run's timer's turn came (unless its state was left meanwhile). */
+  wakeNow(): void {
+    const eventType = this.timers.waitingTurn;
+    this.timers.waitingTurn = undefined;
+    if (eventType !== undefined && !this.halted) this.takeTimer(eventType);
+  }
+
+  private takeTimer(eventType: string): void {
     try {
       if (this.timedStep?.fired(eventType)) return;
       const list = this.state.wait?.on.get(eventType);

@@ -61,6 +61,12 @@ export class WaitTimers {
   private armedNow: NodeJS.Immediate | undefined;
   /** The due time (Redis ms) of the timer armed in memory, 0 when none is. */
   private armedDue = 0;
+  /**
+   * A held run's timer that fired and waits its turn to be taken (THE GATE,
+   * supervisor/WakeGate.ts): its event, until the owner takes it, or a disarm or a new arming
+   * drops it (its state was left meanwhile: it is not taken then).
+   */
+  waitingTurn: string | undefined;
 
   constructor(
     /** Redis time (StoreClock.ts), as stored due times are. */
@@ -76,6 +82,7 @@ export class WaitTimers {
 
   /** Sets the first timer to fire running in memory. */
   arm(): void {
+    this.waitingTurn = undefined;
     const first = firstToFire(this.list, this.now());
     if (!first) return;
     if (first.ms <= 0) this.armedNow = setImmediate(WaitTimers.fired, this, first.timer.id);
@@ -95,6 +102,7 @@ export class WaitTimers {
   }
 
   disarm(): void {
+    this.waitingTurn = undefined;
     clearTimeout(this.armed);
     clearImmediate(this.armedNow);
     this.armed = undefined;

@@ -25,12 +25,21 @@ export class AbortedError extends MachinistError {
   }
 }
 
+/** A held run whose due timer waits its turn (supervisor/WakeGate.ts: the driver that armed it). */
+export interface DeferredWake {
+  /** Its turn came: it takes its timer's transition now. */
+  wakeNow(): void;
+}
+
 export interface JobHost {
   queue: string;
   /** Queues a fenced write; resolves true when written, false when the lease was lost. */
   write(op: CommitOp, job?: ActiveJob): Promise<boolean>;
   /** THE EARLY LEASE: a held job's timer is due; it runs now, in a slot (CommitPump.woke). */
   woke?(job: ActiveJob): void;
+  /** THE GATE (supervisor/WakeGate.ts): whether a held run's due timer goes on now; false: `wake`
+   * is called when its turn comes. Absent: always now. */
+  passWake?(wake: DeferredWake): boolean;
 }
 
 /**
@@ -164,6 +173,14 @@ export class ActiveJob {
   private stallFromNow(): void {
     this.stallDeadline = performance.now() + this.stallMs;
     this.deadlines.note(this.stallDeadline);
+  }
+
+  /**
+   * THE GATE (supervisor/WakeGate.ts): whether this held run's due timer takes its transition
+   * now; false: `wake.wakeNow()` is called when its turn comes. A run not held goes on at once.
+   */
+  passWake(wake: DeferredWake): boolean {
+    return !this.holding || this.host.passWake === undefined || this.host.passWake(wake);
   }
 
   /** THE EARLY LEASE: the held job's timer is due: it runs in a slot from now on. */

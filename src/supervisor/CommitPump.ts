@@ -43,6 +43,8 @@
 //   HELD          THE EARLY LEASE: a claim may also take parked jobs due within the lead; each
 //                 is started at once, waits for its timer in memory, and is in no slot (`used`)
 //                 until its hold ends, exactly once: HeldJobs.ts (the count, the budget, the end).
+//   THE GATE      held runs' timers due at once take their transitions only as fast as the
+//                 store answers their writes: WakeGate.ts.
 //   THE FENCE, ORDER and POISON (what becomes of a write, answered or failed): CommitWrites.ts.
 //                 ORDER rests on this loop too: every commit goes over the same connection.
 
@@ -51,13 +53,14 @@ import type { OutboxRelay } from './OutboxRelay.js';
 import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
 import type { ClaimLane, ClaimShare } from './ClaimShare.js';
 import type { WorkSignals } from './WorkSignals.js';
-import type { ActiveJob, JobHost } from '../runtime/ActiveJob.js';
+import type { ActiveJob, DeferredWake, JobHost } from '../runtime/ActiveJob.js';
 import type { StoreClock } from '../store/StoreClock.js';
 import { ReplicaLagLog } from './ReplicaLagLog.js';
 import { MAX_BATCH, type PendingWrite } from './pendingWrites.js';
 import { CommitWrites } from './CommitWrites.js';
 import { CrossQueueEndings } from './CrossQueueEndings.js';
 import { HeldJobs } from './HeldJobs.js';
+import { WakeGate } from './WakeGate.js';
 import { StaleClaims, type HandBackReason } from './StaleClaims.js';
 import { earliestOf } from '../runtime/earliestOf.js';
 
@@ -122,6 +125,8 @@ export class CommitPump implements JobHost, ClaimLane {
   private readonly crossQueueChildren: CrossQueueEndings;
   /** The queued writes, their line and their answers (THE FENCE, ORDER, POISON). */
   private readonly writes: CommitWrites;
+  /** THE GATE: held runs' due timers go on as fast as the store answers their writes. */
+  private readonly wakes: WakeGate;
   /** Durability 'replicated': commits written but not acknowledged by their replicas in time. */
   private readonly replicaLag: ReplicaLagLog;
   /** Commits sent and not yet answered, and how many jobs they may claim between them. */
@@ -165,6 +170,7 @@ export class CommitPump implements JobHost, ClaimLane {
       onLeaseLost: options.onLeaseLost,
       onBackoff: () => this.share.changed(),
     });
+    this.wakes = new WakeGate(() => this.writes.unanswered);
     this.replicaLag = new ReplicaLagLog(this.log);
     this.staleClaims = new StaleClaims({
       store: this.store,
@@ -235,6 +241,14 @@ export class CommitPump implements JobHost, ClaimLane {
   /** A running child whose parent is on another queue: its ending is relayed from the outbox. */
   noteCrossQueueChild(id: string): void {
     this.crossQueueChildren.note(id);
+  }
+
+  /**
+   * THE GATE (WakeGate.ts): whether a held run's due timer goes on now, or waits its turn (in the
+   * async context it came in, with `keepScope`: a job's stray-error scope).
+   */
+  passWake(wake: DeferredWake, keepScope = false): boolean {
+    return this.wakes.pass(wake, keepScope);
   }
 
   /** HELD: the job's timer is due: it takes a slot from now on. */
@@ -417,6 +431,7 @@ export class CommitPump implements JobHost, ClaimLane {
           this.writes.landed(batch);
           if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
           this.committed(batch, want, hold, partial, res, sentAt);
+          this.wakes.answered();
           this.kick();
         },
         (err: unknown) => {
@@ -424,6 +439,7 @@ export class CommitPump implements JobHost, ClaimLane {
           this.reserved -= want;
           this.holds.answered(hold);
           this.writes.failed(batch, err);
+          this.wakes.answered();
           this.kick();
         },
       );

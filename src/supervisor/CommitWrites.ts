@@ -67,6 +67,8 @@ export class CommitWrites {
    * pump's loop reads it and sets it back to 0 once the backoff has passed.
    */
   retryAt = 0;
+  /** Writes sent and not yet answered (nor failed). */
+  private inFlight = 0;
 
   constructor(options: CommitWritesOptions) {
     this.log = options.log;
@@ -78,6 +80,11 @@ export class CommitWrites {
   /** How many writes wait to be sent. */
   get waiting(): number {
     return this.pending.length;
+  }
+
+  /** Writes queued or in flight, not yet answered (THE GATE, WakeGate.ts). */
+  get unanswered(): number {
+    return this.pending.length + this.inFlight;
   }
 
   /** How many jobs have a write in flight (tests: it must not grow with jobs run). */
@@ -137,6 +144,7 @@ export class CommitWrites {
 
   /** The writes of `batch` are on their way (ORDER: see lastSent). */
   sent(batch: PendingWrite[]): void {
+    this.inFlight += batch.length;
     for (const p of batch) this.lastSent.set(p.op.id, p.seq);
   }
 
@@ -151,6 +159,7 @@ export class CommitWrites {
 
   /** Resolves each write of an answered commit with its `written` flag (THE FENCE). */
   answered(batch: PendingWrite[], written: readonly boolean[]): void {
+    this.inFlight -= batch.length;
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
       // The job's last write sent has its answer: nothing of it is in flight any more.
@@ -173,6 +182,7 @@ export class CommitWrites {
    *   one bad write cannot stall all the others.
    */
   failed(batch: PendingWrite[], err: unknown): void {
+    this.inFlight -= batch.length;
     const keep = withoutSuperseded(batch, this.lastSent);
     if (callErrorKind(err) === 'transient') {
       this.outage.failed(err);

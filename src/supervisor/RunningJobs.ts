@@ -86,6 +86,7 @@ export class RunningJobs {
             queue: pump.queue,
             write: (op, j) => outsideStrayScope(() => pump.write(op, j)),
             woke: (j) => outsideStrayScope(() => pump.woke(j)),
+            passWake: (w) => pump.passWake(w, true),
           }
         : pump,
       this.deadlines,
