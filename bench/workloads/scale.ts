@@ -161,6 +161,9 @@ async function parkedRun(system: SystemName, n: number, procs: number): Promise<
     const scores = (await redis.ctl.zrange(doneKey, '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1);
     const lateMs = scores.map((s) => Number(s) - at);
     const last = Math.max(...lateMs);
+    // BENCH_PARKED_SHAPE=1: the drain's shape, the lateness at each tenth (ms).
+    if (process.env.BENCH_PARKED_SHAPE)
+      log(`  ${system} late by tenth: ${[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((q) => fmt(percentile(lateMs, q))).join(' ')} ms`);
     drain = { fromMs: at, toMs: at + last };
     return {
       parkedPerSec,

@@ -107,7 +107,8 @@ export class ActiveJob {
    */
   leaseSureUntil: number;
   /** A start waiting for a heartbeat to make the lease sure again (leaseReady). */
-  private leaseWait: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  private leaseWait:
+    { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   /** Created on first use: most jobs never look at their signal. */
   private controller: AbortController | undefined;
   private raceReject: ((err: unknown) => void) | undefined;
