@@ -106,6 +106,11 @@ export class ActiveJob {
    * two clocks' rates agree, their readings need not (SURE LEASE, leaseReady).
    */
   leaseSureUntil: number;
+  /**
+   * THE GATE: a held run whose timer is due waits its turn (passWake): its lease, taken to cover
+   * the hold, is beaten from then on (LeaseKeeper.ts), as a woken run's is.
+   */
+  wakeWaits = false;
   /** A start waiting for a heartbeat to make the lease sure again (leaseReady). */
   private leaseWait:
     { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
@@ -181,7 +186,9 @@ export class ActiveJob {
    * now; false: `wake.wakeNow()` is called when its turn comes. A run not held goes on at once.
    */
   passWake(wake: DeferredWake): boolean {
-    return !this.holding || this.host.passWake === undefined || this.host.passWake(wake);
+    if (!this.holding || this.host.passWake === undefined || this.host.passWake(wake)) return true;
+    this.wakeWaits = true;
+    return false;
   }
 
   /** THE EARLY LEASE: the held job's timer is due: it runs in a slot from now on. */

@@ -18,7 +18,8 @@
 //           control channel meanwhile). 25k held jobs a process cost the heartbeat nothing.
 //           Each 'held' answer makes the lease sure from the heartbeat's send on (SURE LEASE,
 //           ActiveJob.leaseReady); a run that waits for that (LeaseConfirmations.ts) is beaten
-//           even while held, and another heartbeat follows at once while any still waits.
+//           even while held, and another heartbeat follows at once while any still waits. So
+//           is a held run whose timer is due while it waits its turn (THE GATE, WakeGate.ts).
 //   REAPING  while the supervisor runs, exactly one reap is in flight or one timer set for it.
 
 import type { Logger } from 'pino';
@@ -147,7 +148,7 @@ export class LeaseKeeper {
     // only a run whose lease is already lost is left out.
     const waiting = this.o.confirmations;
     const jobs = [...this.o.running.values()].filter(
-      (j) => j.abortReason !== 'lease-lost' && (!j.holding || waiting.has(j)),
+      (j) => j.abortReason !== 'lease-lost' && (!j.holding || j.wakeWaits || waiting.has(j)),
     );
     if (jobs.length === 0) return false;
     const sentAt = performance.now();

@@ -1,0 +1,107 @@
+// Which runs a heartbeat beats (LeaseKeeper.ts, LEASES): a held run that only waits for its
+// timer is left out (its claim leased it to its hold's end); one whose timer is due and waits
+// its turn (THE GATE, WakeGate.ts) is beaten, as a woken one is. A run whose start waits for a
+// sure lease (SURE LEASE, ActiveJob.leaseReady) gets a heartbeat sent at once, held or not, and
+// starts once it is answered 'held'; answered 'lost', the start never comes.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { ActiveJob, type JobHost } from '../../src/runtime/ActiveJob.js';
+import { LeaseConfirmations } from '../../src/runtime/LeaseConfirmations.js';
+import { DeadlineBound } from '../../src/runtime/DeadlineBound.js';
+import { LeaseKeeper } from '../../src/supervisor/LeaseKeeper.js';
+import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
+import type { LeaseState, WorkQueue } from '../../src/store/types.js';
+import { claimedJob } from '../support/bareJob.js';
+import { sleep } from '../support/redis.js';
+
+const LEASE_MS = 1000;
+
+function world(lost: ReadonlySet<string> = new Set()) {
+  const beats: string[][] = [];
+  const store = {
+    heartbeat: (_q: string, leases: { id: string }[]) => {
+      beats.push(leases.map((l) => l.id));
+      return Promise.resolve(leases.map((l): LeaseState => (lost.has(l.id) ? 'lost' : 'held')));
+    },
+    reap: () => Promise.resolve({ requeued: [], failed: [] }),
+  } as unknown as WorkQueue;
+  const running = new Map<string, ActiveJob>();
+  const confirmations = new LeaseConfirmations();
+  const deadlines = new DeadlineBound();
+  const keeper = new LeaseKeeper({
+    store,
+    outbox: { relay: () => Promise.resolve() } as unknown as OutboxRelay,
+    queue: 'q',
+    log: pino({ level: 'silent' }),
+    running,
+    deadlines,
+    confirmations,
+    leaseMs: LEASE_MS,
+    heartbeatMs: 60_000, // no beat of its own within a case: only those asked for
+    reaperIntervalMs: 60_000,
+    maxLeaseRequeues: 3,
+    onLeaseLost: (id) => running.get(id)?.abort('lease-lost', 'lease lost'),
+  });
+  const host: JobHost = { queue: 'q', write: () => Promise.resolve(true), passWake: () => false };
+  /** A run as a claim starts it: `held` until a hold's end, its lease sure until `sureUntil`. */
+  const start = (id: string, held: boolean, sureUntil: number) => {
+    const c = claimedJob({ id, token: `tk-${id}`, ...(held ? { holdUntil: Date.now() + 60_000 } : {}) });
+    const job = new ActiveJob(c, host, deadlines, confirmations, sureUntil);
+    running.set(id, job);
+    return job;
+  };
+  return { beats, keeper, start };
+}
+
+describe('the runs a heartbeat beats', () => {
+  it('leaves out a held run that waits for its timer, not one whose due timer waits its turn', async () => {
+    const { beats, keeper, start } = world();
+    const far = performance.now() + 60_000;
+    start('plain', false, far);
+    start('held', true, far);
+    const due = start('due', true, far);
+    assert.equal(due.passWake({ wakeNow: () => {} }), false, 'THE GATE keeps it waiting');
+    keeper.start();
+    try {
+      // A start whose lease is not sure asks for a beat now (the keeper's own are a minute apart).
+      const unsure = start('unsure', false, performance.now() - 1);
+      await unsure.leaseReady();
+      assert.deepEqual(beats.at(-1)!.sort(), ['due', 'plain', 'unsure']);
+    } finally {
+      keeper.stop();
+    }
+  });
+
+  it('beats a held run whose start waits for a sure lease, and lets it start once held', async () => {
+    const { beats, keeper, start } = world();
+    const job = start('held', true, performance.now() - 1);
+    keeper.start();
+    try {
+      assert.ok(performance.now() >= job.leaseSureUntil);
+      await job.leaseReady();
+      assert.deepEqual(beats, [['held']]);
+      assert.ok(job.leaseSureUntil > performance.now(), 'sure again, from the beat');
+      assert.equal(job.leaseReady(), undefined, 'the next start goes ahead at once');
+    } finally {
+      keeper.stop();
+    }
+  });
+
+  it('never starts a run whose wait for a sure lease learns the lease is lost', async () => {
+    const { keeper, start } = world(new Set(['gone']));
+    const job = start('gone', false, performance.now() - 1);
+    keeper.start();
+    try {
+      let started = false;
+      const wait = job.leaseReady()!.then(() => (started = true));
+      await assert.rejects(wait, { code: 'ABORTED' });
+      await sleep(10);
+      assert.equal(started, false);
+      assert.equal(job.abortReason, 'lease-lost');
+    } finally {
+      keeper.stop();
+    }
+  });
+});
