@@ -163,7 +163,9 @@ async function parkedRun(system: SystemName, n: number, procs: number): Promise<
     const last = Math.max(...lateMs);
     // BENCH_PARKED_SHAPE=1: the drain's shape, the lateness at each tenth (ms).
     if (process.env.BENCH_PARKED_SHAPE)
-      log(`  ${system} late by tenth: ${[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((q) => fmt(percentile(lateMs, q))).join(' ')} ms`);
+      log(
+        `  ${system} late by tenth: ${[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((q) => fmt(percentile(lateMs, q))).join(' ')} ms`,
+      );
     drain = { fromMs: at, toMs: at + last };
     return {
       parkedPerSec,
