@@ -4,13 +4,10 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
 import { ActiveJob, type JobHost } from '../../src/runtime/ActiveJob.js';
-import { LeaseConfirmations } from '../../src/runtime/LeaseConfirmations.js';
 import { DeadlineBound } from '../../src/runtime/DeadlineBound.js';
-import { LeaseKeeper } from '../../src/supervisor/LeaseKeeper.js';
-import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
-import type { WorkQueue } from '../../src/store/types.js';
+import type { LeaseKeeper } from '../../src/supervisor/LeaseKeeper.js';
+import { bareKeeper } from '../support/bareKeeper.js';
 import { claimedJob } from '../support/bareJob.js';
 import { eventually, sleep } from '../support/redis.js';
 
@@ -26,25 +23,7 @@ class CountedTable extends Map<string, ActiveJob> {
 }
 
 function keeper(running: CountedTable, deadlines: DeadlineBound): LeaseKeeper {
-  const store = {
-    heartbeat: () => Promise.resolve([]),
-    reap: () => Promise.resolve({ requeued: [], failed: [] }),
-  } as unknown as WorkQueue;
-  return new LeaseKeeper({
-    store,
-    outbox: { relay: () => Promise.resolve() } as unknown as OutboxRelay,
-    queue: 'q',
-    log: pino({ level: 'silent' }),
-    running,
-    deadlines,
-    confirmations: new LeaseConfirmations(),
-    leaseMs: 60_000,
-    // Far apart: only the sweep walks the table within the test.
-    heartbeatMs: 60_000,
-    reaperIntervalMs: 60_000,
-    maxLeaseRequeues: 3,
-    onLeaseLost: () => {},
-  });
+  return bareKeeper({ running, deadlines });
 }
 
 function started(running: CountedTable, deadlines: DeadlineBound, id: string): ActiveJob {

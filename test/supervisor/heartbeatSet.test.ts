@@ -6,13 +6,11 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
 import { ActiveJob, type JobHost } from '../../src/runtime/ActiveJob.js';
 import { LeaseConfirmations } from '../../src/runtime/LeaseConfirmations.js';
 import { DeadlineBound } from '../../src/runtime/DeadlineBound.js';
-import { LeaseKeeper } from '../../src/supervisor/LeaseKeeper.js';
-import type { OutboxRelay } from '../../src/supervisor/OutboxRelay.js';
-import type { LeaseState, WorkQueue } from '../../src/store/types.js';
+import type { LeaseState } from '../../src/store/types.js';
+import { bareKeeper } from '../support/bareKeeper.js';
 import { claimedJob } from '../support/bareJob.js';
 import { sleep } from '../support/redis.js';
 
@@ -20,28 +18,18 @@ const LEASE_MS = 1000;
 
 function world(lost: ReadonlySet<string> = new Set()) {
   const beats: string[][] = [];
-  const store = {
-    heartbeat: (_q: string, leases: { id: string }[]) => {
-      beats.push(leases.map((l) => l.id));
-      return Promise.resolve(leases.map((l): LeaseState => (lost.has(l.id) ? 'lost' : 'held')));
-    },
-    reap: () => Promise.resolve({ requeued: [], failed: [] }),
-  } as unknown as WorkQueue;
   const running = new Map<string, ActiveJob>();
   const confirmations = new LeaseConfirmations();
   const deadlines = new DeadlineBound();
-  const keeper = new LeaseKeeper({
-    store,
-    outbox: { relay: () => Promise.resolve() } as unknown as OutboxRelay,
-    queue: 'q',
-    log: pino({ level: 'silent' }),
+  const keeper = bareKeeper({
     running,
     deadlines,
     confirmations,
     leaseMs: LEASE_MS,
-    heartbeatMs: 60_000, // no beat of its own within a case: only those asked for
-    reaperIntervalMs: 60_000,
-    maxLeaseRequeues: 3,
+    heartbeat: (leases) => {
+      beats.push(leases.map((l) => l.id));
+      return leases.map((l): LeaseState => (lost.has(l.id) ? 'lost' : 'held'));
+    },
     onLeaseLost: (id) => running.get(id)?.abort('lease-lost', 'lease lost'),
   });
   const host: JobHost = { queue: 'q', write: () => Promise.resolve(true), passWake: () => false };
