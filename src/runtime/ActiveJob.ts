@@ -198,15 +198,16 @@ export class ActiveJob {
 
   /**
    * SURE LEASE: the job's own code (a `load`, a `work`, a pipeline step) starts only while this
-   * run's lease is certainly its own (`leaseSureUntil`). Undefined when it is: the start goes
-   * ahead at once (one clock read; a run whose heartbeats answer starts so every time). Else a
-   * promise that resolves once a heartbeat sent from now on has found the lease still this run's,
-   * and rejects with the abort once the run is aborted (its lease lost, a cancel, a stop): the
-   * start that waits never happens then. Why: past that time the reaper may have requeued the
-   * job and another worker run it past this step's checkpoint (LeaseConfirmations.ts).
+   * run's lease is certainly its own (`leaseSureUntil`), and the run is not aborted. Undefined
+   * when so: the start goes ahead at once (one clock read; a run whose heartbeats answer starts
+   * so every time). Else a promise that resolves once a heartbeat (one is sent at once) has made
+   * the lease sure again, and rejects with the abort once the run is aborted (its lease lost, a
+   * cancel, a stop): the start that waits never happens then. Why: past that time the reaper may
+   * have requeued the job and another worker run it past this step's checkpoint
+   * (LeaseConfirmations.ts).
    */
   leaseReady(): Promise<void> | undefined {
-    if (performance.now() < this.leaseSureUntil) return undefined;
+    if (this.abortError === null && performance.now() < this.leaseSureUntil) return undefined;
     if (this.abortError) return Promise.reject(this.abortError);
     if (this.leaseWait === undefined) {
       let resolve!: () => void;

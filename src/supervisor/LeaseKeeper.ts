@@ -168,8 +168,9 @@ export class LeaseKeeper {
           if (!job.released) this.o.onLeaseLost(job.id, job.token, 'heartbeat');
           return;
         }
-        job.leaseRenewed(sentAt + this.o.leaseMs);
+        // A cancel first: a start waiting for this answer never comes then.
         if (s === 'cancel') job.abort('cancel', 'job was cancelled');
+        job.leaseRenewed(sentAt + this.o.leaseMs);
       });
       return waiting.size > 0 && jobs.some((j) => waiting.has(j));
     } catch (err) {

@@ -2,7 +2,7 @@
 // timer is left out (its claim leased it to its hold's end); one whose timer is due and waits
 // its turn (THE GATE, WakeGate.ts) is beaten, as a woken one is. A run whose start waits for a
 // sure lease (SURE LEASE, ActiveJob.leaseReady) gets a heartbeat sent at once, held or not, and
-// starts once it is answered 'held'; answered 'lost', the start never comes.
+// starts once it is answered 'held'; answered 'lost' or 'cancel', the start never comes.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import { sleep } from '../support/redis.js';
 
 const LEASE_MS = 1000;
 
-function world(lost: ReadonlySet<string> = new Set()) {
+function world(lost: ReadonlySet<string> = new Set(), cancelled: ReadonlySet<string> = new Set()) {
   const beats: string[][] = [];
   const running = new Map<string, ActiveJob>();
   const confirmations = new LeaseConfirmations();
@@ -28,7 +28,9 @@ function world(lost: ReadonlySet<string> = new Set()) {
     leaseMs: LEASE_MS,
     heartbeat: (leases) => {
       beats.push(leases.map((l) => l.id));
-      return leases.map((l): LeaseState => (lost.has(l.id) ? 'lost' : 'held'));
+      return leases.map((l): LeaseState =>
+        lost.has(l.id) ? 'lost' : cancelled.has(l.id) ? 'cancel' : 'held',
+      );
     },
     onLeaseLost: (id) => running.get(id)?.abort('lease-lost', 'lease lost'),
   });
@@ -72,6 +74,23 @@ describe('the runs a heartbeat beats', () => {
       assert.deepEqual(beats, [['held']]);
       assert.ok(job.leaseSureUntil > performance.now(), 'sure again, from the beat');
       assert.equal(job.leaseReady(), undefined, 'the next start goes ahead at once');
+    } finally {
+      keeper.stop();
+    }
+  });
+
+  it('never starts a run whose wait for a sure lease is answered with a cancel', async () => {
+    const { keeper, start } = world(new Set(), new Set(['asked']));
+    const job = start('asked', false, performance.now() - 1);
+    keeper.start();
+    try {
+      let started = false;
+      const wait = job.leaseReady()!.then(() => (started = true));
+      await assert.rejects(wait, { code: 'ABORTED' });
+      await sleep(10);
+      assert.equal(started, false);
+      assert.equal(job.abortReason, 'cancel');
+      assert.ok(job.leaseReady() instanceof Promise, 'aborted: no start goes ahead, however sure');
     } finally {
       keeper.stop();
     }
