@@ -9,10 +9,9 @@
 // 2 s after another worker's `pause` checkpoint). STALE CLAIM (StaleClaims.ts) catches a claim
 // whose answer came late; this catches a freeze after the answer, or in a run's later steps.
 
-import type { ActiveJob } from './ActiveJob.js';
-
+// Runs are kept as the objects they are (ActiveJob): this file does not import it, which imports this.
 export class LeaseConfirmations {
-  private readonly waiting = new Set<ActiveJob>();
+  private readonly waiting = new Set<object>();
   /**
    * Set by the queue's LeaseKeeper: sends a heartbeat of every running job soon, sent after this
    * call (one in flight at a time: one in flight now is followed by another).
@@ -24,18 +23,18 @@ export class LeaseConfirmations {
     return this.waiting.size;
   }
 
-  has(run: ActiveJob): boolean {
+  has(run: object): boolean {
     return this.waiting.has(run);
   }
 
   /** `run` waits for a heartbeat sent from now on. */
-  want(run: ActiveJob): void {
+  want(run: object): void {
     this.waiting.add(run);
     this.beat();
   }
 
   /** `run` waits no more: its lease was renewed, or its run was aborted. */
-  done(run: ActiveJob): void {
+  done(run: object): void {
     this.waiting.delete(run);
   }
 }
