@@ -228,11 +228,17 @@ export class ActiveJob {
    */
   leaseRenewed(sureUntil: number): void {
     if (sureUntil > this.leaseSureUntil) this.leaseSureUntil = sureUntil;
+    if (this.leaseWait === undefined || performance.now() >= this.leaseSureUntil) return;
+    this.endLeaseWait()!.resolve();
+  }
+
+  /** The start waiting for a sure lease, if any: it waits no more (its caller settles it). */
+  private endLeaseWait(): { resolve: () => void; reject: (e: unknown) => void } | undefined {
     const wait = this.leaseWait;
-    if (wait === undefined || performance.now() >= this.leaseSureUntil) return;
+    if (wait === undefined) return undefined;
     this.leaseWait = undefined;
     this.confirmations.done(this);
-    wait.resolve();
+    return wait;
   }
 
   get signal(): AbortSignal {
@@ -256,12 +262,7 @@ export class ActiveJob {
     const reject = this.raceReject;
     this.raceReject = undefined;
     reject?.(err);
-    const wait = this.leaseWait;
-    if (wait !== undefined) {
-      this.leaseWait = undefined;
-      this.confirmations.done(this);
-      wait.reject(err);
-    }
+    this.endLeaseWait()?.reject(err);
   }
 
   /**
@@ -400,9 +401,6 @@ export class ActiveJob {
     this.finished = true;
     this.stallDeadline = 0;
     // A start still waiting for its lease (a step whose state was left meanwhile) never comes.
-    if (this.leaseWait !== undefined) {
-      this.leaseWait = undefined;
-      this.confirmations.done(this);
-    }
+    this.endLeaseWait();
   }
 }

@@ -127,15 +127,16 @@ export class LeaseKeeper {
 
   /** One heartbeat at a time: calls that pile up behind an outage would all land at its end. */
   private heartbeat(): Promise<void> {
-    this.heartbeatInFlight ??= this.extendLeases().then((stillWaiting) => {
-      this.heartbeatInFlight = undefined;
-      // SURE LEASE: a run asked during this one, or one it beat still waits (its answer came
-      // too late to make the lease sure): the next is sent now, not a beat from now. A failed
-      // one is retried on its own backoff instead.
-      const again = this.beatAgain;
-      this.beatAgain = false;
-      if (this.running && (again || stillWaiting)) void this.heartbeat();
-    });
+    this.heartbeatInFlight ??= this.extendLeases()
+      .finally(() => (this.heartbeatInFlight = undefined))
+      .then((stillWaiting) => {
+        // SURE LEASE: a run asked during this one, or one it beat still waits (its answer came
+        // too late to make the lease sure): the next is sent now, not a beat from now. A failed
+        // one is retried on its own backoff instead.
+        const again = this.beatAgain;
+        this.beatAgain = false;
+        if (this.running && (again || stillWaiting)) void this.heartbeat();
+      });
     return this.heartbeatInFlight;
   }
 
