@@ -59,17 +59,21 @@ export const fanMerge = definePipeline({
 
 // Workload 15: waits on a durable `after` timer until `input.at`, then ends. The delay is named so
 // that every job comes due at the same instant, however long after its enqueue it started.
-export const parkUntil = definePipeline({
-  name: PARKED_NAME,
-  machine: setup({
-    types: { input: {} as { at: number }, context: {} as { at: number } },
-    delays: { due: ({ context }) => Math.max(0, context.at - Date.now()) },
-  }).createMachine({
-    initial: 'parked',
-    context: ({ input }) => ({ at: input.at }),
-    states: {
-      parked: { after: { due: 'end' } },
-      end: { type: 'final' },
-    },
-  }),
-});
+// `compile: false` runs it on XState actors (the held-job probes' BENCH_HELD_RUNTIME=xstate).
+export const parkUntilOn = (compile?: boolean) =>
+  definePipeline({
+    name: PARKED_NAME,
+    ...(compile === undefined ? {} : { compile }),
+    machine: setup({
+      types: { input: {} as { at: number }, context: {} as { at: number } },
+      delays: { due: ({ context }) => Math.max(0, context.at - Date.now()) },
+    }).createMachine({
+      initial: 'parked',
+      context: ({ input }) => ({ at: input.at }),
+      states: {
+        parked: { after: { due: 'end' } },
+        end: { type: 'final' },
+      },
+    }),
+  });
+export const parkUntil = parkUntilOn();

@@ -1,12 +1,12 @@
 // The scenario of the held-job probes (heldMemory.ts, heldWake.ts): one Supervisor on a private
 // redis-server serving workload 15's pipeline (parked on an `after` timer), with THE EARLY LEASE's
 // lead as given; N of them enqueued due at one instant, and a wait until they are all held (or
-// parked).
+// parked). BENCH_HELD_RUNTIME=xstate runs the pipeline on XState actors (default: compiled).
 
 import { pino } from 'pino';
 import { Client, RedisStore, Supervisor } from '../../src/index.js';
 import { spawnRedisServer } from '../../examples/privateRedis.js';
-import { parkUntil } from '../machines.js';
+import { parkUntilOn } from '../machines.js';
 import { PARKED_NAME } from '../common.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -31,6 +31,9 @@ export async function heldScenario(o: {
   warmMs: number;
   level: 'warn' | 'error';
 }): Promise<HeldScenario> {
+  const parkUntil = parkUntilOn(process.env.BENCH_HELD_RUNTIME === 'xstate' ? false : undefined);
+  if (process.env.BENCH_HELD_RUNTIME === 'xstate' && parkUntil.compiled)
+    throw new Error('BENCH_HELD_RUNTIME=xstate: the pipeline compiled');
   const server = await spawnRedisServer();
   const store = new RedisStore({ url: server.url, prefix: o.prefix });
   const client = new Client({ store, jobs: [parkUntil] });

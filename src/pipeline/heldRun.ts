@@ -13,7 +13,8 @@
 //              on); from then on its lease is beaten as any running job's. Its attempt's time
 //              out starts at its timer, not at its claim (`left`). The timer is the driver's own
 //              when it has one armed for that time that tells the run as it fires (`timerDue`:
-//              MachineDriver.timerAt, the compiled driver's); else one of its own. A held job
+//              MachineDriver.timerAt: both drivers' timers do, heldClock.ts for XState's); else
+//              one of its own (a held event's expiry first, say). A held job
 //              keeps one timer, not two (its heap is what 25k held jobs a worker cost).
 //   HANDED BACK  a stop while it waits hands it back parked, as it came (`handBack`: a
 //              'shutdown' abort of a held run that only waits is a park at its wake time, so it

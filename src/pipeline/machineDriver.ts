@@ -83,8 +83,8 @@ export interface MachineDriver {
   /**
    * The due time (Redis ms) of the timer the driver has armed in memory, which calls
    * RunControl.timerDue as it fires (undefined: none, or its timers do not tell): a held run
-   * waiting for that time arms no timer of its own (ITS TIMER, heldRun.ts). The XState driver's
-   * timers are XState's own, and do not tell.
+   * waiting for that time arms no timer of its own (ITS TIMER, heldRun.ts). Both drivers' timers
+   * tell a run claimed held (the XState driver's through its actors' clock: heldClock.ts).
    */
   timerAt?(): number | undefined;
   /** Whether the machine's invoked actors (not its own code) rejected with `err`. */

@@ -12,7 +12,7 @@
 import { createActor, type AnyActor } from 'xstate';
 import type { AbortListener, ActiveJob } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
-import { storedTimersJson } from './storedParts.js';
+import { storedMachineJson, storedTimersJson } from './storedParts.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import {
   MachineActionError,
@@ -31,6 +31,7 @@ import {
   type StoredTimer,
 } from './timers.js';
 import { isParkable } from './parkable.js';
+import { HeldClock } from './heldClock.js';
 import { persistedJson, persistedSnapshot } from './persisted.js';
 import { ResumePoint } from './resumePoint.js';
 import { reconcileTimers } from './migrate.js';
@@ -57,6 +58,8 @@ export interface XStateStart {
 export class XStateDriver implements MachineDriver, AbortListener {
   private actor: AnyActor | undefined;
   private unrestorable: UnrestorableSnapshotError | undefined;
+  /** A run claimed held: its actors' clock, whose timers tell it and wait their turn (heldClock.ts). */
+  private heldClock: HeldClock | undefined;
   private run!: RunControl;
   private fan: FanOutScope | undefined;
   private watch!: ActorTreeWatch;
@@ -66,8 +69,10 @@ export class XStateDriver implements MachineDriver, AbortListener {
   private readonly dueTimes: TimerDueTimes;
   private readonly resume = new ResumePoint();
   private readonly rejections = new ActorRejections();
-  /** The persisted snapshot as the job's abort found it (or why it has none): see ABORTED. */
-  private atAbort: { persisted: unknown } | { unstorable: unknown } | undefined;
+  /** The machine as the job's abort found it (or why it has no persisted snapshot): see ABORTED.
+   * Its timers too: stopping the actor cancels them, and a held run handed back parks with them. */
+  private atAbort:
+    { persisted: unknown; timers: StoredTimer[]; value: unknown } | { unstorable: unknown } | undefined;
 
   constructor(
     private readonly job: ActiveJob,
@@ -89,10 +94,11 @@ export class XStateDriver implements MachineDriver, AbortListener {
     const { job, from } = this;
     const c = job.claimed;
     this.run = run;
+    if (job.holding) this.heldClock = new HeldClock(job, run);
     const actor = (this.actor = createActor(this.def.machine, {
       ...(from.machine !== undefined ? { snapshot: from.machine as any } : {}),
       input: this.input,
-      clock: timerClock,
+      clock: this.heldClock ?? timerClock,
     }));
     // XState keeps a restore that failed as an errored snapshot (and would rethrow it in a timer
     // on start): the stored snapshot names a state this machine lacks, or the like. No attempt
@@ -141,7 +147,11 @@ export class XStateDriver implements MachineDriver, AbortListener {
     const actor = this.actor!;
     if (actor.getSnapshot().status !== 'active') return; // done or errored: nothing runs on
     try {
-      this.atAbort = { persisted: persistedSnapshot(actor) };
+      this.atAbort = {
+        persisted: persistedSnapshot(actor),
+        timers: captureTimers(actor, this.dueTimes),
+        value: actor.getSnapshot().value,
+      };
     } catch (err) {
       this.atAbort = { unstorable: err }; // thrown by failure(), as a live actor's would be
     }
@@ -249,6 +259,14 @@ export class XStateDriver implements MachineDriver, AbortListener {
     return earliestDue(this.lastTimers);
   }
 
+  /**
+   * A held run's machine timers tell it as they fire (heldClock.ts): the one its wait ends at is
+   * the first of those the last checkpoint stored (parkAt's), while any is armed.
+   */
+  timerAt(): number | undefined {
+    return this.heldClock?.armed ? (earliestDue(this.lastTimers) ?? undefined) : undefined;
+  }
+
   rejected(err: unknown): boolean {
     return this.rejections.has(err);
   }
@@ -266,6 +284,19 @@ export class XStateDriver implements MachineDriver, AbortListener {
   }
 
   park(): { w: string; t: string; state: string; value: unknown } {
+    const at = this.atAbort;
+    if (at !== undefined) {
+      // A held run handed back at a stop (HANDED BACK, heldRun.ts): parked as its abort found
+      // it, with the timers its stopped actor no longer has.
+      if ('unstorable' in at) throw at.unstorable;
+      const { persisted, timers, value } = at;
+      return {
+        w: storedMachineJson(persisted),
+        t: storedTimersJson(timers),
+        state: JSON.stringify(value),
+        value,
+      };
+    }
     const actor = this.actor!;
     const timers = captureTimers(actor, this.dueTimes);
     const w = persistedJson(actor);

@@ -1,13 +1,14 @@
 // A held run's timers (THE EARLY LEASE: pipeline/heldRun.ts ITS TIMER): a held job waits for
 // minutes, 25k of them a worker, so what it keeps armed is counted. On a bare ActiveJob claimed
-// held (ClaimedJob.holdUntil), whose host ends its hold as the pump's HeldJobs does; on XState
+// held (ClaimedJob.holdUntil), whose host ends its hold as the pump's HeldJobs does, and keeps
+// its due timer waiting its turn when told to (THE GATE, supervisor/WakeGate.ts); on XState
 // actors and on the compiled runner.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup } from 'xstate';
 import { definePipeline } from '../../src/index.js';
-import { ActiveJob } from '../../src/runtime/ActiveJob.js';
+import { ActiveJob, type DeferredWake } from '../../src/runtime/ActiveJob.js';
 import type { CommitOp } from '../../src/store/types.js';
 import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
 
@@ -19,11 +20,13 @@ const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Tim
 const runtime = (compile: boolean) => (compile ? 'compiled' : 'XState actors');
 
 /** `machine` parked by a first run, then claimed held until `holdMs` from now: its writes, and
- * when its hold ended (the pump's woke). */
+ * when its hold ended (the pump's woke). `gate`: the pump's THE GATE (JobHost.passWake);
+ * `inbox`: what the job's inbox holds when the run reads it. */
 async function heldRun(
   machine: Parameters<typeof definePipeline>[0]['machine'],
   compile: boolean,
   holdMs: number,
+  { gate, inbox = [] }: { gate?: (wake: DeferredWake) => boolean; inbox?: string[] } = {},
 ) {
   const def = definePipeline({ name: 'm', compile, machine });
   assert.equal(Boolean(def.compiled), compile);
@@ -49,10 +52,12 @@ async function heldRun(
         woke.push(Date.now());
         j.holding = false; // the pump ends the hold (HeldJobs.end)
       },
+      ...(gate ? { passWake: gate } : {}),
     },
   );
   const before = timeouts();
-  const run = def.runAttempt(job, {}, 60_000, hostAt());
+  const host = { ...hostAt(), readInbox: async () => inbox.splice(0) };
+  const run = def.runAttempt(job, {}, 60_000, host);
   return { job, run, writes, woke, armed: () => timeouts() - before };
 }
 
@@ -69,10 +74,10 @@ describe('a held run keeps one timer while it waits', () => {
         5_000,
       );
       await sleep(150);
-      // The compiled driver's timer tells the run as it fires (MachineDriver.timerAt): the held
-      // run arms none of its own; XState's do not tell, so it has one beside them. Its log-only
+      // The machine's timer tells the run as it fires (MachineDriver.timerAt; XState's through
+      // the held run's clock, heldClock.ts): the held run arms none of its own. Its log-only
       // entries wait for its hold to end (holdEnded), with no timer until then.
-      assert.equal(r.armed(), compile ? 1 : 2, 'timers armed while it waits');
+      assert.equal(r.armed(), 1, 'timers armed while it waits');
       assert.equal(r.writes.length, 0, 'nothing written while it waits');
       await r.run;
       assert.deepEqual(
@@ -80,14 +85,65 @@ describe('a held run keeps one timer while it waits', () => {
         ['done'],
       );
       assert.ok(logOf(r.writes[0]!.op).includes('resumed'));
-      // Compiled: told by its machine's timer as it fires, once its event is taken. XState: its
-      // own timer and the machine's fire at the same time, in either order (the machine's first,
-      // its ending ends the hold: the pump's write, not a wake).
-      if (compile) assert.equal(r.woke.length, 1, 'its hold ended at its timer');
-      else assert.ok(r.woke.length <= 1, 'its hold ended once at most');
+      // Told by its machine's timer as it fires, once its event is taken.
+      assert.equal(r.woke.length, 1, 'its hold ended at its timer');
       for (const at of r.woke) {
         assert.ok(at >= due - 5, `woke ${due - at} ms before its timer`);
         assert.ok(at <= r.writes[0]!.at, 'it took its slot at its timer, before its ending');
       }
     });
+});
+
+/** Waits in `waiting` for 1 s, or leaves it on GO: which way it went is its output (a second: the
+ * first run parks before it is due, on a loaded host too). */
+const turnMachine = setup({}).createMachine({
+  initial: 'waiting',
+  states: {
+    waiting: { after: { 1000: 'timedOut' }, on: { GO: 'went' } },
+    timedOut: { type: 'final', output: 'timed out' },
+    went: { type: 'final', output: 'went' },
+  },
+  output: ({ event }) => (event as { output?: unknown }).output,
+});
+
+describe("a held run's due timer that waits its turn (THE GATE)", () => {
+  for (const compile of [false, true]) {
+    it(`takes its transition, and its slot, only when its turn comes (${runtime(compile)})`, async () => {
+      let turn: DeferredWake | undefined;
+      const r = await heldRun(turnMachine, compile, 5_000, { gate: (w) => ((turn = w), false) });
+      await sleep(1300);
+      assert.ok(turn, 'its timer fired and asked for its turn');
+      assert.equal(r.writes.length, 0, 'nothing taken while it waits its turn');
+      assert.equal(r.woke.length, 0, 'no slot taken while it waits its turn');
+      const turnAt = Date.now();
+      turn.wakeNow();
+      await r.run;
+      assert.deepEqual(
+        r.writes.map((w) => w.op.kind),
+        ['done'],
+      );
+      assert.equal((r.writes[0]!.op as { state?: string }).state, '"timedOut"');
+      assert.equal(r.woke.length, 1, 'its hold ended once, at its turn');
+      assert.ok(r.woke[0]! >= turnAt);
+    });
+
+    it(`is dropped when its state is left while it waits (${runtime(compile)})`, async () => {
+      let turn: DeferredWake | undefined;
+      const r = await heldRun(turnMachine, compile, 5_000, {
+        gate: (w) => ((turn = w), false),
+        inbox: [JSON.stringify({ type: 'GO' })],
+      });
+      await sleep(1300);
+      assert.ok(turn, 'its timer fired and asked for its turn');
+      r.job.pipeline!.readInbox(); // GO, sent while the timer waits its turn
+      await r.run;
+      turn.wakeNow(); // its turn comes after the machine moved on
+      await sleep(50);
+      assert.deepEqual(
+        r.writes.map((w) => w.op.kind),
+        ['done'],
+      );
+      assert.equal((r.writes[0]!.op as { state?: string }).state, '"went"');
+    });
+  }
 });

@@ -101,15 +101,24 @@ export function earlyLeaseCases(factory: StoreFactory): void {
 }
 
 const timed = timedPipeline();
+/** The same pipeline on XState actors: a held run's timers are its actors' (pipeline/heldClock.ts). */
+const timedOnActors = timedPipeline(undefined, false);
+type Timed = typeof timed;
 
-/** A Supervisor (THE EARLY LEASE's settings over FAST) and a Client on a fresh store. */
+/** A Supervisor (THE EARLY LEASE's settings over FAST) and a Client on a fresh store, running
+ * `def` (the compiled pipeline unless named; XState's cases say so in their names). */
 function supervisorTest(
   factory: StoreFactory,
   name: string,
   settings: { leadMs?: number; holdMax?: number },
-  fn: (t: { store: Store; client: Client; sup: Supervisor }) => Promise<void>,
+  fn: (t: { store: Store; client: Client; sup: Supervisor; def: Timed }) => Promise<void>,
+  def: Timed = timed,
 ): void {
-  runtimeTest(factory, { ...FAST, ...settings })(name, [timed], fn);
+  runtimeTest(factory, { ...FAST, ...settings })(
+    def === timed ? name : `${name} (XState actors)`,
+    [def],
+    (t) => fn({ ...t, def }),
+  );
 }
 
 type Ran = { ranAt: number; poked: boolean };
@@ -123,30 +132,32 @@ async function heldNow(client: Client, id: string): Promise<void> {
 }
 
 function runtimeEarlyLeaseCases(factory: StoreFactory): void {
-  supervisorTest(
-    factory,
-    'a held job runs its next step at its due time, not before',
-    { leadMs: 1500 },
-    async (t) => {
-      const at = Date.now() + 2500;
-      const id = await t.client.enqueue(TIMED, { at });
-      await eventually(async () => (await status(t.client, id)) === 'waiting');
-      // Claimed early (its timer within the lead): working while its timer is not due.
-      await eventually(async () => (await status(t.client, id)) === 'working');
-      assert.ok(Date.now() < at, 'held before its due time');
-      const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
-      assert.equal(job.status, 'done');
-      assert.ok(job.output!.ranAt >= at - SKEW_MS, `ran ${at - job.output!.ranAt} ms before its due time`);
-      assert.ok(job.output!.ranAt < at + 1000, 'ran at its due time');
-      assert.deepEqual(
-        (await t.client.events(id))
-          .map((e) => e.type)
-          .filter((type) => type !== 'state' && type !== 'started'),
-        ['enqueued', 'claimed', 'parked', 'claimed', 'resumed', 'done'],
-        'parked once, claimed once more (early), resumed, done: no park again, no checkpoint of its own',
-      );
-    },
-  );
+  for (const def of [timed, timedOnActors])
+    supervisorTest(
+      factory,
+      'a held job runs its next step at its due time, not before',
+      { leadMs: 1500 },
+      async (t) => {
+        const at = Date.now() + 2500;
+        const id = await t.client.enqueue(TIMED, { at });
+        await eventually(async () => (await status(t.client, id)) === 'waiting');
+        // Claimed early (its timer within the lead): working while its timer is not due.
+        await eventually(async () => (await status(t.client, id)) === 'working');
+        assert.ok(Date.now() < at, 'held before its due time');
+        const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+        assert.equal(job.status, 'done');
+        assert.ok(job.output!.ranAt >= at - SKEW_MS, `ran ${at - job.output!.ranAt} ms before its due time`);
+        assert.ok(job.output!.ranAt < at + 1000, 'ran at its due time');
+        assert.deepEqual(
+          (await t.client.events(id))
+            .map((e) => e.type)
+            .filter((type) => type !== 'state' && type !== 'started'),
+          ['enqueued', 'claimed', 'parked', 'claimed', 'resumed', 'done'],
+          'parked once, claimed once more (early), resumed, done: no park again, no checkpoint of its own',
+        );
+      },
+      def,
+    );
 
   supervisorTest(factory, 'lead 0: a parked job reads waiting until its timer is due', {}, async (t) => {
     const at = Date.now() + 1200;
@@ -188,63 +199,69 @@ function runtimeEarlyLeaseCases(factory: StoreFactory): void {
     },
   );
 
-  supervisorTest(
-    factory,
-    'a cancel of a held job cancels it, its step unrun',
-    { leadMs: 1500 },
-    async (t) => {
-      const at = Date.now() + 2500;
-      const id = await t.client.enqueue(TIMED, { at });
-      await heldNow(t.client, id);
-      assert.equal(await t.client.cancel(id), true);
-      const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
-      assert.equal(job.status, 'cancelled');
-      assert.ok(Date.now() < at, 'ended at once, not at its timer');
-    },
-  );
-
-  supervisorTest(
-    factory,
-    'an event sent to a held job is taken, its step at its due time',
-    { leadMs: 1500 },
-    async (t) => {
-      const at = Date.now() + 2500;
-      const id = await t.client.enqueue(TIMED, { at });
-      await heldNow(t.client, id);
-      await t.client.send(id, { type: 'POKE' });
-      const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
-      assert.deepEqual([job.status, job.output!.poked], ['done', true]);
-      assert.ok(job.output!.ranAt >= at - SKEW_MS);
-    },
-  );
-
-  supervisorTest(
-    factory,
-    'a stop hands a held job back parked; it runs once, when due',
-    { leadMs: 1500 },
-    async (t) => {
-      const at = Date.now() + 2500;
-      const id = await t.client.enqueue(TIMED, { at });
-      await heldNow(t.client, id);
-      const stopped = await t.sup.stop({ graceMs: 30_000 });
-      assert.equal(stopped.forced, false, 'handed back at once, not at the grace period');
-      const rec = (await t.client.get(id))!;
-      assert.equal(rec.status, 'waiting');
-      assert.ok(Math.abs(rec.runAt! - at) < 50, 'parked at its wake time');
-      const next = new Supervisor({
-        store: t.store,
-        jobs: [timed],
-        logger: pino({ level: 'silent' }),
-        ...FAST,
-      });
-      await next.start();
-      try {
+  for (const def of [timed, timedOnActors])
+    supervisorTest(
+      factory,
+      'a cancel of a held job cancels it, its step unrun',
+      { leadMs: 1500 },
+      async (t) => {
+        const at = Date.now() + 2500;
+        const id = await t.client.enqueue(TIMED, { at });
+        await heldNow(t.client, id);
+        assert.equal(await t.client.cancel(id), true);
         const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+        assert.equal(job.status, 'cancelled');
+        assert.ok(Date.now() < at, 'ended at once, not at its timer');
+      },
+      def,
+    );
+
+  for (const def of [timed, timedOnActors])
+    supervisorTest(
+      factory,
+      'an event sent to a held job is taken, its step at its due time',
+      { leadMs: 1500 },
+      async (t) => {
+        const at = Date.now() + 2500;
+        const id = await t.client.enqueue(TIMED, { at });
+        await heldNow(t.client, id);
+        await t.client.send(id, { type: 'POKE' });
+        const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+        assert.deepEqual([job.status, job.output!.poked], ['done', true]);
         assert.ok(job.output!.ranAt >= at - SKEW_MS);
-        assert.equal((await t.client.events(id)).filter((e) => e.type === 'done').length, 1);
-      } finally {
-        await next.stop({ graceMs: 0 });
-      }
-    },
-  );
+      },
+      def,
+    );
+
+  for (const def of [timed, timedOnActors])
+    supervisorTest(
+      factory,
+      'a stop hands a held job back parked; it runs once, when due',
+      { leadMs: 1500 },
+      async (t) => {
+        const at = Date.now() + 2500;
+        const id = await t.client.enqueue(TIMED, { at });
+        await heldNow(t.client, id);
+        const stopped = await t.sup.stop({ graceMs: 30_000 });
+        assert.equal(stopped.forced, false, 'handed back at once, not at the grace period');
+        const rec = (await t.client.get(id))!;
+        assert.equal(rec.status, 'waiting');
+        assert.ok(Math.abs(rec.runAt! - at) < 50, 'parked at its wake time');
+        const next = new Supervisor({
+          store: t.store,
+          jobs: [t.def],
+          logger: pino({ level: 'silent' }),
+          ...FAST,
+        });
+        await next.start();
+        try {
+          const job = await t.client.waitForResult<Ran>(id, { timeoutMs: 8000 });
+          assert.ok(job.output!.ranAt >= at - SKEW_MS);
+          assert.equal((await t.client.events(id)).filter((e) => e.type === 'done').length, 1);
+        } finally {
+          await next.stop({ graceMs: 0 });
+        }
+      },
+      def,
+    );
 }
