@@ -1,5 +1,6 @@
 // One claimed job inside a supervisor: its lease token, its abort signal and why it fired,
-// and its coalesced progress. Everything a job's run needs from the supervisor goes through here.
+// and its progress (coalesced: ProgressWrites.ts). Everything a job's run needs from the
+// supervisor goes through here.
 
 import type { ClaimedJob, CommitOp } from '../store/types.js';
 import { toStoredJson } from './storedJson.js';
@@ -8,6 +9,7 @@ import { MachinistError } from '../errors.js';
 import { CODE } from '../errorCodes.js';
 import { DeadlineBound } from './DeadlineBound.js';
 import { NO_CONFIRMATIONS, type LeaseConfirmations } from './LeaseConfirmations.js';
+import { ProgressWrites } from './ProgressWrites.js';
 
 /**
  * Why a running job's signal fired. Each has its own ending (settle.ts); 'failed': the run
@@ -58,8 +60,6 @@ export interface JobRun {
 export interface AbortListener {
   aborted(): void;
 }
-
-const PROGRESS_EVERY_MS = 200;
 
 /** How each ending write ends an attempt, for observers. */
 const ENDINGS: Readonly<Record<Exclude<CommitOp['kind'], 'checkpoint'>, AttemptEnd>> = {
@@ -139,11 +139,8 @@ export class ActiveJob {
   status: 'loading' | 'working';
   /** Set by the supervisor when an observer watches this attempt (JobObserver.ts). */
   watch: AttemptWatch | undefined;
-  /** The last report not yet written (JSON). */
-  private progressValue: string | undefined;
-  /** Cancels the progress write waiting (a timer, or the first report's immediate). */
-  private progressTimer: (() => void) | undefined;
-  private lastProgressAt = -Infinity;
+  /** Its progress reports' writes, made at the first report. */
+  private progressWrites: ProgressWrites | undefined;
   private finished = false;
 
   constructor(
@@ -340,7 +337,8 @@ export class ActiveJob {
   }
 
   /**
-   * Coalesces progress: the first report is written at once, later ones at most every 200 ms.
+   * Coalesces progress (ProgressWrites.ts): the first report is written at once, later ones at
+   * most every 200 ms.
    * A value JSON cannot hold throws UnserializableSnapshotError to the caller, at the call (a
    * dropped report would hide the bug; a throw later, in the timer, would kill the worker).
    */
@@ -352,41 +350,7 @@ export class ActiveJob {
     if (this.finished) return;
     if (this.stallMs !== 0) this.stallFromNow();
     const text = toStoredJson(value ?? null, 'progress');
-    this.progressValue = text;
-    if (this.progressTimer) return;
-    const wait = Math.max(0, this.lastProgressAt + PROGRESS_EVERY_MS - performance.now());
-    if (wait > 0) {
-      const t = setTimeout(() => this.flushProgress(), wait).unref();
-      this.progressTimer = () => clearTimeout(t);
-    } else {
-      // At once, but behind the checkpoint of the state this step runs in: both runtimes write
-      // it at an immediate queued around the step's start (before it, or just after it starts
-      // the step). Two immediates deep runs after every immediate queued now; a timer instead
-      // could fire before that checkpoint or after it, logging the progress ahead of its state
-      // on one runtime and not the other (seen on MemoryStore, where no I/O orders them).
-      let i = setImmediate(() => {
-        i = setImmediate(() => this.flushProgress()).unref();
-      }).unref();
-      this.progressTimer = () => clearImmediate(i);
-    }
-  }
-
-  private flushProgress(): void {
-    this.progressTimer = undefined;
-    const p = this.progressValue;
-    if (this.finished || p === undefined) return;
-    this.progressValue = undefined;
-    this.lastProgressAt = performance.now();
-    const entry = `{"type":"progress","progress":${p}}`;
-    const held = this.pipeline?.takeHeld();
-    void this.write({
-      kind: 'checkpoint',
-      id: this.id,
-      token: this.token,
-      status: this.status,
-      progress: p,
-      log: held?.length ? [...held, entry] : [entry],
-    });
+    (this.progressWrites ??= new ProgressWrites(this)).report(text);
   }
 
   /**
@@ -396,8 +360,7 @@ export class ActiveJob {
    */
   end(): void {
     if (this.finished) return;
-    this.progressTimer?.();
-    if (this.abortReason !== 'lease-lost') this.flushProgress();
+    this.progressWrites?.end(this.abortReason !== 'lease-lost');
     this.finished = true;
     this.stallDeadline = 0;
     // A start still waiting for its lease (a step whose state was left meanwhile) never comes.

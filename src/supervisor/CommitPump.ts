@@ -9,7 +9,7 @@
 //   BUSY      no free slot: the pump sleeps until a job queues a write, then flushes the batch
 //             of writes that piled up meanwhile (one call for all of them).
 //   IDLE      the queue was found empty (by the claim answered last: THE LATEST WORD, in
-//             `committed`): waits for its marker (WorkSignals: one blocking
+//             CommitClaims.ts): waits for its marker (WorkSignals: one blocking
 //             connection for all the supervisor's queues; no polling) until new work, the next
 //             delayed job's due time, or a write to flush. A lone queue waits only while a slot
 //             is free (a full worker taking the marker would keep it from an idle one); one of
@@ -31,15 +31,13 @@
 // thousands while the worker wakes the rest.
 //
 // Invariants:
-//   SLOTS         claims never exceed the free slots (`reserved` counts what in-flight commits
-//                 may claim, StaleClaims the jobs of a late claim waiting for their heartbeat):
+//   SLOTS         claims never exceed the free slots (CommitClaims counts what in-flight commits
+//                 may claim, and the jobs of a late claim waiting for their heartbeat):
 //                 no job is taken that this worker could not start at once. A slot
 //                 is free as soon as its job queued the write that ends its run (done, fail,
 //                 retry, park, ...): the claim that fills it is applied after that write.
 //                 (Why not a p-limit pool: the slot count sizes each claim in the same round
 //                 trip as the writes; a pool would hold claimed jobs, leased, waiting locally.)
-//   STALE CLAIM   a claim answered more than half a lease after it was sent is not run on its
-//                 word: StaleClaims.ts.
 //   HELD          THE EARLY LEASE: a claim may also take parked jobs due within the lead; each
 //                 is started at once, waits for its timer in memory, and is in no slot (`used`)
 //                 until its hold ends, exactly once: HeldJobs.ts (the count, the budget, the end).
@@ -47,10 +45,10 @@
 //                 store answers their writes: WakeGate.ts.
 //   THE FENCE, ORDER and POISON (what becomes of a write, answered or failed): CommitWrites.ts.
 //                 ORDER rests on this loop too: every commit goes over the same connection.
+//   STALE CLAIM, EARLY WAKE, THE LATEST WORD (what becomes of what a commit claimed): CommitClaims.ts.
 
-import type { Logger } from 'pino';
 import type { OutboxRelay } from './OutboxRelay.js';
-import type { CommitOp, CommitResult, Store, ClaimedJob } from '../store/types.js';
+import type { CommitOp, CommitResult, Store } from '../store/types.js';
 import type { ClaimLane, ClaimShare } from './ClaimShare.js';
 import type { WorkSignals } from './WorkSignals.js';
 import type { ActiveJob, DeferredWake, JobHost } from '../runtime/ActiveJob.js';
@@ -61,36 +59,21 @@ import { CommitWrites } from './CommitWrites.js';
 import { CrossQueueEndings } from './CrossQueueEndings.js';
 import { HeldJobs } from './HeldJobs.js';
 import { WakeGate } from './WakeGate.js';
-import { StaleClaims, type HandBackReason } from './StaleClaims.js';
-import { earliestOf } from '../runtime/earliestOf.js';
+import { CommitClaims, type Claim, type ClaimSettings } from './CommitClaims.js';
 
-export interface CommitPumpOptions {
+/** CommitClaims.ts's settings (store, queue, worker, lease, claim limits, startJob, share), and these. */
+export interface CommitPumpOptions extends ClaimSettings {
   store: Store;
-  queue: string;
-  workerId: string;
   concurrency: number;
-  leaseMs: number;
-  /** Inputs over this many bytes are not sent with a claim (ClaimRequest.maxInputBytes). */
-  maxInputBytes: number;
   idleWaitMs: number;
-  log: Logger;
-  /** Machines with a load phase (a fresh claim of one starts `loading`). */
-  loadMachines: string[];
   /** The supervisor's running jobs, read here only: slot counts and a write's owner. */
   running: ReadonlyMap<string, ActiveJob>;
-  /**
-   * Starts a job a commit claimed, its lease sure until `leaseSureUntil` (performance.now() ms:
-   * SURE LEASE, ActiveJob.leaseReady).
-   */
-  startJob: (c: ClaimedJob, leaseSureUntil: number) => void;
   /** Aborts the run that held `token` (its write was refused or dropped). */
   onLeaseLost: (id: string, token: string, why: string) => void;
   /** Set from every commit's reply (Redis time); read for the idle wait's bound. */
   clock: StoreClock;
   /** The queue's outbox relay (single flight), asked for when a cross-queue child ended. */
   outbox: OutboxRelay;
-  /** The slots and claim turns of the supervisor's lanes (concurrency is theirs). */
-  share: ClaimShare;
   /** The supervisor's wait for work, shared by its lanes. */
   signals: WorkSignals;
   /** True when the supervisor serves several queues (see IDLE). */
@@ -106,84 +89,61 @@ const MAX_FULL_IN_FLIGHT = 8;
 export class CommitPump implements JobHost, ClaimLane {
   readonly queue: string;
   private readonly store: Store;
-  private readonly workerId: string;
   /** Most jobs one commit claims: half the slots, rounded up, so that two claims alternate. */
   private readonly claimCap: number;
   private readonly share: ClaimShare;
   private readonly signals: WorkSignals;
   private readonly shared: boolean;
-  private readonly leaseMs: number;
-  private readonly maxInputBytes: number;
   private readonly idleWaitMs: number;
-  private readonly log: Logger;
-  private readonly loadMachines: string[];
   private readonly running: ReadonlyMap<string, ActiveJob>;
-  private readonly startJob: (c: ClaimedJob, leaseSureUntil: number) => void;
   private readonly clock: StoreClock;
 
   /** Running jobs whose parent lives on another queue: their endings are relayed from the outbox. */
   private readonly crossQueueChildren: CrossQueueEndings;
   /** The queued writes, their line and their answers (THE FENCE, ORDER, POISON). */
   private readonly writes: CommitWrites;
+  /** What each commit claims, and what becomes of it (SLOTS, STALE CLAIM, THE LATEST WORD). */
+  private readonly claims: CommitClaims;
   /** THE GATE: held runs' due timers go on as fast as the store answers their writes. */
   private readonly wakes: WakeGate;
   /** Durability 'replicated': commits written but not acknowledged by their replicas in time. */
   private readonly replicaLag: ReplicaLagLog;
-  /** Commits sent and not yet answered, and how many jobs they may claim between them. */
+  /** Commits sent and not yet answered. */
   private inFlightCommits = 0;
-  private reserved = 0;
-  /** STALE CLAIM: late claims' jobs, waiting for a heartbeat to confirm their leases. */
-  private readonly staleClaims: StaleClaims;
   /** Running jobs that queued the write ending their run (their slot is free already). */
   private releasing = 0;
   /** HELD: running jobs waiting for their timer in memory, and what claims in flight may hold. */
   private readonly holds: HeldJobs;
-  /** The last claim found the queue empty: wait for work before claiming again. */
-  private starved = false;
   private wake: (() => void) | undefined;
   /** EARLY SEND: ends the loop's wait for the tick's end once a batch is full. */
   private batchFull: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
-  private nextDueAt: number | null = null;
 
   constructor(options: CommitPumpOptions) {
     this.store = options.store;
     this.queue = options.queue;
-    this.workerId = options.workerId;
     this.claimCap = Math.max(1, Math.ceil(options.concurrency / MAX_IN_FLIGHT));
-    this.leaseMs = options.leaseMs;
-    this.maxInputBytes = options.maxInputBytes;
     this.idleWaitMs = options.idleWaitMs;
-    this.log = options.log;
-    this.loadMachines = options.loadMachines;
     this.running = options.running;
-    this.startJob = options.startJob;
     this.clock = options.clock;
-    this.crossQueueChildren = new CrossQueueEndings(options.outbox, this.log);
+    this.crossQueueChildren = new CrossQueueEndings(options.outbox, options.log);
     this.share = options.share;
     this.signals = options.signals;
     this.shared = options.shared;
     this.holds = new HeldJobs(options.share, options.leadMs ?? 0);
     this.writes = new CommitWrites({
-      log: this.log,
+      log: options.log,
       onLeaseLost: options.onLeaseLost,
       onBackoff: () => this.share.changed(),
     });
     this.wakes = new WakeGate(() => this.writes.unanswered);
-    this.replicaLag = new ReplicaLagLog(this.log);
-    this.staleClaims = new StaleClaims({
-      store: this.store,
-      queue: this.queue,
-      leaseMs: this.leaseMs,
-      log: this.log,
-      startJob: this.startJob,
-      handBack: (c, reason) => this.handBack(c, reason),
+    this.replicaLag = new ReplicaLagLog(options.log);
+    this.claims = new CommitClaims(options, {
+      lane: this,
+      holds: this.holds,
+      write: (op) => this.write(op),
       stopping: () => this.stopping,
-      settled: () => {
-        this.share.changed();
-        this.kick();
-      },
     });
   }
 
@@ -257,7 +217,7 @@ export class CommitPump implements JobHost, ClaimLane {
     this.holds.end(job);
     // Its hold is free again: a claim may take another early (the last may have found the
     // budget full and left the entries due within the lead for now).
-    this.starved = false;
+    this.claims.starved = false;
     this.kick();
   }
 
@@ -284,11 +244,11 @@ export class CommitPump implements JobHost, ClaimLane {
   }
 
   used(): number {
-    return this.running.size - this.releasing - this.holds.count + this.reserved + this.staleClaims.slots;
+    return this.running.size - this.releasing - this.holds.count + this.claims.slots;
   }
 
   mayHaveWork(): boolean {
-    return !this.starved && !this.stopping && this.writes.retryAt === 0;
+    return !this.claims.starved && !this.stopping && this.writes.retryAt === 0;
   }
 
   /** The loop: waits (IDLE, BUSY) while there is nothing to send, else sends a commit (CLAIMING). */
@@ -299,7 +259,7 @@ export class CommitPump implements JobHost, ClaimLane {
         if (this.mayIdle()) {
           // A kick with a write to flush ends the wait too: its commit claims as well, at no cost.
           if ((await this.idle()) || this.writes.waiting > 0) {
-            this.starved = false;
+            this.claims.starved = false;
             this.share.changed();
           }
         } else {
@@ -307,14 +267,11 @@ export class CommitPump implements JobHost, ClaimLane {
           const backoff = this.backoffTimer();
           await new Promise<void>((r) => (this.wake = r));
           clearTimeout(backoff);
-          if (this.writes.retryAt !== 0 && Date.now() >= this.writes.retryAt) {
-            this.writes.retryAt = 0;
-            this.share.changed();
-          }
+          if (this.writes.retryAt !== 0 && this.writes.backoffLeft() === 0) this.share.changed();
         }
         continue;
       }
-      const wait = this.backoffLeft();
+      const wait = this.writes.backoffLeft();
       if (wait > 0) {
         await new Promise((r) => setTimeout(r, wait));
         continue;
@@ -334,13 +291,13 @@ export class CommitPump implements JobHost, ClaimLane {
       this.running.size === 0 &&
       this.writes.waiting === 0 &&
       this.inFlightCommits === 0 &&
-      this.staleClaims.inFlight === 0
+      this.claims.confirming === 0
     );
   }
 
   /** Nothing to send now: the commits in flight are at their cap, or no write waits and no claim may go. */
   private mustWait(): boolean {
-    const canClaim = !this.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
+    const canClaim = !this.claims.starved && this.freeSlots() > 0 && this.share.hasTurn(this);
     return this.inFlightCommits >= this.inFlightCap() || (this.writes.waiting === 0 && !canClaim);
   }
 
@@ -349,7 +306,7 @@ export class CommitPump implements JobHost, ClaimLane {
     return (
       this.inFlightCommits === 0 &&
       this.writes.waiting === 0 &&
-      this.starved &&
+      this.claims.starved &&
       !this.stopping &&
       (this.shared || this.freeSlots() > 0)
     );
@@ -367,19 +324,6 @@ export class CommitPump implements JobHost, ClaimLane {
       : setTimeout(() => this.kick(), Math.max(0, this.writes.retryAt - Date.now()));
   }
 
-  /**
-   * A batch failed with a temporary error: nothing goes out until its backoff has passed (ms left;
-   * 0: none, or passed and cleared now), so what is sent again goes in its original order, ahead
-   * of anything newer.
-   */
-  private backoffLeft(): number {
-    if (this.writes.retryAt === 0) return 0;
-    const wait = this.writes.retryAt - Date.now();
-    if (wait > 0) return wait;
-    this.writes.retryAt = 0;
-    return 0;
-  }
-
   /** The end of this tick, or a full batch (EARLY SEND: `write` resolves it early). */
   private tickEnd(): Promise<void> {
     return new Promise<void>((r) => {
@@ -395,49 +339,34 @@ export class CommitPump implements JobHost, ClaimLane {
   private send(): void {
     const { batch, isolating } = this.writes.take();
     const want =
-      this.inFlightCommits >= MAX_IN_FLIGHT || this.starved || isolating || !this.share.hasTurn(this)
+      this.inFlightCommits >= MAX_IN_FLIGHT || this.claims.starved || isolating || !this.share.hasTurn(this)
         ? 0
         : Math.max(0, Math.min(this.claimCap, this.freeSlots()));
     if (batch.length === 0 && want === 0) return;
-    // HELD: parked jobs due within the lead, on a claim that takes due or queued ones too.
-    const hold = this.holds.reserve(want);
-    // EARLY WAKE (committed): this claim asks for none early while one in flight does.
-    const partial = want > 0 && hold === 0 && this.holds.reserving;
+    const claim = this.claims.reserve(want);
     this.inFlightCommits++;
-    this.reserved += want;
     this.writes.sent(batch);
     const sentAt = performance.now();
     void this.store
       .commit(
         this.queue,
         batch.map((p) => p.op),
-        want > 0
-          ? {
-              workerId: this.workerId,
-              max: want,
-              leaseMs: this.leaseMs,
-              loadMachines: this.loadMachines,
-              maxInputBytes: this.maxInputBytes,
-              ...this.holds.claimOptions(hold),
-            }
-          : undefined,
+        this.claims.request(claim),
       )
       .then(
         (res) => {
           this.clock.observe(res.redisNow, sentAt, performance.now());
           this.inFlightCommits--;
-          this.reserved -= want;
-          this.holds.answered(hold);
+          this.claims.settled(claim);
           this.writes.landed(batch);
           if (batch.length > 0) this.replicaLag.observe(res.unreplicated);
-          this.committed(batch, want, hold, partial, res, sentAt);
+          this.committed(batch, claim, res, sentAt);
           this.wakes.answered();
           this.kick();
         },
         (err: unknown) => {
           this.inFlightCommits--;
-          this.reserved -= want;
-          this.holds.answered(hold);
+          this.claims.settled(claim);
           this.writes.failed(batch, err);
           this.wakes.answered();
           this.kick();
@@ -445,100 +374,25 @@ export class CommitPump implements JobHost, ClaimLane {
       );
   }
 
-  /**
-   * `sentAt`: when the commit was sent (performance.now()). `partial`: the claim asked for none
-   * early while another claim in flight did (EARLY WAKE below).
-   */
-  private committed(
-    batch: PendingWrite[],
-    want: number,
-    hold: number,
-    partial: boolean,
-    res: CommitResult,
-    sentAt: number,
-  ): void {
+  /** An answered commit: its writes' answers, then what it claimed. `sentAt`: performance.now(). */
+  private committed(batch: PendingWrite[], claim: Claim, res: CommitResult, sentAt: number): void {
     this.writes.answered(batch, res.written);
     this.crossQueueChildren.written(batch);
-    // From sending the commit to handling its answer (monotonic).
-    const tookMs = performance.now() - sentAt;
-    // A STALE CLAIM is not run on its word: its jobs wait for a heartbeat with their tokens.
-    const stale = res.claimed.length > 0 && this.staleClaims.isLate(tookMs);
-    const late: ClaimedJob[] = [];
-    let held = 0;
-    for (const c of res.claimed) {
-      if (c.holdUntil !== undefined) {
-        // HELD: started whatever the stop (its run hands it back parked, not requeued: a
-        // requeue would run it before its timer is due; RunningJobs.start, pipelineRun.ts), or a
-        // late answer (its lease runs to its timer and a lease more: half a lease late, it holds).
-        held++;
-        this.holds.claimed();
-        // SURE LEASE (ActiveJob.leaseReady): leased from Redis's now to its holdUntil and a
-        // lease more, that now no sooner than the send.
-        this.startJob(c, sentAt + Math.max(0, c.holdUntil - res.redisNow) + this.leaseMs);
-      } else if (this.stopping) {
-        // Claimed by a commit that was in flight when stop() began: hand it back at once,
-        // unrun (T2: no work starts after the signal).
-        this.handBack(c, 'shutdown');
-      } else if (stale) late.push(c);
-      else this.startJob(c, sentAt + this.leaseMs);
-    }
-    if (late.length > 0) this.staleClaims.confirm(late, tookMs);
-    if (want > 0) {
-      // EARLY WAKE: the next due time the store names is the earlier of a job's due time and,
-      // for a claim that asked for some early, the time the next parked timer enters the lead.
-      // A claim that asked for none because one in flight had reserved the budget knows only
-      // the first: answered after that one, it MUST NOT put off the wake that one named (the
-      // pump would sleep until the jobs were due, and hold none early).
-      this.nextDueAt = partial ? earliestOf(this.nextDueAt, res.nextDueAt) : res.nextDueAt;
-      const plain = res.claimed.length - held;
-      this.share.claimed(this, plain);
-      // THE LATEST WORD: short of its want, and of its hold (HeldJobs.tookAll), the queue is
-      // taken for empty; otherwise more may be there. Set either way: commits go over one
-      // connection and are answered in the order Redis ran them, so this answer is newer than
-      // any before it. A claim short of its hold (timers' due times spread over a few ms, only
-      // some within the lead yet) answered before one in flight that took all it asked once
-      // left the pump idle until the jobs were due, holding a few hundred of its budget.
-      this.starved = plain < want && !this.holds.tookAll(hold, held);
-      // Claims in flight were given back or turned into runs, and the turn may have moved on.
-      this.share.changed();
-    }
-  }
-
-  /** Hands a claimed job back unrun (a requeue, fenced by its token). */
-  private handBack(c: ClaimedJob, reason: HandBackReason): void {
-    void this.write({
-      kind: 'requeue',
-      id: c.id,
-      token: c.token,
-      log: [`{"type":"requeued","reason":"${reason}"}`],
-    });
+    this.claims.answered(claim, res, sentAt);
   }
 
   /**
    * IDLE: waits until work is signalled or the next delayed job is due (true: look again), or
-   * a kick (false: a write queued, or slots or turns changed). A signal that arrives after a
-   * kick is put back on the queue's marker, for this lane's next wait or another supervisor's
-   * (WorkSignals: NO LOST WAKE-UP).
-   * SIGNAL AFTER KICK: a signal handed over while the kick was settling the race (a run's end
-   * kicks right after the commit that parked it: on a cluster the marker that park set is often
-   * taken already, so its signal comes within the same few microtasks) is this wait's too: the
-   * marker was taken for it and nobody else will report that work. Returned as a look again;
-   * dropped, the queue slept out idleWaitMs with a parked job due (the wake once took 5 s).
+   * a kick (false: a write queued, or slots or turns changed): WorkSignals.idle, whose SIGNAL
+   * AFTER KICK takes a signal that came with the kick as a look again.
    */
   private async idle(): Promise<boolean> {
     let timeout = this.idleWaitMs;
-    if (this.nextDueAt !== null)
-      timeout = Math.max(5, Math.min(timeout, this.nextDueAt - this.clock.now() + 5));
-    const kicked = new Promise<boolean>((r) => (this.wake = () => r(false)));
-    // A timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out idleWaitMs.
-    let timer: NodeJS.Timeout | undefined;
-    const due = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeout)));
-    const signalled = this.signals.wait(this.queue);
-    const lookAgain = await Promise.race([signalled, kicked, due]);
-    clearTimeout(timer);
+    const dueAt = this.claims.nextDueAt;
+    if (dueAt !== null) timeout = Math.max(5, Math.min(timeout, dueAt - this.clock.now() + 5));
+    const kicked = new Promise<false>((r) => (this.wake = () => r(false)));
+    const lookAgain = await this.signals.idle(this.queue, timeout, kicked);
     this.wake = undefined;
-    // Settles `signalled` (false) if it is still waiting; one handed over already stays true.
-    this.signals.leave(this.queue);
-    return lookAgain || (await signalled);
+    return lookAgain;
   }
 }

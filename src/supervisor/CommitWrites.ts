@@ -64,7 +64,7 @@ export class CommitWrites {
   private readonly outage: OutageLog;
   /**
    * While a failed batch waits out its backoff nothing is sent (Date.now() ms; 0 = none). The
-   * pump's loop reads it and sets it back to 0 once the backoff has passed.
+   * pump's loop reads it; `backoffLeft` sets it back to 0 once the backoff has passed.
    */
   retryAt = 0;
   /** Writes sent and not yet answered (nor failed). */
@@ -155,6 +155,19 @@ export class CommitWrites {
    */
   landed(batch: PendingWrite[]): void {
     if (batch.length > 0 || this.pending.length === 0) this.outage.recovered();
+  }
+
+  /**
+   * A batch failed with a temporary error: nothing goes out until its backoff has passed (ms left;
+   * 0: none, or passed and cleared now), so what is sent again goes in its original order, ahead
+   * of anything newer.
+   */
+  backoffLeft(): number {
+    if (this.retryAt === 0) return 0;
+    const wait = this.retryAt - Date.now();
+    if (wait > 0) return wait;
+    this.retryAt = 0;
+    return 0;
   }
 
   /** Resolves each write of an answered commit with its `written` flag (THE FENCE). */

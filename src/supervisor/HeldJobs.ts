@@ -42,7 +42,7 @@ export class HeldJobs {
     return this.holding;
   }
 
-  /** Whether a claim in flight asked for some early (CommitPump's EARLY WAKE). */
+  /** Whether a claim in flight asked for some early (CommitClaims' EARLY WAKE). */
   get reserving(): boolean {
     return this.reserved > 0;
   }

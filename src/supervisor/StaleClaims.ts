@@ -1,7 +1,7 @@
 // A pump's stale claims: a claim answered too late to trust its leases, whose jobs wait in their
-// slots for one heartbeat with their tokens to say which are still this worker's. CommitPump.ts
-// sends the claims and hands jobs back; this file says which claim is stale and what becomes of
-// its jobs.
+// slots for one heartbeat with their tokens to say which are still this worker's. CommitClaims.ts
+// applies the claims' answers and hands jobs back; this file says which claim is stale and what
+// becomes of its jobs.
 //
 // Invariant:
 //   STALE CLAIM   a claim answered more than half a lease after it was sent is not run on its
@@ -36,7 +36,7 @@ export interface StaleClaimsOptions {
 export class StaleClaims {
   /** Heartbeats in flight that confirm a late claim's leases (the pump's loop waits for them). */
   private confirming = 0;
-  /** The jobs they confirm: each keeps its slot meanwhile (CommitPump.used, SLOTS). */
+  /** The jobs they confirm: each keeps its slot meanwhile (CommitClaims.slots, SLOTS). */
   private waiting = 0;
 
   constructor(private readonly o: StaleClaimsOptions) {}

@@ -14,6 +14,12 @@
 //                    supervisor's. Costs a ZADD only when a marker was taken for nobody.
 //   FRESH SET        a lane that starts waiting while a block is in flight over a set without
 //                    its queue interrupts that block, which starts again over the new set.
+//   SIGNAL AFTER KICK  a signal handed over while a kick was settling a lane's IDLE wait (`idle`;
+//                    a run's end kicks right after the commit that parked it: on a cluster the
+//                    marker that park set is often taken already, so its signal comes within the
+//                    same few microtasks) is that wait's too: the marker was taken for it and
+//                    nobody else will report that work. Returned as a look again; dropped, the
+//                    queue slept out idleWaitMs with a parked job due (the wake once took 5 s).
 
 import type { QueuesWaiter } from '../store/types.js';
 
@@ -49,6 +55,24 @@ export class WorkSignals {
     const w = this.waiting.get(queue);
     this.waiting.delete(queue);
     w?.(false);
+  }
+
+  /**
+   * A lane's IDLE wait (CommitPump.ts): until `queue` is signalled or `timeoutMs` have passed
+   * (true: look again), or `kicked` resolves first (false: a write queued, or slots or turns
+   * changed). A signal that arrives after that is put back (NO LOST WAKE-UP); one handed over
+   * with the kick is this wait's (SIGNAL AFTER KICK).
+   */
+  async idle(queue: string, timeoutMs: number, kicked: Promise<false>): Promise<boolean> {
+    // A timer of our own bounds the sleep: a job due in 10 ms MUST NOT wait out idleWaitMs.
+    let timer: NodeJS.Timeout | undefined;
+    const due = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeoutMs)));
+    const signalled = this.wait(queue);
+    const lookAgain = await Promise.race([signalled, kicked, due]);
+    clearTimeout(timer);
+    // Settles `signalled` (false) if it is still waiting; one handed over already stays true.
+    this.leave(queue);
+    return lookAgain || (await signalled);
   }
 
   close(): void {

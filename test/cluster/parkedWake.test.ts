@@ -5,7 +5,7 @@
 // The case that broke it: the park is written while the lane's second (double-buffered) claim
 // is in flight, so in a commit that claims nothing and learns no due time; the marker that park
 // sets is taken by a cluster lane still blocking from the last wait, and handed over as the
-// run's end kicks the pump. The pump MUST take that signal (CommitPump's SIGNAL AFTER KICK), or
+// run's end kicks the pump. The pump MUST take that signal (WorkSignals' SIGNAL AFTER KICK), or
 // it sleeps out idleWaitMs (5 s) with the job due. How often the park lands in that window
 // depends on the replies' timing: in some runs 1 job in 6, in others none of 30 (this file
 // failed 9 of 13 runs without the fix, none with it). test/supervisor/idleSignal.test.ts fails

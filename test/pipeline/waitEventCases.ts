@@ -289,7 +289,7 @@ export const waitEventCases: Case[] = [
     drive: async (run) => {
       // The next step's state stored (the resume's first flush, with its `resumed`), not only the
       // step called: the event's log entries then follow the resume's on both runtimes. Within
-      // eventually's 5 s: a wake that late is a defect (one was: CommitPump's SIGNAL AFTER KICK).
+      // eventually's 5 s: a wake that late is a defect (one was: WorkSignals' SIGNAL AFTER KICK).
       await eventually(async () => (await run.client.get(run.id))?.state === 'next');
       await run.client.send(run.id, { type: 'REJECT' });
       await eventually(async () => (await run.client.events(run.id)).some((e) => e.type === 'event-ignored'));
