@@ -76,8 +76,9 @@ export class ActiveJob {
   readonly id: string;
   readonly token: string;
   abortReason: AbortReason | null = null;
-  /** The error the signal carries once aborted (an AbortedError, or the error that failed it). */
-  abortError: Error | null = null;
+  /** The abort's words: the message of its AbortedError, made when first asked for (abortError). */
+  private abortMessage = '';
+  private abortErr: Error | null = null;
   /** When the attempt times out (performance.now() ms: a duration, so never the wall clock;
    * 0 = no deadline). The supervisor's deadline sweep aborts the job with 'timeout' once it
    * passes: no timer per job. */
@@ -204,8 +205,8 @@ export class ActiveJob {
    * (LeaseConfirmations.ts).
    */
   leaseReady(): Promise<void> | undefined {
-    if (this.abortError === null && performance.now() < this.leaseSureUntil) return undefined;
-    if (this.abortError) return Promise.reject(this.abortError);
+    if (this.abortReason === null && performance.now() < this.leaseSureUntil) return undefined;
+    if (this.abortReason !== null) return Promise.reject(this.abortError);
     if (this.leaseWait === undefined) {
       let resolve!: () => void;
       let reject!: (e: unknown) => void;
@@ -238,6 +239,16 @@ export class ActiveJob {
     return wait;
   }
 
+  /**
+   * The error the signal carries once aborted (an AbortedError, or the error that failed it).
+   * Made when first asked for: a stop aborts every run, 25k held ones a worker, and most are
+   * handed back parked with nothing reading it (an Error's stack is ~6 us to capture).
+   */
+  get abortError(): Error | null {
+    if (this.abortReason === null) return null;
+    return (this.abortErr ??= new AbortedError(this.abortReason, this.abortMessage));
+  }
+
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
@@ -248,18 +259,19 @@ export class ActiveJob {
 
   /** `error`: what the signal carries and the attempt fails with, when not an AbortedError (a
    * stray error of the job's own code: supervisor/strayErrors.ts). */
-  abort(reason: AbortReason, message: string, error: Error = new AbortedError(reason, message)): void {
+  abort(reason: AbortReason, message: string, error?: Error): void {
     if (this.abortReason) return;
     this.abortReason = reason;
-    const err = (this.abortError = error);
-    this.controller?.abort(err);
+    this.abortMessage = message;
+    if (error) this.abortErr = error;
+    this.controller?.abort(this.abortError);
     const onAbort = this.onAbort;
     this.onAbort = undefined;
     onAbort?.aborted();
     const reject = this.raceReject;
     this.raceReject = undefined;
-    reject?.(err);
-    this.endLeaseWait()?.reject(err);
+    reject?.(this.abortError);
+    this.endLeaseWait()?.reject(this.abortError);
   }
 
   /**
@@ -268,7 +280,7 @@ export class ActiveJob {
    * No AbortSignal listener is needed: one race at a time per job.
    */
   race<T>(work: Promise<T> | T): Promise<T> {
-    if (this.abortError) return Promise.reject(this.abortError);
+    if (this.abortReason !== null) return Promise.reject(this.abortError);
     if (!(work instanceof Promise)) return Promise.resolve(work);
     return new Promise<T>((resolve, reject) => {
       this.raceReject = reject;
