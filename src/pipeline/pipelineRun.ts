@@ -6,25 +6,23 @@
 //             refused one (lease lost) aborts the run through the supervisor. A checkpoint that
 //             cannot be taken fails this job alone, for good: the flush MUST NOT throw (from
 //             setImmediate, a throw would kill the worker and every job in it). Audit entries
-//             with no move of the machine (a run's `resumed`, an event ignored) wait up to
-//             LOG_ONLY_MS for the next write to carry them: a resumed job whose timer is due at
-//             once writes its ending alone, not a checkpoint of what is stored already first.
-//             AT START: so does a fresh run's first checkpoint while its machine is where the
+//             with no move of the machine (a run's `resumed`, an event ignored) are held for the
+//             next write to carry them (checkpointWriter.ts: `hold`, LOG_ONLY_MS at most).
+//             AT START: so is a fresh run's first checkpoint while its machine is where the
 //             start put it (MachineDriver.atStart: its first step in flight, nothing settled or
 //             taken): it would store only what a fresh claim makes again (the initial state, its
 //             context, the step's input), no step's result, so a crash before it is written
 //             loses nothing a checkpoint would have kept. It is taken (a context that cannot be
 //             stored fails the job there, as any first checkpoint), not written: it rides on the
 //             next write (a step that yields: the checkpoint of the state its result enters, one
-//             op for the two: workload 6b), or is written LOG_ONLY_MS on (a long first step). A
-//             progress write in that time takes the held entries first (JobRun.takeHeld), so
-//             the log reads as if it had been written.
+//             op for the two: workload 6b), or is written LOG_ONLY_MS on (a long first step).
 //   reading   the job's inbox is read from where this run has read it to, and read once more
 //             when an event arrives while a read is in flight; each event is offered to the
 //             machine, held when no state takes it now and its sender asked to wait
 //             (heldEvents.ts: offered again at each checkpoint), and a text that is not JSON is
 //             logged as ignored.
-// and it ends in one of four ways (the first outcome counts; pipelineEnding.ts writes each):
+// and it ends in one of four ways (the first outcome counts; runEnding.ts writes each, as
+// pipelineEnding.ts stores it):
 //   done      the machine reached a final state: its output is the job's output;
 //   error     the machine errored: an invoked actor's rejection no onError took follows the
 //             lifecycle's retry policy (a retry resumes from the last checkpoint, so completed
@@ -45,13 +43,10 @@ import type { AttemptHost } from '../runtime/AttemptHost.js';
 import { successPath } from '../runtime/lifecycle.js';
 import { settleFailure } from '../runtime/settle.js';
 import { parseInboxEvent, type InboxEvent } from '../runtime/inboxEvent.js';
-import { UnregisteredActorError, UnserializableSnapshotError } from '../errors.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
-import { pipelineSnapshotText, writePipelineDone, writePipelineFailure } from './pipelineEnding.js';
 import { CheckpointWriter, checkpointKey } from './checkpointWriter.js';
 import { HeldEvents } from './heldEvents.js';
-import { pipelineError } from './unregisteredActor.js';
-import { machineFault, stateName } from './machineFault.js';
+import { unstorable, writeRunEnding } from './runEnding.js';
 import type { MachineDriver, Outcome, RunControl } from './machineDriver.js';
 import type { Offered } from './heldEvents.js';
 import { HeldRun, type HeldRunOwner } from './heldRun.js';
@@ -66,16 +61,6 @@ export const PARK_MIN_MS = 200;
  */
 export function mayWaitInMemory(wakeAt: number, now: number, heldRun: HeldRun | undefined): boolean {
   return wakeAt - now <= PARK_MIN_MS || (heldRun !== undefined && heldRun.covers(wakeAt));
-}
-
-/** How long audit entries with no move of the machine wait for a write to carry them. */
-export const LOG_ONLY_MS = 100;
-
-/** A failure to persist the run, as the job's error: it MUST fail the job, not the worker. */
-export function unstorable(err: unknown): UnserializableSnapshotError | UnregisteredActorError {
-  if (err instanceof UnserializableSnapshotError || err instanceof UnregisteredActorError) return err;
-  const reason = `the checkpoint failed (${err instanceof Error ? err.message : String(err)})`;
-  return new UnserializableSnapshotError('snapshot', { reason }, { cause: err });
 }
 
 // A held run (THE EARLY LEASE) keeps its run for minutes, 25k of them a worker: what a run
@@ -96,20 +81,10 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
   private flushScheduled = false;
   /** A start whose restored timer fires at once: its moves wait for the flush queued after it. */
   private starting = false;
-  /** A log-only checkpoint is held until this time (Redis ms; 0: none is), when its timer writes
-   * it, if nothing did (LOG_ONLY_MS, and a held run's hold: holdEntries). */
-  private logOnlyAt = 0;
-  /** That timer (a held run's is armed only once its hold has ended: holdEnded). */
-  private logOnlyTimer: NodeJS.Timeout | undefined;
   /** The start's first flush (a restored timer due at once), until it runs or the run ends. */
   private firstFlush: NodeJS.Timeout | undefined;
   /** THE EARLY LEASE: a run claimed held, its wait and what ends it (undefined: not held). */
   private readonly heldRun: HeldRun | undefined;
-  /** How many of the pending entries (the first) a hold kept back, for a progress write to take. */
-  private heldCount = 0;
-  private logOnlyDue = false;
-  /** The inbox position the last write stored (a read past it is not log-only). */
-  private writtenInbox: number;
   /** The first outcome (the run's ends there), and the run's promise's resolve. */
   private outcome: Outcome | undefined;
   /** run() is opening the machine: an outcome settled meanwhile is finished once it returns. */
@@ -130,7 +105,6 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
     const c = job.claimed;
     this.life = successPath(c.attempt, c.maxAttempts, false).claimed;
     this.inboxConsumed = c.inbox;
-    this.writtenInbox = c.inbox;
     this.held = new HeldEvents(storedHeld);
     // What the last checkpoint held (machine snapshot, timers, held events), to skip writing it again.
     this.checkpoints = new CheckpointWriter(job, driver, this.held.text());
@@ -198,24 +172,24 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
 
   /** The outcome is known: nothing more runs; its ending is written. */
   private async finish(result: Outcome): Promise<void> {
-    const { job, driver } = this;
+    const { job, driver, life, def, timeoutMs, checkpoints, held } = this;
     this.detached = true;
-    clearTimeout(this.logOnlyTimer);
+    checkpoints.stop();
     // A resume whose timer ended it (most): its first flush would find the run detached; cleared,
     // it neither fires nor keeps the run's objects reachable from the timer list until then.
     clearTimeout(this.firstFlush);
     this.heldRun?.stop();
-    this.held.stop();
+    held.stop();
     job.setDeadline(0);
     driver.halt(result);
     try {
-      await this.end(result);
+      await writeRunEnding(job, life, def, timeoutMs, driver, checkpoints, held, this.inboxConsumed, result);
     } catch (err) {
       // A snapshot that cannot be stored (UNSERIALIZABLE_SNAPSHOT): the job fails, for good.
-      await settleFailure(job, this.life, unstorable(err), {
-        retry: this.def.retry,
-        timeoutMs: this.timeoutMs,
-        log: this.checkpoints.pending,
+      await settleFailure(job, life, unstorable(err), {
+        retry: def.retry,
+        timeoutMs,
+        log: checkpoints.pending,
       });
     } finally {
       try {
@@ -247,14 +221,14 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
   }
 
   /**
-   * HeldRunOwner: the held run's hold ended (ITS TIMER): entries it holds back (holdEntries) get
-   * their timer now, unless what woke it goes on to a write or an ending anyway (its machine
+   * HeldRunOwner: the held run's hold ended (ITS TIMER): entries it holds back (CheckpointWriter.hold)
+   * get their timer now, unless what woke it goes on to a write or an ending anyway (its machine
    * moved: the flush queued writes them or holds them anew; it ended: its ending carries them),
    * which is most wakes: a timer armed there was a timer to clear, on the drain's hot path.
    */
   holdEnded(): void {
-    if (this.logOnlyAt === 0 || this.flushScheduled || this.outcome !== undefined) return;
-    if (this.driver.status() === 'active') this.armLogOnly();
+    if (!this.checkpoints.holding || this.flushScheduled || this.outcome !== undefined) return;
+    if (this.driver.status() === 'active') this.checkpoints.armHold(this.host.now, this);
   }
 
   /** When the run's wait ends (its timers' and held events' first; null: none); undefined while
@@ -291,45 +265,36 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
   }
 
   private checkpoint(): void {
-    const { driver, held, host } = this;
+    const { driver, held, host, checkpoints } = this;
     if (driver.status() !== 'active') return; // done / error: the outcome writes the ending
     // The machine settled: what it did not take before, it may take now (each taken one is a
     // new move, checkpointed by the flush it schedules). The store's time is read only when
     // an event is held: with none, neither call uses it.
-    if (held.size > 0) held.retry(this.offer, host.now(), this.checkpoints.pending);
+    if (held.size > 0) held.retry(this.offer, host.now(), checkpoints.pending);
     if (driver.status() !== 'active') return;
     const p = driver.checkpoint();
     if (
-      !this.logOnlyDue &&
-      this.checkpoints.lastState === '' &&
+      !checkpoints.logOnlyDue &&
+      checkpoints.lastState === '' &&
       held.size === 0 &&
-      this.inboxConsumed === this.writtenInbox &&
+      this.inboxConsumed === checkpoints.writtenInbox &&
       this.job.status === 'working' &&
       driver.atStart?.()
     ) {
       // AT START: taken (a context that cannot be stored fails the job here, at its first
       // checkpoint, as documented), held, not written. Its state's entry is in the log already
       // (the driver logs a step's state as it enters it); a step runs: nothing to park.
-      this.holdEntries();
-      return;
+      return checkpoints.hold(this.heldRun?.left() ?? 0, host.now, this);
     }
     const hText = held.text();
     const key = checkpointKey(p.w, p.t, hText);
-    const logOnly = this.inboxConsumed === this.writtenInbox && this.checkpoints.logOnly(key);
-    if (logOnly && !this.logOnlyDue) {
+    const logOnly = this.inboxConsumed === checkpoints.writtenInbox && checkpoints.logOnly(key);
+    if (logOnly && !checkpoints.logOnlyDue) {
       // The entries wait for the next write (the machine's next move, its park or its ending);
       // the state's own entry is taken now, as a write would, so the log reads the same.
-      this.checkpoints.entered(p.state, p.context);
-      this.holdEntries();
-    } else {
-      clearTimeout(this.logOnlyTimer);
-      this.logOnlyTimer = undefined;
-      this.logOnlyAt = 0;
-      this.heldCount = 0;
-      this.logOnlyDue = false;
-      this.writtenInbox = this.inboxConsumed;
-      this.checkpoints.write(key, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
-    }
+      checkpoints.entered(p.state, p.context);
+      checkpoints.hold(this.heldRun?.left() ?? 0, host.now, this);
+    } else checkpoints.write(key, p.w, p.t, p.state, p.context, this.inboxConsumed, hText);
     held.wakeAtExpiry(held.size > 0 ? host.now() : 0, this);
     if (this.inboxReading) return;
     const wakeAt = this.waitsUntil();
@@ -340,43 +305,9 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
     else this.heldRun?.waitFor(wakeAt, now, driver.timerAt?.());
   }
 
-  /** The pending entries wait for the next write, or LOG_ONLY_MS (then a flush writes them). */
-  private holdEntries(): void {
-    this.heldCount = this.checkpoints.pending.length;
-    // A held run's entries (its `resumed`) wait past its wake time: its ending carries them, as
-    // a resume due at once has its ending carry them, with no write of their own before it.
-    // Its timer is armed once its hold ends (holdEnded): until then it keeps only its machine's.
-    const left = this.heldRun?.left() ?? 0;
-    if (this.logOnlyAt === 0) this.logOnlyAt = this.host.now() + LOG_ONLY_MS + left;
-    if (left === 0) this.armLogOnly();
-  }
-
-  /** The log-only timer, for logOnlyAt (armed once). */
-  private armLogOnly(): void {
-    this.logOnlyTimer ??= setTimeout(
-      PipelineRun.logOnlyDue,
-      Math.max(0, this.logOnlyAt - this.host.now()),
-      this,
-    );
-  }
-
-  private static logOnlyDue(this: void, run: PipelineRun): void {
-    run.logOnlyDue = true;
-    run.markDirty();
-  }
-
-  /**
-   * JobRun.takeHeld: the entries a hold kept back (log-only, AT START), taken out for a progress
-   * write to carry ahead of its own, where they would have been had they been written then
-   * (entries logged since wait for their own write, as they would have). Also once the run has
-   * its outcome (a progress report still waiting is written ahead of the ending, which takes the
-   * rest: in place, the ending holds this list). What they would have been written with (the
-   * snapshot) waits on: its write comes at the next move or LOG_ONLY_MS on, as before.
-   */
+  /** JobRun.takeHeld: the entries a hold kept back (CheckpointWriter.takeHeld). */
   takeHeld(): string[] {
-    const n = this.logOnlyAt === 0 ? 0 : this.heldCount;
-    this.heldCount = 0;
-    return n === 0 ? [] : this.checkpoints.pending.splice(0, n);
+    return this.checkpoints.takeHeld();
   }
 
   /** Offers events read from the inbox; false once the machine cannot take any more. */
@@ -433,63 +364,5 @@ export class PipelineRun implements RunControl, HeldRunOwner, JobRun {
       this.inboxReading = undefined;
       this.markDirty();
     }
-  }
-
-  /**
-   * Writes the run's ending. Not an async function: each outcome's write is the promise it
-   * returns (an async frame around it was one more frame and promise a resume, and two ticks);
-   * what it throws before that is thrown to finish(), which fails the job with it, as it did.
-   */
-  private end(result: Outcome): Promise<unknown> {
-    const { job, def, driver, checkpoints } = this;
-    if (result.kind === 'done') {
-      this.held.dropAll(checkpoints.pending);
-      return writePipelineDone(job, this.life, def, this.timeoutMs, driver.done(), checkpoints.pending);
-    }
-    if (result.kind === 'park') {
-      const p = driver.park();
-      // The lifecycle's PARK (working -> waiting) is not stepped here: the store makes the move
-      // by the table the machine gives it (lcMove.lua, lifecycleTable.ts), and nothing stored or
-      // read after a park comes from the run's lifecycle. Stepped per park (XState's transition,
-      // its context stamped with the wake time), it cost every park worker CPU for nothing
-      // (bench/RESULTS.md, round thirteen).
-      const text = pipelineSnapshotText(p.w, p.t, this.held.text());
-      job.end();
-      return job.write({
-        kind: 'park',
-        id: job.id,
-        token: job.token,
-        wakeAt: result.wakeAt,
-        snapshot: text,
-        state: p.state,
-        // None consumed: no `io` written (read back as 0; one hash field fewer per parked job).
-        inboxConsumed: this.inboxConsumed || undefined,
-        log: [
-          ...checkpoints.pending,
-          JSON.stringify({ type: 'parked', state: p.value, wakeAt: result.wakeAt }),
-        ],
-      });
-    }
-    const thrown =
-      result.kind !== 'error'
-        ? job.signal.reason
-        : result.event === undefined
-          ? pipelineError(result.error)
-          : machineFault(pipelineError(result.error), driver.rejected(result.error), {
-              jobId: job.id,
-              machine: def.name,
-              state: stateName(driver.value() ?? ''),
-              event: result.event,
-            });
-    const f = driver.failure(result, thrown);
-    return writePipelineFailure(job, this.life, def, this.timeoutMs, {
-      thrown,
-      persisted: f.persisted,
-      lastActive: f.lastActive,
-      timers: f.timers,
-      stateText: f.value === undefined ? checkpoints.lastState : JSON.stringify(f.value),
-      log: checkpoints.pending,
-      heldText: checkpoints.lastHeld,
-    });
   }
 }

@@ -1,8 +1,9 @@
 // Runs a compiled step-only pipeline (compileSteps.ts): the same job, the same records, the same
 // log as the XState driver, without XState actors. The runtime core (pipelineRun.ts) owns the
 // inbox, checkpoints, held events, the timeout and the ending; this driver (CompiledDriver)
-// computes each next state (the transitions are here; a step's call is compiledStep.ts's, an
-// offered event's answer compiledOffer.ts's) and the persisted snapshot. Its modes:
+// runs the machine (a step's call is compiledStep.ts's, an offered event's answer
+// compiledOffer.ts's) on its base class, CompiledMachine (compiledMachine.ts: where the machine
+// is, its transitions and the persisted snapshot, each checkpoint's). Its modes:
 //   stepping   one step of the current state runs (awaited through job.race, so timeout,
 //              cancel, lease loss and shutdown end the wait at once: its aborts reach the run
 //              through that race, not the job's signal, which most steps never create); its
@@ -30,58 +31,22 @@
 //              once, with no XState actor made (the compiled resume of a parked pipeline).
 // Once the run's outcome is known (halt) no further step starts and no timer fires, whatever
 // the step in flight does.
-//
-// Checkpoints: each state entered is persisted as XState's persisted snapshot (the state, the
-// context, the running step as an active child with its input), made by compiledParts.ts. A
-// stored snapshot is restored by either runtime. Its text is made from the state's parts
-// (stepStateText.ts).
 
 import type { AbortListener, ActiveJob, DeferredWake } from '../runtime/ActiveJob.js';
 import type { AttemptHost } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
-import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
+import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition } from './compiledTable.js';
 import type { CompiledStart } from './compiledStart.js';
-import { persistedStepState } from './stepStateText.js';
-import {
-  compiledCheckpoint,
-  compiledDone,
-  compiledFailure,
-  compiledPark,
-  type Failure,
-} from './compiledParts.js';
-import { WaitTimers } from './waitTimers.js';
 import { TimedStep } from './timedStep.js';
 import { callCompiledStep } from './compiledStep.js';
 import { offerCompiled } from './compiledOffer.js';
 import type { InboxEvent } from '../runtime/inboxEvent.js';
 import type { Offered } from './heldEvents.js';
-import { notOffered } from './offerEvent.js';
 import { PipelineRun } from './pipelineRun.js';
-import type { CheckpointParts, FailureParts, MachineDriver, Outcome, RunControl } from './machineDriver.js';
+import type { MachineDriver, Outcome, RunControl } from './machineDriver.js';
+import { CompiledMachine, STAY, noStoredText } from './compiledMachine.js';
 
-const noStoredText = (): string => '';
-
-/** What take() returns for a targetless transition: the machine stays in its state. */
-const STAY = Symbol('stay');
-/** What take() returns (see take). */
-type Taken = CompiledState | typeof STAY | null | undefined;
-
-export class CompiledDriver implements MachineDriver, AbortListener, DeferredWake {
-  /** The first checkpoint is always written (a resumed run logs `resumed` with it anyway), but
-   * a resumed wait state's: as the XState runtime, one that has not moved is not written again. */
-  storedKey(): string {
-    const text = this.from !== 'fresh' && this.from.timers ? this.storedText() : '';
-    // Asked once (the checkpoint writer keeps it): the claimed snapshot it is made from, parsed,
-    // is not kept for the run's life (a held run's is minutes: THE EARLY LEASE).
-    this.storedText = noStoredText;
-    return text;
-  }
-  private state!: CompiledState;
-  private context!: Ctx;
-  private stepInput: unknown;
-  /** The machine's output once a final state is entered. */
-  private output: unknown;
-  private failed: Failure | undefined;
+export class CompiledDriver extends CompiledMachine implements MachineDriver, AbortListener, DeferredWake {
   private run!: RunControl;
   /** A step is running (or about to): the loop has not ended. */
   private looping = false;
@@ -89,9 +54,6 @@ export class CompiledDriver implements MachineDriver, AbortListener, DeferredWak
   private halted = false;
   /** A step settled or an event was taken since the run opened (see atStart). */
   private moved = false;
-  /** The wait state's (or timed step state's) timers while in one, the one armed, and what the
-   * last checkpoint stored. */
-  private readonly timers: WaitTimers;
   /** A timed state's entry, and a timed step's race with its state's timers: made when first
    * needed (a resumed wait state, a held run's, never needs it; see `timed`). */
   private timedStep: TimedStep | undefined;
@@ -102,19 +64,19 @@ export class CompiledDriver implements MachineDriver, AbortListener, DeferredWak
 
   constructor(
     private readonly job: ActiveJob,
-    private readonly compiled: CompiledPipeline,
-    private readonly from: CompiledStart | 'fresh',
+    compiled: CompiledPipeline,
+    from: CompiledStart | 'fresh',
     private readonly input: unknown,
     /** Redis time (StoreClock.ts), as stored due times are. */
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
     /** `<w>|<t>` of the claimed snapshot as the XState runtime keys it (storedKey). */
-    private storedText: () => string = noStoredText,
+    storedText: () => string = noStoredText,
   ) {
-    this.timers = new WaitTimers(now, this);
+    super(compiled, from, now, storedText);
   }
 
   /** The timed state's entry and step race (TimedStep), made on first use. */
-  private get timed(): TimedStep {
+  protected get timed(): TimedStep {
     return (this.timedStep ??= new TimedStep(this.timers, this.now, {
       entered: (context, stepInput) => {
         this.context = context;
@@ -156,12 +118,6 @@ export class CompiledDriver implements MachineDriver, AbortListener, DeferredWak
       this.state ??= compiled.states.get(compiled.initial)!;
       this.failed = { thrown: err, lastActive: undefined, event: 'xstate.init' };
     }
-  }
-
-  timerDueAtStart(): boolean {
-    // As the XState runtime: a restored timer already due fires at once (setTimeout 0).
-    const now = this.now();
-    return this.from !== 'fresh' && (this.from.timers?.some((t) => t.dueAt <= now) ?? false);
   }
 
   /**
@@ -373,58 +329,6 @@ export class CompiledDriver implements MachineDriver, AbortListener, DeferredWak
     return undefined;
   }
 
-  /** Takes the first enabled transition of `list` (the step's onDone or onError, a wait state's
-   * event); returns the state entered (null: the machine errored; undefined: none is enabled
-   * and `ignore`, an event, not an error, that no transition takes; STAY: a targetless one). */
-  private take(list: CompiledTransition[], ev: AnyEvent, ignore: true): Taken;
-  private take(list: CompiledTransition[], ev: AnyEvent): CompiledState | null;
-  private take(list: CompiledTransition[], ev: AnyEvent, ignore = false): Taken {
-    // The snapshot a retry resumes from is made only when the transition fails: until the last
-    // line of the try nothing of the run changes, so it is the one before the transition then.
-    try {
-      const t = list.find((tr) => tr.guard === null || tr.guard(this.context, ev));
-      if (!t && ignore) return undefined;
-      if (!t) {
-        // XState: an error event no transition handles errors the machine.
-        this.failed = { thrown: ev.error, lastActive: this.persisted() };
-        return null;
-      }
-      let next = this.context;
-      for (const assign of t.assigns) next = assign(next, ev);
-      if (t.target === null) {
-        // Targetless (a wait state's event): no exit, no entry; its timers run on.
-        this.context = next;
-        return STAY;
-      }
-      const target = this.compiled.states.get(t.target)!;
-      const nextInput = target.step ? target.step.input(next, ev) : undefined;
-      // Entering a wait state, or a step state with a timeout, resolves its delays (XState's
-      // entry raises) in the same transition.
-      if (target.wait || target.step?.after) return this.timed.enter(target, next, ev, nextInput);
-      this.timers.list = [];
-      // Entering a final state computes the machine's output in the same transition.
-      if (!target.step) this.output = this.compiled.output(next, target, ev);
-      this.context = next;
-      this.stepInput = nextInput;
-      return target;
-    } catch (err) {
-      this.failed = { thrown: err, lastActive: this.persisted(), event: ev.type };
-      return null;
-    }
-  }
-
-  private persisted(): unknown {
-    return persistedStepState(this.state, this.context, this.stepInput);
-  }
-
-  status(): string {
-    return this.failed ? 'error' : this.state.step || this.state.wait ? 'active' : 'done';
-  }
-
-  value(): unknown {
-    return this.state.name;
-  }
-
   // Events sent to the job are offered as the XState runtime offers them (compiledOffer.ts).
   offer(msg: InboxEvent): Offered {
     return offerCompiled(this.compiled.machine, this.state, this.context, msg, (list) => {
@@ -432,22 +336,9 @@ export class CompiledDriver implements MachineDriver, AbortListener, DeferredWak
     });
   }
 
-  notOffered(texts: readonly string[]): string[] {
-    return notOffered(texts, { status: this.status(), value: this.state.name });
-  }
-
-  checkpoint(): CheckpointParts {
-    const { state, context, stepInput } = this;
-    return compiledCheckpoint({ state, context, stepInput }, this.timers.stored());
-  }
-
   /** A wait state's first due time (null: it waits on events only); undefined while a step runs. */
   parkAt(): number | null | undefined {
     return !this.looping && this.state.wait ? this.timers.parkAt() : undefined;
-  }
-
-  rejected(): boolean {
-    return false; // the machine errors on a step's rejection only when no onError takes it
   }
 
   halt(outcome: Outcome): void {
@@ -457,20 +348,6 @@ export class CompiledDriver implements MachineDriver, AbortListener, DeferredWak
     // and told so through its signal.
     if (this.looping && outcome.kind === 'error')
       this.job.abort('failed', (outcome.error as Error | undefined)?.message ?? String(outcome.error));
-  }
-
-  done(): ReturnType<typeof compiledDone> {
-    return compiledDone(this.state, this.output, this.context);
-  }
-
-  park(): { w: string; t: string; state: string; value: unknown } {
-    const { state, context, stepInput } = this;
-    return compiledPark({ state, context, stepInput }, this.timers.list);
-  }
-
-  failure(outcome: Outcome): FailureParts {
-    const { state, context, stepInput } = this;
-    return compiledFailure(outcome, this.failed, { state, context, stepInput }, this.timers.lastStored);
   }
 
   stop(): void {

@@ -13,7 +13,7 @@ import { setup } from 'xstate';
 import { definePipeline, step } from '../../src/index.js';
 import type { CommitOp } from '../../src/store/types.js';
 import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
-import { LOG_ONLY_MS } from '../../src/pipeline/pipelineRun.js';
+import { LOG_ONLY_MS } from '../../src/pipeline/checkpointWriter.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;

@@ -1,7 +1,7 @@
-// Audit entries with no move of the machine ride on the next write (pipelineRun.ts, LOG_ONLY_MS):
-// a resumed job whose timer is due at once writes its ending alone, not first a checkpoint of
-// the snapshot it was claimed with (a write per resume, of every parked pipeline); and when no
-// write comes, the entries are written within LOG_ONLY_MS. Run on a bare ActiveJob (no store),
+// Audit entries with no move of the machine ride on the next write (LOG_ONLY_MS, held by
+// checkpointWriter.ts): a resumed job whose timer is due at once writes its ending alone, not
+// first a checkpoint of the snapshot it was claimed with (a write per resume, of every parked
+// pipeline); and when no write comes, the entries are written within LOG_ONLY_MS. Run on a bare ActiveJob (no store),
 // as test/pipeline/runtimeCore.test.ts does; on XState actors (`compile: false`), and the first
 // case on the compiled runner too (which runs a state that only waits on an `after`).
 
@@ -11,7 +11,7 @@ import { setup } from 'xstate';
 import { definePipeline, step } from '../../src/index.js';
 import type { CommitOp } from '../../src/store/types.js';
 import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
-import { LOG_ONLY_MS } from '../../src/pipeline/pipelineRun.js';
+import { LOG_ONLY_MS } from '../../src/pipeline/checkpointWriter.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
