@@ -14,7 +14,7 @@ test('an abort is one AbortedError of its reason and words, wherever it is read'
   const signal = job.signal;
   job.abort('timeout', 'attempt timed out after 5 ms');
   job.abort('cancel', 'job was cancelled'); // the first abort counts
-  const err = job.abortError;
+  const err = (job as { abortError: Error | null }).abortError; // (not narrowed to null above)
   assert.ok(err instanceof AbortedError);
   assert.equal(err.reason, 'timeout');
   assert.equal(err.message, 'attempt timed out after 5 ms');
