@@ -57,12 +57,12 @@ export const fanMerge = definePipeline({
   }),
 });
 
-// Workload 15: waits on a durable `after` timer until `input.at`, then ends. The delay is named so
-// that every job comes due at the same instant, however long after its enqueue it started.
-// `compile: false` runs it on XState actors (the held-job probes' BENCH_HELD_RUNTIME=xstate).
-export const parkUntilOn = (compile?: boolean) =>
+// A pipeline that waits in state `parked` (its config given) until it ends; `input.at` (ms) is
+// its delay `due`'s end. Named so that every job comes due at the same instant, however long
+// after its enqueue it started. `compile: false` runs it on XState actors.
+export const parkedPipeline = <N extends string>(name: N, parked: object, compile?: boolean) =>
   definePipeline({
-    name: PARKED_NAME,
+    name,
     ...(compile === undefined ? {} : { compile }),
     machine: setup({
       types: { input: {} as { at: number }, context: {} as { at: number } },
@@ -70,10 +70,12 @@ export const parkUntilOn = (compile?: boolean) =>
     }).createMachine({
       initial: 'parked',
       context: ({ input }) => ({ at: input.at }),
-      states: {
-        parked: { after: { due: 'end' } },
-        end: { type: 'final' },
-      },
+      states: { parked: parked as never, end: { type: 'final' } },
     }),
   });
+
+// Workload 15: waits on a durable `after` timer until `input.at`, then ends. `compile: false`:
+// on XState actors (the held-job probes' BENCH_HELD_RUNTIME=xstate).
+export const parkUntilOn = (compile?: boolean) =>
+  parkedPipeline(PARKED_NAME, { after: { due: 'end' } }, compile);
 export const parkUntil = parkUntilOn();

@@ -15,8 +15,8 @@
 // RUNTIME: compiled | xstate
 
 import { loadavg } from 'node:os';
-import { setup } from 'xstate';
-import { Client, RedisStore, Supervisor, definePipeline } from '../../src/index.js';
+import { Client, RedisStore, Supervisor } from '../../src/index.js';
+import { parkedPipeline } from '../machines.js';
 import { MACHINIST_DONE_KEY, MACHINIST_PREFIX, QUEUE } from '../common.js';
 import { machinistUnfinished, startRedis } from '../redis.js';
 
@@ -37,18 +37,7 @@ const CONCURRENCY = Number(process.argv[5] ?? 100);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NAME = 'waitResume' as const;
 
-const def = definePipeline({
-  name: NAME,
-  compile: runtime === 'compiled',
-  machine: setup({
-    types: { input: {} as { at: number }, context: {} as { at: number } },
-    delays: { due: ({ context }) => Math.max(0, context.at - Date.now()) },
-  }).createMachine({
-    initial: 'parked',
-    context: ({ input }) => ({ at: input.at }),
-    states: { parked: SHAPES[shape] as never, end: { type: 'final' } },
-  }),
-});
+const def = parkedPipeline(NAME, SHAPES[shape], runtime === 'compiled');
 if (Boolean(def.compiled) !== (runtime === 'compiled')) throw new Error(`${shape} does not compile`);
 
 const redis = await startRedis();
