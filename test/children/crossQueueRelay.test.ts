@@ -21,9 +21,13 @@ const PARENTS = 120;
 const KIDS = 4;
 const TTL = 1500;
 
-/** The store as the child queue's supervisor sees it, counting its relays of the outbox. */
+/**
+ * The store as the child queue's supervisor sees it, counting its relays of the outbox. A relay
+ * call that throws (a delivery of its batch failed: a command timed out on a loaded host) has
+ * delivered the rest of its batch uncounted; the failed one waits for the next relay.
+ */
 function countingRelays(store: Store) {
-  const stats = { calls: 0, delivered: 0, inFlight: 0, mostAtOnce: 0 };
+  const stats = { calls: 0, delivered: 0, inFlight: 0, mostAtOnce: 0, thrown: [] as string[] };
   const relayOutbox = async (queue: string): Promise<RelayResult> => {
     stats.calls++;
     stats.mostAtOnce = Math.max(stats.mostAtOnce, ++stats.inFlight);
@@ -31,6 +35,9 @@ function countingRelays(store: Store) {
       const r = await store.relayOutbox(queue);
       stats.delivered += r.relayed;
       return r;
+    } catch (err) {
+      stats.thrown.push(String(err));
+      throw err;
     } finally {
       stats.inFlight--;
     }
@@ -93,7 +100,14 @@ async function everyParentEndsDone(world: StoreWorld<Store>): Promise<void> {
     [14, 16, 18, 20],
   );
   assert.equal(stats.mostAtOnce, 1, 'one relay of the queue at a time');
-  assert.equal(stats.delivered, PARENTS * KIDS, 'each child delivered once');
+  // No child delivered twice (each used to be relayed by every relay that ran over it: 2,310 of
+  // 3,510 deliveries were repeats). Exactly once each unless a relay call failed part-way, whose
+  // delivered entries it could not report (`thrown`: the parents above ended done regardless).
+  assert.ok(
+    stats.delivered <= PARENTS * KIDS,
+    `${stats.delivered} deliveries of ${PARENTS * KIDS} children: repeats`,
+  );
+  if (stats.thrown.length === 0) assert.equal(stats.delivered, PARENTS * KIDS, 'each child delivered once');
 }
 
 describe('the retention floor', () => {
