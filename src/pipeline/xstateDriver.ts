@@ -147,11 +147,7 @@ export class XStateDriver implements MachineDriver, AbortListener {
     const actor = this.actor!;
     if (actor.getSnapshot().status !== 'active') return; // done or errored: nothing runs on
     try {
-      this.atAbort = {
-        persisted: persistedSnapshot(actor),
-        timers: captureTimers(actor, this.dueTimes),
-        value: actor.getSnapshot().value,
-      };
+      this.atAbort = this.machineNow(actor);
     } catch (err) {
       this.atAbort = { unstorable: err }; // thrown by failure(), as a live actor's would be
     }
@@ -283,25 +279,27 @@ export class XStateDriver implements MachineDriver, AbortListener {
     return { output: snap.output, persisted: persistedSnapshot(actor), value: snap.value };
   }
 
+  /** The machine now: its persisted snapshot (a throw: it cannot be stored), timers and state. */
+  private machineNow(actor: AnyActor): { persisted: unknown; timers: StoredTimer[]; value: unknown } {
+    return {
+      persisted: persistedSnapshot(actor),
+      timers: captureTimers(actor, this.dueTimes),
+      value: actor.getSnapshot().value,
+    };
+  }
+
   park(): { w: string; t: string; state: string; value: unknown } {
+    // A held run handed back at a stop (HANDED BACK, heldRun.ts) parks as its abort found it,
+    // with the timers its stopped actor no longer has.
     const at = this.atAbort;
-    if (at !== undefined) {
-      // A held run handed back at a stop (HANDED BACK, heldRun.ts): parked as its abort found
-      // it, with the timers its stopped actor no longer has.
-      if ('unstorable' in at) throw at.unstorable;
-      const { persisted, timers, value } = at;
-      return {
-        w: storedMachineJson(persisted),
-        t: storedTimersJson(timers),
-        state: JSON.stringify(value),
-        value,
-      };
-    }
-    const actor = this.actor!;
-    const timers = captureTimers(actor, this.dueTimes);
-    const w = persistedJson(actor);
-    const value = actor.getSnapshot().value;
-    return { w, t: storedTimersJson(timers), state: JSON.stringify(value), value };
+    if (at !== undefined && 'unstorable' in at) throw at.unstorable;
+    const { persisted, timers, value } = at ?? this.machineNow(this.actor!);
+    return {
+      w: storedMachineJson(persisted),
+      t: storedTimersJson(timers),
+      state: JSON.stringify(value),
+      value,
+    };
   }
 
   failure(outcome: Outcome, thrown: unknown): FailureParts {
