@@ -97,6 +97,16 @@ export function faultsOf(lines: OracleLine[]): Fault[] {
     }));
 }
 
+/** The faults that overlap [from, to] (either order), give or take a second: a note's context. */
+function faultsNear(faults: Fault[], a: number, b: number): string {
+  const from = Math.min(a, b) - 1000;
+  const to = Math.max(a, b) + 1000;
+  const near = faults.filter((x) => x.from <= to && x.to >= from);
+  return near.length === 0
+    ? 'none'
+    : near.map((x) => `${x.name} pid ${x.pid ?? '-'} ${x.from}..${x.to}`).join(', ');
+}
+
 export function effectsOf(lines: OracleLine[]): Effect[] {
   return lines
     .filter((l) => l.kind === 'E')
@@ -252,11 +262,14 @@ export function check(lines: OracleLine[], got: Collected): Figures {
   }
 
   // A step that ran after a checkpoint past it was written.
-  const checkpoints = new Map<string, { state: string; t: number }[]>();
+  const checkpoints = new Map<
+    string,
+    { state: string; t: number; sent: number; token: string; pid: string }[]
+  >();
   for (const l of lines) {
     if (l.kind !== 'P') continue;
     const list = checkpoints.get(l.f[0]!) ?? [];
-    list.push({ state: l.f[3]!, t: Number(l.f[4]) });
+    list.push({ state: l.f[3]!, t: Number(l.f[4]), sent: Number(l.f[5]), token: l.f[1]!, pid: l.f[2]! });
     checkpoints.set(l.f[0]!, list);
   }
   for (const e of effects) {
@@ -271,7 +284,11 @@ export function check(lines: OracleLine[], got: Collected): Figures {
       f.reRunCheckpoint++;
       note(
         'reRunCheckpoint',
-        `${e.id} step ${e.part} ran at ${e.t} after checkpoint ${past.state} at ${past.t}`,
+        // Who ran it and who wrote the checkpoint, with what lease, and the faults about then:
+        // what the diagnosis of a miss in CI needs when its oracle files are gone.
+        `${e.id} step ${e.part} ran at ${e.t} (pid ${e.pid}, token ${e.token}) after checkpoint ` +
+          `${past.state} sent at ${past.sent}, answered at ${past.t} (pid ${past.pid}, token ${past.token}); ` +
+          `faults: ${faultsNear(faults, e.t, past.sent)}`,
       );
     }
   }

@@ -87,6 +87,12 @@ async function main(): Promise<number> {
   const passed = results.reduce((n, r) => n + r.targets.filter((t) => t.ok).length, 0);
   console.log(`chaos: ${passed} passed, ${missed.length} failed`);
   for (const m of missed) console.log(`  missed ${m}`);
+  // Again at the end, beside the verdict: a CI log keeps its tail, and the oracle files of a
+  // miss are gone with the machine it ran on.
+  for (const r of results) {
+    if (r.targets.every((t) => t.ok)) continue;
+    for (const n of r.notes) console.log(`  ${r.id} ${n}`);
+  }
   return missed.length ? 1 : 0;
 }
 
