@@ -12,6 +12,7 @@
 
 import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition, Ctx } from './compiledTable.js';
 import type { CompiledStart } from './compiledStart.js';
+import type { StoreTime } from '../runtime/AttemptHost.js';
 import { persistedStepState } from './stepStateText.js';
 import {
   compiledCheckpoint,
@@ -42,16 +43,22 @@ export abstract class CompiledMachine implements TimerOwner {
   /** The wait state's (or timed step state's) timers while in one, the one armed, and what the
    * last checkpoint stored. */
   protected readonly timers: WaitTimers;
+  /** Store time never ahead (StoreTime.now): what due times are compared with. */
+  protected readonly now: () => number;
+  /** Store time never behind (StoreTime.latest): what a timer's due time is stamped from. */
+  protected readonly latest: () => number;
 
   constructor(
     protected readonly compiled: CompiledPipeline,
     protected readonly from: CompiledStart | 'fresh',
-    /** Redis time (StoreClock.ts), as stored due times are. */
-    protected readonly now: () => number,
+    /** Redis time (StoreClock.ts), as stored due times are: read with `now`, stamped with `latest`. */
+    time: StoreTime,
     /** `<w>|<t>` of the claimed snapshot as the XState runtime keys it (storedKey). */
     private storedText: () => string,
   ) {
-    this.timers = new WaitTimers(now, this);
+    this.now = time.now;
+    this.latest = time.latest;
+    this.timers = new WaitTimers(this.now, this);
   }
 
   /** A timer fired (WaitTimers' owner: the driver takes it). */

@@ -33,7 +33,7 @@
 // the step in flight does.
 
 import type { AbortListener, ActiveJob, DeferredWake } from '../runtime/ActiveJob.js';
-import type { AttemptHost } from '../runtime/AttemptHost.js';
+import { WALL_TIME, type AttemptHost, type StoreTime } from '../runtime/AttemptHost.js';
 import type { PipelineDefinition } from './PipelineDefinition.js';
 import type { AnyEvent, CompiledPipeline, CompiledState, CompiledTransition } from './compiledTable.js';
 import type { CompiledStart } from './compiledStart.js';
@@ -68,16 +68,16 @@ export class CompiledDriver extends CompiledMachine implements MachineDriver, Ab
     from: CompiledStart | 'fresh',
     private readonly input: unknown,
     /** Redis time (StoreClock.ts), as stored due times are. */
-    now: () => number = Date.now,
+    time: StoreTime = WALL_TIME,
     /** `<w>|<t>` of the claimed snapshot as the XState runtime keys it (storedKey). */
     storedText: () => string = noStoredText,
   ) {
-    super(compiled, from, now, storedText);
+    super(compiled, from, time, storedText);
   }
 
   /** The timed state's entry and step race (TimedStep), made on first use. */
   protected get timed(): TimedStep {
-    return (this.timedStep ??= new TimedStep(this.timers, this.now, {
+    return (this.timedStep ??= new TimedStep(this.timers, this.latest, {
       entered: (context, stepInput) => {
         this.context = context;
         this.stepInput = stepInput;
@@ -369,6 +369,6 @@ export function runCompiledPipeline(
   /** `<w>|<t>` of the claimed snapshot (MachineDriver.storedKey). */
   storedText?: () => string,
 ): Promise<void> {
-  const driver = new CompiledDriver(job, compiled, start, input, host.now, storedText);
+  const driver = new CompiledDriver(job, compiled, start, input, host, storedText);
   return new PipelineRun(job, def, timeoutMs, host, driver, storedHeld).run();
 }

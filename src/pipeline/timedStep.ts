@@ -36,8 +36,8 @@ export class TimedStep {
 
   constructor(
     private readonly timers: WaitTimers,
-    /** Redis time (StoreClock.ts), as stored due times are. */
-    private readonly now: () => number,
+    /** Redis time never behind (StoreTime.latest): what the timers' due times are stamped from. */
+    private readonly latest: () => number,
     private readonly host: TimedEntryHost,
   ) {}
 
@@ -50,7 +50,7 @@ export class TimedStep {
    */
   enter(w: CompiledState, context: Ctx, ev: AnyEvent, input: unknown): CompiledState | null {
     const wait = (w.wait ?? w.step!.after)!;
-    const { timers, raised } = entryTimers(wait, context, ev, this.now);
+    const { timers, raised } = entryTimers(wait, context, ev, this.latest);
     this.host.entered(context, w.step ? input : undefined);
     this.timers.list = timers;
     for (const type of raised) {

@@ -61,18 +61,18 @@ export function actorsByPath(root: AnyActor): Map<string, AnyActorRef> {
 /**
  * Due times in Redis time of one run's scheduled events. XState stamps each with the wall clock
  * (`startedAt = Date.now()`), which NTP may step at any time: so each is placed on Redis's clock
- * (`now`, monotonic: StoreClock.ts) once, when the run first sees it (the same turn of the event
- * loop it was scheduled in), and keeps that due time after.
+ * (`latest`, monotonic and never behind: StoreClock.ts NEVER EARLY) once, when the run first sees
+ * it (the same turn of the event loop it was scheduled in), and keeps that due time after.
  */
 export class TimerDueTimes {
   private known = new Map<string, { startedAt: number; dueAt: number }>();
 
-  constructor(private readonly now: () => number) {}
+  constructor(private readonly latest: () => number) {}
 
   dueAt(s: { id: string; startedAt: number; delay: number }): number {
     const k = this.known.get(s.id);
     if (k && k.startedAt === s.startedAt) return k.dueAt;
-    const dueAt = Math.round(this.now() + (s.startedAt + s.delay - Date.now()));
+    const dueAt = Math.round(this.latest() + (s.startedAt + s.delay - Date.now()));
     this.known.set(s.id, { startedAt: s.startedAt, dueAt });
     return dueAt;
   }

@@ -82,7 +82,7 @@ export class XStateDriver implements MachineDriver, AbortListener {
     private readonly from: XStateStart,
   ) {
     this.lastTimers = from.timers;
-    this.dueTimes = new TimerDueTimes(host.now);
+    this.dueTimes = new TimerDueTimes(host.latest);
   }
 
   storedKey(): string {
@@ -183,8 +183,9 @@ export class XStateDriver implements MachineDriver, AbortListener {
       run.settle({ kind: 'error', error: actor.getSnapshot().error, event: 'xstate.init' });
     let timers = from.timers;
     if (from.migratedFrom !== undefined) {
-      // The migrate may have left timers of states that are gone, and states without theirs.
-      const r = reconcileTimers(actor, timers, this.host.now());
+      // The migrate may have left timers of states that are gone, and states without theirs; the
+      // ones it arms are stamped from the store's time never behind (StoreClock.ts NEVER EARLY).
+      const r = reconcileTimers(actor, timers, this.host.latest());
       this.lastTimers = timers = r.timers;
       if (r.dropped.length > 0 || r.armed.length > 0)
         run.log(

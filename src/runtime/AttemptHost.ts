@@ -28,8 +28,13 @@ export interface ChildJob {
 export interface AttemptHost {
   readonly queue: string;
   readonly log: Logger;
-  /** Redis time now (ms): the clock of anything stored (timers' due times, wake times). */
+  /** Redis time now (ms), never ahead of it: what stored times (due times, wake times) are read against. */
   now: () => number;
+  /**
+   * Redis time now (ms), never behind it: what a timer's due time is stamped from, so that it is
+   * due no sooner than its delay from now wherever it is restored (StoreClock.ts NEVER EARLY).
+   */
+  latest: () => number;
   /** Events sent to a job of this queue, from position `from` of its inbox on. */
   readInbox: (jobId: string, from: number) => Promise<string[]>;
   /**
@@ -60,6 +65,12 @@ export interface AttemptHost {
   /** Cancels a job and its whole subtree. */
   cancelTree: (id: string, queue: string) => Promise<void>;
 }
+
+/** The store's time as a run reads it: due times compared with `now`, stamped from `latest`. */
+export type StoreTime = Pick<AttemptHost, 'now' | 'latest'>;
+
+/** The wall clock as both (a run made outside a supervisor, as in tests). */
+export const WALL_TIME: StoreTime = { now: Date.now, latest: Date.now };
 
 /**
  * Runs one attempt of a claimed job to its end: every path MUST end with a fenced write of the

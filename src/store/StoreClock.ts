@@ -25,6 +25,11 @@ const MAX_DRIFT = 2e-4;
 //                lately seen. (The middle of the latest round trip, used before, was ahead by up
 //                to half of it when the call ran late in its trip, queued in a busy Redis: a
 //                held job's timer fired 66 ms early in workload 15.)
+//   NEVER EARLY  `latest()` reads the upper bound: a due time stamped from it (a timer armed
+//                now for `delay`) is no sooner than `delay` after the store's time now, so the
+//                timer fires no sooner wherever it is restored (a worker reading `now()`). One
+//                stamped from `now()` was early by up to the bounds' width: a parker whose
+//                answers were read late had another worker fire its timers that much early.
 //   STEP         a reply outside the bounds means the store's clock moved (NTP set it): the
 //                bounds start over from that reply alone.
 export class StoreClock {
@@ -56,5 +61,10 @@ export class StoreClock {
   /** Store time now (ms), NEVER AHEAD of it. */
   now(): number {
     return Math.floor(performance.now() + this.low);
+  }
+
+  /** Store time now (ms), never behind it: what a due time is stamped from (NEVER EARLY). */
+  latest(): number {
+    return Math.ceil(performance.now() + this.high);
   }
 }

@@ -136,6 +136,7 @@ export class QueueLane {
       queue,
       log,
       now: () => this.clock.now(),
+      latest: () => this.clock.latest(),
       readInbox: (id, from) => store.readInbox(id, queue, from),
       fanOpen: (parentId, token, group, total, policy) =>
         store.fanOpen(parentId, queue, group, total, policy, token),

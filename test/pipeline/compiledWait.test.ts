@@ -17,7 +17,7 @@ import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
 const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;
 
 /** A store clock stuck at `at` (the due time the run computes is then exact on both runtimes). */
-const hostFixed = (at: number): AttemptHost => ({ ...hostAt(), now: () => at });
+const hostFixed = (at: number): AttemptHost => ({ ...hostAt(), now: () => at, latest: () => at });
 
 const make = (compile: boolean) =>
   definePipeline({

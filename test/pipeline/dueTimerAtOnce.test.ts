@@ -12,7 +12,7 @@ import type { AttemptHost } from '../../src/runtime/AttemptHost.js';
 import { claimedJob, hostAt, runOn } from '../support/bareJob.js';
 
 const at = 1_800_000_000_000;
-const hostFixed = (now: number): AttemptHost => ({ ...hostAt(), now: () => now });
+const hostFixed = (now: number): AttemptHost => ({ ...hostAt(), now: () => now, latest: () => now });
 const def = definePipeline({
   name: 'm',
   compile: true,

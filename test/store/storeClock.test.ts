@@ -42,6 +42,16 @@ describe('the store clock a worker keeps', () => {
     assert.ok(behind >= -1, `${-behind} ms ahead`);
   });
 
+  it('reads `latest` never behind the store: a call that ran at the start of a slow round trip', () => {
+    const clock = new StoreClock();
+    reply(clock, 101, 100.5, 0.5); // ran at once, its answer read 100 ms later
+    const behind = storeNow() - clock.latest();
+    assert.ok(behind <= 0, `${behind} ms behind`);
+    // ...and ahead by no more than the round trip: a due time stamped from it is that late at most.
+    assert.ok(behind >= -101, `${-behind} ms ahead`);
+    assert.ok(clock.latest() >= clock.now());
+  });
+
   it("follows a step of the store's clock at once (its time set 10 s on)", () => {
     const clock = new StoreClock();
     reply(clock, 300, 299.5, 299);

@@ -49,5 +49,6 @@ export const hostAt = (aheadMs = 0) =>
     queue: 'q',
     log: pino({ level: 'silent' }),
     now: () => Date.now() + aheadMs,
+    latest: () => Date.now() + aheadMs,
     readInbox: async () => [],
   }) as unknown as AttemptHost;
