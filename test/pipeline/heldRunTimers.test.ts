@@ -16,7 +16,40 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const snapshotOf = (op: CommitOp | undefined) => (op as { snapshot: string }).snapshot;
 const logOf = (op: CommitOp) =>
   ((op as { log?: string[] }).log ?? []).map((e) => (JSON.parse(e) as { type: string }).type);
-const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+/**
+ * The timers armed from now on and still pending (neither fired nor cleared). Not the process's
+ * count of Timeouts before and after: on a loaded host a timer of something else (the first
+ * run's, the runner's) ended between the two readings, and the count read -1.
+ */
+function tallyTimers(): { live: () => number; restore: () => void } {
+  const live = new Set<NodeJS.Timeout>();
+  const set = globalThis.setTimeout;
+  const clear = globalThis.clearTimeout;
+  globalThis.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    const t = set(
+      (...a: unknown[]) => {
+        live.delete(t);
+        fn(...a);
+      },
+      ms,
+      ...args,
+    );
+    live.add(t);
+    return t;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((t?: NodeJS.Timeout | string | number) => {
+    live.delete(t as NodeJS.Timeout);
+    clear(t);
+  });
+  return {
+    live: () => live.size,
+    restore: () => {
+      globalThis.setTimeout = set;
+      globalThis.clearTimeout = clear;
+    },
+  };
+}
 const runtime = (compile: boolean) => (compile ? 'compiled' : 'XState actors');
 
 /** `machine` parked by a first run, then claimed held until `holdMs` from now: its writes, and
@@ -55,10 +88,10 @@ async function heldRun(
       ...(gate ? { passWake: gate } : {}),
     },
   );
-  const before = timeouts();
+  const timers = tallyTimers();
   const host = { ...hostAt(), readInbox: async () => inbox.splice(0) };
-  const run = def.runAttempt(job, {}, 60_000, host);
-  return { job, run, writes, woke, armed: () => timeouts() - before };
+  const run = def.runAttempt(job, {}, 60_000, host).finally(timers.restore);
+  return { job, run, writes, woke, armed: timers.live };
 }
 
 describe('a held run keeps one timer while it waits', () => {
