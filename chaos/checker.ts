@@ -9,7 +9,9 @@
 //   duplicates       side effects beyond the first, per job and step (E lines)
 //   unexplained      duplicates where neither run was touched by a fault: neither was on a
 //                    faulted worker (or Redis) while the fault lasted
-//   reRunCheckpoint  a step that ran after a checkpoint past it had been written
+//   reRunCheckpoint  a step that started after a checkpoint past it had been written (started:
+//                    when its run last found its lease sure, SURE LEASE; the effect's own time
+//                    for a worker that does not say)
 //   fannedTwice      a fan-out parent holding more children than it asked for
 //   lostEvents       a GO acknowledged to a job that ended without it
 //   cancelBroken     a job claimed again after its cancel was acknowledged, or not cancelled
@@ -46,6 +48,8 @@ export interface Effect {
   token: string;
   pid: number;
   t: number;
+  /** When its run last found its lease sure before it (the step's start: SURE LEASE), if said. */
+  checked?: number;
 }
 
 export interface Figures {
@@ -110,7 +114,18 @@ function faultsNear(faults: Fault[], a: number, b: number): string {
 export function effectsOf(lines: OracleLine[]): Effect[] {
   return lines
     .filter((l) => l.kind === 'E')
-    .map((l) => ({ id: l.f[0]!, part: l.f[1]!, token: l.f[2]!, pid: Number(l.f[3]), t: Number(l.f[4]) }));
+    .map((l) => {
+      const e: Effect = {
+        id: l.f[0]!,
+        part: l.f[1]!,
+        token: l.f[2]!,
+        pid: Number(l.f[3]),
+        t: Number(l.f[4]),
+      };
+      const checked = Number(l.f[5]);
+      if (l.f[5] !== undefined && Number.isFinite(checked)) e.checked = checked;
+      return e;
+    });
 }
 
 /** Every job id the checker must look at: acknowledged enqueues, and children seen at work. */
@@ -277,8 +292,12 @@ export function check(lines: OracleLine[], got: Collected): Figures {
     const parts = kind ? PIPELINE_PARTS[kind] : undefined;
     const p = parts?.find((x) => x.part === e.part);
     if (!p) continue;
+    // Its start: the lease check it passed. A process frozen between that check and the effect
+    // (T3's SIGSTOP, which lands anywhere) logs the effect after another worker's takeover; that
+    // duplicate is the fault's, the step having started while the lease was this run's.
+    const started = e.checked ?? e.t;
     const past = (checkpoints.get(e.id) ?? []).find(
-      (c) => c.t + SLACK_MS < e.t && p.doneAt.some((s) => c.state === JSON.stringify(s)),
+      (c) => c.t + SLACK_MS < started && p.doneAt.some((s) => c.state === JSON.stringify(s)),
     );
     if (past) {
       f.reRunCheckpoint++;
@@ -286,7 +305,7 @@ export function check(lines: OracleLine[], got: Collected): Figures {
         'reRunCheckpoint',
         // Who ran it and who wrote the checkpoint, with what lease, and the faults about then:
         // what the diagnosis of a miss in CI needs when its oracle files are gone.
-        `${e.id} step ${e.part} ran at ${e.t} (pid ${e.pid}, token ${e.token}) after checkpoint ` +
+        `${e.id} step ${e.part} ran at ${e.t}, its lease found sure at ${e.checked ?? '?'} (pid ${e.pid}, token ${e.token}) after checkpoint ` +
           `${past.state} sent at ${past.sent}, answered at ${past.t} (pid ${past.pid}, token ${past.token}); ` +
           `faults: ${faultsNear(faults, e.t, past.sent)}`,
       );

@@ -7,7 +7,9 @@
 //   S id n t                 an event GO{n} sent to a job was acknowledged
 //   X id result t            a cancel was sent (result: sent), acknowledged (true | false)
 //   K id token pid t         a worker's commit claimed the job
-//   E id part token pid t    a side effect of the job's work (part: which step)
+//   E id part token pid t checked   a side effect of the job's work (part: which step);
+//                            checked: when its run last found its lease sure (ActiveJob.leaseReady,
+//                            SURE LEASE: a step starts only then), - if never
 //   C id token pid t sent         a worker's `done` write was acknowledged as written
 //   F id token pid kind t sent    another ending write (fail retry cancelled requeue park broken) written
 //   P id token pid state t sent   a checkpoint (or park) written, at pipeline state `state`

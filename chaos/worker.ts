@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { RedisStore, Supervisor } from '../src/index.js';
+import { ActiveJob } from '../src/runtime/ActiveJob.js';
 import type { ClaimRequest, CommitOp, CommitResult } from '../src/store/types.js';
 import { OracleWriter } from './oracle.js';
 import { chaosJobs, GRACE_MS, TIMING } from './workload.js';
@@ -36,6 +37,26 @@ const crash = (err: unknown) => {
 };
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
+
+/**
+ * When each job's run last found its lease sure (SURE LEASE, ActiveJob.leaseReady): a step
+ * starts only then, so this is the step's start as the contract sees it. The effect's own time
+ * can be later by as long as the process was frozen between the two (T3's SIGSTOP lands anywhere,
+ * a GC pause in between included); the checker goes by this one.
+ */
+const leaseCheckedAt = new Map<string, number>();
+const leaseReady = ActiveJob.prototype.leaseReady; // eslint-disable-line @typescript-eslint/unbound-method -- called with its job below
+ActiveJob.prototype.leaseReady = function (this: ActiveJob): Promise<void> | undefined {
+  const ready = leaseReady.call(this);
+  // Before the step's own continuation: reactions run in the order they were added.
+  if (ready === undefined) leaseCheckedAt.set(this.id, now());
+  else
+    ready.then(
+      () => leaseCheckedAt.set(this.id, now()),
+      () => {},
+    );
+  return ready;
+};
 
 /** The production store, observed: every claim, written end, checkpoint and refusal. */
 class OracleStore extends RedisStore {
@@ -79,7 +100,8 @@ const store = new OracleStore({
 const supervisor = new Supervisor({
   store,
   jobs: chaosJobs({
-    effect: (jobId, part) => oracle.line('E', jobId, part, tokens.get(jobId) ?? '-', pid, now()),
+    effect: (jobId, part) =>
+      oracle.line('E', jobId, part, tokens.get(jobId) ?? '-', pid, now(), leaseCheckedAt.get(jobId) ?? '-'),
   }),
   queue: process.env.QUEUE ?? 'default',
   concurrency: Number(process.env.CONCURRENCY ?? 4),
