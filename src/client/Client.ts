@@ -145,14 +145,15 @@ export class Client<D extends AnyDefinition = never> extends ClientEnqueue<D> {
     options: SendOptions = {},
   ): Promise<void> {
     const delivery = validateSend(id, event, options);
-    // With the queue named, no record is read first: the store's send refuses a job the queue
-    // does not hold (JOB_NOT_FOUND) or one that finished (JOB_FINISHED) itself, in the same call.
-    // Without it, the record says which queue holds the job. An expiry is on Redis's clock, as
-    // every stored time: read with the queue, not after it.
+    // No record is read first: the store's send refuses a job the queue does not hold
+    // (JOB_NOT_FOUND) or one that finished (JOB_FINISHED) itself, in the same call. Without the
+    // queue named, the store says which queue holds the job (queueOf: no field of its record,
+    // which can be megabytes). An expiry is on Redis's clock, as every stored time: read with the
+    // queue, not after it.
     const [queue, now] = await Promise.all([
       options.queue !== undefined
         ? this.jobQueue(id, options.queue)
-        : this.findJob(id, undefined).then((job) => job?.queue),
+        : this.store.queueOf(id).then((q) => q ?? undefined),
       options.ttlMs === undefined ? undefined : this.store.now(),
     ]);
     if (queue === undefined) throw new JobNotFoundError(id, options.queue);

@@ -1,6 +1,8 @@
 // Client.send with the queue named: the event goes in the send's one store call, with no read of
 // the job's record first (the send itself refuses a job the queue does not hold, or a finished one), and
-// its refusals are the ones a send without the queue gives.
+// its refusals are the ones a send without the queue gives. Without the queue, the send looks up
+// which queue holds the job (Store.queueOf), and reads no record either: a record carries its
+// input and snapshot, megabytes for some jobs, and a send read it whole only to learn its queue.
 
 import { afterEach, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +19,7 @@ const waitsForGo = definePipeline({
   }),
 });
 
-describeOnEachStore('Client.send with the queue named', (world) => {
+describeOnEachStore('Client.send, with the queue named or not', (world) => {
   let h: AnyStoreWorld;
   afterEach(async () => h.close());
 
@@ -31,6 +33,29 @@ describeOnEachStore('Client.send with the queue named', (world) => {
       // (The queue's partition count is read once per client, to place the job.)
       calls.delete('partitions');
       assert.deepEqual(Object.fromEntries(calls), { send: 1 });
+    } finally {
+      client.close();
+    }
+    const log = await h.client().events(id);
+    assert.deepEqual(
+      log.filter((e) => e.type === 'event-received').map((e) => e.event),
+      ['GO'],
+    );
+  });
+
+  it('without the queue: finds the queue holding the job, then sends, reading no record', async () => {
+    h = world();
+    const id = await h.client({ jobs: [waitsForGo] }).enqueue('waitsForGo', {});
+    const { store, calls } = countingStore(h.store);
+    const client = new Client({ store, jobs: [waitsForGo] });
+    try {
+      await client.send(id, { type: 'GO' });
+      assert.deepEqual(Object.fromEntries(calls), { queueOf: 1, send: 1 });
+      await assert.rejects(client.send('no-such-job', { type: 'GO' }), (err: unknown) => {
+        assert.ok(err instanceof JobNotFoundError);
+        assert.equal(err.message, 'job no-such-job does not exist');
+        return true;
+      });
     } finally {
       client.close();
     }

@@ -162,6 +162,10 @@ export class MemoryStore
     return reads.getJob(this.core, id, queue);
   }
 
+  queueOf(id: string): Promise<string | null> {
+    return reads.queueOf(this.core, id);
+  }
+
   jobStatus(id: string, queue: string): Promise<{ status: JobStatus; cancelRequested: boolean } | null> {
     return reads.jobStatus(this.core, id, queue);
   }

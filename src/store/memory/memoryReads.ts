@@ -23,6 +23,11 @@ export function getJob(core: MemoryCore, id: string, queue?: string): Promise<Jo
   }, false);
 }
 
+/** The queue holding job `id` (JobRecords.queueOf), or null. */
+export function queueOf(core: MemoryCore, id: string): Promise<string | null> {
+  return core.op(() => core.find(id, undefined)?.q.name ?? null, false);
+}
+
 export function jobStatus(
   core: MemoryCore,
   id: string,

@@ -222,6 +222,10 @@ export class RedisStore
     return this.calls.call('get', (c) => jobOps.getJob(c, id, queue), { ids: { jobId: id, queue } });
   }
 
+  queueOf(id: string): Promise<string | null> {
+    return this.calls.call('locate', (c) => jobOps.resolveQueue(c, id), { ids: { jobId: id } });
+  }
+
   jobStatus(id: string, queue: string): Promise<{ status: JobStatus; cancelRequested: boolean } | null> {
     return jobOps.jobStatus(this.ctx, id, queue);
   }

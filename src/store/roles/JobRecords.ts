@@ -9,6 +9,11 @@ import type { AuditEntry, CancelOutcome, JobRecord, ListQuery } from '../jobReco
 
 export interface JobRecords {
   getJob(id: string, queue?: string): Promise<JobRecord | null>;
+  /**
+   * The queue holding job `id` (its queues searched in name order), or null: no field of its
+   * record read (a send that names no queue needs only this, and a record can be megabytes).
+   */
+  queueOf(id: string): Promise<string | null>;
   /** Just a job's status and whether a cancel was asked for (cheap: two fields). */
   jobStatus(id: string, queue: string): Promise<{ status: JobStatus; cancelRequested: boolean } | null>;
   /** The job's audit log, oldest first; JOB_NOT_FOUND for no such job. */

@@ -46,7 +46,10 @@ export function errorView(err: unknown): { error: string } {
 }
 
 export interface Observed {
-  jobs: Record<string, { record: RecordView | null; log: string[] | null; inbox: number | null }>;
+  jobs: Record<
+    string,
+    { record: RecordView | null; log: string[] | null; inbox: number | null; located: string | null }
+  >;
   queues: Record<string, unknown>;
 }
 
@@ -60,7 +63,9 @@ export async function observe(
       const rec = await store.getJob(id, queue);
       const log = rec ? (await store.getLog(id, queue)).map((e) => e.type) : null;
       const inbox = rec ? (await store.readInbox(id, queue, 0)).length : null;
-      return [id, { record: recordView(rec), log, inbox }] as const;
+      // The queue each store finds it in by id alone (queueOf: a send that names none).
+      const located = await store.queueOf(id);
+      return [id, { record: recordView(rec), log, inbox, located }] as const;
     }),
   );
   const queueViews = await Promise.all(
