@@ -120,6 +120,7 @@ const claimCtx: ClaimContext = {
     queue: 'bench',
     log,
     now: () => Date.now(),
+    latest: () => Date.now(),
     readInbox: () => Promise.resolve([]),
     fanOpen: () => Promise.reject(new Error('no fan-out here')),
     enqueueChildren: () => Promise.reject(new Error('no fan-out here')),

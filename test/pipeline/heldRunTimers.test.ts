@@ -38,10 +38,10 @@ function tallyTimers(): { live: () => number; restore: () => void } {
     live.add(t);
     return t;
   }) as typeof setTimeout;
-  globalThis.clearTimeout = ((t?: NodeJS.Timeout | string | number) => {
+  globalThis.clearTimeout = (t?: NodeJS.Timeout | string | number) => {
     live.delete(t as NodeJS.Timeout);
     clear(t);
-  });
+  };
   return {
     live: () => live.size,
     restore: () => {
