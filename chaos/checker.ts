@@ -122,8 +122,9 @@ export function effectsOf(lines: OracleLine[]): Effect[] {
         pid: Number(l.f[3]),
         t: Number(l.f[4]),
       };
+      // '-' (never checked) or absent (an older worker's line) reads as NaN.
       const checked = Number(l.f[5]);
-      if (l.f[5] !== undefined && Number.isFinite(checked)) e.checked = checked;
+      if (Number.isFinite(checked)) e.checked = checked;
       return e;
     });
 }
