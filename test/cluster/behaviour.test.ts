@@ -6,9 +6,9 @@
 import { after, before, describe } from 'node:test';
 import { Harness } from '../support/harness.js';
 import { startCluster, type TestRedisCluster } from '../support/redisCluster.js';
-import { behaviourSuite } from '../pipeline/behaviourSuite.js';
+import { CASES_AT_ONCE, behaviourSuite } from '../pipeline/behaviourSuite.js';
 
-describe('pipeline behaviour on a 3-master cluster, on both runtimes', () => {
+describe('pipeline behaviour on a 3-master cluster, on both runtimes', { concurrency: CASES_AT_ONCE }, () => {
   let cluster: TestRedisCluster;
   before(async () => (cluster = await startCluster()));
   after(async () => cluster.stop());

@@ -3,8 +3,8 @@
 
 import { describe } from 'node:test';
 import { MemoryHarness } from '../support/memoryHarness.js';
-import { behaviourSuite } from './behaviourSuite.js';
+import { CASES_AT_ONCE, behaviourSuite } from './behaviourSuite.js';
 
-describe('pipeline behaviour on MemoryStore, on both runtimes', () => {
+describe('pipeline behaviour on MemoryStore, on both runtimes', { concurrency: CASES_AT_ONCE }, () => {
   behaviourSuite(() => new MemoryHarness());
 });

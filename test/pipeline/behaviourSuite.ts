@@ -8,6 +8,11 @@
 // comparison cannot pass by both running on XState. behaviour.test.ts runs it on RedisStore,
 // behaviourMemory.test.ts on MemoryStore: the same cases, so the two stores cannot drift under a
 // real runtime either.
+//
+// Each case builds a world of its own (a fresh key prefix, or a fresh MemoryStore) and its own
+// probes, so the files run their cases CASES_AT_ONCE at a time: most of a case is waiting on its
+// timers (a wait of 1-3 s, on both runtimes one after the other), and one at a time these files
+// were the suite's three longest (60, 62 and 32 s).
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,6 +49,9 @@ function byWriter(log: readonly Record<string, unknown>[]) {
     sent: log.filter((e) => e.type === SENT),
   };
 }
+
+/** How many cases a file runs at once (describe's `concurrency`): each in a world of its own. */
+export const CASES_AT_ONCE = 4;
 
 /** One case's world: a fresh store, supervisors and clients on it, and their cleanup. */
 export interface BehaviourWorld {
