@@ -114,7 +114,66 @@ const limitsReply = {
   },
 } as const;
 
+/** What PUT /queues/:queue/limits takes (QueueLimitsChange): a field left out is kept. */
+const limitsChange = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    concurrency: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        total: limit,
+        perKey: limit,
+        strategy: {
+          type: 'string',
+          enum: ['queue', 'cancelNewest', 'cancelInProgress'],
+          description: 'what a job whose key is full does (default queue)',
+        },
+        fairness: {
+          type: 'string',
+          enum: ['fifo', 'roundRobin'],
+          description:
+            'between concurrency keys: roundRobin alternates the keys; fifo (default) starts jobs in queue order',
+        },
+      },
+    },
+    rateLimit: rateBody('the throttle of the queue'),
+    keyRateLimit: rateBody('the throttle of each concurrency key on its own'),
+    machines: {
+      type: 'object',
+      description:
+        "limits of single machines: { concurrency } (gate 'm:<machine>') or { shared: '<name>' } (the shared limit it counts against), and { rateLimit } (its own throttle); a field left out is kept; null takes all of the machine's away",
+      additionalProperties: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        properties: {
+          concurrency: { type: 'integer', minimum: 1 },
+          shared: { type: 'string', minLength: 1 },
+          rateLimit: rateBody("the machine's own throttle"),
+        },
+      },
+    },
+    shared: {
+      type: 'object',
+      description: "named limits shared by the machines that name them (gate 's:<name>'); null clears one",
+      additionalProperties: {
+        type: ['object', 'null'],
+        required: ['concurrency'],
+        additionalProperties: false,
+        properties: { concurrency: { type: 'integer', minimum: 1 } },
+      },
+    },
+  },
+} as const;
+
 export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
+  pauseRoutes(app, api);
+  limitsRoutes(app, api);
+}
+
+/** Pause and resume of a queue, and of one concurrency key in it. */
+function pauseRoutes(app: FastifyInstance, api: ApiContext): void {
   for (const action of ['pause', 'resume'] as const) {
     app.post(
       `/queues/:queue/${action}`,
@@ -175,7 +234,10 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
       },
     );
   }
+}
 
+/** A queue's limits with their current use, read and set. */
+function limitsRoutes(app: FastifyInstance, api: ApiContext): void {
   app.get(
     '/queues/:queue/limits',
     {
@@ -198,58 +260,7 @@ export function queueFlowRoutes(app: FastifyInstance, api: ApiContext): void {
         tags: ['queues'],
         security: bearerSecurity,
         params: queueParams,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            concurrency: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                total: limit,
-                perKey: limit,
-                strategy: {
-                  type: 'string',
-                  enum: ['queue', 'cancelNewest', 'cancelInProgress'],
-                  description: 'what a job whose key is full does (default queue)',
-                },
-                fairness: {
-                  type: 'string',
-                  enum: ['fifo', 'roundRobin'],
-                  description:
-                    'between concurrency keys: roundRobin alternates the keys; fifo (default) starts jobs in queue order',
-                },
-              },
-            },
-            rateLimit: rateBody('the throttle of the queue'),
-            keyRateLimit: rateBody('the throttle of each concurrency key on its own'),
-            machines: {
-              type: 'object',
-              description:
-                "limits of single machines: { concurrency } (gate 'm:<machine>') or { shared: '<name>' } (the shared limit it counts against), and { rateLimit } (its own throttle); a field left out is kept; null takes all of the machine's away",
-              additionalProperties: {
-                type: ['object', 'null'],
-                additionalProperties: false,
-                properties: {
-                  concurrency: { type: 'integer', minimum: 1 },
-                  shared: { type: 'string', minLength: 1 },
-                  rateLimit: rateBody("the machine's own throttle"),
-                },
-              },
-            },
-            shared: {
-              type: 'object',
-              description:
-                "named limits shared by the machines that name them (gate 's:<name>'); null clears one",
-              additionalProperties: {
-                type: ['object', 'null'],
-                required: ['concurrency'],
-                additionalProperties: false,
-                properties: { concurrency: { type: 'integer', minimum: 1 } },
-              },
-            },
-          },
-        },
+        body: limitsChange,
         response: { 200: limitsReply, ...bodyErrorReplies },
       },
     },
