@@ -38,26 +38,16 @@ export function claimJobs(
   if (!rate && flow.tat !== undefined && flow.tat > now)
     return { claimed: [], nextDueAt: Math.ceil(flow.tat), more: false };
   // THE THROTTLE (a GCRA, as commit-12.lua's): one start per T, `burst` more at once.
-  let gcra: { T: number; tau: number; tat: number } | undefined;
-  let throttled = false;
+  const share = rate ? throttleShare(rate, flow.tat, want, now) : undefined;
+  const gcra = share?.gcra;
+  const throttled = share?.throttled ?? false;
   // SKIP (a throttle of mode 'skip'): the jobs this claim would have started but for the rate
   // are ended cancelled, unrun, saying why (as commit-12.lua).
-  let skipN = 0;
-  if (rate) {
-    const T = rate.perMs / rate.limit;
-    const tau = (rate.burst ?? 0) * T;
-    // THE LATENESS CARRY (burst 0, as commit-12.lua): tat may lag now by one interval, at
-    // most THROTTLE_CARRY_MS.
-    const lag = tau === 0 ? Math.min(T, THROTTLE_CARRY_MS) : 0;
-    const tat = Math.max(flow.tat ?? 0, now - lag);
-    gcra = { T, tau, tat };
-    const allowed = tat <= now + tau ? Math.floor((now + tau - tat) / T) + 1 : 0;
-    if (allowed < want) {
-      if (rate.mode === 'skip') skipN = want - allowed;
-      want = allowed;
-      throttled = true;
-    }
-    if (want === 0 && skipN === 0) return { claimed: [], nextDueAt: Math.ceil(tat - tau), more: false };
+  const skipN = share?.skipN ?? 0;
+  if (share) {
+    want = share.want;
+    if (want === 0 && skipN === 0)
+      return { claimed: [], nextDueAt: Math.ceil(share.gcra.tat - share.gcra.tau), more: false };
   }
   // The claim's share of the due jobs (as lua/include/lcClaimDue.lua): as many as it takes.
   promoteDue(lc, q, now, want + skipN);
@@ -96,18 +86,7 @@ export function claimJobs(
     if (key !== undefined && flow.roundRobin) lc.lines.headLeft(q, key, !inLine);
   }
   // The due jobs over the queue's rate, next in line: ended cancelled, unrun (mode 'skip').
-  for (let i = 0; i < skipN; i++) {
-    const e = q.index.queued.popMin();
-    if (!e) break;
-    const j = q.jobs.get(e.member);
-    if (j?.concurrencyKey !== undefined && flow.roundRobin) lc.lines.headLeft(q, j.concurrencyKey, true);
-    if (!j && flow.roundRobin) lc.lines.headsAfresh(q);
-    if (j)
-      lc.move(q, j, 'cancelled', {
-        kind: 'cancelled',
-        log: [JSON.stringify({ type: 'cancelled', reason: 'queue over its rate limit (mode skip)' })],
-      });
-  }
+  skipOverRate(lc, q, skipN);
   const tok = q.tok;
   q.tok += popped.length;
   const deadline = now + claim.leaseMs;
@@ -143,4 +122,46 @@ export function claimJobs(
     }
   }
   return { claimed, nextDueAt, more };
+}
+
+type QueueRate = NonNullable<QueueState['flow']['limits']['rateLimit']>;
+
+/** THE THROTTLE's share of a claim that wants `want` jobs: how many its rate lets start now. */
+function throttleShare(
+  rate: QueueRate,
+  storedTat: number | undefined,
+  want: number,
+  now: number,
+): { want: number; skipN: number; throttled: boolean; gcra: { T: number; tau: number; tat: number } } {
+  const T = rate.perMs / rate.limit;
+  const tau = (rate.burst ?? 0) * T;
+  // THE LATENESS CARRY (burst 0, as commit-12.lua): tat may lag now by one interval, at
+  // most THROTTLE_CARRY_MS.
+  const lag = tau === 0 ? Math.min(T, THROTTLE_CARRY_MS) : 0;
+  const tat = Math.max(storedTat ?? 0, now - lag);
+  const allowed = tat <= now + tau ? Math.floor((now + tau - tat) / T) + 1 : 0;
+  if (allowed >= want) return { want, skipN: 0, throttled: false, gcra: { T, tau, tat } };
+  return {
+    want: allowed,
+    skipN: rate.mode === 'skip' ? want - allowed : 0,
+    throttled: true,
+    gcra: { T, tau, tat },
+  };
+}
+
+/** SKIP: the next `n` due jobs, over the queue's rate, end cancelled, unrun. */
+function skipOverRate(lc: MemoryLifecycle, q: QueueState, n: number): void {
+  const flow = q.flow;
+  for (let i = 0; i < n; i++) {
+    const e = q.index.queued.popMin();
+    if (!e) break;
+    const j = q.jobs.get(e.member);
+    if (j?.concurrencyKey !== undefined && flow.roundRobin) lc.lines.headLeft(q, j.concurrencyKey, true);
+    if (!j && flow.roundRobin) lc.lines.headsAfresh(q);
+    if (j)
+      lc.move(q, j, 'cancelled', {
+        kind: 'cancelled',
+        log: [JSON.stringify({ type: 'cancelled', reason: 'queue over its rate limit (mode skip)' })],
+      });
+  }
 }
