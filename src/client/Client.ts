@@ -165,7 +165,8 @@ export class Client<D extends AnyDefinition = never> extends ClientEnqueue<D> {
       'event',
     );
     // The id makes the send idempotent: a resend (by ioredis after a reconnect, or by the caller
-    // with the same eventId) is taken once.
+    // with the same eventId) is taken once, and answered as delivered even if the job has ended
+    // meanwhile (a finished job keeps its sent events' ids).
     try {
       await this.store.send(id, queue, text, event.type, options.eventId ?? ulid());
     } catch (err) {

@@ -44,7 +44,8 @@ export interface MemoryJob {
   fanGroups?: { group: string; total: number }[]; // fg
   fanInWake?: boolean; // fw
   inboxConsumed?: number; // io
-  /** Events sent, and their ids (inbox:<id>, inboxids:<id>); absent until the first (ib). */
+  /** Events sent, and their ids (inbox:<id>, inboxids:<id>); absent until the first (ib). The
+   * ids stay once the job has ended (a repeated send is answered as delivered), the inbox not. */
   inbox?: string[];
   inboxIds?: Set<string>;
   watchers?: string[]; // wt

@@ -207,8 +207,9 @@ export class MemoryLifecycle {
     // A done job reports no error: the audit log keeps the failed attempts' (lcMove.lua).
     if (to === 'done') delete j.error;
     delete j.runAt;
+    // The inbox goes; its events' ids stay with the record, so that a send repeated after the
+    // end is answered as delivered (jobOps.send; lcMove.lua's twin).
     delete j.inbox;
-    delete j.inboxIds;
     delete j.inboxConsumed;
     delete j.fanInWake;
     // A minimal record that ends done is not listed: move() deletes it (lcMove.lua's twin).

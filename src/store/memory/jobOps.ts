@@ -53,7 +53,11 @@ export function send(
     throw new MachinistError(CODE.BAD_SEND, 'BAD_SEND event, type and event id are required', { jobId: id });
   const j = ctx.job(q, id);
   if (!j) throw new JobNotFoundError(id, q.name);
-  if (FINAL.has(j.status)) throw new JobFinishedError(id, j.status);
+  if (FINAL.has(j.status)) {
+    // A repeat of an event sent before the job ended (its first answer lost): delivered.
+    if (j.inboxIds?.has(eventId)) return false;
+    throw new JobFinishedError(id, j.status);
+  }
   j.inboxIds ??= new Set();
   if (j.inboxIds.has(eventId)) return false;
   j.inboxIds.add(eventId);

@@ -28,7 +28,9 @@ export interface JobRecords {
   /**
    * Appends an event to a job's inbox and wakes the job (parked) or its worker (running), once
    * per `eventId`: a resent send (a reply lost across a reconnect) is not delivered twice.
-   * Resolves false when that id was delivered already.
+   * Resolves false when that id was delivered already, also once the job has ended (a finished
+   * job keeps its sent events' ids until its record goes); an id it never had is refused then
+   * (JOB_FINISHED).
    */
   send(id: string, queue: string, event: string, eventType: string, eventId: string): Promise<boolean>;
 }

@@ -9,6 +9,7 @@ Returns the number of entries purged by this call (0 for an id in neither set).
 -- It only deletes and expires: it runs at maxmemory too, to free memory (a function's flag).
 --- @flags allow-oom
 --- @include "fanKeys"
+--- @include "recordKeys"
 local deadKey, failedKey, brokenKey = KEYS[1], KEYS[2], KEYS[3]
 local kp, ttl, limit, only = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 if not ttl or ttl <= 0 or not limit or limit < 1 then
@@ -16,13 +17,12 @@ if not ttl or ttl <= 0 or not limit or limit < 1 then
 end
 if only == '' then only = nil end
 
--- The record, its webhook bookkeeping, its fan-out records and children index expire like a
--- finished job's.
+-- The record's keys (recordKeys.lua: its webhook bookkeeping and sent-event ids with it), its
+-- fan-out records and children index expire like a finished job's.
 local function expireJob(id, fromBroken)
   local jk = kp .. 'job:' .. id
   local fg = redis.call('HGET', jk, 'fg')
-  redis.call('PEXPIRE', jk, ttl)
-  redis.call('PEXPIRE', kp .. 'hookmeta:' .. id, ttl)
+  for _, k in ipairs(recordKeys(kp, id)) do redis.call('PEXPIRE', k, ttl) end
   if fg then
     redis.call('PEXPIRE', kp .. 'children:' .. id, ttl)
     for _, fk in ipairs(fanKeys(kp, id, fg)) do redis.call('PEXPIRE', fk, ttl) end

@@ -225,7 +225,9 @@ lcMove = function(j, to, o, set)
       notifyParent(jk, id, to, outcome)
     end
     if j.fg and to ~= 'failed' then expireFans(id, j.fg) end
-    if j.ib then redis.call('DEL', LC.kp .. 'inbox:' .. id, LC.kp .. 'inboxids:' .. id) end
+    -- The inbox goes; its events' ids stay with the record (recordKeys.lua), so that a send
+    -- repeated after the end is answered as delivered (send-5.lua).
+    if j.ib then redis.call('DEL', LC.kp .. 'inbox:' .. id) end
     lcMoved[id] = lcTell(id, kind, to, minPos) * 2 + 1
     if j.ls then ddRelease(j) end
     if forget then redis.call('DEL', unpack(recordKeys(LC.kp, id))) end
