@@ -140,13 +140,9 @@ function throttleShare(
   const lag = tau === 0 ? Math.min(T, THROTTLE_CARRY_MS) : 0;
   const tat = Math.max(storedTat ?? 0, now - lag);
   const allowed = tat <= now + tau ? Math.floor((now + tau - tat) / T) + 1 : 0;
-  if (allowed >= want) return { want, skipN: 0, throttled: false, gcra: { T, tau, tat } };
-  return {
-    want: allowed,
-    skipN: rate.mode === 'skip' ? want - allowed : 0,
-    throttled: true,
-    gcra: { T, tau, tat },
-  };
+  const gcra = { T, tau, tat };
+  if (allowed >= want) return { want, skipN: 0, throttled: false, gcra };
+  return { want: allowed, skipN: rate.mode === 'skip' ? want - allowed : 0, throttled: true, gcra };
 }
 
 /** SKIP: the next `n` due jobs, over the queue's rate, end cancelled, unrun. */

@@ -53,14 +53,11 @@ export function send(
     throw new MachinistError(CODE.BAD_SEND, 'BAD_SEND event, type and event id are required', { jobId: id });
   const j = ctx.job(q, id);
   if (!j) throw new JobNotFoundError(id, q.name);
-  if (FINAL.has(j.status)) {
-    // A repeat of an event sent before the job ended (its first answer lost): delivered.
-    if (j.inboxIds?.has(eventId)) return false;
-    throw new JobFinishedError(id, j.status);
-  }
-  j.inboxIds ??= new Set();
-  if (j.inboxIds.has(eventId)) return false;
-  j.inboxIds.add(eventId);
+  // An id delivered already is answered so, also once the job has ended (a repeat whose first
+  // answer was lost: a finished job keeps its ids, MemoryLifecycle.finish).
+  if (j.inboxIds?.has(eventId)) return false;
+  if (FINAL.has(j.status)) throw new JobFinishedError(id, j.status);
+  (j.inboxIds ??= new Set()).add(eventId);
   (j.inbox ??= []).push(event);
   const log = [JSON.stringify({ type: 'event-received', event: eventType })];
   if (j.status === 'waiting') {
